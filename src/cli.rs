@@ -1,0 +1,106 @@
+//! The command line: raw flags as clap parses them.
+//!
+//! Each subcommand's arguments are plain data; `lib::run` turns them into a
+//! validated selection and drives the pipeline. Usage errors exit with 2
+//! (clap's own convention), findings with 1.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// kix: compile availability levels into Kubernetes placement, and prove it.
+#[derive(Debug, Parser)]
+#[command(name = "kix", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compile every cluster's instances into out/<cluster>/.
+    Build(BuildArgs),
+    /// Do everything build does, but write nothing.
+    Check(SelectArgs),
+    /// Compile, then prove each workload meets its level on a simulated scheduler.
+    Verify(VerifyArgs),
+    /// Run one scheduling cycle for one pod against a state snapshot.
+    Schedule(ScheduleArgs),
+    /// Place every replica of the given workloads, one pod at a time.
+    Simulate(SimulateArgs),
+    /// Explain a diagnostic code, e.g. `kix explain K0302`; without a code, list them all.
+    Explain {
+        /// The code to explain.
+        code: Option<String>,
+    },
+}
+
+/// Output format for reports and diagnostics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    #[default]
+    Text,
+    Json,
+}
+
+/// Which tree to read and which clusters to compile.
+#[derive(Clone, Debug, Args)]
+pub struct SelectArgs {
+    /// The directory holding clusters/ and packages/.
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    /// Compile only these clusters (repeatable); default: all of them.
+    #[arg(long = "cluster", value_name = "NAME")]
+    pub clusters: Vec<String>,
+    /// Fail (exit 1) when there are warnings.
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Where to write the manifests; default ROOT/out.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print one YAML stream to stdout instead of writing files.
+    #[arg(long)]
+    pub stdout: bool,
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// A snapshot of Nodes and Pods (`kubectl get nodes,pods -A -o yaml`) to verify on,
+    /// instead of the cluster files' node inventories.
+    #[arg(long)]
+    pub state: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct ScheduleArgs {
+    /// Nodes and Pods, as a YAML stream or a v1 List.
+    #[arg(long)]
+    pub state: PathBuf,
+    /// The pod to schedule: a Pod, or a Deployment/StatefulSet whose template is used.
+    #[arg(long)]
+    pub pod: PathBuf,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct SimulateArgs {
+    /// Nodes and Pods, as a YAML stream or a v1 List.
+    #[arg(long)]
+    pub state: PathBuf,
+    /// Manifests holding Deployments and StatefulSets to place.
+    #[arg(required = true)]
+    pub manifests: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}

@@ -1,0 +1,491 @@
+//! Diagnostics: the one type every stage reports through.
+//!
+//! Stages collect problems instead of stopping at the first one (cargo-deny
+//! style). Every diagnostic has a stable code (`K0301`), a severity, a message,
+//! the file/line/column it concerns where there is one, and the
+//! cluster/instance/package/workload it is about. Rendering is rustc-like text
+//! for people (colour only on a terminal and never under `NO_COLOR`) or one
+//! JSON object per line for tools.
+
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+macro_rules! codes {
+    ($( $variant:ident = $id:literal, $severity:ident, $summary:literal, $explanation:literal; )*) => {
+        /// Every diagnostic kix can print. Codes are stable: never renumber one.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code { $( $variant, )* }
+
+        impl Code {
+            /// Every code, in numeric order.
+            pub const ALL: &'static [Code] = &[ $( Code::$variant, )* ];
+
+            /// The stable identifier, e.g. `K0301`.
+            pub fn id(self) -> &'static str {
+                match self { $( Code::$variant => $id, )* }
+            }
+
+            /// The severity this code is always reported with.
+            pub fn severity(self) -> Severity {
+                match self { $( Code::$variant => Severity::$severity, )* }
+            }
+
+            /// A one-line summary, for the codes table.
+            pub fn summary(self) -> &'static str {
+                match self { $( Code::$variant => $summary, )* }
+            }
+
+            /// What the code means and how to fix it (`kix explain K0301`).
+            pub fn explanation(self) -> &'static str {
+                match self { $( Code::$variant => $explanation, )* }
+            }
+        }
+    };
+}
+
+codes! {
+    // K01xx: reading files.
+    Io = "K0101", Error, "a file or directory cannot be read",
+        "kix could not read an input file or list a directory. Check that it exists and is readable.";
+    TomlSyntax = "K0102", Error, "malformed TOML, or a value of the wrong type",
+        "A cluster file or kix.toml is not valid TOML, or a value has the wrong type or an unknown name. The caret points at the offending text.";
+    UnknownKey = "K0103", Error, "an unknown key in a TOML file",
+        "Cluster files and kix.toml accept only the documented keys, so that a misspelt key never silently falls back to a default. Remove or correct the key.";
+    YamlSyntax = "K0104", Error, "malformed YAML",
+        "A package resource file is not valid YAML (tabs for indentation, duplicate keys and bad nesting are common causes).";
+    NotAnObject = "K0105", Error, "a YAML document is not a Kubernetes object",
+        "Every document in a package's YAML files must be a mapping with apiVersion, kind and metadata.name (empty documents are skipped).";
+    NoClusters = "K0106", Error, "no cluster files found",
+        "kix looks for clusters/<name>.toml under the root (--root, default the current directory). Check the root, or the names given to --cluster.";
+    NotAPackage = "K0107", Warning, "a directory under packages/ has no kix.toml",
+        "Every directory directly under packages/ is a package and needs a kix.toml; a directory without one is skipped.";
+    InputRefused = "K0108", Error, "an input is refused for safety (size, encoding, nesting, symlink)",
+        "kix reads at most 16 MiB per file, only UTF-8 text, YAML nested at most 64 levels deep with bounded alias expansion, and follows no symlink that leaves the package directory. The input exceeds one of these limits.";
+    // K02xx: names, keys and versions.
+    InvalidName = "K0201", Error, "a name is not a DNS-1123 label",
+        "Cluster names (the file stem), instance names, package names and namespaces must be DNS-1123 labels: at most 63 characters of a-z, 0-9 and '-', starting and ending alphanumeric. They become paths under out/ and Kubernetes namespaces.";
+    InvalidLabelKey = "K0202", Error, "a failure-domain key is not a valid label key",
+        "failureDomains keys become topologyKeys: an optional DNS-1123 subdomain prefix (at most 253 characters) and '/', then a name of at most 63 characters of letters, digits, '-', '_' and '.', starting and ending alphanumeric.";
+    DuplicateInstance = "K0203", Error, "two instances of one cluster share a name",
+        "Instance names are unique within a cluster: each one becomes out/<cluster>/<instance>.yaml.";
+    InvalidVersion = "K0204", Error, "a package version is not semver",
+        "meta.version must be a semantic version such as 1.4.0.";
+    InvalidRequirement = "K0205", Error, "an instance's version requirement is not a semver requirement",
+        "instances.version must be a semver requirement such as ^1.2, ~1.4.0, >=1, <2 or =1.4.0.";
+    // K03xx: resolving instances, levels and ceilings.
+    ContradictoryCapabilities = "K0301", Error, "multiNode = false together with two or more zones",
+        "A single-node cluster cannot span two availability zones. Correct capabilities.multiNode or capabilities.availabilityZones.";
+    LevelAboveSubstrate = "K0302", Error, "the requested level is above what the declared substrate supports",
+        "R1/R3: a confirmed single-node cluster supports only none; a cluster with fewer than two declared zones cannot meet zone. Lower the cluster's or the instance's availability, or correct the capabilities.";
+    LevelUnverified = "K0303", Warning, "the requested level cannot be verified because a capability is unknown",
+        "R3: the capability that decides the level (multiNode for pod and node, availabilityZones for zone) is not declared. kix compiles the level anyway. For zone this is risky: a hard zone rule leaves pods Pending on nodes without the zone label. Declare the capability to silence the warning.";
+    PackageNotFound = "K0304", Error, "an instance names a package that does not exist",
+        "No packages/<dir>/kix.toml has this meta.name. Check the instance's package key.";
+    NoMatchingVersion = "K0305", Error, "no package version matches the instance's requirement",
+        "R13: the instance's version requirement matches none of the package's versions; the message lists those that exist.";
+    DuplicatePackageVersion = "K0306", Error, "two package directories hold the same name and version",
+        "R13: a name and version must identify one package directory. Bump one of the versions or remove the copy.";
+    PackageCeiling = "K0307", Warning, "a package ceiling lowered an instance's level",
+        "R4: the package declares meta.availability.max below the level the cluster or instance requests, so the whole instance runs at the ceiling.";
+    WorkloadCeiling = "K0308", Warning, "a workload ceiling lowered one workload's level",
+        "R5: the workload declares availability.max below the instance's level, so that workload runs at its ceiling; the rest of the package keeps the full level.";
+    // K04xx: deriving replicas, spread and budgets.
+    DecreasingReplicas = "K0401", Error, "a replica mapping decreases as the level rises",
+        "R6: replicas = { ... } is a step function over none < pod < node < zone and must not decrease as the level rises.";
+    CeilingNoneManyReplicas = "K0402", Error, "a workload under a none ceiling runs more than one replica",
+        "R7: a none ceiling says the workload can run only one pod at a time (a single-active controller, say). Set its replicas to 1, or remove the ceiling.";
+    TooFewReplicas = "K0403", Error, "a workload at level pod or higher runs fewer than two replicas",
+        "R8: one replica cannot survive losing a pod. Add a replicas mapping such as { none = 1, pod = 2 }, or declare availability = { max = \"none\" } for a workload that can run only one pod.";
+    UnknownWorkload = "K0404", Error, "a [workloads.X] entry names no Deployment or StatefulSet of the package",
+        "R9: workload entries are keyed by the metadata.name of a Deployment or StatefulSet among the package's YAML files.";
+    SelectorMismatch = "K0405", Error, "a workload's selector does not select its own pod template",
+        "R12: spec.selector must match spec.template.metadata.labels, or the controller never owns its pods and every derived count is wrong.";
+    OverlappingSelectors = "K0406", Error, "two workloads in one namespace select each other's pods",
+        "R12: their spread counts and PDB budgets would mix. Give each workload a selector that only its own pods match (add a distinguishing label such as app.kubernetes.io/component).";
+    BroadPdb = "K0407", Warning, "a shipped PodDisruptionBudget selects pods of more than one workload",
+        "R12: the budget is shared between the workloads, so draining one can be blocked by the other. Narrow the PDB's selector.";
+    ExplicitPlacementWithoutPdb = "K0408", Warning, "a workload with its own topologySpreadConstraints has no PDB",
+        "R11: the workload brings its own placement, so kix derives neither spread nor a PDB for it; nothing in the instance stops a drain from evicting all its pods at once. Ship a PDB with the package.";
+    ForeignNamespace = "K0409", Error, "a package object names a namespace other than the instance's",
+        "Namespaced objects are placed in the instance's namespace. Remove metadata.namespace from the object, or set the instance's namespace.";
+    EmptySelector = "K0410", Error, "a workload has no selector, or an empty one",
+        "An empty selector selects everything (or, in spread constraints, nothing): kix never copies one. Give spec.selector matchLabels that identify the workload's pods.";
+    InvalidSelector = "K0411", Error, "a label selector is malformed",
+        "matchExpressions operators are In, NotIn, Exists and DoesNotExist; In and NotIn need values, Exists and DoesNotExist take none; keys and values must be valid labels.";
+    DuplicateObject = "K0412", Error, "two objects of one instance share kind and name",
+        "Each object of an instance must be unique by apiVersion group, kind, namespace and name; kix also derives PodDisruptionBudgets named after their workloads.";
+    InvalidWorkload = "K0413", Error, "a workload's fields cannot be read",
+        "A Deployment or StatefulSet field kix reads (spec.replicas, spec.selector, spec.template) has the wrong shape.";
+    // K05xx: writing output.
+    WriteFailed = "K0501", Error, "output cannot be written",
+        "kix writes to a temporary directory beside out/ and renames it into place; a failure leaves the previous out/ untouched.";
+    WarningsDenied = "K0502", Error, "warnings were denied by --deny-warnings",
+        "--deny-warnings turns any warning into a failed build.";
+}
+
+/// Where in an input a diagnostic points.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Location {
+    /// The file, relative to the root when it lies under it.
+    pub file: PathBuf,
+    /// 1-based line, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// 1-based column in characters, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// The text of the line, for the caret display.
+    #[serde(skip)]
+    pub snippet: Option<String>,
+    /// How many characters the caret underlines.
+    #[serde(skip)]
+    pub width: usize,
+}
+
+impl Location {
+    /// A location naming only a file.
+    pub fn file(file: impl Into<PathBuf>) -> Location {
+        Location { file: file.into(), line: None, column: None, snippet: None, width: 0 }
+    }
+}
+
+/// What a diagnostic is about, beyond the file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Subject {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
+}
+
+impl Subject {
+    fn describe(&self) -> Option<String> {
+        let parts: Vec<String> = [
+            ("cluster", &self.cluster),
+            ("instance", &self.instance),
+            ("package", &self.package),
+            ("workload", &self.workload),
+        ]
+        .into_iter()
+        .filter_map(|(what, name)| name.as_ref().map(|name| format!("{what} {name}")))
+        .collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+}
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub message: String,
+    pub location: Option<Location>,
+    pub subject: Subject,
+    /// How to fix it, when there is more to say than the message.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { code, message: message.into(), location: None, subject: Subject::default(), help: None }
+    }
+
+    pub fn at(mut self, location: Location) -> Diagnostic {
+        self.location = Some(location);
+        self
+    }
+
+    pub fn at_opt(mut self, location: Option<Location>) -> Diagnostic {
+        self.location = location;
+        self
+    }
+
+    pub fn about(mut self, subject: &Subject) -> Diagnostic {
+        self.subject = subject.clone();
+        self
+    }
+
+    pub fn workload(mut self, workload: &str) -> Diagnostic {
+        self.subject.workload = Some(workload.to_string());
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn severity(&self) -> Severity {
+        self.code.severity()
+    }
+
+    /// The JSON form printed by `--format json`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let location = self.location.as_ref();
+        serde_json::json!({
+            "code": self.code.id(),
+            "severity": self.severity(),
+            "message": self.message,
+            "file": location.map(|l| l.file.display().to_string()),
+            "line": location.and_then(|l| l.line),
+            "column": location.and_then(|l| l.column),
+            "cluster": self.subject.cluster,
+            "instance": self.subject.instance,
+            "package": self.subject.package,
+            "workload": self.subject.workload,
+            "help": self.help,
+        })
+    }
+
+    /// The rustc-style text form.
+    pub fn render(&self, style: Style) -> String {
+        let mut out = String::new();
+        let (label, colour) = match self.severity() {
+            Severity::Error => ("error", "\x1b[1;31m"),
+            Severity::Warning => ("warning", "\x1b[1;33m"),
+        };
+        let _ = writeln!(
+            out,
+            "{}{label}[{}]{}{}: {}{}",
+            style.paint(colour),
+            self.code.id(),
+            style.reset(),
+            style.paint("\x1b[1m"),
+            self.message,
+            style.reset()
+        );
+        let blue = style.paint("\x1b[1;34m");
+        let reset = style.reset();
+        if let Some(location) = &self.location {
+            let mut position = location.file.display().to_string();
+            if let Some(line) = location.line {
+                let _ = write!(position, ":{line}");
+                if let Some(column) = location.column {
+                    let _ = write!(position, ":{column}");
+                }
+            }
+            if let (Some(line), Some(snippet)) = (location.line, &location.snippet) {
+                let gutter = line.to_string().len();
+                let pad = " ".repeat(gutter);
+                let column = location.column.unwrap_or(1);
+                let _ = writeln!(out, "{pad}{blue}-->{reset} {position}");
+                let _ = writeln!(out, "{pad} {blue}|{reset}");
+                let _ = writeln!(out, "{blue}{line} |{reset} {snippet}");
+                let caret_pad: String = snippet
+                    .chars()
+                    .take(column.saturating_sub(1))
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "{pad} {blue}|{reset} {caret_pad}{}{}{reset}",
+                    style.paint(colour),
+                    "^".repeat(location.width.max(1))
+                );
+            } else {
+                let _ = writeln!(out, "  {blue}-->{reset} {position}");
+            }
+        }
+        if let Some(subject) = self.subject.describe() {
+            let _ = writeln!(out, "  {blue}={reset} in {subject}");
+        }
+        if let Some(help) = &self.help {
+            let _ = writeln!(out, "  {blue}={reset} help: {help}");
+        }
+        out
+    }
+}
+
+/// Whether rendered text carries ANSI colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    Plain,
+    Colour,
+}
+
+impl Style {
+    /// Colour only when stderr is a terminal and `NO_COLOR` is unset or empty.
+    pub fn for_stderr() -> Style {
+        use std::io::IsTerminal;
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        if !no_color && std::io::stderr().is_terminal() { Style::Colour } else { Style::Plain }
+    }
+
+    fn paint(self, code: &'static str) -> &'static str {
+        match self {
+            Style::Plain => "",
+            Style::Colour => code,
+        }
+    }
+
+    fn reset(self) -> &'static str {
+        self.paint("\x1b[0m")
+    }
+}
+
+/// The findings of one run, in the order stages reported them.
+#[derive(Clone, Debug, Default)]
+pub struct Diagnostics {
+    items: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.items.push(diagnostic);
+    }
+
+    pub fn extend(&mut self, other: Diagnostics) {
+        self.items.extend(other.items);
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.items.iter().any(|d| d.severity() == Severity::Error)
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.items.iter().filter(|d| d.severity() == severity).count()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.items.iter()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Sorts into a stable order (file, line, column, code, message) and drops exact repeats,
+    /// so the same inputs always print the same report.
+    pub fn finish(&mut self) {
+        self.items.sort_by(|a, b| {
+            let key = |d: &Diagnostic| {
+                (
+                    d.location.as_ref().map(|l| (l.file.clone(), l.line, l.column)),
+                    d.code,
+                    d.subject.clone(),
+                    d.message.clone(),
+                )
+            };
+            key(a).cmp(&key(b))
+        });
+        self.items.dedup();
+    }
+
+    /// The closing summary line, e.g. `kix: 2 errors, 1 warning`.
+    pub fn summary(&self) -> String {
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        format!(
+            "{}, {}",
+            plural(self.count(Severity::Error), "error"),
+            plural(self.count(Severity::Warning), "warning")
+        )
+    }
+}
+
+/// The text of one input file, kept so that diagnostics can point into it.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// The path shown in diagnostics (relative to the root where possible).
+    pub display: PathBuf,
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(display: impl Into<PathBuf>, text: String) -> SourceFile {
+        let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        SourceFile { display: display.into(), text, line_starts }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.display
+    }
+
+    /// A location for a byte span of the text.
+    pub fn locate(&self, span: Range<usize>) -> Location {
+        let start = span.start.min(self.text.len());
+        let line_index = self.line_starts.partition_point(|&s| s <= start) - 1;
+        let line_start = self.line_starts[line_index];
+        let line_text = self.line_text(line_index);
+        let column = self.text[line_start..start].chars().count() + 1;
+        let end = span.end.clamp(start, line_start + line_text.len());
+        let width = self.text[start..end].chars().count().max(1);
+        Location {
+            file: self.display.clone(),
+            line: Some(line_index + 1),
+            column: Some(column),
+            snippet: Some(line_text.to_string()),
+            width,
+        }
+    }
+
+    /// A location for a 1-based line and column (as YAML parsers report them).
+    pub fn locate_line(&self, line: usize, column: usize) -> Location {
+        let line_index = line.saturating_sub(1).min(self.line_starts.len() - 1);
+        let line_text = self.line_text(line_index);
+        let width = line_text.chars().skip(column.saturating_sub(1)).take_while(|c| !c.is_whitespace()).count();
+        Location {
+            file: self.display.clone(),
+            line: Some(line_index + 1),
+            column: Some(column.max(1)),
+            snippet: Some(line_text.to_string()),
+            width: width.max(1),
+        }
+    }
+
+    fn line_text(&self, line_index: usize) -> &str {
+        let start = self.line_starts[line_index];
+        let end = self.line_starts.get(line_index + 1).copied().unwrap_or(self.text.len());
+        self.text[start..end].trim_end_matches(['\n', '\r'])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn codes_are_unique_and_well_formed() {
+        let mut seen = BTreeSet::new();
+        for code in Code::ALL {
+            assert!(seen.insert(code.id()), "duplicate code {}", code.id());
+            assert!(code.id().len() == 5 && code.id().starts_with('K'), "{}", code.id());
+            assert!(!code.explanation().is_empty());
+        }
+    }
+
+    #[test]
+    fn locate_points_at_line_and_column() {
+        let source = SourceFile::new("c.toml", "a = 1\nbb = \"x\"\n".to_string());
+        let location = source.locate(11..14);
+        assert_eq!((location.line, location.column, location.width), (Some(2), Some(6), 3));
+        assert_eq!(location.snippet.as_deref(), Some("bb = \"x\""));
+    }
+
+    #[test]
+    fn render_plain_has_caret_and_subject() {
+        let source = SourceFile::new("clusters/dev.toml", "availability = \"zone\"\n".to_string());
+        let diagnostic = Diagnostic::new(Code::LevelAboveSubstrate, "too high")
+            .at(source.locate(15..21))
+            .about(&Subject { cluster: Some("dev".into()), ..Subject::default() });
+        let text = diagnostic.render(Style::Plain);
+        assert_eq!(
+            text,
+            "error[K0302]: too high\n --> clusters/dev.toml:1:16\n  |\n1 | availability = \"zone\"\n  |                ^^^^^^\n  = in cluster dev\n"
+        );
+    }
+}

@@ -1,0 +1,79 @@
+//! Availability levels: the four promises kix compiles (`none < pod < node < zone`).
+//!
+//! A level is what an operator needs and what a package can meet; the order
+//! matters everywhere (ceilings lower, substrates cap, replica mappings step),
+//! so the enum derives `Ord` in declaration order.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One availability level. Declaration order is the promise order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// A failure or rolling update may cause downtime.
+    None,
+    /// Losing one pod, or replacing pods during an update, causes no downtime.
+    Pod,
+    /// Losing one node causes no downtime.
+    Node,
+    /// Losing one availability zone causes no downtime.
+    Zone,
+}
+
+impl Level {
+    /// Every level, lowest first.
+    pub const ALL: [Level; 4] = [Level::None, Level::Pod, Level::Node, Level::Zone];
+
+    /// The name used in files, annotations and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::None => "none",
+            Level::Pod => "pod",
+            Level::Node => "node",
+            Level::Zone => "zone",
+        }
+    }
+
+    /// Parses a level name as written in a cluster or package file.
+    pub fn parse(name: &str) -> Option<Level> {
+        Level::ALL.into_iter().find(|level| level.as_str() == name)
+    }
+
+    /// What the level promises, for messages and documentation.
+    pub fn promise(self) -> &'static str {
+        match self {
+            Level::None => "a failure or rolling update may cause downtime",
+            Level::Pod => "losing one pod, or replacing pods during an update, causes no downtime",
+            Level::Node => "losing one node causes no downtime",
+            Level::Zone => "losing one availability zone causes no downtime",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_are_ordered_by_promise() {
+        assert!(Level::None < Level::Pod);
+        assert!(Level::Pod < Level::Node);
+        assert!(Level::Node < Level::Zone);
+    }
+
+    #[test]
+    fn parse_round_trips_and_rejects_unknown_names() {
+        for level in Level::ALL {
+            assert_eq!(Level::parse(level.as_str()), Some(level));
+        }
+        assert_eq!(Level::parse("region"), None);
+        assert_eq!(Level::parse("Zone"), None);
+    }
+}

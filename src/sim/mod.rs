@@ -1,0 +1,16 @@
+//! The scheduler model: a faithful, in-memory kube-scheduler for one profile.
+//!
+//! (Being built: see issue 3.)
+
+use crate::cli::{ScheduleArgs, SimulateArgs};
+use crate::diag::Diagnostics;
+
+/// `kix schedule`: returns the report to print on stdout.
+pub fn schedule_command(_args: &ScheduleArgs) -> Result<String, Diagnostics> {
+    Ok(String::new())
+}
+
+/// `kix simulate`: returns the report to print on stdout.
+pub fn simulate_command(_args: &SimulateArgs) -> Result<String, Diagnostics> {
+    Ok(String::new())
+}
