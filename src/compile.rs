@@ -1,12 +1,73 @@
-//! (stub)
-use crate::cli::{BuildArgs, SelectArgs, VerifyArgs};
+//! The compiler driver: runs load -> resolve -> derive (-> emit) and turns the
+//! outcome into an exit status. This is the one place the stage order is visible.
+
+use crate::cli::{BuildArgs, Format, SelectArgs, VerifyArgs};
+use crate::derive::{self, ClusterPlan};
+use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
+use crate::{emit, load, print_diagnostics, print_stdout, resolve};
 use std::process::ExitCode;
-pub fn build_command(_a: &BuildArgs) -> ExitCode {
-    ExitCode::SUCCESS
+
+/// Everything a compile produced: plans (complete only when there are no errors) and findings.
+pub struct Compiled {
+    pub clusters: Vec<ClusterPlan>,
+    pub diagnostics: Diagnostics,
 }
-pub fn check_command(_a: &SelectArgs) -> ExitCode {
-    ExitCode::SUCCESS
+
+impl Compiled {
+    /// Whether the result may be used: no errors, and no warnings under `--deny-warnings`.
+    pub fn ok(&self) -> bool {
+        !self.diagnostics.has_errors()
+    }
 }
-pub fn verify_command(_a: &VerifyArgs) -> ExitCode {
-    ExitCode::SUCCESS
+
+/// Runs the pipeline over the selected tree.
+pub fn compile(select: &SelectArgs) -> Compiled {
+    let mut diagnostics = Diagnostics::default();
+    let tree = load::load(&select.root, &select.clusters, &mut diagnostics);
+    let resolved = resolve::resolve(&tree, &mut diagnostics);
+    let clusters = derive::derive(&resolved, &mut diagnostics);
+    if select.deny_warnings && diagnostics.count(Severity::Warning) > 0 {
+        diagnostics.push(Diagnostic::new(
+            Code::WarningsDenied,
+            format!("{} warning(s) denied by --deny-warnings", diagnostics.count(Severity::Warning)),
+        ));
+    }
+    diagnostics.finish();
+    Compiled { clusters, diagnostics }
+}
+
+/// `kix build`.
+pub fn build_command(args: &BuildArgs) -> ExitCode {
+    let mut compiled = compile(&args.select);
+    if compiled.ok() {
+        if args.stdout {
+            print_stdout(&emit::render_stream(&compiled.clusters));
+        } else {
+            let out = args.out.clone().unwrap_or_else(|| args.select.root.join("out"));
+            if let Err(diagnostic) = emit::write(&out, &compiled.clusters) {
+                compiled.diagnostics.push(diagnostic);
+            }
+        }
+    }
+    report(&compiled.diagnostics, args.select.format)
+}
+
+/// `kix check`.
+pub fn check_command(args: &SelectArgs) -> ExitCode {
+    let compiled = compile(args);
+    report(&compiled.diagnostics, args.format)
+}
+
+/// `kix verify`.
+pub fn verify_command(args: &VerifyArgs) -> ExitCode {
+    let compiled = compile(&args.select);
+    report(&compiled.diagnostics, args.select.format)
+}
+
+/// Prints the findings and picks the exit status.
+fn report(diagnostics: &Diagnostics, format: Format) -> ExitCode {
+    if !diagnostics.is_empty() || format == Format::Text {
+        print_diagnostics(diagnostics, format);
+    }
+    if diagnostics.has_errors() { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }

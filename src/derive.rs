@@ -1,1 +1,554 @@
-//! (stub)
+//! Derive: turn each instance's resolved level into replicas, spread
+//! constraints and PodDisruptionBudgets (R5-R12), patching copies of the
+//! package's own documents.
+//!
+//! Every decision is made here and only here; `emit` just serialises. The
+//! patches touch exactly the fields kix owns (`metadata.namespace`, two labels,
+//! two annotations, `spec.replicas`, the pod template's
+//! `topologySpreadConstraints`) and leave every other field, and the order of
+//! fields, as the user wrote them.
+
+use crate::diag::{Code, Diagnostic, Diagnostics, Location, Subject};
+use crate::level::Level;
+use crate::load::package::EvictionPolicy;
+use crate::load::yaml::Document;
+use crate::resolve::{Cluster, Instance, Package, Resolved};
+use crate::workload::{WorkloadKind, WorkloadView};
+use serde_yaml::{Mapping, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Labels kix puts on every object it emits.
+pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
+pub const INSTANCE_LABEL: &str = "app.kubernetes.io/instance";
+/// Annotations kix puts on every workload.
+pub const REQUESTED_ANNOTATION: &str = "kix.dev/availability-requested";
+pub const RESOLVED_ANNOTATION: &str = "kix.dev/availability-resolved";
+
+/// The compiled output of one cluster.
+#[derive(Clone, Debug)]
+pub struct ClusterPlan {
+    pub name: String,
+    pub instances: Vec<InstancePlan>,
+}
+
+/// The compiled output of one instance: its objects in emit order.
+#[derive(Clone, Debug)]
+pub struct InstancePlan {
+    pub name: String,
+    pub namespace: String,
+    pub package: String,
+    pub requested: Level,
+    pub level: Level,
+    pub objects: Vec<Value>,
+    pub workloads: Vec<WorkloadPlan>,
+}
+
+/// What kix decided for one workload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkloadPlan {
+    pub kind: WorkloadKind,
+    pub name: String,
+    pub requested: Level,
+    pub level: Level,
+    pub replicas: u32,
+    /// The topology keys of the derived constraints (empty when none were derived).
+    pub spread_keys: Vec<String>,
+    /// The key of the one `DoNotSchedule` constraint, if any.
+    pub hard_key: Option<String>,
+    pub derived_pdb: bool,
+    /// R11: the workload brings its own topologySpreadConstraints.
+    pub explicit_placement: bool,
+}
+
+/// Derives every valid instance of every valid cluster.
+pub fn derive(resolved: &Resolved<'_>, diagnostics: &mut Diagnostics) -> Vec<ClusterPlan> {
+    let mut plans = Vec::new();
+    for cluster in &resolved.clusters {
+        let mut instances = Vec::new();
+        for instance in &cluster.instances {
+            let package = &resolved.packages[instance.package];
+            if cluster.valid && package.valid {
+                instances.push(derive_instance(cluster, instance, package, diagnostics));
+            }
+        }
+        report_overlapping_workloads(cluster, resolved, diagnostics);
+        plans.push(ClusterPlan { name: cluster.name.clone(), instances });
+    }
+    plans
+}
+
+fn derive_instance(
+    cluster: &Cluster<'_>,
+    instance: &Instance,
+    package: &Package<'_>,
+    diagnostics: &mut Diagnostics,
+) -> InstancePlan {
+    let subject = &instance.subject;
+    let cluster_scoped_crds = cluster_scoped_custom_kinds(package);
+    let mut objects = Vec::new();
+    let mut workloads = Vec::new();
+    let mut identities: BTreeMap<(String, String, String), Location> = BTreeMap::new();
+
+    for (index, document) in package.dir.documents.iter().enumerate() {
+        let mut value = document.value.clone();
+        let namespaced = !is_cluster_scoped(document, &cluster_scoped_crds);
+        if namespaced {
+            if let Some(theirs) =
+                document.value.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str)
+            {
+                if theirs != instance.namespace {
+                    diagnostics.push(
+                        Diagnostic::new(
+                            Code::ForeignNamespace,
+                            format!(
+                                "{} {} names namespace `{theirs}`, but instance `{}` runs in `{}`",
+                                document.kind(),
+                                document.name(),
+                                instance.name,
+                                instance.namespace
+                            ),
+                        )
+                        .at(document.locate(&["metadata", "namespace"]))
+                        .about(subject),
+                    );
+                }
+            }
+            set_namespace(&mut value, &instance.namespace);
+        } else if let Some(metadata) = value.get_mut("metadata").and_then(Value::as_mapping_mut) {
+            metadata.remove("namespace");
+        }
+        set_labels(&mut value, &instance.name);
+        claim_identity(
+            &mut identities,
+            document,
+            namespaced.then_some(instance.namespace.as_str()),
+            subject,
+            diagnostics,
+        );
+        objects.push(value);
+
+        let Some(view) = package.workloads.iter().find(|(i, _)| *i == index).map(|(_, view)| view) else { continue };
+        let plan = plan_workload(cluster, instance, package, document, view, diagnostics);
+        let object = objects.last_mut().expect("pushed above");
+        patch_workload(object, view, &plan);
+        if plan.derived_pdb {
+            let settings = package.settings(&view.name);
+            let policy = settings
+                .and_then(|s| s.pdb.as_ref())
+                .and_then(|p| p.unhealthy_pod_eviction_policy.as_ref())
+                .map(|p| *p.get_ref())
+                .unwrap_or(match view.kind {
+                    WorkloadKind::Deployment => EvictionPolicy::AlwaysAllow,
+                    WorkloadKind::StatefulSet => EvictionPolicy::IfHealthyBudget,
+                });
+            let pdb = derived_pdb(view, &instance.namespace, &instance.name, policy);
+            let key = ("policy".to_string(), "PodDisruptionBudget".to_string(), view.name.clone());
+            if let Some(first) = identities.get(&key) {
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::DuplicateObject,
+                        format!(
+                            "kix derives PodDisruptionBudget {} for {} {}, but the package already ships a \
+                             PodDisruptionBudget of that name that does not select its pods",
+                            view.name,
+                            view.kind.as_str(),
+                            view.name
+                        ),
+                    )
+                    .at(first.clone())
+                    .about(subject)
+                    .workload(&view.name),
+                );
+            }
+            objects.push(pdb);
+        }
+        workloads.push(plan);
+    }
+
+    InstancePlan {
+        name: instance.name.clone(),
+        namespace: instance.namespace.clone(),
+        package: package.name.clone(),
+        requested: instance.requested,
+        level: instance.level,
+        objects,
+        workloads,
+    }
+}
+
+/// R5-R11 for one workload: its level, replicas and what to derive.
+fn plan_workload(
+    cluster: &Cluster<'_>,
+    instance: &Instance,
+    package: &Package<'_>,
+    document: &Document,
+    view: &WorkloadView,
+    diagnostics: &mut Diagnostics,
+) -> WorkloadPlan {
+    let subject = Subject { workload: Some(view.name.clone()), ..instance.subject.clone() };
+    let settings = package.settings(&view.name);
+    let manifest_location = package.dir.manifest.clone();
+    let workload_ceiling =
+        settings.and_then(|s| s.availability.as_ref()).and_then(|a| a.max.as_ref()).map(|m| (*m.get_ref(), m.span()));
+
+    // R5: a workload ceiling lowers this workload only.
+    let mut level = instance.level;
+    if let Some((ceiling, span)) = workload_ceiling.clone() {
+        if ceiling < level {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::WorkloadCeiling,
+                    format!(
+                        "cluster `{}` instance `{}`: workload `{}` of package `{}` supports at most `{ceiling}`, \
+                         so it runs at `{ceiling}` instead of `{level}`",
+                        cluster.name, instance.name, view.name, package.name
+                    ),
+                )
+                .at(manifest_location.locate(span))
+                .about(&subject),
+            );
+            level = ceiling;
+        }
+    }
+
+    // R6: replicas from the step function, else the manifest's.
+    let mapping = settings.and_then(|s| s.replicas.as_ref());
+    let replicas = replicas_at(mapping.map(|m| m.get_ref()), view.manifest_replicas, level);
+    let replicas_location = || match mapping {
+        Some(m) => manifest_location.locate(m.span()),
+        None => document.locate(&["spec", "replicas"]),
+    };
+
+    // R7: a none ceiling means one pod at a time.
+    let none_ceiling = package.ceiling == Some(Level::None) || workload_ceiling.is_some_and(|(c, _)| c == Level::None);
+    if none_ceiling && replicas > 1 {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::CeilingNoneManyReplicas,
+                format!(
+                    "workload `{}` runs under a `none` ceiling but would run {replicas} replicas at `{level}`",
+                    view.name
+                ),
+            )
+            .at(replicas_location())
+            .about(&subject)
+            .help("a none ceiling declares the workload can run only one pod at a time; set its replicas to 1"),
+        );
+    }
+
+    // R8: a level of pod or more needs two replicas.
+    if level >= Level::Pod && replicas < 2 {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::TooFewReplicas,
+                format!(
+                    "workload `{}` resolves to level `{level}` but runs {replicas} replica{}; one replica cannot survive \
+                     losing a pod",
+                    view.name,
+                    if replicas == 1 { "" } else { "s" }
+                ),
+            )
+            .at(replicas_location())
+            .about(&subject)
+            .help(format!(
+                "add a mapping such as [workloads.{0}] replicas = {{ none = 1, pod = 2 }}, or, if it can only run \
+                 one pod at a time, declare [workloads.{0}] availability = {{ max = \"none\" }}",
+                view.name
+            )),
+        );
+    }
+
+    // R9-R11: what to derive.
+    let derives = replicas >= 2 && !view.explicit_spread && !cluster.substrate.single_node();
+    let (spread_keys, hard_key) = if derives { spread_keys(cluster, level) } else { (Vec::new(), None) };
+    let shipped_pdb = package.pdbs.iter().any(|(_, pdb)| pdb.selects(&view.template_labels));
+    if view.explicit_spread && replicas >= 2 && !shipped_pdb {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::ExplicitPlacementWithoutPdb,
+                format!(
+                    "workload `{}` brings its own topologySpreadConstraints, so kix derives no spread and no PDB for \
+                     it, and no PodDisruptionBudget of instance `{}` selects its pods",
+                    view.name, instance.name
+                ),
+            )
+            .at(document.locate(&["spec", "template", "spec", "topologySpreadConstraints"]))
+            .about(&subject)
+            .help("ship a PodDisruptionBudget (maxUnavailable: 1) with the package"),
+        );
+    }
+    WorkloadPlan {
+        kind: view.kind,
+        name: view.name.clone(),
+        requested: instance.requested,
+        level,
+        replicas,
+        spread_keys,
+        hard_key,
+        derived_pdb: derives && !shipped_pdb,
+        explicit_placement: view.explicit_spread,
+    }
+}
+
+/// R6: the step function. A level not named takes the nearest lower one named;
+/// below the lowest named level the manifest's own `spec.replicas` (1 when absent) applies.
+pub fn replicas_at(mapping: Option<&crate::load::package::RawReplicas>, manifest: Option<u32>, level: Level) -> u32 {
+    mapping
+        .and_then(|m| m.steps().into_iter().filter(|(step, _)| *step <= level).last().map(|(_, n)| *n.get_ref()))
+        .unwrap_or(manifest.unwrap_or(1))
+}
+
+/// R9: the topology keys to spread over and the one that is hard.
+pub fn spread_keys(cluster: &Cluster<'_>, level: Level) -> (Vec<String>, Option<String>) {
+    let domains = &cluster.domains;
+    let mut keys = vec![domains.node.clone()];
+    let zones_declared = cluster.substrate.zone_count() >= 2;
+    let zones_unknown = cluster.substrate.zones.is_none();
+    if zones_declared || (level == Level::Zone && zones_unknown) {
+        keys.push(domains.zone.clone());
+    }
+    keys.extend(domains.extra.iter().cloned());
+    let hard = match level {
+        Level::Node => Some(domains.node.clone()),
+        Level::Zone => Some(domains.zone.clone()),
+        Level::None | Level::Pod => None,
+    };
+    (keys, hard)
+}
+
+/// Applies a plan to the workload's copied document.
+fn patch_workload(object: &mut Value, view: &WorkloadView, plan: &WorkloadPlan) {
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) {
+        let annotations = mapping_entry(metadata, "annotations");
+        annotations.insert(REQUESTED_ANNOTATION.into(), plan.requested.as_str().into());
+        annotations.insert(RESOLVED_ANNOTATION.into(), plan.level.as_str().into());
+    }
+    let Some(spec) = object.get_mut("spec").and_then(Value::as_mapping_mut) else { return };
+    insert_first(spec, "replicas", Value::from(plan.replicas));
+    if plan.spread_keys.is_empty() {
+        return;
+    }
+    let constraints: Vec<Value> = plan
+        .spread_keys
+        .iter()
+        .map(|key| spread_constraint(view, key, plan.hard_key.as_deref() == Some(key)))
+        .collect();
+    if let Some(pod_spec) = spec.get_mut("template").and_then(|t| t.get_mut("spec")).and_then(Value::as_mapping_mut) {
+        pod_spec.insert("topologySpreadConstraints".into(), Value::Sequence(constraints));
+    }
+}
+
+/// One derived constraint, fields in the order people write them.
+fn spread_constraint(view: &WorkloadView, key: &str, hard: bool) -> Value {
+    let mut constraint = Mapping::new();
+    constraint.insert("maxSkew".into(), 1.into());
+    constraint.insert("topologyKey".into(), key.into());
+    constraint.insert("whenUnsatisfiable".into(), if hard { "DoNotSchedule" } else { "ScheduleAnyway" }.into());
+    constraint.insert("labelSelector".into(), view.selector_value.clone());
+    // Only Deployments have pod-template-hash; the API server refuses a key the selector already uses.
+    if view.kind == WorkloadKind::Deployment && !view.selector.keys().any(|k| k == "pod-template-hash") {
+        constraint.insert("matchLabelKeys".into(), Value::Sequence(vec!["pod-template-hash".into()]));
+    }
+    constraint.insert("nodeTaintsPolicy".into(), "Honor".into());
+    Value::Mapping(constraint)
+}
+
+/// R10: the derived budget.
+fn derived_pdb(view: &WorkloadView, namespace: &str, instance: &str, policy: EvictionPolicy) -> Value {
+    let mut metadata = Mapping::new();
+    metadata.insert("name".into(), view.name.clone().into());
+    metadata.insert("namespace".into(), namespace.into());
+    let mut spec = Mapping::new();
+    spec.insert("maxUnavailable".into(), 1.into());
+    spec.insert("selector".into(), view.selector_value.clone());
+    spec.insert("unhealthyPodEvictionPolicy".into(), policy.as_str().into());
+    let mut pdb = Mapping::new();
+    pdb.insert("apiVersion".into(), "policy/v1".into());
+    pdb.insert("kind".into(), "PodDisruptionBudget".into());
+    pdb.insert("metadata".into(), Value::Mapping(metadata));
+    pdb.insert("spec".into(), Value::Mapping(spec));
+    let mut pdb = Value::Mapping(pdb);
+    set_labels(&mut pdb, instance);
+    pdb
+}
+
+fn set_namespace(object: &mut Value, namespace: &str) {
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) {
+        if metadata.contains_key("namespace") {
+            metadata.insert("namespace".into(), namespace.into());
+        } else {
+            insert_after(metadata, "name", "namespace", namespace.into());
+        }
+    }
+}
+
+fn set_labels(object: &mut Value, instance: &str) {
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) {
+        let labels = mapping_entry(metadata, "labels");
+        labels.insert(MANAGED_BY_LABEL.into(), "kix".into());
+        labels.insert(INSTANCE_LABEL.into(), instance.into());
+    }
+}
+
+/// The mapping under `key`, created (at the end) when absent or null.
+fn mapping_entry<'m>(map: &'m mut Mapping, key: &str) -> &'m mut Mapping {
+    if !map.get(key).is_some_and(Value::is_mapping) {
+        map.insert(key.into(), Value::Mapping(Mapping::new()));
+    }
+    map.get_mut(key).and_then(Value::as_mapping_mut).expect("inserted above")
+}
+
+/// Sets `key`, keeping its position when present and putting it first otherwise.
+fn insert_first(map: &mut Mapping, key: &str, value: Value) {
+    if map.contains_key(key) {
+        map.insert(key.into(), value);
+        return;
+    }
+    let old = std::mem::take(map);
+    map.insert(key.into(), value);
+    map.extend(old);
+}
+
+/// Inserts `key` right after `after` (or at the end when `after` is absent).
+fn insert_after(map: &mut Mapping, after: &str, key: &str, value: Value) {
+    let old = std::mem::take(map);
+    let mut placed = false;
+    for (k, v) in old {
+        let is_anchor = k.as_str() == Some(after);
+        map.insert(k, v);
+        if is_anchor {
+            map.insert(key.into(), value.clone());
+            placed = true;
+        }
+    }
+    if !placed {
+        map.insert(key.into(), value);
+    }
+}
+
+fn claim_identity(
+    identities: &mut BTreeMap<(String, String, String), Location>,
+    document: &Document,
+    namespace: Option<&str>,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) {
+    let key = (document.group().to_string(), document.kind().to_string(), document.name().to_string());
+    if let Some(first) = identities.get(&key) {
+        let first_at = first.line.map_or(first.file.display().to_string(), |l| format!("{}:{l}", first.file.display()));
+        diagnostics.push(
+            Diagnostic::new(
+                Code::DuplicateObject,
+                format!(
+                    "{} {} is defined twice in instance namespace `{}` (first at {first_at})",
+                    document.kind(),
+                    document.name(),
+                    namespace.unwrap_or("(cluster-scoped)")
+                ),
+            )
+            .at(document.location())
+            .about(subject),
+        );
+    } else {
+        identities.insert(key, document.location());
+    }
+}
+
+/// Well-known cluster-scoped kinds, by (group, kind).
+const CLUSTER_SCOPED: &[(&str, &str)] = &[
+    ("", "Namespace"),
+    ("", "Node"),
+    ("", "PersistentVolume"),
+    ("", "ComponentStatus"),
+    ("rbac.authorization.k8s.io", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    ("apiregistration.k8s.io", "APIService"),
+    ("storage.k8s.io", "StorageClass"),
+    ("storage.k8s.io", "CSIDriver"),
+    ("storage.k8s.io", "CSINode"),
+    ("storage.k8s.io", "VolumeAttachment"),
+    ("storage.k8s.io", "VolumeAttributesClass"),
+    ("scheduling.k8s.io", "PriorityClass"),
+    ("node.k8s.io", "RuntimeClass"),
+    ("networking.k8s.io", "IngressClass"),
+    ("networking.k8s.io", "IPAddress"),
+    ("networking.k8s.io", "ServiceCIDR"),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
+    ("certificates.k8s.io", "CertificateSigningRequest"),
+    ("resource.k8s.io", "DeviceClass"),
+];
+
+/// Kinds the package's own CustomResourceDefinitions declare cluster-scoped, by (group, kind).
+fn cluster_scoped_custom_kinds(package: &Package<'_>) -> BTreeSet<(String, String)> {
+    package
+        .dir
+        .documents
+        .iter()
+        .filter(|d| d.group() == "apiextensions.k8s.io" && d.kind() == "CustomResourceDefinition")
+        .filter_map(|d| {
+            let spec = d.value.get("spec")?;
+            (spec.get("scope")?.as_str()? == "Cluster").then(|| {
+                let group = spec.get("group").and_then(Value::as_str).unwrap_or_default().to_string();
+                let kind = spec.get("names").and_then(|n| n.get("kind")).and_then(Value::as_str).unwrap_or_default();
+                (group, kind.to_string())
+            })
+        })
+        .collect()
+}
+
+/// Whether an object lives outside namespaces. Unknown kinds are taken as namespaced (as custom resources
+/// usually are) unless a CRD in the same package says otherwise.
+fn is_cluster_scoped(document: &Document, custom: &BTreeSet<(String, String)>) -> bool {
+    let (group, kind) = (document.group(), document.kind());
+    CLUSTER_SCOPED.contains(&(group, kind)) || custom.contains(&(group.to_string(), kind.to_string()))
+}
+
+/// R12: two workloads of one cluster and namespace must not select each other's pods.
+fn report_overlapping_workloads(cluster: &Cluster<'_>, resolved: &Resolved<'_>, diagnostics: &mut Diagnostics) {
+    struct Entry<'a> {
+        namespace: &'a str,
+        instance: &'a Instance,
+        document: &'a Document,
+        view: &'a WorkloadView,
+    }
+    let mut entries = Vec::new();
+    for instance in &cluster.instances {
+        let package = &resolved.packages[instance.package];
+        for (index, view) in &package.workloads {
+            entries.push(Entry { namespace: &instance.namespace, instance, document: package.document(*index), view });
+        }
+    }
+    let describe = |e: &Entry<'_>| format!("{} {} (instance `{}`)", e.view.kind.as_str(), e.view.name, e.instance.name);
+    for (i, a) in entries.iter().enumerate() {
+        for b in entries.iter().skip(i + 1) {
+            if a.namespace != b.namespace {
+                continue;
+            }
+            let a_selects_b = a.view.selector.matches(&b.view.template_labels);
+            let b_selects_a = b.view.selector.matches(&a.view.template_labels);
+            let message = match (a_selects_b, b_selects_a) {
+                (false, false) => continue,
+                (true, true) => format!("{} and {} select each other's pods", describe(a), describe(b)),
+                (true, false) => format!("the selector of {} also selects the pods of {}", describe(a), describe(b)),
+                (false, true) => format!("the selector of {} also selects the pods of {}", describe(b), describe(a)),
+            };
+            let at = if a_selects_b { a } else { b };
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::OverlappingSelectors,
+                    format!("{message} in namespace `{}` of cluster `{}`", a.namespace, cluster.name),
+                )
+                .at(at.document.locate(&["spec", "selector"]))
+                .about(&Subject { workload: Some(at.view.name.clone()), ..at.instance.subject.clone() }),
+            );
+        }
+    }
+}

@@ -269,6 +269,7 @@ impl Diagnostic {
         );
         let blue = style.paint("\x1b[1;34m");
         let reset = style.reset();
+        let mut pad = " ".to_string();
         if let Some(location) = &self.location {
             let mut position = location.file.display().to_string();
             if let Some(line) = location.line {
@@ -278,8 +279,7 @@ impl Diagnostic {
                 }
             }
             if let (Some(line), Some(snippet)) = (location.line, &location.snippet) {
-                let gutter = line.to_string().len();
-                let pad = " ".repeat(gutter);
+                pad = " ".repeat(line.to_string().len());
                 let column = location.column.unwrap_or(1);
                 let _ = writeln!(out, "{pad}{blue}-->{reset} {position}");
                 let _ = writeln!(out, "{pad} {blue}|{reset}");
@@ -296,14 +296,14 @@ impl Diagnostic {
                     "^".repeat(location.width.max(1))
                 );
             } else {
-                let _ = writeln!(out, "  {blue}-->{reset} {position}");
+                let _ = writeln!(out, "{pad}{blue}-->{reset} {position}");
             }
         }
         if let Some(subject) = self.subject.describe() {
-            let _ = writeln!(out, "  {blue}={reset} in {subject}");
+            let _ = writeln!(out, "{pad} {blue}={reset} in {subject}");
         }
         if let Some(help) = &self.help {
-            let _ = writeln!(out, "  {blue}={reset} help: {help}");
+            let _ = writeln!(out, "{pad} {blue}={reset} help: {help}");
         }
         out
     }

@@ -19,6 +19,7 @@ pub mod names;
 pub mod resolve;
 pub mod selector;
 pub mod sim;
+pub mod workload;
 
 use cli::{Cli, Command, Format};
 use diag::{Diagnostics, Style};

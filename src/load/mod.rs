@@ -1,1 +1,156 @@
-//! (stub)
+//! Load: read the tree under the root into raw, located inputs.
+//!
+//! `clusters/<name>.toml` become [`ClusterFile`]s and every directory under
+//! `packages/` with a `kix.toml` becomes a [`PackageDir`] with its YAML
+//! documents. Nothing is interpreted here beyond syntax and shape; every value
+//! that a later stage may complain about keeps its location. Reading is
+//! bounded: files over [`MAX_FILE_BYTES`], non-UTF-8 text and symlinks that
+//! leave the package directory are refused with a diagnostic.
+
+pub mod cluster;
+pub mod package;
+pub mod yaml;
+
+pub use cluster::ClusterFile;
+pub use package::PackageDir;
+
+use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The largest input file kix reads (16 MiB): far above any real manifest, far below memory trouble.
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Everything read from one root.
+#[derive(Debug, Default)]
+pub struct Tree {
+    pub clusters: Vec<ClusterFile>,
+    pub packages: Vec<PackageDir>,
+}
+
+/// Reads the clusters (all, or those named) and every package under `root`.
+pub fn load(root: &Path, only_clusters: &[String], diagnostics: &mut Diagnostics) -> Tree {
+    let mut tree = Tree::default();
+    let reader = Reader { root };
+
+    let clusters_dir = root.join("clusters");
+    let mut cluster_paths = Vec::new();
+    match reader.list(&clusters_dir) {
+        Ok(entries) => {
+            for path in entries {
+                if path.extension().is_some_and(|e| e == "toml") && path.is_file() {
+                    cluster_paths.push(path);
+                }
+            }
+        }
+        Err(diagnostic) => diagnostics.push(diagnostic),
+    }
+    for wanted in only_clusters {
+        if !cluster_paths.iter().any(|p| p.file_stem().is_some_and(|s| s == wanted.as_str())) {
+            diagnostics.push(
+                Diagnostic::new(Code::NoClusters, format!("no cluster file clusters/{wanted}.toml"))
+                    .at(Location::file(reader.display(&clusters_dir))),
+            );
+        }
+    }
+    cluster_paths.retain(|p| {
+        only_clusters.is_empty() || only_clusters.iter().any(|w| p.file_stem().is_some_and(|s| s == w.as_str()))
+    });
+    if cluster_paths.is_empty() && only_clusters.is_empty() && !diagnostics.has_errors() {
+        diagnostics.push(
+            Diagnostic::new(Code::NoClusters, "no cluster files (clusters/*.toml) under the root")
+                .at(Location::file(reader.display(&clusters_dir))),
+        );
+    }
+    for path in cluster_paths {
+        if let Some(source) = reader.read(&path, diagnostics) {
+            if let Some(cluster) = cluster::parse(&path, source, diagnostics) {
+                tree.clusters.push(cluster);
+            }
+        }
+    }
+
+    let packages_dir = root.join("packages");
+    if packages_dir.exists() {
+        match reader.list(&packages_dir) {
+            Ok(dirs) => {
+                for dir in dirs.into_iter().filter(|d| d.is_dir()) {
+                    if let Some(package) = package::load_dir(&reader, &dir, diagnostics) {
+                        tree.packages.push(package);
+                    }
+                }
+            }
+            Err(diagnostic) => diagnostics.push(diagnostic),
+        }
+    }
+    tree
+}
+
+/// Bounded, root-relative file access shared by the loaders.
+pub(crate) struct Reader<'a> {
+    root: &'a Path,
+}
+
+impl Reader<'_> {
+    /// The path as diagnostics show it: relative to the root when it lies under it.
+    pub fn display(&self, path: &Path) -> PathBuf {
+        path.strip_prefix(self.root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
+    }
+
+    /// Directory entries, sorted by name so every run sees the same order.
+    pub fn list(&self, dir: &Path) -> Result<Vec<PathBuf>, Diagnostic> {
+        let entries = std::fs::read_dir(dir).map_err(|e| {
+            Diagnostic::new(Code::Io, format!("cannot list directory: {e}")).at(Location::file(self.display(dir)))
+        })?;
+        let mut paths = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| {
+                Diagnostic::new(Code::Io, format!("cannot list directory: {e}")).at(Location::file(self.display(dir)))
+            })?;
+            paths.push(entry.path());
+        }
+        paths.sort();
+        Ok(paths)
+    }
+
+    /// Reads one text file, refusing files that are too large or not UTF-8.
+    pub fn read(&self, path: &Path, diagnostics: &mut Diagnostics) -> Option<SourceFile> {
+        let display = self.display(path);
+        let refuse = |code: Code, message: String| Diagnostic::new(code, message).at(Location::file(display.clone()));
+        let file = match std::fs::File::open(path) {
+            Ok(file) => file,
+            Err(e) => {
+                diagnostics.push(refuse(Code::Io, format!("cannot read file: {e}")));
+                return None;
+            }
+        };
+        let mut bytes = Vec::new();
+        if let Err(e) = file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes) {
+            diagnostics.push(refuse(Code::Io, format!("cannot read file: {e}")));
+            return None;
+        }
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            diagnostics.push(refuse(
+                Code::InputRefused,
+                format!("file is larger than kix's input limit of {} MiB", MAX_FILE_BYTES / 1024 / 1024),
+            ));
+            return None;
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => Some(SourceFile::new(display, text)),
+            Err(e) => {
+                let offset = e.utf8_error().valid_up_to();
+                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                let location = SourceFile::new(display, text).locate(offset..offset + 1);
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::InputRefused,
+                        format!("file is not UTF-8 text (invalid byte at offset {offset})"),
+                    )
+                    .at(location),
+                );
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! YAML documents: splitting multi-document files, parsing with limits, and
+//! finding the line of a key so diagnostics can point into the user's file.
+//!
+//! Files are split at document markers (`---`, `...` at column 0) before
+//! parsing, so every document knows the line it starts on. serde_yaml already
+//! refuses duplicate keys, recursion deeper than 128 and runaway alias
+//! expansion ("billion laughs"); kix adds a nesting cap of [`MAX_DEPTH`] and
+//! reports all of these as located diagnostics.
+
+use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
+use serde_yaml::Value;
+use std::rc::Rc;
+
+/// Deepest nesting kix accepts in a document (real manifests stay under 20).
+pub const MAX_DEPTH: usize = 64;
+
+/// One Kubernetes object as the user wrote it.
+#[derive(Clone, Debug)]
+pub struct Document {
+    pub source: Rc<SourceFile>,
+    /// 1-based line of the document's first line in the file.
+    pub start_line: usize,
+    /// The document's text (for locating keys).
+    text_range: std::ops::Range<usize>,
+    pub value: Value,
+}
+
+impl Document {
+    /// `apiVersion`, `kind` and `metadata.name`; checked present at parse time.
+    pub fn api_version(&self) -> &str {
+        self.value.get("apiVersion").and_then(Value::as_str).unwrap_or_default()
+    }
+
+    pub fn kind(&self) -> &str {
+        self.value.get("kind").and_then(Value::as_str).unwrap_or_default()
+    }
+
+    pub fn name(&self) -> &str {
+        self.value.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default()
+    }
+
+    /// The API group (`apps` of `apps/v1`, empty for the core group).
+    pub fn group(&self) -> &str {
+        self.api_version().rsplit_once('/').map(|(group, _)| group).unwrap_or("")
+    }
+
+    /// Where the document starts.
+    pub fn location(&self) -> Location {
+        self.source.locate_line(self.start_line, 1)
+    }
+
+    /// Where a key path (`["spec", "selector"]`) is written, falling back to the
+    /// deepest ancestor found and then to the document start. Block-style YAML
+    /// only; flow-style mappings fall back.
+    pub fn locate(&self, path: &[&str]) -> Location {
+        let text = &self.source.text[self.text_range.clone()];
+        let mut best = None;
+        let mut search_from = 0usize;
+        let mut parent_indent: Option<usize> = None;
+        let lines: Vec<&str> = text.lines().collect();
+        'path: for key in path {
+            let mut i = search_from;
+            while i < lines.len() {
+                let line = lines[i];
+                let trimmed = line.trim_start();
+                let indent = line.len() - trimmed.len();
+                if !trimmed.is_empty() && !trimmed.starts_with('#') {
+                    if let Some(parent) = parent_indent {
+                        if indent <= parent && i > search_from {
+                            break 'path;
+                        }
+                    }
+                    let key_here = trimmed.strip_prefix(key).is_some_and(|rest| rest.starts_with(':'))
+                        || trimmed.strip_prefix(&format!("\"{key}\"")).is_some_and(|rest| rest.starts_with(':'));
+                    if key_here && parent_indent.is_none_or(|parent| indent > parent) {
+                        best = Some((i, indent));
+                        parent_indent = Some(indent);
+                        search_from = i + 1;
+                        continue 'path;
+                    }
+                }
+                i += 1;
+            }
+            break;
+        }
+        match best {
+            Some((i, indent)) => self.source.locate_line(self.start_line + i, indent + 1),
+            None => self.location(),
+        }
+    }
+}
+
+/// Splits a file into documents and parses each; problems become diagnostics.
+pub fn parse_documents(source: SourceFile, diagnostics: &mut Diagnostics) -> Vec<Document> {
+    let source = Rc::new(source);
+    let mut documents = Vec::new();
+    for (start_line, range) in split(&source.text) {
+        let text = &source.text[range.clone()];
+        if text.lines().all(|l| {
+            let t = l.trim();
+            t.is_empty() || t.starts_with('#') || t == "---" || t == "..." || t.starts_with("--- #")
+        }) {
+            continue;
+        }
+        let value: Value = match serde_yaml::from_str(text) {
+            Ok(value) => value,
+            Err(error) => {
+                let location = match error.location() {
+                    Some(at) => source.locate_line(start_line + at.line() - 1, at.column()),
+                    None => source.locate_line(start_line, 1),
+                };
+                let message = error.to_string();
+                let message = message.split(" at line ").next().unwrap_or(&message).to_string();
+                let code = if message.contains("recursion limit") || message.contains("repetition limit") {
+                    Code::InputRefused
+                } else {
+                    Code::YamlSyntax
+                };
+                diagnostics.push(Diagnostic::new(code, format!("invalid YAML: {message}")).at(location));
+                continue;
+            }
+        };
+        let document = Document { source: Rc::clone(&source), start_line, text_range: range, value };
+        if value_depth(&document.value) > MAX_DEPTH {
+            diagnostics.push(
+                Diagnostic::new(Code::InputRefused, format!("document is nested deeper than {MAX_DEPTH} levels"))
+                    .at(document.location()),
+            );
+            continue;
+        }
+        if document.value.is_null() {
+            continue;
+        }
+        if let Some(problem) = object_problem(&document.value) {
+            diagnostics.push(
+                Diagnostic::new(Code::NotAnObject, format!("document is not a Kubernetes object: {problem}"))
+                    .at(document.location()),
+            );
+            continue;
+        }
+        documents.push(document);
+    }
+    documents
+}
+
+/// What keeps a value from being a Kubernetes object, if anything.
+fn object_problem(value: &Value) -> Option<&'static str> {
+    let Some(map) = value.as_mapping() else { return Some("it is not a mapping") };
+    if !map.get("apiVersion").is_some_and(Value::is_string) {
+        return Some("apiVersion is missing or not a string");
+    }
+    if !map.get("kind").is_some_and(Value::is_string) {
+        return Some("kind is missing or not a string");
+    }
+    let Some(metadata) = map.get("metadata").and_then(Value::as_mapping) else {
+        return Some("metadata is missing or not a mapping");
+    };
+    match metadata.get("name").and_then(Value::as_str) {
+        Some(name) if !name.is_empty() => None,
+        _ => Some("metadata.name is missing or not a string (generateName is not supported)"),
+    }
+}
+
+fn value_depth(value: &Value) -> usize {
+    // Iterative, so a deep document cannot overflow the stack here.
+    let mut deepest = 0;
+    let mut stack = vec![(value, 1usize)];
+    while let Some((value, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        match value {
+            Value::Sequence(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
+            Value::Mapping(map) => stack.extend(map.values().map(|v| (v, depth + 1))),
+            Value::Tagged(tagged) => stack.push((&tagged.value, depth + 1)),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Document ranges with their 1-based starting lines. A marker line (`---`,
+/// optionally followed by a space and content, or `...`) ends the previous document.
+fn split(text: &str) -> Vec<(usize, std::ops::Range<usize>)> {
+    let mut documents = Vec::new();
+    let mut start = 0;
+    let mut start_line = 1;
+    let mut offset = 0;
+    for (index, line) in text.split_inclusive('\n').enumerate() {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        let is_start = bare == "---" || bare.starts_with("--- ") || bare.starts_with("---\t");
+        let is_end = bare == "..." || bare.starts_with("... ");
+        if is_start || is_end {
+            documents.push((start_line, start..offset));
+            // The marker line belongs to the next document when it starts one with content (`--- |`).
+            if is_start && bare.len() > 4 && !bare[4..].trim_start().starts_with('#') {
+                start = offset;
+                start_line = index + 1;
+            } else {
+                start = offset + line.len();
+                start_line = index + 2;
+            }
+        }
+        offset += line.len();
+    }
+    documents.push((start_line, start..text.len()));
+    documents
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn docs(text: &str) -> (Vec<Document>, Diagnostics) {
+        let mut diagnostics = Diagnostics::default();
+        let documents = parse_documents(SourceFile::new("p/a.yaml", text.to_string()), &mut diagnostics);
+        (documents, diagnostics)
+    }
+
+    #[test]
+    fn splits_documents_and_keeps_start_lines() {
+        let (documents, diagnostics) = docs(
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n---\n# c\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n",
+        );
+        assert!(diagnostics.is_empty());
+        assert_eq!(documents.len(), 2);
+        assert_eq!(documents[1].start_line, 8);
+        assert_eq!(documents[1].name(), "b");
+    }
+
+    #[test]
+    fn locates_nested_keys() {
+        let (documents, _) = docs(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: a\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: a}\n",
+        );
+        let location = documents[0].locate(&["spec", "selector"]);
+        assert_eq!((location.line, location.column), (Some(8), Some(3)));
+        let fallback = documents[0].locate(&["spec", "template", "spec"]);
+        assert_eq!(fallback.line, Some(6));
+    }
+
+    #[test]
+    fn syntax_errors_point_at_the_file_line() {
+        let (_, diagnostics) = docs("apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n---\nkey: [unclosed\n");
+        let diagnostic = diagnostics.iter().next().unwrap();
+        assert_eq!(diagnostic.code, Code::YamlSyntax);
+        assert_eq!(diagnostic.location.as_ref().unwrap().line, Some(7));
+    }
+
+    #[test]
+    fn duplicate_keys_and_non_objects_are_refused() {
+        let (_, diagnostics) = docs("apiVersion: v1\napiVersion: v2\nkind: X\nmetadata: {name: a}\n");
+        assert_eq!(diagnostics.iter().next().unwrap().code, Code::YamlSyntax);
+        let (_, diagnostics) = docs("- a\n- b\n");
+        assert_eq!(diagnostics.iter().next().unwrap().code, Code::NotAnObject);
+    }
+
+    #[test]
+    fn alias_bombs_are_refused() {
+        let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
+        let mut previous = 'a';
+        for name in 'b'..='k' {
+            bomb.push_str(&format!("{name}: &{name} [*{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}]\n"));
+            previous = name;
+        }
+        let (documents, diagnostics) = docs(&bomb);
+        assert!(documents.is_empty());
+        assert_eq!(diagnostics.iter().next().unwrap().code, Code::InputRefused, "{diagnostics:?}");
+    }
+}
