@@ -19,6 +19,8 @@ pub mod names;
 pub mod resolve;
 pub mod selector;
 pub mod sim;
+#[cfg(test)]
+pub mod testing;
 pub mod workload;
 
 use cli::{Cli, Command, Format};

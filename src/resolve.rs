@@ -720,4 +720,151 @@ mod tests {
         let Support::Unverified(text) = substrate(Some(true), None).support(Level::Zone) else { panic!() };
         assert!(text.contains("Pending on nodes without the zone label"), "{text}");
     }
+
+    use crate::diag::Code;
+    use crate::testing::{TestTree, workload_yaml};
+
+    fn package(name: &str, version: &str, extra: &str) -> (String, String) {
+        (
+            format!("[meta]\nname = \"{name}\"\nversion = \"{version}\"\n{extra}"),
+            workload_yaml("Deployment", "w", None, "")
+                .replace("metadata:\n  name: w", "metadata:\n  name: w")
+                .replace("spec:\n  selector", "spec:\n  replicas: 1\n  selector"),
+        )
+    }
+
+    fn tree_with(cluster: &str, packages: &[(&str, (String, String))]) -> TestTree {
+        let mut tree = TestTree::new().cluster("c", cluster);
+        for (dir, (toml, yaml)) in packages {
+            tree = tree.package(dir, toml, &[("w.yaml", yaml)]);
+        }
+        tree
+    }
+
+    // R2: the instance's own level wins over the cluster's.
+    #[test]
+    fn r2_instance_level_overrides_cluster_level() {
+        let cluster = "availability = \"none\"\n[capabilities]\nmultiNode = true\n[[instances]]\nname = \"a\"\npackage = \"p\"\n\
+                       [[instances]]\nname = \"b\"\npackage = \"p\"\navailability = \"node\"\n";
+        let (toml, _) = package("p", "1.0.0", "[workloads.w]\nreplicas = { none = 1, pod = 2 }\n");
+        let compiled = TestTree::new()
+            .cluster("c", cluster)
+            .package("p", &toml, &[("w.yaml", &workload_yaml("Deployment", "w", None, ""))])
+            .compile();
+        assert!(compiled.diagnostics.is_empty(), "{:?}", compiled.messages());
+        assert_eq!(compiled.instance("c", "a").level, Level::None);
+        assert_eq!(compiled.instance("c", "b").level, Level::Node);
+        assert_eq!(compiled.workload("c", "b", "w").replicas, 2);
+    }
+
+    // R1/R3 end to end: errors point at the level, warnings do not stop the build.
+    #[test]
+    fn r3_errors_and_warnings_end_to_end() {
+        let p = package("p", "1.0.0", "[workloads.w]\nreplicas = { none = 1, pod = 2 }\n");
+        let single =
+            tree_with("availability = \"pod\"\n[capabilities]\nmultiNode = false\n", &[("p", p.clone())]).compile();
+        assert_eq!(single.codes(), vec![Code::LevelAboveSubstrate]);
+        let location = single.diagnostics.iter().next().unwrap().location.clone().unwrap();
+        assert_eq!((location.line, location.column), (Some(1), Some(16)));
+
+        let unknown =
+            tree_with("availability = \"zone\"\n[[instances]]\nname = \"a\"\npackage = \"p\"\n", &[("p", p.clone())])
+                .compile();
+        assert_eq!(unknown.codes(), vec![Code::LevelUnverified]);
+        assert!(unknown.ok());
+
+        let contradictory = tree_with(
+            "availability = \"none\"\n[capabilities]\nmultiNode = false\navailabilityZones = [\"a\", \"b\"]\n",
+            &[("p", p)],
+        )
+        .compile();
+        assert_eq!(contradictory.codes(), vec![Code::ContradictoryCapabilities]);
+    }
+
+    // R4: a package ceiling lowers the whole instance, naming everything.
+    #[test]
+    fn r4_package_ceiling_lowers_the_instance() {
+        let p = package(
+            "p",
+            "1.0.0",
+            "[meta.availability]\nmax = \"node\"\n[workloads.w]\nreplicas = { none = 1, pod = 2 }\n",
+        );
+        let cluster = "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n\
+                       [[instances]]\nname = \"a\"\npackage = \"p\"\n";
+        let compiled = tree_with(cluster, &[("p", p)]).compile();
+        assert_eq!(compiled.codes(), vec![Code::PackageCeiling]);
+        let message = &compiled.messages()[0];
+        for part in ["cluster `c`", "instance `a`", "package `p`", "`zone`", "lowered to `node`"] {
+            assert!(message.contains(part), "{message} lacks {part}");
+        }
+        assert_eq!(compiled.instance("c", "a").level, Level::Node);
+        assert_eq!(compiled.workload("c", "a", "w").hard_key.as_deref(), Some("kubernetes.io/hostname"));
+    }
+
+    // R13: highest matching version; no match lists versions; duplicates refused.
+    #[test]
+    fn r13_versions() {
+        let packages =
+            [("p1", package("p", "1.2.0", "")), ("p2", package("p", "1.4.1", "")), ("p3", package("p", "2.0.0", ""))];
+        let cluster = |req: &str| {
+            format!(
+                "availability = \"none\"\n[capabilities]\nmultiNode = true\n[[instances]]\nname = \"a\"\npackage = \"p\"\n{req}"
+            )
+        };
+        let chosen = |req: &str| {
+            let compiled = tree_with(&cluster(req), &packages).compile();
+            assert!(compiled.ok(), "{:?}", compiled.messages());
+            let resolved_dir = compiled.instance("c", "a").objects[0]["metadata"]["name"].as_str().unwrap().to_string();
+            assert_eq!(resolved_dir, "w");
+            compiled
+        };
+        let _ = chosen("");
+        let tree = tree_with(&cluster("version = \"^1.2\"\n"), &packages);
+        let mut diagnostics = crate::diag::Diagnostics::default();
+        let loaded = crate::load::load(tree.root(), &[], &mut diagnostics);
+        let resolved = resolve(&loaded, &mut diagnostics);
+        let instance = &resolved.clusters[0].instances[0];
+        assert_eq!(resolved.packages[instance.package].version, Version::new(1, 4, 1));
+        let tree = tree_with(&cluster(""), &packages);
+        let loaded = crate::load::load(tree.root(), &[], &mut diagnostics);
+        let resolved = resolve(&loaded, &mut diagnostics);
+        assert_eq!(resolved.packages[resolved.clusters[0].instances[0].package].version, Version::new(2, 0, 0));
+
+        let none = tree_with(&cluster("version = \"^3\"\n"), &packages).compile();
+        assert_eq!(none.codes(), vec![Code::NoMatchingVersion]);
+        assert!(none.messages()[0].contains("versions there are: 1.2.0, 1.4.1, 2.0.0"), "{}", none.messages()[0]);
+
+        let bad = tree_with(&cluster("version = \"one\"\n"), &packages).compile();
+        assert_eq!(bad.codes(), vec![Code::InvalidRequirement]);
+
+        let twice =
+            tree_with(&cluster(""), &[("p1", package("p", "1.0.0", "")), ("p2", package("p", "1.0.0", ""))]).compile();
+        assert_eq!(twice.codes(), vec![Code::DuplicatePackageVersion]);
+
+        let bad_version = tree_with(&cluster(""), &[("p1", package("p", "1.0", ""))]).compile();
+        assert!(bad_version.codes().contains(&Code::InvalidVersion));
+    }
+
+    // R14: names and failure-domain keys.
+    #[test]
+    fn r14_names_and_keys_end_to_end() {
+        let p = || [("p", package("p", "1.0.0", ""))];
+        let instance = |name: &str| {
+            format!(
+                "availability = \"none\"\n[capabilities]\nmultiNode = true\n[[instances]]\nname = \"{name}\"\npackage = \"p\"\n"
+            )
+        };
+        assert_eq!(tree_with(&instance("../escape"), &p()).compile().codes(), vec![Code::InvalidName]);
+        assert_eq!(tree_with(&instance("Shop"), &p()).compile().codes(), vec![Code::InvalidName]);
+        let twice = format!("{}[[instances]]\nname = \"a\"\npackage = \"p\"\n", instance("a"));
+        assert_eq!(tree_with(&twice, &p()).compile().codes(), vec![Code::DuplicateInstance]);
+        let bad_key = "availability = \"none\"\n[failureDomains]\nextra = [\"bad key\"]\n";
+        assert_eq!(tree_with(bad_key, &p()).compile().codes(), vec![Code::InvalidLabelKey]);
+        let long_prefix = format!("availability = \"none\"\n[failureDomains]\nzone = \"{}/zone\"\n", "a".repeat(254));
+        assert_eq!(tree_with(&long_prefix, &p()).compile().codes(), vec![Code::InvalidLabelKey]);
+        let bad_namespace = format!("{}namespace = \"Not_OK\"\n", instance("a"));
+        assert_eq!(tree_with(&bad_namespace, &p()).compile().codes(), vec![Code::InvalidName]);
+        let bad_cluster = TestTree::new().cluster("Prod_1", "availability = \"none\"\n").compile();
+        assert_eq!(bad_cluster.codes(), vec![Code::InvalidName]);
+    }
 }
