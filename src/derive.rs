@@ -294,7 +294,7 @@ fn plan_workload(
 /// below the lowest named level the manifest's own `spec.replicas` (1 when absent) applies.
 pub fn replicas_at(mapping: Option<&crate::load::package::RawReplicas>, manifest: Option<u32>, level: Level) -> u32 {
     mapping
-        .and_then(|m| m.steps().into_iter().filter(|(step, _)| *step <= level).last().map(|(_, n)| *n.get_ref()))
+        .and_then(|m| m.steps().into_iter().rfind(|(step, _)| *step <= level).map(|(_, n)| *n.get_ref()))
         .unwrap_or(manifest.unwrap_or(1))
 }
 
@@ -692,7 +692,8 @@ mod tests {
         let host = "kubernetes.io/hostname";
         let zone = "topology.kubernetes.io/zone";
         let s = |pairs: &[(&str, &str)]| pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>();
-        let cases: Vec<(&str, &str, Vec<(String, String)>)> = vec![
+        type Case<'a> = (&'a str, &'a str, Vec<(String, String)>);
+        let cases: Vec<Case> = vec![
             ("zone", THREE_ZONES, s(&[(host, soft), (zone, dns)])),
             ("node", THREE_ZONES, s(&[(host, dns), (zone, soft)])),
             ("pod", THREE_ZONES, s(&[(host, soft), (zone, soft)])),

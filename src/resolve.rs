@@ -727,9 +727,7 @@ mod tests {
     fn package(name: &str, version: &str, extra: &str) -> (String, String) {
         (
             format!("[meta]\nname = \"{name}\"\nversion = \"{version}\"\n{extra}"),
-            workload_yaml("Deployment", "w", None, "")
-                .replace("metadata:\n  name: w", "metadata:\n  name: w")
-                .replace("spec:\n  selector", "spec:\n  replicas: 1\n  selector"),
+            workload_yaml("Deployment", "w", None, "").replace("spec:\n  selector", "spec:\n  replicas: 1\n  selector"),
         )
     }
 

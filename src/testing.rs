@@ -12,9 +12,15 @@ pub struct TestTree {
     pub dir: tempfile::TempDir,
 }
 
+impl Default for TestTree {
+    fn default() -> Self {
+        TestTree { dir: tempfile::tempdir().expect("temporary directory") }
+    }
+}
+
 impl TestTree {
     pub fn new() -> TestTree {
-        TestTree { dir: tempfile::tempdir().expect("temporary directory") }
+        TestTree::default()
     }
 
     pub fn root(&self) -> &Path {

@@ -1,0 +1,106 @@
+//! Every manifest the shipped examples (and the fixture trees) compile to passes
+//! the Kubernetes 1.33 OpenAPI schema in strict mode, checked with the PyPI
+//! package `kubernetes-validate`.
+//!
+//! `.ci/run` installs it in `.venv` and sets `KIX_REQUIRE_SCHEMA=1`, so CI can
+//! never skip this test; elsewhere it is skipped with a visible message when the
+//! validator is not installed.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::Command;
+use support::*;
+
+fn validator() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("KIX_KUBERNETES_VALIDATE").map(PathBuf::from),
+        Some(repo_root().join(".venv/bin/kubernetes-validate")),
+        Some(PathBuf::from("kubernetes-validate")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|candidate| Command::new(candidate).arg("--version").output().is_ok_and(|o| o.status.success()))
+}
+
+#[test]
+fn compiled_examples_pass_the_kubernetes_1_33_schema_strictly() {
+    let Some(validator) = validator() else {
+        if std::env::var_os("KIX_REQUIRE_SCHEMA").is_some_and(|v| v == "1") {
+            panic!("kubernetes-validate is required (KIX_REQUIRE_SCHEMA=1) but not installed");
+        }
+        eprintln!(
+            "SKIPPED compiled_examples_pass_the_kubernetes_1_33_schema_strictly: kubernetes-validate is not \
+             installed (python3 -m venv .venv && .venv/bin/pip install kubernetes-validate)"
+        );
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    for dir in ["clusters", "packages"] {
+        copy_tree(&repo_root().join(dir), &scratch.path().join(dir));
+    }
+    let run = kix(scratch.path(), &["build"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+
+    let mut manifests: Vec<PathBuf> = read_tree(&scratch.path().join("out"))
+        .into_keys()
+        .filter(|p| !p.ends_with("kustomization.yaml"))
+        .map(|p| scratch.path().join("out").join(p))
+        .collect();
+    // The fixture trees' golden output too: it is what kix emits for them.
+    let fixtures = repo_root().join("tests/fixtures");
+    for case in std::fs::read_dir(&fixtures).unwrap() {
+        let out = case.unwrap().path().join("expected/out");
+        manifests.extend(
+            read_tree(&out).into_keys().filter(|p| !p.ends_with("kustomization.yaml")).map(|p| out.join(p)),
+        );
+    }
+    assert!(manifests.len() >= 14, "expected every instance file, got {manifests:?}");
+
+    let output = Command::new(&validator)
+        .args(["--strict", "--kubernetes-version", "1.33.0"])
+        .args(&manifests)
+        .output()
+        .expect("run kubernetes-validate");
+    let report = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "kubernetes-validate failed:\n{report}");
+    let passed = report.lines().filter(|l| l.starts_with("INFO") && l.contains(" passed ")).count();
+    assert!(passed >= 40, "too few objects validated ({passed}):\n{report}");
+    for line in report.lines() {
+        // The only objects without a schema are the fixtures' own custom resources.
+        assert!(
+            line.starts_with("INFO") || (line.starts_with("WARN") && line.contains("example.com/v1")),
+            "unexpected validator output: {line}"
+        );
+    }
+}
+
+#[test]
+fn kustomizations_list_exactly_the_instance_files() {
+    let scratch = tempfile::tempdir().unwrap();
+    for dir in ["clusters", "packages"] {
+        copy_tree(&repo_root().join(dir), &scratch.path().join(dir));
+    }
+    assert_eq!(kix(scratch.path(), &["build"]).status, 0);
+    for cluster in std::fs::read_dir(scratch.path().join("out")).unwrap() {
+        let dir = cluster.unwrap().path();
+        let kustomization: serde_yaml::Value =
+            serde_yaml::from_str(&std::fs::read_to_string(dir.join("kustomization.yaml")).unwrap()).unwrap();
+        assert_eq!(kustomization["apiVersion"], "kustomize.config.k8s.io/v1beta1");
+        assert_eq!(kustomization["kind"], "Kustomization");
+        let listed: Vec<String> = kustomization["resources"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap().to_string())
+            .collect();
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "kustomization.yaml")
+            .collect();
+        files.sort();
+        assert_eq!(listed, files, "{}", dir.display());
+    }
+}
