@@ -416,12 +416,12 @@ impl SourceFile {
 
     /// A location for a byte span of the text.
     pub fn locate(&self, span: Range<usize>) -> Location {
-        let start = span.start.min(self.text.len());
+        let start = self.char_boundary(span.start);
         let line_index = self.line_starts.partition_point(|&s| s <= start) - 1;
         let line_start = self.line_starts[line_index];
         let line_text = self.line_text(line_index);
         let column = self.text[line_start..start].chars().count() + 1;
-        let end = span.end.clamp(start, line_start + line_text.len());
+        let end = self.char_boundary(span.end.clamp(start, line_start + line_text.len()));
         let width = self.text[start..end].chars().count().max(1);
         Location {
             file: self.display.clone(),
@@ -444,6 +444,15 @@ impl SourceFile {
             snippet: Some(line_text.to_string()),
             width: width.max(1),
         }
+    }
+
+    /// The nearest character boundary at or before `offset` (spans from parsers may point inside a character).
+    fn char_boundary(&self, offset: usize) -> usize {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        offset
     }
 
     fn line_text(&self, line_index: usize) -> &str {

@@ -21,6 +21,8 @@ pub mod selector;
 pub mod sim;
 #[cfg(test)]
 pub mod testing;
+#[allow(unused)]
+pub mod validate;
 pub mod workload;
 
 use cli::{Cli, Command, Format};

@@ -3,8 +3,8 @@
 
 mod support;
 
-use support::*;
 use std::path::Path;
+use support::*;
 
 /// Copies the shipped examples (clusters/ and packages/) into a scratch root.
 fn examples_root() -> tempfile::TempDir {
@@ -36,10 +36,8 @@ fn output_is_byte_identical_across_runs_and_stdout_matches_files() {
     assert_eq!(stream.status, 0);
     let mut expected = String::new();
     for cluster in ["dev", "edge", "prod", "staging"] {
-        let mut instances: Vec<_> = first
-            .keys()
-            .filter(|p| p.starts_with(cluster) && !p.ends_with("kustomization.yaml"))
-            .collect();
+        let mut instances: Vec<_> =
+            first.keys().filter(|p| p.starts_with(cluster) && !p.ends_with("kustomization.yaml")).collect();
         instances.sort();
         for path in instances {
             expected.push_str(std::str::from_utf8(&first[path]).unwrap());
@@ -58,7 +56,11 @@ fn cluster_directories_are_replaced_whole_and_others_kept() {
     assert_eq!(kix(root, &["build", "--cluster", "prod"]).status, 0);
     assert!(!root.join("out/prod/stale.yaml").exists(), "a rebuilt cluster's directory is replaced whole");
     assert!(root.join("out/dev/stale.yaml").exists(), "clusters not selected are left alone");
-    let leftovers: Vec<_> = std::fs::read_dir(root).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().contains("kix-")).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains("kix-"))
+        .collect();
     assert!(leftovers.is_empty(), "staging directories left behind: {leftovers:?}");
 }
 
@@ -88,7 +90,8 @@ fn json_diagnostics_carry_code_location_and_subject() {
     let scratch = examples_root();
     let run = kix(scratch.path(), &["check", "--format", "json"]);
     assert_eq!(run.status, 0);
-    let lines: Vec<serde_json::Value> = run.stdout.lines().chain(run.stderr.lines()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> =
+        run.stdout.lines().chain(run.stderr.lines()).map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 4);
     let ceiling = lines.iter().find(|d| d["code"] == "K0307").unwrap();
     assert_eq!(ceiling["severity"], "warning");

@@ -52,9 +52,8 @@ fn compiled_examples_pass_the_kubernetes_1_33_schema_strictly() {
     let fixtures = repo_root().join("tests/fixtures");
     for case in std::fs::read_dir(&fixtures).unwrap() {
         let out = case.unwrap().path().join("expected/out");
-        manifests.extend(
-            read_tree(&out).into_keys().filter(|p| !p.ends_with("kustomization.yaml")).map(|p| out.join(p)),
-        );
+        manifests
+            .extend(read_tree(&out).into_keys().filter(|p| !p.ends_with("kustomization.yaml")).map(|p| out.join(p)));
     }
     assert!(manifests.len() >= 14, "expected every instance file, got {manifests:?}");
 
@@ -89,12 +88,8 @@ fn kustomizations_list_exactly_the_instance_files() {
             serde_yaml::from_str(&std::fs::read_to_string(dir.join("kustomization.yaml")).unwrap()).unwrap();
         assert_eq!(kustomization["apiVersion"], "kustomize.config.k8s.io/v1beta1");
         assert_eq!(kustomization["kind"], "Kustomization");
-        let listed: Vec<String> = kustomization["resources"]
-            .as_sequence()
-            .unwrap()
-            .iter()
-            .map(|r| r.as_str().unwrap().to_string())
-            .collect();
+        let listed: Vec<String> =
+            kustomization["resources"].as_sequence().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
         let mut files: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -105,9 +105,10 @@ pub fn parse_documents(source: SourceFile, diagnostics: &mut Diagnostics) -> Vec
         let value: Value = match serde_yaml::from_str(text) {
             Ok(value) => value,
             Err(error) => {
-                let location = match error.location() {
-                    Some(at) => source.locate_line(start_line + at.line() - 1, at.column()),
-                    None => source.locate_line(start_line, 1),
+                let location = match (duplicate_key_line(text, &error.to_string()), error.location()) {
+                    (Some((line, column)), _) => source.locate_line(start_line + line, column),
+                    (None, Some(at)) => source.locate_line(start_line + at.line() - 1, at.column()),
+                    (None, None) => source.locate_line(start_line, 1),
                 };
                 let message = error.to_string();
                 let message = message.split(" at line ").next().unwrap_or(&message).to_string();
@@ -141,6 +142,25 @@ pub fn parse_documents(source: SourceFile, diagnostics: &mut Diagnostics) -> Vec
         documents.push(document);
     }
     documents
+}
+
+/// serde_yaml reports a duplicate key without a position: find the key's second
+/// occurrence at one indentation (0-based line within the document, 1-based column).
+fn duplicate_key_line(text: &str, message: &str) -> Option<(usize, usize)> {
+    let key = message.split("duplicate entry with key \"").nth(1)?.split('"').next()?;
+    let mut seen_at_indent = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start_matches([' ', '-']);
+        let indent = line.len() - trimmed.len();
+        let is_key = trimmed.strip_prefix(key).is_some_and(|rest| rest.starts_with(':'));
+        if is_key {
+            if seen_at_indent.contains(&indent) {
+                return Some((index, indent + 1));
+            }
+            seen_at_indent.push(indent);
+        }
+    }
+    None
 }
 
 /// What keeps a value from being a Kubernetes object, if anything.

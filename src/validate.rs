@@ -1,0 +1,1 @@
+//! kix's own Kubernetes validation of emitted objects (being built: issue 4).
