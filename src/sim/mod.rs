@@ -2,6 +2,11 @@
 //!
 //! (Being built: see issue 3.)
 
+pub mod cluster;
+pub mod objects;
+pub mod plugins;
+pub mod quantity;
+
 use crate::cli::{ScheduleArgs, SimulateArgs};
 use crate::diag::Diagnostics;
 
