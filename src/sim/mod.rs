@@ -53,10 +53,12 @@ pub mod input;
 pub mod objects;
 pub mod plugins;
 pub mod quantity;
+pub mod verify;
 pub mod workload;
 
 pub use cluster::{Cluster, Cycle, Outcome};
 pub use objects::State;
+pub use verify::{DomainLoss, ScenarioResult, VerifyRequest, WorkloadLevel, WorkloadVerdict, verify_workloads};
 
 use crate::cli::{ScheduleArgs, SimulateArgs};
 use crate::diag::Diagnostics;

@@ -8,7 +8,7 @@
 //! The owning ReplicaSet's (or StatefulSet's) selector becomes the pod's
 //! default-spread selector, as `helper.DefaultSelector` finds it upstream.
 
-use super::objects::{Pod, PodSpec, at, parse_pod_spec, str_at};
+use super::objects::{Effect, Pod, PodSpec, Toleration, at, parse_pod_spec, str_at};
 use crate::selector::{Labels, Selector, labels_from_value};
 use serde_yaml::Value;
 use std::sync::Arc;
@@ -145,6 +145,17 @@ impl Workload {
     /// The shared spec of one revision's pods, with the owner's selector for default spreading.
     pub fn pod_spec(&self, revision: u32) -> Arc<PodSpec> {
         let mut spec = self.spec.clone();
+        // The DefaultTolerationSeconds admission plugin adds these to every pod the API server admits.
+        for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
+            if !spec.tolerations.iter().any(|t| t.key == key && t.effect == Some(Effect::NoExecute)) {
+                spec.tolerations.push(Toleration {
+                    key: key.to_string(),
+                    exists: true,
+                    value: String::new(),
+                    effect: Some(Effect::NoExecute),
+                });
+            }
+        }
         let mut selector = self.selector.clone();
         if self.kind == Kind::Deployment {
             selector.match_labels.insert("pod-template-hash".into(), self.revision_hash(revision));
