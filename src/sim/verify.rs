@@ -475,7 +475,7 @@ fn rolling_update(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
             pending = still;
             // Scale down the old ReplicaSet while availability allows.
             let available = world.owned(w).len() as i64;
-            if !progress && !old.is_empty() && available - 1 >= replicas - unavailable {
+            if !progress && !old.is_empty() && available > replicas - unavailable {
                 world.cluster.remove(&old[0].namespace, &old[0].name);
                 progress = true;
             }
@@ -566,13 +566,13 @@ fn drain(world: &World<'_>, w: usize) -> ScenarioResult {
                         world.cluster.remove(&pod.namespace, &pod.name);
                         if let Some(owner) = world.owner_of(&pod) {
                             let replacement = world.replacement(owner, &pod);
-                            if let Err(message) = world.schedule(replacement.clone()) {
-                                if owner == w {
-                                    findings.push(format!(
-                                        "drain of {node}: replacement {} of evicted {} stays Pending: {message}",
-                                        replacement.name, pod.name
-                                    ));
-                                }
+                            if let Err(message) = world.schedule(replacement.clone())
+                                && owner == w
+                            {
+                                findings.push(format!(
+                                    "drain of {node}: replacement {} of evicted {} stays Pending: {message}",
+                                    replacement.name, pod.name
+                                ));
                             }
                         }
                         progress = true;
