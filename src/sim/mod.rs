@@ -1,16 +1,74 @@
-//! The scheduler model: a faithful, in-memory kube-scheduler for one profile.
+//! The scheduler model: a faithful, in-memory kube-scheduler for the default profile.
 //!
-//! (Being built: see issue 3.)
+//! `kix schedule`, `kix simulate` and `kix verify` run on it. Input is real
+//! Kubernetes objects (`kubectl get nodes,pods -A -o yaml`, a YAML stream or a
+//! `v1 List`): pods with `spec.nodeName` are bound, pods with
+//! `metadata.deletionTimestamp` are terminating.
+//!
+//! # What is modelled (upstream semantics, kubernetes/kubernetes v1.33)
+//! - Filters, in the default profile's order: NodeUnschedulable, NodeName,
+//!   TaintToleration (NoSchedule, NoExecute), NodeAffinity (nodeSelector,
+//!   required terms with In/NotIn/Exists/DoesNotExist/Gt/Lt and
+//!   `matchFields: metadata.name`), NodeResourcesFit (cpu, memory, pod count;
+//!   init containers by the max rule, sidecars and overhead added) and
+//!   PodTopologySpread (domains, nodeAffinityPolicy/nodeTaintsPolicy,
+//!   namespace, terminating pods, matchLabelKeys, minDomains, missing labels
+//!   UnschedulableAndUnresolvable). The first failing filter gives a node's
+//!   reason, in the scheduler's words.
+//! - Scores with default weights: TaintToleration 3 (PreferNoSchedule),
+//!   NodeAffinity 2 (preferred terms), PodTopologySpread 2 (ln(domains + 2)
+//!   weights and upstream normalisation; system defaults hostname maxSkew 3
+//!   and zone maxSkew 5 for controller-owned pods without constraints),
+//!   NodeResourcesFit LeastAllocated 1 (on non-zero requests: 100m / 200Mi per
+//!   container without requests), NodeResourcesBalancedAllocation 1 (skipped
+//!   for best-effort pods).
+//! - Every node is evaluated (no percentageOfNodesToScore sampling).
+//!
+//! # Tie-break
+//! Where the real scheduler picks at random among the nodes with the best
+//! total score, kix picks the **lowest node name**, so every run is
+//! reproducible.
+//!
+//! # What the model leaves out
+//! Inter-pod affinity and anti-affinity, volumes (binding, zones, limits),
+//! host ports, images (ImageLocality), extended and ephemeral-storage
+//! resources, dynamic resource allocation, pod-level resources, preemption,
+//! priorities and queueing order, scheduling gates, Services as owners for
+//! the default spread selector (the owning ReplicaSet's or StatefulSet's
+//! selector is used), and nodes sharing one hostname label value (counted per
+//! value, not per node). An empty `labelSelector: {}` matches every pod here.
+//!
+//! # Layout
+//! [`objects`] reads Nodes and Pods, [`quantity`] resource quantities,
+//! [`plugins`] holds the filters and scores, [`cluster`] the mutable cluster
+//! with the reference path ([`cluster::Cluster::cycle`], every node) and the
+//! fast path ([`cluster::Cluster::select`], node classes and usage buckets,
+//! same answer), [`workload`] stamps pods from Deployments and StatefulSets,
+//! [`commands`] builds the `schedule`/`simulate` reports, [`verify`] runs the
+//! availability scenarios `kix verify` reports.
+
+pub mod cluster;
+pub mod commands;
+pub mod input;
+pub mod objects;
+pub mod plugins;
+pub mod quantity;
+pub mod verify;
+pub mod workload;
+
+pub use cluster::{Cluster, Cycle, Outcome};
+pub use objects::State;
+pub use verify::{DomainLoss, ScenarioResult, VerifyRequest, WorkloadLevel, WorkloadVerdict, verify_workloads};
 
 use crate::cli::{ScheduleArgs, SimulateArgs};
 use crate::diag::Diagnostics;
 
 /// `kix schedule`: returns the report to print on stdout.
-pub fn schedule_command(_args: &ScheduleArgs) -> Result<String, Diagnostics> {
-    Ok(String::new())
+pub fn schedule_command(args: &ScheduleArgs) -> Result<String, Diagnostics> {
+    commands::schedule(args)
 }
 
 /// `kix simulate`: returns the report to print on stdout.
-pub fn simulate_command(_args: &SimulateArgs) -> Result<String, Diagnostics> {
-    Ok(String::new())
+pub fn simulate_command(args: &SimulateArgs) -> Result<String, Diagnostics> {
+    commands::simulate(args)
 }

@@ -1,0 +1,406 @@
+//! A mutable cluster: nodes, bound pods, and one scheduling cycle two ways.
+//!
+//! [`Cluster::cycle`] is the reference path: it runs every filter and score
+//! on every node and reports each node's outcome (what `kix schedule` prints).
+//! [`Cluster::select`] is the fast path the simulations use. Nodes that differ
+//! only in name and hostname label (same other labels, taints, cordon and
+//! allocatable) form a class; within a class, nodes with the same usage form a
+//! bucket, kept in name order. When the pod looks at no node's identity (no
+//! hostname key in its spread constraints or node affinity, no `nodeName`, no
+//! `matchFields`), every node of a bucket filters and scores alike, so the
+//! fast path evaluates one node per bucket and takes the bucket's lowest
+//! name. Per-domain counts come from per-(namespace, selector) tallies per
+//! class, updated as pods bind and leave: no pass over all pods per cycle.
+//! Pods the fast path cannot treat go through the reference path; a test
+//! checks that both paths choose the same node.
+
+use super::objects::{Node, Pod, State, Taint};
+use super::plugins::{self, Candidate, Domains, Rejection, Scores, Spread, Usage};
+use crate::selector::{Labels, Selector};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// One node's outcome in a cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Feasible(Scores),
+    Rejected(Rejection),
+}
+
+/// The full result of one reference scheduling cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cycle {
+    /// Every node by name with its outcome.
+    pub nodes: BTreeMap<String, Outcome>,
+    /// The chosen node: highest total score, lowest name on ties.
+    pub selected: Option<String>,
+}
+
+impl Cycle {
+    /// Distinct rejection reasons with how many nodes gave each (for Pending messages).
+    pub fn reasons(&self) -> BTreeMap<String, usize> {
+        let mut out = BTreeMap::new();
+        for outcome in self.nodes.values() {
+            if let Outcome::Rejected(r) = outcome {
+                *out.entry(r.message()).or_insert(0) += 1;
+            }
+        }
+        out
+    }
+
+    /// The scheduler's FailedScheduling message: `0/N nodes are available: 3 reason, ...`.
+    pub fn failure_message(&self) -> String {
+        let parts: Vec<String> = self.reasons().iter().map(|(r, n)| format!("{n} {r}")).collect();
+        format!("0/{} nodes are available: {}.", self.nodes.len(), parts.join(", "))
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Class {
+    /// A member node, for the filters and scores that read only class attributes.
+    representative: usize,
+    /// Nodes by usage, each set in name order.
+    buckets: BTreeMap<Usage, BTreeSet<usize>>,
+}
+
+#[derive(Clone, Debug)]
+struct Tally {
+    namespace: String,
+    selector: Selector,
+    /// Matching, non-terminating pods per class.
+    per_class: Vec<i64>,
+}
+
+/// Nodes and bound pods, with the indexes both scheduling paths use.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    nodes: Vec<Node>,
+    by_name: HashMap<String, usize>,
+    /// Bound pods in slots; None marks a deleted pod.
+    pods: Vec<Option<(Pod, usize)>>,
+    pod_slot: HashMap<(String, String), usize>,
+    on_node: Vec<Vec<usize>>,
+    usage: Vec<Usage>,
+    class_of: Vec<usize>,
+    classes: Vec<Class>,
+    tallies: Vec<Tally>,
+    tally_index: HashMap<String, usize>,
+}
+
+impl Cluster {
+    /// Builds a cluster from a snapshot; pods not bound to a known node are left out.
+    pub fn new(state: &State) -> Cluster {
+        let mut nodes = state.nodes.clone();
+        nodes.sort_by(|a, b| a.name.cmp(&b.name));
+        let by_name = nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i)).collect();
+        let n = nodes.len();
+        let mut cluster = Cluster {
+            nodes,
+            by_name,
+            pods: Vec::new(),
+            pod_slot: HashMap::new(),
+            on_node: vec![Vec::new(); n],
+            usage: vec![Usage::default(); n],
+            class_of: Vec::new(),
+            classes: Vec::new(),
+            tallies: Vec::new(),
+            tally_index: HashMap::new(),
+        };
+        cluster.rebuild_classes();
+        for pod in &state.pods {
+            if let Some(node) = pod.node_name.clone() {
+                let _ = cluster.bind(pod.clone(), &node);
+            }
+        }
+        cluster
+    }
+
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    pub fn node(&self, name: &str) -> Option<&Node> {
+        self.by_name.get(name).map(|&i| &self.nodes[i])
+    }
+
+    /// Bound pods with their node names, in no particular order.
+    pub fn pods(&self) -> impl Iterator<Item = (&Pod, &str)> {
+        self.pods.iter().flatten().map(|(p, n)| (p, self.nodes[*n].name.as_str()))
+    }
+
+    /// Pods bound to one node.
+    pub fn pods_on(&self, node: &str) -> Vec<&Pod> {
+        let Some(&i) = self.by_name.get(node) else { return Vec::new() };
+        self.on_node[i].iter().filter_map(|&s| self.pods[s].as_ref().map(|(p, _)| p)).collect()
+    }
+
+    /// The node a pod is bound to.
+    pub fn node_of(&self, namespace: &str, name: &str) -> Option<&str> {
+        let slot = self.pod_slot.get(&(namespace.to_string(), name.to_string()))?;
+        self.pods[*slot].as_ref().map(|(_, n)| self.nodes[*n].name.as_str())
+    }
+
+    /// Binds a pod to a node (replacing a bound pod of the same namespace and name).
+    pub fn bind(&mut self, mut pod: Pod, node: &str) -> Result<(), String> {
+        let &ni = self.by_name.get(node).ok_or_else(|| format!("no node `{node}`"))?;
+        self.remove(&pod.namespace.clone(), &pod.name.clone());
+        pod.node_name = Some(node.to_string());
+        self.usage_move(ni, &pod, 1);
+        let class = self.class_of[ni];
+        for tally in &mut self.tallies {
+            if counts(tally, &pod) {
+                tally.per_class[class] += 1;
+            }
+        }
+        let slot = self.pods.len();
+        self.pod_slot.insert((pod.namespace.clone(), pod.name.clone()), slot);
+        self.on_node[ni].push(slot);
+        self.pods.push(Some((pod, ni)));
+        Ok(())
+    }
+
+    /// Deletes a bound pod; returns it if it was there.
+    pub fn remove(&mut self, namespace: &str, name: &str) -> Option<Pod> {
+        let slot = self.pod_slot.remove(&(namespace.to_string(), name.to_string()))?;
+        let (pod, ni) = self.pods[slot].take()?;
+        self.on_node[ni].retain(|&s| s != slot);
+        self.usage_move(ni, &pod, -1);
+        let class = self.class_of[ni];
+        for tally in &mut self.tallies {
+            if counts(tally, &pod) {
+                tally.per_class[class] -= 1;
+            }
+        }
+        Some(pod)
+    }
+
+    /// Adds taints to a node (skipping ones it already has).
+    pub fn taint(&mut self, node: &str, taints: &[Taint]) {
+        if let Some(&i) = self.by_name.get(node) {
+            for t in taints {
+                if !self.nodes[i].taints.contains(t) {
+                    self.nodes[i].taints.push(t.clone());
+                }
+            }
+            self.rebuild_classes();
+        }
+    }
+
+    /// Sets `spec.unschedulable` (cordon).
+    pub fn cordon(&mut self, node: &str, unschedulable: bool) {
+        if let Some(&i) = self.by_name.get(node) {
+            self.nodes[i].unschedulable = unschedulable;
+            self.rebuild_classes();
+        }
+    }
+
+    fn usage_move(&mut self, ni: usize, pod: &Pod, sign: i64) {
+        let class = &mut self.classes[self.class_of[ni]];
+        let old = self.usage[ni];
+        if let Some(set) = class.buckets.get_mut(&old) {
+            set.remove(&ni);
+            if set.is_empty() {
+                class.buckets.remove(&old);
+            }
+        }
+        self.usage[ni].add(pod, sign);
+        class.buckets.entry(self.usage[ni]).or_default().insert(ni);
+    }
+
+    fn rebuild_classes(&mut self) {
+        type Key<'a> = (Vec<(&'a String, &'a String)>, &'a [Taint], bool, super::objects::Resources);
+        let mut keys: BTreeMap<Key<'_>, usize> = BTreeMap::new();
+        let mut class_of = Vec::with_capacity(self.nodes.len());
+        let mut classes: Vec<Class> = Vec::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            let labels: Vec<_> = node.labels.iter().filter(|(k, _)| *k != super::objects::HOSTNAME_KEY).collect();
+            let key = (labels, node.taints.as_slice(), node.unschedulable, node.allocatable);
+            let next = classes.len();
+            let c = *keys.entry(key).or_insert(next);
+            if c == next {
+                classes.push(Class { representative: i, buckets: BTreeMap::new() });
+            }
+            classes[c].buckets.entry(self.usage[i]).or_default().insert(i);
+            class_of.push(c);
+        }
+        self.class_of = class_of;
+        self.classes = classes;
+        self.tallies.clear();
+        self.tally_index.clear();
+    }
+
+    /// Per-domain counts of one constraint over the nodes that carry every key of `all` and pass
+    /// the constraint's inclusion policies (upstream PreFilter/PreScore counting), by full scan.
+    fn scan_counts(&self, pod: &Pod, con: &plugins::Constraint, all: &[plugins::Constraint]) -> HashMap<String, i64> {
+        let mut counts = HashMap::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            if !plugins::has_all_keys(&node.labels, all) || !con.includes(pod, node) {
+                continue;
+            }
+            let value = node.labels.get(&con.key).cloned().unwrap_or_default();
+            let n = self.on_node[i]
+                .iter()
+                .filter_map(|&s| self.pods[s].as_ref())
+                .filter(|(p, _)| con.matches(&pod.namespace, p))
+                .count() as i64;
+            *counts.entry(value).or_insert(0) += n;
+        }
+        counts
+    }
+
+    /// The same counts from the per-class tallies.
+    fn tally_counts(
+        &mut self,
+        pod: &Pod,
+        con: &plugins::Constraint,
+        all: &[plugins::Constraint],
+    ) -> HashMap<String, i64> {
+        let mut counts = HashMap::new();
+        let tally = con.selector.as_ref().map(|s| self.tally(&pod.namespace, s));
+        for (ci, class) in self.classes.iter().enumerate() {
+            let node = &self.nodes[class.representative];
+            if !plugins::has_all_keys(&node.labels, all) || !con.includes(pod, node) {
+                continue;
+            }
+            let value = node.labels.get(&con.key).cloned().unwrap_or_default();
+            let n = tally.map_or(0, |t| self.tallies[t].per_class[ci]);
+            *counts.entry(value).or_insert(0) += n;
+        }
+        counts
+    }
+
+    fn tally(&mut self, namespace: &str, selector: &Selector) -> usize {
+        let key = format!("{namespace}\u{0}{selector:?}");
+        if let Some(&t) = self.tally_index.get(&key) {
+            return t;
+        }
+        let mut tally = Tally {
+            namespace: namespace.to_string(),
+            selector: selector.clone(),
+            per_class: vec![0; self.classes.len()],
+        };
+        for (pod, ni) in self.pods.iter().flatten() {
+            if counts(&tally, pod) {
+                tally.per_class[self.class_of[*ni]] += 1;
+            }
+        }
+        self.tallies.push(tally);
+        self.tally_index.insert(key, self.tallies.len() - 1);
+        self.tallies.len() - 1
+    }
+
+    /// The reference path: every plugin on every node.
+    pub fn cycle(&self, pod: &Pod) -> Cycle {
+        let spread = Spread::of(pod);
+        let hard: Vec<Domains> =
+            spread.hard.iter().map(|c| Domains { counts: self.scan_counts(pod, c, &spread.hard) }).collect();
+        let mut outcomes: Vec<Option<Outcome>> = vec![None; self.nodes.len()];
+        let mut feasible = Vec::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            let verdict = plugins::filter_node(pod, node)
+                .and_then(|()| plugins::filter_fit(pod, &node.allocatable, &self.usage[i]))
+                .and_then(|()| plugins::filter_spread(pod, &spread, &hard, &node.labels));
+            match verdict {
+                Ok(()) => feasible.push(i),
+                Err(r) => outcomes[i] = Some(Outcome::Rejected(r)),
+            }
+        }
+        let soft: Vec<HashMap<String, i64>> = spread
+            .soft
+            .iter()
+            .map(|c| {
+                let all: &[plugins::Constraint] = if spread.require_all_keys { &spread.soft } else { &[] };
+                self.scan_counts(pod, c, all)
+            })
+            .collect();
+        let candidates: Vec<Candidate<'_>> = feasible
+            .iter()
+            .map(|&i| Candidate { node: &self.nodes[i], usage: self.usage[i], multiplicity: 1 })
+            .collect();
+        let scores = plugins::score(pod, &spread, &candidates, &soft, |c, ci| {
+            let con = &spread.soft[ci];
+            self.on_node[feasible[c]]
+                .iter()
+                .filter_map(|&s| self.pods[s].as_ref())
+                .filter(|(p, _)| con.matches(&pod.namespace, p))
+                .count() as i64
+        });
+        let mut selected: Option<(i64, usize)> = None;
+        for (k, &i) in feasible.iter().enumerate() {
+            if selected.is_none_or(|(best, _)| scores[k].total > best) {
+                selected = Some((scores[k].total, i));
+            }
+            outcomes[i] = Some(Outcome::Feasible(scores[k]));
+        }
+        Cycle {
+            nodes: self.nodes.iter().zip(outcomes).filter_map(|(n, o)| o.map(|o| (n.name.clone(), o))).collect(),
+            selected: selected.map(|(_, i)| self.nodes[i].name.clone()),
+        }
+    }
+
+    /// Whether the fast path gives exactly the reference answer for this pod.
+    fn fast_path_applies(pod: &Pod, spread: &Spread) -> bool {
+        pod.spec.node_name.is_none()
+            && !spread.mentions_hostname()
+            && !pod.spec.node_selector.contains_key(super::objects::HOSTNAME_KEY)
+            && !pod.spec.required_terms.iter().flatten().any(|t| t.mentions_node_identity())
+            && !pod.spec.preferred_terms.iter().any(|(_, t)| t.mentions_node_identity())
+    }
+
+    /// Chooses the node the reference path would choose, usually without visiting every node.
+    pub fn select(&mut self, pod: &Pod) -> Option<String> {
+        let spread = Spread::of(pod);
+        if !Cluster::fast_path_applies(pod, &spread) {
+            return self.cycle(pod).selected;
+        }
+        let hard: Vec<Domains> =
+            spread.hard.iter().map(|c| Domains { counts: self.tally_counts(pod, c, &spread.hard) }).collect();
+        let soft: Vec<HashMap<String, i64>> = spread
+            .soft
+            .iter()
+            .map(|c| {
+                let all: Vec<plugins::Constraint> =
+                    if spread.require_all_keys { spread.soft.clone() } else { Vec::new() };
+                self.tally_counts(pod, c, &all)
+            })
+            .collect();
+        // Feasible buckets: (class, usage, lowest node, multiplicity).
+        let mut units: Vec<(usize, Usage, usize)> = Vec::new();
+        let mut candidates = Vec::new();
+        for class in &self.classes {
+            let node = &self.nodes[class.representative];
+            if plugins::filter_node(pod, node).is_err()
+                || plugins::filter_spread(pod, &spread, &hard, &node.labels).is_err()
+            {
+                continue;
+            }
+            for (usage, members) in &class.buckets {
+                if plugins::filter_fit(pod, &node.allocatable, usage).is_ok() {
+                    let first = *members.first()?;
+                    units.push((class.representative, *usage, first));
+                    candidates.push(Candidate { node, usage: *usage, multiplicity: members.len() });
+                }
+            }
+        }
+        let scores = plugins::score(pod, &spread, &candidates, &soft, |_, _| 0);
+        let mut best: Option<(i64, usize)> = None;
+        for (k, (_, _, first)) in units.iter().enumerate() {
+            let better = match best {
+                None => true,
+                Some((total, node)) => scores[k].total > total || (scores[k].total == total && *first < node),
+            };
+            if better {
+                best = Some((scores[k].total, *first));
+            }
+        }
+        best.map(|(_, i)| self.nodes[i].name.clone())
+    }
+}
+
+fn counts(tally: &Tally, pod: &Pod) -> bool {
+    !pod.terminating && pod.namespace == tally.namespace && tally.selector.matches(&pod.labels)
+}
+
+/// Labels helper for callers building pods.
+pub fn labels(pairs: &[(&str, &str)]) -> Labels {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}

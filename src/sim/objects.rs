@@ -1,0 +1,579 @@
+//! The scheduler's view of Nodes and Pods, read from real Kubernetes objects.
+//!
+//! `kubectl get nodes,pods -A -o yaml` prints a `v1 List`; users also keep
+//! YAML streams. Both are read through `serde_yaml::Value` so that a field of
+//! the wrong shape becomes a message naming the object, never a panic. Only
+//! what the modelled plugins read is kept: labels, taints, allocatable and
+//! `spec.unschedulable` of nodes; namespace, labels, binding, termination,
+//! requests, tolerations, node affinity and spread constraints of pods.
+
+use super::quantity;
+use crate::selector::{Labels, Selector, labels_from_value};
+use serde_yaml::Value;
+use std::sync::Arc;
+
+/// `kubernetes.io/hostname`, the per-node topology key.
+pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
+/// `topology.kubernetes.io/zone`, the zone topology key.
+pub const ZONE_KEY: &str = "topology.kubernetes.io/zone";
+/// Upstream's non-zero default CPU request for scoring (`DefaultMilliCPURequest`).
+pub const DEFAULT_MILLI_CPU_REQUEST: i64 = 100;
+/// Upstream's non-zero default memory request for scoring (`DefaultMemoryRequest`, 200Mi).
+pub const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
+
+/// A taint effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Effect {
+    NoSchedule,
+    PreferNoSchedule,
+    NoExecute,
+}
+
+impl Effect {
+    fn parse(text: &str) -> Option<Effect> {
+        match text {
+            "NoSchedule" => Some(Effect::NoSchedule),
+            "PreferNoSchedule" => Some(Effect::PreferNoSchedule),
+            "NoExecute" => Some(Effect::NoExecute),
+            _ => None,
+        }
+    }
+}
+
+/// A node taint.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Taint {
+    pub key: String,
+    pub value: String,
+    pub effect: Effect,
+}
+
+/// A pod toleration (`operator` empty is `Equal`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Toleration {
+    pub key: String,
+    pub exists: bool,
+    pub value: String,
+    pub effect: Option<Effect>,
+}
+
+impl Toleration {
+    /// `v1.Toleration.ToleratesTaint`.
+    pub fn tolerates(&self, taint: &Taint) -> bool {
+        if self.effect.is_some_and(|e| e != taint.effect) {
+            return false;
+        }
+        if !self.key.is_empty() && self.key != taint.key {
+            return false;
+        }
+        self.exists || self.value == taint.value
+    }
+}
+
+/// Resources the model tracks: milli-CPU, memory bytes and pod count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Resources {
+    pub milli_cpu: i64,
+    pub memory: i64,
+    pub pods: i64,
+}
+
+/// A Node as the scheduler sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    pub name: String,
+    pub labels: Labels,
+    pub taints: Vec<Taint>,
+    pub unschedulable: bool,
+    pub allocatable: Resources,
+}
+
+/// A node-selector operator (`NodeSelectorRequirement.operator`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeOp {
+    In,
+    NotIn,
+    Exists,
+    DoesNotExist,
+    Gt,
+    Lt,
+}
+
+/// One node-selector requirement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeRequirement {
+    pub key: String,
+    pub op: NodeOp,
+    pub values: Vec<String>,
+}
+
+impl NodeRequirement {
+    fn matches_value(&self, value: Option<&str>) -> bool {
+        match self.op {
+            NodeOp::In => value.is_some_and(|v| self.values.iter().any(|x| x == v)),
+            NodeOp::NotIn => value.is_none_or(|v| !self.values.iter().any(|x| x == v)),
+            NodeOp::Exists => value.is_some(),
+            NodeOp::DoesNotExist => value.is_none(),
+            NodeOp::Gt | NodeOp::Lt => {
+                let (Some(v), [bound]) = (value, self.values.as_slice()) else { return false };
+                let (Ok(v), Ok(bound)) = (v.parse::<i64>(), bound.parse::<i64>()) else { return false };
+                if self.op == NodeOp::Gt { v > bound } else { v < bound }
+            }
+        }
+    }
+}
+
+/// A `NodeSelectorTerm`: its expressions and fields are ANDed; an empty term matches nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeSelectorTerm {
+    pub expressions: Vec<NodeRequirement>,
+    /// `matchFields`; only `metadata.name` exists upstream (other keys match nothing).
+    pub fields: Vec<NodeRequirement>,
+}
+
+impl NodeSelectorTerm {
+    pub fn matches(&self, name: &str, labels: &Labels) -> bool {
+        if self.expressions.is_empty() && self.fields.is_empty() {
+            return false;
+        }
+        self.expressions.iter().all(|r| r.matches_value(labels.get(&r.key).map(String::as_str)))
+            && self.fields.iter().all(|r| {
+                r.key == "metadata.name" && matches!(r.op, NodeOp::In | NodeOp::NotIn) && r.matches_value(Some(name))
+            })
+    }
+
+    /// Whether the term looks at a node's name or hostname (then nodes are not interchangeable).
+    pub fn mentions_node_identity(&self) -> bool {
+        !self.fields.is_empty() || self.expressions.iter().any(|r| r.key == HOSTNAME_KEY)
+    }
+}
+
+/// `whenUnsatisfiable`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    DoNotSchedule,
+    ScheduleAnyway,
+}
+
+/// A pod's `topologySpreadConstraints` entry, as written (selector not yet merged with matchLabelKeys).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpreadConstraint {
+    pub max_skew: i64,
+    pub topology_key: String,
+    pub when: When,
+    /// None is a nil selector, which matches nothing.
+    pub selector: Option<Selector>,
+    pub match_label_keys: Vec<String>,
+    pub min_domains: i64,
+    /// `nodeAffinityPolicy: Honor` (the default).
+    pub honor_affinity: bool,
+    /// `nodeTaintsPolicy: Honor` (default Ignore).
+    pub honor_taints: bool,
+}
+
+/// The parts of a pod spec the modelled plugins read; shared between the replicas of a workload.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PodSpec {
+    /// Requests summed as upstream (`max(sum(containers) + sidecars, init peaks)` + overhead).
+    pub requests: Resources,
+    /// The same with 100m CPU / 200Mi memory for each container that requests none (scoring only).
+    pub nonzero_requests: Resources,
+    pub tolerations: Vec<Toleration>,
+    pub node_selector: Labels,
+    /// `requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms` (ORed); None when absent.
+    pub required_terms: Option<Vec<NodeSelectorTerm>>,
+    /// Preferred terms with their weights.
+    pub preferred_terms: Vec<(i64, NodeSelectorTerm)>,
+    pub spread: Vec<SpreadConstraint>,
+    /// `spec.nodeName` of a pod that asks for one node.
+    pub node_name: Option<String>,
+    /// The selector the system default spread constraints use (the owning ReplicaSet's or
+    /// StatefulSet's selector); None for pods no controller owns.
+    pub default_selector: Option<Selector>,
+}
+
+impl PodSpec {
+    /// Whether the pod satisfies its nodeSelector and required node affinity on this node.
+    pub fn matches_node_affinity(&self, name: &str, labels: &Labels) -> bool {
+        self.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+            && self.required_terms.as_ref().is_none_or(|terms| terms.iter().any(|t| t.matches(name, labels)))
+    }
+}
+
+/// A Pod: identity, labels, binding and a shared spec.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pod {
+    pub name: String,
+    pub namespace: String,
+    pub labels: Labels,
+    /// The node the pod is bound to (`spec.nodeName`).
+    pub node_name: Option<String>,
+    /// `metadata.deletionTimestamp` is set.
+    pub terminating: bool,
+    pub spec: Arc<PodSpec>,
+}
+
+/// Nodes and pods: a snapshot of a cluster.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    pub nodes: Vec<Node>,
+    pub pods: Vec<Pod>,
+}
+
+impl State {
+    /// Reads a YAML stream of objects (or `v1 List`s) into a state; other kinds are skipped.
+    pub fn from_yaml_str(text: &str) -> Result<State, String> {
+        let mut objects = Vec::new();
+        for document in serde_yaml::Deserializer::from_str(text) {
+            let value = <Value as serde::Deserialize>::deserialize(document).map_err(|e| e.to_string())?;
+            if !value.is_null() {
+                objects.push(value);
+            }
+        }
+        State::from_objects(objects)
+    }
+
+    /// Builds a state from parsed objects: Nodes, Pods and `List`s of them; other kinds are skipped.
+    pub fn from_objects(objects: Vec<Value>) -> Result<State, String> {
+        let mut state = State::default();
+        let mut errors = Vec::new();
+        for object in flatten_lists(objects)? {
+            let result = match str_at(&object, &["kind"]) {
+                Some("Node") => parse_node(&object).map(|n| state.nodes.push(n)),
+                Some("Pod") => parse_pod(&object, "default").map(|p| state.pods.push(p)),
+                Some(_) => Ok(()),
+                None => Err("a document has no `kind`".to_string()),
+            };
+            if let Err(e) = result {
+                errors.push(e);
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors.join("; "));
+        }
+        state.nodes.sort_by(|a, b| a.name.cmp(&b.name));
+        if let Some(pair) = state.nodes.windows(2).find(|w| w[0].name == w[1].name) {
+            return Err(format!("node `{}` appears twice", pair[0].name));
+        }
+        Ok(state)
+    }
+}
+
+/// Expands `v1 List` objects (`items`) into their members.
+pub fn flatten_lists(objects: Vec<Value>) -> Result<Vec<Value>, String> {
+    let mut out = Vec::new();
+    for object in objects {
+        if !object.is_mapping() {
+            return Err("a document is not a mapping (a Kubernetes object)".into());
+        }
+        if str_at(&object, &["kind"]).is_some_and(|k| k == "List" || k.ends_with("List")) {
+            match object.get("items") {
+                Some(Value::Sequence(items)) => out.extend(flatten_lists(items.clone())?),
+                Some(Value::Null) | None => {}
+                Some(_) => return Err("`items` of a List must be a list".into()),
+            }
+        } else {
+            out.push(object);
+        }
+    }
+    Ok(out)
+}
+
+/// The value at a path of mapping keys.
+pub fn at<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    let mut current = value;
+    for key in path {
+        current = current.get(*key)?;
+    }
+    if current.is_null() { None } else { Some(current) }
+}
+
+/// The string at a path, if it is a string.
+pub fn str_at<'a>(value: &'a Value, path: &[&str]) -> Option<&'a str> {
+    at(value, path).and_then(Value::as_str)
+}
+
+fn seq<'a>(value: Option<&'a Value>, what: &str) -> Result<&'a [Value], String> {
+    match value {
+        None => Ok(&[]),
+        Some(Value::Sequence(items)) => Ok(items),
+        Some(_) => Err(format!("{what} must be a list")),
+    }
+}
+
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn object_name(object: &Value, kind: &str) -> Result<String, String> {
+    str_at(object, &["metadata", "name"]).map(str::to_string).ok_or_else(|| format!("a {kind} has no metadata.name"))
+}
+
+/// Reads a Node.
+pub fn parse_node(object: &Value) -> Result<Node, String> {
+    let name = object_name(object, "Node")?;
+    let ctx = |e: String| format!("node `{name}`: {e}");
+    let labels = labels_from_value(at(object, &["metadata", "labels"])).map_err(ctx)?;
+    let mut taints = Vec::new();
+    for taint in seq(at(object, &["spec", "taints"]), "spec.taints").map_err(ctx)? {
+        let key = str_at(taint, &["key"]).ok_or_else(|| ctx("a taint has no key".into()))?.to_string();
+        let value = str_at(taint, &["value"]).unwrap_or("").to_string();
+        let effect = str_at(taint, &["effect"])
+            .and_then(Effect::parse)
+            .ok_or_else(|| ctx(format!("taint `{key}` has no valid effect")))?;
+        taints.push(Taint { key, value, effect });
+    }
+    let unschedulable = at(object, &["spec", "unschedulable"]).and_then(Value::as_bool).unwrap_or(false);
+    // Allocatable falls back to capacity; a node with neither has no room at all (as upstream).
+    let resources = at(object, &["status", "allocatable"]).or_else(|| at(object, &["status", "capacity"]));
+    let mut allocatable = Resources::default();
+    if let Some(resources) = resources {
+        let get = |key: &str| resources.get(key).and_then(scalar_text);
+        if let Some(cpu) = get("cpu") {
+            allocatable.milli_cpu = quantity::milli(&cpu).map_err(ctx)?;
+        }
+        if let Some(memory) = get("memory") {
+            allocatable.memory = quantity::units(&memory).map_err(ctx)?;
+        }
+        if let Some(pods) = get("pods") {
+            allocatable.pods = quantity::units(&pods).map_err(ctx)?;
+        }
+    }
+    Ok(Node { name, labels, taints, unschedulable, allocatable })
+}
+
+/// Reads a Pod; `default_namespace` applies when metadata.namespace is unset.
+pub fn parse_pod(object: &Value, default_namespace: &str) -> Result<Pod, String> {
+    let name = object_name(object, "Pod")?;
+    let ctx = |e: String| format!("pod `{name}`: {e}");
+    let namespace = str_at(object, &["metadata", "namespace"]).unwrap_or(default_namespace).to_string();
+    let labels = labels_from_value(at(object, &["metadata", "labels"])).map_err(ctx)?;
+    let terminating = at(object, &["metadata", "deletionTimestamp"]).is_some();
+    let spec = match at(object, &["spec"]) {
+        Some(spec) => parse_pod_spec(spec).map_err(ctx)?,
+        None => PodSpec::default(),
+    };
+    let node_name = spec.node_name.clone();
+    Ok(Pod { name, namespace, labels, node_name, terminating, spec: Arc::new(spec) })
+}
+
+/// Reads the parts of a `PodSpec` the model uses.
+pub fn parse_pod_spec(spec: &Value) -> Result<PodSpec, String> {
+    let mut out = PodSpec {
+        node_name: str_at(spec, &["nodeName"]).filter(|s| !s.is_empty()).map(str::to_string),
+        ..PodSpec::default()
+    };
+    let (requests, nonzero) = pod_requests(spec)?;
+    out.requests = requests;
+    out.nonzero_requests = nonzero;
+    for t in seq(at(spec, &["tolerations"]), "tolerations")? {
+        let operator = str_at(t, &["operator"]).unwrap_or("Equal");
+        let effect = match str_at(t, &["effect"]) {
+            None | Some("") => None,
+            Some(e) => Some(Effect::parse(e).ok_or_else(|| format!("toleration effect `{e}` is not valid"))?),
+        };
+        out.tolerations.push(Toleration {
+            key: str_at(t, &["key"]).unwrap_or("").to_string(),
+            exists: match operator {
+                "Exists" => true,
+                "Equal" | "" => false,
+                other => return Err(format!("toleration operator `{other}` is not Exists or Equal")),
+            },
+            value: str_at(t, &["value"]).unwrap_or("").to_string(),
+            effect,
+        });
+    }
+    out.node_selector = labels_from_value(at(spec, &["nodeSelector"])).map_err(|e| format!("nodeSelector: {e}"))?;
+    if let Some(required) = at(spec, &["affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"]) {
+        let mut terms = Vec::new();
+        for term in seq(required.get("nodeSelectorTerms"), "nodeSelectorTerms")? {
+            terms.push(parse_term(term)?);
+        }
+        out.required_terms = Some(terms);
+    }
+    let preferred = at(spec, &["affinity", "nodeAffinity", "preferredDuringSchedulingIgnoredDuringExecution"]);
+    for item in seq(preferred, "preferredDuringSchedulingIgnoredDuringExecution")? {
+        let weight = at(item, &["weight"]).and_then(Value::as_i64).ok_or("a preferred term needs a weight")?;
+        let term = match at(item, &["preference"]) {
+            Some(p) => parse_term(p)?,
+            None => NodeSelectorTerm::default(),
+        };
+        out.preferred_terms.push((weight, term));
+    }
+    for c in seq(at(spec, &["topologySpreadConstraints"]), "topologySpreadConstraints")? {
+        out.spread.push(parse_spread(c)?);
+    }
+    Ok(out)
+}
+
+fn parse_term(term: &Value) -> Result<NodeSelectorTerm, String> {
+    let mut out = NodeSelectorTerm::default();
+    for (field, list) in [("matchExpressions", &mut out.expressions), ("matchFields", &mut out.fields)] {
+        for r in seq(term.get(field).filter(|v| !v.is_null()), field)? {
+            let key = str_at(r, &["key"]).ok_or_else(|| format!("a {field} entry has no key"))?.to_string();
+            let op = match str_at(r, &["operator"]) {
+                Some("In") => NodeOp::In,
+                Some("NotIn") => NodeOp::NotIn,
+                Some("Exists") => NodeOp::Exists,
+                Some("DoesNotExist") => NodeOp::DoesNotExist,
+                Some("Gt") => NodeOp::Gt,
+                Some("Lt") => NodeOp::Lt,
+                other => return Err(format!("node selector operator `{}` is not valid", other.unwrap_or(""))),
+            };
+            let mut values = Vec::new();
+            for v in seq(r.get("values").filter(|v| !v.is_null()), "values")? {
+                values.push(scalar_text(v).ok_or("node selector values must be strings")?);
+            }
+            list.push(NodeRequirement { key, op, values });
+        }
+    }
+    Ok(out)
+}
+
+fn parse_spread(c: &Value) -> Result<SpreadConstraint, String> {
+    let topology_key = str_at(c, &["topologyKey"]).ok_or("a topologySpreadConstraint has no topologyKey")?.to_string();
+    let max_skew = at(c, &["maxSkew"]).and_then(Value::as_i64).ok_or("a topologySpreadConstraint needs maxSkew")?;
+    if max_skew < 1 {
+        return Err(format!("maxSkew {max_skew} on `{topology_key}` must be at least 1"));
+    }
+    let when = match str_at(c, &["whenUnsatisfiable"]) {
+        Some("DoNotSchedule") => When::DoNotSchedule,
+        Some("ScheduleAnyway") => When::ScheduleAnyway,
+        other => {
+            return Err(format!("whenUnsatisfiable `{}` is not DoNotSchedule or ScheduleAnyway", other.unwrap_or("")));
+        }
+    };
+    let selector = match at(c, &["labelSelector"]) {
+        Some(s) => Some(Selector::from_value(s).map_err(|e| format!("labelSelector: {e}"))?),
+        None => None,
+    };
+    let mut match_label_keys = Vec::new();
+    for k in seq(at(c, &["matchLabelKeys"]), "matchLabelKeys")? {
+        match_label_keys.push(k.as_str().ok_or("matchLabelKeys must be strings")?.to_string());
+    }
+    let min_domains = match at(c, &["minDomains"]) {
+        Some(v) => v.as_i64().filter(|n| *n >= 1).ok_or("minDomains must be a positive integer")?,
+        None => 1,
+    };
+    let policy = |field: &str, default: bool| match str_at(c, &[field]) {
+        None => Ok(default),
+        Some("Honor") => Ok(true),
+        Some("Ignore") => Ok(false),
+        Some(other) => Err(format!("{field} `{other}` is not Honor or Ignore")),
+    };
+    Ok(SpreadConstraint {
+        max_skew,
+        topology_key,
+        when,
+        selector,
+        match_label_keys,
+        min_domains,
+        honor_affinity: policy("nodeAffinityPolicy", true)?,
+        honor_taints: policy("nodeTaintsPolicy", false)?,
+    })
+}
+
+/// (cpu, memory) requests of one container; `nonzero` substitutes the scoring defaults for missing ones.
+fn container_requests(container: &Value, nonzero: bool) -> Result<Resources, String> {
+    let requests = at(container, &["resources", "requests"]);
+    let get = |key: &str| requests.and_then(|r| r.get(key)).and_then(scalar_text);
+    let milli_cpu = match get("cpu") {
+        Some(q) => quantity::milli(&q)?,
+        None if nonzero => DEFAULT_MILLI_CPU_REQUEST,
+        None => 0,
+    };
+    let memory = match get("memory") {
+        Some(q) => quantity::units(&q)?,
+        None if nonzero => DEFAULT_MEMORY_REQUEST,
+        None => 0,
+    };
+    Ok(Resources { milli_cpu, memory, pods: 0 })
+}
+
+fn add(a: Resources, b: Resources) -> Resources {
+    Resources { milli_cpu: a.milli_cpu + b.milli_cpu, memory: a.memory + b.memory, pods: a.pods + b.pods }
+}
+
+fn max(a: Resources, b: Resources) -> Resources {
+    Resources { milli_cpu: a.milli_cpu.max(b.milli_cpu), memory: a.memory.max(b.memory), pods: a.pods.max(b.pods) }
+}
+
+/// Upstream `PodRequests`: containers summed, restartable init containers (sidecars) added,
+/// plain init containers as a peak (`max`), then overhead. Returns (requests, non-zero requests).
+fn pod_requests(spec: &Value) -> Result<(Resources, Resources), String> {
+    let mut results = [Resources::default(); 2];
+    for (slot, nonzero) in [(0, false), (1, true)] {
+        let mut sum = Resources::default();
+        for c in seq(at(spec, &["containers"]), "containers")? {
+            sum = add(sum, container_requests(c, nonzero)?);
+        }
+        let mut sidecars = Resources::default();
+        let mut init_peak = Resources::default();
+        for c in seq(at(spec, &["initContainers"]), "initContainers")? {
+            let own = container_requests(c, nonzero)?;
+            if str_at(c, &["restartPolicy"]) == Some("Always") {
+                sidecars = add(sidecars, own);
+                init_peak = max(init_peak, sidecars);
+            } else {
+                init_peak = max(init_peak, add(own, sidecars));
+            }
+        }
+        let mut total = max(add(sum, sidecars), init_peak);
+        if let Some(overhead) = at(spec, &["overhead"]) {
+            if let Some(cpu) = overhead.get("cpu").and_then(scalar_text) {
+                total.milli_cpu += quantity::milli(&cpu)?;
+            }
+            if let Some(memory) = overhead.get("memory").and_then(scalar_text) {
+                total.memory += quantity::units(&memory)?;
+            }
+        }
+        results[slot] = total;
+    }
+    Ok((results[0], results[1]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(yaml: &str) -> PodSpec {
+        parse_pod_spec(&serde_yaml::from_str(yaml).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn requests_follow_the_init_container_max_rule() {
+        let s = spec(
+            "containers: [{name: a, resources: {requests: {cpu: 100m, memory: 1Gi}}}, {name: b, resources: {requests: {cpu: 200m}}}]\n\
+             initContainers: [{name: i, resources: {requests: {cpu: '1', memory: 10Mi}}}]",
+        );
+        assert_eq!(s.requests.milli_cpu, 1000);
+        assert_eq!(s.requests.memory, 1 << 30);
+        // b has no memory request: the scoring default 200Mi is added for it.
+        assert_eq!(s.nonzero_requests.memory, (1 << 30) + DEFAULT_MEMORY_REQUEST);
+    }
+
+    #[test]
+    fn list_and_stream_read_the_same() {
+        let stream = "kind: Node\nmetadata: {name: b}\n---\nkind: Node\nmetadata: {name: a}\n";
+        let list = "kind: List\nitems:\n- {kind: Node, metadata: {name: a}}\n- {kind: Node, metadata: {name: b}}\n";
+        let a = State::from_yaml_str(stream).unwrap();
+        assert_eq!(a, State::from_yaml_str(list).unwrap());
+        assert_eq!(a.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+    }
+
+    #[test]
+    fn bad_objects_are_errors_not_panics() {
+        for text in [
+            "kind: Node\n",
+            "- 1\n",
+            "kind: Node\nmetadata: {name: a}\nspec: {taints: 3}\n",
+            "kind: Pod\nmetadata: {name: p}\nspec: {topologySpreadConstraints: [{maxSkew: 0, topologyKey: k, whenUnsatisfiable: DoNotSchedule}]}\n",
+        ] {
+            assert!(State::from_yaml_str(text).is_err(), "{text}");
+        }
+    }
+}

@@ -1,0 +1,421 @@
+//! The modelled kube-scheduler plugins: filters and scores, with upstream semantics.
+//!
+//! Each function mirrors one plugin of the default profile (names as upstream)
+//! and is shared by the reference path (every node) and the fast path (one
+//! representative per group of interchangeable nodes), so both give the same
+//! answer by construction. Reasons use the scheduler's own wording. Sources:
+//! kubernetes/kubernetes `pkg/scheduler/framework/plugins/{nodeunschedulable,
+//! nodename,tainttoleration,nodeaffinity,noderesources,podtopologyspread}`.
+
+use super::objects::{Effect, HOSTNAME_KEY, Node, Pod, Resources, Taint, When, ZONE_KEY};
+use crate::selector::{Labels, Selector};
+use std::collections::HashMap;
+
+/// Default-profile score weights.
+pub const WEIGHT_TAINT: i64 = 3;
+pub const WEIGHT_AFFINITY: i64 = 2;
+pub const WEIGHT_SPREAD: i64 = 2;
+pub const WEIGHT_FIT: i64 = 1;
+pub const WEIGHT_BALANCED: i64 = 1;
+/// `framework.MaxNodeScore`.
+pub const MAX_SCORE: i64 = 100;
+
+pub const REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
+pub const REASON_NODE_NAME: &str = "node(s) didn't match the requested node name";
+pub const REASON_AFFINITY: &str = "node(s) didn't match Node's node affinity/selector";
+pub const REASON_SPREAD: &str = "node(s) didn't match pod topology spread constraints";
+pub const REASON_SPREAD_LABEL: &str = "node(s) didn't match pod topology spread constraints (missing required label)";
+
+/// What a node uses: requests of its bound pods (terminating ones included, as upstream).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Usage {
+    /// Summed requests; `pods` is the number of pods on the node.
+    pub requested: Resources,
+    /// Summed non-zero requests (scoring defaults for containers without requests).
+    pub nonzero: Resources,
+}
+
+impl Usage {
+    pub fn add(&mut self, pod: &Pod, sign: i64) {
+        let r = &pod.spec.requests;
+        let n = &pod.spec.nonzero_requests;
+        self.requested.milli_cpu += sign * r.milli_cpu;
+        self.requested.memory += sign * r.memory;
+        self.requested.pods += sign;
+        self.nonzero.milli_cpu += sign * n.milli_cpu;
+        self.nonzero.memory += sign * n.memory;
+    }
+}
+
+/// A failed filter: the plugin's reasons and whether preemption could ever help.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    pub reasons: Vec<String>,
+    pub unresolvable: bool,
+}
+
+impl Rejection {
+    fn one(reason: impl Into<String>, unresolvable: bool) -> Rejection {
+        Rejection { reasons: vec![reason.into()], unresolvable }
+    }
+
+    /// The reasons as one line, as `kubectl describe` joins them.
+    pub fn message(&self) -> String {
+        self.reasons.join(", ")
+    }
+}
+
+/// A spread constraint ready for evaluation: defaults applied, matchLabelKeys merged.
+#[derive(Clone, Debug)]
+pub struct Constraint {
+    pub max_skew: i64,
+    pub key: String,
+    /// None: a nil selector, which matches no pod.
+    pub selector: Option<Selector>,
+    pub min_domains: i64,
+    pub honor_affinity: bool,
+    pub honor_taints: bool,
+}
+
+impl Constraint {
+    pub fn matches(&self, namespace: &str, pod: &Pod) -> bool {
+        !pod.terminating && pod.namespace == namespace && self.selector.as_ref().is_some_and(|s| s.matches(&pod.labels))
+    }
+
+    /// `matchNodeInclusionPolicies`: whether the node's pods and domain count for this constraint.
+    pub fn includes(&self, pod: &Pod, node: &Node) -> bool {
+        (!self.honor_affinity || pod.spec.matches_node_affinity(&node.name, &node.labels))
+            && (!self.honor_taints || untolerated(pod, &node.taints, |e| e != Effect::PreferNoSchedule).is_none())
+    }
+}
+
+/// The pod's spread constraints for one cycle.
+#[derive(Clone, Debug, Default)]
+pub struct Spread {
+    /// DoNotSchedule constraints (filtering).
+    pub hard: Vec<Constraint>,
+    /// ScheduleAnyway constraints, or the system defaults (scoring).
+    pub soft: Vec<Constraint>,
+    /// False only for system-defaulted constraints: then nodes missing a key are still scored.
+    pub require_all_keys: bool,
+}
+
+impl Spread {
+    /// Builds the constraints as upstream `filterTopologySpreadConstraints` and `buildDefaultConstraints` do.
+    pub fn of(pod: &Pod) -> Spread {
+        let build = |when: When| -> Vec<Constraint> {
+            pod.spec
+                .spread
+                .iter()
+                .filter(|c| c.when == when)
+                .map(|c| {
+                    let mut selector = c.selector.clone();
+                    if let Some(selector) = selector.as_mut() {
+                        for key in &c.match_label_keys {
+                            if let Some(value) = pod.labels.get(key) {
+                                selector.match_labels.insert(key.clone(), value.clone());
+                            }
+                        }
+                    }
+                    Constraint {
+                        max_skew: c.max_skew,
+                        key: c.topology_key.clone(),
+                        selector,
+                        min_domains: c.min_domains,
+                        honor_affinity: c.honor_affinity,
+                        honor_taints: c.honor_taints,
+                    }
+                })
+                .collect()
+        };
+        if !pod.spec.spread.is_empty() {
+            return Spread {
+                hard: build(When::DoNotSchedule),
+                soft: build(When::ScheduleAnyway),
+                require_all_keys: true,
+            };
+        }
+        // System defaults: hostname maxSkew 3 and zone maxSkew 5, ScheduleAnyway, with the owner's selector.
+        let soft = match &pod.spec.default_selector {
+            Some(selector) if !selector.is_empty() => [(HOSTNAME_KEY, 3), (ZONE_KEY, 5)]
+                .into_iter()
+                .map(|(key, max_skew)| Constraint {
+                    max_skew,
+                    key: key.to_string(),
+                    selector: Some(selector.clone()),
+                    min_domains: 1,
+                    honor_affinity: true,
+                    honor_taints: false,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        Spread { hard: Vec::new(), soft, require_all_keys: false }
+    }
+
+    /// Whether any constraint (or the defaults) counts per node rather than per shared domain.
+    pub fn mentions_hostname(&self) -> bool {
+        self.hard.iter().chain(&self.soft).any(|c| c.key == HOSTNAME_KEY)
+    }
+}
+
+/// Whether the node carries every constraint's key.
+pub fn has_all_keys(labels: &Labels, constraints: &[Constraint]) -> bool {
+    constraints.iter().all(|c| labels.contains_key(&c.key))
+}
+
+/// The first taint (in node order) with an effect `filter` accepts that no toleration tolerates.
+pub fn untolerated<'a>(pod: &Pod, taints: &'a [Taint], filter: impl Fn(Effect) -> bool) -> Option<&'a Taint> {
+    taints.iter().find(|t| filter(t.effect) && !pod.spec.tolerations.iter().any(|tol| tol.tolerates(t)))
+}
+
+/// NodeUnschedulable, NodeName, TaintToleration and NodeAffinity: the filters that read only the node.
+pub fn filter_node(pod: &Pod, node: &Node) -> Result<(), Rejection> {
+    if node.unschedulable {
+        let cordon =
+            Taint { key: "node.kubernetes.io/unschedulable".into(), value: String::new(), effect: Effect::NoSchedule };
+        if !pod.spec.tolerations.iter().any(|t| t.tolerates(&cordon)) {
+            return Err(Rejection::one(REASON_UNSCHEDULABLE, true));
+        }
+    }
+    if pod.spec.node_name.as_ref().is_some_and(|n| *n != node.name) {
+        return Err(Rejection::one(REASON_NODE_NAME, true));
+    }
+    if let Some(taint) = untolerated(pod, &node.taints, |e| e != Effect::PreferNoSchedule) {
+        return Err(Rejection::one(format!("node(s) had untolerated taint {{{}: {}}}", taint.key, taint.value), true));
+    }
+    if !pod.spec.matches_node_affinity(&node.name, &node.labels) {
+        return Err(Rejection::one(REASON_AFFINITY, true));
+    }
+    Ok(())
+}
+
+/// NodeResourcesFit's filter: pod count, cpu and memory against allocatable.
+pub fn filter_fit(pod: &Pod, allocatable: &Resources, usage: &Usage) -> Result<(), Rejection> {
+    let mut reasons = Vec::new();
+    if usage.requested.pods + 1 > allocatable.pods {
+        reasons.push("Too many pods".to_string());
+    }
+    let r = &pod.spec.requests;
+    if r.milli_cpu > 0 && r.milli_cpu > allocatable.milli_cpu - usage.requested.milli_cpu {
+        reasons.push("Insufficient cpu".to_string());
+    }
+    if r.memory > 0 && r.memory > allocatable.memory - usage.requested.memory {
+        reasons.push("Insufficient memory".to_string());
+    }
+    if reasons.is_empty() { Ok(()) } else { Err(Rejection { reasons, unresolvable: false }) }
+}
+
+/// One hard constraint's eligible domains and their counts (`TpValueToMatchNum`).
+#[derive(Clone, Debug, Default)]
+pub struct Domains {
+    pub counts: HashMap<String, i64>,
+}
+
+impl Domains {
+    /// The global minimum, 0 while there are fewer eligible domains than minDomains.
+    pub fn global_min(&self, min_domains: i64) -> i64 {
+        if (self.counts.len() as i64) < min_domains {
+            return 0;
+        }
+        self.counts.values().copied().min().unwrap_or(0)
+    }
+}
+
+/// PodTopologySpread's filter for one node, given each hard constraint's domains.
+pub fn filter_spread(pod: &Pod, spread: &Spread, domains: &[Domains], labels: &Labels) -> Result<(), Rejection> {
+    for (c, d) in spread.hard.iter().zip(domains) {
+        let Some(value) = labels.get(&c.key) else {
+            return Err(Rejection::one(REASON_SPREAD_LABEL, true));
+        };
+        let self_match = i64::from(c.selector.as_ref().is_some_and(|s| s.matches(&pod.labels)));
+        let skew = d.counts.get(value).copied().unwrap_or(0) + self_match - d.global_min(c.min_domains);
+        if skew > c.max_skew {
+            return Err(Rejection::one(REASON_SPREAD, false));
+        }
+    }
+    Ok(())
+}
+
+/// One candidate to score: a node (or a representative of interchangeable nodes) and its usage.
+#[derive(Clone, Copy, Debug)]
+pub struct Candidate<'a> {
+    pub node: &'a Node,
+    pub usage: Usage,
+    /// How many nodes this candidate stands for (1 on the reference path).
+    pub multiplicity: usize,
+}
+
+/// Normalised per-plugin scores of one candidate and their weighted total.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Scores {
+    pub taint_toleration: i64,
+    pub node_affinity: i64,
+    pub pod_topology_spread: i64,
+    pub least_allocated: i64,
+    pub balanced_allocation: i64,
+    pub total: i64,
+}
+
+/// NodeResourcesFit LeastAllocated (cpu and memory, weight 1 each) on non-zero requests.
+pub fn least_allocated(pod: &Pod, allocatable: &Resources, usage: &Usage) -> i64 {
+    let pairs = [
+        (usage.nonzero.milli_cpu + pod.spec.nonzero_requests.milli_cpu, allocatable.milli_cpu),
+        (usage.nonzero.memory + pod.spec.nonzero_requests.memory, allocatable.memory),
+    ];
+    let (mut sum, mut weights) = (0, 0);
+    for (requested, capacity) in pairs {
+        if capacity == 0 {
+            continue;
+        }
+        sum += if requested > capacity { 0 } else { (capacity - requested) * MAX_SCORE / capacity };
+        weights += 1;
+    }
+    if weights == 0 { 0 } else { sum / weights }
+}
+
+/// NodeResourcesBalancedAllocation on real requests; None when skipped (best-effort pod).
+pub fn balanced_allocation(pod: &Pod, allocatable: &Resources, usage: &Usage) -> Option<i64> {
+    let r = &pod.spec.requests;
+    if r.milli_cpu == 0 && r.memory == 0 {
+        return None;
+    }
+    let pairs = [
+        (usage.requested.milli_cpu + r.milli_cpu, allocatable.milli_cpu),
+        (usage.requested.memory + r.memory, allocatable.memory),
+    ];
+    let fractions: Vec<f64> =
+        pairs.iter().filter(|(_, a)| *a != 0).map(|(q, a)| (*q as f64 / *a as f64).min(1.0)).collect();
+    let std = if fractions.len() == 2 { ((fractions[0] - fractions[1]) / 2.0).abs() } else { 0.0 };
+    Some(((1.0 - std) * MAX_SCORE as f64) as i64)
+}
+
+/// Scores every feasible candidate as the default profile does, with each plugin's normalisation.
+///
+/// `soft_counts[i]` maps a domain value of soft constraint `i` to its matching pods (PreScore's
+/// counts over all nodes); `host_count(candidate, i)` is the per-node count for hostname keys.
+pub fn score(
+    pod: &Pod,
+    spread: &Spread,
+    candidates: &[Candidate<'_>],
+    soft_counts: &[HashMap<String, i64>],
+    host_count: impl Fn(usize, usize) -> i64,
+) -> Vec<Scores> {
+    let n = candidates.len();
+    let mut out = vec![Scores::default(); n];
+    // TaintToleration: intolerable PreferNoSchedule taints, reversed normalisation.
+    let prefer: Vec<_> =
+        pod.spec.tolerations.iter().filter(|t| t.effect.is_none_or(|e| e == Effect::PreferNoSchedule)).collect();
+    let taint_raw: Vec<i64> = candidates
+        .iter()
+        .map(|c| {
+            c.node
+                .taints
+                .iter()
+                .filter(|t| t.effect == Effect::PreferNoSchedule && !prefer.iter().any(|tol| tol.tolerates(t)))
+                .count() as i64
+        })
+        .collect();
+    let taint_max = taint_raw.iter().copied().max().unwrap_or(0);
+    // NodeAffinity preferred terms (skipped when the pod has none).
+    let affinity_raw: Vec<i64> = candidates
+        .iter()
+        .map(|c| {
+            pod.spec
+                .preferred_terms
+                .iter()
+                .filter(|(_, t)| t.matches(&c.node.name, &c.node.labels))
+                .map(|(w, _)| *w)
+                .sum()
+        })
+        .collect();
+    let affinity_max = affinity_raw.iter().copied().max().unwrap_or(0);
+    // PodTopologySpread.
+    let spread_scores = spread_scores(spread, candidates, soft_counts, host_count);
+    for (i, c) in candidates.iter().enumerate() {
+        let s = &mut out[i];
+        s.taint_toleration = if taint_max == 0 { MAX_SCORE } else { MAX_SCORE - MAX_SCORE * taint_raw[i] / taint_max };
+        s.node_affinity = if affinity_max == 0 { 0 } else { MAX_SCORE * affinity_raw[i] / affinity_max };
+        s.pod_topology_spread = spread_scores.as_ref().map_or(0, |v| v[i]);
+        s.least_allocated = least_allocated(pod, &c.node.allocatable, &c.usage);
+        s.balanced_allocation = balanced_allocation(pod, &c.node.allocatable, &c.usage).unwrap_or(0);
+        s.total = WEIGHT_TAINT * s.taint_toleration
+            + WEIGHT_AFFINITY * s.node_affinity
+            + WEIGHT_SPREAD * s.pod_topology_spread
+            + WEIGHT_FIT * s.least_allocated
+            + WEIGHT_BALANCED * s.balanced_allocation;
+    }
+    out
+}
+
+/// PodTopologySpread's normalised scores, or None when the plugin is skipped (no soft constraints).
+fn spread_scores(
+    spread: &Spread,
+    candidates: &[Candidate<'_>],
+    soft_counts: &[HashMap<String, i64>],
+    host_count: impl Fn(usize, usize) -> i64,
+) -> Option<Vec<i64>> {
+    if spread.soft.is_empty() {
+        return None;
+    }
+    let ignored: Vec<bool> =
+        candidates.iter().map(|c| spread.require_all_keys && !has_all_keys(&c.node.labels, &spread.soft)).collect();
+    // Topology sizes over the scored candidates: distinct values, or nodes for hostname.
+    let weights: Vec<f64> = spread
+        .soft
+        .iter()
+        .map(|con| {
+            let size = if con.key == HOSTNAME_KEY {
+                candidates.iter().zip(&ignored).filter(|(_, ig)| !**ig).map(|(c, _)| c.multiplicity).sum::<usize>()
+            } else {
+                let mut values: Vec<&str> = candidates
+                    .iter()
+                    .zip(&ignored)
+                    .filter(|(_, ig)| !**ig)
+                    .map(|(c, _)| c.node.labels.get(&con.key).map_or("", String::as_str))
+                    .collect();
+                values.sort_unstable();
+                values.dedup();
+                values.len()
+            };
+            ((size + 2) as f64).ln()
+        })
+        .collect();
+    let raw: Vec<i64> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            if ignored[i] {
+                return 0;
+            }
+            let mut total = 0.0;
+            for (ci, con) in spread.soft.iter().enumerate() {
+                let Some(value) = c.node.labels.get(&con.key) else { continue };
+                let count = if con.key == HOSTNAME_KEY {
+                    host_count(i, ci)
+                } else {
+                    soft_counts[ci].get(value).copied().unwrap_or(0)
+                };
+                total += count as f64 * weights[ci] + (con.max_skew - 1) as f64;
+            }
+            total.round() as i64
+        })
+        .collect();
+    let scored = || raw.iter().zip(&ignored).filter(|(_, ig)| !**ig).map(|(r, _)| *r);
+    let min = scored().min().unwrap_or(0);
+    let max = scored().max().unwrap_or(0).max(0);
+    Some(
+        raw.iter()
+            .zip(&ignored)
+            .map(|(r, ig)| {
+                if *ig {
+                    0
+                } else if max == 0 {
+                    MAX_SCORE
+                } else {
+                    MAX_SCORE * (max + min - r) / max
+                }
+            })
+            .collect(),
+    )
+}

@@ -1,0 +1,595 @@
+//! `kix verify`'s engine: availability scenarios for the workloads of one instance.
+//!
+//! Every scenario starts from a fresh copy of the state after all workloads of
+//! the instance were placed in order, and asks what the level promises:
+//! 1. Rollout: every replica places; none Pending.
+//! 2. Domain loss: for each domain of the level (each zone, each node, each
+//!    pod) that holds a replica, the domain fails: its nodes get the
+//!    `node.kubernetes.io/unreachable` NoSchedule and NoExecute taints and
+//!    their pods are deleted (one pod at level pod). At least one replica must
+//!    keep running; the controllers recreate the deleted pods, and at level
+//!    node or zone a replacement left Pending while a surviving node has room
+//!    fails the level (the Pending reason is shown).
+//! 3. Rolling update (Deployments): the deployment controller's surge and
+//!    unavailability arithmetic replaces every pod with a new
+//!    pod-template-hash; it must finish, and at level pod or above never
+//!    leave fewer than one available replica.
+//! 4. Drain: each node holding a replica is cordoned and drained through the
+//!    eviction API, honouring every PodDisruptionBudget as the disruption
+//!    controller computes it; evicted pods are recreated and rescheduled
+//!    (ready once bound). The drain must finish.
+//!
+//! Also, each spread constraint's selector is counted: a selector that counts
+//! a set of one pod balances nothing.
+
+use super::cluster::{Cluster, Outcome};
+use super::objects::{Effect, Pod, State, Taint, str_at};
+use super::plugins::{REASON_SPREAD, Spread};
+use super::workload::{IntOrPercent, Kind, Workload};
+use crate::level::Level;
+use crate::selector::Selector;
+use serde::Serialize;
+use serde_yaml::Value;
+use std::collections::BTreeMap;
+
+/// One workload to verify and the level it was compiled for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkloadLevel {
+    /// `Deployment` or `StatefulSet`.
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub level: Level,
+}
+
+/// What to verify: per-workload levels and the cluster's failure-domain keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyRequest {
+    pub workloads: Vec<WorkloadLevel>,
+    /// The node failure-domain key (usually `kubernetes.io/hostname`).
+    pub node_key: String,
+    /// The zone failure-domain key (usually `topology.kubernetes.io/zone`).
+    pub zone_key: String,
+}
+
+/// The outcome of one scenario for one workload.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ScenarioResult {
+    pub scenario: String,
+    pub pass: bool,
+    pub findings: Vec<String>,
+}
+
+/// One failed domain in scenario 2.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DomainLoss {
+    /// The zone, node or pod that failed.
+    pub domain: String,
+    /// Replicas still running right after the failure.
+    pub running: i64,
+    /// Replicas the failure took.
+    pub lost: i64,
+    /// Replacement pod to the node it was scheduled on.
+    pub replacements: BTreeMap<String, String>,
+    /// Replacement pod to the scheduler's message, for those left Pending.
+    pub pending: BTreeMap<String, String>,
+}
+
+/// The verdict on one workload (instance-agnostic: the caller adds cluster and instance).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WorkloadVerdict {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub level: Level,
+    pub replicas: i64,
+    /// Fewest replicas left running under the loss of one domain of the level (None below pod).
+    pub worst_case_running: Option<i64>,
+    /// Replacements scheduled, summed over the domain losses, and per loss where they went.
+    pub replacements_scheduled: i64,
+    pub domain_losses: Vec<DomainLoss>,
+    /// For each spread constraint (by topology key and whenUnsatisfiable), the pods its selector counts.
+    pub selector_counts: BTreeMap<String, usize>,
+    pub scenarios: Vec<ScenarioResult>,
+    pub meets_level: bool,
+}
+
+/// A PodDisruptionBudget.
+#[derive(Clone, Debug)]
+struct Budget {
+    namespace: String,
+    name: String,
+    selector: Selector,
+    min_available: Option<IntOrPercent>,
+    max_unavailable: Option<IntOrPercent>,
+}
+
+fn int_or_percent(v: &Value) -> Option<IntOrPercent> {
+    if let Some(n) = v.as_i64() {
+        return Some(IntOrPercent::Int(n));
+    }
+    v.as_str()?.strip_suffix('%')?.parse().ok().map(IntOrPercent::Percent)
+}
+
+fn read_budgets(objects: &[Value]) -> Vec<Budget> {
+    objects
+        .iter()
+        .filter(|o| str_at(o, &["kind"]) == Some("PodDisruptionBudget"))
+        .filter_map(|o| {
+            Some(Budget {
+                namespace: str_at(o, &["metadata", "namespace"]).unwrap_or("default").to_string(),
+                name: str_at(o, &["metadata", "name"])?.to_string(),
+                selector: Selector::from_value(super::objects::at(o, &["spec", "selector"])?).ok()?,
+                min_available: super::objects::at(o, &["spec", "minAvailable"]).and_then(int_or_percent),
+                max_unavailable: super::objects::at(o, &["spec", "maxUnavailable"]).and_then(int_or_percent),
+            })
+        })
+        .collect()
+}
+
+/// The world a scenario mutates: the cluster, the workloads and who owns which bound pod.
+#[derive(Clone)]
+struct World<'a> {
+    cluster: Cluster,
+    workloads: &'a [Workload],
+    budgets: &'a [Budget],
+    /// Replacement counter per workload, for fresh Deployment pod names.
+    next_index: Vec<usize>,
+}
+
+impl<'a> World<'a> {
+    fn owned(&self, w: usize) -> Vec<(Pod, String)> {
+        let workload = &self.workloads[w];
+        let mut pods: Vec<(Pod, String)> =
+            self.cluster.pods().filter(|(p, _)| workload.owns(p)).map(|(p, n)| (p.clone(), n.to_string())).collect();
+        pods.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        pods
+    }
+
+    fn owner_of(&self, pod: &Pod) -> Option<usize> {
+        self.workloads.iter().position(|w| w.owns(pod))
+    }
+
+    /// The controller's replacement for a deleted pod (same revision; StatefulSets keep the name).
+    fn replacement(&mut self, w: usize, deleted: &Pod) -> Pod {
+        let workload = &self.workloads[w];
+        let spec = std::sync::Arc::clone(&deleted.spec);
+        let mut pod = match workload.kind {
+            Kind::StatefulSet => deleted.clone(),
+            Kind::Deployment => {
+                let index = self.next_index[w];
+                self.next_index[w] += 1;
+                let mut pod = workload.pod(&spec, 0, index);
+                pod.labels = deleted.labels.clone();
+                pod
+            }
+        };
+        pod.node_name = None;
+        pod
+    }
+
+    /// Schedules a pod; binds it and returns the node, or the Pending message.
+    fn schedule(&mut self, pod: Pod) -> Result<String, String> {
+        match self.cluster.select(&pod) {
+            Some(node) => {
+                let _ = self.cluster.bind(pod, &node);
+                Ok(node)
+            }
+            None => Err(self.cluster.cycle(&pod).failure_message()),
+        }
+    }
+
+    /// disruptionsAllowed of a budget, as the disruption controller computes it.
+    fn disruptions_allowed(&self, budget: &Budget) -> (i64, String) {
+        let covered = |p: &Pod| p.namespace == budget.namespace && budget.selector.matches(&p.labels);
+        let healthy = self.cluster.pods().filter(|(p, _)| !p.terminating && covered(p)).count() as i64;
+        let expected: i64 = self
+            .workloads
+            .iter()
+            .filter(|w| w.namespace == budget.namespace && budget.selector.matches(&w.template_labels))
+            .map(|w| w.replicas)
+            .sum();
+        let (desired, rule) = match (&budget.max_unavailable, &budget.min_available) {
+            (Some(max), _) => (expected - max.resolve(expected, true), format!("maxUnavailable {}", show(max))),
+            (None, Some(min)) => (min.resolve(expected, true), format!("minAvailable {}", show(min))),
+            (None, None) => (expected, "no policy".to_string()),
+        };
+        let allowed = (healthy - desired).max(0);
+        (allowed, format!("{rule}: {expected} expected, {healthy} healthy, {desired} desired healthy"))
+    }
+}
+
+fn show(v: &IntOrPercent) -> String {
+    match v {
+        IntOrPercent::Int(n) => n.to_string(),
+        IntOrPercent::Percent(p) => format!("{p}%"),
+    }
+}
+
+fn unreachable_taints() -> [Taint; 2] {
+    [Effect::NoSchedule, Effect::NoExecute].map(|effect| Taint {
+        key: "node.kubernetes.io/unreachable".into(),
+        value: String::new(),
+        effect,
+    })
+}
+
+/// Runs every scenario for the workloads of one instance.
+///
+/// `objects` are the compiled objects of the instance (Deployments, StatefulSets, PDBs, ...)
+/// in their namespaces; workloads are placed in object order. Workloads the request does not
+/// list are placed but get no verdict.
+pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyRequest) -> Vec<WorkloadVerdict> {
+    let workloads: Vec<Workload> =
+        objects.iter().filter_map(|o| Workload::from_object(o, "default").ok().flatten()).collect();
+    let budgets = read_budgets(objects);
+    let mut world = World {
+        cluster: Cluster::new(state),
+        workloads: &workloads,
+        budgets: &budgets,
+        next_index: workloads.iter().map(|w| w.replicas.max(0) as usize).collect(),
+    };
+    let mut rollout_pending: Vec<BTreeMap<String, String>> = vec![BTreeMap::new(); workloads.len()];
+    for (w, workload) in workloads.iter().enumerate() {
+        let spec = workload.pod_spec(0);
+        for index in 0..workload.replicas.max(0) as usize {
+            let pod = workload.pod(&spec, 0, index);
+            let name = pod.name.clone();
+            if let Err(message) = world.schedule(pod) {
+                rollout_pending[w].insert(name, message);
+            }
+        }
+    }
+    let mut verdicts = Vec::new();
+    for wanted in &request.workloads {
+        let Some(w) = workloads.iter().position(|x| {
+            format!("{:?}", x.kind) == wanted.kind && x.namespace == wanted.namespace && x.name == wanted.name
+        }) else {
+            continue;
+        };
+        verdicts.push(verdict(&world, w, wanted.level, request, &rollout_pending[w]));
+    }
+    verdicts
+}
+
+fn verdict(
+    world: &World<'_>,
+    w: usize,
+    level: Level,
+    request: &VerifyRequest,
+    pending: &BTreeMap<String, String>,
+) -> WorkloadVerdict {
+    let workload = &world.workloads[w];
+    let mut scenarios = Vec::new();
+    let rollout_findings: Vec<String> = pending.iter().map(|(p, m)| format!("{p} Pending: {m}")).collect();
+    scenarios.push(ScenarioResult { scenario: "rollout".into(), pass: pending.is_empty(), findings: rollout_findings });
+    let selector_counts = selector_counts(world, w);
+    let mut verdict = WorkloadVerdict {
+        kind: format!("{:?}", workload.kind),
+        namespace: workload.namespace.clone(),
+        name: workload.name.clone(),
+        level,
+        replicas: workload.replicas,
+        worst_case_running: None,
+        replacements_scheduled: 0,
+        domain_losses: Vec::new(),
+        selector_counts: selector_counts.clone(),
+        scenarios: Vec::new(),
+        meets_level: false,
+    };
+    if level >= Level::Pod {
+        let ones: Vec<String> = selector_counts
+            .iter()
+            .filter(|(_, n)| **n <= 1)
+            .map(|(c, n)| format!("the spread constraint {c} counts a set of {n} pod(s): it balances nothing"))
+            .collect();
+        scenarios.push(ScenarioResult { scenario: "selectors".into(), pass: ones.is_empty(), findings: ones });
+        let (result, losses) = domain_loss(world, w, level, request);
+        verdict.worst_case_running = losses.iter().map(|l| l.running).min();
+        verdict.replacements_scheduled = losses.iter().map(|l| l.replacements.len() as i64).sum();
+        verdict.domain_losses = losses;
+        scenarios.push(result);
+        if workload.kind == Kind::Deployment {
+            scenarios.push(rolling_update(world, w, level));
+        }
+        scenarios.push(drain(world, w));
+    }
+    verdict.meets_level = scenarios.iter().all(|s| s.pass);
+    verdict.scenarios = scenarios;
+    verdict
+}
+
+/// For each spread constraint of the template, the bound pods its (merged) selector counts.
+fn selector_counts(world: &World<'_>, w: usize) -> BTreeMap<String, usize> {
+    let workload = &world.workloads[w];
+    let mut out = BTreeMap::new();
+    let Some((sample, _)) = world.owned(w).into_iter().next() else { return out };
+    let spread = Spread::of(&sample);
+    if sample.spec.spread.is_empty() {
+        return out;
+    }
+    for (con, when) in
+        spread.hard.iter().map(|c| (c, "DoNotSchedule")).chain(spread.soft.iter().map(|c| (c, "ScheduleAnyway")))
+    {
+        let n = world.cluster.pods().filter(|(p, _)| con.matches(&workload.namespace, p)).count();
+        out.insert(format!("{} ({when})", con.key), n);
+    }
+    out
+}
+
+fn domain_loss(
+    world: &World<'_>,
+    w: usize,
+    level: Level,
+    request: &VerifyRequest,
+) -> (ScenarioResult, Vec<DomainLoss>) {
+    let owned = world.owned(w);
+    let key = if level == Level::Zone { &request.zone_key } else { &request.node_key };
+    // The failed units: (label, nodes to fail, pods to delete).
+    let mut units: BTreeMap<String, (Vec<String>, Vec<Pod>)> = BTreeMap::new();
+    match level {
+        Level::Pod => {
+            for (pod, _) in &owned {
+                units.insert(format!("pod {}", pod.name), (Vec::new(), vec![pod.clone()]));
+            }
+        }
+        _ => {
+            for (_, node) in &owned {
+                let Some(value) = world.cluster.node(node).and_then(|n| n.labels.get(key)) else { continue };
+                let nodes: Vec<String> = world
+                    .cluster
+                    .nodes()
+                    .iter()
+                    .filter(|n| n.labels.get(key) == Some(value))
+                    .map(|n| n.name.clone())
+                    .collect();
+                let pods = nodes.iter().flat_map(|n| world.cluster.pods_on(n)).cloned().collect();
+                let label = if level == Level::Zone { format!("zone {value}") } else { format!("node {value}") };
+                units.insert(label, (nodes, pods));
+            }
+        }
+    }
+    let mut findings = Vec::new();
+    let mut losses = Vec::new();
+    let mut pass = true;
+    if owned.is_empty() {
+        findings.push("no replica is running, so every domain loss takes them all".into());
+        pass = false;
+    }
+    for (label, (nodes, pods)) in units {
+        let mut world = world.clone();
+        for node in &nodes {
+            world.cluster.taint(node, &unreachable_taints());
+        }
+        for pod in &pods {
+            world.cluster.remove(&pod.namespace, &pod.name);
+        }
+        let running = world.owned(w).len() as i64;
+        let mut loss = DomainLoss {
+            domain: label.clone(),
+            running,
+            lost: owned.len() as i64 - running,
+            replacements: BTreeMap::new(),
+            pending: BTreeMap::new(),
+        };
+        // Controllers recreate every deleted pod, workload by workload.
+        for pod in &pods {
+            let Some(owner) = world.owner_of(pod) else { continue };
+            let replacement = world.replacement(owner, pod);
+            let name = replacement.name.clone();
+            let probe = replacement.clone();
+            match world.schedule(replacement) {
+                Ok(node) if owner == w => {
+                    loss.replacements.insert(name, node);
+                }
+                Err(message) if owner == w => {
+                    let room = level >= Level::Node && has_room(&world.cluster, &probe, &nodes);
+                    if room {
+                        pass = false;
+                        findings.push(format!(
+                            "{label} lost: replacement {name} stays Pending although surviving nodes have room: {message}{}",
+                            hint(&probe, key)
+                        ));
+                    } else {
+                        findings
+                            .push(format!("{label} lost: replacement {name} stays Pending (no room left): {message}"));
+                    }
+                    loss.pending.insert(name, message);
+                }
+                _ => {}
+            }
+        }
+        if running == 0 {
+            pass = false;
+            findings.push(format!("{label} lost: no replica keeps running ({} lost)", loss.lost));
+        }
+        losses.push(loss);
+    }
+    (ScenarioResult { scenario: "domain-loss".into(), pass, findings }, losses)
+}
+
+/// Whether a surviving node (outside `failed`) rejects the pod only for its spread constraints.
+fn has_room(cluster: &Cluster, pod: &Pod, failed: &[String]) -> bool {
+    cluster.cycle(pod).nodes.iter().any(|(node, outcome)| {
+        !failed.contains(node) && matches!(outcome, Outcome::Rejected(r) if r.reasons == [REASON_SPREAD])
+    })
+}
+
+fn hint(pod: &Pod, key: &str) -> String {
+    let ignores = pod
+        .spec
+        .spread
+        .iter()
+        .any(|c| c.topology_key == key && c.when == super::objects::When::DoNotSchedule && !c.honor_taints);
+    if ignores {
+        format!(
+            " (the DoNotSchedule constraint on {key} has nodeTaintsPolicy Ignore, so the failed domain still counts as an empty domain and holds the global minimum at 0; set nodeTaintsPolicy: Honor)"
+        )
+    } else {
+        String::new()
+    }
+}
+
+fn rolling_update(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
+    let mut world = world.clone();
+    let workload = world.workloads[w].clone();
+    let replicas = workload.replicas;
+    let surge = workload.max_surge.resolve(replicas, true);
+    let unavailable = workload.max_unavailable.resolve(replicas, false);
+    let mut findings = Vec::new();
+    if surge == 0 && unavailable == 0 {
+        let f = "maxSurge and maxUnavailable are both 0: the API server refuses this strategy".to_string();
+        return ScenarioResult { scenario: "rolling-update".into(), pass: false, findings: vec![f] };
+    }
+    let new_spec = workload.pod_spec(1);
+    let new_hash = workload.revision_hash(1);
+    let is_new = |p: &Pod| p.labels.get("pod-template-hash") == Some(&new_hash);
+    let mut pending: Vec<Pod> = Vec::new();
+    let mut created = 0usize;
+    let mut min_available = i64::MAX;
+    let mut pass = true;
+    loop {
+        let mut progress = false;
+        let owned = world.owned(w);
+        let old: Vec<Pod> = owned.iter().filter(|(p, _)| !is_new(p)).map(|(p, _)| p.clone()).collect();
+        let new_ready = owned.len() as i64 - old.len() as i64;
+        let new_total = new_ready + pending.len() as i64;
+        // Scale up the new ReplicaSet within maxSurge.
+        if new_total < replicas && (old.len() as i64 + new_total) < replicas + surge {
+            let pod = workload.pod(&new_spec, 1, created);
+            created += 1;
+            match world.schedule(pod.clone()) {
+                Ok(_) => {}
+                Err(_) => pending.push(pod),
+            }
+            progress = true;
+        } else {
+            // Retry Pending new pods.
+            let mut still = Vec::new();
+            for pod in std::mem::take(&mut pending) {
+                match world.schedule(pod.clone()) {
+                    Ok(_) => progress = true,
+                    Err(_) => still.push(pod),
+                }
+            }
+            pending = still;
+            // Scale down the old ReplicaSet while availability allows.
+            let available = world.owned(w).len() as i64;
+            if !progress && !old.is_empty() && available > replicas - unavailable {
+                world.cluster.remove(&old[0].namespace, &old[0].name);
+                progress = true;
+            }
+        }
+        let available = world.owned(w).len() as i64;
+        min_available = min_available.min(available);
+        let owned = world.owned(w);
+        if owned.len() as i64 == replicas && owned.iter().all(|(p, _)| is_new(p)) && pending.is_empty() {
+            break;
+        }
+        if !progress {
+            pass = false;
+            let reasons: Vec<String> = pending
+                .iter()
+                .map(|p| format!("{} Pending: {}", p.name, world.cluster.cycle(p).failure_message()))
+                .collect();
+            findings.push(format!(
+                "the rollout deadlocks with {} new and {} old pods running (maxSurge {surge}, maxUnavailable {unavailable}): {}",
+                owned.iter().filter(|(p, _)| is_new(p)).count(),
+                owned.iter().filter(|(p, _)| !is_new(p)).count(),
+                reasons.join("; ")
+            ));
+            break;
+        }
+        if created > 4 * replicas.max(1) as usize + 16 {
+            pass = false;
+            findings.push("the rollout does not converge".into());
+            break;
+        }
+    }
+    if level >= Level::Pod && min_available < 1 && replicas > 0 {
+        pass = false;
+        findings.push(format!("the rollout drops to {min_available} available replicas"));
+    }
+    findings.insert(
+        0,
+        format!(
+            "maxSurge {surge}, maxUnavailable {unavailable}; fewest available during the rollout: {}",
+            min_available.max(0)
+        ),
+    );
+    ScenarioResult { scenario: "rolling-update".into(), pass, findings }
+}
+
+fn drain(world: &World<'_>, w: usize) -> ScenarioResult {
+    let mut nodes: Vec<String> = world.owned(w).into_iter().map(|(_, n)| n).collect();
+    nodes.sort();
+    nodes.dedup();
+    let mut findings = Vec::new();
+    let mut pass = true;
+    for node in nodes {
+        let mut world = world.clone();
+        world.cluster.cordon(&node, true);
+        loop {
+            let pods: Vec<Pod> = world.cluster.pods_on(&node).into_iter().cloned().collect();
+            if pods.is_empty() {
+                break;
+            }
+            let mut progress = false;
+            let mut blocked = Vec::new();
+            for pod in pods {
+                let covering: Vec<&Budget> = world
+                    .budgets
+                    .iter()
+                    .filter(|b| b.namespace == pod.namespace && b.selector.matches(&pod.labels))
+                    .collect();
+                let allowed = match covering.as_slice() {
+                    [] => Ok(()),
+                    [budget] => {
+                        let (n, why) = world.disruptions_allowed(budget);
+                        if n > 0 {
+                            Ok(())
+                        } else {
+                            Err(format!(
+                                "PodDisruptionBudget {}/{} allows no disruption ({why})",
+                                budget.namespace, budget.name
+                            ))
+                        }
+                    }
+                    many => Err(format!(
+                        "it is covered by {} PodDisruptionBudgets ({}): the eviction API refuses it",
+                        many.len(),
+                        many.iter().map(|b| b.name.as_str()).collect::<Vec<_>>().join(", ")
+                    )),
+                };
+                match allowed {
+                    Ok(()) => {
+                        world.cluster.remove(&pod.namespace, &pod.name);
+                        if let Some(owner) = world.owner_of(&pod) {
+                            let replacement = world.replacement(owner, &pod);
+                            if let Err(message) = world.schedule(replacement.clone())
+                                && owner == w
+                            {
+                                findings.push(format!(
+                                    "drain of {node}: replacement {} of evicted {} stays Pending: {message}",
+                                    replacement.name, pod.name
+                                ));
+                            }
+                        }
+                        progress = true;
+                    }
+                    Err(why) => blocked.push((pod, why)),
+                }
+            }
+            if !progress {
+                for (pod, why) in blocked {
+                    if world.owner_of(&pod) == Some(w) {
+                        pass = false;
+                        findings.push(format!("drain of {node} is blocked: evicting {} fails: {why}", pod.name));
+                    }
+                }
+                break;
+            }
+        }
+    }
+    ScenarioResult { scenario: "drain".into(), pass, findings }
+}

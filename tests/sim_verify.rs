@@ -1,0 +1,100 @@
+//! Scenario tests for the verify engine (issue 3): the shipped three-zone shape meets zone,
+//! a hard zone rule without `nodeTaintsPolicy: Honor` fails domain loss, a single-replica
+//! PDB blocks a drain.
+
+use kix::level::Level;
+use kix::sim::{State, VerifyRequest, WorkloadLevel, WorkloadVerdict, verify_workloads};
+
+fn objects(text: &str) -> Vec<serde_yaml::Value> {
+    serde_yaml::Deserializer::from_str(text)
+        .map(|d| <serde_yaml::Value as serde::Deserialize>::deserialize(d).unwrap())
+        .collect()
+}
+
+fn run(manifest: &str, name: &str, level: Level) -> WorkloadVerdict {
+    let state = State::from_yaml_str(include_str!("sim/three-zones.yaml")).unwrap();
+    let request = VerifyRequest {
+        workloads: vec![WorkloadLevel {
+            kind: "Deployment".into(),
+            namespace: "shop".into(),
+            name: name.into(),
+            level,
+        }],
+        node_key: "kubernetes.io/hostname".into(),
+        zone_key: "topology.kubernetes.io/zone".into(),
+    };
+    let mut verdicts = verify_workloads(&state, &objects(manifest), &request);
+    assert_eq!(verdicts.len(), 1);
+    verdicts.remove(0)
+}
+
+fn scenario<'a>(v: &'a WorkloadVerdict, name: &str) -> &'a kix::sim::ScenarioResult {
+    v.scenarios.iter().find(|s| s.scenario == name).unwrap_or_else(|| panic!("no scenario {name}: {v:#?}"))
+}
+
+#[test]
+fn three_zone_deployment_with_honor_meets_zone() {
+    let v = run(include_str!("sim/web.yaml"), "web", Level::Zone);
+    assert!(v.meets_level, "{v:#?}");
+    assert_eq!(v.worst_case_running, Some(2));
+    // Three zones lost in turn, one replacement each, never in the failed zone.
+    assert_eq!(v.domain_losses.len(), 3);
+    assert_eq!(v.replacements_scheduled, 3);
+    for loss in &v.domain_losses {
+        let zone = loss.domain.trim_start_matches("zone zone-");
+        assert!(loss.replacements.values().all(|node| !node.starts_with(&format!("node-{zone}"))), "{loss:?}");
+    }
+    for s in ["rollout", "selectors", "domain-loss", "rolling-update", "drain"] {
+        assert!(scenario(&v, s).pass, "{s}: {v:#?}");
+    }
+    assert_eq!(v.selector_counts.get("topology.kubernetes.io/zone (DoNotSchedule)"), Some(&3));
+}
+
+#[test]
+fn hard_zone_rule_without_taints_policy_honor_leaves_replacements_pending() {
+    let v = run(include_str!("sim/web-no-honor.yaml"), "web", Level::Zone);
+    assert!(!v.meets_level);
+    let loss = scenario(&v, "domain-loss");
+    assert!(!loss.pass);
+    assert_eq!(v.replacements_scheduled, 0, "{v:#?}");
+    let finding = &loss.findings[0];
+    assert!(finding.contains("stays Pending although surviving nodes have room"), "{finding}");
+    assert!(finding.contains("didn't match pod topology spread constraints"), "{finding}");
+    assert!(finding.contains("nodeTaintsPolicy"), "{finding}");
+    // The replicas themselves survive: two of three keep running.
+    assert_eq!(v.worst_case_running, Some(2));
+}
+
+#[test]
+fn single_replica_with_zero_budget_blocks_drain() {
+    let v = run(include_str!("sim/single.yaml"), "solo", Level::Pod);
+    assert!(!v.meets_level);
+    let drain = scenario(&v, "drain");
+    assert!(!drain.pass);
+    assert!(
+        drain
+            .findings
+            .iter()
+            .any(|f| f.contains("is blocked") && f.contains("PodDisruptionBudget shop/solo allows no disruption")),
+        "{drain:?}"
+    );
+    // And a single replica cannot survive losing it.
+    assert_eq!(v.worst_case_running, Some(0));
+    assert!(!scenario(&v, "domain-loss").pass);
+}
+
+#[test]
+fn level_none_only_needs_the_rollout() {
+    let v = run(include_str!("sim/single.yaml"), "solo", Level::None);
+    assert!(v.meets_level, "{v:#?}");
+    assert_eq!(v.scenarios.len(), 1);
+}
+
+#[test]
+fn verdicts_serialize_to_json() {
+    let v = run(include_str!("sim/web-no-honor.yaml"), "web", Level::Zone);
+    let json = serde_json::to_value(&v).unwrap();
+    assert_eq!(json["level"], "zone");
+    assert_eq!(json["meets_level"], false);
+    assert!(json["domain_losses"][0]["pending"].as_object().is_some_and(|m| m.len() == 1), "{json}");
+}
