@@ -4,7 +4,7 @@
 use crate::cli::{BuildArgs, Format, SelectArgs, VerifyArgs};
 use crate::derive::{self, ClusterPlan};
 use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
-use crate::{emit, load, print_diagnostics, print_stdout, resolve};
+use crate::{emit, load, print_diagnostics, print_stdout, resolve, verify};
 use std::process::ExitCode;
 
 /// Everything a compile produced: plans (complete only when there are no errors) and findings.
@@ -58,10 +58,30 @@ pub fn check_command(args: &SelectArgs) -> ExitCode {
     report(&compiled.diagnostics, args.format)
 }
 
-/// `kix verify`.
+/// `kix verify`: compile, then run the scheduler scenarios; exit 1 when a workload misses its level.
 pub fn verify_command(args: &VerifyArgs) -> ExitCode {
-    let compiled = compile(&args.select);
-    report(&compiled.diagnostics, args.select.format)
+    let mut compiled = compile(&args.select);
+    if !compiled.ok() {
+        return report(&compiled.diagnostics, args.select.format);
+    }
+    let snapshot = match args.state.as_deref().map(verify::read_state).transpose() {
+        Ok(snapshot) => snapshot,
+        Err(diagnostic) => {
+            compiled.diagnostics.push(diagnostic);
+            return report(&compiled.diagnostics, args.select.format);
+        }
+    };
+    let reports = verify::verify(&compiled.clusters, snapshot.as_ref(), &mut compiled.diagnostics);
+    match args.select.format {
+        Format::Text => print_stdout(&verify::render_text(&reports)),
+        Format::Json => print_stdout(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&reports).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+        )),
+    }
+    let status = report(&compiled.diagnostics, args.select.format);
+    let failures: usize = reports.iter().map(verify::ClusterReport::failures).sum();
+    if failures > 0 { ExitCode::FAILURE } else { status }
 }
 
 /// Prints the findings and picks the exit status.

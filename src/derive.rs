@@ -29,6 +29,9 @@ pub const RESOLVED_ANNOTATION: &str = "kix.dev/availability-resolved";
 pub struct ClusterPlan {
     pub name: String,
     pub instances: Vec<InstancePlan>,
+    /// The Node objects of the cluster's `[[nodePools]]` (empty without an inventory).
+    pub nodes: Vec<Value>,
+    pub domains: crate::resolve::FailureDomains,
 }
 
 /// The compiled output of one instance: its objects in emit order.
@@ -72,7 +75,8 @@ pub fn derive(resolved: &Resolved<'_>, diagnostics: &mut Diagnostics) -> Vec<Clu
             }
         }
         report_overlapping_workloads(cluster, resolved, diagnostics);
-        plans.push(ClusterPlan { name: cluster.name.clone(), instances });
+        let nodes = crate::inventory::nodes(&cluster.file.raw.node_pools, &cluster.domains);
+        plans.push(ClusterPlan { name: cluster.name.clone(), instances, nodes, domains: cluster.domains.clone() });
     }
     plans
 }

@@ -99,6 +99,8 @@ codes! {
         "R4: the package declares meta.availability.max below the level the cluster or instance requests, so the whole instance runs at the ceiling.";
     WorkloadCeiling = "K0308", Warning, "a workload ceiling lowered one workload's level",
         "R5: the workload declares availability.max below the instance's level, so that workload runs at its ceiling; the rest of the package keeps the full level.";
+    InvalidNodePool = "K0309", Error, "a node pool does not fit the cluster's capabilities",
+        "[[nodePools]] describe the nodes `kix verify` simulates on: pool names are DNS-1123 labels, zones must be among capabilities.availabilityZones, a single-node cluster has one node and a multi-node cluster at least two, taint effects are NoSchedule, PreferNoSchedule or NoExecute, and allocatable cpu and memory are Kubernetes quantities.";
     // K04xx: deriving replicas, spread and budgets.
     DecreasingReplicas = "K0401", Error, "a replica mapping decreases as the level rises",
         "R6: replicas = { ... } is a step function over none < pod < node < zone and must not decrease as the level rises.";

@@ -13,6 +13,7 @@ pub mod compile;
 pub mod derive;
 pub mod diag;
 pub mod emit;
+pub mod inventory;
 pub mod level;
 pub mod load;
 pub mod names;
@@ -23,6 +24,7 @@ pub mod sim;
 pub mod testing;
 #[allow(unused)]
 pub mod validate;
+pub mod verify;
 pub mod workload;
 
 use cli::{Cli, Command, Format};

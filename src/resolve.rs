@@ -453,6 +453,11 @@ fn resolve_cluster<'t>(file: &'t ClusterFile, packages: &[Package<'t>], diagnost
         used_keys.push(key);
     }
 
+    // The node inventory `kix verify` simulates on.
+    if !crate::inventory::validate(&raw.node_pools, &substrate, source, &subject, diagnostics) {
+        valid = false;
+    }
+
     // The cluster's own level against its substrate (R3).
     let level = *raw.availability.get_ref();
     check_support(&substrate, level, located(source, &raw.availability), &subject, &name, diagnostics, &mut valid);
