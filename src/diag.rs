@@ -152,12 +152,15 @@ pub struct Location {
     /// How many characters the caret underlines.
     #[serde(skip)]
     pub width: usize,
+    /// 1-based column of the caret within `snippet` (differs from `column` when a long line is cut).
+    #[serde(skip)]
+    pub snippet_column: usize,
 }
 
 impl Location {
     /// A location naming only a file.
     pub fn file(file: impl Into<PathBuf>) -> Location {
-        Location { file: file.into(), line: None, column: None, snippet: None, width: 0 }
+        Location { file: file.into(), line: None, column: None, snippet: None, width: 0, snippet_column: 0 }
     }
 }
 
@@ -282,7 +285,7 @@ impl Diagnostic {
             }
             if let (Some(line), Some(snippet)) = (location.line, &location.snippet) {
                 pad = " ".repeat(line.to_string().len());
-                let column = location.column.unwrap_or(1);
+                let column = location.snippet_column.max(1);
                 let _ = writeln!(out, "{pad}{blue}-->{reset} {position}");
                 let _ = writeln!(out, "{pad} {blue}|{reset}");
                 let _ = writeln!(out, "{blue}{line} |{reset} {snippet}");
@@ -425,12 +428,14 @@ impl SourceFile {
         let column = self.text[line_start..start].chars().count() + 1;
         let end = self.char_boundary(span.end.clamp(start, line_start + line_text.len()));
         let width = self.text[start..end].chars().count().max(1);
+        let (snippet, snippet_column, width) = window(line_text, column, width);
         Location {
             file: self.display.clone(),
             line: Some(line_index + 1),
             column: Some(column),
-            snippet: Some(line_text.to_string()),
+            snippet: Some(snippet),
             width,
+            snippet_column,
         }
     }
 
@@ -439,12 +444,14 @@ impl SourceFile {
         let line_index = line.saturating_sub(1).min(self.line_starts.len() - 1);
         let line_text = self.line_text(line_index);
         let width = line_text.chars().skip(column.saturating_sub(1)).take_while(|c| !c.is_whitespace()).count();
+        let (snippet, snippet_column, width) = window(line_text, column.max(1), width.max(1));
         Location {
             file: self.display.clone(),
             line: Some(line_index + 1),
             column: Some(column.max(1)),
-            snippet: Some(line_text.to_string()),
-            width: width.max(1),
+            snippet: Some(snippet),
+            width,
+            snippet_column,
         }
     }
 
@@ -464,10 +471,44 @@ impl SourceFile {
     }
 }
 
+/// The widest snippet shown; longer lines are cut to a window around the caret.
+const MAX_SNIPPET_CHARS: usize = 120;
+
+/// Cuts a long line to a window around `column`, returning the snippet, the caret's column in it and its width.
+fn window(line: &str, column: usize, width: usize) -> (String, usize, usize) {
+    let length = line.chars().count();
+    if length <= MAX_SNIPPET_CHARS {
+        return (line.to_string(), column, width);
+    }
+    let start = column.saturating_sub(MAX_SNIPPET_CHARS / 2).min(length.saturating_sub(MAX_SNIPPET_CHARS));
+    let end = (start + MAX_SNIPPET_CHARS).min(length);
+    let mut snippet: String = line.chars().skip(start).take(end - start).collect();
+    let mut caret = column - start;
+    if start > 0 {
+        snippet.insert_str(0, "...");
+        caret += 3;
+    }
+    if end < length {
+        snippet.push_str("...");
+    }
+    (snippet, caret, width.min(MAX_SNIPPET_CHARS))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
+
+    #[test]
+    fn long_lines_are_cut_around_the_caret() {
+        let line = format!("x = {}", "[".repeat(1000));
+        let source = SourceFile::new("a.toml", line);
+        let location = source.locate(500..501);
+        let snippet = location.snippet.unwrap();
+        assert!(snippet.len() < 140 && snippet.starts_with("...") && snippet.ends_with("..."), "{snippet}");
+        assert_eq!(location.column, Some(501));
+        assert_eq!(snippet.chars().nth(location.snippet_column - 1), Some('['));
+    }
 
     #[test]
     fn codes_are_unique_and_well_formed() {

@@ -37,7 +37,7 @@ pub fn validate_object(object: &Value) -> Vec<String> {
 
     match object.get("metadata") {
         Some(metadata) if metadata.is_mapping() => {
-            let labels = validate_metadata(metadata, "metadata", &mut problems);
+            validate_metadata(metadata, "metadata", &mut problems);
             if workload || pdb {
                 match metadata.get("name").and_then(Value::as_str) {
                     Some(name) => {
@@ -48,7 +48,6 @@ pub fn validate_object(object: &Value) -> Vec<String> {
                     None => problems.push("metadata.name", "required"),
                 }
             }
-            drop(labels);
         }
         _ => problems.push("metadata", "required, and must be a mapping"),
     }
@@ -112,10 +111,8 @@ fn validate_metadata(metadata: &Value, path: &str, problems: &mut Problems) -> O
         match namespace.as_str() {
             Some(namespace) => {
                 if let Err(why) = dns1123_label(namespace) {
-                    problems.push(
-                        &format!("{path}.namespace"),
-                        format!("`{namespace}` is not a DNS-1123 label: {why}"),
-                    );
+                    problems
+                        .push(&format!("{path}.namespace"), format!("`{namespace}` is not a DNS-1123 label: {why}"));
                 }
             }
             None => problems.push(&format!("{path}.namespace"), "must be a string"),
@@ -184,9 +181,7 @@ fn validate_workload_spec(spec: &Value, problems: &mut Problems) {
     };
     let template_labels = match template.get("metadata").filter(|m| !m.is_null()) {
         None => Some(Labels::new()),
-        Some(metadata) if metadata.is_mapping() => {
-            validate_metadata(metadata, "spec.template.metadata", problems)
-        }
+        Some(metadata) if metadata.is_mapping() => validate_metadata(metadata, "spec.template.metadata", problems),
         Some(_) => {
             problems.push("spec.template.metadata", "must be a mapping");
             None
@@ -245,10 +240,8 @@ fn validate_spread_constraints(constraints: &Value, path: &str, problems: &mut P
             );
         }
         if !pairs.insert((key.to_string(), action.to_string())) {
-            problems.push(
-                &format!("{path}.{{topologyKey, whenUnsatisfiable}}"),
-                format!("duplicate {{{key}, {action}}}"),
-            );
+            problems
+                .push(&format!("{path}.{{topologyKey, whenUnsatisfiable}}"), format!("duplicate {{{key}, {action}}}"));
         }
 
         if let Some(min_domains) = constraint.get("minDomains").filter(|v| !v.is_null()) {
@@ -410,12 +403,13 @@ mod tests {
 
     #[test]
     fn valid_emitted_objects_pass() {
-        let stateful = deployment("").replace("kind: Deployment", "kind: StatefulSet").replace(
-            "        matchLabelKeys: [pod-template-hash]\n",
-            "        minDomains: 2\n        nodeAffinityPolicy: Ignore\n",
+        let stateful = deployment("")
+            .replace("kind: Deployment", "kind: StatefulSet")
+            .replace("        matchLabelKeys: [pod-template-hash]\n", "        nodeAffinityPolicy: Ignore\n");
+        let with_min_domains = first_constraint(
+            "whenUnsatisfiable: ScheduleAnyway",
+            "whenUnsatisfiable: DoNotSchedule\n        minDomains: 3",
         );
-        let with_min_domains =
-            first_constraint("whenUnsatisfiable: ScheduleAnyway", "whenUnsatisfiable: DoNotSchedule\n        minDomains: 3");
         let other_kind = "apiVersion: v1\nkind: Service\nmetadata:\n  name: Not_A_Subdomain_But_Unchecked\nspec: 7\n";
         check(&[
             (deployment(""), ""),
@@ -437,17 +431,32 @@ mod tests {
             (first_constraint("maxSkew: 1", "maxSkew: -2"), "must be greater than zero (it is -2)"),
             (first_constraint("maxSkew: 1", "maxSkew: \"1\""), "maxSkew: must be an integer"),
             (first_constraint("- maxSkew: 1\n", "- \n"), "maxSkew: must be greater than zero (it is not set)"),
-            (first_constraint("topologyKey: kubernetes.io/hostname", "topologyKey: \"\""), "topologyKey: can not be empty"),
-            (first_constraint("topologyKey: kubernetes.io/hostname", "topologyKey: -rack"), "not a valid label key"),
-            (first_constraint("whenUnsatisfiable: ScheduleAnyway", "whenUnsatisfiable: Always"), "`Always` is not supported"),
-            (first_constraint("        whenUnsatisfiable: ScheduleAnyway\n", ""), "`` is not supported"),
-            (first_constraint("nodeTaintsPolicy: Honor", "nodeTaintsPolicy: honor"), "nodeTaintsPolicy: is not supported"),
             (
-                first_constraint("nodeTaintsPolicy: Honor", "nodeTaintsPolicy: Honor\n        nodeAffinityPolicy: Always"),
+                first_constraint("topologyKey: kubernetes.io/hostname", "topologyKey: \"\""),
+                "topologyKey: can not be empty",
+            ),
+            (first_constraint("topologyKey: kubernetes.io/hostname", "topologyKey: -rack"), "not a valid label key"),
+            (
+                first_constraint("whenUnsatisfiable: ScheduleAnyway", "whenUnsatisfiable: Always"),
+                "`Always` is not supported",
+            ),
+            (first_constraint("        whenUnsatisfiable: ScheduleAnyway\n", ""), "`` is not supported"),
+            (
+                first_constraint("nodeTaintsPolicy: Honor", "nodeTaintsPolicy: honor"),
+                "nodeTaintsPolicy: is not supported",
+            ),
+            (
+                first_constraint(
+                    "nodeTaintsPolicy: Honor",
+                    "nodeTaintsPolicy: Honor\n        nodeAffinityPolicy: Always",
+                ),
                 "nodeAffinityPolicy: is not supported",
             ),
             (
-                first_constraint("labelSelector:\n          matchLabels:\n            app: api\n", "labelSelector: {matchExpressions: [{key: app, operator: In}]}\n"),
+                first_constraint(
+                    "labelSelector:\n          matchLabels:\n            app: api\n",
+                    "labelSelector: {matchExpressions: [{key: app, operator: In}]}\n",
+                ),
                 "labelSelector: operator In on `app` needs at least one value",
             ),
         ]);
@@ -480,8 +489,7 @@ mod tests {
     fn match_label_keys_need_a_selector_and_a_key_it_does_not_use() {
         let without_selector =
             first_constraint("        labelSelector:\n          matchLabels:\n            app: api\n", "");
-        let key_in_selector =
-            first_constraint("matchLabelKeys: [pod-template-hash]", "matchLabelKeys: [app]");
+        let key_in_selector = first_constraint("matchLabelKeys: [pod-template-hash]", "matchLabelKeys: [app]");
         let key_in_expressions = first_constraint(
             "labelSelector:\n          matchLabels:\n            app: api\n",
             "labelSelector: {matchExpressions: [{key: pod-template-hash, operator: Exists}], matchLabels: {app: api}}\n",
@@ -518,11 +526,14 @@ mod tests {
             (base.replace("namespace: shop", "namespace: Shop"), "metadata.namespace: `Shop` is not a DNS-1123 label"),
             (base.replace("name: api\n", "name: API\n"), "metadata.name: `API` is not a DNS-1123 subdomain"),
             (
-                base.replace("      labels:\n        app: api\n", "      labels:\n        app: api\n        x: \"-\"\n"),
+                base.replace(
+                    "      labels:\n        app: api\n",
+                    "      labels:\n        app: api\n        x: \"-\"\n",
+                ),
                 "spec.template.metadata.labels.x: `-` is not a valid label value",
             ),
             (
-                base.replacen("matchLabels:\n      app: api", "matchLabels:\n      app: api_", 1),
+                base.replacen("matchLabels:\n      app: api", "matchLabels:\n      app: other", 1),
                 "spec.template.metadata.labels: `selector` does not match template `labels`",
             ),
             (
@@ -548,7 +559,10 @@ mod tests {
             (pdb("  minAvailable: \"%\"\n"), "must be an integer or percentage"),
             (pdb("  minAvailable: 1.5\n"), "must be an integer or percentage"),
             (pdb("  minAvailable: [1]\n"), "must be an integer or percentage"),
-            (pdb("  maxUnavailable: 1\n  unhealthyPodEvictionPolicy: Always\n"), "unhealthyPodEvictionPolicy: is not supported"),
+            (
+                pdb("  maxUnavailable: 1\n  unhealthyPodEvictionPolicy: Always\n"),
+                "unhealthyPodEvictionPolicy: is not supported",
+            ),
             (
                 pdb("  maxUnavailable: 1\n").replace("app: api", "app: \"a b\""),
                 "spec.selector: matchLabels value `a b`",
