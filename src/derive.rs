@@ -91,7 +91,8 @@ fn derive_instance(
     let cluster_scoped_crds = cluster_scoped_custom_kinds(package);
     let mut objects = Vec::new();
     let mut workloads = Vec::new();
-    let mut identities: BTreeMap<(String, String, String), Location> = BTreeMap::new();
+    // Where each object came from, index for index with `objects`.
+    let mut origins: Vec<Origin> = Vec::new();
 
     for (index, document) in package.dir.documents.iter().enumerate() {
         let mut value = document.value.clone();
@@ -122,16 +123,14 @@ fn derive_instance(
             metadata.remove("namespace");
         }
         set_labels(&mut value, &instance.name);
-        claim_identity(
-            &mut identities,
-            document,
-            namespaced.then_some(instance.namespace.as_str()),
-            subject,
-            diagnostics,
-        );
         objects.push(value);
+        origins.push(Origin { location: document.location(), derived_for: None });
 
         let Some(view) = package.workloads.iter().find(|(i, _)| *i == index).map(|(_, view)| view) else { continue };
+        if workloads.iter().any(|w: &WorkloadPlan| w.kind == view.kind && w.name == view.name) {
+            // A second copy of a workload: reported as a duplicate object below, derived once.
+            continue;
+        }
         let plan = plan_workload(cluster, instance, package, document, view, diagnostics);
         let object = objects.last_mut().expect("pushed above");
         patch_workload(object, view, &plan);
@@ -146,28 +145,15 @@ fn derive_instance(
                     WorkloadKind::StatefulSet => EvictionPolicy::IfHealthyBudget,
                 });
             let pdb = derived_pdb(view, &instance.namespace, &instance.name, policy);
-            let key = ("policy".to_string(), "PodDisruptionBudget".to_string(), view.name.clone());
-            if let Some(first) = identities.get(&key) {
-                diagnostics.push(
-                    Diagnostic::new(
-                        Code::DuplicateObject,
-                        format!(
-                            "kix derives PodDisruptionBudget {} for {} {}, but the package already ships a \
-                             PodDisruptionBudget of that name that does not select its pods",
-                            view.name,
-                            view.kind.as_str(),
-                            view.name
-                        ),
-                    )
-                    .at(first.clone())
-                    .about(subject)
-                    .workload(&view.name),
-                );
-            }
             objects.push(pdb);
+            origins.push(Origin {
+                location: document.location(),
+                derived_for: Some(format!("{} {}", view.kind.as_str(), view.name)),
+            });
         }
         workloads.push(plan);
     }
+    report_duplicate_objects(&objects, &origins, &instance.namespace, subject, diagnostics);
 
     InstancePlan {
         name: instance.name.clone(),
@@ -430,31 +416,56 @@ fn insert_after(map: &mut Mapping, after: &str, key: &str, value: Value) {
     }
 }
 
-fn claim_identity(
-    identities: &mut BTreeMap<(String, String, String), Location>,
-    document: &Document,
-    namespace: Option<&str>,
+/// Where an emitted object came from: a user's document, or derived for a workload.
+struct Origin {
+    location: Location,
+    derived_for: Option<String>,
+}
+
+/// Two objects of one instance with the same group, kind and name would overwrite each other on apply.
+fn report_duplicate_objects(
+    objects: &[Value],
+    origins: &[Origin],
+    namespace: &str,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
 ) {
-    let key = (document.group().to_string(), document.kind().to_string(), document.name().to_string());
-    if let Some(first) = identities.get(&key) {
-        let first_at = first.line.map_or(first.file.display().to_string(), |l| format!("{}:{l}", first.file.display()));
+    let identity = |object: &Value| {
+        let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+        let group = api_version.rsplit_once('/').map_or("", |(group, _)| group).to_string();
+        let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
+        let name = object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default();
+        (group, kind, name.to_string())
+    };
+    let mut first_seen: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+    for (index, object) in objects.iter().enumerate() {
+        let key = identity(object);
+        let Some(&first) = first_seen.get(&key) else {
+            first_seen.insert(key, index);
+            continue;
+        };
+        let (_, kind, name) = &key;
+        let describe = |origin: &Origin| match &origin.derived_for {
+            Some(workload) => format!("the one kix derives for {workload}"),
+            None => {
+                let at = &origin.location;
+                format!("{}{}", at.file.display(), at.line.map_or(String::new(), |l| format!(":{l}")))
+            }
+        };
+        // Point at a user's document: the second one when both are, else whichever is.
+        let (here, other) = if origins[index].derived_for.is_none() {
+            (&origins[index], &origins[first])
+        } else {
+            (&origins[first], &origins[index])
+        };
         diagnostics.push(
             Diagnostic::new(
                 Code::DuplicateObject,
-                format!(
-                    "{} {} is defined twice in instance namespace `{}` (first at {first_at})",
-                    document.kind(),
-                    document.name(),
-                    namespace.unwrap_or("(cluster-scoped)")
-                ),
+                format!("{kind} {name} is defined twice in namespace `{namespace}`: here and {}", describe(other)),
             )
-            .at(document.location())
+            .at(here.location.clone())
             .about(subject),
         );
-    } else {
-        identities.insert(key, document.location());
     }
 }
 
@@ -533,7 +544,10 @@ fn report_overlapping_workloads(cluster: &Cluster<'_>, resolved: &Resolved<'_>, 
     let describe = |e: &Entry<'_>| format!("{} {} (instance `{}`)", e.view.kind.as_str(), e.view.name, e.instance.name);
     for (i, a) in entries.iter().enumerate() {
         for b in entries.iter().skip(i + 1) {
-            if a.namespace != b.namespace {
+            // A duplicate of the same object is reported as such (K0412), not as an overlap with itself.
+            let same_object =
+                std::ptr::eq(a.instance, b.instance) && a.view.kind == b.view.kind && a.view.name == b.view.name;
+            if a.namespace != b.namespace || same_object {
                 continue;
             }
             let a_selects_b = a.view.selector.matches(&b.view.template_labels);

@@ -4,11 +4,11 @@
 //! matters everywhere (ceilings lower, substrates cap, replica mappings step),
 //! so the enum derives `Ord` in declaration order.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 
 /// One availability level. Declaration order is the promise order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     /// A failure or rolling update may cause downtime.
@@ -51,6 +51,28 @@ impl Level {
     }
 }
 
+/// Levels are read from plain strings, so that a wrong value gets a message in kix's words
+/// ("expected an availability level: none, pod, node or zone") rather than a parser's.
+impl<'de> Deserialize<'de> for Level {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Level, D::Error> {
+        struct LevelVisitor;
+        impl serde::de::Visitor<'_> for LevelVisitor {
+            type Value = Level;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an availability level: \"none\", \"pod\", \"node\" or \"zone\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<Level, E> {
+                Level::parse(value).ok_or_else(|| {
+                    E::custom(format!(
+                        "unknown availability level `{value}`, expected one of `none`, `pod`, `node`, `zone`"
+                    ))
+                })
+            }
+        }
+        deserializer.deserialize_str(LevelVisitor)
+    }
+}
+
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -75,5 +97,19 @@ mod tests {
         }
         assert_eq!(Level::parse("region"), None);
         assert_eq!(Level::parse("Zone"), None);
+    }
+
+    #[test]
+    fn deserialising_explains_what_a_level_is() {
+        #[derive(Debug, Deserialize)]
+        struct File {
+            #[allow(dead_code)]
+            level: Level,
+        }
+        let unknown = toml::from_str::<File>("level = \"region\"").unwrap_err().to_string();
+        assert!(unknown.contains("unknown availability level `region`"), "{unknown}");
+        let wrong_type = toml::from_str::<File>("level = true").unwrap_err().to_string();
+        assert!(wrong_type.contains("expected an availability level"), "{wrong_type}");
+        assert_eq!(toml::from_str::<File>("level = \"node\"").unwrap().level, Level::Node);
     }
 }

@@ -191,10 +191,19 @@ pub struct Instance {
 
 /// Validates every package and cluster and binds instances to packages.
 pub fn resolve<'t>(tree: &'t Tree, diagnostics: &mut Diagnostics) -> Resolved<'t> {
-    let packages: Vec<Package<'t>> =
-        tree.packages.iter().filter_map(|dir| validate_package(dir, diagnostics)).collect();
+    let mut packages = Vec::new();
+    // Packages already reported as broken: an instance naming one must not be told it does not exist.
+    let mut broken = tree.broken_packages.clone();
+    for dir in &tree.packages {
+        match validate_package(dir, diagnostics) {
+            Some(package) => packages.push(package),
+            // An invalid name cannot be matched against instances at all.
+            None if names::dns1123_label(dir.raw.meta.name.get_ref()).is_err() => broken.push(None),
+            None => broken.push(Some(dir.raw.meta.name.get_ref().clone())),
+        }
+    }
     report_duplicate_versions(&packages, diagnostics);
-    let clusters = tree.clusters.iter().map(|file| resolve_cluster(file, &packages, diagnostics)).collect();
+    let clusters = tree.clusters.iter().map(|file| resolve_cluster(file, &packages, &broken, diagnostics)).collect();
     Resolved { packages, clusters }
 }
 
@@ -353,7 +362,12 @@ fn report_duplicate_versions(packages: &[Package<'_>], diagnostics: &mut Diagnos
     }
 }
 
-fn resolve_cluster<'t>(file: &'t ClusterFile, packages: &[Package<'t>], diagnostics: &mut Diagnostics) -> Cluster<'t> {
+fn resolve_cluster<'t>(
+    file: &'t ClusterFile,
+    packages: &[Package<'t>],
+    broken: &[Option<String>],
+    diagnostics: &mut Diagnostics,
+) -> Cluster<'t> {
     let source = &file.source;
     let raw = &file.raw;
     let name = file.name.clone();
@@ -519,7 +533,8 @@ fn resolve_cluster<'t>(file: &'t ClusterFile, packages: &[Package<'t>], diagnost
             }
             None => level,
         };
-        let Some(package) = choose_package(source, raw_instance, packages, &instance_subject, diagnostics) else {
+        let Some(package) = choose_package(source, raw_instance, packages, broken, &instance_subject, diagnostics)
+        else {
             valid = false;
             continue;
         };
@@ -597,11 +612,17 @@ fn choose_package(
     source: &SourceFile,
     instance: &crate::load::cluster::RawInstance,
     packages: &[Package<'_>],
+    broken: &[Option<String>],
     subject: &Subject,
     diagnostics: &mut Diagnostics,
 ) -> Option<usize> {
     let wanted = instance.package.get_ref();
     let candidates: Vec<usize> = (0..packages.len()).filter(|&i| &packages[i].name == wanted).collect();
+    let maybe_broken = broken.iter().any(|name| name.as_ref().is_none_or(|name| name == wanted));
+    if candidates.is_empty() && maybe_broken {
+        // The package's own error is reported; a second one here would only mislead.
+        return None;
+    }
     if candidates.is_empty() {
         let mut known: Vec<&str> = packages.iter().map(|p| p.name.as_str()).collect();
         known.dedup();

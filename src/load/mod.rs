@@ -26,6 +26,8 @@ pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 pub struct Tree {
     pub clusters: Vec<ClusterFile>,
     pub packages: Vec<PackageDir>,
+    /// Package directories whose kix.toml failed (already reported), by `meta.name` where it could be read.
+    pub broken_packages: Vec<Option<String>>,
 }
 
 /// Reads the clusters (all, or those named) and every package under `root`.
@@ -74,9 +76,17 @@ pub fn load(root: &Path, only_clusters: &[String], diagnostics: &mut Diagnostics
     if packages_dir.exists() {
         match reader.list(&packages_dir) {
             Ok(dirs) => {
-                for dir in dirs.into_iter().filter(|d| d.is_dir()) {
-                    if let Some(package) = package::load_dir(&reader, &dir, diagnostics) {
-                        tree.packages.push(package);
+                for dir in dirs.into_iter().filter(|d| d.is_dir() || d.is_symlink()) {
+                    if let Some(why) = package_dir_escape(&dir, &packages_dir) {
+                        diagnostics
+                            .push(Diagnostic::new(Code::InputRefused, why).at(Location::file(reader.display(&dir))));
+                        tree.broken_packages.push(None);
+                        continue;
+                    }
+                    match package::load_dir(&reader, &dir, diagnostics) {
+                        package::Loaded::Package(package) => tree.packages.push(*package),
+                        package::Loaded::Broken(name) => tree.broken_packages.push(name),
+                        package::Loaded::NotAPackage => {}
                     }
                 }
             }
@@ -84,6 +94,20 @@ pub fn load(root: &Path, only_clusters: &[String], diagnostics: &mut Diagnostics
         }
     }
     tree
+}
+
+/// A package directory that is a symlink resolving outside `packages/` is refused: kix reads only the tree it was given.
+fn package_dir_escape(dir: &Path, packages_dir: &Path) -> Option<String> {
+    let is_symlink = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_symlink {
+        return None;
+    }
+    let inside = match (dir.canonicalize(), packages_dir.canonicalize()) {
+        (Ok(target), Ok(packages)) => target.starts_with(packages),
+        _ => false,
+    };
+    (!inside)
+        .then(|| "package directory is a symlink that points outside packages/; kix does not follow it".to_string())
 }
 
 /// Bounded, root-relative file access shared by the loaders.

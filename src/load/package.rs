@@ -6,7 +6,7 @@
 //! keep its fields and their order.
 
 use super::Reader;
-use super::cluster::toml_diagnostic;
+use super::cluster::{Shape, shape_problem, toml_diagnostic};
 use super::yaml::{self, Document};
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use crate::level::Level;
@@ -102,15 +102,49 @@ impl EvictionPolicy {
     }
 }
 
-/// Loads one directory under `packages/`; `None` when it is not a package or cannot be read.
-pub(crate) fn load_dir(reader: &Reader<'_>, dir: &Path, diagnostics: &mut Diagnostics) -> Option<PackageDir> {
+const PACKAGE_SHAPE: &[Shape] = &[
+    Shape::Table(&["meta"]),
+    Shape::Table(&["meta", "availability"]),
+    Shape::Table(&["workloads"]),
+    Shape::Table(&["workloads", "*"]),
+    Shape::Table(&["workloads", "*", "replicas"]),
+    Shape::Table(&["workloads", "*", "pdb"]),
+    Shape::Table(&["workloads", "*", "availability"]),
+];
+
+/// What one directory under `packages/` turned out to be.
+#[derive(Debug)]
+pub(crate) enum Loaded {
+    Package(Box<PackageDir>),
+    /// A package whose kix.toml could not be read or parsed (already reported), with its
+    /// `meta.name` when that much could be read: later stages must not report it missing too.
+    Broken(Option<String>),
+    NotAPackage,
+}
+
+/// Loads one directory under `packages/`.
+pub(crate) fn load_dir(reader: &Reader<'_>, dir: &Path, diagnostics: &mut Diagnostics) -> Loaded {
+    match load_package(reader, dir, diagnostics) {
+        Ok(Some(package)) => Loaded::Package(Box::new(package)),
+        Ok(None) => Loaded::NotAPackage,
+        Err(name) => Loaded::Broken(name),
+    }
+}
+
+/// `Ok(None)`: not a package; `Err(name)`: a broken package.
+fn load_package(
+    reader: &Reader<'_>,
+    dir: &Path,
+    diagnostics: &mut Diagnostics,
+) -> Result<Option<PackageDir>, Option<String>> {
     let manifest_path = dir.join("kix.toml");
-    if !manifest_path.is_file() {
+    // symlink_metadata: a kix.toml that is a (possibly dangling) symlink is still the package's manifest.
+    if std::fs::symlink_metadata(&manifest_path).is_err() {
         diagnostics.push(
             Diagnostic::new(Code::NotAPackage, "directory under packages/ has no kix.toml; skipped")
                 .at(Location::file(reader.display(dir))),
         );
-        return None;
+        return Ok(None);
     }
     let canonical_dir = match dir.canonicalize() {
         Ok(path) => path,
@@ -119,7 +153,7 @@ pub(crate) fn load_dir(reader: &Reader<'_>, dir: &Path, diagnostics: &mut Diagno
                 Diagnostic::new(Code::Io, format!("cannot resolve directory: {e}"))
                     .at(Location::file(reader.display(dir))),
             );
-            return None;
+            return Err(None);
         }
     };
     let errors_before = diagnostics.count(crate::diag::Severity::Error);
@@ -127,10 +161,11 @@ pub(crate) fn load_dir(reader: &Reader<'_>, dir: &Path, diagnostics: &mut Diagno
         Ok(entries) => entries,
         Err(diagnostic) => {
             diagnostics.push(diagnostic);
-            return None;
+            return Err(None);
         }
     };
     let mut manifest = None;
+    let mut broken_name = None;
     let mut documents = Vec::new();
     for path in entries {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -138,14 +173,8 @@ pub(crate) fn load_dir(reader: &Reader<'_>, dir: &Path, diagnostics: &mut Diagno
         if name != "kix.toml" && !is_yaml {
             continue;
         }
-        if !stays_inside(&path, &canonical_dir) {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::InputRefused,
-                    "symlink points outside the package directory; kix does not follow it",
-                )
-                .at(Location::file(reader.display(&path))),
-            );
+        if let Some(why) = escape(&path, &canonical_dir) {
+            diagnostics.push(Diagnostic::new(Code::InputRefused, why).at(Location::file(reader.display(&path))));
             continue;
         }
         if !path.is_file() {
@@ -153,24 +182,63 @@ pub(crate) fn load_dir(reader: &Reader<'_>, dir: &Path, diagnostics: &mut Diagno
         }
         let Some(source) = reader.read(&path, diagnostics) else { continue };
         if name == "kix.toml" {
+            if let Some(problem) = shape_problem(&source, PACKAGE_SHAPE) {
+                broken_name = toml::from_str::<toml::Table>(&source.text)
+                    .ok()
+                    .and_then(|t| t.get("meta")?.get("name")?.as_str().map(str::to_string));
+                diagnostics.push(problem);
+                continue;
+            }
             match toml::from_str::<RawPackage>(&source.text) {
                 Ok(raw) => manifest = Some((source, raw)),
-                Err(error) => diagnostics.push(toml_diagnostic(&source, &error)),
+                Err(error) => {
+                    broken_name = toml::from_str::<toml::Table>(&source.text)
+                        .ok()
+                        .and_then(|t| t.get("meta")?.get("name")?.as_str().map(str::to_string));
+                    diagnostics.push(toml_diagnostic(&source, &error));
+                }
             }
         } else {
             documents.extend(yaml::parse_documents(source, diagnostics));
         }
     }
     let complete = diagnostics.count(crate::diag::Severity::Error) == errors_before;
-    let (manifest, raw) = manifest?;
-    Some(PackageDir { dir: reader.display(dir), manifest, raw, documents, complete })
+    let Some((manifest, raw)) = manifest else { return Err(broken_name) };
+    Ok(Some(PackageDir { dir: reader.display(dir), manifest, raw, documents, complete }))
 }
 
-/// Whether a path (possibly a symlink) resolves to somewhere inside `dir`.
-fn stays_inside(path: &Path, canonical_dir: &Path) -> bool {
+/// Why kix will not read a path of a package, if it will not: a symlink that resolves outside
+/// the package directory, or one whose target does not exist.
+fn escape(path: &Path, canonical_dir: &Path) -> Option<String> {
+    let is_symlink = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     match path.canonicalize() {
-        Ok(target) => target.starts_with(canonical_dir),
-        // A dangling symlink: refuse rather than guess.
-        Err(_) => false,
+        Ok(target) if target.starts_with(canonical_dir) => None,
+        Ok(_) => Some("symlink points outside the package directory; kix does not follow it".into()),
+        Err(_) if is_symlink => {
+            // Dangling: judge where the link text leads, without following anything.
+            let link = std::fs::read_link(path).unwrap_or_default();
+            let parent = path.parent().and_then(|p| p.canonicalize().ok()).unwrap_or_default();
+            if lexically_normal(&parent.join(link)).starts_with(canonical_dir) {
+                Some("symlink points to a file that does not exist".into())
+            } else {
+                Some("symlink points outside the package directory; kix does not follow it".into())
+            }
+        }
+        Err(_) => None,
     }
+}
+
+/// Resolves `.` and `..` in a path by its text alone.
+fn lexically_normal(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
 }

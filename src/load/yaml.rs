@@ -105,19 +105,7 @@ pub fn parse_documents(source: SourceFile, diagnostics: &mut Diagnostics) -> Vec
         let value: Value = match serde_yaml::from_str(text) {
             Ok(value) => value,
             Err(error) => {
-                let location = match (duplicate_key_line(text, &error.to_string()), error.location()) {
-                    (Some((line, column)), _) => source.locate_line(start_line + line, column),
-                    (None, Some(at)) => source.locate_line(start_line + at.line() - 1, at.column()),
-                    (None, None) => source.locate_line(start_line, 1),
-                };
-                let message = error.to_string();
-                let message = message.split(" at line ").next().unwrap_or(&message).to_string();
-                let code = if message.contains("recursion limit") || message.contains("repetition limit") {
-                    Code::InputRefused
-                } else {
-                    Code::YamlSyntax
-                };
-                diagnostics.push(Diagnostic::new(code, format!("invalid YAML: {message}")).at(location));
+                diagnostics.push(yaml_error(&source, start_line, text, &error));
                 continue;
             }
         };
@@ -132,10 +120,10 @@ pub fn parse_documents(source: SourceFile, diagnostics: &mut Diagnostics) -> Vec
         if document.value.is_null() {
             continue;
         }
-        if let Some(problem) = object_problem(&document.value) {
+        if let Some((problem, path)) = object_problem(&document.value) {
             diagnostics.push(
                 Diagnostic::new(Code::NotAnObject, format!("document is not a Kubernetes object: {problem}"))
-                    .at(document.location()),
+                    .at(document.locate(path)),
             );
             continue;
         }
@@ -163,22 +151,82 @@ fn duplicate_key_line(text: &str, message: &str) -> Option<(usize, usize)> {
     None
 }
 
-/// What keeps a value from being a Kubernetes object, if anything.
-fn object_problem(value: &Value) -> Option<&'static str> {
-    let Some(map) = value.as_mapping() else { return Some("it is not a mapping") };
+/// What keeps a value from being a Kubernetes object, if anything, and the key path to point at.
+fn object_problem(value: &Value) -> Option<(&'static str, &'static [&'static str])> {
+    let Some(map) = value.as_mapping() else { return Some(("it is not a mapping", &[])) };
     if !map.get("apiVersion").is_some_and(Value::is_string) {
-        return Some("apiVersion is missing or not a string");
+        return Some(("apiVersion is missing or not a string", &["apiVersion"]));
     }
     if !map.get("kind").is_some_and(Value::is_string) {
-        return Some("kind is missing or not a string");
+        return Some(("kind is missing or not a string", &["kind"]));
     }
     let Some(metadata) = map.get("metadata").and_then(Value::as_mapping) else {
-        return Some("metadata is missing or not a mapping");
+        return Some(("metadata is missing or not a mapping", &["metadata"]));
     };
     match metadata.get("name").and_then(Value::as_str) {
         Some(name) if !name.is_empty() => None,
-        _ => Some("metadata.name is missing or not a string (generateName is not supported)"),
+        _ => Some(("metadata.name is missing or not a string (generateName is not supported)", &["metadata", "name"])),
     }
+}
+
+/// One located diagnostic for a YAML parse error. libyaml reports where it noticed the problem
+/// and, for unclosed constructs, where the construct started ("while parsing a flow mapping at
+/// line 7"); the start is where the mistake is, so kix points there. Line numbers in the message
+/// are the document's; kix turns them into the file's.
+fn yaml_error(source: &SourceFile, start_line: usize, text: &str, error: &serde_yaml::Error) -> Diagnostic {
+    let full = error.to_string();
+    let file_line = |document_line: usize| start_line + document_line - 1;
+    let (problem, context) = match full.split_once(", while ") {
+        Some((problem, context)) => (problem.to_string(), Some(context.to_string())),
+        None => (full.clone(), None),
+    };
+    let problem = problem.split(" at line ").next().unwrap_or(&problem).to_string();
+    if problem.contains("repetition limit exceeded") {
+        let alias_line = text.lines().position(|l| l.contains('*')).map_or(start_line, |i| start_line + i);
+        return Diagnostic::new(
+            Code::InputRefused,
+            "YAML aliases expand past kix's limit (a \"billion laughs\" document); refused",
+        )
+        .at(source.locate_line(alias_line, 1));
+    }
+    if problem.contains("recursion limit exceeded") {
+        return Diagnostic::new(Code::InputRefused, "YAML document is nested deeper than 128 levels; refused")
+            .at(source.locate_line(start_line, 1));
+    }
+    if let Some((line, column)) = duplicate_key_line(text, &problem) {
+        return Diagnostic::new(Code::YamlSyntax, format!("invalid YAML: {problem}"))
+            .at(source.locate_line(start_line + line, column));
+    }
+    // Where the construct started, when libyaml says; else where it noticed.
+    let context_at = context.as_deref().and_then(line_column);
+    let (message, location) = match (context_at, &context) {
+        (Some((line, column)), Some(context)) => {
+            let what = context.split(" at line ").next().unwrap_or(context);
+            (format!("invalid YAML: {problem} ({what} that starts here)"), source.locate_line(file_line(line), column))
+        }
+        _ => match error.location() {
+            Some(at) => (format!("invalid YAML: {problem}"), source.locate_line(file_line(at.line()), at.column())),
+            None => (format!("invalid YAML: {problem}"), source.locate_line(start_line, 1)),
+        },
+    };
+    let tab_indented = location
+        .snippet
+        .as_deref()
+        .is_some_and(|line| line.trim_end().starts_with(|c: char| c.is_whitespace()) && line.contains('\t'));
+    if tab_indented {
+        return Diagnostic::new(Code::YamlSyntax, "invalid YAML: tabs cannot be used for indentation")
+            .at(location)
+            .help("indent with spaces");
+    }
+    Diagnostic::new(Code::YamlSyntax, message).at(location)
+}
+
+/// The `line L column C` a libyaml message mentions.
+fn line_column(text: &str) -> Option<(usize, usize)> {
+    let rest = text.split(" at line ").nth(1)?;
+    let (line, rest) = rest.split_once(" column ")?;
+    let column: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    Some((line.trim().parse().ok()?, column.parse().ok()?))
 }
 
 fn value_depth(value: &Value) -> usize {
@@ -262,7 +310,18 @@ mod tests {
         let (_, diagnostics) = docs("apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n---\nkey: [unclosed\n");
         let diagnostic = diagnostics.iter().next().unwrap();
         assert_eq!(diagnostic.code, Code::YamlSyntax);
-        assert_eq!(diagnostic.location.as_ref().unwrap().line, Some(7));
+        // libyaml notices at the end of the stream (line 7); kix points where the sequence opened.
+        let location = diagnostic.location.as_ref().unwrap();
+        assert_eq!((location.line, location.column), (Some(6), Some(6)));
+        assert!(diagnostic.message.contains("flow sequence that starts here"), "{}", diagnostic.message);
+    }
+
+    #[test]
+    fn tabs_get_a_plain_message() {
+        let (_, diagnostics) = docs("apiVersion: v1\nkind: Service\nmetadata:\n\tname: a\n");
+        let diagnostic = diagnostics.iter().next().unwrap();
+        assert_eq!(diagnostic.message, "invalid YAML: tabs cannot be used for indentation");
+        assert_eq!(diagnostic.location.as_ref().unwrap().line, Some(4));
     }
 
     #[test]
