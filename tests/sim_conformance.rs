@@ -140,10 +140,10 @@ fn run_case(case: &Value) -> Vec<String> {
             }
         }
     }
-    if let Some(want) = get(expect, "selected") {
-        if want.as_str() != cycle.selected.as_deref() {
-            problems.push(format!("selected: want {want:?}, got {:?}", cycle.selected));
-        }
+    if let Some(want) = get(expect, "selected")
+        && want.as_str() != cycle.selected.as_deref()
+    {
+        problems.push(format!("selected: want {want:?}, got {:?}", cycle.selected));
     }
     let fast = cluster.select(&pod);
     if fast != cycle.selected {
