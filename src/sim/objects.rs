@@ -129,11 +129,14 @@ pub struct NodeSelectorTerm {
     pub expressions: Vec<NodeRequirement>,
     /// `matchFields`; only `metadata.name` exists upstream (other keys match nothing).
     pub fields: Vec<NodeRequirement>,
+    /// A requirement does not parse as upstream's label or field selector (an invalid key or
+    /// value, a wrong number of values): the term then matches no node, as upstream.
+    pub invalid: bool,
 }
 
 impl NodeSelectorTerm {
     pub fn matches(&self, name: &str, labels: &Labels) -> bool {
-        if self.expressions.is_empty() && self.fields.is_empty() {
+        if self.invalid || (self.expressions.is_empty() && self.fields.is_empty()) {
             return false;
         }
         self.expressions.iter().all(|r| r.matches_value(labels.get(&r.key).map(String::as_str)))
@@ -428,10 +431,32 @@ fn parse_term(term: &Value) -> Result<NodeSelectorTerm, String> {
             for v in seq(r.get("values").filter(|v| !v.is_null()), "values")? {
                 values.push(scalar_text(v).ok_or("node selector values must be strings")?);
             }
-            list.push(NodeRequirement { key, op, values });
+            let requirement = NodeRequirement { key, op, values };
+            out.invalid |=
+                if field == "matchFields" { !valid_field(&requirement) } else { !valid_expression(&requirement) };
+            list.push(requirement);
         }
     }
     Ok(out)
+}
+
+/// Whether a node-selector expression parses as a label requirement (`labels.NewRequirement`).
+fn valid_expression(r: &NodeRequirement) -> bool {
+    if crate::names::label_key(&r.key).is_err() {
+        return false;
+    }
+    match r.op {
+        NodeOp::In | NodeOp::NotIn => {
+            !r.values.is_empty() && r.values.iter().all(|v| crate::names::label_value(v).is_ok())
+        }
+        NodeOp::Exists | NodeOp::DoesNotExist => r.values.is_empty(),
+        NodeOp::Gt | NodeOp::Lt => r.values.len() == 1 && r.values[0].parse::<i64>().is_ok(),
+    }
+}
+
+/// Whether a `matchFields` requirement parses as a field selector: `metadata.name`, In or NotIn, one value.
+fn valid_field(r: &NodeRequirement) -> bool {
+    r.key == "metadata.name" && matches!(r.op, NodeOp::In | NodeOp::NotIn) && r.values.len() == 1
 }
 
 fn parse_spread(c: &Value) -> Result<SpreadConstraint, String> {
