@@ -98,3 +98,50 @@ fn verdicts_serialize_to_json() {
     assert_eq!(json["meets_level"], false);
     assert!(json["domain_losses"][0]["pending"].as_object().is_some_and(|m| m.len() == 1), "{json}");
 }
+
+#[test]
+fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
+    let state = State::from_yaml_str(include_str!("sim/three-zones.yaml")).unwrap();
+    let request = VerifyRequest {
+        workloads: vec![WorkloadLevel {
+            kind: "StatefulSet".into(),
+            namespace: "shop".into(),
+            name: "db".into(),
+            level: Level::Zone,
+        }],
+        node_key: "kubernetes.io/hostname".into(),
+        zone_key: "topology.kubernetes.io/zone".into(),
+    };
+    let v = verify_workloads(&state, &objects(include_str!("sim/db.yaml")), &request).remove(0);
+    assert!(v.meets_level, "{v:#?}");
+    assert_eq!(v.worst_case_running, Some(2));
+    assert_eq!(v.replacements_scheduled, 0);
+    let loss = scenario(&v, "domain-loss");
+    assert_eq!(loss.findings.len(), 3, "{loss:?}");
+    assert!(loss.findings.iter().all(|f| f.contains("stays Terminating")), "{loss:?}");
+    // No rolling-update scenario for a StatefulSet; the drain honours the budget.
+    assert!(v.scenarios.iter().all(|s| s.scenario != "rolling-update"));
+    assert!(scenario(&v, "drain").pass);
+}
+
+#[test]
+fn pods_of_the_workload_already_in_the_snapshot_are_replaced_not_doubled() {
+    let mut text = include_str!("sim/three-zones.yaml").to_string();
+    text.push_str(
+        "---\nkind: Pod\nmetadata: {name: web-old-1, namespace: shop, labels: {app: web}}\nspec: {nodeName: node-a1}\n",
+    );
+    let state = State::from_yaml_str(&text).unwrap();
+    let request = VerifyRequest {
+        workloads: vec![WorkloadLevel {
+            kind: "Deployment".into(),
+            namespace: "shop".into(),
+            name: "web".into(),
+            level: Level::Zone,
+        }],
+        node_key: "kubernetes.io/hostname".into(),
+        zone_key: "topology.kubernetes.io/zone".into(),
+    };
+    let v = verify_workloads(&state, &objects(include_str!("sim/web.yaml")), &request).remove(0);
+    assert!(v.meets_level, "{v:#?}");
+    assert_eq!(v.domain_losses.iter().map(|l| l.running + l.lost).max(), Some(3));
+}

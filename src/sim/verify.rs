@@ -9,7 +9,9 @@
 //!    their pods are deleted (one pod at level pod). At least one replica must
 //!    keep running; the controllers recreate the deleted pods, and at level
 //!    node or zone a replacement left Pending while a surviving node has room
-//!    fails the level (the Pending reason is shown).
+//!    fails the level (the Pending reason is shown). StatefulSet pods on an
+//!    unreachable node stay Terminating and get no replacement (the
+//!    controller keeps at most one pod per identity); kix says so.
 //! 3. Rolling update (Deployments): the deployment controller's surge and
 //!    unavailability arithmetic replaces every pod with a new
 //!    pod-template-hash; it must finish, and at level pod or above never
@@ -18,6 +20,9 @@
 //!    eviction API, honouring every PodDisruptionBudget as the disruption
 //!    controller computes it; evicted pods are recreated and rescheduled
 //!    (ready once bound). The drain must finish.
+//!
+//! Pods of the verified workloads already in the snapshot are replaced by the
+//! simulated rollout, so a live snapshot does not count them twice.
 //!
 //! Also, each spread constraint's selector is counted: a selector that counts
 //! a set of one pod balances nothing.
@@ -223,8 +228,11 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
     let workloads: Vec<Workload> =
         objects.iter().filter_map(|o| Workload::from_object(o, "default").ok().flatten()).collect();
     let budgets = read_budgets(objects);
+    // A snapshot of a live cluster may already hold these workloads' pods: the rollout replaces them.
+    let mut state = state.clone();
+    state.pods.retain(|p| !workloads.iter().any(|w| w.owns(p)));
     let mut world = World {
-        cluster: Cluster::new(state),
+        cluster: Cluster::new(&state),
         workloads: &workloads,
         budgets: &budgets,
         next_index: workloads.iter().map(|w| w.replicas.max(0) as usize).collect(),
@@ -372,9 +380,22 @@ fn domain_loss(
             replacements: BTreeMap::new(),
             pending: BTreeMap::new(),
         };
-        // Controllers recreate every deleted pod, workload by workload.
-        for pod in &pods {
-            let Some(owner) = world.owner_of(pod) else { continue };
+        // Controllers recreate every deleted pod, workload by workload. A StatefulSet does not:
+        // its pods on an unreachable node stay Terminating until someone force-deletes them
+        // (at most one pod per identity), so no replacement is created during the outage.
+        let mut owned_pods: Vec<(usize, &Pod)> =
+            pods.iter().filter_map(|p| world.owner_of(p).map(|o| (o, p))).collect();
+        owned_pods.sort_by(|a, b| (a.0, &a.1.name).cmp(&(b.0, &b.1.name)));
+        for (owner, pod) in owned_pods {
+            if world.workloads[owner].kind == Kind::StatefulSet && !nodes.is_empty() {
+                if owner == w {
+                    findings.push(format!(
+                        "{label} lost: {} stays Terminating on the unreachable node; the StatefulSet creates no replacement until it is force-deleted",
+                        pod.name
+                    ));
+                }
+                continue;
+            }
             let replacement = world.replacement(owner, pod);
             let name = replacement.name.clone();
             let probe = replacement.clone();
