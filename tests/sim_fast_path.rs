@@ -2,7 +2,8 @@
 //! reference path (every plugin on every node) chooses. Varied states come from a seeded
 //! generator: zones with and without labels, taints (tolerated or not, NoSchedule and
 //! PreferNoSchedule), cordons, unequal allocatable, pods in two namespaces, terminating
-//! pods, hard and soft spread with both node policies and minDomains, node affinity.
+//! pods, hard and soft spread with both node policies and minDomains, node affinity, and the
+//! system default constraints of controller-owned pods.
 
 use kix::sim::objects::parse_pod;
 use kix::sim::{Cluster, State};
@@ -119,7 +120,13 @@ fn fast_path_chooses_the_reference_node_on_varied_states() {
         // Place a few pods in sequence, comparing both paths at every step.
         for step in 0..4 {
             let yaml = incoming(&mut rng, &format!("p{step}"));
-            let pod = parse_pod(&serde_yaml::from_str(&yaml).unwrap(), "default").unwrap();
+            let mut pod = parse_pod(&serde_yaml::from_str(&yaml).unwrap(), "default").unwrap();
+            if pod.spec.spread.is_empty() && rng.below(2) == 0 {
+                // Owned by a controller: the system default constraints apply.
+                let selector =
+                    kix::selector::Selector::from_value(&serde_yaml::from_str("matchLabels: {app: web}").unwrap());
+                std::sync::Arc::make_mut(&mut pod.spec).default_selector = Some(selector.unwrap());
+            }
             let reference = cluster.cycle(&pod).selected;
             let fast = cluster.select(&pod);
             assert_eq!(fast, reference, "seed {seed} step {step}\n{text}\n---\n{yaml}");

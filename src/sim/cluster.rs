@@ -10,9 +10,11 @@
 //! `matchFields`), every node of a bucket filters and scores alike, so the
 //! fast path evaluates one node per bucket and takes the bucket's lowest
 //! name. Per-domain counts come from per-(namespace, selector) tallies per
-//! class, updated as pods bind and leave: no pass over all pods per cycle.
-//! Pods the fast path cannot treat go through the reference path; a test
-//! checks that both paths choose the same node.
+//! class and per node, updated as pods bind and leave: no pass over all pods
+//! per cycle. Pods that do look at node identity (kix's own hostname spread,
+//! the system default constraints) are evaluated on every node, with counts
+//! from the per-node tallies. Tests check that `select` always chooses the
+//! reference path's node.
 
 use super::objects::{Node, Pod, State, Taint};
 use super::plugins::{self, Candidate, Domains, Rejection, Scores, Spread, Usage};
@@ -68,6 +70,8 @@ struct Tally {
     selector: Selector,
     /// Matching, non-terminating pods per class.
     per_class: Vec<i64>,
+    /// The same per node.
+    per_node: Vec<i64>,
 }
 
 /// Nodes and bound pods, with the indexes both scheduling paths use.
@@ -149,6 +153,7 @@ impl Cluster {
         for tally in &mut self.tallies {
             if counts(tally, &pod) {
                 tally.per_class[class] += 1;
+                tally.per_node[ni] += 1;
             }
         }
         let slot = self.pods.len();
@@ -168,6 +173,7 @@ impl Cluster {
         for tally in &mut self.tallies {
             if counts(tally, &pod) {
                 tally.per_class[class] -= 1;
+                tally.per_node[ni] -= 1;
             }
         }
         Some(pod)
@@ -228,26 +234,7 @@ impl Cluster {
         self.tally_index.clear();
     }
 
-    /// Per-domain counts of one constraint over the nodes that carry every key of `all` and pass
-    /// the constraint's inclusion policies (upstream PreFilter/PreScore counting), by full scan.
-    fn scan_counts(&self, pod: &Pod, con: &plugins::Constraint, all: &[plugins::Constraint]) -> HashMap<String, i64> {
-        let mut counts = HashMap::new();
-        for (i, node) in self.nodes.iter().enumerate() {
-            if !plugins::has_all_keys(&node.labels, all) || !con.includes(pod, node) {
-                continue;
-            }
-            let value = node.labels.get(&con.key).cloned().unwrap_or_default();
-            let n = self.on_node[i]
-                .iter()
-                .filter_map(|&s| self.pods[s].as_ref())
-                .filter(|(p, _)| con.matches(&pod.namespace, p))
-                .count() as i64;
-            *counts.entry(value).or_insert(0) += n;
-        }
-        counts
-    }
-
-    /// The same counts from the per-class tallies.
+    /// Per-domain counts from the per-class tallies (classes share every label but the hostname).
     fn tally_counts(
         &mut self,
         pod: &Pod,
@@ -277,10 +264,12 @@ impl Cluster {
             namespace: namespace.to_string(),
             selector: selector.clone(),
             per_class: vec![0; self.classes.len()],
+            per_node: vec![0; self.nodes.len()],
         };
         for (pod, ni) in self.pods.iter().flatten() {
             if counts(&tally, pod) {
                 tally.per_class[self.class_of[*ni]] += 1;
+                tally.per_node[*ni] += 1;
             }
         }
         self.tallies.push(tally);
@@ -288,11 +277,36 @@ impl Cluster {
         self.tallies.len() - 1
     }
 
-    /// The reference path: every plugin on every node.
+    /// The reference path: every plugin on every node, counting pods by a plain scan.
     pub fn cycle(&self, pod: &Pod) -> Cycle {
+        let on_node = |i: usize, con: &plugins::Constraint| -> i64 {
+            self.on_node[i]
+                .iter()
+                .filter_map(|&s| self.pods[s].as_ref())
+                .filter(|(p, _)| con.matches(&pod.namespace, p))
+                .count() as i64
+        };
+        self.evaluate(pod, &on_node)
+    }
+
+    /// Every plugin on every node; `on_node(i, c)` is the number of pods on node `i` that
+    /// constraint `c` counts (upstream's `countPodsMatchSelector`).
+    fn evaluate(&self, pod: &Pod, on_node: &dyn Fn(usize, &plugins::Constraint) -> i64) -> Cycle {
         let spread = Spread::of(pod);
+        // Per-domain counts over the nodes that carry every key of `all` and pass the
+        // constraint's inclusion policies (upstream PreFilter and PreScore counting).
+        let domain_counts = |con: &plugins::Constraint, all: &[plugins::Constraint]| {
+            let mut counts: HashMap<String, i64> = HashMap::new();
+            for (i, node) in self.nodes.iter().enumerate() {
+                if plugins::has_all_keys(&node.labels, all) && con.includes(pod, node) {
+                    let value = node.labels.get(&con.key).cloned().unwrap_or_default();
+                    *counts.entry(value).or_insert(0) += on_node(i, con);
+                }
+            }
+            counts
+        };
         let hard: Vec<Domains> =
-            spread.hard.iter().map(|c| Domains { counts: self.scan_counts(pod, c, &spread.hard) }).collect();
+            spread.hard.iter().map(|c| Domains { counts: domain_counts(c, &spread.hard) }).collect();
         let mut outcomes: Vec<Option<Outcome>> = vec![None; self.nodes.len()];
         let mut feasible = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
@@ -304,26 +318,13 @@ impl Cluster {
                 Err(r) => outcomes[i] = Some(Outcome::Rejected(r)),
             }
         }
-        let soft: Vec<HashMap<String, i64>> = spread
-            .soft
-            .iter()
-            .map(|c| {
-                let all: &[plugins::Constraint] = if spread.require_all_keys { &spread.soft } else { &[] };
-                self.scan_counts(pod, c, all)
-            })
-            .collect();
+        let all: &[plugins::Constraint] = if spread.require_all_keys { &spread.soft } else { &[] };
+        let soft: Vec<HashMap<String, i64>> = spread.soft.iter().map(|c| domain_counts(c, all)).collect();
         let candidates: Vec<Candidate<'_>> = feasible
             .iter()
             .map(|&i| Candidate { node: &self.nodes[i], usage: self.usage[i], multiplicity: 1 })
             .collect();
-        let scores = plugins::score(pod, &spread, &candidates, &soft, |c, ci| {
-            let con = &spread.soft[ci];
-            self.on_node[feasible[c]]
-                .iter()
-                .filter_map(|&s| self.pods[s].as_ref())
-                .filter(|(p, _)| con.matches(&pod.namespace, p))
-                .count() as i64
-        });
+        let scores = plugins::score(pod, &spread, &candidates, &soft, |c, ci| on_node(feasible[c], &spread.soft[ci]));
         let mut selected: Option<(i64, usize)> = None;
         for (k, &i) in feasible.iter().enumerate() {
             if selected.is_none_or(|(best, _)| scores[k].total > best) {
@@ -335,6 +336,23 @@ impl Cluster {
             nodes: self.nodes.iter().zip(outcomes).filter_map(|(n, o)| o.map(|o| (n.name.clone(), o))).collect(),
             selected: selected.map(|(_, i)| self.nodes[i].name.clone()),
         }
+    }
+
+    /// The per-node path for pods whose constraints or affinity look at node identity: every
+    /// node is still evaluated, but counts come from the per-node tallies, not a pass over pods.
+    fn select_per_node(&mut self, pod: &Pod, spread: &Spread) -> Option<String> {
+        let mut index: HashMap<String, usize> = HashMap::new();
+        for con in spread.hard.iter().chain(&spread.soft) {
+            if let Some(selector) = &con.selector {
+                let t = self.tally(&pod.namespace, selector);
+                index.insert(format!("{selector:?}"), t);
+            }
+        }
+        let this = &*self;
+        let on_node = |i: usize, con: &plugins::Constraint| -> i64 {
+            con.selector.as_ref().and_then(|s| index.get(&format!("{s:?}"))).map_or(0, |&t| this.tallies[t].per_node[i])
+        };
+        this.evaluate(pod, &on_node).selected
     }
 
     /// Whether the fast path gives exactly the reference answer for this pod.
@@ -350,7 +368,7 @@ impl Cluster {
     pub fn select(&mut self, pod: &Pod) -> Option<String> {
         let spread = Spread::of(pod);
         if !Cluster::fast_path_applies(pod, &spread) {
-            return self.cycle(pod).selected;
+            return self.select_per_node(pod, &spread);
         }
         let hard: Vec<Domains> =
             spread.hard.iter().map(|c| Domains { counts: self.tally_counts(pod, c, &spread.hard) }).collect();
