@@ -4,7 +4,9 @@
 //! node-default.yaml), 5000 existing pods (one per node, 100m / 500Mi), then
 //! 5000 more pods with a hard zone spread (maxSkew 1, DoNotSchedule on
 //! topology.kubernetes.io/zone), each scheduled and bound before the next.
-//! Criterion reports the throughput in pods per second (elements/s).
+//! Criterion reports the throughput in pods per second (elements/s). A second
+//! case places pods with kix's own constraints (hostname ScheduleAnyway plus
+//! the zone rule), which the per-node path evaluates on every node.
 //!
 //! Run: `cargo bench --bench sim_topology_spreading`
 
@@ -31,8 +33,14 @@ fn state_yaml(nodes: usize, existing: usize) -> String {
     out
 }
 
-fn spread_pods(count: usize) -> Vec<kix::sim::objects::Pod> {
-    let template = "kind: Pod\nmetadata: {name: p, namespace: default, labels: {color: blue}}\nspec:\n  containers: [{name: c, resources: {requests: {cpu: 100m, memory: 500Mi}}}]\n  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {color: blue}}}\n";
+const ZONE_SPREAD: &str = "  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {color: blue}}}\n";
+const HOST_SPREAD: &str = "  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {color: blue}}}\n";
+
+fn spread_pods(count: usize, constraints: &str) -> Vec<kix::sim::objects::Pod> {
+    let template = format!(
+        "kind: Pod\nmetadata: {{name: p, namespace: default, labels: {{color: blue}}}}\nspec:\n  containers: [{{name: c, resources: {{requests: {{cpu: 100m, memory: 500Mi}}}}}}]\n  topologySpreadConstraints:\n{constraints}"
+    );
+    let template = template.as_str();
     let pod = kix::sim::objects::parse_pod(&serde_yaml::from_str(template).unwrap(), "default").unwrap();
     (0..count)
         .map(|i| {
@@ -46,13 +54,30 @@ fn spread_pods(count: usize) -> Vec<kix::sim::objects::Pod> {
 fn bench(c: &mut Criterion) {
     let state = State::from_yaml_str(&state_yaml(5000, 5000)).unwrap();
     let base = Cluster::new(&state);
-    let pods = spread_pods(5000);
+    let pods = spread_pods(5000, ZONE_SPREAD);
     let mut group = c.benchmark_group("TopologySpreading");
     group.sample_size(10);
     group.throughput(Throughput::Elements(pods.len() as u64));
     group.bench_function("5000Nodes_5000Pods", |b| {
         b.iter_batched(
             || (base.clone(), pods.clone()),
+            |(mut cluster, pods)| {
+                for pod in pods {
+                    let node = cluster.select(&pod).expect("every pod places");
+                    cluster.bind(pod, &node).unwrap();
+                }
+                cluster
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    // kix's own shape (hostname ScheduleAnyway + zone DoNotSchedule) looks at every node:
+    // the per-node path, 500 pods on the same 5000 nodes.
+    let kix_pods = spread_pods(500, &format!("{HOST_SPREAD}{ZONE_SPREAD}"));
+    group.throughput(Throughput::Elements(kix_pods.len() as u64));
+    group.bench_function("5000Nodes_500Pods_hostname_and_zone", |b| {
+        b.iter_batched(
+            || (base.clone(), kix_pods.clone()),
             |(mut cluster, pods)| {
                 for pod in pods {
                     let node = cluster.select(&pod).expect("every pod places");

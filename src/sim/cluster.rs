@@ -16,7 +16,7 @@
 //! from the per-node tallies. Tests check that `select` always chooses the
 //! reference path's node.
 
-use super::objects::{Node, Pod, State, Taint};
+use super::objects::{HOSTNAME_KEY, Node, Pod, State, Taint};
 use super::plugins::{self, Candidate, Domains, Rejection, Scores, Spread, Usage};
 use crate::selector::{Labels, Selector};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -235,24 +235,33 @@ impl Cluster {
     }
 
     /// Per-domain counts from the per-class tallies (classes share every label but the hostname).
-    fn tally_counts(
-        &mut self,
+    fn class_counts<'a>(
+        &'a self,
         pod: &Pod,
         con: &plugins::Constraint,
         all: &[plugins::Constraint],
-    ) -> HashMap<String, i64> {
+        tally: Option<usize>,
+    ) -> plugins::DomainCounts<'a> {
         let mut counts = HashMap::new();
-        let tally = con.selector.as_ref().map(|s| self.tally(&pod.namespace, s));
         for (ci, class) in self.classes.iter().enumerate() {
             let node = &self.nodes[class.representative];
             if !plugins::has_all_keys(&node.labels, all) || !con.includes(pod, node) {
                 continue;
             }
-            let value = node.labels.get(&con.key).cloned().unwrap_or_default();
-            let n = tally.map_or(0, |t| self.tallies[t].per_class[ci]);
-            *counts.entry(value).or_insert(0) += n;
+            let value = node.labels.get(&con.key).map_or("", String::as_str);
+            *counts.entry(value).or_insert(0) += tally.map_or(0, |t| self.tallies[t].per_class[ci]);
         }
         counts
+    }
+
+    /// The tally of each constraint's selector (hard ones first, then soft), created on first use.
+    fn tallies_for(&mut self, pod: &Pod, spread: &Spread) -> Vec<Option<usize>> {
+        spread
+            .hard
+            .iter()
+            .chain(&spread.soft)
+            .map(|c| c.selector.as_ref().map(|s| self.tally(&pod.namespace, s)))
+            .collect()
     }
 
     fn tally(&mut self, namespace: &str, selector: &Selector) -> usize {
@@ -279,52 +288,70 @@ impl Cluster {
 
     /// The reference path: every plugin on every node, counting pods by a plain scan.
     pub fn cycle(&self, pod: &Pod) -> Cycle {
-        let on_node = |i: usize, con: &plugins::Constraint| -> i64 {
+        let spread = Spread::of(pod);
+        let constraints: Vec<&plugins::Constraint> = spread.hard.iter().chain(&spread.soft).collect();
+        let on_node = |i: usize, c: usize| -> i64 {
             self.on_node[i]
                 .iter()
                 .filter_map(|&s| self.pods[s].as_ref())
-                .filter(|(p, _)| con.matches(&pod.namespace, p))
+                .filter(|(p, _)| constraints[c].matches(&pod.namespace, p))
                 .count() as i64
         };
-        self.evaluate(pod, &on_node)
+        let (outcomes, selected) = self.evaluate(pod, &spread, &on_node);
+        Cycle {
+            nodes: self.nodes.iter().zip(outcomes).filter_map(|(n, o)| o.map(|o| (n.name.clone(), o))).collect(),
+            selected: selected.map(|i| self.nodes[i].name.clone()),
+        }
     }
 
     /// Every plugin on every node; `on_node(i, c)` is the number of pods on node `i` that
-    /// constraint `c` counts (upstream's `countPodsMatchSelector`).
-    fn evaluate(&self, pod: &Pod, on_node: &dyn Fn(usize, &plugins::Constraint) -> i64) -> Cycle {
-        let spread = Spread::of(pod);
+    /// constraint `c` (hard ones first, then soft) counts: upstream's `countPodsMatchSelector`.
+    /// Returns each node's outcome (by index) and the selected node's index.
+    fn evaluate(
+        &self,
+        pod: &Pod,
+        spread: &Spread,
+        on_node: &dyn Fn(usize, usize) -> i64,
+    ) -> (Vec<Option<Outcome>>, Option<usize>) {
         // Per-domain counts over the nodes that carry every key of `all` and pass the
         // constraint's inclusion policies (upstream PreFilter and PreScore counting).
-        let domain_counts = |con: &plugins::Constraint, all: &[plugins::Constraint]| {
-            let mut counts: HashMap<String, i64> = HashMap::new();
+        let domain_counts = |c: usize, con: &plugins::Constraint, all: &[plugins::Constraint]| {
+            let mut counts: plugins::DomainCounts<'_> = HashMap::new();
             for (i, node) in self.nodes.iter().enumerate() {
                 if plugins::has_all_keys(&node.labels, all) && con.includes(pod, node) {
-                    let value = node.labels.get(&con.key).cloned().unwrap_or_default();
-                    *counts.entry(value).or_insert(0) += on_node(i, con);
+                    let value = node.labels.get(&con.key).map_or("", String::as_str);
+                    *counts.entry(value).or_insert(0) += on_node(i, c);
                 }
             }
             counts
         };
-        let hard: Vec<Domains> =
-            spread.hard.iter().map(|c| Domains { counts: domain_counts(c, &spread.hard) }).collect();
+        let hard: Vec<Domains<'_>> =
+            spread.hard.iter().enumerate().map(|(c, con)| Domains::new(domain_counts(c, con, &spread.hard))).collect();
         let mut outcomes: Vec<Option<Outcome>> = vec![None; self.nodes.len()];
         let mut feasible = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
             let verdict = plugins::filter_node(pod, node)
                 .and_then(|()| plugins::filter_fit(pod, &node.allocatable, &self.usage[i]))
-                .and_then(|()| plugins::filter_spread(pod, &spread, &hard, &node.labels));
+                .and_then(|()| plugins::filter_spread(pod, spread, &hard, &node.labels));
             match verdict {
                 Ok(()) => feasible.push(i),
                 Err(r) => outcomes[i] = Some(Outcome::Rejected(r)),
             }
         }
         let all: &[plugins::Constraint] = if spread.require_all_keys { &spread.soft } else { &[] };
-        let soft: Vec<HashMap<String, i64>> = spread.soft.iter().map(|c| domain_counts(c, all)).collect();
+        let offset = spread.hard.len();
+        // Hostname constraints score with each node's own count (below), not a domain map.
+        let soft: Vec<plugins::DomainCounts<'_>> = spread
+            .soft
+            .iter()
+            .enumerate()
+            .map(|(c, con)| if con.key == HOSTNAME_KEY { HashMap::new() } else { domain_counts(offset + c, con, all) })
+            .collect();
         let candidates: Vec<Candidate<'_>> = feasible
             .iter()
             .map(|&i| Candidate { node: &self.nodes[i], usage: self.usage[i], multiplicity: 1 })
             .collect();
-        let scores = plugins::score(pod, &spread, &candidates, &soft, |c, ci| on_node(feasible[c], &spread.soft[ci]));
+        let scores = plugins::score(pod, spread, &candidates, &soft, |c, ci| on_node(feasible[c], offset + ci));
         let mut selected: Option<(i64, usize)> = None;
         for (k, &i) in feasible.iter().enumerate() {
             if selected.is_none_or(|(best, _)| scores[k].total > best) {
@@ -332,27 +359,16 @@ impl Cluster {
             }
             outcomes[i] = Some(Outcome::Feasible(scores[k]));
         }
-        Cycle {
-            nodes: self.nodes.iter().zip(outcomes).filter_map(|(n, o)| o.map(|o| (n.name.clone(), o))).collect(),
-            selected: selected.map(|(_, i)| self.nodes[i].name.clone()),
-        }
+        (outcomes, selected.map(|(_, i)| i))
     }
 
     /// The per-node path for pods whose constraints or affinity look at node identity: every
     /// node is still evaluated, but counts come from the per-node tallies, not a pass over pods.
     fn select_per_node(&mut self, pod: &Pod, spread: &Spread) -> Option<String> {
-        let mut index: HashMap<String, usize> = HashMap::new();
-        for con in spread.hard.iter().chain(&spread.soft) {
-            if let Some(selector) = &con.selector {
-                let t = self.tally(&pod.namespace, selector);
-                index.insert(format!("{selector:?}"), t);
-            }
-        }
+        let tallies = self.tallies_for(pod, spread);
         let this = &*self;
-        let on_node = |i: usize, con: &plugins::Constraint| -> i64 {
-            con.selector.as_ref().and_then(|s| index.get(&format!("{s:?}"))).map_or(0, |&t| this.tallies[t].per_node[i])
-        };
-        this.evaluate(pod, &on_node).selected
+        let on_node = |i: usize, c: usize| -> i64 { tallies[c].map_or(0, |t| this.tallies[t].per_node[i]) };
+        this.evaluate(pod, spread, &on_node).1.map(|i| this.nodes[i].name.clone())
     }
 
     /// Whether the fast path gives exactly the reference answer for this pod.
@@ -370,16 +386,21 @@ impl Cluster {
         if !Cluster::fast_path_applies(pod, &spread) {
             return self.select_per_node(pod, &spread);
         }
-        let hard: Vec<Domains> =
-            spread.hard.iter().map(|c| Domains { counts: self.tally_counts(pod, c, &spread.hard) }).collect();
-        let soft: Vec<HashMap<String, i64>> = spread
+        let tallies = self.tallies_for(pod, &spread);
+        let this = &*self;
+        let hard: Vec<Domains<'_>> = spread
+            .hard
+            .iter()
+            .enumerate()
+            .map(|(c, con)| Domains::new(this.class_counts(pod, con, &spread.hard, tallies[c])))
+            .collect();
+        let all: &[plugins::Constraint] = if spread.require_all_keys { &spread.soft } else { &[] };
+        let offset = spread.hard.len();
+        let soft: Vec<plugins::DomainCounts<'_>> = spread
             .soft
             .iter()
-            .map(|c| {
-                let all: Vec<plugins::Constraint> =
-                    if spread.require_all_keys { spread.soft.clone() } else { Vec::new() };
-                self.tally_counts(pod, c, &all)
-            })
+            .enumerate()
+            .map(|(c, con)| this.class_counts(pod, con, all, tallies[offset + c]))
             .collect();
         // Feasible buckets: (class, usage, lowest node, multiplicity).
         let mut units: Vec<(usize, Usage, usize)> = Vec::new();

@@ -206,30 +206,37 @@ pub fn filter_fit(pod: &Pod, allocatable: &Resources, usage: &Usage) -> Result<(
     if reasons.is_empty() { Ok(()) } else { Err(Rejection { reasons, unresolvable: false }) }
 }
 
-/// One hard constraint's eligible domains and their counts (`TpValueToMatchNum`).
+/// Domain value to matching pods, borrowing the values from node labels.
+pub type DomainCounts<'a> = HashMap<&'a str, i64>;
+
+/// One hard constraint's eligible domains and their counts (`TpValueToMatchNum`), with the
+/// smallest count kept beside them so that each node's check is O(1).
 #[derive(Clone, Debug, Default)]
-pub struct Domains {
-    pub counts: HashMap<String, i64>,
+pub struct Domains<'a> {
+    pub counts: DomainCounts<'a>,
+    min: i64,
 }
 
-impl Domains {
+impl<'a> Domains<'a> {
+    pub fn new(counts: DomainCounts<'a>) -> Domains<'a> {
+        let min = counts.values().copied().min().unwrap_or(0);
+        Domains { counts, min }
+    }
+
     /// The global minimum, 0 while there are fewer eligible domains than minDomains.
     pub fn global_min(&self, min_domains: i64) -> i64 {
-        if (self.counts.len() as i64) < min_domains {
-            return 0;
-        }
-        self.counts.values().copied().min().unwrap_or(0)
+        if (self.counts.len() as i64) < min_domains { 0 } else { self.min }
     }
 }
 
 /// PodTopologySpread's filter for one node, given each hard constraint's domains.
-pub fn filter_spread(pod: &Pod, spread: &Spread, domains: &[Domains], labels: &Labels) -> Result<(), Rejection> {
+pub fn filter_spread(pod: &Pod, spread: &Spread, domains: &[Domains<'_>], labels: &Labels) -> Result<(), Rejection> {
     for (c, d) in spread.hard.iter().zip(domains) {
         let Some(value) = labels.get(&c.key) else {
             return Err(Rejection::one(REASON_SPREAD_LABEL, true));
         };
         let self_match = i64::from(c.selector.as_ref().is_some_and(|s| s.matches(&pod.labels)));
-        let skew = d.counts.get(value).copied().unwrap_or(0) + self_match - d.global_min(c.min_domains);
+        let skew = d.counts.get(value.as_str()).copied().unwrap_or(0) + self_match - d.global_min(c.min_domains);
         if skew > c.max_skew {
             return Err(Rejection::one(REASON_SPREAD, false));
         }
@@ -298,7 +305,7 @@ pub fn score(
     pod: &Pod,
     spread: &Spread,
     candidates: &[Candidate<'_>],
-    soft_counts: &[HashMap<String, i64>],
+    soft_counts: &[DomainCounts<'_>],
     host_count: impl Fn(usize, usize) -> i64,
 ) -> Vec<Scores> {
     let n = candidates.len();
@@ -352,7 +359,7 @@ pub fn score(
 fn spread_scores(
     spread: &Spread,
     candidates: &[Candidate<'_>],
-    soft_counts: &[HashMap<String, i64>],
+    soft_counts: &[DomainCounts<'_>],
     host_count: impl Fn(usize, usize) -> i64,
 ) -> Option<Vec<i64>> {
     if spread.soft.is_empty() {
@@ -394,7 +401,7 @@ fn spread_scores(
                 let count = if con.key == HOSTNAME_KEY {
                     host_count(i, ci)
                 } else {
-                    soft_counts[ci].get(value).copied().unwrap_or(0)
+                    soft_counts[ci].get(value.as_str()).copied().unwrap_or(0)
                 };
                 total += count as f64 * weights[ci] + (con.max_skew - 1) as f64;
             }
