@@ -145,3 +145,41 @@ fn pods_of_the_workload_already_in_the_snapshot_are_replaced_not_doubled() {
     assert!(v.meets_level, "{v:#?}");
     assert_eq!(v.domain_losses.iter().map(|l| l.running + l.lost).max(), Some(3));
 }
+
+fn deployment(name: &str, replicas: u32, cpu: &str, strategy: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  replicas: {replicas}\n  strategy: {strategy}\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n    spec:\n      containers: [{{name: c, resources: {{requests: {{cpu: '{cpu}'}}}}}}]\n"
+    )
+}
+
+#[test]
+fn rolling_update_without_room_and_without_unavailability_deadlocks() {
+    // Six 4-CPU nodes, six 4-CPU replicas: no room for a surge pod, and none may go first.
+    let manifest = deployment("full", 6, "4", "{rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}");
+    let v = run(&manifest, "full", Level::Pod);
+    let update = scenario(&v, "rolling-update");
+    assert!(!update.pass, "{update:?}");
+    assert!(update.findings.iter().any(|f| f.contains("deadlocks") && f.contains("Insufficient cpu")), "{update:?}");
+    // With one pod allowed to go first, the same update finishes.
+    let manifest = deployment("full", 6, "4", "{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}");
+    let v = run(&manifest, "full", Level::Pod);
+    assert!(scenario(&v, "rolling-update").pass, "{v:#?}");
+}
+
+#[test]
+fn rolling_update_strategies_that_drop_every_replica_fail_level_pod() {
+    let v = run(&deployment("re", 3, "100m", "{type: Recreate}"), "re", Level::Pod);
+    let update = scenario(&v, "rolling-update");
+    assert!(!update.pass && update.findings[0].contains("Recreate"), "{update:?}");
+    let v =
+        run(&deployment("zero", 3, "100m", "{rollingUpdate: {maxSurge: 0, maxUnavailable: 0}}"), "zero", Level::Pod);
+    assert!(scenario(&v, "rolling-update").findings[0].contains("both 0"));
+    // 25% of 2 rounds down to 0 unavailable and up to 1 surge: the default strategy keeps both running.
+    let v = run(&deployment("two", 2, "100m", "{}"), "two", Level::Pod);
+    let update = scenario(&v, "rolling-update");
+    assert!(update.pass, "{update:?}");
+    assert!(
+        update.findings[0].contains("maxSurge 1, maxUnavailable 0; fewest available during the rollout: 2"),
+        "{update:?}"
+    );
+}

@@ -426,3 +426,71 @@ fn spread_scores(
             .collect(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::objects::{Toleration, parse_pod};
+
+    fn pod(yaml: &str) -> Pod {
+        parse_pod(&serde_yaml::from_str(yaml).unwrap(), "default").unwrap()
+    }
+
+    #[test]
+    fn toleration_matching_follows_tolerates_taint() {
+        let taint = Taint { key: "k".into(), value: "v".into(), effect: Effect::NoSchedule };
+        let tol = |key: &str, exists: bool, value: &str, effect: Option<Effect>| Toleration {
+            key: key.into(),
+            exists,
+            value: value.into(),
+            effect,
+        };
+        let cases = [
+            (tol("k", false, "v", None), true),
+            (tol("k", false, "w", None), false),
+            (tol("k", true, "", Some(Effect::NoSchedule)), true),
+            (tol("k", true, "", Some(Effect::NoExecute)), false),
+            (tol("", true, "", None), true),
+            (tol("j", true, "", None), false),
+        ];
+        for (toleration, expected) in cases {
+            assert_eq!(toleration.tolerates(&taint), expected, "{toleration:?}");
+        }
+    }
+
+    #[test]
+    fn global_minimum_is_zero_below_min_domains() {
+        let domains = Domains::new([("a", 2), ("b", 3)].into_iter().collect());
+        assert_eq!(domains.global_min(1), 2);
+        assert_eq!(domains.global_min(2), 2);
+        assert_eq!(domains.global_min(3), 0);
+        assert_eq!(Domains::new(HashMap::new()).global_min(1), 0);
+    }
+
+    #[test]
+    fn resource_scores_follow_the_upstream_worked_examples() {
+        // least_allocated_test.go: 3000m/5000 requested on 4000m/10000 gives (25 + 50) / 2 = 37.
+        let p = pod(
+            "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, resources: {requests: {cpu: '1', memory: '2000'}}}, {name: b, resources: {requests: {cpu: '2', memory: '3000'}}}]}",
+        );
+        let node = Resources { milli_cpu: 4000, memory: 10000, pods: 10 };
+        assert_eq!(least_allocated(&p, &node, &Usage::default()), 37);
+        // balanced_allocation_test.go: fractions 0.75 and 0.5 give (1 - 0.125) * 100 = 87.
+        assert_eq!(balanced_allocation(&p, &node, &Usage::default()), Some(87));
+        // A best-effort pod skips BalancedAllocation.
+        let best_effort = pod("kind: Pod\nmetadata: {name: q}\nspec: {containers: [{name: a}]}");
+        assert_eq!(balanced_allocation(&best_effort, &node, &Usage::default()), None);
+    }
+
+    #[test]
+    fn fit_reports_every_insufficient_resource() {
+        let p = pod(
+            "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, resources: {requests: {cpu: '2', memory: 2Gi}}}]}",
+        );
+        let node = Resources { milli_cpu: 1000, memory: 1 << 30, pods: 1 };
+        let usage = Usage { requested: Resources { pods: 1, ..Resources::default() }, ..Usage::default() };
+        let rejection = filter_fit(&p, &node, &usage).unwrap_err();
+        assert_eq!(rejection.message(), "Too many pods, Insufficient cpu, Insufficient memory");
+        assert!(!rejection.unresolvable);
+    }
+}

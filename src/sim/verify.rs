@@ -456,11 +456,18 @@ fn rolling_update(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
     let workload = world.workloads[w].clone();
     let replicas = workload.replicas;
     let surge = workload.max_surge.resolve(replicas, true);
-    let unavailable = workload.max_unavailable.resolve(replicas, false);
+    let mut unavailable = workload.max_unavailable.resolve(replicas, false);
     let mut findings = Vec::new();
-    if surge == 0 && unavailable == 0 {
+    if workload.max_surge.is_zero() && workload.max_unavailable.is_zero() {
         let f = "maxSurge and maxUnavailable are both 0: the API server refuses this strategy".to_string();
         return ScenarioResult { scenario: "rolling-update".into(), pass: false, findings: vec![f] };
+    }
+    if surge == 0 && unavailable == 0 {
+        // The deployment controller's fencepost: both rounded to 0, so one pod may be unavailable.
+        unavailable = 1;
+    }
+    if workload.recreate {
+        return recreate(world, w, level);
     }
     let new_spec = workload.pod_spec(1);
     let new_hash = workload.revision_hash(1);
@@ -538,6 +545,26 @@ fn rolling_update(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
             min_available.max(0)
         ),
     );
+    ScenarioResult { scenario: "rolling-update".into(), pass, findings }
+}
+
+/// `strategy.type: Recreate`: every old pod is deleted, then the new ones are created.
+fn recreate(mut world: World<'_>, w: usize, level: Level) -> ScenarioResult {
+    let workload = world.workloads[w].clone();
+    for (pod, _) in world.owned(w) {
+        world.cluster.remove(&pod.namespace, &pod.name);
+    }
+    let spec = workload.pod_spec(1);
+    let mut findings =
+        vec!["strategy Recreate stops every old pod before the new ones start: no replica runs meanwhile".to_string()];
+    for index in 0..workload.replicas.max(0) as usize {
+        let pod = workload.pod(&spec, 1, index);
+        let name = pod.name.clone();
+        if let Err(message) = world.schedule(pod) {
+            findings.push(format!("{name} Pending: {message}"));
+        }
+    }
+    let pass = level < Level::Pod && findings.len() == 1;
     ScenarioResult { scenario: "rolling-update".into(), pass, findings }
 }
 
