@@ -79,3 +79,21 @@ fn bad_input_is_a_diagnostic_not_a_panic() {
     let (code, _, stderr) = kix(&["simulate", "--state", "tests/sim/three-zones.yaml", "tests/sim/tainted.yaml"]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+#[test]
+fn every_unreadable_object_of_a_state_gets_its_own_diagnostic() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    std::fs::write(
+        &state,
+        "kind: Node\nmetadata: {name: a}\nspec: {taints: [{key: k}]}\n---\nkind: Pod\nmetadata: {name: p}\nspec: {topologySpreadConstraints: [{maxSkew: 0, topologyKey: z, whenUnsatisfiable: DoNotSchedule}]}\n",
+    )
+    .unwrap();
+    let (code, _, stderr) =
+        kix(&["schedule", "--state", state.to_str().unwrap(), "--pod", "tests/sim/web.yaml", "--format", "json"]);
+    assert_eq!(code, 1);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(lines.iter().all(|l| l.contains("K0105")), "{stderr}");
+    assert!(stderr.contains("node `a`") && stderr.contains("pod `p`"), "{stderr}");
+}

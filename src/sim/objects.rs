@@ -238,9 +238,14 @@ impl State {
 
     /// Builds a state from parsed objects: Nodes, Pods and `List`s of them; other kinds are skipped.
     pub fn from_objects(objects: Vec<Value>) -> Result<State, String> {
+        State::from_objects_each(objects).map_err(|errors| errors.join("; "))
+    }
+
+    /// Like [`State::from_objects`], with one message per object that cannot be read.
+    pub fn from_objects_each(objects: Vec<Value>) -> Result<State, Vec<String>> {
         let mut state = State::default();
         let mut errors = Vec::new();
-        for object in flatten_lists(objects)? {
+        for object in flatten_lists(objects).map_err(|e| vec![e])? {
             let result = match str_at(&object, &["kind"]) {
                 Some("Node") => parse_node(&object).map(|n| state.nodes.push(n)),
                 Some("Pod") => parse_pod(&object, "default").map(|p| state.pods.push(p)),
@@ -251,14 +256,11 @@ impl State {
                 errors.push(e);
             }
         }
-        if !errors.is_empty() {
-            return Err(errors.join("; "));
-        }
         state.nodes.sort_by(|a, b| a.name.cmp(&b.name));
         if let Some(pair) = state.nodes.windows(2).find(|w| w[0].name == w[1].name) {
-            return Err(format!("node `{}` appears twice", pair[0].name));
+            errors.push(format!("node `{}` appears twice", pair[0].name));
         }
-        Ok(state)
+        if errors.is_empty() { Ok(state) } else { Err(errors) }
     }
 }
 
