@@ -51,6 +51,9 @@ impl Cycle {
 
     /// The scheduler's FailedScheduling message: `0/N nodes are available: 3 reason, ...`.
     pub fn failure_message(&self) -> String {
+        if self.nodes.is_empty() {
+            return "no nodes available to schedule pods".to_string();
+        }
         let parts: Vec<String> = self.reasons().iter().map(|(r, n)| format!("{n} {r}")).collect();
         format!("0/{} nodes are available: {}.", self.nodes.len(), parts.join(", "))
     }
@@ -442,4 +445,54 @@ fn counts(tally: &Tally, pod: &Pod) -> bool {
 /// Labels helper for callers building pods.
 pub fn labels(pairs: &[(&str, &str)]) -> Labels {
     pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cluster(yaml: &str) -> Cluster {
+        Cluster::new(&State::from_yaml_str(yaml).unwrap())
+    }
+
+    fn pod(yaml: &str) -> Pod {
+        super::super::objects::parse_pod(&serde_yaml::from_str(yaml).unwrap(), "default").unwrap()
+    }
+
+    #[test]
+    fn ties_go_to_the_lowest_node_name() {
+        let mut c = cluster(
+            "kind: List\nitems:\n- {kind: Node, metadata: {name: b}, status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}}\n- {kind: Node, metadata: {name: a}, status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}}\n",
+        );
+        let p = pod("kind: Pod\nmetadata: {name: p}\n");
+        let cycle = c.cycle(&p);
+        assert_eq!(cycle.selected.as_deref(), Some("a"));
+        assert_eq!(c.select(&p).as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn failure_messages_read_like_the_schedulers() {
+        let c = cluster("kind: Node\nmetadata: {name: a}\nspec: {unschedulable: true}\n");
+        let cycle = c.cycle(&pod("kind: Pod\nmetadata: {name: p}\n"));
+        assert_eq!(cycle.selected, None);
+        assert_eq!(cycle.failure_message(), "0/1 nodes are available: 1 node(s) were unschedulable.");
+        let empty = Cluster::new(&State::default()).cycle(&pod("kind: Pod\nmetadata: {name: p}\n"));
+        assert_eq!(empty.failure_message(), "no nodes available to schedule pods");
+    }
+
+    #[test]
+    fn bind_and_remove_keep_usage_and_counts() {
+        let mut c = cluster(
+            "kind: Node\nmetadata: {name: a, labels: {zone: z}}\nstatus: {allocatable: {cpu: '1', memory: 1Gi, pods: '1'}}\n",
+        );
+        let p = pod("kind: Pod\nmetadata: {name: p, labels: {app: x}}\n");
+        c.bind(p.clone(), "a").unwrap();
+        // The node holds one pod of one allowed: the next one does not fit.
+        let q = pod("kind: Pod\nmetadata: {name: q}\n");
+        assert_eq!(c.select(&q), None);
+        assert_eq!(c.node_of("default", "p"), Some("a"));
+        assert!(c.remove("default", "p").is_some());
+        assert_eq!(c.select(&q).as_deref(), Some("a"));
+        assert!(c.bind(q, "nowhere").is_err());
+    }
 }
