@@ -101,10 +101,14 @@ fn incoming(rng: &mut Rng, name: &str) -> String {
         if when == "DoNotSchedule" && rng.below(3) == 0 {
             extra.push_str(", minDomains: 3");
         }
-        let _ = writeln!(
-            spec,
-            "  - {{maxSkew: {skew}, topologyKey: {key}, whenUnsatisfiable: {when}, labelSelector: {{matchLabels: {{app: web}}}}{extra}}}"
-        );
+        // Mostly one selector; sometimes another one, or none (a nil selector counts nothing).
+        let selector = match rng.below(8) {
+            0 => "",
+            1 => ", labelSelector: {matchLabels: {app: db}}",
+            _ => ", labelSelector: {matchLabels: {app: web}}",
+        };
+        let _ =
+            writeln!(spec, "  - {{maxSkew: {skew}, topologyKey: {key}, whenUnsatisfiable: {when}{selector}{extra}}}");
     }
     format!("kind: Pod\nmetadata: {{name: {name}, namespace: default, labels: {{app: web}}}}\nspec:\n{spec}")
 }

@@ -46,9 +46,10 @@
 //! # Performance
 //! `cargo bench --bench sim_topology_spreading` runs upstream scheduler_perf's
 //! TopologySpreading/5000Nodes_5000Pods shape (5000 nodes in 3 zones, 5000
-//! existing pods, 5000 pods with a hard zone spread). Pods that look at no
-//! node's identity take the fast path (node classes and usage buckets);
-//! pods with hostname keys are evaluated on every node with per-node tallies.
+//! existing pods, 5000 pods with a hard zone spread), and the same with kix's
+//! own hostname + zone constraints. Scheduling groups interchangeable nodes
+//! (see [`cluster`]) and keeps per-domain counts incrementally; it falls back
+//! to evaluating every node only for pods that single out nodes by name.
 //!
 //! # Layout
 //! [`objects`] reads Nodes and Pods, [`quantity`] resource quantities,

@@ -215,29 +215,46 @@ pub type DomainCounts<'a> = HashMap<&'a str, i64>;
 pub struct Domains<'a> {
     pub counts: DomainCounts<'a>,
     min: i64,
+    len: usize,
+    /// Every node is its own domain (hostname) and the caller supplies each candidate's own
+    /// count: `counts` is then empty and only `min` and `len` are kept.
+    per_node: bool,
 }
 
 impl<'a> Domains<'a> {
     pub fn new(counts: DomainCounts<'a>) -> Domains<'a> {
         let min = counts.values().copied().min().unwrap_or(0);
-        Domains { counts, min }
+        let len = counts.len();
+        Domains { counts, min, len, per_node: false }
+    }
+
+    /// Per-node domains summarised by their number and their smallest count.
+    pub fn per_node(len: usize, min: i64) -> Domains<'a> {
+        Domains { counts: HashMap::new(), min, len, per_node: true }
     }
 
     /// The global minimum, 0 while there are fewer eligible domains than minDomains.
     pub fn global_min(&self, min_domains: i64) -> i64 {
-        if (self.counts.len() as i64) < min_domains { 0 } else { self.min }
+        if (self.len as i64) < min_domains { 0 } else { self.min }
     }
 }
 
 /// PodTopologySpread's filter for one node, given each hard constraint's domains.
-pub fn filter_spread(pod: &Pod, spread: &Spread, domains: &[Domains<'_>], labels: &Labels) -> Result<(), Rejection> {
+/// `own_count` is the node's own count for per-node domains (see [`Domains::per_node`]).
+pub fn filter_spread(
+    pod: &Pod,
+    spread: &Spread,
+    domains: &[Domains<'_>],
+    labels: &Labels,
+    own_count: i64,
+) -> Result<(), Rejection> {
     for (c, d) in spread.hard.iter().zip(domains) {
         let Some(value) = labels.get(&c.key) else {
             return Err(Rejection::one(REASON_SPREAD_LABEL, true));
         };
         let self_match = i64::from(c.selector.as_ref().is_some_and(|s| s.matches(&pod.labels)));
-        let skew = d.counts.get(value.as_str()).copied().unwrap_or(0) + self_match - d.global_min(c.min_domains);
-        if skew > c.max_skew {
+        let count = if d.per_node { own_count } else { d.counts.get(value.as_str()).copied().unwrap_or(0) };
+        if count + self_match - d.global_min(c.min_domains) > c.max_skew {
             return Err(Rejection::one(REASON_SPREAD, false));
         }
     }
