@@ -213,6 +213,8 @@ pub struct Pod {
     pub node_name: Option<String>,
     /// `metadata.deletionTimestamp` is set.
     pub terminating: bool,
+    /// `kubectl drain` leaves it in place: a DaemonSet's pod or a static (mirror) pod.
+    pub drain_skips: bool,
     pub spec: Arc<PodSpec>,
 }
 
@@ -363,7 +365,12 @@ pub fn parse_pod(object: &Value, default_namespace: &str) -> Result<Pod, String>
         None => PodSpec::default(),
     };
     let node_name = spec.node_name.clone();
-    Ok(Pod { name, namespace, labels, node_name, terminating, spec: Arc::new(spec) })
+    let daemon = seq(at(object, &["metadata", "ownerReferences"]), "metadata.ownerReferences")
+        .map_err(ctx)?
+        .iter()
+        .any(|r| str_at(r, &["kind"]) == Some("DaemonSet"));
+    let mirror = at(object, &["metadata", "annotations", "kubernetes.io/config.mirror"]).is_some();
+    Ok(Pod { name, namespace, labels, node_name, terminating, drain_skips: daemon || mirror, spec: Arc::new(spec) })
 }
 
 /// Reads the parts of a `PodSpec` the model uses.
@@ -590,6 +597,18 @@ mod tests {
         let a = State::from_yaml_str(stream).unwrap();
         assert_eq!(a, State::from_yaml_str(list).unwrap());
         assert_eq!(a.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+    }
+
+    #[test]
+    fn daemonset_and_mirror_pods_are_left_by_drains() {
+        let read = |meta: &str| {
+            parse_pod(&serde_yaml::from_str(&format!("kind: Pod\nmetadata: {meta}\n")).unwrap(), "ns").unwrap()
+        };
+        assert!(read("{name: a, ownerReferences: [{kind: DaemonSet, name: d}]}").drain_skips);
+        assert!(read("{name: b, annotations: {kubernetes.io/config.mirror: x}}").drain_skips);
+        let plain = read("{name: c, ownerReferences: [{kind: ReplicaSet, name: r}]}");
+        assert!(!plain.drain_skips);
+        assert_eq!(plain.namespace, "ns");
     }
 
     #[test]

@@ -19,7 +19,9 @@
 //! 4. Drain: each node holding a replica is cordoned and drained through the
 //!    eviction API, honouring every PodDisruptionBudget as the disruption
 //!    controller computes it; evicted pods are recreated and rescheduled
-//!    (ready once bound). The drain must finish.
+//!    (ready once bound). DaemonSet and mirror pods stay, as with
+//!    `kubectl drain --ignore-daemonsets`; other pods of the snapshot are
+//!    evicted and not recreated. The drain must finish.
 //!
 //! Pods of the verified workloads already in the snapshot are replaced by the
 //! simulated rollout, so a live snapshot does not count them twice.
@@ -578,7 +580,8 @@ fn drain(world: &World<'_>, w: usize) -> ScenarioResult {
         let mut world = world.clone();
         world.cluster.cordon(&node, true);
         loop {
-            let pods: Vec<Pod> = world.cluster.pods_on(&node).into_iter().cloned().collect();
+            // `kubectl drain --ignore-daemonsets` leaves DaemonSet and mirror pods in place.
+            let pods: Vec<Pod> = world.cluster.pods_on(&node).into_iter().filter(|p| !p.drain_skips).cloned().collect();
             if pods.is_empty() {
                 break;
             }

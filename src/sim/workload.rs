@@ -197,6 +197,7 @@ impl Workload {
             labels,
             node_name: None,
             terminating: false,
+            drain_skips: false,
             spec: Arc::clone(spec),
         }
     }
