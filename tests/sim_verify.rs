@@ -183,3 +183,30 @@ fn rolling_update_strategies_that_drop_every_replica_fail_level_pod() {
         "{update:?}"
     );
 }
+
+fn pdb(name: &str, app: &str, policy: &str) -> String {
+    format!(
+        "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  {policy}\n  selector: {{matchLabels: {{app: {app}}}}}\n"
+    )
+}
+
+#[test]
+fn budgets_block_drains_as_the_disruption_controller_computes_them() {
+    // minAvailable 1 over one replica: no disruption allowed.
+    let manifest = deployment("one", 1, "100m", "{}") + &pdb("one", "one", "minAvailable: 1");
+    let drain = run(&manifest, "one", Level::Pod).scenarios.into_iter().find(|s| s.scenario == "drain").unwrap();
+    assert!(
+        !drain.pass && drain.findings[0].contains("minAvailable 1: 1 expected, 1 healthy, 1 desired healthy"),
+        "{drain:?}"
+    );
+    // 50% of 3 as maxUnavailable rounds up to 2: two may go, the drain finishes.
+    let manifest = deployment("three", 3, "100m", "{}") + &pdb("three", "three", "maxUnavailable: 50%");
+    assert!(scenario(&run(&manifest, "three", Level::Pod), "drain").pass);
+    // A pod covered by two budgets cannot be evicted at all.
+    let manifest = deployment("twice", 3, "100m", "{}")
+        + &pdb("a", "twice", "maxUnavailable: 1")
+        + &pdb("b", "twice", "maxUnavailable: 1");
+    let v = run(&manifest, "twice", Level::Pod);
+    let drain = scenario(&v, "drain");
+    assert!(!drain.pass && drain.findings.iter().any(|f| f.contains("covered by 2 PodDisruptionBudgets")), "{drain:?}");
+}
