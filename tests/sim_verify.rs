@@ -98,3 +98,115 @@ fn verdicts_serialize_to_json() {
     assert_eq!(json["meets_level"], false);
     assert!(json["domain_losses"][0]["pending"].as_object().is_some_and(|m| m.len() == 1), "{json}");
 }
+
+#[test]
+fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
+    let state = State::from_yaml_str(include_str!("sim/three-zones.yaml")).unwrap();
+    let request = VerifyRequest {
+        workloads: vec![WorkloadLevel {
+            kind: "StatefulSet".into(),
+            namespace: "shop".into(),
+            name: "db".into(),
+            level: Level::Zone,
+        }],
+        node_key: "kubernetes.io/hostname".into(),
+        zone_key: "topology.kubernetes.io/zone".into(),
+    };
+    let v = verify_workloads(&state, &objects(include_str!("sim/db.yaml")), &request).remove(0);
+    assert!(v.meets_level, "{v:#?}");
+    assert_eq!(v.worst_case_running, Some(2));
+    assert_eq!(v.replacements_scheduled, 0);
+    let loss = scenario(&v, "domain-loss");
+    assert_eq!(loss.findings.len(), 3, "{loss:?}");
+    assert!(loss.findings.iter().all(|f| f.contains("stays Terminating")), "{loss:?}");
+    // No rolling-update scenario for a StatefulSet; the drain honours the budget.
+    assert!(v.scenarios.iter().all(|s| s.scenario != "rolling-update"));
+    assert!(scenario(&v, "drain").pass);
+}
+
+#[test]
+fn pods_of_the_workload_already_in_the_snapshot_are_replaced_not_doubled() {
+    let mut text = include_str!("sim/three-zones.yaml").to_string();
+    text.push_str(
+        "---\nkind: Pod\nmetadata: {name: web-old-1, namespace: shop, labels: {app: web}}\nspec: {nodeName: node-a1}\n",
+    );
+    let state = State::from_yaml_str(&text).unwrap();
+    let request = VerifyRequest {
+        workloads: vec![WorkloadLevel {
+            kind: "Deployment".into(),
+            namespace: "shop".into(),
+            name: "web".into(),
+            level: Level::Zone,
+        }],
+        node_key: "kubernetes.io/hostname".into(),
+        zone_key: "topology.kubernetes.io/zone".into(),
+    };
+    let v = verify_workloads(&state, &objects(include_str!("sim/web.yaml")), &request).remove(0);
+    assert!(v.meets_level, "{v:#?}");
+    assert_eq!(v.domain_losses.iter().map(|l| l.running + l.lost).max(), Some(3));
+}
+
+fn deployment(name: &str, replicas: u32, cpu: &str, strategy: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  replicas: {replicas}\n  strategy: {strategy}\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n    spec:\n      containers: [{{name: c, resources: {{requests: {{cpu: '{cpu}'}}}}}}]\n"
+    )
+}
+
+#[test]
+fn rolling_update_without_room_and_without_unavailability_deadlocks() {
+    // Six 4-CPU nodes, six 4-CPU replicas: no room for a surge pod, and none may go first.
+    let manifest = deployment("full", 6, "4", "{rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}");
+    let v = run(&manifest, "full", Level::Pod);
+    let update = scenario(&v, "rolling-update");
+    assert!(!update.pass, "{update:?}");
+    assert!(update.findings.iter().any(|f| f.contains("deadlocks") && f.contains("Insufficient cpu")), "{update:?}");
+    // With one pod allowed to go first, the same update finishes.
+    let manifest = deployment("full", 6, "4", "{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}");
+    let v = run(&manifest, "full", Level::Pod);
+    assert!(scenario(&v, "rolling-update").pass, "{v:#?}");
+}
+
+#[test]
+fn rolling_update_strategies_that_drop_every_replica_fail_level_pod() {
+    let v = run(&deployment("re", 3, "100m", "{type: Recreate}"), "re", Level::Pod);
+    let update = scenario(&v, "rolling-update");
+    assert!(!update.pass && update.findings[0].contains("Recreate"), "{update:?}");
+    let v =
+        run(&deployment("zero", 3, "100m", "{rollingUpdate: {maxSurge: 0, maxUnavailable: 0}}"), "zero", Level::Pod);
+    assert!(scenario(&v, "rolling-update").findings[0].contains("both 0"));
+    // 25% of 2 rounds down to 0 unavailable and up to 1 surge: the default strategy keeps both running.
+    let v = run(&deployment("two", 2, "100m", "{}"), "two", Level::Pod);
+    let update = scenario(&v, "rolling-update");
+    assert!(update.pass, "{update:?}");
+    assert!(
+        update.findings[0].contains("maxSurge 1, maxUnavailable 0; fewest available during the rollout: 2"),
+        "{update:?}"
+    );
+}
+
+fn pdb(name: &str, app: &str, policy: &str) -> String {
+    format!(
+        "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  {policy}\n  selector: {{matchLabels: {{app: {app}}}}}\n"
+    )
+}
+
+#[test]
+fn budgets_block_drains_as_the_disruption_controller_computes_them() {
+    // minAvailable 1 over one replica: no disruption allowed.
+    let manifest = deployment("one", 1, "100m", "{}") + &pdb("one", "one", "minAvailable: 1");
+    let drain = run(&manifest, "one", Level::Pod).scenarios.into_iter().find(|s| s.scenario == "drain").unwrap();
+    assert!(
+        !drain.pass && drain.findings[0].contains("minAvailable 1: 1 expected, 1 healthy, 1 desired healthy"),
+        "{drain:?}"
+    );
+    // 50% of 3 as maxUnavailable rounds up to 2: two may go, the drain finishes.
+    let manifest = deployment("three", 3, "100m", "{}") + &pdb("three", "three", "maxUnavailable: 50%");
+    assert!(scenario(&run(&manifest, "three", Level::Pod), "drain").pass);
+    // A pod covered by two budgets cannot be evicted at all.
+    let manifest = deployment("twice", 3, "100m", "{}")
+        + &pdb("a", "twice", "maxUnavailable: 1")
+        + &pdb("b", "twice", "maxUnavailable: 1");
+    let v = run(&manifest, "twice", Level::Pod);
+    let drain = scenario(&v, "drain");
+    assert!(!drain.pass && drain.findings.iter().any(|f| f.contains("covered by 2 PodDisruptionBudgets")), "{drain:?}");
+}

@@ -3,18 +3,22 @@
 //! [`Cluster::cycle`] is the reference path: it runs every filter and score
 //! on every node and reports each node's outcome (what `kix schedule` prints).
 //! [`Cluster::select`] is the fast path the simulations use. Nodes that differ
-//! only in name and hostname label (same other labels, taints, cordon and
-//! allocatable) form a class; within a class, nodes with the same usage form a
-//! bucket, kept in name order. When the pod looks at no node's identity (no
-//! hostname key in its spread constraints or node affinity, no `nodeName`, no
-//! `matchFields`), every node of a bucket filters and scores alike, so the
-//! fast path evaluates one node per bucket and takes the bucket's lowest
-//! name. Per-domain counts come from per-(namespace, selector) tallies per
-//! class, updated as pods bind and leave: no pass over all pods per cycle.
-//! Pods the fast path cannot treat go through the reference path; a test
-//! checks that both paths choose the same node.
+//! only in name and hostname label (same other labels, hostname present or
+//! not, taints, cordon and allocatable) form a class; within a class, nodes
+//! with the same usage form a bucket, kept in name order. When the pod looks
+//! at no node's identity (no `nodeName`, no `matchFields`, no hostname key in
+//! its node affinity), every node of a bucket filters and scores alike, so
+//! the fast path evaluates one node per bucket and takes the bucket's lowest
+//! name. Hostname spread constraints (kix's own, the system defaults) are
+//! handled by grouping each class's nodes by usage *and* the node's own count
+//! under the constraint's selector, kept up to date as pods bind and leave.
+//! Per-domain counts come from per-(namespace, selector) tallies per class
+//! and per node: no pass over all pods per cycle. Anything else (hostname
+//! constraints with different selectors, node-name affinity, duplicate
+//! hostname labels) is evaluated on every node with the per-node tallies.
+//! Tests check that `select` always chooses the reference path's node.
 
-use super::objects::{Node, Pod, State, Taint};
+use super::objects::{HOSTNAME_KEY, Node, Pod, State, Taint};
 use super::plugins::{self, Candidate, Domains, Rejection, Scores, Spread, Usage};
 use crate::selector::{Labels, Selector};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -49,6 +53,9 @@ impl Cycle {
 
     /// The scheduler's FailedScheduling message: `0/N nodes are available: 3 reason, ...`.
     pub fn failure_message(&self) -> String {
+        if self.nodes.is_empty() {
+            return "no nodes available to schedule pods".to_string();
+        }
         let parts: Vec<String> = self.reasons().iter().map(|(r, n)| format!("{n} {r}")).collect();
         format!("0/{} nodes are available: {}.", self.nodes.len(), parts.join(", "))
     }
@@ -60,7 +67,12 @@ struct Class {
     representative: usize,
     /// Nodes by usage, each set in name order.
     buckets: BTreeMap<Usage, BTreeSet<usize>>,
+    /// How many nodes the class holds.
+    size: usize,
 }
+
+/// Nodes of one class grouped by (usage, pods the tally counts on the node), in name order.
+type Groups = BTreeMap<(Usage, i64), BTreeSet<usize>>;
 
 #[derive(Clone, Debug)]
 struct Tally {
@@ -68,6 +80,11 @@ struct Tally {
     selector: Selector,
     /// Matching, non-terminating pods per class.
     per_class: Vec<i64>,
+    /// The same per node.
+    per_node: Vec<i64>,
+    /// Per class, nodes grouped by usage and this tally's per-node count; built the first time
+    /// a pod with a hostname constraint on this selector is scheduled.
+    groups: Option<Vec<Groups>>,
 }
 
 /// Nodes and bound pods, with the indexes both scheduling paths use.
@@ -84,6 +101,9 @@ pub struct Cluster {
     classes: Vec<Class>,
     tallies: Vec<Tally>,
     tally_index: HashMap<String, usize>,
+    /// Every node has its own `kubernetes.io/hostname` value (or none): then a hostname
+    /// domain is one node, which the fast path relies on.
+    unique_hostnames: bool,
 }
 
 impl Cluster {
@@ -104,6 +124,7 @@ impl Cluster {
             classes: Vec::new(),
             tallies: Vec::new(),
             tally_index: HashMap::new(),
+            unique_hostnames: true,
         };
         cluster.rebuild_classes();
         for pod in &state.pods {
@@ -144,13 +165,7 @@ impl Cluster {
         let &ni = self.by_name.get(node).ok_or_else(|| format!("no node `{node}`"))?;
         self.remove(&pod.namespace.clone(), &pod.name.clone());
         pod.node_name = Some(node.to_string());
-        self.usage_move(ni, &pod, 1);
-        let class = self.class_of[ni];
-        for tally in &mut self.tallies {
-            if counts(tally, &pod) {
-                tally.per_class[class] += 1;
-            }
-        }
+        self.account(ni, &pod, 1);
         let slot = self.pods.len();
         self.pod_slot.insert((pod.namespace.clone(), pod.name.clone()), slot);
         self.on_node[ni].push(slot);
@@ -163,13 +178,7 @@ impl Cluster {
         let slot = self.pod_slot.remove(&(namespace.to_string(), name.to_string()))?;
         let (pod, ni) = self.pods[slot].take()?;
         self.on_node[ni].retain(|&s| s != slot);
-        self.usage_move(ni, &pod, -1);
-        let class = self.class_of[ni];
-        for tally in &mut self.tallies {
-            if counts(tally, &pod) {
-                tally.per_class[class] -= 1;
-            }
-        }
+        self.account(ni, &pod, -1);
         Some(pod)
     }
 
@@ -193,79 +202,98 @@ impl Cluster {
         }
     }
 
-    fn usage_move(&mut self, ni: usize, pod: &Pod, sign: i64) {
-        let class = &mut self.classes[self.class_of[ni]];
+    /// Adds (`sign` 1) or takes away (-1) a pod's usage and tally counts on node `ni`, moving
+    /// the node between its class's buckets and groups.
+    fn account(&mut self, ni: usize, pod: &Pod, sign: i64) {
+        let ci = self.class_of[ni];
         let old = self.usage[ni];
-        if let Some(set) = class.buckets.get_mut(&old) {
-            set.remove(&ni);
-            if set.is_empty() {
-                class.buckets.remove(&old);
+        let class = &mut self.classes[ci];
+        take(&mut class.buckets, &old, ni);
+        self.usage[ni].add(pod, sign);
+        let new = self.usage[ni];
+        class.buckets.entry(new).or_default().insert(ni);
+        for tally in &mut self.tallies {
+            let before = tally.per_node[ni];
+            if counts(tally, pod) {
+                tally.per_class[ci] += sign;
+                tally.per_node[ni] += sign;
+            }
+            if let Some(groups) = tally.groups.as_mut() {
+                take(&mut groups[ci], &(old, before), ni);
+                groups[ci].entry((new, tally.per_node[ni])).or_default().insert(ni);
             }
         }
-        self.usage[ni].add(pod, sign);
-        class.buckets.entry(self.usage[ni]).or_default().insert(ni);
+    }
+
+    /// Builds a tally's per-class groups if they do not exist yet.
+    fn ensure_groups(&mut self, t: usize) {
+        if self.tallies[t].groups.is_some() {
+            return;
+        }
+        let mut groups: Vec<Groups> = vec![BTreeMap::new(); self.classes.len()];
+        for (ni, &ci) in self.class_of.iter().enumerate() {
+            groups[ci].entry((self.usage[ni], self.tallies[t].per_node[ni])).or_default().insert(ni);
+        }
+        self.tallies[t].groups = Some(groups);
     }
 
     fn rebuild_classes(&mut self) {
-        type Key<'a> = (Vec<(&'a String, &'a String)>, &'a [Taint], bool, super::objects::Resources);
+        type Key<'a> = (Vec<(&'a String, &'a String)>, bool, &'a [Taint], bool, super::objects::Resources);
         let mut keys: BTreeMap<Key<'_>, usize> = BTreeMap::new();
         let mut class_of = Vec::with_capacity(self.nodes.len());
         let mut classes: Vec<Class> = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
-            let labels: Vec<_> = node.labels.iter().filter(|(k, _)| *k != super::objects::HOSTNAME_KEY).collect();
-            let key = (labels, node.taints.as_slice(), node.unschedulable, node.allocatable);
+            let labels: Vec<_> = node.labels.iter().filter(|(k, _)| *k != HOSTNAME_KEY).collect();
+            let has_hostname = node.labels.contains_key(HOSTNAME_KEY);
+            let key = (labels, has_hostname, node.taints.as_slice(), node.unschedulable, node.allocatable);
             let next = classes.len();
             let c = *keys.entry(key).or_insert(next);
             if c == next {
-                classes.push(Class { representative: i, buckets: BTreeMap::new() });
+                classes.push(Class { representative: i, buckets: BTreeMap::new(), size: 0 });
             }
             classes[c].buckets.entry(self.usage[i]).or_default().insert(i);
+            classes[c].size += 1;
             class_of.push(c);
         }
+        let mut hostnames: Vec<&String> = self.nodes.iter().filter_map(|n| n.labels.get(HOSTNAME_KEY)).collect();
+        let labelled = hostnames.len();
+        hostnames.sort_unstable();
+        hostnames.dedup();
+        self.unique_hostnames = hostnames.len() == labelled;
         self.class_of = class_of;
         self.classes = classes;
         self.tallies.clear();
         self.tally_index.clear();
     }
 
-    /// Per-domain counts of one constraint over the nodes that carry every key of `all` and pass
-    /// the constraint's inclusion policies (upstream PreFilter/PreScore counting), by full scan.
-    fn scan_counts(&self, pod: &Pod, con: &plugins::Constraint, all: &[plugins::Constraint]) -> HashMap<String, i64> {
-        let mut counts = HashMap::new();
-        for (i, node) in self.nodes.iter().enumerate() {
-            if !plugins::has_all_keys(&node.labels, all) || !con.includes(pod, node) {
-                continue;
-            }
-            let value = node.labels.get(&con.key).cloned().unwrap_or_default();
-            let n = self.on_node[i]
-                .iter()
-                .filter_map(|&s| self.pods[s].as_ref())
-                .filter(|(p, _)| con.matches(&pod.namespace, p))
-                .count() as i64;
-            *counts.entry(value).or_insert(0) += n;
-        }
-        counts
-    }
-
-    /// The same counts from the per-class tallies.
-    fn tally_counts(
-        &mut self,
+    /// Per-domain counts from the per-class tallies (classes share every label but the hostname).
+    fn class_counts<'a>(
+        &'a self,
         pod: &Pod,
         con: &plugins::Constraint,
         all: &[plugins::Constraint],
-    ) -> HashMap<String, i64> {
+        tally: Option<usize>,
+    ) -> plugins::DomainCounts<'a> {
         let mut counts = HashMap::new();
-        let tally = con.selector.as_ref().map(|s| self.tally(&pod.namespace, s));
         for (ci, class) in self.classes.iter().enumerate() {
             let node = &self.nodes[class.representative];
             if !plugins::has_all_keys(&node.labels, all) || !con.includes(pod, node) {
                 continue;
             }
-            let value = node.labels.get(&con.key).cloned().unwrap_or_default();
-            let n = tally.map_or(0, |t| self.tallies[t].per_class[ci]);
-            *counts.entry(value).or_insert(0) += n;
+            let value = node.labels.get(&con.key).map_or("", String::as_str);
+            *counts.entry(value).or_insert(0) += tally.map_or(0, |t| self.tallies[t].per_class[ci]);
         }
         counts
+    }
+
+    /// The tally of each constraint's selector (hard ones first, then soft), created on first use.
+    fn tallies_for(&mut self, pod: &Pod, spread: &Spread) -> Vec<Option<usize>> {
+        spread
+            .hard
+            .iter()
+            .chain(&spread.soft)
+            .map(|c| c.selector.as_ref().map(|s| self.tally(&pod.namespace, s)))
+            .collect()
     }
 
     fn tally(&mut self, namespace: &str, selector: &Selector) -> usize {
@@ -277,10 +305,13 @@ impl Cluster {
             namespace: namespace.to_string(),
             selector: selector.clone(),
             per_class: vec![0; self.classes.len()],
+            per_node: vec![0; self.nodes.len()],
+            groups: None,
         };
         for (pod, ni) in self.pods.iter().flatten() {
             if counts(&tally, pod) {
                 tally.per_class[self.class_of[*ni]] += 1;
+                tally.per_node[*ni] += 1;
             }
         }
         self.tallies.push(tally);
@@ -288,42 +319,72 @@ impl Cluster {
         self.tallies.len() - 1
     }
 
-    /// The reference path: every plugin on every node.
+    /// The reference path: every plugin on every node, counting pods by a plain scan.
     pub fn cycle(&self, pod: &Pod) -> Cycle {
         let spread = Spread::of(pod);
-        let hard: Vec<Domains> =
-            spread.hard.iter().map(|c| Domains { counts: self.scan_counts(pod, c, &spread.hard) }).collect();
+        let constraints: Vec<&plugins::Constraint> = spread.hard.iter().chain(&spread.soft).collect();
+        let on_node = |i: usize, c: usize| -> i64 {
+            self.on_node[i]
+                .iter()
+                .filter_map(|&s| self.pods[s].as_ref())
+                .filter(|(p, _)| constraints[c].matches(&pod.namespace, p))
+                .count() as i64
+        };
+        let (outcomes, selected) = self.evaluate(pod, &spread, &on_node);
+        Cycle {
+            nodes: self.nodes.iter().zip(outcomes).filter_map(|(n, o)| o.map(|o| (n.name.clone(), o))).collect(),
+            selected: selected.map(|i| self.nodes[i].name.clone()),
+        }
+    }
+
+    /// Every plugin on every node; `on_node(i, c)` is the number of pods on node `i` that
+    /// constraint `c` (hard ones first, then soft) counts: upstream's `countPodsMatchSelector`.
+    /// Returns each node's outcome (by index) and the selected node's index.
+    fn evaluate(
+        &self,
+        pod: &Pod,
+        spread: &Spread,
+        on_node: &dyn Fn(usize, usize) -> i64,
+    ) -> (Vec<Option<Outcome>>, Option<usize>) {
+        // Per-domain counts over the nodes that carry every key of `all` and pass the
+        // constraint's inclusion policies (upstream PreFilter and PreScore counting).
+        let domain_counts = |c: usize, con: &plugins::Constraint, all: &[plugins::Constraint]| {
+            let mut counts: plugins::DomainCounts<'_> = HashMap::new();
+            for (i, node) in self.nodes.iter().enumerate() {
+                if plugins::has_all_keys(&node.labels, all) && con.includes(pod, node) {
+                    let value = node.labels.get(&con.key).map_or("", String::as_str);
+                    *counts.entry(value).or_insert(0) += on_node(i, c);
+                }
+            }
+            counts
+        };
+        let hard: Vec<Domains<'_>> =
+            spread.hard.iter().enumerate().map(|(c, con)| Domains::new(domain_counts(c, con, &spread.hard))).collect();
         let mut outcomes: Vec<Option<Outcome>> = vec![None; self.nodes.len()];
         let mut feasible = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
             let verdict = plugins::filter_node(pod, node)
                 .and_then(|()| plugins::filter_fit(pod, &node.allocatable, &self.usage[i]))
-                .and_then(|()| plugins::filter_spread(pod, &spread, &hard, &node.labels));
+                .and_then(|()| plugins::filter_spread(pod, spread, &hard, &node.labels, 0));
             match verdict {
                 Ok(()) => feasible.push(i),
                 Err(r) => outcomes[i] = Some(Outcome::Rejected(r)),
             }
         }
-        let soft: Vec<HashMap<String, i64>> = spread
+        let all: &[plugins::Constraint] = if spread.require_all_keys { &spread.soft } else { &[] };
+        let offset = spread.hard.len();
+        // Hostname constraints score with each node's own count (below), not a domain map.
+        let soft: Vec<plugins::DomainCounts<'_>> = spread
             .soft
             .iter()
-            .map(|c| {
-                let all: &[plugins::Constraint] = if spread.require_all_keys { &spread.soft } else { &[] };
-                self.scan_counts(pod, c, all)
-            })
+            .enumerate()
+            .map(|(c, con)| if con.key == HOSTNAME_KEY { HashMap::new() } else { domain_counts(offset + c, con, all) })
             .collect();
         let candidates: Vec<Candidate<'_>> = feasible
             .iter()
             .map(|&i| Candidate { node: &self.nodes[i], usage: self.usage[i], multiplicity: 1 })
             .collect();
-        let scores = plugins::score(pod, &spread, &candidates, &soft, |c, ci| {
-            let con = &spread.soft[ci];
-            self.on_node[feasible[c]]
-                .iter()
-                .filter_map(|&s| self.pods[s].as_ref())
-                .filter(|(p, _)| con.matches(&pod.namespace, p))
-                .count() as i64
-        });
+        let scores = plugins::score(pod, spread, &candidates, &soft, |c, ci| on_node(feasible[c], offset + ci));
         let mut selected: Option<(i64, usize)> = None;
         for (k, &i) in feasible.iter().enumerate() {
             if selected.is_none_or(|(best, _)| scores[k].total > best) {
@@ -331,17 +392,31 @@ impl Cluster {
             }
             outcomes[i] = Some(Outcome::Feasible(scores[k]));
         }
-        Cycle {
-            nodes: self.nodes.iter().zip(outcomes).filter_map(|(n, o)| o.map(|o| (n.name.clone(), o))).collect(),
-            selected: selected.map(|(_, i)| self.nodes[i].name.clone()),
-        }
+        (outcomes, selected.map(|(_, i)| i))
     }
 
-    /// Whether the fast path gives exactly the reference answer for this pod.
-    fn fast_path_applies(pod: &Pod, spread: &Spread) -> bool {
-        pod.spec.node_name.is_none()
-            && !spread.mentions_hostname()
-            && !pod.spec.node_selector.contains_key(super::objects::HOSTNAME_KEY)
+    /// The per-node path for pods whose constraints or affinity look at node identity: every
+    /// node is still evaluated, but counts come from the per-node tallies, not a pass over pods.
+    fn select_per_node(&mut self, pod: &Pod, spread: &Spread) -> Option<String> {
+        let tallies = self.tallies_for(pod, spread);
+        let this = &*self;
+        let on_node = |i: usize, c: usize| -> i64 { tallies[c].map_or(0, |t| this.tallies[t].per_node[i]) };
+        this.evaluate(pod, spread, &on_node).1.map(|i| this.nodes[i].name.clone())
+    }
+
+    /// Whether the grouped path gives exactly the reference answer for this pod: it must not
+    /// look at a node's name or hostname except through hostname spread constraints that all
+    /// count with one selector (then a node's own count joins its group key).
+    fn fast_path_applies(&self, pod: &Pod, spread: &Spread) -> bool {
+        let mut host_selectors =
+            spread.hard.iter().chain(&spread.soft).filter(|c| c.key == HOSTNAME_KEY).map(|c| &c.selector);
+        let one_selector = match host_selectors.next() {
+            None => true,
+            Some(first) => self.unique_hostnames && host_selectors.all(|s| s == first),
+        };
+        one_selector
+            && pod.spec.node_name.is_none()
+            && !pod.spec.node_selector.contains_key(HOSTNAME_KEY)
             && !pod.spec.required_terms.iter().flatten().any(|t| t.mentions_node_identity())
             && !pod.spec.preferred_terms.iter().any(|(_, t)| t.mentions_node_identity())
     }
@@ -349,41 +424,83 @@ impl Cluster {
     /// Chooses the node the reference path would choose, usually without visiting every node.
     pub fn select(&mut self, pod: &Pod) -> Option<String> {
         let spread = Spread::of(pod);
-        if !Cluster::fast_path_applies(pod, &spread) {
-            return self.cycle(pod).selected;
+        if !self.fast_path_applies(pod, &spread) {
+            return self.select_per_node(pod, &spread);
         }
-        let hard: Vec<Domains> =
-            spread.hard.iter().map(|c| Domains { counts: self.tally_counts(pod, c, &spread.hard) }).collect();
-        let soft: Vec<HashMap<String, i64>> = spread
-            .soft
+        let tallies = self.tallies_for(pod, &spread);
+        let constraints: Vec<&plugins::Constraint> = spread.hard.iter().chain(&spread.soft).collect();
+        let host = constraints.iter().position(|c| c.key == HOSTNAME_KEY);
+        // The tally whose per-node count joins the group key (None: every count is 0).
+        let host_tally = host.and_then(|c| tallies[c]);
+        if let Some(t) = host_tally {
+            self.ensure_groups(t);
+        }
+        let this = &*self;
+        let hard: Vec<Domains<'_>> = spread
+            .hard
             .iter()
-            .map(|c| {
-                let all: Vec<plugins::Constraint> =
-                    if spread.require_all_keys { spread.soft.clone() } else { Vec::new() };
-                self.tally_counts(pod, c, &all)
+            .enumerate()
+            .map(|(c, con)| {
+                if con.key != HOSTNAME_KEY {
+                    return Domains::new(this.class_counts(pod, con, &spread.hard, tallies[c]));
+                }
+                // Each eligible node is a domain: count them and find the smallest count.
+                let (mut len, mut min) = (0usize, i64::MAX);
+                for (ci, class) in this.classes.iter().enumerate() {
+                    let node = &this.nodes[class.representative];
+                    if !plugins::has_all_keys(&node.labels, &spread.hard) || !con.includes(pod, node) {
+                        continue;
+                    }
+                    len += class.size;
+                    let smallest = match host_tally.and_then(|t| this.tallies[t].groups.as_ref()) {
+                        Some(groups) => groups[ci].keys().map(|(_, n)| *n).min().unwrap_or(0),
+                        None => 0,
+                    };
+                    min = min.min(smallest);
+                }
+                Domains::per_node(len, if len == 0 { 0 } else { min })
             })
             .collect();
-        // Feasible buckets: (class, usage, lowest node, multiplicity).
-        let mut units: Vec<(usize, Usage, usize)> = Vec::new();
+        let all: &[plugins::Constraint] = if spread.require_all_keys { &spread.soft } else { &[] };
+        let offset = spread.hard.len();
+        let soft: Vec<plugins::DomainCounts<'_>> = spread
+            .soft
+            .iter()
+            .enumerate()
+            .map(|(c, con)| {
+                if con.key == HOSTNAME_KEY {
+                    HashMap::new()
+                } else {
+                    this.class_counts(pod, con, all, tallies[offset + c])
+                }
+            })
+            .collect();
+        // Feasible groups: the lowest node and the group's own hostname count.
+        let mut units: Vec<(usize, i64)> = Vec::new();
         let mut candidates = Vec::new();
-        for class in &self.classes {
-            let node = &self.nodes[class.representative];
-            if plugins::filter_node(pod, node).is_err()
-                || plugins::filter_spread(pod, &spread, &hard, &node.labels).is_err()
-            {
+        for (ci, class) in this.classes.iter().enumerate() {
+            let node = &this.nodes[class.representative];
+            if plugins::filter_node(pod, node).is_err() {
                 continue;
             }
-            for (usage, members) in &class.buckets {
-                if plugins::filter_fit(pod, &node.allocatable, usage).is_ok() {
+            let grouped: Box<dyn Iterator<Item = (Usage, i64, &BTreeSet<usize>)>> =
+                match host_tally.and_then(|t| this.tallies[t].groups.as_ref()) {
+                    Some(groups) => Box::new(groups[ci].iter().map(|((u, n), m)| (*u, *n, m))),
+                    None => Box::new(class.buckets.iter().map(|(u, m)| (*u, 0, m))),
+                };
+            for (usage, own, members) in grouped {
+                if plugins::filter_fit(pod, &node.allocatable, &usage).is_ok()
+                    && plugins::filter_spread(pod, &spread, &hard, &node.labels, own).is_ok()
+                {
                     let first = *members.first()?;
-                    units.push((class.representative, *usage, first));
-                    candidates.push(Candidate { node, usage: *usage, multiplicity: members.len() });
+                    units.push((first, own));
+                    candidates.push(Candidate { node, usage, multiplicity: members.len() });
                 }
             }
         }
-        let scores = plugins::score(pod, &spread, &candidates, &soft, |_, _| 0);
+        let scores = plugins::score(pod, &spread, &candidates, &soft, |k, _| units[k].1);
         let mut best: Option<(i64, usize)> = None;
-        for (k, (_, _, first)) in units.iter().enumerate() {
+        for (k, (first, _)) in units.iter().enumerate() {
             let better = match best {
                 None => true,
                 Some((total, node)) => scores[k].total > total || (scores[k].total == total && *first < node),
@@ -392,7 +509,17 @@ impl Cluster {
                 best = Some((scores[k].total, *first));
             }
         }
-        best.map(|(_, i)| self.nodes[i].name.clone())
+        best.map(|(_, i)| this.nodes[i].name.clone())
+    }
+}
+
+/// Removes a node from a keyed set, dropping the key when the set empties.
+fn take<K: Ord>(map: &mut BTreeMap<K, BTreeSet<usize>>, key: &K, node: usize) {
+    if let Some(set) = map.get_mut(key) {
+        set.remove(&node);
+        if set.is_empty() {
+            map.remove(key);
+        }
     }
 }
 
@@ -403,4 +530,54 @@ fn counts(tally: &Tally, pod: &Pod) -> bool {
 /// Labels helper for callers building pods.
 pub fn labels(pairs: &[(&str, &str)]) -> Labels {
     pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cluster(yaml: &str) -> Cluster {
+        Cluster::new(&State::from_yaml_str(yaml).unwrap())
+    }
+
+    fn pod(yaml: &str) -> Pod {
+        super::super::objects::parse_pod(&serde_yaml::from_str(yaml).unwrap(), "default").unwrap()
+    }
+
+    #[test]
+    fn ties_go_to_the_lowest_node_name() {
+        let mut c = cluster(
+            "kind: List\nitems:\n- {kind: Node, metadata: {name: b}, status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}}\n- {kind: Node, metadata: {name: a}, status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}}\n",
+        );
+        let p = pod("kind: Pod\nmetadata: {name: p}\n");
+        let cycle = c.cycle(&p);
+        assert_eq!(cycle.selected.as_deref(), Some("a"));
+        assert_eq!(c.select(&p).as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn failure_messages_read_like_the_schedulers() {
+        let c = cluster("kind: Node\nmetadata: {name: a}\nspec: {unschedulable: true}\n");
+        let cycle = c.cycle(&pod("kind: Pod\nmetadata: {name: p}\n"));
+        assert_eq!(cycle.selected, None);
+        assert_eq!(cycle.failure_message(), "0/1 nodes are available: 1 node(s) were unschedulable.");
+        let empty = Cluster::new(&State::default()).cycle(&pod("kind: Pod\nmetadata: {name: p}\n"));
+        assert_eq!(empty.failure_message(), "no nodes available to schedule pods");
+    }
+
+    #[test]
+    fn bind_and_remove_keep_usage_and_counts() {
+        let mut c = cluster(
+            "kind: Node\nmetadata: {name: a, labels: {zone: z}}\nstatus: {allocatable: {cpu: '1', memory: 1Gi, pods: '1'}}\n",
+        );
+        let p = pod("kind: Pod\nmetadata: {name: p, labels: {app: x}}\n");
+        c.bind(p.clone(), "a").unwrap();
+        // The node holds one pod of one allowed: the next one does not fit.
+        let q = pod("kind: Pod\nmetadata: {name: q}\n");
+        assert_eq!(c.select(&q), None);
+        assert_eq!(c.node_of("default", "p"), Some("a"));
+        assert!(c.remove("default", "p").is_some());
+        assert_eq!(c.select(&q).as_deref(), Some("a"));
+        assert!(c.bind(q, "nowhere").is_err());
+    }
 }

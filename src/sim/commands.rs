@@ -212,6 +212,9 @@ pub fn simulate(args: &SimulateArgs) -> Result<String, Diagnostics> {
             let parts: Vec<String> = domains.iter().map(|(d, n)| format!("{d}={n}")).collect();
             let _ = writeln!(out, "  {key}: {}", parts.join(" "));
         }
+        for (pod, node) in &p.placed {
+            let _ = writeln!(out, "  {pod} -> {node}");
+        }
         for (pod, reason) in &p.pending {
             let _ = writeln!(out, "  Pending {pod}: {reason}");
         }

@@ -45,5 +45,11 @@ pub fn not_an_object(path: &Path, message: impl Into<String>) -> Diagnostic {
 /// Reads a state snapshot file.
 pub fn read_state(path: &Path) -> Result<State, Diagnostics> {
     let objects = read_objects(path)?;
-    State::from_objects(objects).map_err(|e| single(not_an_object(path, e)))
+    State::from_objects_each(objects).map_err(|errors| {
+        let mut diagnostics = Diagnostics::default();
+        for e in errors {
+            diagnostics.push(not_an_object(path, e));
+        }
+        diagnostics
+    })
 }

@@ -38,6 +38,19 @@
 //! selector is used), and nodes sharing one hostname label value (counted per
 //! value, not per node). An empty `labelSelector: {}` matches every pod here.
 //!
+//! # Scenarios (`kix verify`)
+//! [`verify::verify_workloads`] places an instance's workloads, then checks
+//! rollout, the loss of each domain of the resolved level, the rolling update
+//! and a drain of each node through the eviction API (see [`verify`]).
+//!
+//! # Performance
+//! `cargo bench --bench sim_topology_spreading` runs upstream scheduler_perf's
+//! TopologySpreading/5000Nodes_5000Pods shape (5000 nodes in 3 zones, 5000
+//! existing pods, 5000 pods with a hard zone spread), and the same with kix's
+//! own hostname + zone constraints. Scheduling groups interchangeable nodes
+//! (see [`cluster`]) and keeps per-domain counts incrementally; it falls back
+//! to evaluating every node only for pods that single out nodes by name.
+//!
 //! # Layout
 //! [`objects`] reads Nodes and Pods, [`quantity`] resource quantities,
 //! [`plugins`] holds the filters and scores, [`cluster`] the mutable cluster

@@ -129,11 +129,14 @@ pub struct NodeSelectorTerm {
     pub expressions: Vec<NodeRequirement>,
     /// `matchFields`; only `metadata.name` exists upstream (other keys match nothing).
     pub fields: Vec<NodeRequirement>,
+    /// A requirement does not parse as upstream's label or field selector (an invalid key or
+    /// value, a wrong number of values): the term then matches no node, as upstream.
+    pub invalid: bool,
 }
 
 impl NodeSelectorTerm {
     pub fn matches(&self, name: &str, labels: &Labels) -> bool {
-        if self.expressions.is_empty() && self.fields.is_empty() {
+        if self.invalid || (self.expressions.is_empty() && self.fields.is_empty()) {
             return false;
         }
         self.expressions.iter().all(|r| r.matches_value(labels.get(&r.key).map(String::as_str)))
@@ -210,6 +213,8 @@ pub struct Pod {
     pub node_name: Option<String>,
     /// `metadata.deletionTimestamp` is set.
     pub terminating: bool,
+    /// `kubectl drain` leaves it in place: a DaemonSet's pod or a static (mirror) pod.
+    pub drain_skips: bool,
     pub spec: Arc<PodSpec>,
 }
 
@@ -235,9 +240,14 @@ impl State {
 
     /// Builds a state from parsed objects: Nodes, Pods and `List`s of them; other kinds are skipped.
     pub fn from_objects(objects: Vec<Value>) -> Result<State, String> {
+        State::from_objects_each(objects).map_err(|errors| errors.join("; "))
+    }
+
+    /// Like [`State::from_objects`], with one message per object that cannot be read.
+    pub fn from_objects_each(objects: Vec<Value>) -> Result<State, Vec<String>> {
         let mut state = State::default();
         let mut errors = Vec::new();
-        for object in flatten_lists(objects)? {
+        for object in flatten_lists(objects).map_err(|e| vec![e])? {
             let result = match str_at(&object, &["kind"]) {
                 Some("Node") => parse_node(&object).map(|n| state.nodes.push(n)),
                 Some("Pod") => parse_pod(&object, "default").map(|p| state.pods.push(p)),
@@ -248,14 +258,11 @@ impl State {
                 errors.push(e);
             }
         }
-        if !errors.is_empty() {
-            return Err(errors.join("; "));
-        }
         state.nodes.sort_by(|a, b| a.name.cmp(&b.name));
         if let Some(pair) = state.nodes.windows(2).find(|w| w[0].name == w[1].name) {
-            return Err(format!("node `{}` appears twice", pair[0].name));
+            errors.push(format!("node `{}` appears twice", pair[0].name));
         }
-        Ok(state)
+        if errors.is_empty() { Ok(state) } else { Err(errors) }
     }
 }
 
@@ -358,7 +365,12 @@ pub fn parse_pod(object: &Value, default_namespace: &str) -> Result<Pod, String>
         None => PodSpec::default(),
     };
     let node_name = spec.node_name.clone();
-    Ok(Pod { name, namespace, labels, node_name, terminating, spec: Arc::new(spec) })
+    let daemon = seq(at(object, &["metadata", "ownerReferences"]), "metadata.ownerReferences")
+        .map_err(ctx)?
+        .iter()
+        .any(|r| str_at(r, &["kind"]) == Some("DaemonSet"));
+    let mirror = at(object, &["metadata", "annotations", "kubernetes.io/config.mirror"]).is_some();
+    Ok(Pod { name, namespace, labels, node_name, terminating, drain_skips: daemon || mirror, spec: Arc::new(spec) })
 }
 
 /// Reads the parts of a `PodSpec` the model uses.
@@ -428,10 +440,32 @@ fn parse_term(term: &Value) -> Result<NodeSelectorTerm, String> {
             for v in seq(r.get("values").filter(|v| !v.is_null()), "values")? {
                 values.push(scalar_text(v).ok_or("node selector values must be strings")?);
             }
-            list.push(NodeRequirement { key, op, values });
+            let requirement = NodeRequirement { key, op, values };
+            out.invalid |=
+                if field == "matchFields" { !valid_field(&requirement) } else { !valid_expression(&requirement) };
+            list.push(requirement);
         }
     }
     Ok(out)
+}
+
+/// Whether a node-selector expression parses as a label requirement (`labels.NewRequirement`).
+fn valid_expression(r: &NodeRequirement) -> bool {
+    if crate::names::label_key(&r.key).is_err() {
+        return false;
+    }
+    match r.op {
+        NodeOp::In | NodeOp::NotIn => {
+            !r.values.is_empty() && r.values.iter().all(|v| crate::names::label_value(v).is_ok())
+        }
+        NodeOp::Exists | NodeOp::DoesNotExist => r.values.is_empty(),
+        NodeOp::Gt | NodeOp::Lt => r.values.len() == 1 && r.values[0].parse::<i64>().is_ok(),
+    }
+}
+
+/// Whether a `matchFields` requirement parses as a field selector: `metadata.name`, In or NotIn, one value.
+fn valid_field(r: &NodeRequirement) -> bool {
+    r.key == "metadata.name" && matches!(r.op, NodeOp::In | NodeOp::NotIn) && r.values.len() == 1
 }
 
 fn parse_spread(c: &Value) -> Result<SpreadConstraint, String> {
@@ -563,6 +597,18 @@ mod tests {
         let a = State::from_yaml_str(stream).unwrap();
         assert_eq!(a, State::from_yaml_str(list).unwrap());
         assert_eq!(a.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+    }
+
+    #[test]
+    fn daemonset_and_mirror_pods_are_left_by_drains() {
+        let read = |meta: &str| {
+            parse_pod(&serde_yaml::from_str(&format!("kind: Pod\nmetadata: {meta}\n")).unwrap(), "ns").unwrap()
+        };
+        assert!(read("{name: a, ownerReferences: [{kind: DaemonSet, name: d}]}").drain_skips);
+        assert!(read("{name: b, annotations: {kubernetes.io/config.mirror: x}}").drain_skips);
+        let plain = read("{name: c, ownerReferences: [{kind: ReplicaSet, name: r}]}");
+        assert!(!plain.drain_skips);
+        assert_eq!(plain.namespace, "ns");
     }
 
     #[test]

@@ -206,31 +206,55 @@ pub fn filter_fit(pod: &Pod, allocatable: &Resources, usage: &Usage) -> Result<(
     if reasons.is_empty() { Ok(()) } else { Err(Rejection { reasons, unresolvable: false }) }
 }
 
-/// One hard constraint's eligible domains and their counts (`TpValueToMatchNum`).
+/// Domain value to matching pods, borrowing the values from node labels.
+pub type DomainCounts<'a> = HashMap<&'a str, i64>;
+
+/// One hard constraint's eligible domains and their counts (`TpValueToMatchNum`), with the
+/// smallest count kept beside them so that each node's check is O(1).
 #[derive(Clone, Debug, Default)]
-pub struct Domains {
-    pub counts: HashMap<String, i64>,
+pub struct Domains<'a> {
+    pub counts: DomainCounts<'a>,
+    min: i64,
+    len: usize,
+    /// Every node is its own domain (hostname) and the caller supplies each candidate's own
+    /// count: `counts` is then empty and only `min` and `len` are kept.
+    per_node: bool,
 }
 
-impl Domains {
+impl<'a> Domains<'a> {
+    pub fn new(counts: DomainCounts<'a>) -> Domains<'a> {
+        let min = counts.values().copied().min().unwrap_or(0);
+        let len = counts.len();
+        Domains { counts, min, len, per_node: false }
+    }
+
+    /// Per-node domains summarised by their number and their smallest count.
+    pub fn per_node(len: usize, min: i64) -> Domains<'a> {
+        Domains { counts: HashMap::new(), min, len, per_node: true }
+    }
+
     /// The global minimum, 0 while there are fewer eligible domains than minDomains.
     pub fn global_min(&self, min_domains: i64) -> i64 {
-        if (self.counts.len() as i64) < min_domains {
-            return 0;
-        }
-        self.counts.values().copied().min().unwrap_or(0)
+        if (self.len as i64) < min_domains { 0 } else { self.min }
     }
 }
 
 /// PodTopologySpread's filter for one node, given each hard constraint's domains.
-pub fn filter_spread(pod: &Pod, spread: &Spread, domains: &[Domains], labels: &Labels) -> Result<(), Rejection> {
+/// `own_count` is the node's own count for per-node domains (see [`Domains::per_node`]).
+pub fn filter_spread(
+    pod: &Pod,
+    spread: &Spread,
+    domains: &[Domains<'_>],
+    labels: &Labels,
+    own_count: i64,
+) -> Result<(), Rejection> {
     for (c, d) in spread.hard.iter().zip(domains) {
         let Some(value) = labels.get(&c.key) else {
             return Err(Rejection::one(REASON_SPREAD_LABEL, true));
         };
         let self_match = i64::from(c.selector.as_ref().is_some_and(|s| s.matches(&pod.labels)));
-        let skew = d.counts.get(value).copied().unwrap_or(0) + self_match - d.global_min(c.min_domains);
-        if skew > c.max_skew {
+        let count = if d.per_node { own_count } else { d.counts.get(value.as_str()).copied().unwrap_or(0) };
+        if count + self_match - d.global_min(c.min_domains) > c.max_skew {
             return Err(Rejection::one(REASON_SPREAD, false));
         }
     }
@@ -298,7 +322,7 @@ pub fn score(
     pod: &Pod,
     spread: &Spread,
     candidates: &[Candidate<'_>],
-    soft_counts: &[HashMap<String, i64>],
+    soft_counts: &[DomainCounts<'_>],
     host_count: impl Fn(usize, usize) -> i64,
 ) -> Vec<Scores> {
     let n = candidates.len();
@@ -352,7 +376,7 @@ pub fn score(
 fn spread_scores(
     spread: &Spread,
     candidates: &[Candidate<'_>],
-    soft_counts: &[HashMap<String, i64>],
+    soft_counts: &[DomainCounts<'_>],
     host_count: impl Fn(usize, usize) -> i64,
 ) -> Option<Vec<i64>> {
     if spread.soft.is_empty() {
@@ -394,7 +418,7 @@ fn spread_scores(
                 let count = if con.key == HOSTNAME_KEY {
                     host_count(i, ci)
                 } else {
-                    soft_counts[ci].get(value).copied().unwrap_or(0)
+                    soft_counts[ci].get(value.as_str()).copied().unwrap_or(0)
                 };
                 total += count as f64 * weights[ci] + (con.max_skew - 1) as f64;
             }
@@ -418,4 +442,72 @@ fn spread_scores(
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::objects::{Toleration, parse_pod};
+
+    fn pod(yaml: &str) -> Pod {
+        parse_pod(&serde_yaml::from_str(yaml).unwrap(), "default").unwrap()
+    }
+
+    #[test]
+    fn toleration_matching_follows_tolerates_taint() {
+        let taint = Taint { key: "k".into(), value: "v".into(), effect: Effect::NoSchedule };
+        let tol = |key: &str, exists: bool, value: &str, effect: Option<Effect>| Toleration {
+            key: key.into(),
+            exists,
+            value: value.into(),
+            effect,
+        };
+        let cases = [
+            (tol("k", false, "v", None), true),
+            (tol("k", false, "w", None), false),
+            (tol("k", true, "", Some(Effect::NoSchedule)), true),
+            (tol("k", true, "", Some(Effect::NoExecute)), false),
+            (tol("", true, "", None), true),
+            (tol("j", true, "", None), false),
+        ];
+        for (toleration, expected) in cases {
+            assert_eq!(toleration.tolerates(&taint), expected, "{toleration:?}");
+        }
+    }
+
+    #[test]
+    fn global_minimum_is_zero_below_min_domains() {
+        let domains = Domains::new([("a", 2), ("b", 3)].into_iter().collect());
+        assert_eq!(domains.global_min(1), 2);
+        assert_eq!(domains.global_min(2), 2);
+        assert_eq!(domains.global_min(3), 0);
+        assert_eq!(Domains::new(HashMap::new()).global_min(1), 0);
+    }
+
+    #[test]
+    fn resource_scores_follow_the_upstream_worked_examples() {
+        // least_allocated_test.go: 3000m/5000 requested on 4000m/10000 gives (25 + 50) / 2 = 37.
+        let p = pod(
+            "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, resources: {requests: {cpu: '1', memory: '2000'}}}, {name: b, resources: {requests: {cpu: '2', memory: '3000'}}}]}",
+        );
+        let node = Resources { milli_cpu: 4000, memory: 10000, pods: 10 };
+        assert_eq!(least_allocated(&p, &node, &Usage::default()), 37);
+        // balanced_allocation_test.go: fractions 0.75 and 0.5 give (1 - 0.125) * 100 = 87.
+        assert_eq!(balanced_allocation(&p, &node, &Usage::default()), Some(87));
+        // A best-effort pod skips BalancedAllocation.
+        let best_effort = pod("kind: Pod\nmetadata: {name: q}\nspec: {containers: [{name: a}]}");
+        assert_eq!(balanced_allocation(&best_effort, &node, &Usage::default()), None);
+    }
+
+    #[test]
+    fn fit_reports_every_insufficient_resource() {
+        let p = pod(
+            "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, resources: {requests: {cpu: '2', memory: 2Gi}}}]}",
+        );
+        let node = Resources { milli_cpu: 1000, memory: 1 << 30, pods: 1 };
+        let usage = Usage { requested: Resources { pods: 1, ..Resources::default() }, ..Usage::default() };
+        let rejection = filter_fit(&p, &node, &usage).unwrap_err();
+        assert_eq!(rejection.message(), "Too many pods, Insufficient cpu, Insufficient memory");
+        assert!(!rejection.unresolvable);
+    }
 }

@@ -9,7 +9,9 @@
 //!    their pods are deleted (one pod at level pod). At least one replica must
 //!    keep running; the controllers recreate the deleted pods, and at level
 //!    node or zone a replacement left Pending while a surviving node has room
-//!    fails the level (the Pending reason is shown).
+//!    fails the level (the Pending reason is shown). StatefulSet pods on an
+//!    unreachable node stay Terminating and get no replacement (the
+//!    controller keeps at most one pod per identity); kix says so.
 //! 3. Rolling update (Deployments): the deployment controller's surge and
 //!    unavailability arithmetic replaces every pod with a new
 //!    pod-template-hash; it must finish, and at level pod or above never
@@ -17,7 +19,12 @@
 //! 4. Drain: each node holding a replica is cordoned and drained through the
 //!    eviction API, honouring every PodDisruptionBudget as the disruption
 //!    controller computes it; evicted pods are recreated and rescheduled
-//!    (ready once bound). The drain must finish.
+//!    (ready once bound). DaemonSet and mirror pods stay, as with
+//!    `kubectl drain --ignore-daemonsets`; other pods of the snapshot are
+//!    evicted and not recreated. The drain must finish.
+//!
+//! Pods of the verified workloads already in the snapshot are replaced by the
+//! simulated rollout, so a live snapshot does not count them twice.
 //!
 //! Also, each spread constraint's selector is counted: a selector that counts
 //! a set of one pod balances nothing.
@@ -223,8 +230,11 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
     let workloads: Vec<Workload> =
         objects.iter().filter_map(|o| Workload::from_object(o, "default").ok().flatten()).collect();
     let budgets = read_budgets(objects);
+    // A snapshot of a live cluster may already hold these workloads' pods: the rollout replaces them.
+    let mut state = state.clone();
+    state.pods.retain(|p| !workloads.iter().any(|w| w.owns(p)));
     let mut world = World {
-        cluster: Cluster::new(state),
+        cluster: Cluster::new(&state),
         workloads: &workloads,
         budgets: &budgets,
         next_index: workloads.iter().map(|w| w.replicas.max(0) as usize).collect(),
@@ -372,9 +382,22 @@ fn domain_loss(
             replacements: BTreeMap::new(),
             pending: BTreeMap::new(),
         };
-        // Controllers recreate every deleted pod, workload by workload.
-        for pod in &pods {
-            let Some(owner) = world.owner_of(pod) else { continue };
+        // Controllers recreate every deleted pod, workload by workload. A StatefulSet does not:
+        // its pods on an unreachable node stay Terminating until someone force-deletes them
+        // (at most one pod per identity), so no replacement is created during the outage.
+        let mut owned_pods: Vec<(usize, &Pod)> =
+            pods.iter().filter_map(|p| world.owner_of(p).map(|o| (o, p))).collect();
+        owned_pods.sort_by(|a, b| (a.0, &a.1.name).cmp(&(b.0, &b.1.name)));
+        for (owner, pod) in owned_pods {
+            if world.workloads[owner].kind == Kind::StatefulSet && !nodes.is_empty() {
+                if owner == w {
+                    findings.push(format!(
+                        "{label} lost: {} stays Terminating on the unreachable node; the StatefulSet creates no replacement until it is force-deleted",
+                        pod.name
+                    ));
+                }
+                continue;
+            }
             let replacement = world.replacement(owner, pod);
             let name = replacement.name.clone();
             let probe = replacement.clone();
@@ -435,11 +458,18 @@ fn rolling_update(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
     let workload = world.workloads[w].clone();
     let replicas = workload.replicas;
     let surge = workload.max_surge.resolve(replicas, true);
-    let unavailable = workload.max_unavailable.resolve(replicas, false);
+    let mut unavailable = workload.max_unavailable.resolve(replicas, false);
     let mut findings = Vec::new();
-    if surge == 0 && unavailable == 0 {
+    if workload.max_surge.is_zero() && workload.max_unavailable.is_zero() {
         let f = "maxSurge and maxUnavailable are both 0: the API server refuses this strategy".to_string();
         return ScenarioResult { scenario: "rolling-update".into(), pass: false, findings: vec![f] };
+    }
+    if surge == 0 && unavailable == 0 {
+        // The deployment controller's fencepost: both rounded to 0, so one pod may be unavailable.
+        unavailable = 1;
+    }
+    if workload.recreate {
+        return recreate(world, w, level);
     }
     let new_spec = workload.pod_spec(1);
     let new_hash = workload.revision_hash(1);
@@ -520,6 +550,26 @@ fn rolling_update(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
     ScenarioResult { scenario: "rolling-update".into(), pass, findings }
 }
 
+/// `strategy.type: Recreate`: every old pod is deleted, then the new ones are created.
+fn recreate(mut world: World<'_>, w: usize, level: Level) -> ScenarioResult {
+    let workload = world.workloads[w].clone();
+    for (pod, _) in world.owned(w) {
+        world.cluster.remove(&pod.namespace, &pod.name);
+    }
+    let spec = workload.pod_spec(1);
+    let mut findings =
+        vec!["strategy Recreate stops every old pod before the new ones start: no replica runs meanwhile".to_string()];
+    for index in 0..workload.replicas.max(0) as usize {
+        let pod = workload.pod(&spec, 1, index);
+        let name = pod.name.clone();
+        if let Err(message) = world.schedule(pod) {
+            findings.push(format!("{name} Pending: {message}"));
+        }
+    }
+    let pass = level < Level::Pod && findings.len() == 1;
+    ScenarioResult { scenario: "rolling-update".into(), pass, findings }
+}
+
 fn drain(world: &World<'_>, w: usize) -> ScenarioResult {
     let mut nodes: Vec<String> = world.owned(w).into_iter().map(|(_, n)| n).collect();
     nodes.sort();
@@ -530,7 +580,8 @@ fn drain(world: &World<'_>, w: usize) -> ScenarioResult {
         let mut world = world.clone();
         world.cluster.cordon(&node, true);
         loop {
-            let pods: Vec<Pod> = world.cluster.pods_on(&node).into_iter().cloned().collect();
+            // `kubectl drain --ignore-daemonsets` leaves DaemonSet and mirror pods in place.
+            let pods: Vec<Pod> = world.cluster.pods_on(&node).into_iter().filter(|p| !p.drain_skips).cloned().collect();
             if pods.is_empty() {
                 break;
             }

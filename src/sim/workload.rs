@@ -42,6 +42,11 @@ impl IntOrPercent {
         }
     }
 
+    /// Whether the value is zero however it is written (`0` or `0%`).
+    pub fn is_zero(&self) -> bool {
+        matches!(self, IntOrPercent::Int(0) | IntOrPercent::Percent(0))
+    }
+
     /// The value against a total, rounding a percentage up or down.
     pub fn resolve(&self, total: i64, round_up: bool) -> i64 {
         match *self {
@@ -66,6 +71,8 @@ pub struct Workload {
     /// Deployment `strategy.rollingUpdate` (defaults 25%/25%).
     pub max_surge: IntOrPercent,
     pub max_unavailable: IntOrPercent,
+    /// Deployment `strategy.type: Recreate`: every old pod stops before new ones start.
+    pub recreate: bool,
     /// A stable hash of the template, the base of pod-template-hash.
     template_hash: u64,
 }
@@ -122,6 +129,7 @@ impl Workload {
             .map_err(|e| ctx(format!("maxSurge {e}")))?;
         let max_unavailable = IntOrPercent::parse(field("maxUnavailable"), IntOrPercent::Percent(25))
             .map_err(|e| ctx(format!("maxUnavailable {e}")))?;
+        let recreate = str_at(object, &["spec", "strategy", "type"]) == Some("Recreate");
         let template_hash = fnv(serde_yaml::to_string(template).unwrap_or_default().as_bytes(), 0);
         Ok(Some(Workload {
             kind,
@@ -133,6 +141,7 @@ impl Workload {
             spec,
             max_surge,
             max_unavailable,
+            recreate,
             template_hash,
         }))
     }
@@ -188,6 +197,7 @@ impl Workload {
             labels,
             node_name: None,
             terminating: false,
+            drain_skips: false,
             spec: Arc::clone(spec),
         }
     }

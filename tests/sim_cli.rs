@@ -1,0 +1,99 @@
+//! `kix schedule` and `kix simulate` through the real binary, over fixtures in tests/sim/.
+
+use std::process::Command;
+
+fn kix(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kix"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn schedule_json_gives_every_node_its_reason_in_the_schedulers_words() {
+    let (code, stdout, stderr) =
+        kix(&["schedule", "--state", "tests/sim/tainted.yaml", "--pod", "tests/sim/web.yaml", "--format", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["feasible"], serde_json::json!(["n5"]));
+    assert_eq!(json["selected"], "n5");
+    let reasons = &json["unschedulable"];
+    assert_eq!(reasons["n1"], "node(s) had untolerated taint {dedicated: db}");
+    assert_eq!(reasons["n2"], "node(s) didn't match pod topology spread constraints (missing required label)");
+    assert_eq!(reasons["n3"], "node(s) were unschedulable");
+    assert_eq!(reasons["n4"], "Insufficient cpu");
+    assert!(json["scores"]["n5"].as_i64().unwrap() > 0);
+    assert_eq!(
+        json.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["feasible", "scores", "selected", "unschedulable"]
+    );
+}
+
+#[test]
+fn schedule_text_is_a_table_with_the_selected_node() {
+    let (code, stdout, _) = kix(&["schedule", "--state", "tests/sim/three-zones.yaml", "--pod", "tests/sim/web.yaml"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("NODE"), "{stdout}");
+    assert!(stdout.contains("selected: node-a1"), "{stdout}");
+}
+
+#[test]
+fn simulate_spreads_replicas_over_zones_and_reports_pending() {
+    let (code, stdout, stderr) = kix(&[
+        "simulate",
+        "--state",
+        "tests/sim/three-zones.yaml",
+        "tests/sim/web.yaml",
+        "tests/sim/single.yaml",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let web = &json["workloads"][0];
+    assert_eq!(web["name"], "web");
+    assert_eq!(
+        web["domains"]["topology.kubernetes.io/zone"],
+        serde_json::json!({"zone-a": 1, "zone-b": 1, "zone-c": 1})
+    );
+    assert_eq!(json["workloads"][1]["placed"].as_object().unwrap().len(), 1);
+
+    // On the tainted state only n5 can take the web pods; maxSkew 1 then leaves the rest Pending.
+    let (code, stdout, _) = kix(&["simulate", "--state", "tests/sim/tainted.yaml", "tests/sim/web.yaml"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("1 of 3 replicas placed"), "{stdout}");
+    assert!(stdout.contains("Pending") && stdout.contains("didn't match pod topology spread constraints"), "{stdout}");
+}
+
+#[test]
+fn bad_input_is_a_diagnostic_not_a_panic() {
+    let (code, _, stderr) = kix(&["schedule", "--state", "tests/sim/bad.yaml", "--pod", "tests/sim/web.yaml"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("K0104"), "{stderr}");
+    let (code, _, stderr) = kix(&["schedule", "--state", "tests/sim/missing.yaml", "--pod", "tests/sim/web.yaml"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("K0101"), "{stderr}");
+    let (code, _, stderr) = kix(&["simulate", "--state", "tests/sim/three-zones.yaml", "tests/sim/tainted.yaml"]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn every_unreadable_object_of_a_state_gets_its_own_diagnostic() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    std::fs::write(
+        &state,
+        "kind: Node\nmetadata: {name: a}\nspec: {taints: [{key: k}]}\n---\nkind: Pod\nmetadata: {name: p}\nspec: {topologySpreadConstraints: [{maxSkew: 0, topologyKey: z, whenUnsatisfiable: DoNotSchedule}]}\n",
+    )
+    .unwrap();
+    let (code, _, stderr) =
+        kix(&["schedule", "--state", state.to_str().unwrap(), "--pod", "tests/sim/web.yaml", "--format", "json"]);
+    assert_eq!(code, 1);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(lines.iter().all(|l| l.contains("K0105")), "{stderr}");
+    assert!(stderr.contains("node `a`") && stderr.contains("pod `p`"), "{stderr}");
+}

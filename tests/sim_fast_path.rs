@@ -1,0 +1,145 @@
+//! The fast path (node classes and usage buckets) must choose exactly the node the
+//! reference path (every plugin on every node) chooses. Varied states come from a seeded
+//! generator: zones with and without labels, taints (tolerated or not, NoSchedule and
+//! PreferNoSchedule), cordons, unequal allocatable, pods in two namespaces, terminating
+//! pods, hard and soft spread with both node policies and minDomains, node affinity, and the
+//! system default constraints of controller-owned pods.
+
+use kix::sim::objects::parse_pod;
+use kix::sim::{Cluster, State};
+use std::fmt::Write as _;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+fn state(rng: &mut Rng) -> String {
+    let mut out = String::new();
+    let nodes = 2 + rng.below(9);
+    for i in 0..nodes {
+        let mut labels = format!("kubernetes.io/hostname: n{i}");
+        if rng.below(8) != 0 {
+            let _ = write!(labels, ", topology.kubernetes.io/zone: {}", rng.pick(&["a", "b", "c"]));
+        }
+        if rng.below(2) == 0 {
+            let _ = write!(labels, ", rack: {}", rng.pick(&["r1", "r2"]));
+        }
+        let taints = match rng.below(6) {
+            0 => "[{key: dedicated, value: db, effect: NoSchedule}]",
+            1 => "[{key: soft, value: x, effect: PreferNoSchedule}]",
+            2 => "[{key: node.kubernetes.io/unreachable, effect: NoSchedule}]",
+            _ => "[]",
+        };
+        let cpu = rng.pick(&["2", "4"]);
+        let pods = rng.pick(&["3", "110"]);
+        let cordon = rng.below(10) == 0;
+        let _ = writeln!(
+            out,
+            "---\nkind: Node\nmetadata: {{name: n{i}, labels: {{{labels}}}}}\nspec: {{unschedulable: {cordon}, taints: {taints}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '{pods}'}}}}"
+        );
+    }
+    for p in 0..rng.below(12) {
+        let node = rng.below(nodes);
+        let ns = rng.pick(&["default", "other"]);
+        let app = rng.pick(&["web", "db"]);
+        let deleting = if rng.below(6) == 0 { "deletionTimestamp: '2026-01-01T00:00:00Z', " } else { "" };
+        let cpu = rng.pick(&["0", "250m", "1"]);
+        let _ = writeln!(
+            out,
+            "---\nkind: Pod\nmetadata: {{name: e{p}, namespace: {ns}, {deleting}labels: {{app: {app}}}}}\nspec: {{nodeName: n{node}, containers: [{{name: c, resources: {{requests: {{cpu: '{cpu}'}}}}}}]}}"
+        );
+    }
+    out
+}
+
+fn incoming(rng: &mut Rng, name: &str) -> String {
+    let mut spec = String::new();
+    let requests = rng.pick(&["{}", "{cpu: 500m, memory: 1Gi}", "{cpu: '1'}"]);
+    let _ = writeln!(spec, "  containers: [{{name: c, resources: {{requests: {requests}}}}}]");
+    if rng.below(3) == 0 {
+        spec.push_str("  tolerations: [{key: dedicated, operator: Exists}]\n");
+    }
+    let mut affinity = Vec::new();
+    if rng.below(4) == 0 {
+        affinity.push("requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, operator: NotIn, values: [c]}]}]}");
+    }
+    if rng.below(4) == 0 {
+        affinity.push("preferredDuringSchedulingIgnoredDuringExecution: [{weight: 5, preference: {matchExpressions: [{key: rack, operator: In, values: [r1]}]}}]");
+    }
+    if !affinity.is_empty() {
+        let _ = writeln!(spec, "  affinity: {{nodeAffinity: {{{}}}}}", affinity.join(", "));
+    }
+    let constraints = rng.below(3);
+    if constraints > 0 {
+        spec.push_str("  topologySpreadConstraints:\n");
+    }
+    let mut keys = vec!["topology.kubernetes.io/zone", "rack", "kubernetes.io/hostname"];
+    for _ in 0..constraints {
+        let key = keys.remove(rng.below(keys.len() as u64) as usize);
+        let when = rng.pick(&["DoNotSchedule", "ScheduleAnyway"]);
+        let skew = 1 + rng.below(2);
+        let mut extra = String::new();
+        if rng.below(2) == 0 {
+            extra.push_str(", nodeTaintsPolicy: Honor");
+        }
+        if rng.below(4) == 0 {
+            extra.push_str(", nodeAffinityPolicy: Ignore");
+        }
+        if when == "DoNotSchedule" && rng.below(3) == 0 {
+            extra.push_str(", minDomains: 3");
+        }
+        // Mostly one selector; sometimes another one, or none (a nil selector counts nothing).
+        let selector = match rng.below(8) {
+            0 => "",
+            1 => ", labelSelector: {matchLabels: {app: db}}",
+            _ => ", labelSelector: {matchLabels: {app: web}}",
+        };
+        let _ =
+            writeln!(spec, "  - {{maxSkew: {skew}, topologyKey: {key}, whenUnsatisfiable: {when}{selector}{extra}}}");
+    }
+    format!("kind: Pod\nmetadata: {{name: {name}, namespace: default, labels: {{app: web}}}}\nspec:\n{spec}")
+}
+
+#[test]
+fn fast_path_chooses_the_reference_node_on_varied_states() {
+    let mut decided = 0;
+    for seed in 1..=400u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let text = state(&mut rng);
+        let state = State::from_yaml_str(&text).unwrap();
+        let mut cluster = Cluster::new(&state);
+        // Place a few pods in sequence, comparing both paths at every step.
+        for step in 0..4 {
+            let yaml = incoming(&mut rng, &format!("p{step}"));
+            let mut pod = parse_pod(&serde_yaml::from_str(&yaml).unwrap(), "default").unwrap();
+            if pod.spec.spread.is_empty() && rng.below(2) == 0 {
+                // Owned by a controller: the system default constraints apply.
+                let selector =
+                    kix::selector::Selector::from_value(&serde_yaml::from_str("matchLabels: {app: web}").unwrap());
+                std::sync::Arc::make_mut(&mut pod.spec).default_selector = Some(selector.unwrap());
+            }
+            let reference = cluster.cycle(&pod).selected;
+            let fast = cluster.select(&pod);
+            assert_eq!(fast, reference, "seed {seed} step {step}\n{text}\n---\n{yaml}");
+            if let Some(node) = reference {
+                decided += 1;
+                cluster.bind(pod, &node).unwrap();
+            }
+        }
+    }
+    // The generator must exercise placements, not only Pending pods.
+    assert!(decided > 400, "only {decided} placements");
+}
