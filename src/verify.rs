@@ -143,7 +143,13 @@ pub fn render_text(reports: &[ClusterReport]) -> String {
                     } else {
                         format!("{} scheduled, {pending} pending", w.replacements_scheduled)
                     },
-                    if w.meets_level { format!("meets {}", w.level) } else { format!("FAILS {}", w.level) },
+                    if w.meets_level {
+                        format!("meets {}", w.level)
+                    } else {
+                        let failed: Vec<&str> =
+                            w.scenarios.iter().filter(|s| !s.pass).map(|s| s.scenario.as_str()).collect();
+                        format!("FAILS {} ({})", w.level, failed.join(", "))
+                    },
                 ]);
                 for scenario in w.scenarios.iter().filter(|s| !s.pass) {
                     for finding in &scenario.findings {

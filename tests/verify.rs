@@ -80,7 +80,7 @@ fn hard_zone_rule_without_honor_fails_domain_loss_and_says_why() {
     }
     let text = kix(&root, &["verify"]);
     assert_eq!(text.status, 1);
-    assert!(text.stdout.contains("FAILS zone"), "{}", text.stdout);
+    assert!(text.stdout.contains("FAILS zone (domain-loss)"), "{}", text.stdout);
     assert!(text.stdout.contains("set nodeTaintsPolicy: Honor"), "{}", text.stdout);
 }
 
@@ -118,4 +118,23 @@ fn a_state_snapshot_replaces_the_inventory() {
         "{}",
         missing.stderr
     );
+}
+
+#[test]
+fn a_single_replica_budget_blocks_the_drain_and_kix_shows_it() {
+    let root = repo_root().join("tests/verify/single-replica-pdb");
+    let (status, report, _) = verify_json(&root, &[]);
+    assert_eq!(status, 1);
+    let reports = workload(&report, "staging", "reports", "reports");
+    assert_eq!(reports["level"], "none");
+    assert_eq!(reports["meets_level"], false);
+    let drain = reports["scenarios"].as_array().unwrap().iter().find(|s| s["scenario"] == "drain").unwrap();
+    assert_eq!(drain["pass"], false);
+    let finding = drain["findings"][0].as_str().unwrap();
+    assert!(
+        finding.contains("is blocked") && finding.contains("PodDisruptionBudget reports/reports allows no disruption"),
+        "{finding}"
+    );
+    let text = kix(&root, &["verify"]);
+    assert!(text.stdout.contains("FAILS none (drain)"), "{}", text.stdout);
 }

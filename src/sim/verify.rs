@@ -299,11 +299,13 @@ fn verdict(
         verdict.replacements_scheduled = losses.iter().map(|l| l.replacements.len() as i64).sum();
         verdict.domain_losses = losses;
         scenarios.push(result);
-        if workload.kind == Kind::Deployment {
-            scenarios.push(rolling_update(world, w, level));
-        }
-        scenarios.push(drain(world, w));
     }
+    // Rolling updates and drains run at every level: below pod downtime is allowed, but an update
+    // that deadlocks or a drain that never finishes blocks the cluster's operators, whatever the level.
+    if workload.kind == Kind::Deployment {
+        scenarios.push(rolling_update(world, w, level));
+    }
+    scenarios.push(drain(world, w));
     verdict.meets_level = scenarios.iter().all(|s| s.pass);
     verdict.scenarios = scenarios;
     verdict
