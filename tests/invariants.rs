@@ -16,7 +16,8 @@
 //! must compile; "raw" cases skip the repair and may fail, but only with the
 //! codes for the errors they were allowed to make.
 //!
-//! Seeds are fixed so `cargo test` is deterministic; `PROPTEST_CASES` raises the count.
+//! Seeds are fixed so `cargo test` is deterministic; `PROPTEST_CASES` raises the count and
+//! `PROPTEST_RNG_SEED` picks another seed for a longer hunt.
 
 use kix::cli::{Format, SelectArgs};
 use kix::compile::{Compiled, compile};
@@ -792,7 +793,7 @@ fn canonical(compiled: &Compiled) -> Canonical {
 fn config(cases: u32, seed: u64) -> Config {
     Config {
         cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(cases),
-        rng_seed: RngSeed::Fixed(seed),
+        rng_seed: RngSeed::Fixed(std::env::var("PROPTEST_RNG_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(seed)),
         failure_persistence: None,
         ..Config::default()
     }
