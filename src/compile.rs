@@ -64,10 +64,10 @@ pub fn verify_command(args: &VerifyArgs) -> ExitCode {
     if !compiled.ok() {
         return report(&compiled.diagnostics, args.select.format);
     }
-    let snapshot = match args.state.as_deref().map(verify::read_state).transpose() {
+    let snapshot = match args.state.as_deref().map(crate::sim::input::read_state).transpose() {
         Ok(snapshot) => snapshot,
-        Err(diagnostic) => {
-            compiled.diagnostics.push(diagnostic);
+        Err(problems) => {
+            compiled.diagnostics.extend(problems);
             return report(&compiled.diagnostics, args.select.format);
         }
     };

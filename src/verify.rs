@@ -7,11 +7,10 @@
 //! to simulate on). Every instance is checked on a fresh copy of those nodes.
 
 use crate::derive::{ClusterPlan, InstancePlan};
-use crate::diag::{Code, Diagnostic, Diagnostics, Location};
+use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::sim::{State, VerifyRequest, WorkloadLevel, WorkloadVerdict, verify_workloads};
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::path::Path;
 
 /// The verdicts for one cluster.
 #[derive(Clone, Debug, Serialize)]
@@ -34,15 +33,6 @@ impl ClusterReport {
     pub fn failures(&self) -> usize {
         self.instances.iter().flat_map(|i| &i.workloads).filter(|w| !w.meets_level).count()
     }
-}
-
-/// Reads a `--state` snapshot.
-pub fn read_state(path: &Path) -> Result<State, Diagnostic> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Diagnostic::new(Code::Io, format!("cannot read state snapshot: {e}")).at(Location::file(path)))?;
-    State::from_yaml_str(&text).map_err(|why| {
-        Diagnostic::new(Code::YamlSyntax, format!("state snapshot is not usable: {why}")).at(Location::file(path))
-    })
 }
 
 /// Verifies every instance of every cluster.
