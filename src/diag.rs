@@ -426,7 +426,8 @@ impl SourceFile {
         let line_start = self.line_starts[line_index];
         let line_text = self.line_text(line_index);
         let column = self.text[line_start..start].chars().count() + 1;
-        let end = self.char_boundary(span.end.clamp(start, line_start + line_text.len()));
+        // A span may start past the visible line (on a trailing '\r'): never before `start`.
+        let end = self.char_boundary(span.end.min(line_start + line_text.len()).max(start));
         let width = self.text[start..end].chars().count().max(1);
         let (snippet, snippet_column, width) = window(line_text, column, width);
         Location {
@@ -498,6 +499,15 @@ fn window(line: &str, column: usize, width: usize) -> (String, usize, usize) {
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
+
+    // Regression (fuzz/regressions/*/toml-error-at-lone-carriage-return): a span on a trailing '\r' panicked.
+    #[test]
+    fn spans_on_a_trailing_carriage_return_do_not_panic() {
+        let source = SourceFile::new("a.toml", "availability = \"zone\"\r".to_string());
+        let location = source.locate(21..22);
+        assert_eq!(location.line, Some(1));
+        assert_eq!(location.width, 1);
+    }
 
     #[test]
     fn long_lines_are_cut_around_the_caret() {
