@@ -8,7 +8,7 @@
 //! `topologySpreadConstraints`) and leave every other field, and the order of
 //! fields, as the user wrote them.
 
-use crate::diag::{Code, Diagnostic, Diagnostics, Location, Subject};
+use crate::diag::{Code, Diagnostic, Diagnostics, Subject};
 use crate::level::Level;
 use crate::load::package::EvictionPolicy;
 use crate::load::yaml::Document;
@@ -124,7 +124,7 @@ fn derive_instance(
         }
         set_labels(&mut value, &instance.name);
         objects.push(value);
-        origins.push(Origin { location: document.location(), derived_for: None });
+        origins.push(Origin { document: index, derived_for: None });
 
         let Some(view) = package.workloads.iter().find(|(i, _)| *i == index).map(|(_, view)| view) else { continue };
         if workloads.iter().any(|w: &WorkloadPlan| w.kind == view.kind && w.name == view.name) {
@@ -146,14 +146,13 @@ fn derive_instance(
                 });
             let pdb = derived_pdb(view, &instance.namespace, &instance.name, policy);
             objects.push(pdb);
-            origins.push(Origin {
-                location: document.location(),
-                derived_for: Some(format!("{} {}", view.kind.as_str(), view.name)),
-            });
+            origins
+                .push(Origin { document: index, derived_for: Some(format!("{} {}", view.kind.as_str(), view.name)) });
         }
         workloads.push(plan);
     }
-    report_duplicate_objects(&objects, &origins, &instance.namespace, subject, diagnostics);
+    report_duplicate_objects(&objects, &origins, package, &instance.namespace, subject, diagnostics);
+    report_invalid_objects(&objects, &origins, package, subject, diagnostics);
 
     InstancePlan {
         name: instance.name.clone(),
@@ -416,16 +415,56 @@ fn insert_after(map: &mut Mapping, after: &str, key: &str, value: Value) {
     }
 }
 
-/// Where an emitted object came from: a user's document, or derived for a workload.
+/// Where an emitted object came from: a user's document, or derived for the workload in that document.
 struct Origin {
-    location: Location,
+    /// Index into the package's documents.
+    document: usize,
     derived_for: Option<String>,
+}
+
+/// Every emitted object must pass kix's own Kubernetes validation: a manifest the API server
+/// refuses fails the GitOps sync long after `kix build` said it was fine. Users' objects get one
+/// error each (located at the first bad field); a derived object that fails is a kix bug.
+fn report_invalid_objects(
+    objects: &[Value],
+    origins: &[Origin],
+    package: &Package<'_>,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) {
+    for (object, origin) in objects.iter().zip(origins) {
+        let problems = crate::validate::validate_object(object);
+        let Some(first) = problems.first() else { continue };
+        let document = package.document(origin.document);
+        let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default();
+        let name = object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default();
+        let (message, location) = match &origin.derived_for {
+            Some(workload) => (
+                format!(
+                    "kix derived an invalid {kind} {name} for {workload} (a kix bug; please report it): {}",
+                    problems.join("; ")
+                ),
+                document.location(),
+            ),
+            None => {
+                let path = first.split(": ").next().unwrap_or_default();
+                let keys: Vec<&str> =
+                    path.split('.').map(|k| k.split('[').next().unwrap_or(k)).filter(|k| !k.is_empty()).collect();
+                (
+                    format!("{kind} {name} would be refused by the API server: {}", problems.join("; ")),
+                    document.locate(&keys),
+                )
+            }
+        };
+        diagnostics.push(Diagnostic::new(Code::InvalidObject, message).at(location).about(subject));
+    }
 }
 
 /// Two objects of one instance with the same group, kind and name would overwrite each other on apply.
 fn report_duplicate_objects(
     objects: &[Value],
     origins: &[Origin],
+    package: &Package<'_>,
     namespace: &str,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
@@ -448,7 +487,7 @@ fn report_duplicate_objects(
         let describe = |origin: &Origin| match &origin.derived_for {
             Some(workload) => format!("the one kix derives for {workload}"),
             None => {
-                let at = &origin.location;
+                let at = package.document(origin.document).location();
                 format!("{}{}", at.file.display(), at.line.map_or(String::new(), |l| format!(":{l}")))
             }
         };
@@ -463,7 +502,7 @@ fn report_duplicate_objects(
                 Code::DuplicateObject,
                 format!("{kind} {name} is defined twice in namespace `{namespace}`: here and {}", describe(other)),
             )
-            .at(here.location.clone())
+            .at(package.document(here.document).location())
             .about(subject),
         );
     }

@@ -128,6 +128,8 @@ codes! {
         "Each object of an instance must be unique by apiVersion group, kind, namespace and name; kix also derives PodDisruptionBudgets named after their workloads.";
     InvalidWorkload = "K0413", Error, "a workload's fields cannot be read",
         "A Deployment or StatefulSet field kix reads (spec.replicas, spec.selector, spec.template) has the wrong shape.";
+    InvalidObject = "K0414", Error, "an object would be refused by the Kubernetes API server",
+        "kix validates every object it emits with the API server's rules (label keys and values, selectors, topologySpreadConstraints, PodDisruptionBudget specs, names). A user's object that fails would make the GitOps sync fail on the cluster; fix the field named in the message.";
     // K05xx: writing output.
     WriteFailed = "K0501", Error, "output cannot be written",
         "kix writes to a temporary directory beside out/ and renames it into place; a failure leaves the previous out/ untouched.";

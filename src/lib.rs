@@ -22,7 +22,6 @@ pub mod selector;
 pub mod sim;
 #[cfg(test)]
 pub mod testing;
-#[allow(unused)]
 pub mod validate;
 pub mod verify;
 pub mod workload;

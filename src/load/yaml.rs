@@ -66,15 +66,20 @@ impl Document {
                 let indent = line.len() - trimmed.len();
                 if !trimmed.is_empty() && !trimmed.starts_with('#') {
                     if let Some(parent) = parent_indent {
-                        if indent <= parent && i > search_from {
+                        // Compact sequences (`containers:` then `- name:` at the same indent) stay inside.
+                        let compact_item = indent == parent && trimmed.starts_with('-');
+                        if indent <= parent && !compact_item && i > search_from {
                             break 'path;
                         }
                     }
-                    let key_here = trimmed.strip_prefix(key).is_some_and(|rest| rest.starts_with(':'))
-                        || trimmed.strip_prefix(&format!("\"{key}\"")).is_some_and(|rest| rest.starts_with(':'));
-                    if key_here && parent_indent.is_none_or(|parent| indent > parent) {
-                        best = Some((i, indent));
-                        parent_indent = Some(indent);
+                    // A key may open a sequence item (`- maxSkew: 0`): look past the dash.
+                    let item = trimmed.trim_start_matches(['-', ' ']);
+                    let key_indent = indent + (trimmed.len() - item.len());
+                    let key_here = item.strip_prefix(key).is_some_and(|rest| rest.starts_with(':'))
+                        || item.strip_prefix(&format!("\"{key}\"")).is_some_and(|rest| rest.starts_with(':'));
+                    if key_here && parent_indent.is_none_or(|parent| key_indent > parent) {
+                        best = Some((i, key_indent));
+                        parent_indent = Some(key_indent);
                         search_from = i + 1;
                         continue 'path;
                     }
@@ -303,6 +308,17 @@ mod tests {
         assert_eq!((location.line, location.column), (Some(8), Some(3)));
         let fallback = documents[0].locate(&["spec", "template", "spec"]);
         assert_eq!(fallback.line, Some(6));
+    }
+
+    #[test]
+    fn locates_keys_inside_sequence_items() {
+        let (documents, _) = docs(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\nspec:\n  containers:\n  - name: c\n    image: x\n  topologySpreadConstraints:\n    - topologyKey: k\n      maxSkew: 0\n",
+        );
+        let location = documents[0].locate(&["spec", "topologySpreadConstraints", "maxSkew"]);
+        assert_eq!((location.line, location.column), (Some(11), Some(7)));
+        let location = documents[0].locate(&["spec", "containers", "image"]);
+        assert_eq!((location.line, location.column), (Some(8), Some(5)));
     }
 
     #[test]
