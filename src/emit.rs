@@ -79,6 +79,7 @@ pub fn write(out: &Path, clusters: &[ClusterPlan]) -> Result<(), Diagnostic> {
     let base = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
     let staging = parent.join(format!(".{base}.kix-staging-{}", std::process::id()));
     let previous = parent.join(format!(".{base}.kix-previous-{}", std::process::id()));
+    remove_stale(&parent, &base);
     let _ = std::fs::remove_dir_all(&staging);
 
     let staged = (|| {
@@ -113,7 +114,12 @@ pub fn write(out: &Path, clusters: &[ClusterPlan]) -> Result<(), Diagnostic> {
         return Err(diagnostic);
     }
 
-    // Swap: out -> previous, staging -> out, then drop previous. On failure put out back.
+    // Swap atomically where the kernel can (Linux renameat2 RENAME_EXCHANGE): at no moment is there
+    // no out/. Elsewhere: out -> previous, staging -> out, drop previous; on failure put out back.
+    if out.exists() && exchange(&staging, out) {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Ok(());
+    }
     let had_out = out.exists();
     if had_out {
         if let Err(e) = std::fs::rename(out, &previous) {
@@ -132,6 +138,36 @@ pub fn write(out: &Path, clusters: &[ClusterPlan]) -> Result<(), Diagnostic> {
         let _ = std::fs::remove_dir_all(&previous);
     }
     Ok(())
+}
+
+/// Exchanges two directories in one step; false where the platform or file system cannot.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> bool {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).is_ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> bool {
+    false
+}
+
+/// Removes staging and set-aside directories left by a kix run that was killed (its process is gone).
+fn remove_stale(parent: &Path, base: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(&format!(".{base}.kix-staging-"))
+            .or_else(|| name.strip_prefix(&format!(".{base}.kix-previous-")))
+        else {
+            continue;
+        };
+        let alive = Path::new("/proc").join(pid).exists() || !Path::new("/proc/self").exists();
+        if !alive {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// Copies a file or directory tree (symlinks are copied as the files they point to are not followed out).
