@@ -40,6 +40,8 @@ pub struct InstancePlan {
     pub name: String,
     pub namespace: String,
     pub package: String,
+    /// The package version chosen for the instance (R13).
+    pub package_version: String,
     pub requested: Level,
     pub level: Level,
     pub objects: Vec<Value>,
@@ -158,6 +160,7 @@ fn derive_instance(
         name: instance.name.clone(),
         namespace: instance.namespace.clone(),
         package: package.name.clone(),
+        package_version: package.version.to_string(),
         requested: instance.requested,
         level: instance.level,
         objects,

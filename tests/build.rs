@@ -3,7 +3,6 @@
 
 mod support;
 
-use std::path::Path;
 use support::*;
 
 /// Copies the shipped examples (clusters/ and packages/) into a scratch root.
@@ -132,7 +131,6 @@ fn fixture_trees_match_their_golden_output() {
         let expected = case.join("expected");
         assert_golden(&expected.join("stderr.txt"), &format!("exit status {}\n{}", run.status, run.stderr));
         assert_golden_tree(&expected.join("out"), &scratch.path().join("out"));
-        let _ = Path::new("");
     }
 }
 
