@@ -138,3 +138,20 @@ fn a_single_replica_budget_blocks_the_drain_and_kix_shows_it() {
     let text = kix(&root, &["verify"]);
     assert!(text.stdout.contains("FAILS none (drain)"), "{}", text.stdout);
 }
+
+#[test]
+fn absurd_replica_counts_are_refused_not_simulated_for_hours() {
+    let scratch = tempfile::tempdir().unwrap();
+    for dir in ["clusters", "packages"] {
+        copy_tree(&repo_root().join(dir), &scratch.path().join(dir));
+    }
+    let toml = scratch.path().join("packages/web/kix.toml");
+    let text = std::fs::read_to_string(&toml).unwrap().replace("zone = 3", "zone = 2000000000");
+    std::fs::write(&toml, text).unwrap();
+    let (status, report, _) = verify_json(scratch.path(), &["--cluster", "prod"]);
+    assert_eq!(status, 1);
+    let api = workload(&report, "prod", "shop", "api");
+    assert_eq!(api["meets_level"], false);
+    let finding = api["scenarios"][0]["findings"][0].as_str().unwrap();
+    assert!(finding.contains("kix simulates at most 10000 replicas"), "{finding}");
+}

@@ -227,8 +227,24 @@ fn unreachable_taints() -> [Taint; 2] {
 /// in their namespaces; workloads are placed in object order. Workloads the request does not
 /// list are placed but get no verdict.
 pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyRequest) -> Vec<WorkloadVerdict> {
-    let workloads: Vec<Workload> =
-        objects.iter().filter_map(|o| Workload::from_object(o, "default").ok().flatten()).collect();
+    let mut unreadable: Vec<(String, String, String)> = Vec::new();
+    let mut workloads: Vec<Workload> = Vec::new();
+    for object in objects {
+        match Workload::from_object(object, "default") {
+            Ok(Some(workload)) => workloads.push(workload),
+            Ok(None) => {}
+            Err(why) => {
+                let field = |path: &[&str]| {
+                    path.iter()
+                        .try_fold(object, |v, k| v.get(k))
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                unreadable.push((field(&["metadata", "namespace"]), field(&["metadata", "name"]), why));
+            }
+        }
+    }
     let budgets = read_budgets(objects);
     // A snapshot of a live cluster may already hold these workloads' pods: the rollout replaces them.
     let mut state = state.clone();
@@ -255,6 +271,28 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
         let Some(w) = workloads.iter().position(|x| {
             format!("{:?}", x.kind) == wanted.kind && x.namespace == wanted.namespace && x.name == wanted.name
         }) else {
+            // A workload the model cannot take (say, too many replicas) fails visibly, never silently.
+            if let Some((_, _, why)) =
+                unreadable.iter().find(|(ns, name, _)| *ns == wanted.namespace && *name == wanted.name)
+            {
+                verdicts.push(WorkloadVerdict {
+                    kind: wanted.kind.clone(),
+                    namespace: wanted.namespace.clone(),
+                    name: wanted.name.clone(),
+                    level: wanted.level,
+                    replicas: 0,
+                    worst_case_running: None,
+                    replacements_scheduled: 0,
+                    domain_losses: Vec::new(),
+                    selector_counts: BTreeMap::new(),
+                    scenarios: vec![ScenarioResult {
+                        scenario: "rollout".into(),
+                        pass: false,
+                        findings: vec![format!("not simulated: {why}")],
+                    }],
+                    meets_level: false,
+                });
+            }
             continue;
         };
         verdicts.push(verdict(&world, w, wanted.level, request, &rollout_pending[w]));

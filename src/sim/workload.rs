@@ -98,6 +98,10 @@ fn encode(mut n: u64, len: usize) -> String {
         .collect()
 }
 
+/// The most replicas of one workload kix places: far above real workloads, low enough that a typo
+/// such as `replicas: 2000000000` is refused instead of simulated for hours.
+pub const MAX_SIMULATED_REPLICAS: i64 = 10_000;
+
 impl Workload {
     /// Reads a Deployment or StatefulSet; Ok(None) for any other kind.
     pub fn from_object(object: &Value, default_namespace: &str) -> Result<Option<Workload>, String> {
@@ -113,6 +117,11 @@ impl Workload {
             None => 1,
             Some(v) => v.as_i64().filter(|n| *n >= 0).ok_or_else(|| ctx("spec.replicas must be a count".into()))?,
         };
+        if replicas > MAX_SIMULATED_REPLICAS {
+            return Err(ctx(format!(
+                "spec.replicas is {replicas}; kix simulates at most {MAX_SIMULATED_REPLICAS} replicas per workload"
+            )));
+        }
         let selector = match at(object, &["spec", "selector"]) {
             Some(s) => Selector::from_value(s).map_err(|e| ctx(format!("spec.selector: {e}")))?,
             None => return Err(ctx("spec.selector is missing".into())),
