@@ -14,10 +14,37 @@ fn single(diagnostic: Diagnostic) -> Diagnostics {
     d
 }
 
+/// The largest state or manifest file the commands read (256 MiB): a snapshot of a
+/// 5000-node cluster with its pods fits; anything larger is refused rather than risking memory.
+pub const MAX_INPUT_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Reads a YAML stream; `v1 List`s are expanded into their items.
 pub fn read_objects(path: &Path) -> Result<Vec<Value>, Diagnostics> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    use std::io::Read;
+    let cannot = |e: String| {
         single(Diagnostic::new(Code::Io, format!("cannot read {}: {e}", path.display())).at(Location::file(path)))
+    };
+    let file = std::fs::File::open(path).map_err(|e| cannot(e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(|e| cannot(e.to_string()))?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(single(
+            Diagnostic::new(
+                Code::InputRefused,
+                format!(
+                    "{} is larger than kix's limit of {} MiB for state files",
+                    path.display(),
+                    MAX_INPUT_BYTES >> 20
+                ),
+            )
+            .at(Location::file(path)),
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        single(
+            Diagnostic::new(Code::InputRefused, format!("{} is not UTF-8 text: {e}", path.display()))
+                .at(Location::file(path)),
+        )
     })?;
     let source = SourceFile::new(path, text);
     let mut objects = Vec::new();
