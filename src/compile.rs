@@ -44,8 +44,21 @@ pub fn build_command(args: &BuildArgs) -> ExitCode {
             print_stdout(&emit::render_stream(&compiled.clusters));
         } else {
             let out = args.out.clone().unwrap_or_else(|| args.select.root.join("out"));
-            if let Err(diagnostic) = emit::write(&out, &compiled.clusters) {
-                compiled.diagnostics.push(diagnostic);
+            match emit::write(&out, &compiled.clusters) {
+                Ok(()) if args.select.format == Format::Text => {
+                    let instances: usize = compiled.clusters.iter().map(|c| c.instances.len()).sum();
+                    let plural = |n: usize| if n == 1 { "" } else { "s" };
+                    let clusters = compiled.clusters.len();
+                    let line = format!(
+                        "wrote {instances} instance{} for {clusters} cluster{} to {}",
+                        plural(instances),
+                        plural(clusters),
+                        out.display()
+                    );
+                    return report_with(&compiled.diagnostics, args.select.format, Some(&line));
+                }
+                Ok(()) => {}
+                Err(diagnostic) => compiled.diagnostics.push(diagnostic),
             }
         }
     }
@@ -86,8 +99,13 @@ pub fn verify_command(args: &VerifyArgs) -> ExitCode {
 
 /// Prints the findings and picks the exit status.
 fn report(diagnostics: &Diagnostics, format: Format) -> ExitCode {
+    report_with(diagnostics, format, None)
+}
+
+/// Like [`report`], with a line saying what was done, printed before the summary.
+fn report_with(diagnostics: &Diagnostics, format: Format, done: Option<&str>) -> ExitCode {
     if !diagnostics.is_empty() || format == Format::Text {
-        print_diagnostics(diagnostics, format);
+        print_diagnostics(diagnostics, format, done);
     }
     if diagnostics.has_errors() { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }

@@ -58,7 +58,7 @@ fn finish_report(result: Result<String, Diagnostics>, format: Format) -> ExitCod
             ExitCode::SUCCESS
         }
         Err(diagnostics) => {
-            print_diagnostics(&diagnostics, format);
+            print_diagnostics(&diagnostics, format, None);
             ExitCode::FAILURE
         }
     }
@@ -72,7 +72,7 @@ pub(crate) fn print_stdout(text: &str) {
 }
 
 /// Prints diagnostics to stderr: rustc-style text with a summary line, or one JSON object per line.
-pub(crate) fn print_diagnostics(diagnostics: &Diagnostics, format: Format) {
+pub(crate) fn print_diagnostics(diagnostics: &Diagnostics, format: Format, done: Option<&str>) {
     let mut text = String::new();
     match format {
         Format::Text => {
@@ -80,6 +80,9 @@ pub(crate) fn print_diagnostics(diagnostics: &Diagnostics, format: Format) {
             for diagnostic in diagnostics.iter() {
                 text.push_str(&diagnostic.render(style));
                 text.push('\n');
+            }
+            if let Some(done) = done {
+                text.push_str(&format!("kix: {done}\n"));
             }
             text.push_str(&format!("kix: {}\n", diagnostics.summary()));
         }
