@@ -327,8 +327,13 @@ impl Style {
     /// Colour only when stderr is a terminal and `NO_COLOR` is unset or empty.
     pub fn for_stderr() -> Style {
         use std::io::IsTerminal;
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        if !no_color && std::io::stderr().is_terminal() { Style::Colour } else { Style::Plain }
+        Style::choose(std::io::stderr().is_terminal(), std::env::var_os("NO_COLOR").as_deref())
+    }
+
+    /// The rule itself (<https://no-color.org>): any non-empty `NO_COLOR` turns colour off.
+    pub fn choose(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> Style {
+        let no_color = no_color.is_some_and(|v| !v.is_empty());
+        if terminal && !no_color { Style::Colour } else { Style::Plain }
     }
 
     fn paint(self, code: &'static str) -> &'static str {
@@ -520,6 +525,18 @@ mod tests {
         assert!(snippet.len() < 140 && snippet.starts_with("...") && snippet.ends_with("..."), "{snippet}");
         assert_eq!(location.column, Some(501));
         assert_eq!(snippet.chars().nth(location.snippet_column - 1), Some('['));
+    }
+
+    #[test]
+    fn colour_only_on_a_terminal_and_never_under_no_color() {
+        use std::ffi::OsStr;
+        assert_eq!(Style::choose(true, None), Style::Colour);
+        assert_eq!(Style::choose(false, None), Style::Plain);
+        assert_eq!(Style::choose(true, Some(OsStr::new("1"))), Style::Plain);
+        assert_eq!(Style::choose(true, Some(OsStr::new(""))), Style::Colour);
+        let diagnostic = Diagnostic::new(Code::Io, "x");
+        assert!(diagnostic.render(Style::Colour).contains("\x1b["));
+        assert!(!diagnostic.render(Style::Plain).contains('\x1b'));
     }
 
     #[test]
