@@ -28,6 +28,7 @@ pub enum Command {
     /// Place every replica of the given workloads, one pod at a time.
     Simulate(SimulateArgs),
     /// Explain a diagnostic code, e.g. `kix explain K0302`; without a code, list them all.
+    #[command(alias = "explain-code")]
     Explain {
         /// The code to explain.
         code: Option<String>,
