@@ -675,13 +675,13 @@ mod tests {
     #[test]
     fn r6_replicas_step_function() {
         let package = |map: &str| {
-            web(&format!("[workloads.w]\nreplicas = {map}\n"), &workload_yaml("Deployment", "w", Some(5), ""))
+            web(&format!("[workloads.w]\nreplicas = {map}\n"), &workload_yaml("Deployment", "w", Some(1), ""))
         };
         let cases = [
             ("{ none = 1, pod = 2, zone = 3 }", "node", 2),
             ("{ none = 1, pod = 2, zone = 3 }", "zone", 3),
             ("{ none = 1, pod = 2, zone = 3 }", "pod", 2),
-            ("{ pod = 2 }", "none", 5),
+            ("{ pod = 2 }", "none", 1),
             ("{ pod = 2 }", "zone", 2),
             ("{ none = 2, node = 4 }", "pod", 2),
         ];
@@ -706,6 +706,31 @@ mod tests {
         );
         assert_eq!(compiled.codes(), vec![Code::DecreasingReplicas]);
         assert!(compiled.messages()[0].contains("decrease from 3 at none to 2 at zone"));
+    }
+
+    #[test]
+    fn r6_the_manifest_base_counts_as_a_step() {
+        // spec.replicas 5 applies below `pod`; 2 at pod would be a decrease.
+        let compiled = compile_one(
+            "pod",
+            THREE_ZONES,
+            web("[workloads.w]\nreplicas = { pod = 2 }\n", &workload_yaml("Deployment", "w", Some(5), "")),
+        );
+        assert_eq!(compiled.codes(), vec![Code::DecreasingReplicas]);
+        assert!(
+            compiled.messages()[0].contains("decrease from 5 (the manifest's spec.replicas"),
+            "{:?}",
+            compiled.messages()
+        );
+    }
+
+    #[test]
+    fn r11_a_null_constraint_list_is_absent() {
+        let yaml = workload_yaml("Deployment", "d", Some(2), "      topologySpreadConstraints: null\n");
+        let compiled = compile_one("node", MULTI_NODE, web("", &yaml));
+        assert!(compiled.diagnostics.is_empty(), "{:?}", compiled.messages());
+        assert!(compiled.workload("c", "app", "d").derived_pdb);
+        assert_eq!(constraints(&compiled), vec![("kubernetes.io/hostname".to_string(), "DoNotSchedule".to_string())]);
     }
 
     #[test]

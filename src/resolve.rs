@@ -303,6 +303,49 @@ fn validate_package<'t>(dir: &'t PackageDir, diagnostics: &mut Diagnostics) -> O
         }
         if let Some(replicas) = &settings.replicas {
             let steps = replicas.get_ref().steps();
+            for (level, count) in &steps {
+                if *count.get_ref() > crate::workload::MAX_REPLICAS {
+                    valid = false;
+                    diagnostics.push(
+                        Diagnostic::new(
+                            Code::TomlSyntax,
+                            format!(
+                                "replicas {} at {level} for workload `{workload}` exceed the Kubernetes maximum {}",
+                                count.get_ref(),
+                                crate::workload::MAX_REPLICAS
+                            ),
+                        )
+                        .at(located(source, count))
+                        .about(&subject)
+                        .workload(workload),
+                    );
+                }
+            }
+            // Below the lowest level the mapping names, the manifest's spec.replicas applies (R6): the
+            // whole step function, that base included, must not decrease.
+            let manifest = workloads
+                .iter()
+                .find(|(_, view): &&(usize, WorkloadView)| &view.name == workload)
+                .map(|(_, view)| view.manifest_replicas.unwrap_or(1));
+            if let (Some(base), Some((lowest, first))) = (manifest, steps.first()) {
+                if *lowest > Level::None && *first.get_ref() < base {
+                    valid = false;
+                    diagnostics.push(
+                        Diagnostic::new(
+                            Code::DecreasingReplicas,
+                            format!(
+                                "replicas for workload `{workload}` decrease from {base} (the manifest's spec.replicas, \
+                                 used below `{lowest}`) to {} at {lowest}",
+                                first.get_ref()
+                            ),
+                        )
+                        .at(located(source, first))
+                        .about(&subject)
+                        .workload(workload)
+                        .help(format!("name the lower levels too, e.g. replicas = {{ none = {}, ... }}", first.get_ref())),
+                    );
+                }
+            }
             for pair in steps.windows(2) {
                 let ((low, low_count), (high, high_count)) = (pair[0], pair[1]);
                 if high_count.get_ref() < low_count.get_ref() {

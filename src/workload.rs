@@ -12,6 +12,9 @@ use crate::selector::{Labels, Selector, labels_from_value};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_yaml::Value;
 
+/// The largest replica count the API server accepts (`spec.replicas` is an int32).
+pub const MAX_REPLICAS: u32 = i32::MAX as u32;
+
 /// The two controllers kix derives placement for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum WorkloadKind {
@@ -62,13 +65,13 @@ impl WorkloadView {
 
         let manifest_replicas = match spec.and_then(|s| s.get("replicas")) {
             None | Some(Value::Null) => None,
-            Some(value) => match value.as_u64().and_then(|n| u32::try_from(n).ok()) {
+            Some(value) => match value.as_u64().and_then(|n| u32::try_from(n).ok()).filter(|n| *n <= MAX_REPLICAS) {
                 Some(n) => Some(n),
                 None => {
                     problems.push(problem(
                         Code::InvalidWorkload,
                         &["spec", "replicas"],
-                        format!("{} {name}: spec.replicas must be a non-negative integer", kind.as_str()),
+                        format!("{} {name}: spec.replicas must be an integer from 0 to {MAX_REPLICAS}", kind.as_str()),
                     ));
                     None
                 }
@@ -136,8 +139,10 @@ impl WorkloadView {
                 format!("{} {name} has no pod template (spec.template.spec)", kind.as_str()),
             ));
         }
-        let explicit_spread =
-            pod_spec.and_then(Value::as_mapping).is_some_and(|m| m.contains_key("topologySpreadConstraints"));
+        // `topologySpreadConstraints: null` (as templating tools render an unset value) is absent to the API server.
+        let explicit_spread = pod_spec
+            .and_then(|spec| spec.get("topologySpreadConstraints"))
+            .is_some_and(|constraints| !constraints.is_null());
 
         if problems.is_empty() && !selector.matches(&template_labels) {
             problems.push(

@@ -218,6 +218,12 @@ impl WorkloadModel {
             }
             None => self.manifest_replicas = Some(self.manifest_replicas.unwrap_or(1).max(2)),
         }
+        // R6: below the lowest named level the manifest's replicas apply, so they are a step too.
+        if let Some(steps) = &self.mapping {
+            if let (None, Some(first)) = (steps[0], steps.iter().flatten().next()) {
+                self.manifest_replicas = Some(self.manifest_replicas.unwrap_or(1).min(*first));
+            }
+        }
     }
 }
 

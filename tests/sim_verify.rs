@@ -216,3 +216,85 @@ fn budgets_block_drains_as_the_disruption_controller_computes_them() {
     let drain = scenario(&v, "drain");
     assert!(!drain.pass && drain.findings.iter().any(|f| f.contains("covered by 2 PodDisruptionBudgets")), "{drain:?}");
 }
+
+/// A verify request for one Deployment of namespace `shop`.
+fn request(name: &str, level: Level) -> VerifyRequest {
+    VerifyRequest {
+        workloads: vec![WorkloadLevel {
+            kind: "Deployment".into(),
+            namespace: "shop".into(),
+            name: name.into(),
+            level,
+        }],
+        node_key: "kubernetes.io/hostname".into(),
+        zone_key: "topology.kubernetes.io/zone".into(),
+    }
+}
+
+/// Nodes `(name, zone)` with hostname and zone labels and 4 CPU / 16Gi each.
+fn nodes(list: &[(&str, &str)]) -> State {
+    let items: String = list
+        .iter()
+        .map(|(n, z)| {
+            format!(
+                "- {{kind: Node, metadata: {{name: {n}, labels: {{kubernetes.io/hostname: {n}, topology.kubernetes.io/zone: {z}}}}}, status: {{allocatable: {{cpu: '4', memory: 16Gi, pods: '110'}}}}}}\n"
+            )
+        })
+        .collect();
+    State::from_yaml_str(&format!("kind: List\nitems:\n{items}")).unwrap()
+}
+
+/// What kix compiles for a 2-replica Deployment at level node: hard hostname spread with
+/// `nodeTaintsPolicy: Honor`, and a `maxUnavailable: 1` PDB.
+fn kix_node_level_deployment(name: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  replicas: 2\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n    spec:\n      containers: [{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]\n      topologySpreadConstraints:\n      - {{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, nodeTaintsPolicy: Honor, labelSelector: {{matchLabels: {{app: {name}}}}}, matchLabelKeys: [pod-template-hash]}}\n"
+    ) + &pdb(name, name, "maxUnavailable: 1")
+}
+
+#[test]
+fn a_cordoned_node_is_tainted_so_honor_drops_it_from_the_spread_domains() {
+    // Two nodes, one zone, level node: draining one node evicts its replica, and the
+    // replacement must schedule on the other node, as it does on a real cluster (the node
+    // lifecycle controller taints cordoned nodes node.kubernetes.io/unschedulable:NoSchedule).
+    let state = nodes(&[("n1", "a"), ("n2", "a")]);
+    let v =
+        verify_workloads(&state, &objects(&kix_node_level_deployment("api")), &request("api", Level::Node)).remove(0);
+    let drain = scenario(&v, "drain");
+    assert!(drain.pass, "{drain:?}");
+    assert!(drain.findings.iter().all(|f| !f.contains("stays Pending")), "{drain:?}");
+    assert!(v.meets_level, "{v:#?}");
+}
+
+#[test]
+fn a_replacement_left_pending_by_a_drain_fails_level_pod_but_not_level_none() {
+    // The only other node is full: the evicted replica's replacement cannot go anywhere.
+    let state = State::from_yaml_str(
+        "kind: List\nitems:\n- {kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}, status: {allocatable: {cpu: '1', memory: 16Gi, pods: '110'}}}\n- {kind: Node, metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}, status: {allocatable: {cpu: '1', memory: 16Gi, pods: '110'}}}\n",
+    )
+    .unwrap();
+    let manifest = deployment("big", 2, "600m", "{}") + &pdb("big", "big", "maxUnavailable: 1");
+    let at = |level| verify_workloads(&state, &objects(&manifest), &request("big", level)).remove(0);
+    let v = at(Level::Pod);
+    let drain = scenario(&v, "drain");
+    assert!(!drain.pass, "{drain:?}");
+    assert!(drain.findings.iter().any(|f| f.contains("stays Pending") && f.contains("Insufficient cpu")), "{drain:?}");
+    assert!(!v.meets_level);
+    let v = at(Level::None);
+    let drain = scenario(&v, "drain");
+    assert!(drain.pass, "{drain:?}");
+    assert!(drain.findings.iter().any(|f| f.contains("stays Pending")), "{drain:?}");
+}
+
+#[test]
+fn snapshot_nodes_marked_unschedulable_get_the_unschedulable_taint() {
+    let state = State::from_yaml_str(
+        "kind: Node\nmetadata: {name: n1}\nspec: {unschedulable: true}\n---\nkind: Node\nmetadata: {name: n2}\nspec:\n  unschedulable: true\n  taints: [{key: node.kubernetes.io/unschedulable, effect: NoSchedule}]\n",
+    )
+    .unwrap();
+    for node in &state.nodes {
+        let taints: Vec<_> = node.taints.iter().filter(|t| t.key == "node.kubernetes.io/unschedulable").collect();
+        assert_eq!(taints.len(), 1, "{node:?}");
+        assert_eq!(taints[0].effect, kix::sim::objects::Effect::NoSchedule);
+    }
+}

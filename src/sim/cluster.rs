@@ -194,10 +194,17 @@ impl Cluster {
         }
     }
 
-    /// Sets `spec.unschedulable` (cordon).
+    /// Sets `spec.unschedulable` (cordon) together with the `node.kubernetes.io/unschedulable:NoSchedule`
+    /// taint the node lifecycle controller adds to a cordoned node and takes off an uncordoned one.
     pub fn cordon(&mut self, node: &str, unschedulable: bool) {
         if let Some(&i) = self.by_name.get(node) {
-            self.nodes[i].unschedulable = unschedulable;
+            let taint = super::objects::unschedulable_taint();
+            let node = &mut self.nodes[i];
+            node.unschedulable = unschedulable;
+            node.taints.retain(|t| *t != taint);
+            if unschedulable {
+                node.taints.push(taint);
+            }
             self.rebuild_classes();
         }
     }

@@ -6,6 +6,13 @@
 //! what the modelled plugins read is kept: labels, taints, allocatable and
 //! `spec.unschedulable` of nodes; namespace, labels, binding, termination,
 //! requests, tolerations, node affinity and spread constraints of pods.
+//!
+//! A node with `spec.unschedulable: true` but without the
+//! `node.kubernetes.io/unschedulable:NoSchedule` taint gets the taint: on a real
+//! cluster the node lifecycle controller adds it to every cordoned node, so a
+//! live snapshot has it and only a hand-written one can lack it. It matters to
+//! spread constraints with `nodeTaintsPolicy: Honor`, which then leave the
+//! cordoned node out of their domains.
 
 use super::quantity;
 use crate::selector::{Labels, Selector, labels_from_value};
@@ -38,6 +45,15 @@ impl Effect {
             _ => None,
         }
     }
+}
+
+/// `node.kubernetes.io/unschedulable`, the taint the node lifecycle controller puts on cordoned nodes.
+pub const UNSCHEDULABLE_TAINT_KEY: &str = "node.kubernetes.io/unschedulable";
+
+/// `node.kubernetes.io/unschedulable:NoSchedule`, as the node lifecycle controller's
+/// `doNoScheduleTaintingPass` adds it to every node with `spec.unschedulable: true`.
+pub fn unschedulable_taint() -> Taint {
+    Taint { key: UNSCHEDULABLE_TAINT_KEY.into(), value: String::new(), effect: Effect::NoSchedule }
 }
 
 /// A node taint.
@@ -335,6 +351,14 @@ pub fn parse_node(object: &Value) -> Result<Node, String> {
         taints.push(Taint { key, value, effect });
     }
     let unschedulable = at(object, &["spec", "unschedulable"]).and_then(Value::as_bool).unwrap_or(false);
+    // The node lifecycle controller taints every cordoned node (doNoScheduleTaintingPass); a
+    // hand-written snapshot may lack the taint, a real one has it.
+    if unschedulable {
+        let taint = unschedulable_taint();
+        if !taints.contains(&taint) {
+            taints.push(taint);
+        }
+    }
     // Allocatable falls back to capacity; a node with neither has no room at all (as upstream).
     let resources = at(object, &["status", "allocatable"]).or_else(|| at(object, &["status", "capacity"]));
     let mut allocatable = Resources::default();

@@ -21,7 +21,12 @@
 //!    controller computes it; evicted pods are recreated and rescheduled
 //!    (ready once bound). DaemonSet and mirror pods stay, as with
 //!    `kubectl drain --ignore-daemonsets`; other pods of the snapshot are
-//!    evicted and not recreated. The drain must finish.
+//!    evicted and not recreated. The drain must finish, and at level pod or
+//!    above every evicted replica's replacement must schedule (at level none a
+//!    replacement left Pending is reported, not failed). Cordoning adds the
+//!    `node.kubernetes.io/unschedulable:NoSchedule` taint, as the node
+//!    lifecycle controller does, so constraints with `nodeTaintsPolicy: Honor`
+//!    no longer count the drained node as a domain.
 //!
 //! Pods of the verified workloads already in the snapshot are replaced by the
 //! simulated rollout, so a live snapshot does not count them twice.
@@ -343,7 +348,7 @@ fn verdict(
     if workload.kind == Kind::Deployment {
         scenarios.push(rolling_update(world, w, level));
     }
-    scenarios.push(drain(world, w));
+    scenarios.push(drain(world, w, level));
     verdict.meets_level = scenarios.iter().all(|s| s.pass);
     verdict.scenarios = scenarios;
     verdict
@@ -610,7 +615,7 @@ fn recreate(mut world: World<'_>, w: usize, level: Level) -> ScenarioResult {
     ScenarioResult { scenario: "rolling-update".into(), pass, findings }
 }
 
-fn drain(world: &World<'_>, w: usize) -> ScenarioResult {
+fn drain(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
     let mut nodes: Vec<String> = world.owned(w).into_iter().map(|(_, n)| n).collect();
     nodes.sort();
     nodes.dedup();
@@ -660,6 +665,10 @@ fn drain(world: &World<'_>, w: usize) -> ScenarioResult {
                             if let Err(message) = world.schedule(replacement.clone())
                                 && owner == w
                             {
+                                // Evicted pods must reschedule from level pod up; below, it is downtime allowed.
+                                if level >= Level::Pod {
+                                    pass = false;
+                                }
                                 findings.push(format!(
                                     "drain of {node}: replacement {} of evicted {} stays Pending: {message}",
                                     replacement.name, pod.name
