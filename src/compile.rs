@@ -44,7 +44,10 @@ pub fn build_command(args: &BuildArgs) -> ExitCode {
             print_stdout(&emit::render_stream(&compiled.clusters));
         } else {
             let out = args.out.clone().unwrap_or_else(|| args.select.root.join("out"));
-            match emit::write(&out, &compiled.clusters) {
+            let all_clusters = args.select.clusters.is_empty();
+            match emit::check_destination(&args.select.root, &out)
+                .and_then(|()| emit::write(&out, &compiled.clusters, all_clusters))
+            {
                 Ok(()) if args.select.format == Format::Text => {
                     let instances: usize = compiled.clusters.iter().map(|c| c.instances.len()).sum();
                     let plural = |n: usize| if n == 1 { "" } else { "s" };

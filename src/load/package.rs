@@ -229,7 +229,7 @@ fn escape(path: &Path, canonical_dir: &Path) -> Option<String> {
 }
 
 /// Resolves `.` and `..` in a path by its text alone.
-fn lexically_normal(path: &Path) -> PathBuf {
+pub(crate) fn lexically_normal(path: &Path) -> PathBuf {
     let mut normal = PathBuf::new();
     for component in path.components() {
         match component {
