@@ -61,8 +61,21 @@ fn simulate_spreads_replicas_over_zones_and_reports_pending() {
     );
     assert_eq!(json["workloads"][1]["placed"].as_object().unwrap().len(), 1);
 
-    // On the tainted state only n5 can take the web pods; maxSkew 1 then leaves the rest Pending.
+    // On the tainted state the cordoned n3 carries node.kubernetes.io/unschedulable:NoSchedule (as
+    // the node lifecycle controller puts it there), so the Honor zone constraint leaves zone b out,
+    // like tainted n1's zone a: zone c is the only domain and n5 (n4 is too small) takes all three.
     let (code, stdout, _) = kix(&["simulate", "--state", "tests/sim/tainted.yaml", "tests/sim/web.yaml"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("3 of 3 replicas placed") && stdout.contains("zone: a=0 b=0 c=3"), "{stdout}");
+    // If n3 is schedulable but full instead, zone b counts as an empty domain: maxSkew 1 leaves two Pending.
+    let full = std::fs::read_to_string("tests/sim/tainted.yaml").unwrap().replace(
+        "  spec: {unschedulable: true}\n  status: {allocatable: {cpu: \"4\"",
+        "  status: {allocatable: {cpu: \"200m\"",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("full.yaml");
+    std::fs::write(&state, full).unwrap();
+    let (code, stdout, _) = kix(&["simulate", "--state", state.to_str().unwrap(), "tests/sim/web.yaml"]);
     assert_eq!(code, 0);
     assert!(stdout.contains("1 of 3 replicas placed"), "{stdout}");
     assert!(stdout.contains("Pending") && stdout.contains("didn't match pod topology spread constraints"), "{stdout}");
