@@ -76,7 +76,8 @@ pub fn derive(resolved: &Resolved<'_>, diagnostics: &mut Diagnostics) -> Vec<Clu
                 instances.push(derive_instance(cluster, instance, package, diagnostics));
             }
         }
-        report_overlapping_workloads(cluster, resolved, diagnostics);
+        let overlapping = report_overlapping_workloads(cluster, resolved, diagnostics);
+        report_shared_budgets(cluster, resolved, &instances, &overlapping, diagnostics);
         let nodes = crate::inventory::nodes(&cluster.file.raw.node_pools, &cluster.domains);
         plans.push(ClusterPlan { name: cluster.name.clone(), instances, nodes, domains: cluster.domains.clone() });
     }
@@ -568,8 +569,75 @@ fn is_cluster_scoped(document: &Document, custom: &BTreeSet<(String, String)>) -
     CLUSTER_SCOPED.contains(&(group, kind)) || custom.contains(&(group.to_string(), kind.to_string()))
 }
 
+/// A pod selected by two PodDisruptionBudgets cannot be evicted at all (the eviction API refuses
+/// it), so every drain of its node blocks. Budgets come from every instance of the cluster that
+/// shares the namespace: shipped ones and the ones kix derives.
+fn report_shared_budgets(
+    cluster: &Cluster<'_>,
+    resolved: &Resolved<'_>,
+    plans: &[InstancePlan],
+    overlapping: &BTreeSet<(String, String)>,
+    diagnostics: &mut Diagnostics,
+) {
+    let mut budgets: Vec<(&str, String, crate::selector::Selector)> = Vec::new();
+    for plan in plans {
+        for object in &plan.objects {
+            let is_pdb = object.get("kind").and_then(Value::as_str) == Some("PodDisruptionBudget")
+                && object.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.starts_with("policy/"));
+            let selector = object.get("spec").and_then(|s| s.get("selector")).filter(|s| !s.is_null());
+            let name = object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default();
+            if let (true, Some(Ok(selector))) = (is_pdb, selector.map(crate::selector::Selector::from_value)) {
+                budgets.push((plan.namespace.as_str(), format!("{name} (instance `{}`)", plan.name), selector));
+            }
+        }
+    }
+    for instance in &cluster.instances {
+        if !plans.iter().any(|p| p.name == instance.name) {
+            continue;
+        }
+        let package = &resolved.packages[instance.package];
+        for (index, view) in &package.workloads {
+            // Overlapping selectors (K0406) already explain why two budgets cover these pods.
+            if overlapping.contains(&(instance.name.clone(), view.name.clone())) {
+                continue;
+            }
+            let covering: Vec<&str> = budgets
+                .iter()
+                .filter(|(namespace, _, selector)| {
+                    *namespace == instance.namespace && selector.matches(&view.template_labels)
+                })
+                .map(|(_, name, _)| name.as_str())
+                .collect();
+            if covering.len() > 1 {
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::SharedBudget,
+                        format!(
+                            "the pods of {} {} in namespace `{}` are selected by {} PodDisruptionBudgets: {}; the \
+                             eviction API refuses to evict such a pod, so every drain of its node blocks",
+                            view.kind.as_str(),
+                            view.name,
+                            instance.namespace,
+                            covering.len(),
+                            covering.join(", ")
+                        ),
+                    )
+                    .at(package.document(*index).locate(&["spec", "selector"]))
+                    .about(&Subject { workload: Some(view.name.clone()), ..instance.subject.clone() }),
+                );
+            }
+        }
+    }
+}
+
 /// R12: two workloads of one cluster and namespace must not select each other's pods.
-fn report_overlapping_workloads(cluster: &Cluster<'_>, resolved: &Resolved<'_>, diagnostics: &mut Diagnostics) {
+/// Returns the (instance, workload) pairs involved in an overlap.
+fn report_overlapping_workloads(
+    cluster: &Cluster<'_>,
+    resolved: &Resolved<'_>,
+    diagnostics: &mut Diagnostics,
+) -> BTreeSet<(String, String)> {
+    let mut involved = BTreeSet::new();
     struct Entry<'a> {
         namespace: &'a str,
         instance: &'a Instance,
@@ -601,6 +669,8 @@ fn report_overlapping_workloads(cluster: &Cluster<'_>, resolved: &Resolved<'_>, 
                 (false, true) => format!("the selector of {} also selects the pods of {}", describe(b), describe(a)),
             };
             let at = if a_selects_b { a } else { b };
+            involved.insert((a.instance.name.clone(), a.view.name.clone()));
+            involved.insert((b.instance.name.clone(), b.view.name.clone()));
             diagnostics.push(
                 Diagnostic::new(
                     Code::OverlappingSelectors,
@@ -611,6 +681,7 @@ fn report_overlapping_workloads(cluster: &Cluster<'_>, resolved: &Resolved<'_>, 
             );
         }
     }
+    involved
 }
 
 #[cfg(test)]
@@ -956,6 +1027,21 @@ mod tests {
         };
         assert_eq!(tree("shared").compile().codes(), vec![Code::OverlappingSelectors]);
         assert!(tree("apart").compile().diagnostics.is_empty());
+    }
+
+    #[test]
+    fn a_budget_of_another_instance_over_the_same_pods_is_an_error() {
+        let api = workload_yaml("Deployment", "api", Some(2), "")
+            .replace("        app: api\n", "        app: api\n        tier: web\n");
+        let pdb = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels: {tier: web}\n";
+        let cluster = "availability = \"node\"\n[capabilities]\nmultiNode = true\n[[instances]]\nname = \"i\"\npackage = \"p\"\nnamespace = \"shared\"\n[[instances]]\nname = \"j\"\npackage = \"q\"\nnamespace = \"shared\"\n";
+        let tree = TestTree::new()
+            .cluster("c", cluster)
+            .package("p", "[meta]\nname = \"p\"\nversion = \"1.0.0\"\n", &[("a.yaml", &api)])
+            .package("q", "[meta]\nname = \"q\"\nversion = \"1.0.0\"\n", &[("pdb.yaml", pdb)]);
+        let compiled = tree.compile();
+        assert_eq!(compiled.codes(), vec![Code::SharedBudget]);
+        assert!(compiled.messages()[0].contains("api (instance `i`), web (instance `j`)"), "{:?}", compiled.messages());
     }
 
     #[test]

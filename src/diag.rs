@@ -130,6 +130,8 @@ codes! {
         "A Deployment or StatefulSet field kix reads (spec.replicas, spec.selector, spec.template) has the wrong shape.";
     InvalidObject = "K0414", Error, "an object would be refused by the Kubernetes API server",
         "kix validates every object it emits with the API server's rules (label keys and values, selectors, topologySpreadConstraints, PodDisruptionBudget specs, names). A user's object that fails would make the GitOps sync fail on the cluster; fix the field named in the message.";
+    SharedBudget = "K0415", Error, "a workload's pods are selected by two PodDisruptionBudgets",
+        "The eviction API refuses to evict a pod covered by more than one PodDisruptionBudget, so draining any node that runs one never finishes. Budgets of every instance sharing the namespace count, derived ones included. Narrow the shipped budget's selector, or drop it and let kix derive one.";
     // K05xx: writing output.
     WriteFailed = "K0501", Error, "output cannot be written",
         "kix writes to a temporary directory beside out/ and renames it into place; a failure leaves the previous out/ untouched.";

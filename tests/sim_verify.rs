@@ -298,3 +298,46 @@ fn snapshot_nodes_marked_unschedulable_get_the_unschedulable_taint() {
         assert_eq!(taints[0].effect, kix::sim::objects::Effect::NoSchedule);
     }
 }
+
+/// A 2-replica Deployment with only a hostname ScheduleAnyway spread (its own placement) and a PDB.
+fn hostname_only_deployment(name: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  replicas: 2\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n    spec:\n      containers: [{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]\n      topologySpreadConstraints:\n      - {{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {{matchLabels: {{app: {name}}}}}}}\n"
+    ) + &pdb(name, name, "maxUnavailable: 1")
+}
+
+#[test]
+fn a_zone_verdict_that_rests_on_the_lowest_name_tie_break_fails() {
+    // n1 and n3 in zone a, n2 and n4 in zone b. kix's lowest-name choice puts the second replica
+    // on n2, but n2, n3 and n4 score alike: the real scheduler picks n3 one time in three, and
+    // losing zone a then takes both replicas.
+    let state = nodes(&[("n1", "a"), ("n2", "b"), ("n3", "a"), ("n4", "b")]);
+    let v = verify_workloads(&state, &objects(&hostname_only_deployment("gw")), &request("gw", Level::Zone)).remove(0);
+    // The lowest-name placement alone survives every zone loss.
+    assert!(scenario(&v, "domain-loss").pass, "{v:#?}");
+    assert_eq!(v.worst_case_running, Some(1));
+    let ties = scenario(&v, "tie-break");
+    assert!(!ties.pass, "{ties:?}");
+    let finding = ties.findings.join("\n");
+    assert!(finding.contains("random choice among equal scores"), "{finding}");
+    assert!(finding.contains("zone a") && finding.contains("n1") && finding.contains("n3"), "{finding}");
+    assert!(!v.meets_level);
+}
+
+#[test]
+fn kix_derived_hard_spread_on_the_levels_key_passes_the_tie_break_check() {
+    // The same cluster with kix's own constraints (hard zone spread, Honor): ties cannot
+    // concentrate replicas in one zone.
+    let state = nodes(&[("n1", "a"), ("n2", "b"), ("n3", "a"), ("n4", "b")]);
+    let manifest = kix_node_level_deployment("api").replace(
+        "topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule",
+        "topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule",
+    );
+    let v = verify_workloads(&state, &objects(&manifest), &request("api", Level::Zone)).remove(0);
+    assert!(scenario(&v, "tie-break").pass, "{v:#?}");
+    assert!(v.meets_level, "{v:#?}");
+    // At level node, hostname-only soft spread cannot stack two replicas on one node by a tie
+    // either (the node already holding one scores lower), so the check passes there too.
+    let v = verify_workloads(&state, &objects(&hostname_only_deployment("gw")), &request("gw", Level::Node)).remove(0);
+    assert!(scenario(&v, "tie-break").pass, "{v:#?}");
+}

@@ -191,6 +191,42 @@ impl<'a> World<'a> {
         }
     }
 
+    /// Schedules a pod of workload `w` on the reference path (every node, so the set of nodes
+    /// with the best total score is exact), breaking ties **against** the level: among the best
+    /// nodes, the one whose domain under `key` already holds the most pods of the workload, then
+    /// the lowest name. Without a key this is the lowest-name choice. Binds the pod.
+    fn schedule_against(&mut self, pod: Pod, w: usize, key: Option<&str>) -> Result<String, String> {
+        let cycle = self.cluster.cycle(&pod);
+        let total = |o: &Outcome| match o {
+            Outcome::Feasible(s) => Some(s.total),
+            Outcome::Rejected(_) => None,
+        };
+        let Some(best) = cycle.nodes.values().filter_map(total).max() else { return Err(cycle.failure_message()) };
+        let domain = |node: &str| key.and_then(|k| self.cluster.node(node).and_then(|n| n.labels.get(k)));
+        let mut held: BTreeMap<&String, usize> = BTreeMap::new();
+        for (p, node) in self.cluster.pods() {
+            if self.workloads[w].owns(p)
+                && let Some(value) = domain(node)
+            {
+                *held.entry(value).or_insert(0) += 1;
+            }
+        }
+        let mut chosen: Option<(&String, usize)> = None;
+        // Nodes in name order: only a strictly larger count displaces the lowest name.
+        for (node, outcome) in &cycle.nodes {
+            if total(outcome) != Some(best) {
+                continue;
+            }
+            let count = domain(node).and_then(|v| held.get(v)).copied().unwrap_or(0);
+            if chosen.is_none_or(|(_, c)| count > c) {
+                chosen = Some((node, count));
+            }
+        }
+        let node = chosen.map(|(n, _)| n.clone()).ok_or_else(|| cycle.failure_message())?;
+        let _ = self.cluster.bind(pod, &node);
+        Ok(node)
+    }
+
     /// disruptionsAllowed of a budget, as the disruption controller computes it.
     fn disruptions_allowed(&self, budget: &Budget) -> (i64, String) {
         let covered = |p: &Pod| p.namespace == budget.namespace && budget.selector.matches(&p.labels);
@@ -260,6 +296,30 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
         budgets: &budgets,
         next_index: workloads.iter().map(|w| w.replicas.max(0) as usize).collect(),
     };
+    // The adversarial placement (see `tie_break`): the same rollout from the same start, each
+    // workload's ties broken against its own level's key (node or zone).
+    let level_of = |w: &Workload| {
+        request
+            .workloads
+            .iter()
+            .find(|x| format!("{:?}", w.kind) == x.kind && x.namespace == w.namespace && x.name == w.name)
+            .map(|x| x.level)
+    };
+    let adversarial = request.workloads.iter().any(|x| x.level >= Level::Node).then(|| {
+        let mut adversarial = world.clone();
+        for (w, workload) in workloads.iter().enumerate() {
+            let key = match level_of(workload) {
+                Some(Level::Zone) => Some(request.zone_key.as_str()),
+                Some(Level::Node) => Some(request.node_key.as_str()),
+                _ => None,
+            };
+            let spec = workload.pod_spec(0);
+            for index in 0..workload.replicas.max(0) as usize {
+                let _ = adversarial.schedule_against(workload.pod(&spec, 0, index), w, key);
+            }
+        }
+        adversarial
+    });
     let mut rollout_pending: Vec<BTreeMap<String, String>> = vec![BTreeMap::new(); workloads.len()];
     for (w, workload) in workloads.iter().enumerate() {
         let spec = workload.pod_spec(0);
@@ -300,13 +360,14 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
             }
             continue;
         };
-        verdicts.push(verdict(&world, w, wanted.level, request, &rollout_pending[w]));
+        verdicts.push(verdict(&world, adversarial.as_ref(), w, wanted.level, request, &rollout_pending[w]));
     }
     verdicts
 }
 
 fn verdict(
     world: &World<'_>,
+    adversarial: Option<&World<'_>>,
     w: usize,
     level: Level,
     request: &VerifyRequest,
@@ -340,8 +401,11 @@ fn verdict(
         let (result, losses) = domain_loss(world, w, level, request);
         verdict.worst_case_running = losses.iter().map(|l| l.running).min();
         verdict.replacements_scheduled = losses.iter().map(|l| l.replacements.len() as i64).sum();
-        verdict.domain_losses = losses;
         scenarios.push(result);
+        if let Some(adversarial) = adversarial.filter(|_| level >= Level::Node) {
+            scenarios.push(tie_break(world, adversarial, w, level, request, &losses));
+        }
+        verdict.domain_losses = losses;
     }
     // Rolling updates and drains run at every level: below pod downtime is allowed, but an update
     // that deadlocks or a drain that never finishes blocks the cluster's operators, whatever the level.
@@ -474,6 +538,58 @@ fn domain_loss(
         losses.push(loss);
     }
     (ScenarioResult { scenario: "domain-loss".into(), pass, findings }, losses)
+}
+
+/// Scenario "tie-break": the domain-loss scenario on the adversarial placement. The real scheduler
+/// picks at random among the nodes with the best total score (`selectHost`); kix's lowest-name
+/// choice is one of those draws. A domain whose loss leaves no replica running under the
+/// adversarial draw, while every loss leaves one running under kix's draw, means the verdict
+/// would depend on luck: the workload fails.
+fn tie_break(
+    world: &World<'_>,
+    adversarial: &World<'_>,
+    w: usize,
+    level: Level,
+    request: &VerifyRequest,
+    losses: &[DomainLoss],
+) -> ScenarioResult {
+    let mut findings = Vec::new();
+    let mut pass = true;
+    let placed = |world: &World<'_>| -> Vec<String> {
+        let mut nodes: Vec<String> = world.owned(w).into_iter().map(|(_, n)| n).collect();
+        nodes.sort();
+        nodes
+    };
+    let (ours, theirs) = (placed(world), placed(adversarial));
+    if losses.iter().all(|l| l.running > 0) {
+        let key = if level == Level::Zone { &request.zone_key } else { &request.node_key };
+        let (_, adversarial_losses) = domain_loss(adversarial, w, level, request);
+        for loss in adversarial_losses.iter().filter(|l| l.running == 0) {
+            let value = loss.domain.split_once(' ').map_or(loss.domain.as_str(), |(_, v)| v);
+            let inside: Vec<&str> = theirs
+                .iter()
+                .filter(|n| adversarial.cluster.node(n).and_then(|n| n.labels.get(key)).map(String::as_str) == Some(value))
+                .map(String::as_str)
+                .collect();
+            pass = false;
+            findings.push(format!(
+                "{} lost: no replica keeps running if the scheduler breaks equal best scores against the level and places the replicas on {} ({} of them in {}); kix's lowest-name choice placed them on {}: the result depends on the scheduler's random choice among equal scores (set a DoNotSchedule spread constraint on {key})",
+                loss.domain,
+                theirs.join(", "),
+                inside.len(),
+                loss.domain,
+                ours.join(", "),
+            ));
+        }
+    }
+    if pass {
+        findings.push(format!(
+            "with ties among equal best scores broken against the level, the replicas land on {}: every single {} loss still leaves one running",
+            theirs.join(", "),
+            if level == Level::Zone { "zone" } else { "node" }
+        ));
+    }
+    ScenarioResult { scenario: "tie-break".into(), pass, findings }
 }
 
 /// Whether a surviving node (outside `failed`) rejects the pod only for its spread constraints.
