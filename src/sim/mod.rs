@@ -26,8 +26,25 @@
 //!
 //! # Tie-break
 //! Where the real scheduler picks at random among the nodes with the best
-//! total score, kix picks the **lowest node name**, so every run is
-//! reproducible.
+//! total score (`selectHost`), kix picks the **lowest node name**, so every
+//! run is reproducible.
+//!
+//! That choice is one draw among several, so `kix verify` does not let its
+//! proof rest on it. For workloads at level node or zone it places the
+//! instance's workloads a second time, on the reference path
+//! ([`cluster::Cluster::cycle`], every node, so the set of tied nodes is
+//! exact), with ties broken **against** the level: among the nodes with the
+//! best total score, the node whose level domain (the zone key's value at
+//! zone, the node key's at node) already holds the most pods of the workload,
+//! then the lowest name. It then runs the domain-loss scenario on that
+//! placement (scenario "tie-break"). If a domain loss leaves no replica
+//! running there while every loss leaves one running on the lowest-name
+//! placement, the workload fails with a finding that names the domain and the
+//! nodes of both placements: the result depends on the scheduler's random
+//! choice among equal scores. A hard (DoNotSchedule) spread on the level's key,
+//! as kix derives it, keeps ties from concentrating replicas, so derived
+//! placements pass; a placement resting only on soft spreading or on the
+//! scoring of the moment may not.
 //!
 //! # What the model leaves out
 //! Inter-pod affinity and anti-affinity, volumes (binding, zones, limits),
@@ -40,7 +57,8 @@
 //!
 //! # Scenarios (`kix verify`)
 //! [`verify::verify_workloads`] places an instance's workloads, then checks
-//! rollout, the loss of each domain of the resolved level, the rolling update
+//! rollout, the loss of each domain of the resolved level, the same loss on a
+//! placement with ties broken against the level (above), the rolling update
 //! and a drain of each node through the eviction API (see [`verify`]).
 //!
 //! # Performance

@@ -12,6 +12,11 @@
 //!    fails the level (the Pending reason is shown). StatefulSet pods on an
 //!    unreachable node stay Terminating and get no replacement (the
 //!    controller keeps at most one pod per identity); kix says so.
+//!    Tie-break (level node and zone): the workloads are placed again with
+//!    ties among equal best scores broken against the level (see the
+//!    Tie-break section of [`super`]), and the domain losses are run on that
+//!    placement too: a loss that leaves no replica running only there fails,
+//!    since the outcome would depend on the scheduler's random choice.
 //! 3. Rolling update (Deployments): the deployment controller's surge and
 //!    unavailability arithmetic replaces every pod with a new
 //!    pod-template-hash; it must finish, and at level pod or above never
@@ -568,7 +573,9 @@ fn tie_break(
             let value = loss.domain.split_once(' ').map_or(loss.domain.as_str(), |(_, v)| v);
             let inside: Vec<&str> = theirs
                 .iter()
-                .filter(|n| adversarial.cluster.node(n).and_then(|n| n.labels.get(key)).map(String::as_str) == Some(value))
+                .filter(|n| {
+                    adversarial.cluster.node(n).and_then(|n| n.labels.get(key)).map(String::as_str) == Some(value)
+                })
                 .map(String::as_str)
                 .collect();
             pass = false;
