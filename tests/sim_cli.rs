@@ -110,3 +110,27 @@ fn every_unreadable_object_of_a_state_gets_its_own_diagnostic() {
     assert!(lines.iter().all(|l| l.contains("K0105")), "{stderr}");
     assert!(stderr.contains("node `a`") && stderr.contains("pod `p`"), "{stderr}");
 }
+
+#[test]
+fn every_valid_quantity_form_is_read_and_huge_ones_saturate_without_panicking() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("st.yaml");
+    std::fs::write(
+        &state,
+        "kind: List\nitems:\n- {kind: Node, metadata: {name: big}, status: {allocatable: {cpu: '1E', memory: '1Ei', pods: '9223372036854775807'}}}\n- {kind: Node, metadata: {name: small}, status: {allocatable: {cpu: '4', memory: 16Gi, pods: '110'}}}\n- {kind: Pod, metadata: {name: hog, namespace: default}, spec: {nodeName: big, containers: [{name: c, resources: {requests: {cpu: '9223372036854775807', memory: '8Ei'}}}]}}\n",
+    )
+    .unwrap();
+    let pod = dir.path().join("pod.yaml");
+    std::fs::write(
+        &pod,
+        "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: '500m', memory: '.5Gi'}}}]}\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) =
+        kix(&["schedule", "--state", state.to_str().unwrap(), "--pod", pod.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    // The hog's saturated requests fill the exa-sized node; the pod goes to the small one.
+    assert_eq!(json["selected"], "small", "{json}");
+    assert_eq!(json["unschedulable"]["big"], "Insufficient cpu, Insufficient memory", "{json}");
+}

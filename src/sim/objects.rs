@@ -553,7 +553,11 @@ fn container_requests(container: &Value, nonzero: bool) -> Result<Resources, Str
 }
 
 fn add(a: Resources, b: Resources) -> Resources {
-    Resources { milli_cpu: a.milli_cpu + b.milli_cpu, memory: a.memory + b.memory, pods: a.pods + b.pods }
+    Resources {
+        milli_cpu: a.milli_cpu.saturating_add(b.milli_cpu),
+        memory: a.memory.saturating_add(b.memory),
+        pods: a.pods.saturating_add(b.pods),
+    }
 }
 
 fn max(a: Resources, b: Resources) -> Resources {
@@ -583,10 +587,10 @@ fn pod_requests(spec: &Value) -> Result<(Resources, Resources), String> {
         let mut total = max(add(sum, sidecars), init_peak);
         if let Some(overhead) = at(spec, &["overhead"]) {
             if let Some(cpu) = overhead.get("cpu").and_then(scalar_text) {
-                total.milli_cpu += quantity::milli(&cpu)?;
+                total.milli_cpu = total.milli_cpu.saturating_add(quantity::milli(&cpu)?);
             }
             if let Some(memory) = overhead.get("memory").and_then(scalar_text) {
-                total.memory += quantity::units(&memory)?;
+                total.memory = total.memory.saturating_add(quantity::units(&memory)?);
             }
         }
         results[slot] = total;

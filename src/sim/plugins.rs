@@ -39,11 +39,13 @@ impl Usage {
     pub fn add(&mut self, pod: &Pod, sign: i64) {
         let r = &pod.spec.requests;
         let n = &pod.spec.nonzero_requests;
-        self.requested.milli_cpu += sign * r.milli_cpu;
-        self.requested.memory += sign * r.memory;
-        self.requested.pods += sign;
-        self.nonzero.milli_cpu += sign * n.milli_cpu;
-        self.nonzero.memory += sign * n.memory;
+        // Saturating: a quantity may saturate at i64::MAX (see `quantity`); it must never wrap.
+        let add = |total: &mut i64, value: i64| *total = total.saturating_add(value.saturating_mul(sign));
+        add(&mut self.requested.milli_cpu, r.milli_cpu);
+        add(&mut self.requested.memory, r.memory);
+        add(&mut self.requested.pods, 1);
+        add(&mut self.nonzero.milli_cpu, n.milli_cpu);
+        add(&mut self.nonzero.memory, n.memory);
     }
 }
 
@@ -193,14 +195,14 @@ pub fn filter_node(pod: &Pod, node: &Node) -> Result<(), Rejection> {
 /// NodeResourcesFit's filter: pod count, cpu and memory against allocatable.
 pub fn filter_fit(pod: &Pod, allocatable: &Resources, usage: &Usage) -> Result<(), Rejection> {
     let mut reasons = Vec::new();
-    if usage.requested.pods + 1 > allocatable.pods {
+    if usage.requested.pods.saturating_add(1) > allocatable.pods {
         reasons.push("Too many pods".to_string());
     }
     let r = &pod.spec.requests;
-    if r.milli_cpu > 0 && r.milli_cpu > allocatable.milli_cpu - usage.requested.milli_cpu {
+    if r.milli_cpu > 0 && r.milli_cpu > allocatable.milli_cpu.saturating_sub(usage.requested.milli_cpu) {
         reasons.push("Insufficient cpu".to_string());
     }
-    if r.memory > 0 && r.memory > allocatable.memory - usage.requested.memory {
+    if r.memory > 0 && r.memory > allocatable.memory.saturating_sub(usage.requested.memory) {
         reasons.push("Insufficient memory".to_string());
     }
     if reasons.is_empty() { Ok(()) } else { Err(Rejection { reasons, unresolvable: false }) }
@@ -284,15 +286,17 @@ pub struct Scores {
 /// NodeResourcesFit LeastAllocated (cpu and memory, weight 1 each) on non-zero requests.
 pub fn least_allocated(pod: &Pod, allocatable: &Resources, usage: &Usage) -> i64 {
     let pairs = [
-        (usage.nonzero.milli_cpu + pod.spec.nonzero_requests.milli_cpu, allocatable.milli_cpu),
-        (usage.nonzero.memory + pod.spec.nonzero_requests.memory, allocatable.memory),
+        (usage.nonzero.milli_cpu.saturating_add(pod.spec.nonzero_requests.milli_cpu), allocatable.milli_cpu),
+        (usage.nonzero.memory.saturating_add(pod.spec.nonzero_requests.memory), allocatable.memory),
     ];
     let (mut sum, mut weights) = (0, 0);
     for (requested, capacity) in pairs {
         if capacity == 0 {
             continue;
         }
-        sum += if requested > capacity { 0 } else { (capacity - requested) * MAX_SCORE / capacity };
+        // In 128 bits: a saturated capacity times MAX_SCORE does not fit in 64.
+        let score = (i128::from(capacity) - i128::from(requested)) * i128::from(MAX_SCORE) / i128::from(capacity);
+        sum += if requested > capacity { 0 } else { score as i64 };
         weights += 1;
     }
     if weights == 0 { 0 } else { sum / weights }
@@ -305,8 +309,8 @@ pub fn balanced_allocation(pod: &Pod, allocatable: &Resources, usage: &Usage) ->
         return None;
     }
     let pairs = [
-        (usage.requested.milli_cpu + r.milli_cpu, allocatable.milli_cpu),
-        (usage.requested.memory + r.memory, allocatable.memory),
+        (usage.requested.milli_cpu.saturating_add(r.milli_cpu), allocatable.milli_cpu),
+        (usage.requested.memory.saturating_add(r.memory), allocatable.memory),
     ];
     let fractions: Vec<f64> =
         pairs.iter().filter(|(_, a)| *a != 0).map(|(q, a)| (*q as f64 / *a as f64).min(1.0)).collect();
