@@ -134,3 +134,63 @@ fn every_valid_quantity_form_is_read_and_huge_ones_saturate_without_panicking() 
     assert_eq!(json["selected"], "small", "{json}");
     assert_eq!(json["unschedulable"]["big"], "Insufficient cpu, Insufficient memory", "{json}");
 }
+
+/// Runs `kix schedule --format json` and returns its diagnostics (one JSON object per stderr line).
+fn diagnostics(state: &str, pod: &str) -> Vec<serde_json::Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let (s, p) = (dir.path().join("st.yaml"), dir.path().join("pod.yaml"));
+    std::fs::write(&s, state).unwrap();
+    std::fs::write(&p, pod).unwrap();
+    let (code, _, stderr) =
+        kix(&["schedule", "--state", s.to_str().unwrap(), "--pod", p.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 1, "{stderr}");
+    stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|d: &serde_json::Value| d["code"] != serde_json::Value::Null)
+        .collect()
+}
+
+const POD: &str = "kind: Pod\nmetadata: {name: p}\n";
+
+#[test]
+fn errors_about_one_object_point_at_its_line() {
+    // A List in block style: the duplicate node points at its second item, the bad taint effect at the field.
+    let state = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: b\n  spec:\n    taints:\n    - key: k\n      effect: NoSchedul\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a\n";
+    let d = diagnostics(state, POD);
+    assert_eq!(d.len(), 2, "{d:?}");
+    let taint = d.iter().find(|d| d["message"].as_str().unwrap().contains("no valid effect")).unwrap();
+    assert_eq!((taint["line"].as_u64(), taint["column"].as_u64()), (Some(15), Some(15)), "{taint}");
+    let twice = d.iter().find(|d| d["message"].as_str().unwrap().contains("appears twice")).unwrap();
+    assert_eq!((twice["line"].as_u64(), twice["column"].as_u64()), (Some(16), Some(3)), "{twice}");
+
+    // A stream: the node without a name points at its document; a flow-style item list at the item.
+    let state = "# nodes\nkind: Node\nmetadata: {name: a}\n---\n\nkind: Node\nmetadata: {labels: {x: y}}\n---\nkind: List\nitems:\n- {kind: Node, metadata: {name: c}}\n- {kind: Node, metadata: {name: d}, spec: {taints: [{key: k, effect: \"Sometimes\"}]}}\n";
+    let d = diagnostics(state, POD);
+    assert_eq!(d.len(), 2, "{d:?}");
+    let unnamed = d.iter().find(|d| d["message"].as_str().unwrap().contains("no metadata.name")).unwrap();
+    assert_eq!((unnamed["line"].as_u64(), unnamed["column"].as_u64()), (Some(6), Some(1)), "{unnamed}");
+    let taint = d.iter().find(|d| d["message"].as_str().unwrap().contains("no valid effect")).unwrap();
+    assert_eq!(taint["line"].as_u64(), Some(12), "{taint}");
+    assert_eq!(taint["column"].as_u64(), Some(70), "{taint}");
+
+    // The --pod file: a bad toleration effect points at the field, in a Deployment's template too.
+    let state = "kind: Node\nmetadata: {name: a}\n";
+    let pod = "kind: Deployment\nmetadata: {name: w}\nspec:\n  selector: {matchLabels: {app: w}}\n  template:\n    metadata: {labels: {app: w}}\n    spec:\n      tolerations:\n      - key: k\n        operator: Exists\n        effect: Never\n";
+    let d = diagnostics(state, pod);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(d[0]["file"].as_str().unwrap().ends_with("pod.yaml"), "{:?}", d[0]);
+    assert_eq!((d[0]["line"].as_u64(), d[0]["column"].as_u64()), (Some(11), Some(17)), "{:?}", d[0]);
+}
+
+#[test]
+fn object_errors_in_text_show_the_line_and_caret() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("st.yaml");
+    std::fs::write(&s, "kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: a}\n").unwrap();
+    let (code, _, stderr) = kix(&["schedule", "--state", s.to_str().unwrap(), "--pod", "tests/sim/web.yaml"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("node `a` appears twice"), "{stderr}");
+    assert!(stderr.contains("st.yaml:4:1"), "{stderr}");
+    assert!(stderr.contains("4 | kind: Node"), "{stderr}");
+}

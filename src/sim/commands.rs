@@ -1,7 +1,7 @@
 //! `kix schedule` and `kix simulate`: reports built from the model, returned as strings.
 
 use super::cluster::{Cluster, Outcome};
-use super::input::{not_an_object, read_objects, read_state};
+use super::input::{not_an_object, read_located, read_state};
 use super::objects::{Pod, parse_pod};
 use super::workload::Workload;
 use crate::cli::{Format, ScheduleArgs, SimulateArgs};
@@ -22,10 +22,14 @@ pub struct ScheduleReport {
 /// `kix schedule`: one reference cycle for one pod.
 pub fn schedule(args: &ScheduleArgs) -> Result<String, Diagnostics> {
     let state = read_state(&args.state)?;
-    let objects = read_objects(&args.pod)?;
-    let err = |m: String| {
+    let file = read_located(&args.pod)?;
+    let objects: Vec<serde_yaml::Value> = file.objects.iter().map(|o| o.value.clone()).collect();
+    let err = |(index, m): (Option<usize>, String)| {
         let mut d = Diagnostics::default();
-        d.push(not_an_object(&args.pod, m));
+        d.push(match index {
+            Some(index) => file.not_an_object(index, m),
+            None => not_an_object(&args.pod, m),
+        });
         d
     };
     let pod = first_pod(&objects).map_err(err)?;
@@ -100,18 +104,22 @@ pub fn schedule(args: &ScheduleArgs) -> Result<String, Diagnostics> {
 }
 
 /// The pod to schedule: a Pod, or the first replica of a Deployment/StatefulSet.
-fn first_pod(objects: &[serde_yaml::Value]) -> Result<Pod, String> {
-    for object in objects {
+/// The first Pod, or a pod of the first Deployment/StatefulSet; an error names the object's index.
+fn first_pod(objects: &[serde_yaml::Value]) -> Result<Pod, (Option<usize>, String)> {
+    for (index, object) in objects.iter().enumerate() {
+        let at = |e: String| (Some(index), e);
         match super::objects::str_at(object, &["kind"]) {
-            Some("Pod") => return parse_pod(object, "default"),
+            Some("Pod") => return parse_pod(object, "default").map_err(at),
             Some("Deployment" | "StatefulSet") => {
-                let w = Workload::from_object(object, "default")?.ok_or("not a workload")?;
+                let w = Workload::from_object(object, "default")
+                    .map_err(at)?
+                    .ok_or((Some(index), "not a workload".into()))?;
                 return Ok(w.pod(&w.pod_spec(0), 0, 0));
             }
             _ => {}
         }
     }
-    Err("the file holds no Pod, Deployment or StatefulSet".into())
+    Err((None, "the file holds no Pod, Deployment or StatefulSet".into()))
 }
 
 /// One workload's placement in `kix simulate`.
@@ -175,13 +183,13 @@ pub fn simulate(args: &SimulateArgs) -> Result<String, Diagnostics> {
     let mut workloads = Vec::new();
     let mut diagnostics = Diagnostics::default();
     for path in &args.manifests {
-        match read_objects(path) {
-            Ok(objects) => {
-                for object in &objects {
-                    match Workload::from_object(object, "default") {
+        match read_located(path) {
+            Ok(file) => {
+                for (index, object) in file.objects.iter().enumerate() {
+                    match Workload::from_object(&object.value, "default") {
                         Ok(Some(w)) => workloads.push(w),
                         Ok(None) => {}
-                        Err(e) => diagnostics.push(not_an_object(path, e)),
+                        Err(e) => diagnostics.push(file.not_an_object(index, e)),
                     }
                 }
             }
