@@ -27,6 +27,11 @@ pub enum Command {
     Schedule(ScheduleArgs),
     /// Place every replica of the given workloads, one pod at a time.
     Simulate(SimulateArgs),
+    /// Print a shell completion script, e.g. `kix completions bash > /etc/bash_completion.d/kix`.
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
     /// Explain a diagnostic code, e.g. `kix explain K0302`; without a code, list them all.
     #[command(alias = "explain-code")]
     Explain {

@@ -47,6 +47,13 @@ pub fn run(cli: Cli) -> ExitCode {
             finish_report(sim::simulate_command(&args), format)
         }
         Command::Explain { code } => explain(code.as_deref()),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "kix", &mut script);
+            print_stdout(&String::from_utf8_lossy(&script));
+            ExitCode::SUCCESS
+        }
     }
 }
 

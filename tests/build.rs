@@ -185,3 +185,13 @@ fn a_full_build_drops_directories_of_removed_clusters_and_keeps_other_files() {
     assert_eq!(std::fs::read_to_string(root.join("out/README.md")).unwrap(), "kept");
     assert!(root.join("out/dev/kustomization.yaml").exists());
 }
+
+#[test]
+fn completions_cover_every_subcommand() {
+    let run = kix(&repo_root(), &["completions", "bash"]);
+    assert_eq!(run.status, 0);
+    for command in ["build", "check", "verify", "schedule", "simulate", "explain"] {
+        assert!(run.stdout.contains(command), "bash completion lacks {command}");
+    }
+    assert_eq!(kix(&repo_root(), &["completions", "tcsh"]).status, 2);
+}
