@@ -475,7 +475,7 @@ fn report_duplicate_objects(
 ) {
     let identity = |object: &Value| {
         let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
-        let group = api_version.rsplit_once('/').map_or("", |(group, _)| group).to_string();
+        let group = crate::load::yaml::api_group(api_version).to_string();
         let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
         let name = object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default();
         (group, kind, name.to_string())
@@ -583,7 +583,7 @@ fn report_shared_budgets(
     for plan in plans {
         for object in &plan.objects {
             let is_pdb = object.get("kind").and_then(Value::as_str) == Some("PodDisruptionBudget")
-                && object.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.starts_with("policy/"));
+                && object.get("apiVersion").and_then(Value::as_str).map(crate::load::yaml::api_group) == Some("policy");
             let selector = object.get("spec").and_then(|s| s.get("selector")).filter(|s| !s.is_null());
             let name = object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default();
             if let (true, Some(Ok(selector))) = (is_pdb, selector.map(crate::selector::Selector::from_value)) {

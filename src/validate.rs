@@ -31,7 +31,7 @@ pub fn validate_object(object: &Value) -> Vec<String> {
     }
     let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
     let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default();
-    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    let group = crate::load::yaml::api_group(api_version);
     let workload = group == "apps" && matches!(kind, "Deployment" | "StatefulSet");
     let pdb = group == "policy" && kind == "PodDisruptionBudget";
 

@@ -41,7 +41,7 @@ impl Document {
 
     /// The API group (`apps` of `apps/v1`, empty for the core group).
     pub fn group(&self) -> &str {
-        self.api_version().rsplit_once('/').map(|(group, _)| group).unwrap_or("")
+        api_group(self.api_version())
     }
 
     /// Where the document starts.
@@ -93,6 +93,11 @@ impl Document {
             None => self.location(),
         }
     }
+}
+
+/// The API group of an `apiVersion` (`apps` of `apps/v1`, empty for the core group's `v1`).
+pub fn api_group(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(group, _)| group)
 }
 
 /// Splits a file into documents and parses each; problems become diagnostics.
