@@ -57,8 +57,7 @@ pub fn render_stream(clusters: &[ClusterPlan]) -> String {
 }
 
 fn to_yaml(value: &Value) -> String {
-    // Serialising a Value built from parsed YAML cannot fail (keys are scalars or mappings kix wrote itself).
-    serde_yaml::to_string(value).unwrap_or_else(|e| format!("# kix could not serialise this object: {e}\n"))
+    crate::yaml_out::to_string(value)
 }
 
 /// Refuses an output directory that would overwrite the inputs: the root itself, an ancestor
