@@ -71,7 +71,7 @@ fn write_child(out: &mut String, value: &Value, indent: usize, in_sequence: bool
             }
         }
         Value::String(text) if text.contains('\n') && block_literal_fits(text) => {
-            write_block_literal(out, text, if in_sequence { indent + 2 } else { indent + 2 });
+            write_block_literal(out, text, indent + 2);
         }
         scalar => {
             out.push(' ');
