@@ -78,6 +78,7 @@ pub fn derive(resolved: &Resolved<'_>, diagnostics: &mut Diagnostics) -> Vec<Clu
         }
         let overlapping = report_overlapping_workloads(cluster, resolved, diagnostics);
         report_shared_budgets(cluster, resolved, &instances, &overlapping, diagnostics);
+        report_objects_shared_across_instances(cluster, &instances, diagnostics);
         let nodes = crate::inventory::nodes(&cluster.file.raw.node_pools, &cluster.domains);
         plans.push(ClusterPlan { name: cluster.name.clone(), instances, nodes, domains: cluster.domains.clone() });
     }
@@ -569,6 +570,59 @@ fn is_cluster_scoped(document: &Document, custom: &BTreeSet<(String, String)>) -
     CLUSTER_SCOPED.contains(&(group, kind)) || custom.contains(&(group.to_string(), kind.to_string()))
 }
 
+/// Two instances of one cluster must not emit the same object (same namespace, or both
+/// cluster-scoped, and the same group, kind and name): applied together, the second silently
+/// overwrites the first, and kustomize refuses the pair.
+fn report_objects_shared_across_instances(
+    cluster: &Cluster<'_>,
+    plans: &[InstancePlan],
+    diagnostics: &mut Diagnostics,
+) {
+    let mut first_owner: BTreeMap<(String, String, String, String), &str> = BTreeMap::new();
+    for plan in plans {
+        // Per earlier instance: the objects this one emits again (one diagnostic per pair of instances).
+        let mut clashes: BTreeMap<&str, Vec<(String, String, String)>> = BTreeMap::new();
+        for object in &plan.objects {
+            let text = |path: &[&str]| {
+                path.iter().try_fold(object, |v, k| v.get(k)).and_then(Value::as_str).unwrap_or_default().to_string()
+            };
+            let group = crate::load::yaml::api_group(&text(&["apiVersion"])).to_string();
+            let key = (text(&["metadata", "namespace"]), group, text(&["kind"]), text(&["metadata", "name"]));
+            match first_owner.get(&key) {
+                Some(owner) if *owner != plan.name => {
+                    clashes.entry(owner).or_default().push((key.0.clone(), key.2.clone(), key.3.clone()))
+                }
+                Some(_) => {}
+                None => {
+                    first_owner.insert(key, plan.name.as_str());
+                }
+            }
+        }
+        let instance = cluster.instances.iter().find(|i| i.name == plan.name);
+        for (owner, objects) in clashes {
+            let (namespace, kind, name) = &objects[0];
+            let place =
+                if namespace.is_empty() { "cluster-scoped".to_string() } else { format!("in namespace `{namespace}`") };
+            let more = match objects.len() {
+                1 => String::new(),
+                n => format!(" and {} more object{}", n - 1, if n == 2 { "" } else { "s" }),
+            };
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::DuplicateObject,
+                    format!(
+                        "{kind} {name} ({place}){more} are emitted by both instance `{owner}` and instance `{}` of \
+                         cluster `{}`: applied together, one overwrites the other",
+                        plan.name, cluster.name
+                    ),
+                )
+                .at_opt(instance.map(|i| i.location.clone()))
+                .about(instance.map_or(&cluster.subject(), |i| &i.subject)),
+            );
+        }
+    }
+}
+
 /// A pod selected by two PodDisruptionBudgets cannot be evicted at all (the eviction API refuses
 /// it), so every drain of its node blocks. Budgets come from every instance of the cluster that
 /// shares the namespace: shipped ones and the ones kix derives.
@@ -580,12 +634,17 @@ fn report_shared_budgets(
     diagnostics: &mut Diagnostics,
 ) {
     let mut budgets: Vec<(&str, String, crate::selector::Selector)> = Vec::new();
+    // A budget two instances both emit is one object (reported as a duplicate, K0412): count it once.
+    let mut seen: BTreeSet<(&str, &str)> = BTreeSet::new();
     for plan in plans {
         for object in &plan.objects {
             let is_pdb = object.get("kind").and_then(Value::as_str) == Some("PodDisruptionBudget")
                 && object.get("apiVersion").and_then(Value::as_str).map(crate::load::yaml::api_group) == Some("policy");
             let selector = object.get("spec").and_then(|s| s.get("selector")).filter(|s| !s.is_null());
             let name = object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default();
+            if is_pdb && !seen.insert((plan.namespace.as_str(), name)) {
+                continue;
+            }
             if let (true, Some(Ok(selector))) = (is_pdb, selector.map(crate::selector::Selector::from_value)) {
                 budgets.push((plan.namespace.as_str(), format!("{name} (instance `{}`)", plan.name), selector));
             }
@@ -654,9 +713,9 @@ fn report_overlapping_workloads(
     let describe = |e: &Entry<'_>| format!("{} {} (instance `{}`)", e.view.kind.as_str(), e.view.name, e.instance.name);
     for (i, a) in entries.iter().enumerate() {
         for b in entries.iter().skip(i + 1) {
-            // A duplicate of the same object is reported as such (K0412), not as an overlap with itself.
-            let same_object =
-                std::ptr::eq(a.instance, b.instance) && a.view.kind == b.view.kind && a.view.name == b.view.name;
+            // The same object twice (in one instance, or in two instances sharing the namespace) is reported
+            // as a duplicate (K0412), not as an overlap with itself.
+            let same_object = a.view.kind == b.view.kind && a.view.name == b.view.name;
             if a.namespace != b.namespace || same_object {
                 continue;
             }
@@ -1005,11 +1064,11 @@ mod tests {
 
     #[test]
     fn r12_overlap_across_instances_only_in_the_same_namespace() {
+        // Two workloads of different names whose pods carry the same labels.
         let pkg = |name: &str| {
-            (
-                format!("[meta]\nname = \"{name}\"\nversion = \"1.0.0\"\n"),
-                workload_yaml("Deployment", "same", Some(2), ""),
-            )
+            let yaml = workload_yaml("Deployment", "same", Some(2), "")
+                .replace("metadata:\n  name: same", &format!("metadata:\n  name: {name}"));
+            (format!("[meta]\nname = \"{name}\"\nversion = \"1.0.0\"\n"), yaml)
         };
         let (a, ay) = pkg("a");
         let (b, by) = pkg("b");
