@@ -341,3 +341,23 @@ fn kix_derived_hard_spread_on_the_levels_key_passes_the_tie_break_check() {
     let v = verify_workloads(&state, &objects(&hostname_only_deployment("gw")), &request("gw", Level::Node)).remove(0);
     assert!(scenario(&v, "tie-break").pass, "{v:#?}");
 }
+
+#[test]
+fn a_strategy_that_takes_every_replica_down_fails_level_pod() {
+    // maxUnavailable 100% with no surge: the controller scales the old ReplicaSet to zero in one
+    // sync, before any new pod is ready.
+    let manifest = include_str!("sim/web.yaml").replace(
+        "spec:\n  replicas: 3\n",
+        "spec:\n  replicas: 3\n  strategy:\n    rollingUpdate: {maxUnavailable: 100%, maxSurge: 0}\n",
+    );
+    assert!(manifest.contains("maxUnavailable: 100%"), "fixture changed shape");
+    let v = run(&manifest, "web", Level::Zone);
+    let update = scenario(&v, "rolling-update");
+    assert!(!update.pass, "{update:?}");
+    assert!(update.findings[0].contains("fewest available during the rollout: 0"), "{update:?}");
+    assert!(!v.meets_level);
+    // The default strategy (25%/25%: surge 1, unavailable 0) keeps all three available.
+    let default = run(include_str!("sim/web.yaml"), "web", Level::Zone);
+    let update = scenario(&default, "rolling-update");
+    assert!(update.pass && update.findings[0].contains("fewest available during the rollout: 3"), "{update:?}");
+}

@@ -642,44 +642,58 @@ fn rolling_update(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
     let new_spec = workload.pod_spec(1);
     let new_hash = workload.revision_hash(1);
     let is_new = |p: &Pod| p.labels.get("pod-template-hash") == Some(&new_hash);
+    // The Deployment controller works in syncs: it scales the new ReplicaSet up within maxSurge
+    // and the old one down by as much as maxUnavailable allows, counting only *available* pods.
+    // A new pod becomes available one sync after it is bound (readiness is not instant), so a
+    // strategy like maxUnavailable 100% takes every old pod down before any new one is ready.
+    let mut ready: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let mut pending: Vec<Pod> = Vec::new();
     let mut created = 0usize;
     let mut min_available = i64::MAX;
     let mut pass = true;
     loop {
         let mut progress = false;
-        let owned = world.owned(w);
-        let old: Vec<Pod> = owned.iter().filter(|(p, _)| !is_new(p)).map(|(p, _)| p.clone()).collect();
-        let new_ready = owned.len() as i64 - old.len() as i64;
-        let new_total = new_ready + pending.len() as i64;
+        // Pending new pods get another scheduling attempt each sync.
+        let mut still = Vec::new();
+        for pod in std::mem::take(&mut pending) {
+            match world.schedule(pod.clone()) {
+                Ok(_) => progress = true,
+                Err(_) => still.push(pod),
+            }
+        }
+        pending = still;
         // Scale up the new ReplicaSet within maxSurge.
-        if new_total < replicas && (old.len() as i64 + new_total) < replicas + surge {
+        loop {
+            let owned = world.owned(w);
+            let old = owned.iter().filter(|(p, _)| !is_new(p)).count() as i64;
+            let new_total = (owned.len() as i64 - old) + pending.len() as i64;
+            if new_total >= replicas || old + new_total >= replicas + surge {
+                break;
+            }
             let pod = workload.pod(&new_spec, 1, created);
             created += 1;
-            match world.schedule(pod.clone()) {
-                Ok(_) => {}
-                Err(_) => pending.push(pod),
+            if world.schedule(pod.clone()).is_err() {
+                pending.push(pod);
             }
             progress = true;
-        } else {
-            // Retry Pending new pods.
-            let mut still = Vec::new();
-            for pod in std::mem::take(&mut pending) {
-                match world.schedule(pod.clone()) {
-                    Ok(_) => progress = true,
-                    Err(_) => still.push(pod),
-                }
-            }
-            pending = still;
-            // Scale down the old ReplicaSet while availability allows.
-            let available = world.owned(w).len() as i64;
-            if !progress && !old.is_empty() && available > replicas - unavailable {
-                world.cluster.remove(&old[0].namespace, &old[0].name);
+        }
+        // Scale down the old ReplicaSet by what availability allows, all at once.
+        let owned = world.owned(w);
+        let old: Vec<Pod> = owned.iter().filter(|(p, _)| !is_new(p)).map(|(p, _)| p.clone()).collect();
+        let available =
+            old.len() as i64 + owned.iter().filter(|(p, _)| is_new(p) && ready.contains(&p.name)).count() as i64;
+        let removable = (available - (replicas - unavailable)).clamp(0, old.len() as i64) as usize;
+        for pod in &old[..removable] {
+            world.cluster.remove(&pod.namespace, &pod.name);
+            progress = true;
+        }
+        min_available = min_available.min(available - removable as i64);
+        // End of the sync: bound new pods become ready.
+        for (pod, _) in world.owned(w) {
+            if is_new(&pod) && ready.insert(pod.name.clone()) {
                 progress = true;
             }
         }
-        let available = world.owned(w).len() as i64;
-        min_available = min_available.min(available);
         let owned = world.owned(w);
         if owned.len() as i64 == replicas && owned.iter().all(|(p, _)| is_new(p)) && pending.is_empty() {
             break;
