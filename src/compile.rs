@@ -80,6 +80,18 @@ pub fn verify_command(args: &VerifyArgs) -> ExitCode {
     if !compiled.ok() {
         return report(&compiled.diagnostics, args.select.format);
     }
+    if args.state.is_some() && compiled.clusters.len() != 1 {
+        let names: Vec<&str> = compiled.clusters.iter().map(|c| c.name.as_str()).collect();
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!(
+                "error: --state is a snapshot of one cluster: choose it with --cluster (clusters here: {})\n",
+                names.join(", ")
+            )
+            .as_bytes(),
+        );
+        return ExitCode::from(2);
+    }
     let snapshot = match args.state.as_deref().map(crate::sim::input::read_state).transpose() {
         Ok(snapshot) => snapshot,
         Err(problems) => {

@@ -21,9 +21,10 @@ pub fn validate(
     subject: &Subject,
     diagnostics: &mut Diagnostics,
 ) -> bool {
-    let mut valid = true;
+    // A Cell, so the checks below can read it while `problem` is still in use.
+    let valid = std::cell::Cell::new(true);
     let mut problem = |span: std::ops::Range<usize>, message: String| {
-        valid = false;
+        valid.set(false);
         diagnostics.push(Diagnostic::new(Code::InvalidNodePool, message).at(source.locate(span)).about(subject));
     };
     let mut seen = Vec::new();
@@ -91,15 +92,30 @@ pub fn validate(
             );
         }
     }
-    if let Some(first) = pools.first() {
+    // Node names must be unique: zones that differ only in case or punctuation would collide.
+    let mut names = std::collections::BTreeSet::new();
+    for pool in pools {
+        for zone in &pool.zones {
+            let name = format!("{}-{}", pool.name.get_ref(), dns_safe(zone.get_ref()));
+            if !names.insert(name.clone()) {
+                problem(
+                    zone.span(),
+                    format!("zone `{}` gives node names (`{name}-1`, ...) that another zone gives too", zone.get_ref()),
+                );
+            }
+        }
+    }
+    // The node count against multiNode, once every pool is well-formed (a bad pool says why itself).
+    if let (Some(first), true) = (pools.first(), valid.get()) {
+        let nodes = |n: u64| format!("{n} node{}", if n == 1 { "" } else { "s" });
         match substrate.multi_node {
             Some(false) if total_nodes > 1 => problem(
                 first.name.span(),
-                format!("the cluster is declared single-node, but its node pools hold {total_nodes} nodes"),
+                format!("the cluster is declared single-node, but its node pools hold {}", nodes(total_nodes)),
             ),
             Some(true) if total_nodes < 2 => problem(
                 first.name.span(),
-                "the cluster is declared multi-node, but its node pools hold one node".to_string(),
+                format!("the cluster is declared multi-node, but its node pools hold {}", nodes(total_nodes)),
             ),
             _ => {}
         }
@@ -110,7 +126,7 @@ pub fn validate(
             );
         }
     }
-    valid
+    valid.get()
 }
 
 /// The Node objects of a validated inventory, in pool, zone and index order.

@@ -55,7 +55,12 @@ pub fn validate_object(object: &Value) -> Vec<String> {
     let spec = object.get("spec").filter(|s| !s.is_null());
     if workload {
         match spec {
-            Some(spec) if spec.is_mapping() => validate_workload_spec(spec, &mut problems),
+            Some(spec) if spec.is_mapping() => {
+                validate_workload_spec(spec, &mut problems);
+                if kind == "Deployment" {
+                    validate_deployment_strategy(spec, &mut problems);
+                }
+            }
             _ => problems.push("spec", "required, and must be a mapping"),
         }
     } else if pdb {
@@ -331,6 +336,55 @@ fn validate_pdb_spec(spec: &Value, problems: &mut Problems) {
     }
 }
 
+/// `ValidateDeploymentStrategy` (pkg/apis/apps/validation): the type, and for RollingUpdate a
+/// maxSurge and maxUnavailable that are ints >= 0 or percents (maxUnavailable at most 100%),
+/// not both zero. kix's verify simulates exactly this strategy, so it must be one the API accepts.
+fn validate_deployment_strategy(spec: &Value, problems: &mut Problems) {
+    let Some(strategy) = spec.get("strategy").filter(|v| !v.is_null()) else { return };
+    let kind = strategy.get("type").and_then(Value::as_str).unwrap_or("RollingUpdate");
+    let rolling = strategy.get("rollingUpdate").filter(|v| !v.is_null());
+    match kind {
+        "Recreate" if rolling.is_some() => {
+            problems.push("spec.strategy.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'")
+        }
+        "Recreate" => {}
+        "RollingUpdate" => {
+            let Some(rolling) = rolling else { return };
+            let field = |name: &str| rolling.get(name).filter(|v| !v.is_null());
+            let mut zero = 0;
+            for name in ["maxSurge", "maxUnavailable"] {
+                let Some(value) = field(name) else { continue };
+                let checked = if name == "maxSurge" { positive_int_or_percent(value) } else { int_or_percent(value) };
+                if let Err(why) = checked {
+                    problems.push(&format!("spec.strategy.rollingUpdate.{name}"), why);
+                }
+                if value.as_i64() == Some(0) || value.as_str() == Some("0%") {
+                    zero += 1;
+                }
+            }
+            if zero == 2 {
+                problems.push("spec.strategy.rollingUpdate.maxUnavailable", "may not be 0 when `maxSurge` is 0");
+            }
+        }
+        other => problems.push("spec.strategy.type", format!("`{other}` is not supported: Recreate or RollingUpdate")),
+    }
+}
+
+/// `ValidatePositiveIntOrPercent` alone: an int >= 0, or `N%` (maxSurge may exceed 100%).
+fn positive_int_or_percent(value: &Value) -> Result<(), String> {
+    match value {
+        Value::String(text) if text.ends_with('%') => {
+            let digits = &text[..text.len() - 1];
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                Ok(())
+            } else {
+                Err(format!("`{text}` must be an integer or percentage (e.g '5%')"))
+            }
+        }
+        other => int_or_percent(other),
+    }
+}
+
 /// `ValidatePositiveIntOrPercent` and `IsNotMoreThan100Percent`: an int >= 0, or `N%` with N <= 100.
 fn int_or_percent(value: &Value) -> Result<(), String> {
     match value {
@@ -354,6 +408,37 @@ fn int_or_percent(value: &Value) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deployment_strategies_as_the_api_server_checks_them() {
+        let with = |strategy: &str| {
+            let text = format!(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d}}\nspec:\n  strategy: {strategy}\n  \
+                 selector: {{matchLabels: {{app: d}}}}\n  template:\n    metadata: {{labels: {{app: d}}}}\n    \
+                 spec: {{containers: [{{name: c, image: i}}]}}\n"
+            );
+            validate_object(&serde_yaml::from_str(&text).unwrap())
+        };
+        for ok in [
+            "{}",
+            "{type: Recreate}",
+            "{rollingUpdate: {maxSurge: 150%, maxUnavailable: 0}}",
+            "{rollingUpdate: {maxUnavailable: 25%}}",
+        ] {
+            assert_eq!(with(ok), Vec::<String>::new(), "{ok}");
+        }
+        for (bad, says) in [
+            ("{rollingUpdate: {maxSurge: 0, maxUnavailable: 0}}", "may not be 0 when `maxSurge` is 0"),
+            ("{rollingUpdate: {maxUnavailable: 150%}}", "greater than 100%"),
+            ("{rollingUpdate: {maxUnavailable: abc}}", "integer or percentage"),
+            ("{rollingUpdate: {maxSurge: -1}}", "greater than or equal to 0"),
+            ("{type: Recreate, rollingUpdate: {maxSurge: 1}}", "may not be specified"),
+            ("{type: Blue}", "not supported"),
+        ] {
+            let problems = with(bad);
+            assert!(problems.iter().any(|p| p.contains(says)), "{bad}: {problems:?}");
+        }
+    }
 
     /// A valid Deployment as kix emits it, with `extra` spliced into the first spread constraint.
     fn deployment(extra: &str) -> String {
