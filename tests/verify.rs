@@ -111,7 +111,12 @@ fn a_state_snapshot_replaces_the_inventory() {
     assert_eq!(prod["nodes_from"], "state");
     assert_eq!(prod["nodes"], 6);
 
-    let missing = kix(&repo_root(), &["verify", "--state", "no/such/state.yaml"]);
+    // One snapshot describes one cluster.
+    let ambiguous = kix(&repo_root(), &["verify", "--state", state]);
+    assert_eq!(ambiguous.status, 2);
+    assert!(ambiguous.stderr.contains("--state is a snapshot of one cluster"), "{}", ambiguous.stderr);
+
+    let missing = kix(&repo_root(), &["verify", "--cluster", "prod", "--state", "no/such/state.yaml"]);
     assert_eq!(missing.status, 1);
     assert!(
         missing.stderr.contains("error[K0101]") && missing.stderr.contains("no/such/state.yaml"),
