@@ -102,8 +102,13 @@ fn derive_instance(
         let mut value = document.value.clone();
         let namespaced = !is_cluster_scoped(document, &cluster_scoped_crds);
         if namespaced {
-            if let Some(theirs) =
-                document.value.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str)
+            // An empty namespace is unset, as kubectl treats it.
+            if let Some(theirs) = document
+                .value
+                .get("metadata")
+                .and_then(|m| m.get("namespace"))
+                .and_then(Value::as_str)
+                .filter(|ns| !ns.is_empty())
             {
                 if theirs != instance.namespace {
                     diagnostics.push(

@@ -384,9 +384,12 @@ fn workload_names_help(dir: &PackageDir) -> String {
 }
 
 fn report_duplicate_versions(packages: &[Package<'_>], diagnostics: &mut Diagnostics) {
-    let mut seen: BTreeMap<(&str, &Version), &Package<'_>> = BTreeMap::new();
+    // Build metadata does not distinguish versions (semver 2.0, item 10): 1.0.0 and 1.0.0+b5 are one version.
+    let mut seen: BTreeMap<(&str, Version), &Package<'_>> = BTreeMap::new();
     for package in packages {
-        if let Some(first) = seen.insert((&package.name, &package.version), package) {
+        let mut version = package.version.clone();
+        version.build = semver::BuildMetadata::EMPTY;
+        if let Some(first) = seen.insert((&package.name, version), package) {
             diagnostics.push(
                 Diagnostic::new(
                     Code::DuplicatePackageVersion,
@@ -698,8 +701,12 @@ fn choose_package(
             }
         },
     };
-    // `*` does not match pre-releases in semver; without a requirement every version is a candidate.
-    let matches = |version: &Version| instance.version.is_none() || requirement.matches(version);
+    // Without a requirement the highest release wins; a pre-release only when there is no release
+    // (as cargo and helm choose). With one, semver's own rules apply (pre-releases only when named).
+    let matches = |version: &Version| match &instance.version {
+        Some(_) => requirement.matches(version),
+        None => version.pre.is_empty() || candidates.iter().all(|&i| !packages[i].version.pre.is_empty()),
+    };
     let best = candidates
         .iter()
         .copied()
@@ -887,6 +894,18 @@ mod tests {
         assert_eq!(chosen("version = \"^1.2\"\n"), "1.4.1");
         assert_eq!(chosen("version = \"~1.2\"\n"), "1.2.0");
         assert_eq!(chosen("version = \"=1.2.0\"\n"), "1.2.0");
+        // A pre-release is chosen only when asked for, or when there is nothing else.
+        let with_rc = [("p1", package("p", "1.2.0", "")), ("p2", package("p", "2.0.0-rc.1", ""))];
+        let pick = |req: &str, packages: &[(&str, (String, String))]| {
+            tree_with(&cluster(req), packages).compile().instance("c", "a").package_version.clone()
+        };
+        assert_eq!(pick("", &with_rc), "1.2.0");
+        assert_eq!(pick("version = \"=2.0.0-rc.1\"\n", &with_rc), "2.0.0-rc.1");
+        assert_eq!(pick("", &[("p2", package("p", "2.0.0-rc.1", ""))]), "2.0.0-rc.1");
+        let build_twice =
+            tree_with(&cluster(""), &[("p1", package("p", "1.0.0", "")), ("p2", package("p", "1.0.0+b5", ""))])
+                .compile();
+        assert_eq!(build_twice.codes(), vec![Code::DuplicatePackageVersion]);
 
         let none = tree_with(&cluster("version = \"^3\"\n"), &packages).compile();
         assert_eq!(none.codes(), vec![Code::NoMatchingVersion]);
