@@ -119,7 +119,7 @@ pub fn parse_documents(source: SourceFile, diagnostics: &mut Diagnostics) -> Vec
                 continue;
             }
         };
-        let document = Document { source: Rc::clone(&source), start_line, text_range: range, value };
+        let mut document = Document { source: Rc::clone(&source), start_line, text_range: range, value };
         if value_depth(&document.value) > MAX_DEPTH {
             diagnostics.push(
                 Diagnostic::new(Code::InputRefused, format!("document is nested deeper than {MAX_DEPTH} levels"))
@@ -130,14 +130,39 @@ pub fn parse_documents(source: SourceFile, diagnostics: &mut Diagnostics) -> Vec
         if document.value.is_null() {
             continue;
         }
-        if let Some((problem, path)) = object_problem(&document.value) {
+        // YAML merge keys (`<<: *defaults`), which kubectl applies, are applied here too.
+        if let Err(error) = document.value.apply_merge() {
             diagnostics.push(
-                Diagnostic::new(Code::NotAnObject, format!("document is not a Kubernetes object: {problem}"))
-                    .at(document.locate(path)),
+                Diagnostic::new(Code::YamlSyntax, format!("invalid YAML merge key: {error}")).at(document.location()),
             );
             continue;
         }
-        documents.push(document);
+        // A `v1 List` (what `kubectl get -o yaml` prints) stands for its items.
+        let is_list = document.value.get("kind").and_then(Value::as_str) == Some("List")
+            && document.value.get("apiVersion").and_then(Value::as_str) == Some("v1");
+        let objects = match document.value.get("items").and_then(Value::as_sequence) {
+            Some(items) if is_list => items.clone(),
+            _ if is_list => {
+                diagnostics.push(
+                    Diagnostic::new(Code::NotAnObject, "a v1 List needs an `items` list")
+                        .at(document.locate(&["items"])),
+                );
+                continue;
+            }
+            _ => vec![std::mem::take(&mut document.value)],
+        };
+        for value in objects {
+            let object = Document { value, ..document.clone() };
+            if let Some((problem, path)) = object_problem(&object.value) {
+                let at = if is_list { object.locate(&["items"]) } else { object.locate(path) };
+                diagnostics.push(
+                    Diagnostic::new(Code::NotAnObject, format!("document is not a Kubernetes object: {problem}"))
+                        .at(at),
+                );
+                continue;
+            }
+            documents.push(object);
+        }
     }
     documents
 }
@@ -324,6 +349,18 @@ mod tests {
         assert_eq!((location.line, location.column), (Some(11), Some(7)));
         let location = documents[0].locate(&["spec", "containers", "image"]);
         assert_eq!((location.line, location.column), (Some(8), Some(5)));
+    }
+
+    #[test]
+    fn lists_stand_for_their_items_and_merge_keys_apply() {
+        let (documents, diagnostics) = docs(
+            "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n---\ndefaults: &d {app: x}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels:\n    <<: *d\n    tier: web\n",
+        );
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let names: Vec<&str> = documents.iter().map(Document::name).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        assert_eq!(documents[2].value["metadata"]["labels"]["app"], "x");
+        assert!(documents[2].value["metadata"]["labels"].get("<<").is_none());
     }
 
     #[test]
