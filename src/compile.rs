@@ -14,7 +14,7 @@ pub struct Compiled {
 }
 
 impl Compiled {
-    /// Whether the result may be used: no errors, and no warnings under `--deny-warnings`.
+    /// Whether the result may be used: no errors (`--deny-warnings` adds one, K0502, when there are warnings).
     pub fn ok(&self) -> bool {
         !self.diagnostics.has_errors()
     }

@@ -49,10 +49,7 @@ fn write_child(out: &mut String, value: &Value, indent: usize, in_sequence: bool
         Value::Mapping(map) if !map.is_empty() => {
             if in_sequence {
                 // `- first: x` then the rest of the mapping two columns in.
-                let mut nested = String::new();
-                write_mapping(&mut nested, map, indent + 2);
-                out.push(' ');
-                out.push_str(&nested[indent + 2..]);
+                after_dash(out, indent, |nested| write_mapping(nested, map, indent + 2));
             } else {
                 out.push('\n');
                 write_mapping(out, map, indent + 2);
@@ -60,10 +57,7 @@ fn write_child(out: &mut String, value: &Value, indent: usize, in_sequence: bool
         }
         Value::Sequence(items) if !items.is_empty() => {
             if in_sequence {
-                let mut nested = String::new();
-                write_sequence(&mut nested, items, indent + 2);
-                out.push(' ');
-                out.push_str(&nested[indent + 2..]);
+                after_dash(out, indent, |nested| write_sequence(nested, items, indent + 2));
             } else {
                 // Indentless, as serde_yaml and kubectl write sequences under a key.
                 out.push('\n');
@@ -79,6 +73,14 @@ fn write_child(out: &mut String, value: &Value, indent: usize, in_sequence: bool
             out.push('\n');
         }
     }
+}
+
+/// Writes a block nested two columns in, starting on the line of its `-`.
+fn after_dash(out: &mut String, indent: usize, write: impl FnOnce(&mut String)) {
+    let mut nested = String::new();
+    write(&mut nested);
+    out.push(' ');
+    out.push_str(&nested[indent + 2..]);
 }
 
 fn untagged(value: &Value) -> &Value {
