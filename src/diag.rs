@@ -74,14 +74,16 @@ codes! {
     // K02xx: names, keys and versions.
     InvalidName = "K0201", Error, "a name is not a DNS-1123 label",
         "Cluster names (the file stem), instance names, package names and namespaces must be DNS-1123 labels: at most 63 characters of a-z, 0-9 and '-', starting and ending alphanumeric. They become paths under out/ and Kubernetes namespaces.";
-    InvalidLabelKey = "K0202", Error, "a failure-domain key is not a valid label key",
-        "failureDomains keys become topologyKeys: an optional DNS-1123 subdomain prefix (at most 253 characters) and '/', then a name of at most 63 characters of letters, digits, '-', '_' and '.', starting and ending alphanumeric.";
+    InvalidLabelKey = "K0202", Error, "a failure-domain key is not a valid label key, or is used twice",
+        "failureDomains keys become topologyKeys: an optional DNS-1123 subdomain prefix (at most 253 characters) and '/', then a name of at most 63 characters of letters, digits, '-', '_' and '.', starting and ending alphanumeric. Each key may appear once among node, zone and extra, since each becomes one spread constraint.";
     DuplicateInstance = "K0203", Error, "two instances of one cluster share a name",
         "Instance names are unique within a cluster: each one becomes out/<cluster>/<instance>.yaml.";
     InvalidVersion = "K0204", Error, "a package version is not semver",
         "meta.version must be a semantic version such as 1.4.0.";
     InvalidRequirement = "K0205", Error, "an instance's version requirement is not a semver requirement",
         "instances.version must be a semver requirement such as ^1.2, ~1.4.0, >=1, <2 or =1.4.0.";
+    InvalidZone = "K0206", Error, "an availability zone is not a valid label value, or is declared twice",
+        "capabilities.availabilityZones become values of the zone label nodes carry: each must be a non-empty label value (at most 63 characters of letters, digits, '-', '_' and '.', starting and ending alphanumeric), listed once.";
     // K03xx: resolving instances, levels and ceilings.
     ContradictoryCapabilities = "K0301", Error, "multiNode = false together with two or more zones",
         "A single-node cluster cannot span two availability zones. Correct capabilities.multiNode or capabilities.availabilityZones.";
@@ -132,6 +134,10 @@ codes! {
         "kix validates every object it emits with the API server's rules (label keys and values, selectors, topologySpreadConstraints, PodDisruptionBudget specs, names). A user's object that fails would make the GitOps sync fail on the cluster; fix the field named in the message.";
     SharedBudget = "K0415", Error, "a workload's pods are selected by two PodDisruptionBudgets",
         "The eviction API refuses to evict a pod covered by more than one PodDisruptionBudget, so draining any node that runs one never finishes. Budgets of every instance sharing the namespace count, derived ones included. Narrow the shipped budget's selector, or drop it and let kix derive one.";
+    ReplicasOutOfRange = "K0416", Error, "a replica count in kix.toml is above the Kubernetes maximum",
+        "R6: spec.replicas is an int32, so a replicas mapping may name at most 2147483647 for a level.";
+    ObjectInTwoInstances = "K0417", Error, "two instances of one cluster emit the same object",
+        "Two instances in one namespace (or two instances emitting one cluster-scoped object) produce an object with the same apiVersion group, kind, namespace and name: applied together, one overwrites the other. Give the instances different namespaces, or move the shared object into a package of its own.";
     // K05xx: writing output.
     WriteFailed = "K0501", Error, "output cannot be written",
         "kix writes to a temporary directory beside out/ and renames it into place; a failure leaves the previous out/ untouched.";

@@ -1,8 +1,7 @@
 //! Test support: build a throw-away tree of cluster files and packages and
 //! compile it in-process, so rule tests read like the rules they check.
 
-use crate::cli::{Format, SelectArgs};
-use crate::compile::{Compiled, compile};
+use crate::compile::{Compiled, Selection, compile};
 use crate::derive::{InstancePlan, WorkloadPlan};
 use crate::diag::Code;
 use std::path::Path;
@@ -49,12 +48,7 @@ impl TestTree {
     }
 
     pub fn compile(&self) -> Compiled {
-        compile(&SelectArgs {
-            root: self.root().to_path_buf(),
-            clusters: Vec::new(),
-            deny_warnings: false,
-            format: Format::Text,
-        })
+        compile(&Selection { root: self.root().to_path_buf(), ..Selection::default() })
     }
 }
 

@@ -5,19 +5,97 @@
 //! existing pods) or from the cluster file's `[[nodePools]]`; a cluster with
 //! neither is reported as not verified (it is not a failure: there is nothing
 //! to simulate on). Every instance is checked on a fresh copy of those nodes.
+//! This is the edge between the compiler and the scheduler model: it turns
+//! plans and inventory nodes into the model's typed inputs.
 
+use crate::compile::{Compiled, Selection, compile};
 use crate::derive::{ClusterPlan, InstancePlan};
-use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::sim::{State, VerifyRequest, WorkloadLevel, WorkloadVerdict, verify_workloads};
+use crate::diag::Diagnostics;
+use crate::resolve::inventory::InventoryNode;
+use crate::sim::objects::{Node, Resources};
+use crate::sim::{State, WorkloadLevel, WorkloadVerdict, verify_workloads};
 use serde::Serialize;
 use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// `kix verify`: what to compile and, optionally, the snapshot to verify on.
+#[derive(Clone, Debug)]
+pub struct VerifyRequest {
+    pub selection: Selection,
+    /// A snapshot of one cluster (`kubectl get nodes,pods -A -o yaml`), instead of its inventory.
+    pub state: Option<PathBuf>,
+}
+
+/// A request that cannot be carried out as asked (exit status 2).
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    #[error("--state is a snapshot of one cluster: choose it with --cluster (clusters here: {clusters})")]
+    StateNeedsOneCluster { clusters: String },
+}
+
+/// What a verify run found: the compile's findings, and the reports when it got that far.
+#[derive(Debug)]
+pub struct Verified {
+    pub diagnostics: Diagnostics,
+    /// `None` when the compile or the snapshot failed (see the diagnostics).
+    pub reports: Option<Vec<ClusterReport>>,
+}
+
+impl Verified {
+    /// Workloads that do not meet their level.
+    pub fn failures(&self) -> usize {
+        self.reports.iter().flatten().map(ClusterReport::failures).sum()
+    }
+}
+
+/// Compiles the selection, reads the snapshot if any, and verifies every instance.
+pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
+    let Compiled { clusters, mut diagnostics } = compile(&request.selection);
+    if diagnostics.has_errors() {
+        return Ok(Verified { diagnostics, reports: None });
+    }
+    if request.state.is_some() && clusters.len() != 1 {
+        let names: Vec<&str> = clusters.iter().map(|c| c.name.as_str()).collect();
+        return Err(UsageError::StateNeedsOneCluster { clusters: names.join(", ") });
+    }
+    let snapshot = match request.state.as_deref().map(crate::sim::input::read_state).transpose() {
+        Ok(snapshot) => snapshot,
+        Err(problems) => {
+            diagnostics.extend(problems);
+            return Ok(Verified { diagnostics, reports: None });
+        }
+    };
+    let reports = verify(&clusters, snapshot.as_ref());
+    Ok(Verified { diagnostics, reports: Some(reports) })
+}
+
+/// Where a cluster's simulated nodes came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodesFrom {
+    /// The cluster file's `[[nodePools]]`.
+    Inventory,
+    /// The `--state` snapshot.
+    State,
+    /// Neither: the cluster is not verified.
+    None,
+}
+
+impl NodesFrom {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodesFrom::Inventory => "inventory",
+            NodesFrom::State => "state",
+            NodesFrom::None => "none",
+        }
+    }
+}
 
 /// The verdicts for one cluster.
 #[derive(Clone, Debug, Serialize)]
 pub struct ClusterReport {
     pub cluster: String,
-    /// Where the nodes came from: `inventory`, `state`, or `none` (not verified).
-    pub nodes_from: String,
+    pub nodes_from: NodesFrom,
     pub nodes: usize,
     pub instances: Vec<InstanceReport>,
 }
@@ -36,35 +114,40 @@ impl ClusterReport {
 }
 
 /// Verifies every instance of every cluster.
-pub fn verify(clusters: &[ClusterPlan], snapshot: Option<&State>, diagnostics: &mut Diagnostics) -> Vec<ClusterReport> {
+pub fn verify(clusters: &[ClusterPlan], snapshot: Option<&State>) -> Vec<ClusterReport> {
     let mut reports = Vec::new();
     for cluster in clusters {
         let (state, nodes_from) = match snapshot {
-            Some(state) => (Some(state.clone()), "state"),
-            None if cluster.nodes.is_empty() => (None, "none"),
-            None => match State::from_objects(cluster.nodes.clone()) {
-                Ok(state) => (Some(state), "inventory"),
-                Err(why) => {
-                    diagnostics.push(Diagnostic::new(
-                        Code::InvalidNodePool,
-                        format!("cluster `{}`: its node inventory cannot be simulated: {why}", cluster.name),
-                    ));
-                    (None, "none")
-                }
-            },
+            Some(state) => (Some(state.clone()), NodesFrom::State),
+            None if cluster.nodes.is_empty() => (None, NodesFrom::None),
+            None => {
+                let nodes = cluster.nodes.iter().map(simulated_node).collect();
+                (Some(State { nodes, pods: Vec::new() }), NodesFrom::Inventory)
+            }
         };
         let nodes = state.as_ref().map_or(0, |s| s.nodes.len());
         let instances = match &state {
             None => Vec::new(),
             Some(state) => cluster.instances.iter().map(|instance| verify_instance(cluster, instance, state)).collect(),
         };
-        reports.push(ClusterReport { cluster: cluster.name.clone(), nodes_from: nodes_from.into(), nodes, instances });
+        reports.push(ClusterReport { cluster: cluster.name.clone(), nodes_from, nodes, instances });
     }
     reports
 }
 
+/// An inventory node as the scheduler model sees it.
+fn simulated_node(node: &InventoryNode) -> Node {
+    Node {
+        name: node.name.clone(),
+        labels: node.labels.clone(),
+        taints: node.taints.clone(),
+        unschedulable: false,
+        allocatable: Resources { milli_cpu: node.milli_cpu, memory: node.memory, pods: node.pods },
+    }
+}
+
 fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State) -> InstanceReport {
-    let request = VerifyRequest {
+    let request = crate::sim::VerifyRequest {
         workloads: instance
             .workloads
             .iter()
@@ -89,21 +172,22 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
 pub fn render_text(reports: &[ClusterReport]) -> String {
     let mut out = String::new();
     for report in reports {
-        let _ = match report.nodes_from.as_str() {
-            "none" => writeln!(
+        let _ = match report.nodes_from {
+            NodesFrom::None => writeln!(
                 out,
                 "cluster {}: not verified (no [[nodePools]] in clusters/{}.toml and no --state)\n",
                 report.cluster, report.cluster
             ),
             from => writeln!(
                 out,
-                "cluster {} ({} node{} from {from})",
+                "cluster {} ({} node{} from {})",
                 report.cluster,
                 report.nodes,
-                if report.nodes == 1 { "" } else { "s" }
+                if report.nodes == 1 { "" } else { "s" },
+                from.as_str()
             ),
         };
-        if report.nodes_from == "none" {
+        if report.nodes_from == NodesFrom::None {
             continue;
         }
         let mut rows = vec![[

@@ -1,17 +1,18 @@
 //! Node inventories: a cluster file's `[[nodePools]]`, validated against its
-//! declared capabilities and expanded into Node objects for the scheduler model.
+//! declared capabilities and expanded into typed nodes for the scheduler model.
 //!
 //! The inventory is what `kix verify` simulates on when no snapshot is given.
 //! Nodes are named `<pool>-<zone>-<n>` (or `<pool>-<n>` without zones) and carry
 //! the cluster's node key (their name) and zone key (their zone), plus the
 //! pool's own labels and taints.
 
+use super::substrate::{FailureDomains, Substrate};
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
 use crate::load::cluster::RawNodePool;
 use crate::names;
-use crate::resolve::{FailureDomains, Substrate};
+use crate::selector::Labels;
+use crate::sim::objects::{Effect, Taint};
 use crate::sim::quantity;
-use serde_yaml::{Mapping, Value};
 
 /// Checks every pool of a cluster file; true when all are usable.
 pub fn validate(
@@ -129,8 +130,20 @@ pub fn validate(
     valid.get()
 }
 
-/// The Node objects of a validated inventory, in pool, zone and index order.
-pub fn nodes(pools: &[RawNodePool], domains: &FailureDomains) -> Vec<Value> {
+/// One node of an inventory, as `kix verify` simulates it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InventoryNode {
+    pub name: String,
+    pub labels: Labels,
+    pub taints: Vec<Taint>,
+    /// Allocatable milli-CPU, memory bytes and pod slots.
+    pub milli_cpu: i64,
+    pub memory: i64,
+    pub pods: i64,
+}
+
+/// The nodes of a validated inventory, in pool, zone and index order.
+pub fn expand(pools: &[RawNodePool], domains: &FailureDomains) -> Vec<InventoryNode> {
     let mut nodes = Vec::new();
     for pool in pools {
         let zones: Vec<Option<&str>> = if pool.zones.is_empty() {
@@ -138,53 +151,35 @@ pub fn nodes(pools: &[RawNodePool], domains: &FailureDomains) -> Vec<Value> {
         } else {
             pool.zones.iter().map(|z| Some(z.get_ref().as_str())).collect()
         };
+        // Validated above: every effect and quantity parses.
+        let taints: Vec<Taint> = pool
+            .taints
+            .iter()
+            .filter_map(|t| {
+                Some(Taint { key: t.key.clone(), value: t.value.clone(), effect: Effect::parse(&t.effect)? })
+            })
+            .collect();
+        let milli_cpu = quantity::milli(&pool.allocatable.cpu).unwrap_or_default();
+        let memory = quantity::units(&pool.allocatable.memory).unwrap_or_default();
         for zone in zones {
             for index in 1..=*pool.nodes_per_zone.get_ref() {
                 let name = match zone {
                     Some(zone) => format!("{}-{}-{index}", pool.name.get_ref(), dns_safe(zone)),
                     None => format!("{}-{index}", pool.name.get_ref()),
                 };
-                let mut labels = Mapping::new();
-                for (key, value) in &pool.labels {
-                    labels.insert(key.as_str().into(), value.as_str().into());
-                }
-                labels.insert(domains.node.as_str().into(), name.as_str().into());
+                let mut labels = pool.labels.clone();
+                labels.insert(domains.node.clone(), name.clone());
                 if let Some(zone) = zone {
-                    labels.insert(domains.zone.as_str().into(), zone.into());
+                    labels.insert(domains.zone.clone(), zone.to_string());
                 }
-                let mut metadata = Mapping::new();
-                metadata.insert("name".into(), name.into());
-                metadata.insert("labels".into(), Value::Mapping(labels));
-                let mut spec = Mapping::new();
-                if !pool.taints.is_empty() {
-                    let taints = pool
-                        .taints
-                        .iter()
-                        .map(|t| {
-                            let mut taint = Mapping::new();
-                            taint.insert("key".into(), t.key.as_str().into());
-                            if !t.value.is_empty() {
-                                taint.insert("value".into(), t.value.as_str().into());
-                            }
-                            taint.insert("effect".into(), t.effect.as_str().into());
-                            Value::Mapping(taint)
-                        })
-                        .collect();
-                    spec.insert("taints".into(), Value::Sequence(taints));
-                }
-                let mut allocatable = Mapping::new();
-                allocatable.insert("cpu".into(), pool.allocatable.cpu.as_str().into());
-                allocatable.insert("memory".into(), pool.allocatable.memory.as_str().into());
-                allocatable.insert("pods".into(), pool.allocatable.pods.to_string().into());
-                let mut status = Mapping::new();
-                status.insert("allocatable".into(), Value::Mapping(allocatable));
-                let mut node = Mapping::new();
-                node.insert("apiVersion".into(), "v1".into());
-                node.insert("kind".into(), "Node".into());
-                node.insert("metadata".into(), Value::Mapping(metadata));
-                node.insert("spec".into(), Value::Mapping(spec));
-                node.insert("status".into(), Value::Mapping(status));
-                nodes.push(Value::Mapping(node));
+                nodes.push(InventoryNode {
+                    name,
+                    labels,
+                    taints: taints.clone(),
+                    milli_cpu,
+                    memory,
+                    pods: i64::from(pool.allocatable.pods),
+                });
             }
         }
     }

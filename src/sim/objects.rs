@@ -37,7 +37,7 @@ pub enum Effect {
 }
 
 impl Effect {
-    fn parse(text: &str) -> Option<Effect> {
+    pub fn parse(text: &str) -> Option<Effect> {
         match text {
             "NoSchedule" => Some(Effect::NoSchedule),
             "PreferNoSchedule" => Some(Effect::PreferNoSchedule),

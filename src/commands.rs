@@ -1,0 +1,184 @@
+//! The commands: the one place that turns a parsed command line into typed
+//! requests for the library, prints what comes back (reports on stdout,
+//! diagnostics on stderr) and picks the exit status.
+//!
+//! Exit status: 0 success (warnings allowed), 1 findings or failure, 2 bad
+//! usage (clap's own convention, kept for usage errors kix finds itself).
+
+use crate::cli::{BuildArgs, Cli, Command, Format, SelectArgs, VerifyArgs};
+use crate::compile::{self, BuildRequest, Output, Selection};
+use crate::diag::{Code, Diagnostics, Style};
+use crate::{sim, verify};
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Runs one command line and returns the process exit status.
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Build(args) => build(&args),
+        Command::Check(args) => check(&args),
+        Command::Verify(args) => verify(&args),
+        Command::Schedule(args) => {
+            let format = args.format;
+            finish_report(sim::schedule_command(&args), format)
+        }
+        Command::Simulate(args) => {
+            let format = args.format;
+            finish_report(sim::simulate_command(&args), format)
+        }
+        Command::Explain { code } => explain(code.as_deref()),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "kix", &mut script);
+            print_stdout(&String::from_utf8_lossy(&script));
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+impl SelectArgs {
+    /// The library's view of the selection flags.
+    pub fn selection(&self) -> Selection {
+        Selection { root: self.root.clone(), clusters: self.clusters.clone(), deny_warnings: self.deny_warnings }
+    }
+}
+
+/// `kix build`.
+fn build(args: &BuildArgs) -> ExitCode {
+    let output = if args.stdout { Output::Stream } else { Output::Directory(args.out.clone()) };
+    let built = compile::build(&BuildRequest { selection: args.select.selection(), output });
+    if let Some(stream) = &built.stream {
+        print_stdout(stream);
+    }
+    let done = built.written.as_ref().filter(|_| args.select.format == Format::Text).map(|written| {
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        format!(
+            "wrote {} instance{} for {} cluster{} to {}",
+            written.instances,
+            plural(written.instances),
+            written.clusters,
+            plural(written.clusters),
+            written.directory.display()
+        )
+    });
+    report(&built.compiled.diagnostics, args.select.format, done.as_deref())
+}
+
+/// `kix check`.
+fn check(args: &SelectArgs) -> ExitCode {
+    let compiled = compile::compile(&args.selection());
+    report(&compiled.diagnostics, args.format, None)
+}
+
+/// `kix verify`: exit 1 when a workload misses its level.
+fn verify(args: &VerifyArgs) -> ExitCode {
+    let request = verify::VerifyRequest { selection: args.select.selection(), state: args.state.clone() };
+    let verified = match verify::run(&request) {
+        Ok(verified) => verified,
+        Err(usage) => return usage_error(&usage.to_string()),
+    };
+    if let Some(reports) = &verified.reports {
+        match args.select.format {
+            Format::Text => print_stdout(&verify::render_text(reports)),
+            Format::Json => print_stdout(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(reports).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+            )),
+        }
+    }
+    let status = report(&verified.diagnostics, args.select.format, None);
+    if verified.failures() > 0 { ExitCode::FAILURE } else { status }
+}
+
+/// Prints a command's report, or its diagnostics when it failed.
+fn finish_report(result: Result<String, Diagnostics>, format: Format) -> ExitCode {
+    match result {
+        Ok(report) => {
+            print_stdout(&report);
+            ExitCode::SUCCESS
+        }
+        Err(diagnostics) => {
+            print_diagnostics(&diagnostics, format, None);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints the findings (with a line saying what was done, before the summary) and picks the exit status.
+fn report(diagnostics: &Diagnostics, format: Format, done: Option<&str>) -> ExitCode {
+    if !diagnostics.is_empty() || format == Format::Text {
+        print_diagnostics(diagnostics, format, done);
+    }
+    if diagnostics.has_errors() { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+}
+
+/// A usage error kix finds itself, printed as clap prints its own.
+fn usage_error(message: &str) -> ExitCode {
+    let _ = writeln!(std::io::stderr(), "error: {message}");
+    ExitCode::from(2)
+}
+
+/// Writes to stdout, ignoring a closed pipe (`kix build --stdout | head`).
+fn print_stdout(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+}
+
+/// Prints diagnostics to stderr: rustc-style text with a summary line, or one JSON object per line.
+fn print_diagnostics(diagnostics: &Diagnostics, format: Format, done: Option<&str>) {
+    let mut text = String::new();
+    match format {
+        Format::Text => {
+            let style = Style::for_stderr();
+            for diagnostic in diagnostics.iter() {
+                text.push_str(&diagnostic.render(style));
+                text.push('\n');
+            }
+            if let Some(done) = done {
+                text.push_str(&format!("kix: {done}\n"));
+            }
+            text.push_str(&format!("kix: {}\n", diagnostics.summary()));
+        }
+        Format::Json => {
+            for diagnostic in diagnostics.iter() {
+                text.push_str(&diagnostic.to_json().to_string());
+                text.push('\n');
+            }
+        }
+    }
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// `kix explain [CODE]`: one code's meaning, or the table of all.
+fn explain(code: Option<&str>) -> ExitCode {
+    match code {
+        None => {
+            let mut text = String::new();
+            for code in Code::ALL {
+                text.push_str(&format!(
+                    "{}  {:<7}  {}\n",
+                    code.id(),
+                    format!("{:?}", code.severity()).to_lowercase(),
+                    code.summary()
+                ));
+            }
+            print_stdout(&text);
+            ExitCode::SUCCESS
+        }
+        Some(wanted) => match Code::ALL.iter().find(|c| c.id().eq_ignore_ascii_case(wanted)) {
+            Some(code) => {
+                print_stdout(&format!(
+                    "{} ({:?}): {}\n\n{}\n",
+                    code.id(),
+                    code.severity(),
+                    code.summary(),
+                    code.explanation()
+                ));
+                ExitCode::SUCCESS
+            }
+            None => usage_error(&format!("unknown code `{wanted}`; `kix explain` lists them all")),
+        },
+    }
+}

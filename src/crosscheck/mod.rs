@@ -1,0 +1,106 @@
+//! Cross-instance checks: a stage of its own over one cluster's derived
+//! output, since two instances that are each fine alone can still break each
+//! other when applied together.
+//!
+//! - [`overlap`]: two workloads of one namespace whose selectors take each
+//!   other's pods (R12, K0406);
+//! - [`budgets`]: pods selected by two PodDisruptionBudgets, which the
+//!   eviction API refuses to evict (K0415);
+//! - [`shared_objects`]: one object emitted by two instances (K0417).
+//!
+//! Every check finds its candidates through an index by namespace and label
+//! ([`LabelIndex`]), never by comparing every pair of a cluster's workloads.
+
+mod budgets;
+mod overlap;
+mod shared_objects;
+
+use crate::derive::InstancePlan;
+use crate::diag::Diagnostics;
+use crate::resolve::{Cluster, Instance, Workload};
+use crate::selector::{Labels, Selector};
+use std::collections::BTreeMap;
+
+/// Runs every cross-instance check of one cluster.
+pub fn check(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagnostics) {
+    let workloads = ClusterWorkloads::of(cluster);
+    let overlapping = overlap::report(cluster, &workloads, diagnostics);
+    budgets::report(&workloads, plans, &overlapping, diagnostics);
+    shared_objects::report(cluster, plans, diagnostics);
+}
+
+/// One workload of one instance, as the checks see it.
+pub struct Entry<'a> {
+    pub instance: &'a Instance,
+    pub workload: &'a Workload,
+}
+
+impl Entry<'_> {
+    fn namespace(&self) -> &str {
+        &self.instance.namespace
+    }
+
+    fn labels(&self) -> &Labels {
+        &self.workload.view.template_labels
+    }
+}
+
+/// Every workload of a cluster's instances, indexed by namespace and template label.
+pub struct ClusterWorkloads<'a> {
+    pub entries: Vec<Entry<'a>>,
+    index: LabelIndex,
+}
+
+impl<'a> ClusterWorkloads<'a> {
+    fn of(cluster: &'a Cluster) -> ClusterWorkloads<'a> {
+        let entries: Vec<Entry<'a>> = cluster
+            .instances
+            .iter()
+            .flat_map(|instance| instance.package.workloads.iter().map(move |workload| Entry { instance, workload }))
+            .collect();
+        let index = LabelIndex::new(entries.iter().map(|e| (e.namespace(), e.labels())));
+        ClusterWorkloads { entries, index }
+    }
+
+    /// The entries of `namespace` whose pod template the selector selects, in entry order.
+    fn selected_by(&self, namespace: &str, selector: &Selector) -> Vec<usize> {
+        self.index
+            .candidates(namespace, selector)
+            .iter()
+            .copied()
+            .filter(|&i| selector.matches(self.entries[i].labels()))
+            .collect()
+    }
+}
+
+/// Positions of labelled things by namespace, and by namespace and `key=value`.
+///
+/// A selector's candidates are the posting list of its rarest `matchLabels` pair (every match carries all
+/// of them), or the whole namespace for a selector with expressions only; the caller confirms each.
+pub struct LabelIndex {
+    by_namespace: BTreeMap<String, Vec<usize>>,
+    by_label: BTreeMap<(String, String, String), Vec<usize>>,
+}
+
+impl LabelIndex {
+    fn new<'l>(items: impl Iterator<Item = (&'l str, &'l Labels)>) -> LabelIndex {
+        let mut index = LabelIndex { by_namespace: BTreeMap::new(), by_label: BTreeMap::new() };
+        for (position, (namespace, labels)) in items.enumerate() {
+            index.by_namespace.entry(namespace.to_string()).or_default().push(position);
+            for (key, value) in labels {
+                index.by_label.entry((namespace.to_string(), key.clone(), value.clone())).or_default().push(position);
+            }
+        }
+        index
+    }
+
+    fn candidates(&self, namespace: &str, selector: &Selector) -> &[usize] {
+        let postings = selector.match_labels.iter().map(|(key, value)| {
+            self.by_label.get(&(namespace.to_string(), key.clone(), value.clone())).map_or(&[][..], Vec::as_slice)
+        });
+        match postings.min_by_key(|list| list.len()) {
+            Some(rarest) => rarest,
+            None => self.by_namespace.get(namespace).map_or(&[][..], Vec::as_slice),
+        }
+    }
+}

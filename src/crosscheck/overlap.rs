@@ -1,0 +1,55 @@
+//! R12 across a namespace: two workloads must not select each other's pods
+//! (each controller would adopt or fight over the other's pods). The same
+//! object twice is a duplicate (K0412/K0417), not an overlap with itself.
+
+use super::{ClusterWorkloads, Entry};
+use crate::diag::{Code, Diagnostic, Diagnostics, Subject};
+use crate::resolve::Cluster;
+use std::collections::BTreeSet;
+
+/// Reports every overlapping pair; returns the (instance, workload) names involved in one.
+pub fn report(
+    cluster: &Cluster,
+    workloads: &ClusterWorkloads<'_>,
+    diagnostics: &mut Diagnostics,
+) -> BTreeSet<(String, String)> {
+    // Each unordered pair once, lower entry first, found through the index.
+    let mut pairs = BTreeSet::new();
+    for (a, entry) in workloads.entries.iter().enumerate() {
+        for b in workloads.selected_by(entry.namespace(), &entry.workload.view.selector) {
+            let other = &workloads.entries[b];
+            let same_object =
+                entry.workload.kind() == other.workload.kind() && entry.workload.name() == other.workload.name();
+            if a != b && !same_object {
+                pairs.insert((a.min(b), a.max(b)));
+            }
+        }
+    }
+    let describe = |e: &Entry<'_>| {
+        format!("{} {} (instance `{}`)", e.workload.kind().as_str(), e.workload.name(), e.instance.name)
+    };
+    let mut involved = BTreeSet::new();
+    for (i, j) in pairs {
+        let (a, b) = (&workloads.entries[i], &workloads.entries[j]);
+        let a_selects_b = a.workload.view.selector.matches(b.labels());
+        let b_selects_a = b.workload.view.selector.matches(a.labels());
+        let message = match (a_selects_b, b_selects_a) {
+            (true, true) => format!("{} and {} select each other's pods", describe(a), describe(b)),
+            (true, false) => format!("the selector of {} also selects the pods of {}", describe(a), describe(b)),
+            _ => format!("the selector of {} also selects the pods of {}", describe(b), describe(a)),
+        };
+        let at = if a_selects_b { a } else { b };
+        involved.insert((a.instance.name.clone(), a.workload.name().to_string()));
+        involved.insert((b.instance.name.clone(), b.workload.name().to_string()));
+        let document = &at.instance.package.documents[at.workload.document];
+        diagnostics.push(
+            Diagnostic::new(
+                Code::OverlappingSelectors,
+                format!("{message} in namespace `{}` of cluster `{}`", a.namespace(), cluster.name),
+            )
+            .at(document.locate(&["spec", "selector"]))
+            .about(&Subject { workload: Some(at.workload.name().to_string()), ..at.instance.subject.clone() }),
+        );
+    }
+    involved
+}

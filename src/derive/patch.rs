@@ -1,0 +1,114 @@
+//! Patches: the edits kix makes to a copy of a user's document, and nothing else.
+//!
+//! Each edit keeps the document's field order: a key kix sets keeps its place
+//! when present, `spec.replicas` goes first when absent, `metadata.namespace`
+//! right after `metadata.name`.
+
+use super::WorkloadPlan;
+use crate::workload::{WorkloadKind, WorkloadView};
+use serde_yaml::{Mapping, Value};
+
+/// Labels kix puts on every object it emits.
+pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
+pub const INSTANCE_LABEL: &str = "app.kubernetes.io/instance";
+/// Annotations kix puts on every workload.
+pub const REQUESTED_ANNOTATION: &str = "kix.dev/availability-requested";
+pub const RESOLVED_ANNOTATION: &str = "kix.dev/availability-resolved";
+
+/// Applies a plan to the workload's copied document.
+pub fn patch_workload(object: &mut Value, view: &WorkloadView, plan: &WorkloadPlan) {
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) {
+        let annotations = mapping_entry(metadata, "annotations");
+        annotations.insert(REQUESTED_ANNOTATION.into(), plan.requested.as_str().into());
+        annotations.insert(RESOLVED_ANNOTATION.into(), plan.level.as_str().into());
+    }
+    let Some(spec) = object.get_mut("spec").and_then(Value::as_mapping_mut) else { return };
+    insert_first(spec, "replicas", Value::from(plan.replicas));
+    if plan.spread_keys.is_empty() {
+        return;
+    }
+    let constraints: Vec<Value> = plan
+        .spread_keys
+        .iter()
+        .map(|key| spread_constraint(view, key, plan.hard_key.as_deref() == Some(key)))
+        .collect();
+    if let Some(pod_spec) = spec.get_mut("template").and_then(|t| t.get_mut("spec")).and_then(Value::as_mapping_mut) {
+        pod_spec.insert("topologySpreadConstraints".into(), Value::Sequence(constraints));
+    }
+}
+
+/// One derived constraint, fields in the order people write them.
+fn spread_constraint(view: &WorkloadView, key: &str, hard: bool) -> Value {
+    let mut constraint = Mapping::new();
+    constraint.insert("maxSkew".into(), 1.into());
+    constraint.insert("topologyKey".into(), key.into());
+    constraint.insert("whenUnsatisfiable".into(), if hard { "DoNotSchedule" } else { "ScheduleAnyway" }.into());
+    constraint.insert("labelSelector".into(), view.selector_value.clone());
+    // Only Deployments have pod-template-hash; the API server refuses a key the selector already uses.
+    if view.kind == WorkloadKind::Deployment && !view.selector.keys().any(|k| k == "pod-template-hash") {
+        constraint.insert("matchLabelKeys".into(), Value::Sequence(vec!["pod-template-hash".into()]));
+    }
+    constraint.insert("nodeTaintsPolicy".into(), "Honor".into());
+    Value::Mapping(constraint)
+}
+
+pub fn set_namespace(object: &mut Value, namespace: &str) {
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) {
+        if metadata.contains_key("namespace") {
+            metadata.insert("namespace".into(), namespace.into());
+        } else {
+            insert_after(metadata, "name", "namespace", namespace.into());
+        }
+    }
+}
+
+pub fn set_labels(object: &mut Value, instance: &str) {
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) {
+        let labels = mapping_entry(metadata, "labels");
+        labels.insert(MANAGED_BY_LABEL.into(), "kix".into());
+        labels.insert(INSTANCE_LABEL.into(), instance.into());
+    }
+}
+
+/// The mapping under `key`, created (at the end) when absent or null.
+fn mapping_entry<'m>(map: &'m mut Mapping, key: &str) -> &'m mut Mapping {
+    if !map.get(key).is_some_and(Value::is_mapping) {
+        map.insert(key.into(), Value::Mapping(Mapping::new()));
+    }
+    map.get_mut(key).and_then(Value::as_mapping_mut).expect("inserted above")
+}
+
+/// Sets `key`, keeping its position when present and putting it first otherwise.
+fn insert_first(map: &mut Mapping, key: &str, value: Value) {
+    if map.contains_key(key) {
+        map.insert(key.into(), value);
+        return;
+    }
+    let old = std::mem::take(map);
+    map.insert(key.into(), value);
+    map.extend(old);
+}
+
+/// Inserts `key` right after `after` (or at the end when `after` is absent).
+fn insert_after(map: &mut Mapping, after: &str, key: &str, value: Value) {
+    let old = std::mem::take(map);
+    let mut placed = false;
+    for (k, v) in old {
+        let is_anchor = k.as_str() == Some(after);
+        map.insert(k, v);
+        if is_anchor {
+            map.insert(key.into(), value.clone());
+            placed = true;
+        }
+    }
+    if !placed {
+        map.insert(key.into(), value);
+    }
+}
+
+/// A cluster-scoped object carries no namespace.
+pub fn clear_namespace(object: &mut Value) {
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) {
+        metadata.remove("namespace");
+    }
+}

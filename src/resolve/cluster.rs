@@ -1,0 +1,177 @@
+//! Clusters: validate one cluster file (its name, capabilities, failure-domain
+//! keys, node inventory and level; R1, R3, R14), then resolve its instances.
+//!
+//! A cluster whose own settings fail is absent from the model; an instance
+//! that fails is absent from its cluster, the others still resolve so one run
+//! reports every problem.
+
+use super::instance::{ClusterContext, resolve_instance};
+use super::inventory;
+use super::model::{Cluster, Sourced};
+use super::package::Packages;
+use super::substrate::{FailureDomains, Substrate, Support};
+use crate::diag::{Code, Diagnostic, Diagnostics, Location, Subject};
+use crate::level::Level;
+use crate::load::ClusterFile;
+use crate::names;
+use crate::sim::objects::{HOSTNAME_KEY, ZONE_KEY};
+use std::rc::Rc;
+
+/// Resolves one cluster file; `None` when its own settings are unusable (every reason reported).
+pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut Diagnostics) -> Option<Cluster> {
+    let ClusterFile { name, source, raw } = file;
+    let source = Rc::new(source);
+    let subject = Subject { cluster: Some(name.clone()), ..Subject::default() };
+    let errors_before = diagnostics.count(crate::diag::Severity::Error);
+    if let Err(why) = names::dns1123_label(&name) {
+        diagnostics.push(
+            Diagnostic::new(Code::InvalidName, format!("cluster name `{name}` (the file name) is not valid: {why}"))
+                .at(Location::file(source.path())),
+        );
+    }
+
+    // Capabilities (R1).
+    let zones_raw = raw.capabilities.availability_zones.as_ref();
+    let substrate = Substrate {
+        multi_node: raw.capabilities.multi_node.as_ref().map(|m| *m.get_ref()),
+        zones: zones_raw.map(|zones| zones.get_ref().iter().map(|z| z.get_ref().clone()).collect()),
+    };
+    let mut seen_zones: Vec<&String> = Vec::new();
+    for zone in zones_raw.map(|z| z.get_ref().as_slice()).unwrap_or_default() {
+        let problem = names::label_value(zone.get_ref())
+            .and_then(|()| if zone.get_ref().is_empty() { Err("must not be empty".to_string()) } else { Ok(()) })
+            .err()
+            .map(|why| format!("zone `{}` is not a valid label value: {why}", zone.get_ref()))
+            .or_else(|| {
+                seen_zones.contains(&zone.get_ref()).then(|| format!("zone `{}` is declared twice", zone.get_ref()))
+            });
+        if let Some(message) = problem {
+            diagnostics
+                .push(Diagnostic::new(Code::InvalidZone, message).at(source.locate(zone.span())).about(&subject));
+        }
+        seen_zones.push(zone.get_ref());
+    }
+    if substrate.multi_node == Some(false) && substrate.zone_count() >= 2 {
+        let at = raw.capabilities.multi_node.as_ref().map(|m| source.locate(m.span()));
+        diagnostics.push(
+            Diagnostic::new(
+                Code::ContradictoryCapabilities,
+                format!(
+                    "cluster `{name}` is declared single-node (multiNode = false) but lists {} availability zones",
+                    substrate.zone_count()
+                ),
+            )
+            .at_opt(at)
+            .about(&subject),
+        );
+    }
+
+    let domains = failure_domains(&raw.failure_domains, &source, &subject, diagnostics);
+
+    // The node inventory `kix verify` simulates on.
+    let inventory_valid = inventory::validate(&raw.node_pools, &substrate, &source, &subject, diagnostics);
+
+    // The cluster's own level against its substrate (R3).
+    let level = Sourced { value: *raw.availability.get_ref(), from: source.locate(raw.availability.span()) };
+    let context =
+        ClusterContext { name: &name, source: &source, level: &level, substrate: &substrate, subject: &subject };
+    check_support(&context, &level, &subject, diagnostics);
+    let cluster_valid = diagnostics.count(crate::diag::Severity::Error) == errors_before;
+
+    // Instances (R2, R4-R8, R13, R14).
+    let mut instances = Vec::new();
+    let mut seen_names: Vec<&str> = Vec::new();
+    for raw_instance in &raw.instances {
+        let instance_name = raw_instance.name.get_ref();
+        if seen_names.contains(&instance_name.as_str()) {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::DuplicateInstance,
+                    format!("instance `{instance_name}` is declared twice in cluster `{name}`"),
+                )
+                .at(source.locate(raw_instance.name.span()))
+                .about(&subject),
+            );
+            continue;
+        }
+        if let Some(instance) = resolve_instance(&context, raw_instance, packages, diagnostics) {
+            instances.push(instance);
+        }
+        if names::dns1123_label(instance_name).is_ok() {
+            seen_names.push(instance_name);
+        }
+    }
+    let inventory = if inventory_valid { inventory::expand(&raw.node_pools, &domains) } else { Vec::new() };
+    cluster_valid.then(|| Cluster { name, source: Rc::clone(&source), level, substrate, domains, inventory, instances })
+}
+
+/// R14: the failure-domain keys, defaulted and checked (each a valid label key, used once).
+fn failure_domains(
+    raw: &crate::load::cluster::RawFailureDomains,
+    source: &crate::diag::SourceFile,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) -> FailureDomains {
+    let domains = FailureDomains {
+        node: raw.node.as_ref().map_or(HOSTNAME_KEY.to_string(), |k| k.get_ref().clone()),
+        zone: raw.zone.as_ref().map_or(ZONE_KEY.to_string(), |k| k.get_ref().clone()),
+        extra: raw.extra.iter().map(|k| k.get_ref().clone()).collect(),
+    };
+    let keyed = [(raw.node.as_ref(), domains.node.as_str()), (raw.zone.as_ref(), domains.zone.as_str())]
+        .into_iter()
+        .chain(raw.extra.iter().map(|k| (Some(k), k.get_ref().as_str())));
+    let mut used_keys: Vec<&str> = Vec::new();
+    for (spanned, key) in keyed {
+        let at = spanned.map(|s| source.locate(s.span()));
+        let message = if let Err(why) = names::label_key(key) {
+            Some(format!("failure-domain key `{key}` is not a valid label key: {why}"))
+        } else if used_keys.contains(&key) {
+            Some(format!("failure-domain key `{key}` is used twice (each key becomes one spread constraint)"))
+        } else {
+            None
+        };
+        if let Some(message) = message {
+            diagnostics.push(Diagnostic::new(Code::InvalidLabelKey, message).at_opt(at).about(subject));
+        }
+        used_keys.push(key);
+    }
+    domains
+}
+
+/// R3: a requested level against the substrate; false when declared capabilities rule it out.
+pub fn check_support(
+    cluster: &ClusterContext<'_>,
+    level: &Sourced<Level>,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) -> bool {
+    let (name, value) = (cluster.name, level.value);
+    match cluster.substrate.support(value) {
+        Support::Supported => true,
+        Support::Unsupported(why) => {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::LevelAboveSubstrate,
+                    format!("cluster `{name}` cannot meet availability `{value}`: {why}"),
+                )
+                .at(level.from.clone())
+                .about(subject)
+                .help("lower the availability, or correct [capabilities]"),
+            );
+            false
+        }
+        Support::Unverified(what) => {
+            diagnostics.push(
+                Diagnostic::new(Code::LevelUnverified, format!("cluster `{name}`: {what}"))
+                    .at(level.from.clone())
+                    .about(subject)
+                    .help(if value == Level::Zone {
+                        "declare capabilities.availabilityZones"
+                    } else {
+                        "declare capabilities.multiNode"
+                    }),
+            );
+            true
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! Instances: bind each `[[instances]]` entry to a package version and settle
+//! its level (R2, R4), then each of its workloads' level and replica count
+//! (R5-R8).
+//!
+//! R7 and R8 are reported here but do not drop the instance: the replica
+//! count is what the user asked for, and derive still shows what it would
+//! emit (the build as a whole fails on the error).
+
+use super::model::{Instance, InstanceWorkload, Package, Sourced, Workload};
+use super::package::Packages;
+use super::substrate::Substrate;
+use super::versions::choose_package;
+use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile, Subject};
+use crate::level::Level;
+use crate::load::cluster::RawInstance;
+use crate::names;
+
+/// What an instance is resolved against: its cluster's name, level and substrate.
+pub struct ClusterContext<'a> {
+    pub name: &'a str,
+    pub source: &'a SourceFile,
+    pub level: &'a Sourced<Level>,
+    pub substrate: &'a Substrate,
+    pub subject: &'a Subject,
+}
+
+/// Resolves one instance entry; `None` (with the reason reported) when it cannot run.
+pub fn resolve_instance(
+    cluster: &ClusterContext<'_>,
+    raw: &RawInstance,
+    packages: &Packages,
+    diagnostics: &mut Diagnostics,
+) -> Option<Instance> {
+    let source = cluster.source;
+    let name = raw.name.get_ref();
+    let location = source.locate(raw.name.span());
+    let subject = Subject { instance: Some(name.clone()), ..cluster.subject.clone() };
+    if let Err(why) = names::dns1123_label(name) {
+        diagnostics.push(
+            Diagnostic::new(Code::InvalidName, format!("instance name `{name}` is not valid: {why}"))
+                .at(location)
+                .about(cluster.subject),
+        );
+        return None;
+    }
+    let namespace = raw.namespace.as_ref().map_or(name.clone(), |n| n.get_ref().clone());
+    if let Some(spanned) = &raw.namespace {
+        if let Err(why) = names::dns1123_label(&namespace) {
+            diagnostics.push(
+                Diagnostic::new(Code::InvalidName, format!("namespace `{namespace}` is not valid: {why}"))
+                    .at(source.locate(spanned.span()))
+                    .about(&subject),
+            );
+            return None;
+        }
+    }
+    // R2: the instance's own level, else the cluster's.
+    let (requested, supported) = match &raw.availability {
+        Some(own) => {
+            let requested = Sourced { value: *own.get_ref(), from: source.locate(own.span()) };
+            let supported = super::cluster::check_support(cluster, &requested, &subject, diagnostics);
+            (requested, supported)
+        }
+        None => (cluster.level.clone(), true),
+    };
+    let package = choose_package(source, raw, packages, &subject, diagnostics)?;
+    if !supported {
+        return None;
+    }
+    let subject = Subject { package: Some(package.name.clone()), ..subject };
+    // R4: the package ceiling lowers the whole instance.
+    let level = match &package.ceiling {
+        Some(ceiling) if ceiling.value < requested.value => {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::PackageCeiling,
+                    format!(
+                        "cluster `{}` instance `{name}`: package `{}` {} supports at most `{}`, so the requested level \
+                         `{}` is lowered to `{}`",
+                        cluster.name, package.name, package.version, ceiling.value, requested.value, ceiling.value
+                    ),
+                )
+                .at(location.clone())
+                .about(&subject),
+            );
+            ceiling.value
+        }
+        _ => requested.value,
+    };
+    let mut instance = Instance {
+        name: name.clone(),
+        namespace,
+        location,
+        subject,
+        package: std::rc::Rc::clone(&package),
+        requested,
+        level,
+        workloads: Vec::new(),
+    };
+    for (index, workload) in package.workloads.iter().enumerate() {
+        // A second copy of a workload is reported as a duplicate object by derive, and resolved once.
+        let first = package.workloads.iter().position(|w| w.kind() == workload.kind() && w.name() == workload.name());
+        if first == Some(index) {
+            instance.workloads.push(resolve_workload(cluster, &instance, &package, index, workload, diagnostics));
+        }
+    }
+    Some(instance)
+}
+
+/// R5-R8 for one workload of an instance.
+fn resolve_workload(
+    cluster: &ClusterContext<'_>,
+    instance: &Instance,
+    package: &Package,
+    index: usize,
+    workload: &Workload,
+    diagnostics: &mut Diagnostics,
+) -> InstanceWorkload {
+    let name = workload.name();
+    let subject = Subject { workload: Some(name.to_string()), ..instance.subject.clone() };
+    // R5: a workload ceiling lowers this workload only.
+    let mut level = instance.level;
+    if let Some(ceiling) = workload.ceiling.as_ref().filter(|c| c.value < level) {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::WorkloadCeiling,
+                format!(
+                    "cluster `{}` instance `{}`: workload `{name}` of package `{}` supports at most `{}`, so it runs \
+                     at `{}` instead of `{level}`",
+                    cluster.name, instance.name, package.name, ceiling.value, ceiling.value
+                ),
+            )
+            .at(ceiling.from.clone())
+            .about(&subject),
+        );
+        level = ceiling.value;
+    }
+    // R6: replicas from the step function, else the manifest's.
+    let (replicas, replicas_from) = workload.replicas_at(level);
+    let replicas_location = || -> Location {
+        match &workload.mapping_at {
+            Some(at) => at.clone(),
+            None => package.documents[workload.document].locate(&["spec", "replicas"]),
+        }
+    };
+    // R7: a none ceiling means one pod at a time.
+    if workload.under_none_ceiling(package) && replicas > 1 {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::CeilingNoneManyReplicas,
+                format!("workload `{name}` runs under a `none` ceiling but would run {replicas} replicas at `{level}`"),
+            )
+            .at(replicas_location())
+            .about(&subject)
+            .help("a none ceiling declares the workload can run only one pod at a time; set its replicas to 1"),
+        );
+    }
+    // R8: a level of pod or more needs two replicas.
+    if level >= Level::Pod && replicas < 2 {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::TooFewReplicas,
+                format!(
+                    "workload `{name}` resolves to level `{level}` but runs {replicas} replica{}; one replica cannot \
+                     survive losing a pod",
+                    if replicas == 1 { "" } else { "s" }
+                ),
+            )
+            .at(replicas_location())
+            .about(&subject)
+            .help(format!(
+                "add a mapping such as [workloads.{name}] replicas = {{ none = 1, pod = 2 }}, or, if it can only run \
+                 one pod at a time, declare [workloads.{name}] availability = {{ max = \"none\" }}"
+            )),
+        );
+    }
+    InstanceWorkload { workload: index, level, replicas, replicas_from }
+}

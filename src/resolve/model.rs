@@ -1,0 +1,163 @@
+//! The resolved model: what `resolve` hands to `derive`, owned and complete.
+//!
+//! Everything here passed validation; whatever failed is absent, with its
+//! diagnostic already reported, so later stages never re-check raw input or
+//! consult a validity flag. Each decision keeps the location it came from, so
+//! `derive` (and any explanation of a level) can point back at the cluster
+//! file or kix.toml that caused it.
+
+use super::inventory::InventoryNode;
+use super::substrate::{FailureDomains, Substrate};
+use crate::diag::{Location, SourceFile, Subject};
+use crate::level::Level;
+use crate::load::package::EvictionPolicy;
+use crate::load::yaml::Document;
+use crate::workload::{PdbView, WorkloadKind, WorkloadView};
+use semver::Version;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+/// Every cluster that resolved, in file-name order.
+#[derive(Debug, Default)]
+pub struct Model {
+    pub clusters: Vec<Cluster>,
+}
+
+/// A value together with where it was decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sourced<T> {
+    pub value: T,
+    pub from: Location,
+}
+
+/// A cluster whose file is valid, with the instances that resolved.
+#[derive(Debug)]
+pub struct Cluster {
+    pub name: String,
+    /// The cluster file.
+    pub source: Rc<SourceFile>,
+    /// The cluster's own `availability`.
+    pub level: Sourced<Level>,
+    pub substrate: Substrate,
+    pub domains: FailureDomains,
+    /// The expanded `[[nodePools]]` (empty without an inventory).
+    pub inventory: Vec<InventoryNode>,
+    pub instances: Vec<Instance>,
+}
+
+impl Cluster {
+    pub fn subject(&self) -> Subject {
+        Subject { cluster: Some(self.name.clone()), ..Subject::default() }
+    }
+}
+
+/// One package instance on one cluster, bound to a package version and a level.
+#[derive(Debug)]
+pub struct Instance {
+    pub name: String,
+    pub namespace: String,
+    /// Where the instance is declared (its name in the cluster file).
+    pub location: Location,
+    /// Cluster, instance and package.
+    pub subject: Subject,
+    /// The version chosen for it (R13).
+    pub package: Rc<Package>,
+    /// R2: the instance's own `availability`, else the cluster's, with the line it was read from.
+    pub requested: Sourced<Level>,
+    /// After the package ceiling (R4).
+    pub level: Level,
+    /// R5-R8 for each workload of the package (the first copy of each kind and name), in document order.
+    pub workloads: Vec<InstanceWorkload>,
+}
+
+/// What one workload of one instance runs at: its level and replica count, and why.
+#[derive(Clone, Debug)]
+pub struct InstanceWorkload {
+    /// Index into the package's `workloads`.
+    pub workload: usize,
+    /// After the workload's ceiling (R5).
+    pub level: Level,
+    pub replicas: u32,
+    /// Where the replica count came from (R6).
+    pub replicas_from: ReplicaSource,
+}
+
+/// The source of a workload's replica count (R6).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplicaSource {
+    /// The mapping's step for this level (the step's level and where its count is written).
+    Mapping { step: Level, at: Location },
+    /// The manifest's own `spec.replicas` (1 when absent): no mapping, or a level below the lowest step.
+    Manifest,
+}
+
+/// A validated package version, shared by every instance that chose it.
+#[derive(Debug)]
+pub struct Package {
+    pub name: String,
+    pub version: Version,
+    /// The package directory, relative to the root.
+    pub dir: PathBuf,
+    /// Its kix.toml.
+    pub manifest: Rc<SourceFile>,
+    /// `meta.availability.max` (R4).
+    pub ceiling: Option<Sourced<Level>>,
+    /// Every document of every YAML file, files in name order, documents in file order.
+    pub documents: Vec<Document>,
+    /// Deployments and StatefulSets, in document order.
+    pub workloads: Vec<Workload>,
+    /// Shipped PodDisruptionBudgets, by document index.
+    pub pdbs: Vec<(usize, PdbView)>,
+    /// Custom kinds the package's own CRDs declare cluster-scoped, by (group, kind).
+    pub cluster_scoped_kinds: BTreeSet<(String, String)>,
+}
+
+impl Package {
+    pub fn subject(&self) -> Subject {
+        Subject { package: Some(self.name.clone()), ..Subject::default() }
+    }
+}
+
+/// One Deployment or StatefulSet of a package with its `[workloads.X]` settings, validated.
+#[derive(Debug)]
+pub struct Workload {
+    /// Index into the package's documents.
+    pub document: usize,
+    pub view: WorkloadView,
+    /// `availability.max` of its entry (R5).
+    pub ceiling: Option<Sourced<Level>>,
+    /// Its replica mapping (R6), lowest level first: each step's level, count and where the count is written.
+    pub steps: Vec<(Level, u32, Location)>,
+    /// Where the mapping is written (the whole `replicas = {...}`), when there is one.
+    pub mapping_at: Option<Location>,
+    /// The budget's `unhealthyPodEvictionPolicy`: the entry's override, else by kind (R10).
+    pub eviction_policy: EvictionPolicy,
+    /// R10: a PodDisruptionBudget shipped in the package selects its pods.
+    pub shipped_pdb: bool,
+}
+
+impl Workload {
+    pub fn kind(&self) -> WorkloadKind {
+        self.view.kind
+    }
+
+    pub fn name(&self) -> &str {
+        &self.view.name
+    }
+
+    /// R6: the step function. A level not named takes the nearest lower one named;
+    /// below the lowest named level the manifest's own `spec.replicas` (1 when absent) applies.
+    pub fn replicas_at(&self, level: Level) -> (u32, ReplicaSource) {
+        match self.steps.iter().rfind(|(step, _, _)| *step <= level) {
+            Some((step, count, at)) => (*count, ReplicaSource::Mapping { step: *step, at: at.clone() }),
+            None => (self.view.manifest_replicas.unwrap_or(1), ReplicaSource::Manifest),
+        }
+    }
+
+    /// Whether a `none` ceiling (the package's or its own) applies (R7).
+    pub fn under_none_ceiling(&self, package: &Package) -> bool {
+        package.ceiling.as_ref().is_some_and(|c| c.value == Level::None)
+            || self.ceiling.as_ref().is_some_and(|c| c.value == Level::None)
+    }
+}

@@ -1,0 +1,346 @@
+//! Packages: validate each loaded package directory once (its name, version,
+//! workloads, shipped budgets and `[workloads.X]` entries), independently of
+//! any cluster, and report versions defined twice (R6 checks, R12, R13).
+//!
+//! A package that fails is absent from what follows; its name is kept among
+//! the failed ones so an instance naming it is not also told it does not exist.
+
+use super::model::{Package, Sourced, Workload};
+use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
+use crate::level::Level;
+use crate::load::PackageDir;
+use crate::load::package::{EvictionPolicy, RawWorkload};
+use crate::load::yaml::Document;
+use crate::names;
+use crate::workload::{MAX_REPLICAS, PdbView, WorkloadKind, WorkloadView};
+use semver::Version;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+use toml::Spanned;
+
+/// The packages that validated, and the names of those that did not.
+#[derive(Debug, Default)]
+pub struct Packages {
+    pub valid: Vec<Rc<Package>>,
+    /// `meta.name` of every failed package (`None` where no usable name could be read: then any
+    /// missing package may be that one).
+    pub failed: BTreeSet<Option<String>>,
+}
+
+impl Packages {
+    /// Whether a package of this name may have failed (its own error explains the instance's).
+    pub fn may_have_failed(&self, name: &str) -> bool {
+        self.failed.contains(&None) || self.failed.contains(&Some(name.to_string()))
+    }
+}
+
+/// Validates every package directory; a package with any error is left out.
+pub fn resolve_packages(dirs: Vec<PackageDir>, failed: Vec<Option<String>>, diagnostics: &mut Diagnostics) -> Packages {
+    let mut packages = Packages { valid: Vec::new(), failed: failed.into_iter().collect() };
+    let mut seen: BTreeMap<(String, Version), (String, std::path::PathBuf)> = BTreeMap::new();
+    for dir in dirs {
+        let name = dir.raw.meta.name.get_ref().clone();
+        let usable_name = names::dns1123_label(&name).is_ok().then(|| name.clone());
+        let errors_before = diagnostics.count(crate::diag::Severity::Error);
+        let loaded_whole = dir.complete;
+        let version_at = located(&dir.manifest, &dir.raw.meta.version);
+        let package = validate_package(dir, diagnostics);
+        if let Some(package) = &package {
+            report_duplicate_version(package, version_at, &mut seen, diagnostics);
+        }
+        match package {
+            Some(package) if loaded_whole && diagnostics.count(crate::diag::Severity::Error) == errors_before => {
+                packages.valid.push(Rc::new(package))
+            }
+            _ => {
+                packages.failed.insert(usable_name);
+            }
+        }
+    }
+    packages
+}
+
+/// Build metadata does not distinguish versions (semver 2.0, item 10): 1.0.0 and 1.0.0+b5 are one version.
+fn report_duplicate_version(
+    package: &Package,
+    version_at: crate::diag::Location,
+    seen: &mut BTreeMap<(String, Version), (String, std::path::PathBuf)>,
+    diagnostics: &mut Diagnostics,
+) {
+    let mut version = package.version.clone();
+    version.build = semver::BuildMetadata::EMPTY;
+    let key = (package.name.clone(), version);
+    match seen.get(&key) {
+        Some((_, first_dir)) => diagnostics.push(
+            Diagnostic::new(
+                Code::DuplicatePackageVersion,
+                format!(
+                    "package `{}` version {} is defined twice: in {} and in {}",
+                    package.name,
+                    package.version,
+                    first_dir.display(),
+                    package.dir.display()
+                ),
+            )
+            .at(version_at)
+            .about(&package.subject()),
+        ),
+        None => {
+            seen.insert(key, (package.name.clone(), package.dir.clone()));
+        }
+    }
+}
+
+fn located<T>(source: &SourceFile, value: &Spanned<T>) -> crate::diag::Location {
+    source.locate(value.span())
+}
+
+/// Validates one package directory: `None` when its name or version is unusable.
+fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Package> {
+    let PackageDir { dir: path, manifest, raw, documents, complete } = dir;
+    let meta = &raw.meta;
+    let name = meta.name.get_ref().clone();
+    let subject = Subject { package: Some(name.clone()), ..Subject::default() };
+    if let Err(why) = names::dns1123_label(&name) {
+        diagnostics.push(
+            Diagnostic::new(Code::InvalidName, format!("package name `{name}` is not valid: {why}"))
+                .at(located(&manifest, &meta.name)),
+        );
+        return None;
+    }
+    let version = match Version::parse(meta.version.get_ref()) {
+        Ok(version) => version,
+        Err(error) => {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::InvalidVersion,
+                    format!("package version `{}` is not semver: {error}", meta.version.get_ref()),
+                )
+                .at(located(&manifest, &meta.version))
+                .about(&subject),
+            );
+            return None;
+        }
+    };
+    let ceiling = meta
+        .availability
+        .as_ref()
+        .and_then(|a| a.max.as_ref())
+        .map(|m| Sourced { value: *m.get_ref(), from: located(&manifest, m) });
+
+    let mut views: Vec<(usize, WorkloadView)> = Vec::new();
+    let mut pdbs = Vec::new();
+    for (index, document) in documents.iter().enumerate() {
+        if let Some(kind) = WorkloadKind::of(document) {
+            match WorkloadView::read(document, kind) {
+                Ok(view) => views.push((index, view)),
+                Err(problems) => {
+                    for problem in problems {
+                        diagnostics.push(problem.about(&subject).workload(document.name()));
+                    }
+                }
+            }
+        } else if PdbView::is_pdb(document) {
+            match PdbView::read(document) {
+                Ok(view) => pdbs.push((index, view)),
+                Err(problem) => diagnostics.push(problem.about(&subject)),
+            }
+        }
+    }
+    report_broad_budgets(&documents, &views, &pdbs, &subject, diagnostics);
+
+    for key in raw.workloads.keys() {
+        let workload = key.get_ref();
+        let named = documents.iter().any(|d| WorkloadKind::of(d).is_some() && d.name() == workload);
+        if !named && complete {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::UnknownWorkload,
+                    format!("[workloads.{workload}] names no Deployment or StatefulSet of package `{name}`"),
+                )
+                .at(located(&manifest, key))
+                .about(&subject)
+                .workload(workload)
+                .help(workload_names_help(&documents)),
+            );
+        }
+    }
+
+    // Entries whose workload could not be read still get their mapping checked (R6), without the manifest base.
+    for (key, settings) in &raw.workloads {
+        if !views.iter().any(|(_, view)| &view.name == key.get_ref()) {
+            check_steps(key.get_ref(), settings, None, &manifest, &subject, diagnostics);
+        }
+    }
+    let workloads = views
+        .into_iter()
+        .map(|(index, view)| {
+            let settings = raw.workloads.iter().find(|(name, _)| name.get_ref() == &view.name).map(|(_, s)| s);
+            let shipped_pdb = pdbs.iter().any(|(_, pdb): &(usize, PdbView)| pdb.selects(&view.template_labels));
+            resolve_workload(index, view, settings, shipped_pdb, &manifest, &subject, diagnostics)
+        })
+        .collect();
+    let cluster_scoped_kinds = cluster_scoped_custom_kinds(&documents);
+    Some(Package {
+        name,
+        version,
+        dir: path,
+        manifest: Rc::new(manifest),
+        ceiling,
+        documents,
+        workloads,
+        pdbs,
+        cluster_scoped_kinds,
+    })
+}
+
+/// R12: a shipped budget shared by several workloads.
+fn report_broad_budgets(
+    documents: &[Document],
+    views: &[(usize, WorkloadView)],
+    pdbs: &[(usize, PdbView)],
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) {
+    for (index, pdb) in pdbs {
+        let covered: Vec<&str> =
+            views.iter().filter(|(_, w)| pdb.selects(&w.template_labels)).map(|(_, w)| w.name.as_str()).collect();
+        if covered.len() > 1 {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::BroadPdb,
+                    format!(
+                        "PodDisruptionBudget {} selects the pods of {} workloads: {}",
+                        pdb.name,
+                        covered.len(),
+                        covered.join(", ")
+                    ),
+                )
+                .at(documents[*index].locate(&["spec", "selector"]))
+                .about(subject),
+            );
+        }
+    }
+}
+
+/// One workload with its `[workloads.X]` entry: ceiling, validated steps and budget policy.
+fn resolve_workload(
+    document: usize,
+    view: WorkloadView,
+    settings: Option<&RawWorkload>,
+    shipped_pdb: bool,
+    manifest: &SourceFile,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) -> Workload {
+    let ceiling = settings
+        .and_then(|s| s.availability.as_ref())
+        .and_then(|a| a.max.as_ref())
+        .map(|m| Sourced { value: *m.get_ref(), from: located(manifest, m) });
+    let steps = settings
+        .map(|s| check_steps(&view.name, s, Some(view.manifest_replicas.unwrap_or(1)), manifest, subject, diagnostics))
+        .unwrap_or_default();
+    let mapping_at = settings.and_then(|s| s.replicas.as_ref()).map(|m| located(manifest, m));
+    let eviction_policy = settings
+        .and_then(|s| s.pdb.as_ref())
+        .and_then(|p| p.unhealthy_pod_eviction_policy.as_ref())
+        .map(|p| *p.get_ref())
+        .unwrap_or(match view.kind {
+            WorkloadKind::Deployment => EvictionPolicy::AlwaysAllow,
+            WorkloadKind::StatefulSet => EvictionPolicy::IfHealthyBudget,
+        });
+    Workload { document, view, ceiling, steps, mapping_at, eviction_policy, shipped_pdb }
+}
+
+/// R6: a mapping's steps must stay within the Kubernetes maximum and must not decrease, the manifest's
+/// own count (used below the lowest step) included. Returns the steps, lowest level first.
+fn check_steps(
+    workload: &str,
+    settings: &RawWorkload,
+    manifest_replicas: Option<u32>,
+    manifest: &SourceFile,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) -> Vec<(Level, u32, crate::diag::Location)> {
+    let Some(replicas) = &settings.replicas else { return Vec::new() };
+    let steps = replicas.get_ref().steps();
+    for (level, count) in &steps {
+        if *count.get_ref() > MAX_REPLICAS {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::ReplicasOutOfRange,
+                    format!(
+                        "replicas {} at {level} for workload `{workload}` exceed the Kubernetes maximum {MAX_REPLICAS}",
+                        count.get_ref(),
+                    ),
+                )
+                .at(located(manifest, count))
+                .about(subject)
+                .workload(workload),
+            );
+        }
+    }
+    if let (Some(base), Some((lowest, first))) = (manifest_replicas, steps.first()) {
+        if *lowest > Level::None && *first.get_ref() < base {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::DecreasingReplicas,
+                    format!(
+                        "replicas for workload `{workload}` decrease from {base} (the manifest's spec.replicas, \
+                         used below `{lowest}`) to {} at {lowest}",
+                        first.get_ref()
+                    ),
+                )
+                .at(located(manifest, first))
+                .about(subject)
+                .workload(workload)
+                .help(format!("name the lower levels too, e.g. replicas = {{ none = {}, ... }}", first.get_ref())),
+            );
+        }
+    }
+    for pair in steps.windows(2) {
+        let ((low, low_count), (high, high_count)) = (pair[0], pair[1]);
+        if high_count.get_ref() < low_count.get_ref() {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::DecreasingReplicas,
+                    format!(
+                        "replicas for workload `{workload}` decrease from {} at {low} to {} at {high}",
+                        low_count.get_ref(),
+                        high_count.get_ref()
+                    ),
+                )
+                .at(located(manifest, high_count))
+                .about(subject)
+                .workload(workload),
+            );
+        }
+    }
+    steps.into_iter().map(|(level, count)| (level, *count.get_ref(), located(manifest, count))).collect()
+}
+
+fn workload_names_help(documents: &[Document]) -> String {
+    let names: Vec<String> =
+        documents.iter().filter_map(|d| WorkloadKind::of(d).map(|k| format!("{} {}", k.as_str(), d.name()))).collect();
+    if names.is_empty() {
+        "the package has no Deployment or StatefulSet".into()
+    } else {
+        format!("the package's workloads are: {}", names.join(", "))
+    }
+}
+
+/// Kinds the package's own CustomResourceDefinitions declare cluster-scoped, by (group, kind).
+fn cluster_scoped_custom_kinds(documents: &[Document]) -> BTreeSet<(String, String)> {
+    documents
+        .iter()
+        .filter(|d| d.group() == "apiextensions.k8s.io" && d.kind() == "CustomResourceDefinition")
+        .filter_map(|d| {
+            let spec = d.value.get("spec")?;
+            (spec.get("scope")?.as_str()? == "Cluster").then(|| {
+                let text =
+                    |value: Option<&serde_yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
+                (text(spec.get("group")), text(spec.get("names").and_then(|n| n.get("kind"))))
+            })
+        })
+        .collect()
+}
