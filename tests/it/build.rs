@@ -40,7 +40,7 @@ fn cluster_directories_are_replaced_whole_and_others_kept() {
     t.clone().args(["build"]).run().status(0);
     std::fs::write(root.join("out/prod/stale.yaml"), "left over").unwrap();
     std::fs::write(root.join("out/dev/stale.yaml"), "left over").unwrap();
-    t.args(["build", "--cluster", "prod"]).run().status(0);
+    t.clone().args(["build", "--cluster", "prod"]).run().status(0);
     assert!(!root.join("out/prod/stale.yaml").exists(), "a rebuilt cluster's directory is replaced whole");
     assert!(root.join("out/dev/stale.yaml").exists(), "clusters not selected are left alone");
     let leftovers: Vec<_> = std::fs::read_dir(&root)
@@ -57,7 +57,7 @@ fn check_writes_nothing_and_out_flag_is_honoured() {
     let root = t.root().to_path_buf();
     t.clone().args(["check"]).run().status(0).stderr_ends_with("kix: 0 errors, 4 warnings\n");
     assert!(!root.join("out").exists());
-    t.args(["build", "--out", "elsewhere/manifests"]).run().status(0);
+    t.clone().args(["build", "--out", "elsewhere/manifests"]).run().status(0);
     assert!(root.join("elsewhere/manifests/prod/shop.yaml").is_file());
 }
 
@@ -150,7 +150,7 @@ fn a_full_build_drops_directories_of_removed_clusters_and_keeps_other_files() {
     t.clone().args(["build", "--cluster", "prod"]).run().status(0);
     assert!(root.join("out/edge/shop.yaml").exists());
     // A full build removes what kix generated for a cluster that no longer exists.
-    t.args(["build"]).run().status(0);
+    t.clone().args(["build"]).run().status(0);
     assert!(!root.join("out/edge").exists(), "stale cluster output lingers");
     assert_eq!(std::fs::read_to_string(root.join("out/README.md")).unwrap(), "kept");
     assert!(root.join("out/dev/kustomization.yaml").exists());

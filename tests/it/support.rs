@@ -157,7 +157,9 @@ pub fn assert_golden_tree(golden: impl AsRef<Path>, actual: &Path) {
 /// ```
 ///
 /// A `Test` is cheap to clone and clones share the scratch root, so several runs over one
-/// tree read `let t = Test::new().examples(); t.clone().args(["build"]).run() ...`.
+/// tree read `let t = Test::new().examples(); t.clone().args(["build"]).run() ...`. The scratch
+/// root is removed when the last clone (a `Test` or an [`Output`]) is dropped, so keep `t` alive
+/// while the test still reads files under `t.root()`.
 #[derive(Clone)]
 pub struct Test {
     dir: PathBuf,
