@@ -1,23 +1,18 @@
 //! `kix schedule` and `kix simulate` through the real binary, over fixtures in tests/sim/.
 
-use std::process::Command;
+use crate::support::*;
 
-fn kix(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kix"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+/// Runs `kix` in the repository root, where the tests/sim/ paths are relative.
+fn kix(args: &[&str]) -> Output {
+    Test::in_repo().args(args.iter().copied()).run().utf8()
 }
 
 #[test]
 fn schedule_json_gives_every_node_its_reason_in_the_schedulers_words() {
-    let (code, stdout, stderr) =
-        kix(&["schedule", "--state", "tests/sim/tainted.yaml", "--pod", "tests/sim/web.yaml", "--format", "json"]);
-    assert_eq!(code, 0, "{stderr}");
-    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let json =
+        kix(&["schedule", "--state", "tests/sim/tainted.yaml", "--pod", "tests/sim/web.yaml", "--format", "json"])
+            .status(0)
+            .json();
     assert_eq!(json["feasible"], serde_json::json!(["n5"]));
     assert_eq!(json["selected"], "n5");
     let reasons = &json["unschedulable"];
@@ -34,15 +29,15 @@ fn schedule_json_gives_every_node_its_reason_in_the_schedulers_words() {
 
 #[test]
 fn schedule_text_is_a_table_with_the_selected_node() {
-    let (code, stdout, _) = kix(&["schedule", "--state", "tests/sim/three-zones.yaml", "--pod", "tests/sim/web.yaml"]);
-    assert_eq!(code, 0);
-    assert!(stdout.contains("NODE"), "{stdout}");
-    assert!(stdout.contains("selected: node-a1"), "{stdout}");
+    kix(&["schedule", "--state", "tests/sim/three-zones.yaml", "--pod", "tests/sim/web.yaml"])
+        .status(0)
+        .stdout_contains("NODE")
+        .stdout_contains("selected: node-a1");
 }
 
 #[test]
 fn simulate_spreads_replicas_over_zones_and_reports_pending() {
-    let (code, stdout, stderr) = kix(&[
+    let json = kix(&[
         "simulate",
         "--state",
         "tests/sim/three-zones.yaml",
@@ -50,9 +45,9 @@ fn simulate_spreads_replicas_over_zones_and_reports_pending() {
         "tests/sim/single.yaml",
         "--format",
         "json",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
-    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    ])
+    .status(0)
+    .json();
     let web = &json["workloads"][0];
     assert_eq!(web["name"], "web");
     assert_eq!(
@@ -64,47 +59,51 @@ fn simulate_spreads_replicas_over_zones_and_reports_pending() {
     // On the tainted state the cordoned n3 carries node.kubernetes.io/unschedulable:NoSchedule (as
     // the node lifecycle controller puts it there), so the Honor zone constraint leaves zone b out,
     // like tainted n1's zone a: zone c is the only domain and n5 (n4 is too small) takes all three.
-    let (code, stdout, _) = kix(&["simulate", "--state", "tests/sim/tainted.yaml", "tests/sim/web.yaml"]);
-    assert_eq!(code, 0);
-    assert!(stdout.contains("3 of 3 replicas placed") && stdout.contains("zone: a=0 b=0 c=3"), "{stdout}");
+    kix(&["simulate", "--state", "tests/sim/tainted.yaml", "tests/sim/web.yaml"])
+        .status(0)
+        .stdout_contains("3 of 3 replicas placed")
+        .stdout_contains("zone: a=0 b=0 c=3");
     // If n3 is schedulable but full instead, zone b counts as an empty domain: maxSkew 1 leaves two Pending.
-    let full = std::fs::read_to_string("tests/sim/tainted.yaml").unwrap().replace(
+    let full = std::fs::read_to_string(repo_path("tests/sim/tainted.yaml")).unwrap().replace(
         "  spec: {unschedulable: true}\n  status: {allocatable: {cpu: \"4\"",
         "  status: {allocatable: {cpu: \"200m\"",
     );
     let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), [("full.yaml", full)]);
     let state = dir.path().join("full.yaml");
-    std::fs::write(&state, full).unwrap();
-    let (code, stdout, _) = kix(&["simulate", "--state", state.to_str().unwrap(), "tests/sim/web.yaml"]);
-    assert_eq!(code, 0);
-    assert!(stdout.contains("1 of 3 replicas placed"), "{stdout}");
-    assert!(stdout.contains("Pending") && stdout.contains("didn't match pod topology spread constraints"), "{stdout}");
+    kix(&["simulate", "--state", state.to_str().unwrap(), "tests/sim/web.yaml"])
+        .status(0)
+        .stdout_contains("1 of 3 replicas placed")
+        .stdout_contains("Pending")
+        .stdout_contains("didn't match pod topology spread constraints");
 }
 
 #[test]
 fn bad_input_is_a_diagnostic_not_a_panic() {
-    let (code, _, stderr) = kix(&["schedule", "--state", "tests/sim/bad.yaml", "--pod", "tests/sim/web.yaml"]);
-    assert_eq!(code, 1);
-    assert!(stderr.contains("K0104"), "{stderr}");
-    let (code, _, stderr) = kix(&["schedule", "--state", "tests/sim/missing.yaml", "--pod", "tests/sim/web.yaml"]);
-    assert_eq!(code, 1);
-    assert!(stderr.contains("K0101"), "{stderr}");
-    let (code, _, stderr) = kix(&["simulate", "--state", "tests/sim/three-zones.yaml", "tests/sim/tainted.yaml"]);
-    assert_eq!(code, 0, "{stderr}");
+    kix(&["schedule", "--state", "tests/sim/bad.yaml", "--pod", "tests/sim/web.yaml"])
+        .status(1)
+        .stderr_contains("K0104");
+    kix(&["schedule", "--state", "tests/sim/missing.yaml", "--pod", "tests/sim/web.yaml"])
+        .status(1)
+        .stderr_contains("K0101");
+    kix(&["simulate", "--state", "tests/sim/three-zones.yaml", "tests/sim/tainted.yaml"]).status(0);
 }
 
 #[test]
 fn every_unreadable_object_of_a_state_gets_its_own_diagnostic() {
     let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        [(
+            "state.yaml",
+            "kind: Node\nmetadata: {name: a}\nspec: {taints: [{key: k}]}\n---\nkind: Pod\nmetadata: {name: p}\nspec: {topologySpreadConstraints: [{maxSkew: 0, topologyKey: z, whenUnsatisfiable: DoNotSchedule}]}\n",
+        )],
+    );
     let state = dir.path().join("state.yaml");
-    std::fs::write(
-        &state,
-        "kind: Node\nmetadata: {name: a}\nspec: {taints: [{key: k}]}\n---\nkind: Pod\nmetadata: {name: p}\nspec: {topologySpreadConstraints: [{maxSkew: 0, topologyKey: z, whenUnsatisfiable: DoNotSchedule}]}\n",
-    )
-    .unwrap();
-    let (code, _, stderr) =
-        kix(&["schedule", "--state", state.to_str().unwrap(), "--pod", "tests/sim/web.yaml", "--format", "json"]);
-    assert_eq!(code, 1);
+    let stderr =
+        kix(&["schedule", "--state", state.to_str().unwrap(), "--pod", "tests/sim/web.yaml", "--format", "json"])
+            .status(1)
+            .stderr;
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{stderr}");
     assert!(lines.iter().all(|l| l.contains("K0105")), "{stderr}");
@@ -114,22 +113,24 @@ fn every_unreadable_object_of_a_state_gets_its_own_diagnostic() {
 #[test]
 fn every_valid_quantity_form_is_read_and_huge_ones_saturate_without_panicking() {
     let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("st.yaml");
-    std::fs::write(
-        &state,
-        "kind: List\nitems:\n- {kind: Node, metadata: {name: big}, status: {allocatable: {cpu: '1E', memory: '1Ei', pods: '9223372036854775807'}}}\n- {kind: Node, metadata: {name: small}, status: {allocatable: {cpu: '4', memory: 16Gi, pods: '110'}}}\n- {kind: Pod, metadata: {name: hog, namespace: default}, spec: {nodeName: big, containers: [{name: c, resources: {requests: {cpu: '9223372036854775807', memory: '8Ei'}}}]}}\n",
-    )
-    .unwrap();
-    let pod = dir.path().join("pod.yaml");
-    std::fs::write(
-        &pod,
-        "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: '500m', memory: '.5Gi'}}}]}\n",
-    )
-    .unwrap();
-    let (code, stdout, stderr) =
-        kix(&["schedule", "--state", state.to_str().unwrap(), "--pod", pod.to_str().unwrap(), "--format", "json"]);
-    assert_eq!(code, 0, "{stderr}");
-    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    write_tree(
+        dir.path(),
+        [
+            (
+                "st.yaml",
+                "kind: List\nitems:\n- {kind: Node, metadata: {name: big}, status: {allocatable: {cpu: '1E', memory: '1Ei', pods: '9223372036854775807'}}}\n- {kind: Node, metadata: {name: small}, status: {allocatable: {cpu: '4', memory: 16Gi, pods: '110'}}}\n- {kind: Pod, metadata: {name: hog, namespace: default}, spec: {nodeName: big, containers: [{name: c, resources: {requests: {cpu: '9223372036854775807', memory: '8Ei'}}}]}}\n",
+            ),
+            (
+                "pod.yaml",
+                "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: '500m', memory: '.5Gi'}}}]}\n",
+            ),
+        ],
+    );
+    let (state, pod) = (dir.path().join("st.yaml"), dir.path().join("pod.yaml"));
+    let json =
+        kix(&["schedule", "--state", state.to_str().unwrap(), "--pod", pod.to_str().unwrap(), "--format", "json"])
+            .status(0)
+            .json();
     // The hog's saturated requests fill the exa-sized node; the pod goes to the small one.
     assert_eq!(json["selected"], "small", "{json}");
     assert_eq!(json["unschedulable"]["big"], "Insufficient cpu, Insufficient memory", "{json}");
@@ -138,13 +139,11 @@ fn every_valid_quantity_form_is_read_and_huge_ones_saturate_without_panicking() 
 /// Runs `kix schedule --format json` and returns its diagnostics (one JSON object per stderr line).
 fn diagnostics(state: &str, pod: &str) -> Vec<serde_json::Value> {
     let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), [("st.yaml", state), ("pod.yaml", pod)]);
     let (s, p) = (dir.path().join("st.yaml"), dir.path().join("pod.yaml"));
-    std::fs::write(&s, state).unwrap();
-    std::fs::write(&p, pod).unwrap();
-    let (code, _, stderr) =
-        kix(&["schedule", "--state", s.to_str().unwrap(), "--pod", p.to_str().unwrap(), "--format", "json"]);
-    assert_eq!(code, 1, "{stderr}");
-    stderr
+    kix(&["schedule", "--state", s.to_str().unwrap(), "--pod", p.to_str().unwrap(), "--format", "json"])
+        .status(1)
+        .stderr
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .filter(|d: &serde_json::Value| d["code"] != serde_json::Value::Null)
@@ -186,11 +185,11 @@ fn errors_about_one_object_point_at_its_line() {
 #[test]
 fn object_errors_in_text_show_the_line_and_caret() {
     let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), [("st.yaml", "kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: a}\n")]);
     let s = dir.path().join("st.yaml");
-    std::fs::write(&s, "kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: a}\n").unwrap();
-    let (code, _, stderr) = kix(&["schedule", "--state", s.to_str().unwrap(), "--pod", "tests/sim/web.yaml"]);
-    assert_eq!(code, 1);
-    assert!(stderr.contains("node `a` appears twice"), "{stderr}");
-    assert!(stderr.contains("st.yaml:4:1"), "{stderr}");
-    assert!(stderr.contains("4 | kind: Node"), "{stderr}");
+    kix(&["schedule", "--state", s.to_str().unwrap(), "--pod", "tests/sim/web.yaml"])
+        .status(1)
+        .stderr_contains("node `a` appears twice")
+        .stderr_contains("st.yaml:4:1")
+        .stderr_contains("4 | kind: Node");
 }

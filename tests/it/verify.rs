@@ -1,16 +1,13 @@
 //! `kix verify` end to end: the real binary over the shipped examples and over
-//! fixture trees under tests/verify/ that must fail, for the right reason.
+//! fixture trees under tests/fixtures/ that must fail, for the right reason.
 
-mod support;
+use crate::support::*;
 
-use support::*;
-
-fn verify_json(root: &std::path::Path, extra: &[&str]) -> (i32, serde_json::Value, String) {
-    let mut args = vec!["verify", "--format", "json"];
-    args.extend_from_slice(extra);
-    let run = kix(root, &args);
-    let report = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout));
-    (run.status, report, run.stderr)
+/// Runs `kix verify --format json` with `extra` arguments and returns the run and its report.
+fn verify_json(test: Test, extra: &[&str]) -> (Output, serde_json::Value) {
+    let run = test.args(["verify", "--format", "json"].iter().chain(extra).copied()).run();
+    let report = run.json();
+    (run, report)
 }
 
 fn workload<'a>(report: &'a serde_json::Value, cluster: &str, instance: &str, name: &str) -> &'a serde_json::Value {
@@ -26,8 +23,8 @@ fn workload<'a>(report: &'a serde_json::Value, cluster: &str, instance: &str, na
 
 #[test]
 fn shipped_examples_meet_their_levels() {
-    let (status, report, stderr) = verify_json(&repo_root(), &[]);
-    assert_eq!(status, 0, "{report:#}\n{stderr}");
+    let (run, report) = verify_json(Test::in_repo(), &[]);
+    run.status(0);
     let api = workload(&report, "prod", "shop", "api");
     assert_eq!(api["level"], "zone");
     assert_eq!(api["meets_level"], true);
@@ -49,24 +46,21 @@ fn shipped_examples_meet_their_levels() {
 
 #[test]
 fn text_report_is_a_table_per_cluster() {
-    let run = kix(&repo_root(), &["verify"]);
-    assert_eq!(run.status, 0, "{}", run.stderr);
-    assert!(run.stdout.contains("cluster prod (6 nodes from inventory)"), "{}", run.stdout);
-    assert!(
-        run.stdout
-            .contains("INSTANCE   WORKLOAD               LEVEL  REPLICAS  WORST-CASE RUNNING  REPLACEMENTS  VERDICT"),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("cluster edge: not verified"), "{}", run.stdout);
-    assert!(run.stdout.ends_with("0 do not meet their level\n"), "{}", run.stdout);
+    Test::in_repo()
+        .args(["verify"])
+        .run()
+        .status(0)
+        .stdout_contains("cluster prod (6 nodes from inventory)")
+        .stdout_contains("INSTANCE   WORKLOAD               LEVEL  REPLICAS  WORST-CASE RUNNING  REPLACEMENTS  VERDICT")
+        .stdout_contains("cluster edge: not verified")
+        .stdout_ends_with("0 do not meet their level\n");
 }
 
 #[test]
 fn hard_zone_rule_without_honor_fails_domain_loss_and_says_why() {
-    let root = repo_root().join("tests/verify/no-honor");
-    let (status, report, _) = verify_json(&root, &[]);
-    assert_eq!(status, 1);
+    let root = "tests/fixtures/no-honor";
+    let (run, report) = verify_json(Test::in_dir(root), &[]);
+    run.status(1);
     let api = workload(&report, "prod", "shop", "api");
     assert_eq!(api["meets_level"], false);
     let losses = api["domain_losses"].as_array().unwrap();
@@ -78,58 +72,60 @@ fn hard_zone_rule_without_honor_fails_domain_loss_and_says_why() {
         let reason = pending.values().next().unwrap().as_str().unwrap();
         assert!(reason.contains("didn't match pod topology spread constraints"), "{reason}");
     }
-    let text = kix(&root, &["verify"]);
-    assert_eq!(text.status, 1);
-    assert!(text.stdout.contains("FAILS zone (domain-loss)"), "{}", text.stdout);
-    assert!(text.stdout.contains("set nodeTaintsPolicy: Honor"), "{}", text.stdout);
+    Test::in_dir(root)
+        .args(["verify"])
+        .run()
+        .status(1)
+        .stdout_contains("FAILS zone (domain-loss)")
+        .stdout_contains("set nodeTaintsPolicy: Honor");
 }
 
 #[test]
 fn the_same_tree_compiled_by_kix_meets_zone() {
     // The fix kix itself applies: drop the hand-written constraints and the PDB, let kix derive them.
-    let scratch = tempfile::tempdir().unwrap();
-    copy_tree(&repo_root().join("tests/verify/no-honor"), scratch.path());
-    let yaml = scratch.path().join("packages/web/api.yaml");
+    let t = Test::new().fixture("tests/fixtures/no-honor");
+    let yaml = t.root().join("packages/web/api.yaml");
     let text = std::fs::read_to_string(&yaml).unwrap();
     let start = text.find("      topologySpreadConstraints:").unwrap();
     let end = text.find("      containers:").unwrap();
     let fixed = format!("{}{}", &text[..start], &text[end..]);
     let fixed = fixed.split("---\napiVersion: policy/v1").next().unwrap().to_string();
     std::fs::write(&yaml, fixed).unwrap();
-    let (status, report, stderr) = verify_json(scratch.path(), &[]);
-    assert_eq!(status, 0, "{report:#}\n{stderr}");
+    let (run, report) = verify_json(t, &[]);
+    run.status(0);
     assert_eq!(workload(&report, "prod", "shop", "api")["worst_case_running"], 2);
 }
 
 #[test]
 fn a_state_snapshot_replaces_the_inventory() {
-    let state = repo_root().join("tests/sim/three-zones.yaml");
+    let state = repo_path("tests/sim/three-zones.yaml");
     let state = state.to_str().unwrap();
-    let (status, report, stderr) = verify_json(&repo_root(), &["--cluster", "prod", "--state", state]);
-    assert_eq!(status, 0, "{report:#}\n{stderr}");
+    let (run, report) = verify_json(Test::in_repo(), &["--cluster", "prod", "--state", state]);
+    run.status(0);
     let prod = &report.as_array().unwrap()[0];
     assert_eq!(prod["nodes_from"], "state");
     assert_eq!(prod["nodes"], 6);
 
     // One snapshot describes one cluster.
-    let ambiguous = kix(&repo_root(), &["verify", "--state", state]);
-    assert_eq!(ambiguous.status, 2);
-    assert!(ambiguous.stderr.contains("--state is a snapshot of one cluster"), "{}", ambiguous.stderr);
+    Test::in_repo()
+        .args(["verify", "--state", state])
+        .run()
+        .status(2)
+        .stderr_contains("--state is a snapshot of one cluster");
 
-    let missing = kix(&repo_root(), &["verify", "--cluster", "prod", "--state", "no/such/state.yaml"]);
-    assert_eq!(missing.status, 1);
-    assert!(
-        missing.stderr.contains("error[K0101]") && missing.stderr.contains("no/such/state.yaml"),
-        "{}",
-        missing.stderr
-    );
+    Test::in_repo()
+        .args(["verify", "--cluster", "prod", "--state", "no/such/state.yaml"])
+        .run()
+        .status(1)
+        .stderr_contains("error[K0101]")
+        .stderr_contains("no/such/state.yaml");
 }
 
 #[test]
 fn a_single_replica_budget_blocks_the_drain_and_kix_shows_it() {
-    let root = repo_root().join("tests/verify/single-replica-pdb");
-    let (status, report, _) = verify_json(&root, &[]);
-    assert_eq!(status, 1);
+    let root = "tests/fixtures/single-replica-pdb";
+    let (run, report) = verify_json(Test::in_dir(root), &[]);
+    run.status(1);
     let reports = workload(&report, "staging", "reports", "reports");
     assert_eq!(reports["level"], "none");
     assert_eq!(reports["meets_level"], false);
@@ -140,21 +136,17 @@ fn a_single_replica_budget_blocks_the_drain_and_kix_shows_it() {
         finding.contains("is blocked") && finding.contains("PodDisruptionBudget reports/reports allows no disruption"),
         "{finding}"
     );
-    let text = kix(&root, &["verify"]);
-    assert!(text.stdout.contains("FAILS none (drain)"), "{}", text.stdout);
+    Test::in_dir(root).args(["verify"]).run().stdout_contains("FAILS none (drain)");
 }
 
 #[test]
 fn absurd_replica_counts_are_refused_not_simulated_for_hours() {
-    let scratch = tempfile::tempdir().unwrap();
-    for dir in ["clusters", "packages"] {
-        copy_tree(&repo_root().join(dir), &scratch.path().join(dir));
-    }
-    let toml = scratch.path().join("packages/web/kix.toml");
+    let t = Test::new().examples();
+    let toml = t.root().join("packages/web/kix.toml");
     let text = std::fs::read_to_string(&toml).unwrap().replace("zone = 3", "zone = 2000000000");
     std::fs::write(&toml, text).unwrap();
-    let (status, report, _) = verify_json(scratch.path(), &["--cluster", "prod"]);
-    assert_eq!(status, 1);
+    let (run, report) = verify_json(t, &["--cluster", "prod"]);
+    run.status(1);
     let api = workload(&report, "prod", "shop", "api");
     assert_eq!(api["meets_level"], false);
     let finding = api["scenarios"][0]["findings"][0].as_str().unwrap();

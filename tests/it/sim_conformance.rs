@@ -158,7 +158,7 @@ fn run_case(case: &Value) -> Vec<String> {
 
 #[test]
 fn upstream_tables_pass_through_the_full_model() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sim/conformance");
+    let dir = crate::support::repo_path("tests/sim/conformance");
     let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
     let mut total = 0;

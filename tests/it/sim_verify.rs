@@ -12,7 +12,7 @@ fn objects(text: &str) -> Vec<serde_yaml::Value> {
 }
 
 fn run(manifest: &str, name: &str, level: Level) -> WorkloadVerdict {
-    let state = State::from_yaml_str(include_str!("sim/three-zones.yaml")).unwrap();
+    let state = State::from_yaml_str(include_str!("../sim/three-zones.yaml")).unwrap();
     let request = VerifyRequest {
         workloads: vec![WorkloadLevel {
             kind: "Deployment".into(),
@@ -34,7 +34,7 @@ fn scenario<'a>(v: &'a WorkloadVerdict, name: &str) -> &'a kix::sim::ScenarioRes
 
 #[test]
 fn three_zone_deployment_with_honor_meets_zone() {
-    let v = run(include_str!("sim/web.yaml"), "web", Level::Zone);
+    let v = run(include_str!("../sim/web.yaml"), "web", Level::Zone);
     assert!(v.meets_level, "{v:#?}");
     assert_eq!(v.worst_case_running, Some(2));
     // Three zones lost in turn, one replacement each, never in the failed zone.
@@ -52,7 +52,7 @@ fn three_zone_deployment_with_honor_meets_zone() {
 
 #[test]
 fn hard_zone_rule_without_taints_policy_honor_leaves_replacements_pending() {
-    let v = run(include_str!("sim/web-no-honor.yaml"), "web", Level::Zone);
+    let v = run(include_str!("../sim/web-no-honor.yaml"), "web", Level::Zone);
     assert!(!v.meets_level);
     let loss = scenario(&v, "domain-loss");
     assert!(!loss.pass);
@@ -67,7 +67,7 @@ fn hard_zone_rule_without_taints_policy_honor_leaves_replacements_pending() {
 
 #[test]
 fn single_replica_with_zero_budget_blocks_drain() {
-    let v = run(include_str!("sim/single.yaml"), "solo", Level::Pod);
+    let v = run(include_str!("../sim/single.yaml"), "solo", Level::Pod);
     assert!(!v.meets_level);
     let drain = scenario(&v, "drain");
     assert!(!drain.pass);
@@ -87,7 +87,7 @@ fn single_replica_with_zero_budget_blocks_drain() {
 fn level_none_skips_domain_loss_but_still_needs_drains_to_finish() {
     // Below pod, downtime is allowed, so there is no domain loss to survive; a drain that can never
     // finish (a budget over the only replica) still blocks the cluster's operators and fails.
-    let v = run(include_str!("sim/single.yaml"), "solo", Level::None);
+    let v = run(include_str!("../sim/single.yaml"), "solo", Level::None);
     let names: Vec<&str> = v.scenarios.iter().map(|s| s.scenario.as_str()).collect();
     assert_eq!(names, ["rollout", "rolling-update", "drain"]);
     assert!(scenario(&v, "rollout").pass && scenario(&v, "rolling-update").pass, "{v:#?}");
@@ -98,7 +98,7 @@ fn level_none_skips_domain_loss_but_still_needs_drains_to_finish() {
 
 #[test]
 fn verdicts_serialize_to_json() {
-    let v = run(include_str!("sim/web-no-honor.yaml"), "web", Level::Zone);
+    let v = run(include_str!("../sim/web-no-honor.yaml"), "web", Level::Zone);
     let json = serde_json::to_value(&v).unwrap();
     assert_eq!(json["level"], "zone");
     assert_eq!(json["meets_level"], false);
@@ -107,7 +107,7 @@ fn verdicts_serialize_to_json() {
 
 #[test]
 fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
-    let state = State::from_yaml_str(include_str!("sim/three-zones.yaml")).unwrap();
+    let state = State::from_yaml_str(include_str!("../sim/three-zones.yaml")).unwrap();
     let request = VerifyRequest {
         workloads: vec![WorkloadLevel {
             kind: "StatefulSet".into(),
@@ -118,7 +118,7 @@ fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
         node_key: "kubernetes.io/hostname".into(),
         zone_key: "topology.kubernetes.io/zone".into(),
     };
-    let v = verify_workloads(&state, &objects(include_str!("sim/db.yaml")), &request).remove(0);
+    let v = verify_workloads(&state, &objects(include_str!("../sim/db.yaml")), &request).remove(0);
     assert!(v.meets_level, "{v:#?}");
     assert_eq!(v.worst_case_running, Some(2));
     assert_eq!(v.replacements_scheduled, 0);
@@ -132,7 +132,7 @@ fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
 
 #[test]
 fn pods_of_the_workload_already_in_the_snapshot_are_replaced_not_doubled() {
-    let mut text = include_str!("sim/three-zones.yaml").to_string();
+    let mut text = include_str!("../sim/three-zones.yaml").to_string();
     text.push_str(
         "---\nkind: Pod\nmetadata: {name: web-old-1, namespace: shop, labels: {app: web}}\nspec: {nodeName: node-a1}\n",
     );
@@ -147,7 +147,7 @@ fn pods_of_the_workload_already_in_the_snapshot_are_replaced_not_doubled() {
         node_key: "kubernetes.io/hostname".into(),
         zone_key: "topology.kubernetes.io/zone".into(),
     };
-    let v = verify_workloads(&state, &objects(include_str!("sim/web.yaml")), &request).remove(0);
+    let v = verify_workloads(&state, &objects(include_str!("../sim/web.yaml")), &request).remove(0);
     assert!(v.meets_level, "{v:#?}");
     assert_eq!(v.domain_losses.iter().map(|l| l.running + l.lost).max(), Some(3));
 }
@@ -346,7 +346,7 @@ fn kix_derived_hard_spread_on_the_levels_key_passes_the_tie_break_check() {
 fn a_strategy_that_takes_every_replica_down_fails_level_pod() {
     // maxUnavailable 100% with no surge: the controller scales the old ReplicaSet to zero in one
     // sync, before any new pod is ready.
-    let manifest = include_str!("sim/web.yaml").replace(
+    let manifest = include_str!("../sim/web.yaml").replace(
         "spec:\n  replicas: 3\n",
         "spec:\n  replicas: 3\n  strategy:\n    rollingUpdate: {maxUnavailable: 100%, maxSurge: 0}\n",
     );
@@ -357,7 +357,7 @@ fn a_strategy_that_takes_every_replica_down_fails_level_pod() {
     assert!(update.findings[0].contains("fewest available during the rollout: 0"), "{update:?}");
     assert!(!v.meets_level);
     // The default strategy (25%/25%: surge 1, unavailable 0) keeps all three available.
-    let default = run(include_str!("sim/web.yaml"), "web", Level::Zone);
+    let default = run(include_str!("../sim/web.yaml"), "web", Level::Zone);
     let update = scenario(&default, "rolling-update");
     assert!(update.pass && update.findings[0].contains("fewest available during the rollout: 3"), "{update:?}");
 }

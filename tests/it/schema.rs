@@ -6,16 +6,14 @@
 //! never skip this test; elsewhere it is skipped with a visible message when the
 //! validator is not installed.
 
-mod support;
-
+use crate::support::*;
 use std::path::PathBuf;
 use std::process::Command;
-use support::*;
 
 fn validator() -> Option<PathBuf> {
     let candidates = [
         std::env::var_os("KIX_KUBERNETES_VALIDATE").map(PathBuf::from),
-        Some(repo_root().join(".venv/bin/kubernetes-validate")),
+        Some(repo_path(".venv/bin/kubernetes-validate")),
         Some(PathBuf::from("kubernetes-validate")),
     ];
     candidates
@@ -39,22 +37,13 @@ fn compiled_examples_pass_the_kubernetes_1_33_schema_strictly() {
         );
         return;
     };
-    let scratch = tempfile::tempdir().unwrap();
-    for dir in ["clusters", "packages"] {
-        copy_tree(&repo_root().join(dir), &scratch.path().join(dir));
-    }
-    let run = kix(scratch.path(), &["build"]);
-    assert_eq!(run.status, 0, "{}", run.stderr);
-
-    let mut manifests: Vec<PathBuf> = read_tree(&scratch.path().join("out"))
-        .into_keys()
-        .filter(|p| !p.ends_with("kustomization.yaml"))
-        .map(|p| scratch.path().join("out").join(p))
-        .collect();
+    let run = Test::new().examples().args(["build"]).run().status(0);
+    let built = run.root().join("out");
+    let mut manifests: Vec<PathBuf> =
+        read_tree(&built).into_keys().filter(|p| !p.ends_with("kustomization.yaml")).map(|p| built.join(p)).collect();
     // The fixture trees' golden output too: it is what kix emits for them.
-    let fixtures = repo_root().join("tests/fixtures");
-    for case in std::fs::read_dir(&fixtures).unwrap() {
-        let out = case.unwrap().path().join("expected/out");
+    for case in fixture_cases() {
+        let out = case.join("expected/out");
         manifests
             .extend(read_tree(&out).into_keys().filter(|p| !p.ends_with("kustomization.yaml")).map(|p| out.join(p)));
     }
@@ -80,12 +69,8 @@ fn compiled_examples_pass_the_kubernetes_1_33_schema_strictly() {
 
 #[test]
 fn kustomizations_list_exactly_the_instance_files() {
-    let scratch = tempfile::tempdir().unwrap();
-    for dir in ["clusters", "packages"] {
-        copy_tree(&repo_root().join(dir), &scratch.path().join(dir));
-    }
-    assert_eq!(kix(scratch.path(), &["build"]).status, 0);
-    for cluster in std::fs::read_dir(scratch.path().join("out")).unwrap() {
+    let run = Test::new().examples().args(["build"]).run().status(0);
+    for cluster in std::fs::read_dir(run.root().join("out")).unwrap() {
         let dir = cluster.unwrap().path();
         let kustomization: serde_yaml::Value =
             serde_yaml::from_str(&std::fs::read_to_string(dir.join("kustomization.yaml")).unwrap()).unwrap();

@@ -7,10 +7,8 @@
 //! lines `big <path> <bytes>` (a YAML file of that size) or
 //! `deep <path> <levels>` (a document nested that deep).
 
-mod support;
-
+use crate::support::*;
 use std::path::Path;
-use support::*;
 
 fn generate(case: &Path, root: &Path) {
     let Ok(script) = std::fs::read_to_string(case.join("generate.txt")) else { return };
@@ -40,23 +38,6 @@ fn generate(case: &Path, root: &Path) {
     }
 }
 
-/// Copies a case tree, keeping symlinks as symlinks.
-fn copy_case(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        let file_type = entry.file_type().unwrap();
-        if file_type.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(entry.path()).unwrap(), target).unwrap();
-        } else if file_type.is_dir() {
-            copy_case(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn every_bad_input_gives_one_located_error_and_writes_nothing() {
     let corpus = repo_root().join("tests/bad");
@@ -65,21 +46,13 @@ fn every_bad_input_gives_one_located_error_and_writes_nothing() {
     let mut failures = Vec::new();
     for case in &cases {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
-        let scratch = tempfile::tempdir().unwrap();
-        let root = scratch.path().join("root");
-        std::fs::create_dir_all(&root).unwrap();
-        for dir in ["clusters", "packages"] {
-            if case.join(dir).exists() {
-                copy_case(&case.join(dir), &root.join(dir));
-            }
-        }
-        generate(case, &root);
         // A previous build's output that must survive untouched.
-        std::fs::create_dir_all(root.join("out/prod")).unwrap();
-        std::fs::write(root.join("out/prod/shop.yaml"), "# previous output\n").unwrap();
+        let t = Test::new().fixture(case).tree([("out/prod/shop.yaml", "# previous output\n")]);
+        let root = t.root().to_path_buf();
+        generate(case, &root);
         let before = read_tree(&root.join("out"));
 
-        let run = kix(&root, &["build"]);
+        let run = t.clone().args(["build"]).run();
         if run.status != 1 {
             failures.push(format!("{name}: exit status {} (expected 1)\n{}", run.status, run.stderr));
             continue;
@@ -95,7 +68,7 @@ fn every_bad_input_gives_one_located_error_and_writes_nothing() {
         if !leftovers.is_empty() {
             failures.push(format!("{name}: left {leftovers:?} behind"));
         }
-        let json = kix(&root, &["check", "--format", "json"]);
+        let json = t.args(["check", "--format", "json"]).run();
         let errors: Vec<serde_json::Value> = json
             .stderr
             .lines()
@@ -107,17 +80,8 @@ fn every_bad_input_gives_one_located_error_and_writes_nothing() {
         } else if errors[0]["file"].is_null() {
             failures.push(format!("{name}: the error names no file"));
         }
-        let expected = case.join("expected.stderr");
-        if blessing() {
-            std::fs::write(&expected, &run.stderr).unwrap();
-        } else {
-            match std::fs::read_to_string(&expected) {
-                Ok(text) if text == run.stderr => {}
-                Ok(text) => {
-                    failures.push(format!("{name}: stderr differs\n--- expected\n{text}--- actual\n{}", run.stderr))
-                }
-                Err(_) => failures.push(format!("{name}: no expected.stderr (KIX_BLESS=1 writes it)")),
-            }
+        if let Err(difference) = check_golden(case.join("expected.stderr"), &run.stderr) {
+            failures.push(format!("{name}: {difference}"));
         }
     }
     assert!(failures.is_empty(), "{} of {} cases failed:\n\n{}", failures.len(), cases.len(), failures.join("\n\n"));

@@ -559,12 +559,6 @@ fn cluster_file(cluster: &ClusterModel, packages: &[PackageModel], reverse_insta
     text
 }
 
-fn write(root: &Path, path: &str, text: &str) {
-    let path = root.join(path);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
 fn render_stream(documents: &[Value]) -> String {
     documents.iter().map(|d| format!("---\n{}", serde_yaml::to_string(d).unwrap())).collect()
 }
@@ -572,9 +566,10 @@ fn render_stream(documents: &[Value]) -> String {
 /// Writes the tree under `root`. `permuted` lists every input in another order: package
 /// directories renamed so they sort the other way round, the two YAML files swapped, documents
 /// in each file reversed, instances in each cluster file reversed.
-fn write_tree(tree: &TreeModel, root: &Path, permuted: bool) {
+fn write_model(tree: &TreeModel, root: &Path, permuted: bool) {
+    let mut files: Vec<(String, String)> = Vec::new();
     for (index, cluster) in tree.clusters.iter().enumerate() {
-        write(root, &format!("clusters/c{index}.toml"), &cluster_file(cluster, &tree.packages, permuted));
+        files.push((format!("clusters/c{index}.toml"), cluster_file(cluster, &tree.packages, permuted)));
     }
     let directories: Vec<(usize, usize)> = tree
         .packages
@@ -586,22 +581,23 @@ fn write_tree(tree: &TreeModel, root: &Path, permuted: bool) {
         let version = &tree.packages[p].versions[v];
         let rank = if permuted { directories.len() - 1 - position } else { position };
         let dir = format!("packages/d{rank:02}-{}", package_name(p));
-        write(root, &format!("{dir}/kix.toml"), &manifest(&package_name(p), version));
+        files.push((format!("{dir}/kix.toml"), manifest(&package_name(p), version)));
         let names = if permuted { ["b.yml", "a.yaml"] } else { ["a.yaml", "b.yml"] };
         for (file, mut documents) in documents(version).into_iter().enumerate() {
             if permuted {
                 documents.reverse();
             }
             if !documents.is_empty() {
-                write(root, &format!("{dir}/{}", names[file]), &render_stream(&documents));
+                files.push((format!("{dir}/{}", names[file]), render_stream(&documents)));
             }
         }
     }
+    crate::support::write_tree(root, files);
 }
 
 fn compile_tree(tree: &TreeModel, permuted: bool) -> Compiled {
     let dir = tempfile::tempdir().unwrap();
-    write_tree(tree, dir.path(), permuted);
+    write_model(tree, dir.path(), permuted);
     compile(&SelectArgs {
         root: dir.path().to_path_buf(),
         clusters: Vec::new(),
@@ -859,12 +855,8 @@ proptest! {
 /// tests cover generated trees; these are the trees people read first).
 #[test]
 fn shipped_examples_and_fixtures_pass_validation() {
-    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut roots = vec![manifest_dir.to_path_buf()];
-    let mut fixtures: Vec<_> =
-        std::fs::read_dir(manifest_dir.join("tests/fixtures")).unwrap().map(|e| e.unwrap().path()).collect();
-    fixtures.sort();
-    roots.extend(fixtures);
+    let mut roots = vec![crate::support::repo_root()];
+    roots.extend(crate::support::fixture_cases());
     for root in roots {
         let compiled = compile(&SelectArgs {
             root: root.clone(),

@@ -1,0 +1,166 @@
+//! `kix build` and `kix check` end to end: the real binary over fixture trees,
+//! compared with golden output.
+
+use crate::support::*;
+
+#[test]
+fn shipped_examples_compile_to_the_golden_tree() {
+    Test::new()
+        .examples()
+        .args(["build"])
+        .run()
+        .status(0)
+        .stderr_golden(format!("{EXAMPLES}/expected/stderr.txt"))
+        .files_golden("out", format!("{EXAMPLES}/expected/out"));
+}
+
+#[test]
+fn output_is_byte_identical_across_runs_and_stdout_matches_files() {
+    let t = Test::new().examples();
+    let first = read_tree(&t.clone().args(["build"]).run().status(0).root().join("out"));
+    let second = read_tree(&t.clone().args(["build"]).run().status(0).root().join("out"));
+    assert_eq!(second, first);
+
+    let mut expected = String::new();
+    for cluster in ["dev", "edge", "prod", "staging"] {
+        let mut instances: Vec<_> =
+            first.keys().filter(|p| p.starts_with(cluster) && !p.ends_with("kustomization.yaml")).collect();
+        instances.sort();
+        for path in instances {
+            expected.push_str(std::str::from_utf8(&first[path]).unwrap());
+        }
+    }
+    t.args(["build", "--stdout"]).run().status(0).stdout(&expected);
+}
+
+#[test]
+fn cluster_directories_are_replaced_whole_and_others_kept() {
+    let t = Test::new().examples();
+    let root = t.root().to_path_buf();
+    t.clone().args(["build"]).run().status(0);
+    std::fs::write(root.join("out/prod/stale.yaml"), "left over").unwrap();
+    std::fs::write(root.join("out/dev/stale.yaml"), "left over").unwrap();
+    t.clone().args(["build", "--cluster", "prod"]).run().status(0);
+    assert!(!root.join("out/prod/stale.yaml").exists(), "a rebuilt cluster's directory is replaced whole");
+    assert!(root.join("out/dev/stale.yaml").exists(), "clusters not selected are left alone");
+    let leftovers: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains("kix-"))
+        .collect();
+    assert!(leftovers.is_empty(), "staging directories left behind: {leftovers:?}");
+}
+
+#[test]
+fn check_writes_nothing_and_out_flag_is_honoured() {
+    let t = Test::new().examples();
+    let root = t.root().to_path_buf();
+    t.clone().args(["check"]).run().status(0).stderr_ends_with("kix: 0 errors, 4 warnings\n");
+    assert!(!root.join("out").exists());
+    t.clone().args(["build", "--out", "elsewhere/manifests"]).run().status(0);
+    assert!(root.join("elsewhere/manifests/prod/shop.yaml").is_file());
+}
+
+#[test]
+fn deny_warnings_fails_and_writes_nothing() {
+    let run = Test::new().examples().args(["build", "--deny-warnings"]).run().status(1).stderr_contains("error[K0502]");
+    assert!(!run.root().join("out").exists());
+}
+
+#[test]
+fn json_diagnostics_carry_code_location_and_subject() {
+    let run = Test::new().examples().args(["check", "--format", "json"]).run().status(0);
+    let lines: Vec<serde_json::Value> =
+        run.stdout.lines().chain(run.stderr.lines()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 4);
+    let ceiling = lines.iter().find(|d| d["code"] == "K0307").unwrap();
+    assert_eq!(ceiling["severity"], "warning");
+    assert_eq!(ceiling["file"], "clusters/prod.toml");
+    assert_eq!(ceiling["line"], 23);
+    assert_eq!(ceiling["column"], 8);
+    assert_eq!(ceiling["cluster"], "prod");
+    assert_eq!(ceiling["instance"], "sessions");
+    assert_eq!(ceiling["package"], "cache");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let t = Test::new().examples();
+    t.clone().args(["build", "--no-such-flag"]).run().status(2);
+    t.clone().args(["explain", "K9999"]).run().status(2);
+    t.args(["explain", "K0403"]).run().status(0).stdout_contains("one replica cannot survive losing a pod");
+}
+
+/// Every fixture under tests/fixtures/<case>/ (a root with clusters/ and packages/) is built and its
+/// exit status and stderr and out/ compared with tests/fixtures/<case>/expected/.
+#[test]
+fn fixture_trees_match_their_golden_output() {
+    for case in fixture_cases() {
+        let expected = case.join("expected");
+        Test::new()
+            .fixture(&case)
+            .args(["build"])
+            .run()
+            .status_and_stderr_golden(expected.join("stderr.txt"))
+            .files_golden("out", expected.join("out"));
+    }
+}
+
+#[test]
+fn readme_lists_every_diagnostic_code() {
+    let readme = std::fs::read_to_string(repo_path("README.md")).unwrap();
+    let codes = Test::in_repo().args(["explain"]).run();
+    for line in codes.stdout.lines() {
+        let code = line.split_whitespace().next().unwrap();
+        assert!(readme.contains(&format!("| {code} |")), "README.md does not list {code}");
+    }
+}
+
+#[test]
+fn leftovers_of_a_killed_run_are_cleaned_up_and_never_read() {
+    // What a kix killed mid-build (pid 999999 is not running) leaves beside out/.
+    let run = Test::new()
+        .examples()
+        .tree([(".out.kix-staging-999999/prod/shop.yaml", "half written")])
+        .args(["build"])
+        .run()
+        .status(0);
+    assert!(!run.root().join(".out.kix-staging-999999").exists());
+    assert!(std::fs::read_to_string(run.root().join("out/prod/shop.yaml")).unwrap().starts_with("# Generated by kix"));
+}
+
+#[test]
+fn out_may_not_overwrite_the_inputs() {
+    let t = Test::new().examples();
+    let before = read_tree(t.root());
+    for out in ["packages", "packages/web", "clusters", ".", "..", "./clusters/../packages"] {
+        t.clone().args(["build", "--out", out]).run().status(1).stderr_contains("would overwrite kix's own inputs");
+        assert_eq!(read_tree(t.root()), before, "--out {out} changed the tree");
+    }
+}
+
+#[test]
+fn a_full_build_drops_directories_of_removed_clusters_and_keeps_other_files() {
+    let t = Test::new().examples();
+    let root = t.root().to_path_buf();
+    t.clone().args(["build"]).run().status(0);
+    std::fs::write(root.join("out/README.md"), "kept").unwrap();
+    std::fs::remove_file(root.join("clusters/edge.toml")).unwrap();
+    // A selective build leaves other clusters' directories alone, even stale ones.
+    t.clone().args(["build", "--cluster", "prod"]).run().status(0);
+    assert!(root.join("out/edge/shop.yaml").exists());
+    // A full build removes what kix generated for a cluster that no longer exists.
+    t.clone().args(["build"]).run().status(0);
+    assert!(!root.join("out/edge").exists(), "stale cluster output lingers");
+    assert_eq!(std::fs::read_to_string(root.join("out/README.md")).unwrap(), "kept");
+    assert!(root.join("out/dev/kustomization.yaml").exists());
+}
+
+#[test]
+fn completions_cover_every_subcommand() {
+    let run = Test::in_repo().args(["completions", "bash"]).run().status(0);
+    for command in ["build", "check", "verify", "schedule", "simulate", "explain"] {
+        assert!(run.stdout.contains(command), "bash completion lacks {command}");
+    }
+    Test::in_repo().args(["completions", "tcsh"]).run().status(2);
+}

@@ -1,0 +1,15 @@
+//! kix's one integration-test binary (ripgrep's layout): one module per area, all sharing
+//! `support` (trees, goldens and the [`support::Test`] builder that runs the real binary).
+//! tests/README.md describes the fixture directories, blessing and the environment.
+
+mod support;
+
+mod bad_inputs;
+mod build;
+mod invariants;
+mod schema;
+mod sim_cli;
+mod sim_conformance;
+mod sim_fast_path;
+mod sim_verify;
+mod verify;
