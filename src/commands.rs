@@ -157,12 +157,7 @@ fn explain(code: Option<&str>) -> ExitCode {
         None => {
             let mut text = String::new();
             for code in Code::ALL {
-                text.push_str(&format!(
-                    "{}  {:<7}  {}\n",
-                    code.id(),
-                    format!("{:?}", code.severity()).to_lowercase(),
-                    code.summary()
-                ));
+                text.push_str(&format!("{}  {:<7}  {}\n", code.id(), code.severity().as_str(), code.summary()));
             }
             print_stdout(&text);
             ExitCode::SUCCESS
@@ -170,9 +165,9 @@ fn explain(code: Option<&str>) -> ExitCode {
         Some(wanted) => match Code::ALL.iter().find(|c| c.id().eq_ignore_ascii_case(wanted)) {
             Some(code) => {
                 print_stdout(&format!(
-                    "{} ({:?}): {}\n\n{}\n",
+                    "{} ({}): {}\n\n{}\n",
                     code.id(),
-                    code.severity(),
+                    code.severity().as_str(),
                     code.summary(),
                     code.explanation()
                 ));

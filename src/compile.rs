@@ -91,14 +91,10 @@ pub struct Written {
 /// Compiles, then writes the output directory or renders the stream; nothing is written on any error.
 pub fn build(request: &BuildRequest) -> Built {
     let mut compiled = compile(&request.selection);
-    let mut built = Built {
-        compiled: Compiled { clusters: Vec::new(), diagnostics: Diagnostics::default() },
-        stream: None,
-        written: None,
-    };
+    let (mut stream, mut written) = (None, None);
     if compiled.ok() {
         match &request.output {
-            Output::Stream => built.stream = Some(emit::render_stream(&compiled.clusters)),
+            Output::Stream => stream = Some(emit::render_stream(&compiled.clusters)),
             Output::Directory(out) => {
                 let root = &request.selection.root;
                 let directory = out.clone().unwrap_or_else(|| root.join("out"));
@@ -108,13 +104,12 @@ pub fn build(request: &BuildRequest) -> Built {
                 {
                     Ok(()) => {
                         let instances = compiled.clusters.iter().map(|c| c.instances.len()).sum();
-                        built.written = Some(Written { directory, clusters: compiled.clusters.len(), instances });
+                        written = Some(Written { directory, clusters: compiled.clusters.len(), instances });
                     }
                     Err(diagnostic) => compiled.diagnostics.push(diagnostic),
                 }
             }
         }
     }
-    built.compiled = compiled;
-    built
+    Built { compiled, stream, written }
 }

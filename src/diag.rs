@@ -20,6 +20,16 @@ pub enum Severity {
     Warning,
 }
 
+impl Severity {
+    /// `error` or `warning`, as diagnostics, `kix explain` and the README spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
 macro_rules! codes {
     ($( $variant:ident = $id:literal, $severity:ident, $summary:literal, $explanation:literal; )*) => {
         /// Every diagnostic kix can print. Codes are stable: never renumber one.

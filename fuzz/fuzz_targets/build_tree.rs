@@ -12,7 +12,6 @@
 //!   invalid PodDisruptionBudget of its own.
 #![no_main]
 
-use kix::cli::{Format, SelectArgs};
 use kix::diag::Style;
 use kix::validate::validate_object;
 use libfuzzer_sys::fuzz_target;
@@ -329,7 +328,7 @@ fuzz_target!(|data: &[u8]| {
     let dir = tempfile::tempdir().expect("scratch directory");
     let inputs = generate(&mut choices, dir.path());
     let select =
-        SelectArgs { root: dir.path().to_path_buf(), clusters: Vec::new(), deny_warnings: false, format: Format::Text };
+        kix::compile::Selection { root: dir.path().to_path_buf(), ..Default::default() };
     let compiled = kix::compile::compile(&select);
     for diagnostic in compiled.diagnostics.iter() {
         let _ = diagnostic.render(Style::Plain);

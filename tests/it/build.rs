@@ -106,13 +106,37 @@ fn fixture_trees_match_their_golden_output() {
     }
 }
 
+/// The README's code table, `kix explain` and the code enum say the same: every code, once, in order, with
+/// its severity and summary, and each code's own explanation names its summary.
 #[test]
-fn readme_lists_every_diagnostic_code() {
+fn readme_code_table_matches_explain() {
     let readme = std::fs::read_to_string(repo_path("README.md")).unwrap();
-    let codes = Test::in_repo().args(["explain"]).run();
-    for line in codes.stdout.lines() {
-        let code = line.split_whitespace().next().unwrap();
-        assert!(readme.contains(&format!("| {code} |")), "README.md does not list {code}");
+    let cell = |text: &str| text.trim().to_string();
+    let table: Vec<[String; 3]> = readme
+        .lines()
+        .filter(|line| line.starts_with("| K"))
+        .map(|line| {
+            let cells: Vec<&str> = line.trim_matches('|').split('|').collect();
+            [cell(cells[0]), cell(cells[1]), cell(cells[2])]
+        })
+        .collect();
+    let listed = Test::in_repo().args(["explain"]).run().status(0);
+    let explained: Vec<[String; 3]> = listed
+        .stdout
+        .lines()
+        .map(|line| {
+            let (code, rest) = line.split_once("  ").unwrap();
+            let (severity, summary) = rest.trim_start().split_once(' ').unwrap();
+            [cell(code), cell(severity), cell(summary)]
+        })
+        .collect();
+    assert_eq!(table, explained, "README.md's code table and `kix explain` differ");
+    let mut ids: Vec<&str> = explained.iter().map(|[code, _, _]| code.as_str()).collect();
+    ids.dedup();
+    assert_eq!(ids.len(), explained.len(), "a code is listed twice");
+    for [code, severity, summary] in &explained {
+        let one = Test::in_repo().args(["explain", code]).run().status(0);
+        assert!(one.stdout.starts_with(&format!("{code} ({severity}): {summary}\n\n")), "{}", one.stdout);
     }
 }
 

@@ -19,8 +19,7 @@
 //! Seeds are fixed so `cargo test` is deterministic; `PROPTEST_CASES` raises the count and
 //! `PROPTEST_RNG_SEED` picks another seed for a longer hunt.
 
-use kix::cli::{Format, SelectArgs};
-use kix::compile::{Compiled, compile};
+use kix::compile::{Compiled, Selection, compile};
 use kix::derive::{InstancePlan, WorkloadPlan};
 use kix::level::Level;
 use kix::selector::{Labels, Selector};
@@ -598,12 +597,7 @@ fn write_model(tree: &TreeModel, root: &Path, permuted: bool) {
 fn compile_tree(tree: &TreeModel, permuted: bool) -> Compiled {
     let dir = tempfile::tempdir().unwrap();
     write_model(tree, dir.path(), permuted);
-    compile(&SelectArgs {
-        root: dir.path().to_path_buf(),
-        clusters: Vec::new(),
-        deny_warnings: false,
-        format: Format::Text,
-    })
+    compile(&Selection { root: dir.path().to_path_buf(), ..Selection::default() })
 }
 
 // ---------------------------------------------------------------------------
@@ -858,12 +852,7 @@ fn shipped_examples_and_fixtures_pass_validation() {
     let mut roots = vec![crate::support::repo_root()];
     roots.extend(crate::support::fixture_cases());
     for root in roots {
-        let compiled = compile(&SelectArgs {
-            root: root.clone(),
-            clusters: Vec::new(),
-            deny_warnings: false,
-            format: Format::Text,
-        });
+        let compiled = compile(&Selection { root: root.clone(), ..Selection::default() });
         assert!(!compiled.diagnostics.has_errors(), "{}: {:#?}", root.display(), messages(&compiled));
         let objects: Vec<&Value> =
             compiled.clusters.iter().flat_map(|c| &c.instances).flat_map(|i| &i.objects).collect();
