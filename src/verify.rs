@@ -202,29 +202,7 @@ pub fn render_text(reports: &[ClusterReport]) -> String {
         let mut findings = Vec::new();
         for instance in &report.instances {
             for w in &instance.workloads {
-                let losses = w.domain_losses.len();
-                let pending: usize = w.domain_losses.iter().map(|l| l.pending.len()).sum();
-                rows.push([
-                    instance.instance.clone(),
-                    format!("{}/{}", w.kind, w.name),
-                    w.level.to_string(),
-                    w.replicas.to_string(),
-                    w.worst_case_running.map_or("-".into(), |n| format!("{n} of {}", w.replicas)),
-                    if losses == 0 {
-                        "-".into()
-                    } else if pending == 0 {
-                        format!("{} scheduled", w.replacements_scheduled)
-                    } else {
-                        format!("{} scheduled, {pending} pending", w.replacements_scheduled)
-                    },
-                    if w.meets_level {
-                        format!("meets {}", w.level)
-                    } else {
-                        let failed: Vec<&str> =
-                            w.scenarios.iter().filter(|s| !s.pass).map(|s| s.scenario.as_str()).collect();
-                        format!("FAILS {} ({})", w.level, failed.join(", "))
-                    },
-                ]);
+                rows.push(verdict_row(&instance.instance, w));
                 for scenario in w.scenarios.iter().filter(|s| !s.pass) {
                     for finding in &scenario.findings {
                         findings.push(format!(
@@ -256,4 +234,30 @@ pub fn render_text(reports: &[ClusterReport]) -> String {
         if failures == 0 { "" } else { " (see findings)" }
     );
     out
+}
+
+/// One row of a cluster's table: instance, workload, level, replicas, worst case, replacements, verdict.
+fn verdict_row(instance: &str, w: &WorkloadVerdict) -> [String; 7] {
+    let losses = w.domain_losses.len();
+    let pending: usize = w.domain_losses.iter().map(|l| l.pending.len()).sum();
+    [
+        instance.to_string(),
+        format!("{}/{}", w.kind, w.name),
+        w.level.to_string(),
+        w.replicas.to_string(),
+        w.worst_case_running.map_or("-".into(), |n| format!("{n} of {}", w.replicas)),
+        if losses == 0 {
+            "-".into()
+        } else if pending == 0 {
+            format!("{} scheduled", w.replacements_scheduled)
+        } else {
+            format!("{} scheduled, {pending} pending", w.replacements_scheduled)
+        },
+        if w.meets_level {
+            format!("meets {}", w.level)
+        } else {
+            let failed: Vec<&str> = w.scenarios.iter().filter(|s| !s.pass).map(|s| s.scenario.as_str()).collect();
+            format!("FAILS {} ({})", w.level, failed.join(", "))
+        },
+    ]
 }

@@ -36,35 +36,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
         multi_node: raw.capabilities.multi_node.as_ref().map(|m| *m.get_ref()),
         zones: zones_raw.map(|zones| zones.get_ref().iter().map(|z| z.get_ref().clone()).collect()),
     };
-    let mut seen_zones: Vec<&String> = Vec::new();
-    for zone in zones_raw.map(|z| z.get_ref().as_slice()).unwrap_or_default() {
-        let problem = names::label_value(zone.get_ref())
-            .and_then(|()| if zone.get_ref().is_empty() { Err("must not be empty".to_string()) } else { Ok(()) })
-            .err()
-            .map(|why| format!("zone `{}` is not a valid label value: {why}", zone.get_ref()))
-            .or_else(|| {
-                seen_zones.contains(&zone.get_ref()).then(|| format!("zone `{}` is declared twice", zone.get_ref()))
-            });
-        if let Some(message) = problem {
-            diagnostics
-                .push(Diagnostic::new(Code::InvalidZone, message).at(source.locate(zone.span())).about(&subject));
-        }
-        seen_zones.push(zone.get_ref());
-    }
-    if substrate.multi_node == Some(false) && substrate.zone_count() >= 2 {
-        let at = raw.capabilities.multi_node.as_ref().map(|m| source.locate(m.span()));
-        diagnostics.push(
-            Diagnostic::new(
-                Code::ContradictoryCapabilities,
-                format!(
-                    "cluster `{name}` is declared single-node (multiNode = false) but lists {} availability zones",
-                    substrate.zone_count()
-                ),
-            )
-            .at_opt(at)
-            .about(&subject),
-        );
-    }
+    check_capabilities(&name, &raw.capabilities, &substrate, &source, &subject, diagnostics);
 
     let domains = failure_domains(&raw.failure_domains, &source, &subject, diagnostics);
 
@@ -103,6 +75,46 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
     }
     let inventory = if inventory_valid { inventory::expand(&raw.node_pools, &domains) } else { Vec::new() };
     cluster_valid.then(|| Cluster { name, source: Rc::clone(&source), level, substrate, domains, inventory, instances })
+}
+
+/// R1: zones are label values, each declared once; a single node cannot span two zones.
+fn check_capabilities(
+    name: &str,
+    raw: &crate::load::cluster::RawCapabilities,
+    substrate: &Substrate,
+    source: &crate::diag::SourceFile,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) {
+    let zones = raw.availability_zones.as_ref().map(|z| z.get_ref().as_slice()).unwrap_or_default();
+    for (index, zone) in zones.iter().enumerate() {
+        let value = zone.get_ref();
+        let problem = match names::label_value(value) {
+            Err(why) => Some(format!("zone `{value}` is not a valid label value: {why}")),
+            Ok(()) if value.is_empty() => Some(format!("zone `{value}` is not a valid label value: must not be empty")),
+            Ok(()) if zones[..index].iter().any(|z| z.get_ref() == value) => {
+                Some(format!("zone `{value}` is declared twice"))
+            }
+            Ok(()) => None,
+        };
+        if let Some(message) = problem {
+            diagnostics.push(Diagnostic::new(Code::InvalidZone, message).at(source.locate(zone.span())).about(subject));
+        }
+    }
+    if substrate.multi_node == Some(false) && substrate.zone_count() >= 2 {
+        let at = raw.multi_node.as_ref().map(|m| source.locate(m.span()));
+        diagnostics.push(
+            Diagnostic::new(
+                Code::ContradictoryCapabilities,
+                format!(
+                    "cluster `{name}` is declared single-node (multiNode = false) but lists {} availability zones",
+                    substrate.zone_count()
+                ),
+            )
+            .at_opt(at)
+            .about(subject),
+        );
+    }
 }
 
 /// R14: the failure-domain keys, defaulted and checked (each a valid label key, used once).

@@ -68,25 +68,7 @@ pub fn resolve_instance(
         return None;
     }
     let subject = Subject { package: Some(package.name.clone()), ..subject };
-    // R4: the package ceiling lowers the whole instance.
-    let level = match &package.ceiling {
-        Some(ceiling) if ceiling.value < requested.value => {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::PackageCeiling,
-                    format!(
-                        "cluster `{}` instance `{name}`: package `{}` {} supports at most `{}`, so the requested level \
-                         `{}` is lowered to `{}`",
-                        cluster.name, package.name, package.version, ceiling.value, requested.value, ceiling.value
-                    ),
-                )
-                .at(location.clone())
-                .about(&subject),
-            );
-            ceiling.value
-        }
-        _ => requested.value,
-    };
+    let level = apply_package_ceiling(cluster.name, name, &package, requested.value, &location, &subject, diagnostics);
     let mut instance = Instance {
         name: name.clone(),
         namespace,
@@ -105,6 +87,36 @@ pub fn resolve_instance(
         }
     }
     Some(instance)
+}
+
+/// R4: the package ceiling lowers the whole instance.
+fn apply_package_ceiling(
+    cluster: &str,
+    instance: &str,
+    package: &Package,
+    requested: Level,
+    location: &Location,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) -> Level {
+    match &package.ceiling {
+        Some(ceiling) if ceiling.value < requested => {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::PackageCeiling,
+                    format!(
+                        "cluster `{}` instance `{instance}`: package `{}` {} supports at most `{}`, so the requested level \
+                         `{}` is lowered to `{}`",
+                        cluster, package.name, package.version, ceiling.value, requested, ceiling.value
+                    ),
+                )
+                .at(location.clone())
+                .about(subject),
+            );
+            ceiling.value
+        }
+        _ => requested,
+    }
 }
 
 /// R5-R8 for one workload of an instance.

@@ -14,6 +14,9 @@ use crate::selector::Labels;
 use crate::sim::objects::{Effect, Taint};
 use crate::sim::quantity;
 
+/// A problem with a pool: where in the cluster file, and what.
+type Problem = (std::ops::Range<usize>, String);
+
 /// Checks every pool of a cluster file; true when all are usable.
 pub fn validate(
     pools: &[RawNodePool],
@@ -22,112 +25,137 @@ pub fn validate(
     subject: &Subject,
     diagnostics: &mut Diagnostics,
 ) -> bool {
-    // A Cell, so the checks below can read it while `problem` is still in use.
-    let valid = std::cell::Cell::new(true);
-    let mut problem = |span: std::ops::Range<usize>, message: String| {
-        valid.set(false);
-        diagnostics.push(Diagnostic::new(Code::InvalidNodePool, message).at(source.locate(span)).about(subject));
-    };
+    let mut problems: Vec<Problem> = Vec::new();
     let mut seen = Vec::new();
-    let mut total_nodes: u64 = 0;
     for pool in pools {
         let name = pool.name.get_ref();
         if let Err(why) = names::dns1123_label(name) {
-            problem(pool.name.span(), format!("node pool name `{name}` is not valid: {why}"));
+            problems.push((pool.name.span(), format!("node pool name `{name}` is not valid: {why}")));
         } else if seen.contains(name) {
-            problem(pool.name.span(), format!("node pool `{name}` is declared twice"));
+            problems.push((pool.name.span(), format!("node pool `{name}` is declared twice")));
         }
         seen.push(name.clone());
-        for zone in &pool.zones {
-            let declared = substrate.zones.as_ref().is_some_and(|zones| zones.contains(zone.get_ref()));
-            if !declared {
-                let listed = match &substrate.zones {
-                    Some(zones) if !zones.is_empty() => format!("the cluster declares {}", zones.join(", ")),
-                    _ => "the cluster declares no capabilities.availabilityZones".to_string(),
-                };
-                problem(
-                    zone.span(),
-                    format!("node pool `{name}` uses zone `{}`, which is not declared: {listed}", zone.get_ref()),
-                );
-            }
-        }
-        if pool.zones.is_empty() && substrate.zone_count() >= 2 {
-            problem(
-                pool.name.span(),
-                format!("node pool `{name}` lists no zones, but the cluster declares {} zones", substrate.zone_count()),
-            );
-        }
-        if *pool.nodes_per_zone.get_ref() == 0 {
-            problem(pool.nodes_per_zone.span(), format!("node pool `{name}` has nodesPerZone = 0"));
-        }
-        total_nodes += u64::from(*pool.nodes_per_zone.get_ref()) * pool.zones.len().max(1) as u64;
-        for (key, value) in &pool.labels {
-            if let Err(why) = names::label_key(key).and_then(|()| names::label_value(value)) {
-                problem(pool.name.span(), format!("node pool `{name}` label `{key}={value}` is not valid: {why}"));
-            }
-        }
-        for taint in &pool.taints {
-            if !matches!(taint.effect.as_str(), "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
-                problem(
-                    pool.name.span(),
-                    format!(
-                        "node pool `{name}` taint `{}` has effect `{}` (NoSchedule, PreferNoSchedule or NoExecute)",
-                        taint.key, taint.effect
-                    ),
-                );
-            }
-            if let Err(why) = names::label_key(&taint.key) {
-                problem(pool.name.span(), format!("node pool `{name}` taint key `{}` is not valid: {why}", taint.key));
-            }
-        }
-        if let Err(why) = quantity::milli(&pool.allocatable.cpu) {
-            problem(
-                pool.name.span(),
-                format!("node pool `{name}` allocatable cpu `{}` is not a quantity: {why}", pool.allocatable.cpu),
-            );
-        }
-        if let Err(why) = quantity::units(&pool.allocatable.memory) {
-            problem(
-                pool.name.span(),
-                format!("node pool `{name}` allocatable memory `{}` is not a quantity: {why}", pool.allocatable.memory),
-            );
+        problems.extend(zone_problems(pool, substrate));
+        problems.extend(node_problems(pool));
+    }
+    problems.extend(node_name_collisions(pools));
+    // The node count against multiNode, once every pool is well-formed (a bad pool says why itself).
+    if problems.is_empty() {
+        problems.extend(node_count_problems(pools, substrate));
+    }
+    for (span, message) in &problems {
+        diagnostics.push(
+            Diagnostic::new(Code::InvalidNodePool, message.clone()).at(source.locate(span.clone())).about(subject),
+        );
+    }
+    problems.is_empty()
+}
+
+/// The pool's zones must be declared ones, and a cluster with zones needs them named.
+fn zone_problems(pool: &RawNodePool, substrate: &Substrate) -> Vec<Problem> {
+    let name = pool.name.get_ref();
+    let mut problems = Vec::new();
+    for zone in &pool.zones {
+        let declared = substrate.zones.as_ref().is_some_and(|zones| zones.contains(zone.get_ref()));
+        if !declared {
+            let listed = match &substrate.zones {
+                Some(zones) if !zones.is_empty() => format!("the cluster declares {}", zones.join(", ")),
+                _ => "the cluster declares no capabilities.availabilityZones".to_string(),
+            };
+            problems.push((
+                zone.span(),
+                format!("node pool `{name}` uses zone `{}`, which is not declared: {listed}", zone.get_ref()),
+            ));
         }
     }
-    // Node names must be unique: zones that differ only in case or punctuation would collide.
+    if pool.zones.is_empty() && substrate.zone_count() >= 2 {
+        problems.push((
+            pool.name.span(),
+            format!("node pool `{name}` lists no zones, but the cluster declares {} zones", substrate.zone_count()),
+        ));
+    }
+    problems
+}
+
+/// What each node of the pool carries: a count, labels, taints and allocatable quantities.
+fn node_problems(pool: &RawNodePool) -> Vec<Problem> {
+    let name = pool.name.get_ref();
+    let at = pool.name.span();
+    let mut problems = Vec::new();
+    if *pool.nodes_per_zone.get_ref() == 0 {
+        problems.push((pool.nodes_per_zone.span(), format!("node pool `{name}` has nodesPerZone = 0")));
+    }
+    for (key, value) in &pool.labels {
+        if let Err(why) = names::label_key(key).and_then(|()| names::label_value(value)) {
+            problems.push((at.clone(), format!("node pool `{name}` label `{key}={value}` is not valid: {why}")));
+        }
+    }
+    for taint in &pool.taints {
+        if Effect::parse(&taint.effect).is_none() {
+            problems.push((
+                at.clone(),
+                format!(
+                    "node pool `{name}` taint `{}` has effect `{}` (NoSchedule, PreferNoSchedule or NoExecute)",
+                    taint.key, taint.effect
+                ),
+            ));
+        }
+        if let Err(why) = names::label_key(&taint.key) {
+            problems.push((at.clone(), format!("node pool `{name}` taint key `{}` is not valid: {why}", taint.key)));
+        }
+    }
+    let allocatable = &pool.allocatable;
+    if let Err(why) = quantity::milli(&allocatable.cpu) {
+        let message = format!("node pool `{name}` allocatable cpu `{}` is not a quantity: {why}", allocatable.cpu);
+        problems.push((at.clone(), message));
+    }
+    if let Err(why) = quantity::units(&allocatable.memory) {
+        let message =
+            format!("node pool `{name}` allocatable memory `{}` is not a quantity: {why}", allocatable.memory);
+        problems.push((at, message));
+    }
+    problems
+}
+
+/// Node names must be unique: zones that differ only in case or punctuation would collide.
+fn node_name_collisions(pools: &[RawNodePool]) -> Vec<Problem> {
     let mut names = std::collections::BTreeSet::new();
+    let mut problems = Vec::new();
     for pool in pools {
         for zone in &pool.zones {
             let name = format!("{}-{}", pool.name.get_ref(), dns_safe(zone.get_ref()));
             if !names.insert(name.clone()) {
-                problem(
+                problems.push((
                     zone.span(),
                     format!("zone `{}` gives node names (`{name}-1`, ...) that another zone gives too", zone.get_ref()),
-                );
+                ));
             }
         }
     }
-    // The node count against multiNode, once every pool is well-formed (a bad pool says why itself).
-    if let (Some(first), true) = (pools.first(), valid.get()) {
-        let nodes = |n: u64| format!("{n} node{}", if n == 1 { "" } else { "s" });
-        match substrate.multi_node {
-            Some(false) if total_nodes > 1 => problem(
-                first.name.span(),
-                format!("the cluster is declared single-node, but its node pools hold {}", nodes(total_nodes)),
-            ),
-            Some(true) if total_nodes < 2 => problem(
-                first.name.span(),
-                format!("the cluster is declared multi-node, but its node pools hold {}", nodes(total_nodes)),
-            ),
-            _ => {}
-        }
-        if total_nodes > 100_000 {
-            problem(
-                first.name.span(),
-                format!("the node pools hold {total_nodes} nodes; kix simulates at most 100000"),
-            );
-        }
+    problems
+}
+
+/// The number of nodes against `multiNode` and kix's simulation limit.
+fn node_count_problems(pools: &[RawNodePool], substrate: &Substrate) -> Vec<Problem> {
+    let Some(first) = pools.first() else { return Vec::new() };
+    let total: u64 = pools.iter().map(|p| u64::from(*p.nodes_per_zone.get_ref()) * p.zones.len().max(1) as u64).sum();
+    let nodes = |n: u64| format!("{n} node{}", if n == 1 { "" } else { "s" });
+    let mut problems = Vec::new();
+    match substrate.multi_node {
+        Some(false) if total > 1 => problems.push((
+            first.name.span(),
+            format!("the cluster is declared single-node, but its node pools hold {}", nodes(total)),
+        )),
+        Some(true) if total < 2 => problems.push((
+            first.name.span(),
+            format!("the cluster is declared multi-node, but its node pools hold {}", nodes(total)),
+        )),
+        _ => {}
     }
-    valid.get()
+    if total > 100_000 {
+        problems.push((first.name.span(), format!("the node pools hold {total} nodes; kix simulates at most 100000")));
+    }
+    problems
 }
 
 /// One node of an inventory, as `kix verify` simulates it.

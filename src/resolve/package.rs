@@ -128,42 +128,10 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         .and_then(|a| a.max.as_ref())
         .map(|m| Sourced { value: *m.get_ref(), from: located(&manifest, m) });
 
-    let mut views: Vec<(usize, WorkloadView)> = Vec::new();
-    let mut pdbs = Vec::new();
-    for (index, document) in documents.iter().enumerate() {
-        if let Some(kind) = WorkloadKind::of(document) {
-            match WorkloadView::read(document, kind) {
-                Ok(view) => views.push((index, view)),
-                Err(problems) => {
-                    for problem in problems {
-                        diagnostics.push(problem.about(&subject).workload(document.name()));
-                    }
-                }
-            }
-        } else if PdbView::is_pdb(document) {
-            match PdbView::read(document) {
-                Ok(view) => pdbs.push((index, view)),
-                Err(problem) => diagnostics.push(problem.about(&subject)),
-            }
-        }
-    }
+    let (views, pdbs) = read_workloads_and_budgets(&documents, &subject, diagnostics);
     report_broad_budgets(&documents, &views, &pdbs, &subject, diagnostics);
-
-    for key in raw.workloads.keys() {
-        let workload = key.get_ref();
-        let named = documents.iter().any(|d| WorkloadKind::of(d).is_some() && d.name() == workload);
-        if !named && complete {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::UnknownWorkload,
-                    format!("[workloads.{workload}] names no Deployment or StatefulSet of package `{name}`"),
-                )
-                .at(located(&manifest, key))
-                .about(&subject)
-                .workload(workload)
-                .help(workload_names_help(&documents)),
-            );
-        }
+    if complete {
+        report_unknown_entries(&raw, &documents, &manifest, &subject, diagnostics);
     }
 
     // Entries whose workload could not be read still get their mapping checked (R6), without the manifest base.
@@ -192,6 +160,63 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         pdbs,
         cluster_scoped_kinds,
     })
+}
+
+/// Typed views of the package's Deployments, StatefulSets and PodDisruptionBudgets, by document index.
+fn read_workloads_and_budgets(
+    documents: &[Document],
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) -> (Vec<(usize, WorkloadView)>, Vec<(usize, PdbView)>) {
+    let mut views = Vec::new();
+    let mut pdbs = Vec::new();
+    for (index, document) in documents.iter().enumerate() {
+        if let Some(kind) = WorkloadKind::of(document) {
+            match WorkloadView::read(document, kind) {
+                Ok(view) => views.push((index, view)),
+                Err(problems) => {
+                    for problem in problems {
+                        diagnostics.push(problem.about(subject).workload(document.name()));
+                    }
+                }
+            }
+        } else if PdbView::is_pdb(document) {
+            match PdbView::read(document) {
+                Ok(view) => pdbs.push((index, view)),
+                Err(problem) => diagnostics.push(problem.about(subject)),
+            }
+        }
+    }
+    (views, pdbs)
+}
+
+/// R9: every `[workloads.X]` entry names a Deployment or StatefulSet of the package.
+fn report_unknown_entries(
+    raw: &crate::load::package::RawPackage,
+    documents: &[Document],
+    manifest: &SourceFile,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) {
+    for key in raw.workloads.keys() {
+        let workload = key.get_ref();
+        let named = documents.iter().any(|d| WorkloadKind::of(d).is_some() && d.name() == workload);
+        if !named {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::UnknownWorkload,
+                    format!(
+                        "[workloads.{workload}] names no Deployment or StatefulSet of package `{}`",
+                        raw.meta.name.get_ref()
+                    ),
+                )
+                .at(located(manifest, key))
+                .about(subject)
+                .workload(workload)
+                .help(workload_names_help(documents)),
+            );
+        }
+    }
 }
 
 /// R12: a shipped budget shared by several workloads.
