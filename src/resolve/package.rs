@@ -162,12 +162,15 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
     })
 }
 
+/// A view with the index of the document it was read from.
+type Indexed<T> = (usize, T);
+
 /// Typed views of the package's Deployments, StatefulSets and PodDisruptionBudgets, by document index.
 fn read_workloads_and_budgets(
     documents: &[Document],
     subject: &Subject,
     diagnostics: &mut Diagnostics,
-) -> (Vec<(usize, WorkloadView)>, Vec<(usize, PdbView)>) {
+) -> (Vec<Indexed<WorkloadView>>, Vec<Indexed<PdbView>>) {
     let mut views = Vec::new();
     let mut pdbs = Vec::new();
     for (index, document) in documents.iter().enumerate() {
