@@ -24,6 +24,7 @@ pub mod names;
 pub mod resolve;
 pub mod selector;
 pub mod sim;
+pub mod source;
 #[cfg(test)]
 pub mod testing;
 pub mod validate;

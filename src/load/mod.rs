@@ -15,11 +15,8 @@ pub use cluster::ClusterFile;
 pub use package::PackageDir;
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
-use std::io::Read;
+use crate::source::{self, MAX_PACKAGE_FILE_BYTES as MAX_FILE_BYTES, ReadError};
 use std::path::{Path, PathBuf};
-
-/// The largest input file kix reads (16 MiB): far above any real manifest, far below memory trouble.
-pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Everything read from one root.
 #[derive(Debug, Default)]
@@ -140,39 +137,16 @@ impl Reader<'_> {
     /// Reads one text file, refusing files that are too large or not UTF-8.
     pub fn read(&self, path: &Path, diagnostics: &mut Diagnostics) -> Option<SourceFile> {
         let display = self.display(path);
-        let refuse = |code: Code, message: String| Diagnostic::new(code, message).at(Location::file(display.clone()));
-        let file = match std::fs::File::open(path) {
-            Ok(file) => file,
-            Err(e) => {
-                diagnostics.push(refuse(Code::Io, format!("cannot read file: {e}")));
-                return None;
-            }
-        };
-        let mut bytes = Vec::new();
-        if let Err(e) = file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes) {
-            diagnostics.push(refuse(Code::Io, format!("cannot read file: {e}")));
-            return None;
-        }
-        if bytes.len() as u64 > MAX_FILE_BYTES {
-            diagnostics.push(refuse(
-                Code::InputRefused,
-                format!("file is larger than kix's input limit of {} MiB", MAX_FILE_BYTES / 1024 / 1024),
-            ));
-            return None;
-        }
-        match String::from_utf8(bytes) {
+        match source::read_text(path, MAX_FILE_BYTES) {
             Ok(text) => Some(SourceFile::new(display, text)),
-            Err(e) => {
-                let offset = e.utf8_error().valid_up_to();
-                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                let location = SourceFile::new(display, text).locate(offset..offset + 1);
-                diagnostics.push(
-                    Diagnostic::new(
-                        Code::InputRefused,
-                        format!("file is not UTF-8 text (invalid byte at offset {offset})"),
-                    )
-                    .at(location),
-                );
+            Err(error) => {
+                let location = match &error {
+                    ReadError::NotUtf8 { offset, lossy } => {
+                        SourceFile::new(display, lossy.clone()).locate(*offset..offset + 1)
+                    }
+                    _ => Location::file(display),
+                };
+                diagnostics.push(Diagnostic::new(error.code(), error.to_string()).at(location));
                 None
             }
         }
