@@ -9,11 +9,13 @@
 //! fields, as the user wrote them.
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Subject};
+use crate::kube::kind::WorkloadKind;
+use crate::kube::labels::POD_TEMPLATE_HASH;
+use crate::kube::workload::Workload as WorkloadView;
 use crate::level::Level;
 use crate::load::package::EvictionPolicy;
 use crate::load::yaml::Document;
 use crate::resolve::{Cluster, Instance, Package, Resolved};
-use crate::workload::{WorkloadKind, WorkloadView};
 use serde_yaml::{Mapping, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -345,8 +347,8 @@ fn spread_constraint(view: &WorkloadView, key: &str, hard: bool) -> Value {
     constraint.insert("whenUnsatisfiable".into(), if hard { "DoNotSchedule" } else { "ScheduleAnyway" }.into());
     constraint.insert("labelSelector".into(), view.selector_value.clone());
     // Only Deployments have pod-template-hash; the API server refuses a key the selector already uses.
-    if view.kind == WorkloadKind::Deployment && !view.selector.keys().any(|k| k == "pod-template-hash") {
-        constraint.insert("matchLabelKeys".into(), Value::Sequence(vec!["pod-template-hash".into()]));
+    if view.kind == WorkloadKind::Deployment && !view.selector.keys().any(|k| k == POD_TEMPLATE_HASH) {
+        constraint.insert("matchLabelKeys".into(), Value::Sequence(vec![POD_TEMPLATE_HASH.into()]));
     }
     constraint.insert("nodeTaintsPolicy".into(), "Honor".into());
     Value::Mapping(constraint)
@@ -443,8 +445,11 @@ fn report_invalid_objects(
     diagnostics: &mut Diagnostics,
 ) {
     for (object, origin) in objects.iter().zip(origins) {
-        let problems = crate::validate::validate_object(object);
+        let problems = crate::kube::validate::validate_object(object);
         let Some(first) = problems.first() else { continue };
+        let join = |problems: &[crate::kube::validate::ObjectError]| {
+            problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+        };
         let document = package.document(origin.document);
         let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default();
         let name = object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default();
@@ -452,19 +457,14 @@ fn report_invalid_objects(
             Some(workload) => (
                 format!(
                     "kix derived an invalid {kind} {name} for {workload} (a kix bug; please report it): {}",
-                    problems.join("; ")
+                    join(&problems)
                 ),
                 document.location(),
             ),
-            None => {
-                let path = first.split(": ").next().unwrap_or_default();
-                let keys: Vec<&str> =
-                    path.split('.').map(|k| k.split('[').next().unwrap_or(k)).filter(|k| !k.is_empty()).collect();
-                (
-                    format!("{kind} {name} would be refused by the API server: {}", problems.join("; ")),
-                    document.locate(&keys),
-                )
-            }
+            None => (
+                format!("{kind} {name} would be refused by the API server: {}", join(&problems)),
+                document.locate(&first.keys()),
+            ),
         };
         diagnostics.push(Diagnostic::new(Code::InvalidObject, message).at(location).about(subject));
     }
@@ -638,7 +638,7 @@ fn report_shared_budgets(
     overlapping: &BTreeSet<(String, String)>,
     diagnostics: &mut Diagnostics,
 ) {
-    let mut budgets: Vec<(&str, String, crate::selector::Selector)> = Vec::new();
+    let mut budgets: Vec<(&str, String, crate::kube::selector::Selector)> = Vec::new();
     // A budget two instances both emit is one object (reported as a duplicate, K0412): count it once.
     let mut seen: BTreeSet<(&str, &str)> = BTreeSet::new();
     for plan in plans {
@@ -650,7 +650,7 @@ fn report_shared_budgets(
             if is_pdb && !seen.insert((plan.namespace.as_str(), name)) {
                 continue;
             }
-            if let (true, Some(Ok(selector))) = (is_pdb, selector.map(crate::selector::Selector::from_value)) {
+            if let (true, Some(Ok(selector))) = (is_pdb, selector.map(crate::kube::selector::Selector::from_value)) {
                 budgets.push((plan.namespace.as_str(), format!("{name} (instance `{}`)", plan.name), selector));
             }
         }

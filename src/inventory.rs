@@ -7,10 +7,11 @@
 //! pool's own labels and taints.
 
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
+use crate::kube::names;
+use crate::kube::quantity;
+use crate::kube::taints::Effect;
 use crate::load::cluster::RawNodePool;
-use crate::names;
 use crate::resolve::{FailureDomains, Substrate};
-use crate::sim::quantity;
 use serde_yaml::{Mapping, Value};
 
 /// Checks every pool of a cluster file; true when all are usable.
@@ -66,7 +67,7 @@ pub fn validate(
             }
         }
         for taint in &pool.taints {
-            if !matches!(taint.effect.as_str(), "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+            if Effect::parse(&taint.effect).is_none() {
                 problem(
                     pool.name.span(),
                     format!(

@@ -14,17 +14,15 @@ pub mod derive;
 pub mod diag;
 pub mod emit;
 pub mod inventory;
+pub mod kube;
 pub mod level;
 pub mod load;
-pub mod names;
+pub mod located;
 pub mod resolve;
-pub mod selector;
 pub mod sim;
 #[cfg(test)]
 pub mod testing;
-pub mod validate;
 pub mod verify;
-pub mod workload;
 pub mod yaml_out;
 
 use cli::{Cli, Command, Format};
@@ -40,12 +38,14 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Check(args) => compile::check_command(&args),
         Command::Verify(args) => compile::verify_command(&args),
         Command::Schedule(args) => {
-            let format = args.format;
-            finish_report(sim::schedule_command(&args), format)
+            let report = sim::schedule(&sim::ScheduleRequest { state: args.state, pod: args.pod });
+            let json = args.format == Format::Json;
+            finish_report(report.map(|r| if json { r.to_json() } else { r.to_text() }), args.format)
         }
         Command::Simulate(args) => {
-            let format = args.format;
-            finish_report(sim::simulate_command(&args), format)
+            let report = sim::simulate(&sim::SimulateRequest { state: args.state, manifests: args.manifests });
+            let json = args.format == Format::Json;
+            finish_report(report.map(|r| if json { r.to_json() } else { r.to_text() }), args.format)
         }
         Command::Explain { code } => explain(code.as_deref()),
         Command::Completions { shell } => {

@@ -8,12 +8,14 @@
 //! ceiling (R4). Per-workload decisions are `derive`'s.
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile, Subject};
+use crate::kube::kind::WorkloadKind;
+use crate::kube::names;
+use crate::kube::workload::{PdbView, Workload as WorkloadView};
 use crate::level::Level;
 use crate::load::package::RawWorkload;
 use crate::load::yaml::Document;
 use crate::load::{ClusterFile, PackageDir, Tree};
-use crate::names;
-use crate::workload::{PdbView, WorkloadKind, WorkloadView};
+use crate::located;
 use semver::{Version, VersionReq};
 use std::collections::BTreeMap;
 use toml::Spanned;
@@ -243,8 +245,8 @@ fn validate_package<'t>(dir: &'t PackageDir, diagnostics: &mut Diagnostics) -> O
     let mut workloads = Vec::new();
     let mut pdbs = Vec::new();
     for (index, document) in dir.documents.iter().enumerate() {
-        if let Some(kind) = WorkloadKind::of(document) {
-            match WorkloadView::read(document, kind) {
+        if let Some(kind) = WorkloadKind::of(&document.value) {
+            match located::read_workload(document, kind) {
                 Ok(view) => workloads.push((index, view)),
                 Err(problems) => {
                     valid = false;
@@ -253,8 +255,8 @@ fn validate_package<'t>(dir: &'t PackageDir, diagnostics: &mut Diagnostics) -> O
                     }
                 }
             }
-        } else if PdbView::is_pdb(document) {
-            match PdbView::read(document) {
+        } else if PdbView::is_pdb(&document.value) {
+            match located::read_pdb(document) {
                 Ok(view) => pdbs.push((index, view)),
                 Err(problem) => {
                     valid = false;
@@ -287,7 +289,7 @@ fn validate_package<'t>(dir: &'t PackageDir, diagnostics: &mut Diagnostics) -> O
 
     for (key, settings) in &dir.raw.workloads {
         let workload = key.get_ref();
-        let named = dir.documents.iter().any(|d| WorkloadKind::of(d).is_some() && d.name() == workload);
+        let named = dir.documents.iter().any(|d| WorkloadKind::of(&d.value).is_some() && d.name() == workload);
         if !named && dir.complete {
             valid = false;
             diagnostics.push(
@@ -304,7 +306,7 @@ fn validate_package<'t>(dir: &'t PackageDir, diagnostics: &mut Diagnostics) -> O
         if let Some(replicas) = &settings.replicas {
             let steps = replicas.get_ref().steps();
             for (level, count) in &steps {
-                if *count.get_ref() > crate::workload::MAX_REPLICAS {
+                if *count.get_ref() > crate::kube::workload::MAX_REPLICAS {
                     valid = false;
                     diagnostics.push(
                         Diagnostic::new(
@@ -312,7 +314,7 @@ fn validate_package<'t>(dir: &'t PackageDir, diagnostics: &mut Diagnostics) -> O
                             format!(
                                 "replicas {} at {level} for workload `{workload}` exceed the Kubernetes maximum {}",
                                 count.get_ref(),
-                                crate::workload::MAX_REPLICAS
+                                crate::kube::workload::MAX_REPLICAS
                             ),
                         )
                         .at(located(source, count))
@@ -374,7 +376,7 @@ fn workload_names_help(dir: &PackageDir) -> String {
     let names: Vec<String> = dir
         .documents
         .iter()
-        .filter_map(|d| WorkloadKind::of(d).map(|k| format!("{} {}", k.as_str(), d.name())))
+        .filter_map(|d| WorkloadKind::of(&d.value).map(|k| format!("{} {}", k.as_str(), d.name())))
         .collect();
     if names.is_empty() {
         "the package has no Deployment or StatefulSet".into()

@@ -14,8 +14,10 @@
 //! spanning lines, say), the diagnostic falls back to the document, or to the
 //! file.
 
-use super::objects::{State, flatten_lists, parse_node, parse_pod, str_at};
+use super::objects::{State, flatten_lists, parse_node, parse_pod};
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
+use crate::kube::taints::Effect;
+use crate::kube::value::{at, str_at};
 use serde_yaml::Value;
 use std::ops::Range;
 use std::path::Path;
@@ -226,12 +228,12 @@ fn item_spans(text: &str, chunk: Range<usize>) -> Vec<Range<usize>> {
 /// The field of an object that kix's readers refuse, when it is one kix can point at: a taint
 /// effect (Nodes) or a toleration effect (Pods, workload templates) that is not valid.
 fn bad_field(object: &Value) -> Option<(&'static str, String)> {
-    let valid = |e: &str| matches!(e, "NoSchedule" | "PreferNoSchedule" | "NoExecute");
+    let valid = |e: &str| Effect::parse(e).is_some();
     let lists: [&[&str]; 3] =
         [&["spec", "taints"], &["spec", "tolerations"], &["spec", "template", "spec", "tolerations"]];
     for path in lists {
         let tolerations = path.last() == Some(&"tolerations");
-        for entry in super::objects::at(object, path).and_then(Value::as_sequence).into_iter().flatten() {
+        for entry in at(object, path).and_then(Value::as_sequence).into_iter().flatten() {
             match entry.get("effect") {
                 Some(Value::String(e)) if !(valid(e) || (tolerations && e.is_empty())) => {
                     return Some(("effect", e.clone()));

@@ -70,12 +70,13 @@
 //! to evaluating every node only for pods that single out nodes by name.
 //!
 //! # Layout
-//! [`objects`] reads Nodes and Pods, [`quantity`] resource quantities,
+//! [`objects`] reads Nodes and Pods (quantities, taints, selectors and labels
+//! come from [`crate::kube`], which is all of the compiler-side code sim uses),
 //! [`plugins`] holds the filters and scores, [`cluster`] the mutable cluster
 //! with the reference path ([`cluster::Cluster::cycle`], every node) and the
 //! fast path ([`cluster::Cluster::select`], node classes and usage buckets,
 //! same answer), [`workload`] stamps pods from Deployments and StatefulSets,
-//! [`commands`] builds the `schedule`/`simulate` reports, [`verify`] runs the
+//! [`commands`] answers typed `schedule`/`simulate` requests with reports, [`verify`] runs the
 //! availability scenarios `kix verify` reports.
 
 pub mod cluster;
@@ -83,7 +84,6 @@ pub mod commands;
 pub mod input;
 pub mod objects;
 pub mod plugins;
-pub mod quantity;
 pub mod verify;
 pub mod workload;
 
@@ -91,15 +91,4 @@ pub use cluster::{Cluster, Cycle, Outcome};
 pub use objects::State;
 pub use verify::{DomainLoss, ScenarioResult, VerifyRequest, WorkloadLevel, WorkloadVerdict, verify_workloads};
 
-use crate::cli::{ScheduleArgs, SimulateArgs};
-use crate::diag::Diagnostics;
-
-/// `kix schedule`: returns the report to print on stdout.
-pub fn schedule_command(args: &ScheduleArgs) -> Result<String, Diagnostics> {
-    commands::schedule(args)
-}
-
-/// `kix simulate`: returns the report to print on stdout.
-pub fn simulate_command(args: &SimulateArgs) -> Result<String, Diagnostics> {
-    commands::simulate(args)
-}
+pub use commands::{ScheduleReport, ScheduleRequest, SimulateReport, SimulateRequest, schedule, simulate};

@@ -40,11 +40,16 @@
 //! a set of one pod balances nothing.
 
 use super::cluster::{Cluster, Outcome};
-use super::objects::{Effect, Pod, State, Taint, str_at};
+use super::objects::{Pod, State};
 use super::plugins::{REASON_SPREAD, Spread};
-use super::workload::{IntOrPercent, Kind, Workload};
+use super::workload::Workload;
+use crate::kube::int_or_percent::IntOrPercent;
+use crate::kube::kind::WorkloadKind;
+use crate::kube::labels::POD_TEMPLATE_HASH;
+use crate::kube::selector::Selector;
+use crate::kube::taints::Taint;
+use crate::kube::workload::PdbView;
 use crate::level::Level;
-use crate::selector::Selector;
 use serde::Serialize;
 use serde_yaml::Value;
 use std::collections::BTreeMap;
@@ -121,24 +126,20 @@ struct Budget {
     max_unavailable: Option<IntOrPercent>,
 }
 
-fn int_or_percent(v: &Value) -> Option<IntOrPercent> {
-    if let Some(n) = v.as_i64() {
-        return Some(IntOrPercent::Int(n));
-    }
-    v.as_str()?.strip_suffix('%')?.parse().ok().map(IntOrPercent::Percent)
-}
-
+/// The budgets among the objects, read by [`PdbView`] (`policy` group only); one with no selector
+/// or without a name covers nothing here.
 fn read_budgets(objects: &[Value]) -> Vec<Budget> {
     objects
         .iter()
-        .filter(|o| str_at(o, &["kind"]) == Some("PodDisruptionBudget"))
+        .filter(|o| PdbView::is_pdb(o))
         .filter_map(|o| {
+            let view = PdbView::read(o).ok()?;
             Some(Budget {
-                namespace: str_at(o, &["metadata", "namespace"]).unwrap_or("default").to_string(),
-                name: str_at(o, &["metadata", "name"])?.to_string(),
-                selector: Selector::from_value(super::objects::at(o, &["spec", "selector"])?).ok()?,
-                min_available: super::objects::at(o, &["spec", "minAvailable"]).and_then(int_or_percent),
-                max_unavailable: super::objects::at(o, &["spec", "maxUnavailable"]).and_then(int_or_percent),
+                namespace: view.namespace.unwrap_or_else(|| "default".to_string()),
+                name: Some(view.name).filter(|n| !n.is_empty())?,
+                selector: view.selector?,
+                min_available: view.min_available,
+                max_unavailable: view.max_unavailable,
             })
         })
         .collect()
@@ -172,8 +173,8 @@ impl<'a> World<'a> {
         let workload = &self.workloads[w];
         let spec = std::sync::Arc::clone(&deleted.spec);
         let mut pod = match workload.kind {
-            Kind::StatefulSet => deleted.clone(),
-            Kind::Deployment => {
+            WorkloadKind::StatefulSet => deleted.clone(),
+            WorkloadKind::Deployment => {
                 let index = self.next_index[w];
                 self.next_index[w] += 1;
                 let mut pod = workload.pod(&spec, 0, index);
@@ -243,28 +244,13 @@ impl<'a> World<'a> {
             .map(|w| w.replicas)
             .sum();
         let (desired, rule) = match (&budget.max_unavailable, &budget.min_available) {
-            (Some(max), _) => (expected - max.resolve(expected, true), format!("maxUnavailable {}", show(max))),
-            (None, Some(min)) => (min.resolve(expected, true), format!("minAvailable {}", show(min))),
+            (Some(max), _) => (expected - max.scaled_value(expected, true), format!("maxUnavailable {max}")),
+            (None, Some(min)) => (min.scaled_value(expected, true), format!("minAvailable {min}")),
             (None, None) => (expected, "no policy".to_string()),
         };
         let allowed = (healthy - desired).max(0);
         (allowed, format!("{rule}: {expected} expected, {healthy} healthy, {desired} desired healthy"))
     }
-}
-
-fn show(v: &IntOrPercent) -> String {
-    match v {
-        IntOrPercent::Int(n) => n.to_string(),
-        IntOrPercent::Percent(p) => format!("{p}%"),
-    }
-}
-
-fn unreachable_taints() -> [Taint; 2] {
-    [Effect::NoSchedule, Effect::NoExecute].map(|effect| Taint {
-        key: "node.kubernetes.io/unreachable".into(),
-        value: String::new(),
-        effect,
-    })
 }
 
 /// Runs every scenario for the workloads of one instance.
@@ -307,7 +293,7 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
         request
             .workloads
             .iter()
-            .find(|x| format!("{:?}", w.kind) == x.kind && x.namespace == w.namespace && x.name == w.name)
+            .find(|x| w.kind.as_str() == x.kind && x.namespace == w.namespace && x.name == w.name)
             .map(|x| x.level)
     };
     let adversarial = request.workloads.iter().any(|x| x.level >= Level::Node).then(|| {
@@ -338,9 +324,10 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
     }
     let mut verdicts = Vec::new();
     for wanted in &request.workloads {
-        let Some(w) = workloads.iter().position(|x| {
-            format!("{:?}", x.kind) == wanted.kind && x.namespace == wanted.namespace && x.name == wanted.name
-        }) else {
+        let Some(w) = workloads
+            .iter()
+            .position(|x| x.kind.as_str() == wanted.kind && x.namespace == wanted.namespace && x.name == wanted.name)
+        else {
             // A workload the model cannot take (say, too many replicas) fails visibly, never silently.
             if let Some((_, _, why)) =
                 unreadable.iter().find(|(ns, name, _)| *ns == wanted.namespace && *name == wanted.name)
@@ -384,7 +371,7 @@ fn verdict(
     scenarios.push(ScenarioResult { scenario: "rollout".into(), pass: pending.is_empty(), findings: rollout_findings });
     let selector_counts = selector_counts(world, w);
     let mut verdict = WorkloadVerdict {
-        kind: format!("{:?}", workload.kind),
+        kind: workload.kind.to_string(),
         namespace: workload.namespace.clone(),
         name: workload.name.clone(),
         level,
@@ -414,7 +401,7 @@ fn verdict(
     }
     // Rolling updates and drains run at every level: below pod downtime is allowed, but an update
     // that deadlocks or a drain that never finishes blocks the cluster's operators, whatever the level.
-    if workload.kind == Kind::Deployment {
+    if workload.kind == WorkloadKind::Deployment {
         scenarios.push(rolling_update(world, w, level));
     }
     scenarios.push(drain(world, w, level));
@@ -483,7 +470,7 @@ fn domain_loss(
     for (label, (nodes, pods)) in units {
         let mut world = world.clone();
         for node in &nodes {
-            world.cluster.taint(node, &unreachable_taints());
+            world.cluster.taint(node, &Taint::unreachable());
         }
         for pod in &pods {
             world.cluster.remove(&pod.namespace, &pod.name);
@@ -503,7 +490,7 @@ fn domain_loss(
             pods.iter().filter_map(|p| world.owner_of(p).map(|o| (o, p))).collect();
         owned_pods.sort_by(|a, b| (a.0, &a.1.name).cmp(&(b.0, &b.1.name)));
         for (owner, pod) in owned_pods {
-            if world.workloads[owner].kind == Kind::StatefulSet && !nodes.is_empty() {
+            if world.workloads[owner].kind == WorkloadKind::StatefulSet && !nodes.is_empty() {
                 if owner == w {
                     findings.push(format!(
                         "{label} lost: {} stays Terminating on the unreachable node; the StatefulSet creates no replacement until it is force-deleted",
@@ -625,8 +612,8 @@ fn rolling_update(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
     let mut world = world.clone();
     let workload = world.workloads[w].clone();
     let replicas = workload.replicas;
-    let surge = workload.max_surge.resolve(replicas, true);
-    let mut unavailable = workload.max_unavailable.resolve(replicas, false);
+    let surge = workload.max_surge.scaled_value(replicas, true);
+    let mut unavailable = workload.max_unavailable.scaled_value(replicas, false);
     let mut findings = Vec::new();
     if workload.max_surge.is_zero() && workload.max_unavailable.is_zero() {
         let f = "maxSurge and maxUnavailable are both 0: the API server refuses this strategy".to_string();
@@ -641,7 +628,7 @@ fn rolling_update(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
     }
     let new_spec = workload.pod_spec(1);
     let new_hash = workload.revision_hash(1);
-    let is_new = |p: &Pod| p.labels.get("pod-template-hash") == Some(&new_hash);
+    let is_new = |p: &Pod| p.labels.get(POD_TEMPLATE_HASH) == Some(&new_hash);
     // The Deployment controller works in syncs: it scales the new ReplicaSet up within maxSurge
     // and the old one down by as much as maxUnavailable allows, counting only *available* pods.
     // A new pod becomes available one sync after it is bound (readiness is not instant), so a

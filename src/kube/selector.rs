@@ -63,9 +63,9 @@ impl Selector {
                         let (Some(k), Some(v)) = (k.as_str(), scalar_string(v)) else {
                             return Err("matchLabels must map label keys to string values".into());
                         };
-                        crate::names::label_key(k)
+                        crate::kube::names::label_key(k)
                             .map_err(|why| format!("matchLabels key `{k}` is not a valid label key: {why}"))?;
-                        crate::names::label_value(&v).map_err(|why| {
+                        crate::kube::names::label_value(&v).map_err(|why| {
                             format!("matchLabels value `{v}` of `{k}` is not a valid label value: {why}")
                         })?;
                         selector.match_labels.insert(k.to_string(), v);
@@ -140,7 +140,7 @@ fn parse_requirement(item: &Value) -> Result<Requirement, String> {
         }
     }
     let key = key.ok_or("a matchExpressions entry needs a key")?;
-    crate::names::label_key(&key)
+    crate::kube::names::label_key(&key)
         .map_err(|why| format!("matchExpressions key `{key}` is not a valid label key: {why}"))?;
     let operator = operator.ok_or_else(|| format!("the matchExpressions entry for `{key}` needs an operator"))?;
     match operator {
@@ -153,7 +153,7 @@ fn parse_requirement(item: &Value) -> Result<Requirement, String> {
         _ => {}
     }
     for v in &values {
-        crate::names::label_value(v)
+        crate::kube::names::label_value(v)
             .map_err(|why| format!("value `{v}` of `{key}` is not a valid label value: {why}"))?;
     }
     Ok(Requirement { key, operator, values })
