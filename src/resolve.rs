@@ -21,8 +21,8 @@ use std::collections::BTreeMap;
 use toml::Spanned;
 
 /// Default failure-domain keys (the well-known labels every kubelet and cloud provider sets).
-pub const DEFAULT_NODE_KEY: &str = "kubernetes.io/hostname";
-pub const DEFAULT_ZONE_KEY: &str = "topology.kubernetes.io/zone";
+pub const DEFAULT_NODE_KEY: &str = crate::kube::labels::HOSTNAME;
+pub const DEFAULT_ZONE_KEY: &str = crate::kube::labels::ZONE;
 
 /// Everything resolved from one tree.
 #[derive(Debug)]

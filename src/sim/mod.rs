@@ -77,7 +77,8 @@
 //! fast path ([`cluster::Cluster::select`], node classes and usage buckets,
 //! same answer), [`workload`] stamps pods from Deployments and StatefulSets,
 //! [`commands`] answers typed `schedule`/`simulate` requests with reports, [`verify`] runs the
-//! availability scenarios `kix verify` reports.
+//! availability scenarios `kix verify` reports ([`voluntary`] the rolling update
+//! and the drain).
 
 pub mod cluster;
 pub mod commands;
@@ -85,6 +86,7 @@ pub mod input;
 pub mod objects;
 pub mod plugins;
 pub mod verify;
+mod voluntary;
 pub mod workload;
 
 pub use cluster::{Cluster, Cycle, Outcome};

@@ -292,13 +292,13 @@ pub fn parse_node(object: &Value) -> Result<Node, String> {
     if let Some(resources) = resources {
         let get = |key: &str| resources.get(key).and_then(scalar_text);
         if let Some(cpu) = get("cpu") {
-            allocatable.milli_cpu = quantity::milli(&cpu).map_err(ctx)?;
+            allocatable.milli_cpu = quantity::milli(&cpu).map_err(|e| ctx(e.to_string()))?;
         }
         if let Some(memory) = get("memory") {
-            allocatable.memory = quantity::units(&memory).map_err(ctx)?;
+            allocatable.memory = quantity::units(&memory).map_err(|e| ctx(e.to_string()))?;
         }
         if let Some(pods) = get("pods") {
-            allocatable.pods = quantity::units(&pods).map_err(ctx)?;
+            allocatable.pods = quantity::units(&pods).map_err(|e| ctx(e.to_string()))?;
         }
     }
     Ok(Node { name, labels, taints, unschedulable, allocatable })
@@ -467,12 +467,12 @@ fn container_requests(container: &Value, nonzero: bool) -> Result<Resources, Str
     let requests = at(container, &["resources", "requests"]);
     let get = |key: &str| requests.and_then(|r| r.get(key)).and_then(scalar_text);
     let milli_cpu = match get("cpu") {
-        Some(q) => quantity::milli(&q)?,
+        Some(q) => quantity::milli(&q).map_err(|e| e.to_string())?,
         None if nonzero => DEFAULT_MILLI_CPU_REQUEST,
         None => 0,
     };
     let memory = match get("memory") {
-        Some(q) => quantity::units(&q)?,
+        Some(q) => quantity::units(&q).map_err(|e| e.to_string())?,
         None if nonzero => DEFAULT_MEMORY_REQUEST,
         None => 0,
     };
@@ -514,10 +514,10 @@ fn pod_requests(spec: &Value) -> Result<(Resources, Resources), String> {
         let mut total = max(add(sum, sidecars), init_peak);
         if let Some(overhead) = at(spec, &["overhead"]) {
             if let Some(cpu) = overhead.get("cpu").and_then(scalar_text) {
-                total.milli_cpu = total.milli_cpu.saturating_add(quantity::milli(&cpu)?);
+                total.milli_cpu = total.milli_cpu.saturating_add(quantity::milli(&cpu).map_err(|e| e.to_string())?);
             }
             if let Some(memory) = overhead.get("memory").and_then(scalar_text) {
-                total.memory = total.memory.saturating_add(quantity::units(&memory)?);
+                total.memory = total.memory.saturating_add(quantity::units(&memory).map_err(|e| e.to_string())?);
             }
         }
         results[slot] = total;
