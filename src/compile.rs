@@ -95,7 +95,7 @@ pub fn verify_command(args: &VerifyArgs) -> ExitCode {
     let snapshot = match args.state.as_deref().map(crate::sim::input::read_state).transpose() {
         Ok(snapshot) => snapshot,
         Err(problems) => {
-            compiled.diagnostics.extend(problems);
+            compiled.diagnostics.extend(problems.into());
             return report(&compiled.diagnostics, args.select.format);
         }
     };

@@ -40,12 +40,18 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Schedule(args) => {
             let report = sim::schedule(&sim::ScheduleRequest { state: args.state, pod: args.pod });
             let json = args.format == Format::Json;
-            finish_report(report.map(|r| if json { r.to_json() } else { r.to_text() }), args.format)
+            finish_report(
+                report.map(|r| if json { r.to_json() } else { r.to_text() }).map_err(Diagnostics::from),
+                args.format,
+            )
         }
         Command::Simulate(args) => {
             let report = sim::simulate(&sim::SimulateRequest { state: args.state, manifests: args.manifests });
             let json = args.format == Format::Json;
-            finish_report(report.map(|r| if json { r.to_json() } else { r.to_text() }), args.format)
+            finish_report(
+                report.map(|r| if json { r.to_json() } else { r.to_text() }).map_err(Diagnostics::from),
+                args.format,
+            )
         }
         Command::Explain { code } => explain(code.as_deref()),
         Command::Completions { shell } => {

@@ -3,7 +3,9 @@
 //! Implements `matchLabels` and the four `matchExpressions` operators with the
 //! apimachinery semantics: all requirements are ANDed; `NotIn` and
 //! `DoesNotExist` match labels that lack the key. An empty selector matches
-//! everything; kix refuses to copy one (see `Selector::is_empty`).
+//! everything; kix refuses to copy one (see `Selector::is_empty`). Follows
+//! staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go
+//! (`LabelSelectorAsSelector`) and pkg/labels/selector.go (`Requirement.Matches`).
 
 use serde_yaml::Value;
 use std::collections::BTreeMap;

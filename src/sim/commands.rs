@@ -1,14 +1,13 @@
 //! `kix schedule` and `kix simulate`: typed requests in, typed reports out.
 //!
 //! The caller (the CLI) builds a request from its arguments and renders the
-//! report as text ([`ScheduleReport::to_text`]) or JSON (`to_json`). Files that
-//! cannot be read come back as located diagnostics from [`super::input`].
+//! report as text ([`ScheduleReport::to_text`]) or JSON (`to_json`). Files and
+//! objects that cannot be read come back as an [`InputError`] (located problems).
 
 use super::cluster::{Cluster, Cycle, Outcome};
-use super::input::{not_an_object, read_located, read_state};
+use super::input::{InputError, read_located, read_state};
 use super::objects::{Pod, parse_pod};
 use super::workload::Workload;
-use crate::diag::Diagnostics;
 use crate::kube::kind::WorkloadKind;
 use crate::kube::value::str_at;
 use serde::Serialize;
@@ -48,17 +47,17 @@ pub struct ScheduleReport {
 }
 
 /// `kix schedule`: one reference cycle for one pod.
-pub fn schedule(request: &ScheduleRequest) -> Result<ScheduleReport, Diagnostics> {
+pub fn schedule(request: &ScheduleRequest) -> Result<ScheduleReport, InputError> {
     let state = read_state(&request.state)?;
     let file = read_located(&request.pod)?;
     let objects: Vec<serde_yaml::Value> = file.objects.iter().map(|o| o.value.clone()).collect();
     let err = |(index, m): (Option<usize>, String)| {
-        let mut d = Diagnostics::default();
-        d.push(match index {
-            Some(index) => file.not_an_object(index, m),
-            None => not_an_object(&request.pod, m),
-        });
-        d
+        let mut errors = InputError::default();
+        match index {
+            Some(index) => errors.object(&file, index, m),
+            None => errors.file(&request.pod, m),
+        }
+        errors
     };
     let pod = first_pod(&objects).map_err(err)?;
     let cluster = Cluster::new(&state);
@@ -224,10 +223,10 @@ pub struct SimulateReport {
 }
 
 /// `kix simulate`: places every workload of the manifests in order.
-pub fn simulate(request: &SimulateRequest) -> Result<SimulateReport, Diagnostics> {
+pub fn simulate(request: &SimulateRequest) -> Result<SimulateReport, InputError> {
     let state = read_state(&request.state)?;
     let mut workloads = Vec::new();
-    let mut diagnostics = Diagnostics::default();
+    let mut errors = InputError::default();
     for path in &request.manifests {
         match read_located(path) {
             Ok(file) => {
@@ -235,15 +234,15 @@ pub fn simulate(request: &SimulateRequest) -> Result<SimulateReport, Diagnostics
                     match Workload::from_object(&object.value, "default") {
                         Ok(Some(w)) => workloads.push(w),
                         Ok(None) => {}
-                        Err(e) => diagnostics.push(file.not_an_object(index, e)),
+                        Err(e) => errors.object(&file, index, e),
                     }
                 }
             }
-            Err(d) => diagnostics.extend(d),
+            Err(e) => errors.extend(e),
         }
     }
-    if !diagnostics.is_empty() {
-        return Err(diagnostics);
+    if !errors.is_empty() {
+        return Err(errors);
     }
     let mut cluster = Cluster::new(&state);
     Ok(SimulateReport { workloads: workloads.iter().map(|w| place(&mut cluster, w)).collect() })

@@ -94,3 +94,4 @@ pub use objects::State;
 pub use verify::{DomainLoss, ScenarioResult, VerifyRequest, WorkloadLevel, WorkloadVerdict, verify_workloads};
 
 pub use commands::{ScheduleReport, ScheduleRequest, SimulateReport, SimulateRequest, schedule, simulate};
+pub use input::InputError;
