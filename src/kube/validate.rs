@@ -52,6 +52,8 @@ impl fmt::Display for ObjectError {
     }
 }
 
+impl std::error::Error for ObjectError {}
+
 /// Validates one object as the API server would; returns every problem found, empty when valid.
 pub fn validate_object(object: &Value) -> Vec<ObjectError> {
     let mut problems = Problems::default();

@@ -95,6 +95,8 @@ impl fmt::Display for WorkloadError {
     }
 }
 
+impl std::error::Error for WorkloadError {}
+
 /// A Deployment's update strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Strategy {

@@ -153,8 +153,9 @@ fn first_pod(objects: &[serde_yaml::Value]) -> Result<Pod, (Option<usize>, Strin
             return parse_pod(object, "default").map_err(at);
         }
         if WorkloadKind::of(object).is_some() {
-            let w =
-                Workload::from_object(object, "default").map_err(at)?.ok_or((Some(index), "not a workload".into()))?;
+            let w = Workload::from_object(object, "default")
+                .map_err(|e| at(e.to_string()))?
+                .ok_or((Some(index), "not a workload".into()))?;
             return Ok(w.pod(&w.pod_spec(0), 0, 0));
         }
     }
@@ -234,7 +235,7 @@ pub fn simulate(request: &SimulateRequest) -> Result<SimulateReport, InputError>
                     match Workload::from_object(&object.value, "default") {
                         Ok(Some(w)) => workloads.push(w),
                         Ok(None) => {}
-                        Err(e) => errors.object(&file, index, e),
+                        Err(e) => errors.object(&file, index, e.to_string()),
                     }
                 }
             }

@@ -273,7 +273,7 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
                         .unwrap_or_default()
                         .to_string()
                 };
-                unreadable.push((field(&["metadata", "namespace"]), field(&["metadata", "name"]), why));
+                unreadable.push((field(&["metadata", "namespace"]), field(&["metadata", "name"]), why.to_string()));
             }
         }
     }

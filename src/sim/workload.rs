@@ -18,7 +18,7 @@ use crate::kube::labels::{
 use crate::kube::selector::{Labels, Selector};
 use crate::kube::taints::{Effect, Toleration};
 use crate::kube::value::at;
-use crate::kube::workload::Workload as Object;
+use crate::kube::workload::{Workload as Object, WorkloadError};
 use serde_yaml::Value;
 use std::sync::Arc;
 
@@ -63,29 +63,40 @@ fn encode(mut n: u64, len: usize) -> String {
         .collect()
 }
 
+/// Why the model cannot place a workload.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// The one reader's problems (every one, joined).
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Object(Vec<WorkloadError>),
+    #[error(transparent)]
+    Strategy(WorkloadError),
+    #[error(
+        "{kind} `{name}`: spec.replicas is {replicas}; kix simulates at most {MAX_SIMULATED_REPLICAS} replicas per workload"
+    )]
+    TooManyReplicas { kind: WorkloadKind, name: String, replicas: i64 },
+    /// The template's pod spec has a field the model cannot read.
+    #[error("{kind} `{name}`: {reason}")]
+    PodSpec { kind: WorkloadKind, name: String, reason: String },
+}
+
 /// The most replicas of one workload kix places: far above real workloads, low enough that a typo
 /// such as `replicas: 2000000000` is refused instead of simulated for hours.
 pub const MAX_SIMULATED_REPLICAS: i64 = 10_000;
 
 impl Workload {
-    /// Reads an `apps` Deployment or StatefulSet; Ok(None) for any other object. An error is the
-    /// one reader's problems, joined, or the template's pod spec that the model cannot read.
-    pub fn from_object(object: &Value, default_namespace: &str) -> Result<Option<Workload>, String> {
-        let join = |problems: Vec<crate::kube::workload::WorkloadError>| {
-            problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
-        };
-        let Some(object) = Object::read(object).map_err(join)? else { return Ok(None) };
-        let strategy = object.strategy().map_err(|e| e.to_string())?;
+    /// Reads an `apps` Deployment or StatefulSet through [`crate::kube::workload`]; Ok(None) for
+    /// any other object.
+    pub fn from_object(object: &Value, default_namespace: &str) -> Result<Option<Workload>, ReadError> {
+        let Some(object) = Object::read(object).map_err(ReadError::Object)? else { return Ok(None) };
+        let strategy = object.strategy().map_err(ReadError::Strategy)?;
         let Object { kind, name, namespace, manifest_replicas, selector, template_labels, template, .. } = object;
-        let ctx = |e: String| format!("{kind} `{name}`: {e}");
         let replicas = i64::from(manifest_replicas.unwrap_or(1));
         if replicas > MAX_SIMULATED_REPLICAS {
-            return Err(ctx(format!(
-                "spec.replicas is {replicas}; kix simulates at most {MAX_SIMULATED_REPLICAS} replicas per workload"
-            )));
+            return Err(ReadError::TooManyReplicas { kind, name, replicas });
         }
         let spec = match at(&template, &["spec"]) {
-            Some(s) => parse_pod_spec(s).map_err(ctx)?,
+            Some(s) => parse_pod_spec(s).map_err(|reason| ReadError::PodSpec { kind, name: name.clone(), reason })?,
             None => PodSpec::default(),
         };
         let template_hash = fnv(serde_yaml::to_string(&template).unwrap_or_default().as_bytes(), 0);
@@ -210,5 +221,16 @@ mod tests {
         assert_eq!(pod.labels["statefulset.kubernetes.io/pod-name"], "db-1");
         assert_eq!(pod.namespace, "data");
         assert_eq!(w.replicas, 1);
+    }
+
+    #[test]
+    fn only_apps_workloads_are_placed() {
+        let yaml = "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: old}\nspec:\n  selector: {matchLabels: {app: old}}\n  template:\n    metadata: {labels: {app: old}}\n    spec: {containers: [{name: c}]}\n";
+        assert!(Workload::from_object(&serde_yaml::from_str(yaml).unwrap(), "default").unwrap().is_none());
+        let huge = yaml
+            .replace("extensions/v1beta1", "apps/v1")
+            .replace("spec:\n  selector", "spec:\n  replicas: 20000\n  selector");
+        let e = Workload::from_object(&serde_yaml::from_str(&huge).unwrap(), "default").unwrap_err();
+        assert!(matches!(e, ReadError::TooManyReplicas { replicas: 20000, .. }), "{e}");
     }
 }
