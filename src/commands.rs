@@ -19,12 +19,14 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Check(args) => check(&args),
         Command::Verify(args) => verify(&args),
         Command::Schedule(args) => {
-            let format = args.format;
-            finish_report(sim::schedule_command(&args), format)
+            let report = sim::schedule(&sim::ScheduleRequest { state: args.state, pod: args.pod });
+            let json = args.format == Format::Json;
+            finish_report(report.map(|r| if json { r.to_json() } else { r.to_text() }), args.format)
         }
         Command::Simulate(args) => {
-            let format = args.format;
-            finish_report(sim::simulate_command(&args), format)
+            let report = sim::simulate(&sim::SimulateRequest { state: args.state, manifests: args.manifests });
+            let json = args.format == Format::Json;
+            finish_report(report.map(|r| if json { r.to_json() } else { r.to_text() }), args.format)
         }
         Command::Explain { code } => explain(code.as_deref()),
         Command::Completions { shell } => {
@@ -92,14 +94,14 @@ fn verify(args: &VerifyArgs) -> ExitCode {
 }
 
 /// Prints a command's report, or its diagnostics when it failed.
-fn finish_report(result: Result<String, Diagnostics>, format: Format) -> ExitCode {
+fn finish_report(result: Result<String, sim::input::InputError>, format: Format) -> ExitCode {
     match result {
         Ok(report) => {
             print_stdout(&report);
             ExitCode::SUCCESS
         }
-        Err(diagnostics) => {
-            print_diagnostics(&diagnostics, format, None);
+        Err(error) => {
+            print_diagnostics(&Diagnostics::from(error), format, None);
             ExitCode::FAILURE
         }
     }

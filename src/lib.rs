@@ -18,18 +18,15 @@ pub mod crosscheck;
 pub mod derive;
 pub mod diag;
 pub mod emit;
+pub mod kube;
 pub mod level;
 pub mod load;
-pub mod names;
 pub mod resolve;
-pub mod selector;
 pub mod sim;
 pub mod source;
 #[cfg(test)]
 pub mod testing;
-pub mod validate;
 pub mod verify;
-pub mod workload;
 pub mod yaml_out;
 
 pub use commands::run;

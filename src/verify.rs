@@ -61,7 +61,7 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
     let snapshot = match request.state.as_deref().map(crate::sim::input::read_state).transpose() {
         Ok(snapshot) => snapshot,
         Err(problems) => {
-            diagnostics.extend(problems);
+            diagnostics.extend(Diagnostics::from(problems));
             return Ok(Verified { diagnostics, reports: None });
         }
     };

@@ -13,7 +13,7 @@
 #![no_main]
 
 use kix::diag::Style;
-use kix::validate::validate_object;
+use kix::kube::validate::validate_object;
 use libfuzzer_sys::fuzz_target;
 use serde::Deserialize;
 use serde_yaml::Value;

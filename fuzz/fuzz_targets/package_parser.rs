@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
         {
             let _ = document.locate(path);
         }
-        let _ = kix::validate::validate_object(&document.value);
+        let _ = kix::kube::validate::validate_object(&document.value);
     }
     for diagnostic in diagnostics.iter() {
         let _ = diagnostic.render(Style::Plain);

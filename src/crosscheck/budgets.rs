@@ -6,7 +6,7 @@
 use super::ClusterWorkloads;
 use crate::derive::InstancePlan;
 use crate::diag::{Code, Diagnostic, Diagnostics, Subject};
-use crate::selector::Selector;
+use crate::kube::selector::Selector;
 use serde_yaml::Value;
 use std::collections::BTreeSet;
 

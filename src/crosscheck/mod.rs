@@ -17,8 +17,8 @@ mod shared_objects;
 
 use crate::derive::InstancePlan;
 use crate::diag::Diagnostics;
+use crate::kube::selector::{Labels, Selector};
 use crate::resolve::{Cluster, Instance, Workload};
-use crate::selector::{Labels, Selector};
 use std::collections::BTreeMap;
 
 /// Runs every cross-instance check of one cluster.

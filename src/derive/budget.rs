@@ -3,8 +3,8 @@
 //! the package chose (or the one that fits the kind).
 
 use super::patch::set_labels;
+use crate::kube::workload::Workload as WorkloadView;
 use crate::load::package::EvictionPolicy;
-use crate::workload::WorkloadView;
 use serde_yaml::{Mapping, Value};
 
 /// R10: the derived budget.

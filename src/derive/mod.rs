@@ -25,10 +25,10 @@ pub use patch::{INSTANCE_LABEL, MANAGED_BY_LABEL, REQUESTED_ANNOTATION, RESOLVED
 pub use placement::spread_keys;
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::kube::kind::WorkloadKind;
 use crate::level::Level;
 use crate::resolve::inventory::InventoryNode;
 use crate::resolve::{Cluster, FailureDomains, Instance, Model};
-use crate::workload::WorkloadKind;
 use objects::Origin;
 use serde_yaml::Value;
 

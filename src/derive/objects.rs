@@ -24,27 +24,19 @@ pub fn report_invalid_objects(
     diagnostics: &mut Diagnostics,
 ) {
     for (object, origin) in objects.iter().zip(origins) {
-        let problems = crate::validate::validate_object(object);
+        let problems = crate::kube::validate::validate_object(object);
         let Some(first) = problems.first() else { continue };
+        let joined = problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
         let document = &package.documents[origin.document];
         let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default();
         let name = object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default();
         let (message, location) = match &origin.derived_for {
             Some(workload) => (
-                format!(
-                    "kix derived an invalid {kind} {name} for {workload} (a kix bug; please report it): {}",
-                    problems.join("; ")
-                ),
+                format!("kix derived an invalid {kind} {name} for {workload} (a kix bug; please report it): {joined}"),
                 document.location(),
             ),
             None => {
-                let path = first.split(": ").next().unwrap_or_default();
-                let keys: Vec<&str> =
-                    path.split('.').map(|k| k.split('[').next().unwrap_or(k)).filter(|k| !k.is_empty()).collect();
-                (
-                    format!("{kind} {name} would be refused by the API server: {}", problems.join("; ")),
-                    document.locate(&keys),
-                )
+                (format!("{kind} {name} would be refused by the API server: {joined}"), document.locate(&first.keys()))
             }
         };
         diagnostics.push(Diagnostic::new(Code::InvalidObject, message).at(location).about(subject));

@@ -5,7 +5,9 @@
 //! right after `metadata.name`.
 
 use super::WorkloadPlan;
-use crate::workload::{WorkloadKind, WorkloadView};
+use crate::kube::kind::WorkloadKind;
+use crate::kube::labels::POD_TEMPLATE_HASH;
+use crate::kube::workload::Workload as WorkloadView;
 use serde_yaml::{Mapping, Value};
 
 /// Labels kix puts on every object it emits.
@@ -45,8 +47,8 @@ fn spread_constraint(view: &WorkloadView, key: &str, hard: bool) -> Value {
     constraint.insert("whenUnsatisfiable".into(), if hard { "DoNotSchedule" } else { "ScheduleAnyway" }.into());
     constraint.insert("labelSelector".into(), view.selector_value.clone());
     // Only Deployments have pod-template-hash; the API server refuses a key the selector already uses.
-    if view.kind == WorkloadKind::Deployment && !view.selector.keys().any(|k| k == "pod-template-hash") {
-        constraint.insert("matchLabelKeys".into(), Value::Sequence(vec!["pod-template-hash".into()]));
+    if view.kind == WorkloadKind::Deployment && !view.selector.keys().any(|k| k == POD_TEMPLATE_HASH) {
+        constraint.insert("matchLabelKeys".into(), Value::Sequence(vec![POD_TEMPLATE_HASH.into()]));
     }
     constraint.insert("nodeTaintsPolicy".into(), "Honor".into());
     Value::Mapping(constraint)

@@ -11,10 +11,10 @@ use super::model::{Cluster, Sourced};
 use super::package::Packages;
 use super::substrate::{FailureDomains, Substrate, Support};
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, Subject};
+use crate::kube::labels::{HOSTNAME as HOSTNAME_KEY, ZONE as ZONE_KEY};
+use crate::kube::names;
 use crate::level::Level;
 use crate::load::ClusterFile;
-use crate::names;
-use crate::sim::objects::{HOSTNAME_KEY, ZONE_KEY};
 use std::rc::Rc;
 
 /// Resolves one cluster file; `None` when its own settings are unusable (every reason reported).

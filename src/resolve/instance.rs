@@ -11,9 +11,9 @@ use super::package::Packages;
 use super::substrate::Substrate;
 use super::versions::choose_package;
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile, Subject};
+use crate::kube::names;
 use crate::level::Level;
 use crate::load::cluster::RawInstance;
-use crate::names;
 
 /// What an instance is resolved against: its cluster's name, level and substrate.
 pub struct ClusterContext<'a> {

@@ -8,11 +8,11 @@
 
 use super::substrate::{FailureDomains, Substrate};
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
+use crate::kube::names;
+use crate::kube::quantity;
+use crate::kube::selector::Labels;
+use crate::kube::taints::{Effect, Taint};
 use crate::load::cluster::RawNodePool;
-use crate::names;
-use crate::selector::Labels;
-use crate::sim::objects::{Effect, Taint};
-use crate::sim::quantity;
 
 /// A problem with a pool: where in the cluster file, and what.
 type Problem = (std::ops::Range<usize>, String);

@@ -19,6 +19,7 @@ pub mod model;
 mod package;
 pub mod substrate;
 mod versions;
+pub mod views;
 
 pub use model::{Cluster, Instance, InstanceWorkload, Model, Package, ReplicaSource, Sourced, Workload};
 pub use substrate::{FailureDomains, Substrate, Support};

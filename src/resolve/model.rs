@@ -9,10 +9,11 @@
 use super::inventory::InventoryNode;
 use super::substrate::{FailureDomains, Substrate};
 use crate::diag::{Location, SourceFile, Subject};
+use crate::kube::kind::WorkloadKind;
+use crate::kube::workload::{PdbView, Workload as WorkloadView};
 use crate::level::Level;
 use crate::load::package::EvictionPolicy;
 use crate::load::yaml::Document;
-use crate::workload::{PdbView, WorkloadKind, WorkloadView};
 use semver::Version;
 use std::collections::BTreeSet;
 use std::path::PathBuf;

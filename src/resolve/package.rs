@@ -7,12 +7,13 @@
 
 use super::model::{Package, Sourced, Workload};
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
+use crate::kube::kind::WorkloadKind;
+use crate::kube::names;
+use crate::kube::workload::{MAX_REPLICAS, PdbView, Workload as WorkloadView};
 use crate::level::Level;
 use crate::load::PackageDir;
 use crate::load::package::{EvictionPolicy, RawWorkload};
 use crate::load::yaml::Document;
-use crate::names;
-use crate::workload::{MAX_REPLICAS, PdbView, WorkloadKind, WorkloadView};
 use semver::Version;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -174,8 +175,8 @@ fn read_workloads_and_budgets(
     let mut views = Vec::new();
     let mut pdbs = Vec::new();
     for (index, document) in documents.iter().enumerate() {
-        if let Some(kind) = WorkloadKind::of(document) {
-            match WorkloadView::read(document, kind) {
+        if let Some(kind) = WorkloadKind::of(&document.value) {
+            match super::views::read_workload(document, kind) {
                 Ok(view) => views.push((index, view)),
                 Err(problems) => {
                     for problem in problems {
@@ -183,8 +184,8 @@ fn read_workloads_and_budgets(
                     }
                 }
             }
-        } else if PdbView::is_pdb(document) {
-            match PdbView::read(document) {
+        } else if PdbView::is_pdb(&document.value) {
+            match super::views::read_pdb(document) {
                 Ok(view) => pdbs.push((index, view)),
                 Err(problem) => diagnostics.push(problem.about(subject)),
             }
@@ -203,7 +204,7 @@ fn report_unknown_entries(
 ) {
     for key in raw.workloads.keys() {
         let workload = key.get_ref();
-        let named = documents.iter().any(|d| WorkloadKind::of(d).is_some() && d.name() == workload);
+        let named = documents.iter().any(|d| WorkloadKind::of(&d.value).is_some() && d.name() == workload);
         if !named {
             diagnostics.push(
                 Diagnostic::new(
@@ -348,8 +349,10 @@ fn check_steps(
 }
 
 fn workload_names_help(documents: &[Document]) -> String {
-    let names: Vec<String> =
-        documents.iter().filter_map(|d| WorkloadKind::of(d).map(|k| format!("{} {}", k.as_str(), d.name()))).collect();
+    let names: Vec<String> = documents
+        .iter()
+        .filter_map(|d| WorkloadKind::of(&d.value).map(|k| format!("{} {}", k.as_str(), d.name())))
+        .collect();
     if names.is_empty() {
         "the package has no Deployment or StatefulSet".into()
     } else {

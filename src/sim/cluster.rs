@@ -18,9 +18,11 @@
 //! hostname labels) is evaluated on every node with the per-node tallies.
 //! Tests check that `select` always chooses the reference path's node.
 
-use super::objects::{HOSTNAME_KEY, Node, Pod, State, Taint};
+use super::objects::{Node, Pod, State};
 use super::plugins::{self, Candidate, Domains, Rejection, Scores, Spread, Usage};
-use crate::selector::{Labels, Selector};
+use crate::kube::labels::HOSTNAME;
+use crate::kube::selector::{Labels, Selector};
+use crate::kube::taints::Taint;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One node's outcome in a cycle.
@@ -198,7 +200,7 @@ impl Cluster {
     /// taint the node lifecycle controller adds to a cordoned node and takes off an uncordoned one.
     pub fn cordon(&mut self, node: &str, unschedulable: bool) {
         if let Some(&i) = self.by_name.get(node) {
-            let taint = super::objects::unschedulable_taint();
+            let taint = Taint::unschedulable();
             let node = &mut self.nodes[i];
             node.unschedulable = unschedulable;
             node.taints.retain(|t| *t != taint);
@@ -250,8 +252,8 @@ impl Cluster {
         let mut class_of = Vec::with_capacity(self.nodes.len());
         let mut classes: Vec<Class> = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
-            let labels: Vec<_> = node.labels.iter().filter(|(k, _)| *k != HOSTNAME_KEY).collect();
-            let has_hostname = node.labels.contains_key(HOSTNAME_KEY);
+            let labels: Vec<_> = node.labels.iter().filter(|(k, _)| *k != HOSTNAME).collect();
+            let has_hostname = node.labels.contains_key(HOSTNAME);
             let key = (labels, has_hostname, node.taints.as_slice(), node.unschedulable, node.allocatable);
             let next = classes.len();
             let c = *keys.entry(key).or_insert(next);
@@ -262,7 +264,7 @@ impl Cluster {
             classes[c].size += 1;
             class_of.push(c);
         }
-        let mut hostnames: Vec<&String> = self.nodes.iter().filter_map(|n| n.labels.get(HOSTNAME_KEY)).collect();
+        let mut hostnames: Vec<&String> = self.nodes.iter().filter_map(|n| n.labels.get(HOSTNAME)).collect();
         let labelled = hostnames.len();
         hostnames.sort_unstable();
         hostnames.dedup();
@@ -385,7 +387,7 @@ impl Cluster {
             .soft
             .iter()
             .enumerate()
-            .map(|(c, con)| if con.key == HOSTNAME_KEY { HashMap::new() } else { domain_counts(offset + c, con, all) })
+            .map(|(c, con)| if con.key == HOSTNAME { HashMap::new() } else { domain_counts(offset + c, con, all) })
             .collect();
         let candidates: Vec<Candidate<'_>> = feasible
             .iter()
@@ -416,14 +418,14 @@ impl Cluster {
     /// count with one selector (then a node's own count joins its group key).
     fn fast_path_applies(&self, pod: &Pod, spread: &Spread) -> bool {
         let mut host_selectors =
-            spread.hard.iter().chain(&spread.soft).filter(|c| c.key == HOSTNAME_KEY).map(|c| &c.selector);
+            spread.hard.iter().chain(&spread.soft).filter(|c| c.key == HOSTNAME).map(|c| &c.selector);
         let one_selector = match host_selectors.next() {
             None => true,
             Some(first) => self.unique_hostnames && host_selectors.all(|s| s == first),
         };
         one_selector
             && pod.spec.node_name.is_none()
-            && !pod.spec.node_selector.contains_key(HOSTNAME_KEY)
+            && !pod.spec.node_selector.contains_key(HOSTNAME)
             && !pod.spec.required_terms.iter().flatten().any(|t| t.mentions_node_identity())
             && !pod.spec.preferred_terms.iter().any(|(_, t)| t.mentions_node_identity())
     }
@@ -436,7 +438,7 @@ impl Cluster {
         }
         let tallies = self.tallies_for(pod, &spread);
         let constraints: Vec<&plugins::Constraint> = spread.hard.iter().chain(&spread.soft).collect();
-        let host = constraints.iter().position(|c| c.key == HOSTNAME_KEY);
+        let host = constraints.iter().position(|c| c.key == HOSTNAME);
         // The tally whose per-node count joins the group key (None: every count is 0).
         let host_tally = host.and_then(|c| tallies[c]);
         if let Some(t) = host_tally {
@@ -448,7 +450,7 @@ impl Cluster {
             .iter()
             .enumerate()
             .map(|(c, con)| {
-                if con.key != HOSTNAME_KEY {
+                if con.key != HOSTNAME {
                     return Domains::new(this.class_counts(pod, con, &spread.hard, tallies[c]));
                 }
                 // Each eligible node is a domain: count them and find the smallest count.
@@ -475,11 +477,7 @@ impl Cluster {
             .iter()
             .enumerate()
             .map(|(c, con)| {
-                if con.key == HOSTNAME_KEY {
-                    HashMap::new()
-                } else {
-                    this.class_counts(pod, con, all, tallies[offset + c])
-                }
+                if con.key == HOSTNAME { HashMap::new() } else { this.class_counts(pod, con, all, tallies[offset + c]) }
             })
             .collect();
         // Feasible groups: the lowest node and the group's own hostname count.

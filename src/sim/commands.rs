@@ -1,36 +1,63 @@
-//! `kix schedule` and `kix simulate`: reports built from the model, returned as strings.
+//! `kix schedule` and `kix simulate`: typed requests in, typed reports out.
+//!
+//! The caller (the CLI) builds a request from its arguments and renders the
+//! report as text ([`ScheduleReport::to_text`]) or JSON (`to_json`). Files and
+//! objects that cannot be read come back as an [`InputError`] (located problems).
 
-use super::cluster::{Cluster, Outcome};
-use super::input::{not_an_object, read_located, read_state};
+use super::cluster::{Cluster, Cycle, Outcome};
+use super::input::{InputError, read_located, read_state};
 use super::objects::{Pod, parse_pod};
 use super::workload::Workload;
-use crate::cli::{Format, ScheduleArgs, SimulateArgs};
-use crate::diag::Diagnostics;
+use crate::kube::kind::WorkloadKind;
+use crate::kube::value::str_at;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::PathBuf;
 
-/// `kix schedule`'s JSON shape.
+/// `kix schedule`: one pod against a state snapshot.
+#[derive(Clone, Debug)]
+pub struct ScheduleRequest {
+    /// Nodes and Pods, as a YAML stream or a v1 List.
+    pub state: PathBuf,
+    /// A Pod, or a Deployment/StatefulSet whose template is used.
+    pub pod: PathBuf,
+}
+
+/// `kix simulate`: every workload of the manifests placed in order.
+#[derive(Clone, Debug)]
+pub struct SimulateRequest {
+    pub state: PathBuf,
+    pub manifests: Vec<PathBuf>,
+}
+
+/// `kix schedule`'s report; its JSON shape is the serialized fields.
 #[derive(Debug, Serialize)]
 pub struct ScheduleReport {
     pub feasible: Vec<String>,
     pub unschedulable: BTreeMap<String, String>,
     pub scores: BTreeMap<String, i64>,
     pub selected: Option<String>,
+    /// `namespace/name` of the pod scheduled.
+    #[serde(skip)]
+    pub pod: String,
+    /// The reference cycle behind the report.
+    #[serde(skip)]
+    pub cycle: Cycle,
 }
 
 /// `kix schedule`: one reference cycle for one pod.
-pub fn schedule(args: &ScheduleArgs) -> Result<String, Diagnostics> {
-    let state = read_state(&args.state)?;
-    let file = read_located(&args.pod)?;
+pub fn schedule(request: &ScheduleRequest) -> Result<ScheduleReport, InputError> {
+    let state = read_state(&request.state)?;
+    let file = read_located(&request.pod)?;
     let objects: Vec<serde_yaml::Value> = file.objects.iter().map(|o| o.value.clone()).collect();
     let err = |(index, m): (Option<usize>, String)| {
-        let mut d = Diagnostics::default();
-        d.push(match index {
-            Some(index) => file.not_an_object(index, m),
-            None => not_an_object(&args.pod, m),
-        });
-        d
+        let mut errors = InputError::default();
+        match index {
+            Some(index) => errors.object(&file, index, m),
+            None => errors.file(&request.pod, m),
+        }
+        errors
     };
     let pod = first_pod(&objects).map_err(err)?;
     let cluster = Cluster::new(&state);
@@ -40,6 +67,8 @@ pub fn schedule(args: &ScheduleArgs) -> Result<String, Diagnostics> {
         unschedulable: BTreeMap::new(),
         scores: BTreeMap::new(),
         selected: cycle.selected.clone(),
+        pod: format!("{}/{}", pod.namespace, pod.name),
+        cycle: Cycle { nodes: BTreeMap::new(), selected: None },
     };
     for (node, outcome) in &cycle.nodes {
         match outcome {
@@ -52,71 +81,82 @@ pub fn schedule(args: &ScheduleArgs) -> Result<String, Diagnostics> {
             }
         }
     }
-    if args.format == Format::Json {
-        return Ok(serde_json::to_string_pretty(&report).unwrap_or_default() + "\n");
-    }
-    let mut out = format!("pod {}/{}\n", pod.namespace, pod.name);
-    let width = cycle.nodes.keys().map(String::len).max().unwrap_or(4).max(4);
-    let _ = writeln!(
-        out,
-        "{:<width$}  {:>5}  {:>6}  {:>8}  {:>6}  {:>4}  {:>8}  result",
-        "NODE", "TOTAL", "TAINT", "AFFINITY", "SPREAD", "FIT", "BALANCED"
-    );
-    for (node, outcome) in &cycle.nodes {
-        match outcome {
-            Outcome::Feasible(s) => {
-                let mark = if cycle.selected.as_ref() == Some(node) { "selected" } else { "feasible" };
-                let _ = writeln!(
-                    out,
-                    "{node:<width$}  {:>5}  {:>6}  {:>8}  {:>6}  {:>4}  {:>8}  {mark}",
-                    s.total,
-                    s.taint_toleration,
-                    s.node_affinity,
-                    s.pod_topology_spread,
-                    s.least_allocated,
-                    s.balanced_allocation
-                );
-            }
-            Outcome::Rejected(r) => {
-                let _ = writeln!(
-                    out,
-                    "{node:<width$}  {:>5}  {:>6}  {:>8}  {:>6}  {:>4}  {:>8}  {}",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    r.message()
-                );
-            }
-        }
-    }
-    match &cycle.selected {
-        Some(node) => {
-            let _ = writeln!(out, "selected: {node}");
-        }
-        None => {
-            let _ = writeln!(out, "Pending: {}", cycle.failure_message());
-        }
-    }
-    Ok(out)
+    report.cycle = cycle;
+    Ok(report)
 }
 
-/// The pod to schedule: a Pod, or the first replica of a Deployment/StatefulSet.
-/// The first Pod, or a pod of the first Deployment/StatefulSet; an error names the object's index.
+impl ScheduleReport {
+    /// The report as pretty JSON, newline-terminated.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    }
+
+    /// The report as a table of nodes and scores.
+    pub fn to_text(&self) -> String {
+        let cycle = &self.cycle;
+        let mut out = format!("pod {}\n", self.pod);
+        let width = cycle.nodes.keys().map(String::len).max().unwrap_or(4).max(4);
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:>5}  {:>6}  {:>8}  {:>6}  {:>4}  {:>8}  result",
+            "NODE", "TOTAL", "TAINT", "AFFINITY", "SPREAD", "FIT", "BALANCED"
+        );
+        for (node, outcome) in &cycle.nodes {
+            match outcome {
+                Outcome::Feasible(s) => {
+                    let mark = if cycle.selected.as_ref() == Some(node) { "selected" } else { "feasible" };
+                    let _ = writeln!(
+                        out,
+                        "{node:<width$}  {:>5}  {:>6}  {:>8}  {:>6}  {:>4}  {:>8}  {mark}",
+                        s.total,
+                        s.taint_toleration,
+                        s.node_affinity,
+                        s.pod_topology_spread,
+                        s.least_allocated,
+                        s.balanced_allocation
+                    );
+                }
+                Outcome::Rejected(r) => {
+                    let _ = writeln!(
+                        out,
+                        "{node:<width$}  {:>5}  {:>6}  {:>8}  {:>6}  {:>4}  {:>8}  {}",
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        r.message()
+                    );
+                }
+            }
+        }
+        match &cycle.selected {
+            Some(node) => {
+                let _ = writeln!(out, "selected: {node}");
+            }
+            None => {
+                let _ = writeln!(out, "Pending: {}", cycle.failure_message());
+            }
+        }
+        out
+    }
+}
+
+/// The first Pod, or a pod of the first `apps` Deployment/StatefulSet; an error names the object's index.
 fn first_pod(objects: &[serde_yaml::Value]) -> Result<Pod, (Option<usize>, String)> {
     for (index, object) in objects.iter().enumerate() {
         let at = |e: String| (Some(index), e);
-        match super::objects::str_at(object, &["kind"]) {
-            Some("Pod") => return parse_pod(object, "default").map_err(at),
-            Some("Deployment" | "StatefulSet") => {
-                let w = Workload::from_object(object, "default")
-                    .map_err(at)?
-                    .ok_or((Some(index), "not a workload".into()))?;
-                return Ok(w.pod(&w.pod_spec(0), 0, 0));
-            }
-            _ => {}
+        // A Pod by kind alone, as in state snapshots (hand-written ones often omit `apiVersion: v1`);
+        // a workload by group and kind.
+        if str_at(object, &["kind"]) == Some("Pod") {
+            return parse_pod(object, "default").map_err(at);
+        }
+        if WorkloadKind::of(object).is_some() {
+            let w = Workload::from_object(object, "default")
+                .map_err(|e| at(e.to_string()))?
+                .ok_or((Some(index), "not a workload".into()))?;
+            return Ok(w.pod(&w.pod_spec(0), 0, 0));
         }
     }
     Err((None, "the file holds no Pod, Deployment or StatefulSet".into()))
@@ -125,7 +165,7 @@ fn first_pod(objects: &[serde_yaml::Value]) -> Result<Pod, (Option<usize>, Strin
 /// One workload's placement in `kix simulate`.
 #[derive(Debug, Serialize)]
 pub struct Placement {
-    pub kind: super::workload::Kind,
+    pub kind: WorkloadKind,
     pub namespace: String,
     pub name: String,
     pub replicas: i64,
@@ -177,55 +217,69 @@ pub fn place(cluster: &mut Cluster, workload: &Workload) -> Placement {
     placement
 }
 
+/// `kix simulate`'s report: each workload's placement, in manifest order.
+#[derive(Debug)]
+pub struct SimulateReport {
+    pub workloads: Vec<Placement>,
+}
+
 /// `kix simulate`: places every workload of the manifests in order.
-pub fn simulate(args: &SimulateArgs) -> Result<String, Diagnostics> {
-    let state = read_state(&args.state)?;
+pub fn simulate(request: &SimulateRequest) -> Result<SimulateReport, InputError> {
+    let state = read_state(&request.state)?;
     let mut workloads = Vec::new();
-    let mut diagnostics = Diagnostics::default();
-    for path in &args.manifests {
+    let mut errors = InputError::default();
+    for path in &request.manifests {
         match read_located(path) {
             Ok(file) => {
                 for (index, object) in file.objects.iter().enumerate() {
                     match Workload::from_object(&object.value, "default") {
                         Ok(Some(w)) => workloads.push(w),
                         Ok(None) => {}
-                        Err(e) => diagnostics.push(file.not_an_object(index, e)),
+                        Err(e) => errors.object(&file, index, e.to_string()),
                     }
                 }
             }
-            Err(d) => diagnostics.extend(d),
+            Err(e) => errors.extend(e),
         }
     }
-    if !diagnostics.is_empty() {
-        return Err(diagnostics);
+    if !errors.is_empty() {
+        return Err(errors);
     }
     let mut cluster = Cluster::new(&state);
-    let placements: Vec<Placement> = workloads.iter().map(|w| place(&mut cluster, w)).collect();
-    if args.format == Format::Json {
-        let json = serde_json::json!({ "workloads": placements });
-        return Ok(serde_json::to_string_pretty(&json).unwrap_or_default() + "\n");
+    Ok(SimulateReport { workloads: workloads.iter().map(|w| place(&mut cluster, w)).collect() })
+}
+
+impl SimulateReport {
+    /// The report as pretty JSON (`{"workloads": [...]}`), newline-terminated.
+    pub fn to_json(&self) -> String {
+        let json = serde_json::json!({ "workloads": self.workloads });
+        serde_json::to_string_pretty(&json).unwrap_or_default() + "\n"
     }
-    let mut out = String::new();
-    for p in &placements {
-        let _ = writeln!(
-            out,
-            "{:?} {}/{}: {} of {} replicas placed",
-            p.kind,
-            p.namespace,
-            p.name,
-            p.placed.len(),
-            p.replicas
-        );
-        for (key, domains) in &p.domains {
-            let parts: Vec<String> = domains.iter().map(|(d, n)| format!("{d}={n}")).collect();
-            let _ = writeln!(out, "  {key}: {}", parts.join(" "));
+
+    /// One line per workload, then its domains, bound pods and pending pods.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for p in &self.workloads {
+            let _ = writeln!(
+                out,
+                "{} {}/{}: {} of {} replicas placed",
+                p.kind,
+                p.namespace,
+                p.name,
+                p.placed.len(),
+                p.replicas
+            );
+            for (key, domains) in &p.domains {
+                let parts: Vec<String> = domains.iter().map(|(d, n)| format!("{d}={n}")).collect();
+                let _ = writeln!(out, "  {key}: {}", parts.join(" "));
+            }
+            for (pod, node) in &p.placed {
+                let _ = writeln!(out, "  {pod} -> {node}");
+            }
+            for (pod, reason) in &p.pending {
+                let _ = writeln!(out, "  Pending {pod}: {reason}");
+            }
         }
-        for (pod, node) in &p.placed {
-            let _ = writeln!(out, "  {pod} -> {node}");
-        }
-        for (pod, reason) in &p.pending {
-            let _ = writeln!(out, "  Pending {pod}: {reason}");
-        }
+        out
     }
-    Ok(out)
 }

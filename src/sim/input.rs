@@ -14,16 +14,50 @@
 //! spanning lines, say), the diagnostic falls back to the document, or to the
 //! file.
 
-use super::objects::{State, flatten_lists, parse_node, parse_pod, str_at};
+use super::objects::{State, flatten_lists, parse_node, parse_pod};
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
+use crate::kube::taints::Effect;
+use crate::kube::value::{at, str_at};
 use serde_yaml::Value;
 use std::ops::Range;
 use std::path::Path;
 
-fn single(diagnostic: Diagnostic) -> Diagnostics {
+/// What the model could not read, each problem located in its file: the one place sim builds
+/// [`crate::diag`] diagnostics (the shared diagnostics type), so that nothing else of sim needs to.
+/// The caller converts it with `Diagnostics::from` and prints it.
+#[derive(Clone, Debug, Default)]
+pub struct InputError(Diagnostics);
+
+impl InputError {
+    /// Adds a problem about object `index` of `file` (see [`LocatedObjects::not_an_object`]).
+    pub fn object(&mut self, file: &LocatedObjects, index: usize, message: impl Into<String>) {
+        self.0.push(file.not_an_object(index, message));
+    }
+
+    /// Adds a problem about a whole file.
+    pub fn file(&mut self, path: &Path, message: impl Into<String>) {
+        self.0.push(not_an_object(path, message));
+    }
+
+    pub fn extend(&mut self, other: InputError) {
+        self.0.extend(other.0);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl From<InputError> for Diagnostics {
+    fn from(error: InputError) -> Diagnostics {
+        error.0
+    }
+}
+
+fn single(diagnostic: Diagnostic) -> InputError {
     let mut d = Diagnostics::default();
     d.push(diagnostic);
-    d
+    InputError(d)
 }
 
 /// The largest state or manifest file the commands read (256 MiB): a snapshot of a
@@ -31,7 +65,7 @@ fn single(diagnostic: Diagnostic) -> Diagnostics {
 pub const MAX_INPUT_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Reads a YAML stream; `v1 List`s are expanded into their items.
-pub fn read_objects(path: &Path) -> Result<Vec<Value>, Diagnostics> {
+pub fn read_objects(path: &Path) -> Result<Vec<Value>, InputError> {
     Ok(read_located(path)?.objects.into_iter().map(|o| o.value).collect())
 }
 
@@ -84,7 +118,7 @@ impl LocatedObjects {
 }
 
 /// Reads a YAML stream (bounded, UTF-8) into objects with their places in the text.
-pub fn read_located(path: &Path) -> Result<LocatedObjects, Diagnostics> {
+pub fn read_located(path: &Path) -> Result<LocatedObjects, InputError> {
     use std::io::Read;
     let cannot = |e: String| {
         single(Diagnostic::new(Code::Io, format!("cannot read {}: {e}", path.display())).at(Location::file(path)))
@@ -226,12 +260,12 @@ fn item_spans(text: &str, chunk: Range<usize>) -> Vec<Range<usize>> {
 /// The field of an object that kix's readers refuse, when it is one kix can point at: a taint
 /// effect (Nodes) or a toleration effect (Pods, workload templates) that is not valid.
 fn bad_field(object: &Value) -> Option<(&'static str, String)> {
-    let valid = |e: &str| matches!(e, "NoSchedule" | "PreferNoSchedule" | "NoExecute");
+    let valid = |e: &str| Effect::parse(e).is_some();
     let lists: [&[&str]; 3] =
         [&["spec", "taints"], &["spec", "tolerations"], &["spec", "template", "spec", "tolerations"]];
     for path in lists {
         let tolerations = path.last() == Some(&"tolerations");
-        for entry in super::objects::at(object, path).and_then(Value::as_sequence).into_iter().flatten() {
+        for entry in at(object, path).and_then(Value::as_sequence).into_iter().flatten() {
             match entry.get("effect") {
                 Some(Value::String(e)) if !(valid(e) || (tolerations && e.is_empty())) => {
                     return Some(("effect", e.clone()));
@@ -284,10 +318,10 @@ pub fn not_an_object(path: &Path, message: impl Into<String>) -> Diagnostic {
 }
 
 /// Reads a state snapshot file; every object kix cannot read gets its own located diagnostic.
-pub fn read_state(path: &Path) -> Result<State, Diagnostics> {
+pub fn read_state(path: &Path) -> Result<State, InputError> {
     let file = read_located(path)?;
     let mut state = State::default();
-    let mut diagnostics = Diagnostics::default();
+    let mut errors = InputError::default();
     // Node name to the index of its first object, for duplicates.
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (index, object) in file.objects.iter().enumerate() {
@@ -306,11 +340,11 @@ pub fn read_state(path: &Path) -> Result<State, Diagnostics> {
             None => Err("a document has no `kind`".to_string()),
         };
         if let Err(e) = result {
-            diagnostics.push(file.not_an_object(index, e));
+            errors.object(&file, index, e);
         }
     }
     state.nodes.sort_by(|a, b| a.name.cmp(&b.name));
-    if diagnostics.is_empty() { Ok(state) } else { Err(diagnostics) }
+    if errors.is_empty() { Ok(state) } else { Err(errors) }
 }
 
 #[cfg(test)]

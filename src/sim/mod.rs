@@ -70,36 +70,28 @@
 //! to evaluating every node only for pods that single out nodes by name.
 //!
 //! # Layout
-//! [`objects`] reads Nodes and Pods, [`quantity`] resource quantities,
+//! [`objects`] reads Nodes and Pods (quantities, taints, selectors and labels
+//! come from [`crate::kube`], which is all of the compiler-side code sim uses),
 //! [`plugins`] holds the filters and scores, [`cluster`] the mutable cluster
 //! with the reference path ([`cluster::Cluster::cycle`], every node) and the
 //! fast path ([`cluster::Cluster::select`], node classes and usage buckets,
 //! same answer), [`workload`] stamps pods from Deployments and StatefulSets,
-//! [`commands`] builds the `schedule`/`simulate` reports, [`verify`] runs the
-//! availability scenarios `kix verify` reports.
+//! [`commands`] answers typed `schedule`/`simulate` requests with reports, [`verify`] runs the
+//! availability scenarios `kix verify` reports ([`voluntary`] the rolling update
+//! and the drain).
 
 pub mod cluster;
 pub mod commands;
 pub mod input;
 pub mod objects;
 pub mod plugins;
-pub mod quantity;
 pub mod verify;
+mod voluntary;
 pub mod workload;
 
 pub use cluster::{Cluster, Cycle, Outcome};
 pub use objects::State;
 pub use verify::{DomainLoss, ScenarioResult, VerifyRequest, WorkloadLevel, WorkloadVerdict, verify_workloads};
 
-use crate::cli::{ScheduleArgs, SimulateArgs};
-use crate::diag::Diagnostics;
-
-/// `kix schedule`: returns the report to print on stdout.
-pub fn schedule_command(args: &ScheduleArgs) -> Result<String, Diagnostics> {
-    commands::schedule(args)
-}
-
-/// `kix simulate`: returns the report to print on stdout.
-pub fn simulate_command(args: &SimulateArgs) -> Result<String, Diagnostics> {
-    commands::simulate(args)
-}
+pub use commands::{ScheduleReport, ScheduleRequest, SimulateReport, SimulateRequest, schedule, simulate};
+pub use input::InputError;

@@ -14,77 +14,18 @@
 //! spread constraints with `nodeTaintsPolicy: Honor`, which then leave the
 //! cordoned node out of their domains.
 
-use super::quantity;
-use crate::selector::{Labels, Selector, labels_from_value};
+use crate::kube::labels::{CONFIG_MIRROR, HOSTNAME};
+use crate::kube::quantity;
+use crate::kube::selector::{Labels, Selector, labels_from_value};
+use crate::kube::taints::{Effect, Taint, Toleration};
+use crate::kube::value::{at, str_at};
 use serde_yaml::Value;
 use std::sync::Arc;
 
-/// `kubernetes.io/hostname`, the per-node topology key.
-pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
-/// `topology.kubernetes.io/zone`, the zone topology key.
-pub const ZONE_KEY: &str = "topology.kubernetes.io/zone";
 /// Upstream's non-zero default CPU request for scoring (`DefaultMilliCPURequest`).
 pub const DEFAULT_MILLI_CPU_REQUEST: i64 = 100;
 /// Upstream's non-zero default memory request for scoring (`DefaultMemoryRequest`, 200Mi).
 pub const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
-
-/// A taint effect.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Effect {
-    NoSchedule,
-    PreferNoSchedule,
-    NoExecute,
-}
-
-impl Effect {
-    pub fn parse(text: &str) -> Option<Effect> {
-        match text {
-            "NoSchedule" => Some(Effect::NoSchedule),
-            "PreferNoSchedule" => Some(Effect::PreferNoSchedule),
-            "NoExecute" => Some(Effect::NoExecute),
-            _ => None,
-        }
-    }
-}
-
-/// `node.kubernetes.io/unschedulable`, the taint the node lifecycle controller puts on cordoned nodes.
-pub const UNSCHEDULABLE_TAINT_KEY: &str = "node.kubernetes.io/unschedulable";
-
-/// `node.kubernetes.io/unschedulable:NoSchedule`, as the node lifecycle controller's
-/// `doNoScheduleTaintingPass` adds it to every node with `spec.unschedulable: true`.
-pub fn unschedulable_taint() -> Taint {
-    Taint { key: UNSCHEDULABLE_TAINT_KEY.into(), value: String::new(), effect: Effect::NoSchedule }
-}
-
-/// A node taint.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Taint {
-    pub key: String,
-    pub value: String,
-    pub effect: Effect,
-}
-
-/// A pod toleration (`operator` empty is `Equal`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Toleration {
-    pub key: String,
-    pub exists: bool,
-    pub value: String,
-    pub effect: Option<Effect>,
-}
-
-impl Toleration {
-    /// `v1.Toleration.ToleratesTaint`.
-    pub fn tolerates(&self, taint: &Taint) -> bool {
-        if self.effect.is_some_and(|e| e != taint.effect) {
-            return false;
-        }
-        if !self.key.is_empty() && self.key != taint.key {
-            return false;
-        }
-        self.exists || self.value == taint.value
-    }
-}
 
 /// Resources the model tracks: milli-CPU, memory bytes and pod count.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -163,7 +104,7 @@ impl NodeSelectorTerm {
 
     /// Whether the term looks at a node's name or hostname (then nodes are not interchangeable).
     pub fn mentions_node_identity(&self) -> bool {
-        !self.fields.is_empty() || self.expressions.iter().any(|r| r.key == HOSTNAME_KEY)
+        !self.fields.is_empty() || self.expressions.iter().any(|r| r.key == HOSTNAME)
     }
 }
 
@@ -302,20 +243,6 @@ pub fn flatten_lists(objects: Vec<Value>) -> Result<Vec<Value>, String> {
     Ok(out)
 }
 
-/// The value at a path of mapping keys.
-pub fn at<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
-    let mut current = value;
-    for key in path {
-        current = current.get(*key)?;
-    }
-    if current.is_null() { None } else { Some(current) }
-}
-
-/// The string at a path, if it is a string.
-pub fn str_at<'a>(value: &'a Value, path: &[&str]) -> Option<&'a str> {
-    at(value, path).and_then(Value::as_str)
-}
-
 fn seq<'a>(value: Option<&'a Value>, what: &str) -> Result<&'a [Value], String> {
     match value {
         None => Ok(&[]),
@@ -354,7 +281,7 @@ pub fn parse_node(object: &Value) -> Result<Node, String> {
     // The node lifecycle controller taints every cordoned node (doNoScheduleTaintingPass); a
     // hand-written snapshot may lack the taint, a real one has it.
     if unschedulable {
-        let taint = unschedulable_taint();
+        let taint = Taint::unschedulable();
         if !taints.contains(&taint) {
             taints.push(taint);
         }
@@ -365,13 +292,13 @@ pub fn parse_node(object: &Value) -> Result<Node, String> {
     if let Some(resources) = resources {
         let get = |key: &str| resources.get(key).and_then(scalar_text);
         if let Some(cpu) = get("cpu") {
-            allocatable.milli_cpu = quantity::milli(&cpu).map_err(ctx)?;
+            allocatable.milli_cpu = quantity::milli(&cpu).map_err(|e| ctx(e.to_string()))?;
         }
         if let Some(memory) = get("memory") {
-            allocatable.memory = quantity::units(&memory).map_err(ctx)?;
+            allocatable.memory = quantity::units(&memory).map_err(|e| ctx(e.to_string()))?;
         }
         if let Some(pods) = get("pods") {
-            allocatable.pods = quantity::units(&pods).map_err(ctx)?;
+            allocatable.pods = quantity::units(&pods).map_err(|e| ctx(e.to_string()))?;
         }
     }
     Ok(Node { name, labels, taints, unschedulable, allocatable })
@@ -393,7 +320,7 @@ pub fn parse_pod(object: &Value, default_namespace: &str) -> Result<Pod, String>
         .map_err(ctx)?
         .iter()
         .any(|r| str_at(r, &["kind"]) == Some("DaemonSet"));
-    let mirror = at(object, &["metadata", "annotations", "kubernetes.io/config.mirror"]).is_some();
+    let mirror = at(object, &["metadata", "annotations", CONFIG_MIRROR]).is_some();
     Ok(Pod { name, namespace, labels, node_name, terminating, drain_skips: daemon || mirror, spec: Arc::new(spec) })
 }
 
@@ -475,12 +402,12 @@ fn parse_term(term: &Value) -> Result<NodeSelectorTerm, String> {
 
 /// Whether a node-selector expression parses as a label requirement (`labels.NewRequirement`).
 fn valid_expression(r: &NodeRequirement) -> bool {
-    if crate::names::label_key(&r.key).is_err() {
+    if crate::kube::names::label_key(&r.key).is_err() {
         return false;
     }
     match r.op {
         NodeOp::In | NodeOp::NotIn => {
-            !r.values.is_empty() && r.values.iter().all(|v| crate::names::label_value(v).is_ok())
+            !r.values.is_empty() && r.values.iter().all(|v| crate::kube::names::label_value(v).is_ok())
         }
         NodeOp::Exists | NodeOp::DoesNotExist => r.values.is_empty(),
         NodeOp::Gt | NodeOp::Lt => r.values.len() == 1 && r.values[0].parse::<i64>().is_ok(),
@@ -540,12 +467,12 @@ fn container_requests(container: &Value, nonzero: bool) -> Result<Resources, Str
     let requests = at(container, &["resources", "requests"]);
     let get = |key: &str| requests.and_then(|r| r.get(key)).and_then(scalar_text);
     let milli_cpu = match get("cpu") {
-        Some(q) => quantity::milli(&q)?,
+        Some(q) => quantity::milli(&q).map_err(|e| e.to_string())?,
         None if nonzero => DEFAULT_MILLI_CPU_REQUEST,
         None => 0,
     };
     let memory = match get("memory") {
-        Some(q) => quantity::units(&q)?,
+        Some(q) => quantity::units(&q).map_err(|e| e.to_string())?,
         None if nonzero => DEFAULT_MEMORY_REQUEST,
         None => 0,
     };
@@ -587,10 +514,10 @@ fn pod_requests(spec: &Value) -> Result<(Resources, Resources), String> {
         let mut total = max(add(sum, sidecars), init_peak);
         if let Some(overhead) = at(spec, &["overhead"]) {
             if let Some(cpu) = overhead.get("cpu").and_then(scalar_text) {
-                total.milli_cpu = total.milli_cpu.saturating_add(quantity::milli(&cpu)?);
+                total.milli_cpu = total.milli_cpu.saturating_add(quantity::milli(&cpu).map_err(|e| e.to_string())?);
             }
             if let Some(memory) = overhead.get("memory").and_then(scalar_text) {
-                total.memory = total.memory.saturating_add(quantity::units(&memory)?);
+                total.memory = total.memory.saturating_add(quantity::units(&memory).map_err(|e| e.to_string())?);
             }
         }
         results[slot] = total;

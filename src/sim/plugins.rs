@@ -7,8 +7,10 @@
 //! kubernetes/kubernetes `pkg/scheduler/framework/plugins/{nodeunschedulable,
 //! nodename,tainttoleration,nodeaffinity,noderesources,podtopologyspread}`.
 
-use super::objects::{Effect, HOSTNAME_KEY, Node, Pod, Resources, Taint, When, ZONE_KEY};
-use crate::selector::{Labels, Selector};
+use super::objects::{Node, Pod, Resources, When};
+use crate::kube::labels::{HOSTNAME, ZONE};
+use crate::kube::selector::{Labels, Selector};
+use crate::kube::taints::{Effect, Taint, tolerations_tolerate};
 use std::collections::HashMap;
 
 /// Default-profile score weights.
@@ -139,7 +141,7 @@ impl Spread {
         }
         // System defaults: hostname maxSkew 3 and zone maxSkew 5, ScheduleAnyway, with the owner's selector.
         let soft = match &pod.spec.default_selector {
-            Some(selector) if !selector.is_empty() => [(HOSTNAME_KEY, 3), (ZONE_KEY, 5)]
+            Some(selector) if !selector.is_empty() => [(HOSTNAME, 3), (ZONE, 5)]
                 .into_iter()
                 .map(|(key, max_skew)| Constraint {
                     max_skew,
@@ -157,7 +159,7 @@ impl Spread {
 
     /// Whether any constraint (or the defaults) counts per node rather than per shared domain.
     pub fn mentions_hostname(&self) -> bool {
-        self.hard.iter().chain(&self.soft).any(|c| c.key == HOSTNAME_KEY)
+        self.hard.iter().chain(&self.soft).any(|c| c.key == HOSTNAME)
     }
 }
 
@@ -168,17 +170,13 @@ pub fn has_all_keys(labels: &Labels, constraints: &[Constraint]) -> bool {
 
 /// The first taint (in node order) with an effect `filter` accepts that no toleration tolerates.
 pub fn untolerated<'a>(pod: &Pod, taints: &'a [Taint], filter: impl Fn(Effect) -> bool) -> Option<&'a Taint> {
-    taints.iter().find(|t| filter(t.effect) && !pod.spec.tolerations.iter().any(|tol| tol.tolerates(t)))
+    taints.iter().find(|t| filter(t.effect) && !tolerations_tolerate(&pod.spec.tolerations, t))
 }
 
 /// NodeUnschedulable, NodeName, TaintToleration and NodeAffinity: the filters that read only the node.
 pub fn filter_node(pod: &Pod, node: &Node) -> Result<(), Rejection> {
-    if node.unschedulable {
-        let cordon =
-            Taint { key: "node.kubernetes.io/unschedulable".into(), value: String::new(), effect: Effect::NoSchedule };
-        if !pod.spec.tolerations.iter().any(|t| t.tolerates(&cordon)) {
-            return Err(Rejection::one(REASON_UNSCHEDULABLE, true));
-        }
+    if node.unschedulable && !tolerations_tolerate(&pod.spec.tolerations, &Taint::unschedulable()) {
+        return Err(Rejection::one(REASON_UNSCHEDULABLE, true));
     }
     if pod.spec.node_name.as_ref().is_some_and(|n| *n != node.name) {
         return Err(Rejection::one(REASON_NODE_NAME, true));
@@ -393,7 +391,7 @@ fn spread_scores(
         .soft
         .iter()
         .map(|con| {
-            let size = if con.key == HOSTNAME_KEY {
+            let size = if con.key == HOSTNAME {
                 candidates.iter().zip(&ignored).filter(|(_, ig)| !**ig).map(|(c, _)| c.multiplicity).sum::<usize>()
             } else {
                 let mut values: Vec<&str> = candidates
@@ -419,7 +417,7 @@ fn spread_scores(
             let mut total = 0.0;
             for (ci, con) in spread.soft.iter().enumerate() {
                 let Some(value) = c.node.labels.get(&con.key) else { continue };
-                let count = if con.key == HOSTNAME_KEY {
+                let count = if con.key == HOSTNAME {
                     host_count(i, ci)
                 } else {
                     soft_counts[ci].get(value.as_str()).copied().unwrap_or(0)
@@ -451,32 +449,10 @@ fn spread_scores(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::objects::{Toleration, parse_pod};
+    use crate::sim::objects::parse_pod;
 
     fn pod(yaml: &str) -> Pod {
         parse_pod(&serde_yaml::from_str(yaml).unwrap(), "default").unwrap()
-    }
-
-    #[test]
-    fn toleration_matching_follows_tolerates_taint() {
-        let taint = Taint { key: "k".into(), value: "v".into(), effect: Effect::NoSchedule };
-        let tol = |key: &str, exists: bool, value: &str, effect: Option<Effect>| Toleration {
-            key: key.into(),
-            exists,
-            value: value.into(),
-            effect,
-        };
-        let cases = [
-            (tol("k", false, "v", None), true),
-            (tol("k", false, "w", None), false),
-            (tol("k", true, "", Some(Effect::NoSchedule)), true),
-            (tol("k", true, "", Some(Effect::NoExecute)), false),
-            (tol("", true, "", None), true),
-            (tol("j", true, "", None), false),
-        ];
-        for (toleration, expected) in cases {
-            assert_eq!(toleration.tolerates(&taint), expected, "{toleration:?}");
-        }
     }
 
     #[test]

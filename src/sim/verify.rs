@@ -40,11 +40,16 @@
 //! a set of one pod balances nothing.
 
 use super::cluster::{Cluster, Outcome};
-use super::objects::{Effect, Pod, State, Taint, str_at};
+use super::objects::{Pod, State};
 use super::plugins::{REASON_SPREAD, Spread};
-use super::workload::{IntOrPercent, Kind, Workload};
+use super::voluntary::{drain, rolling_update};
+use super::workload::Workload;
+use crate::kube::int_or_percent::IntOrPercent;
+use crate::kube::kind::WorkloadKind;
+use crate::kube::selector::Selector;
+use crate::kube::taints::Taint;
+use crate::kube::workload::PdbView;
 use crate::level::Level;
-use crate::selector::Selector;
 use serde::Serialize;
 use serde_yaml::Value;
 use std::collections::BTreeMap;
@@ -113,32 +118,28 @@ pub struct WorkloadVerdict {
 
 /// A PodDisruptionBudget.
 #[derive(Clone, Debug)]
-struct Budget {
-    namespace: String,
-    name: String,
-    selector: Selector,
+pub(super) struct Budget {
+    pub(super) namespace: String,
+    pub(super) name: String,
+    pub(super) selector: Selector,
     min_available: Option<IntOrPercent>,
     max_unavailable: Option<IntOrPercent>,
 }
 
-fn int_or_percent(v: &Value) -> Option<IntOrPercent> {
-    if let Some(n) = v.as_i64() {
-        return Some(IntOrPercent::Int(n));
-    }
-    v.as_str()?.strip_suffix('%')?.parse().ok().map(IntOrPercent::Percent)
-}
-
+/// The budgets among the objects, read by [`PdbView`] (`policy` group only); one with no selector
+/// or without a name covers nothing here.
 fn read_budgets(objects: &[Value]) -> Vec<Budget> {
     objects
         .iter()
-        .filter(|o| str_at(o, &["kind"]) == Some("PodDisruptionBudget"))
+        .filter(|o| PdbView::is_pdb(o))
         .filter_map(|o| {
+            let view = PdbView::read(o).ok()?;
             Some(Budget {
-                namespace: str_at(o, &["metadata", "namespace"]).unwrap_or("default").to_string(),
-                name: str_at(o, &["metadata", "name"])?.to_string(),
-                selector: Selector::from_value(super::objects::at(o, &["spec", "selector"])?).ok()?,
-                min_available: super::objects::at(o, &["spec", "minAvailable"]).and_then(int_or_percent),
-                max_unavailable: super::objects::at(o, &["spec", "maxUnavailable"]).and_then(int_or_percent),
+                namespace: view.namespace.unwrap_or_else(|| "default".to_string()),
+                name: Some(view.name).filter(|n| !n.is_empty())?,
+                selector: view.selector?,
+                min_available: view.min_available,
+                max_unavailable: view.max_unavailable,
             })
         })
         .collect()
@@ -146,16 +147,16 @@ fn read_budgets(objects: &[Value]) -> Vec<Budget> {
 
 /// The world a scenario mutates: the cluster, the workloads and who owns which bound pod.
 #[derive(Clone)]
-struct World<'a> {
-    cluster: Cluster,
-    workloads: &'a [Workload],
-    budgets: &'a [Budget],
+pub(super) struct World<'a> {
+    pub(super) cluster: Cluster,
+    pub(super) workloads: &'a [Workload],
+    pub(super) budgets: &'a [Budget],
     /// Replacement counter per workload, for fresh Deployment pod names.
     next_index: Vec<usize>,
 }
 
 impl<'a> World<'a> {
-    fn owned(&self, w: usize) -> Vec<(Pod, String)> {
+    pub(super) fn owned(&self, w: usize) -> Vec<(Pod, String)> {
         let workload = &self.workloads[w];
         let mut pods: Vec<(Pod, String)> =
             self.cluster.pods().filter(|(p, _)| workload.owns(p)).map(|(p, n)| (p.clone(), n.to_string())).collect();
@@ -163,17 +164,17 @@ impl<'a> World<'a> {
         pods
     }
 
-    fn owner_of(&self, pod: &Pod) -> Option<usize> {
+    pub(super) fn owner_of(&self, pod: &Pod) -> Option<usize> {
         self.workloads.iter().position(|w| w.owns(pod))
     }
 
     /// The controller's replacement for a deleted pod (same revision; StatefulSets keep the name).
-    fn replacement(&mut self, w: usize, deleted: &Pod) -> Pod {
+    pub(super) fn replacement(&mut self, w: usize, deleted: &Pod) -> Pod {
         let workload = &self.workloads[w];
         let spec = std::sync::Arc::clone(&deleted.spec);
         let mut pod = match workload.kind {
-            Kind::StatefulSet => deleted.clone(),
-            Kind::Deployment => {
+            WorkloadKind::StatefulSet => deleted.clone(),
+            WorkloadKind::Deployment => {
                 let index = self.next_index[w];
                 self.next_index[w] += 1;
                 let mut pod = workload.pod(&spec, 0, index);
@@ -186,7 +187,7 @@ impl<'a> World<'a> {
     }
 
     /// Schedules a pod; binds it and returns the node, or the Pending message.
-    fn schedule(&mut self, pod: Pod) -> Result<String, String> {
+    pub(super) fn schedule(&mut self, pod: Pod) -> Result<String, String> {
         match self.cluster.select(&pod) {
             Some(node) => {
                 let _ = self.cluster.bind(pod, &node);
@@ -200,7 +201,7 @@ impl<'a> World<'a> {
     /// with the best total score is exact), breaking ties **against** the level: among the best
     /// nodes, the one whose domain under `key` already holds the most pods of the workload, then
     /// the lowest name. Without a key this is the lowest-name choice. Binds the pod.
-    fn schedule_against(&mut self, pod: Pod, w: usize, key: Option<&str>) -> Result<String, String> {
+    pub(super) fn schedule_against(&mut self, pod: Pod, w: usize, key: Option<&str>) -> Result<String, String> {
         let cycle = self.cluster.cycle(&pod);
         let total = |o: &Outcome| match o {
             Outcome::Feasible(s) => Some(s.total),
@@ -233,7 +234,7 @@ impl<'a> World<'a> {
     }
 
     /// disruptionsAllowed of a budget, as the disruption controller computes it.
-    fn disruptions_allowed(&self, budget: &Budget) -> (i64, String) {
+    pub(super) fn disruptions_allowed(&self, budget: &Budget) -> (i64, String) {
         let covered = |p: &Pod| p.namespace == budget.namespace && budget.selector.matches(&p.labels);
         let healthy = self.cluster.pods().filter(|(p, _)| !p.terminating && covered(p)).count() as i64;
         let expected: i64 = self
@@ -243,28 +244,13 @@ impl<'a> World<'a> {
             .map(|w| w.replicas)
             .sum();
         let (desired, rule) = match (&budget.max_unavailable, &budget.min_available) {
-            (Some(max), _) => (expected - max.resolve(expected, true), format!("maxUnavailable {}", show(max))),
-            (None, Some(min)) => (min.resolve(expected, true), format!("minAvailable {}", show(min))),
+            (Some(max), _) => (expected - max.scaled_value(expected, true), format!("maxUnavailable {max}")),
+            (None, Some(min)) => (min.scaled_value(expected, true), format!("minAvailable {min}")),
             (None, None) => (expected, "no policy".to_string()),
         };
         let allowed = (healthy - desired).max(0);
         (allowed, format!("{rule}: {expected} expected, {healthy} healthy, {desired} desired healthy"))
     }
-}
-
-fn show(v: &IntOrPercent) -> String {
-    match v {
-        IntOrPercent::Int(n) => n.to_string(),
-        IntOrPercent::Percent(p) => format!("{p}%"),
-    }
-}
-
-fn unreachable_taints() -> [Taint; 2] {
-    [Effect::NoSchedule, Effect::NoExecute].map(|effect| Taint {
-        key: "node.kubernetes.io/unreachable".into(),
-        value: String::new(),
-        effect,
-    })
 }
 
 /// Runs every scenario for the workloads of one instance.
@@ -287,7 +273,7 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
                         .unwrap_or_default()
                         .to_string()
                 };
-                unreadable.push((field(&["metadata", "namespace"]), field(&["metadata", "name"]), why));
+                unreadable.push((field(&["metadata", "namespace"]), field(&["metadata", "name"]), why.to_string()));
             }
         }
     }
@@ -307,7 +293,7 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
         request
             .workloads
             .iter()
-            .find(|x| format!("{:?}", w.kind) == x.kind && x.namespace == w.namespace && x.name == w.name)
+            .find(|x| w.kind.as_str() == x.kind && x.namespace == w.namespace && x.name == w.name)
             .map(|x| x.level)
     };
     let adversarial = request.workloads.iter().any(|x| x.level >= Level::Node).then(|| {
@@ -338,9 +324,10 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
     }
     let mut verdicts = Vec::new();
     for wanted in &request.workloads {
-        let Some(w) = workloads.iter().position(|x| {
-            format!("{:?}", x.kind) == wanted.kind && x.namespace == wanted.namespace && x.name == wanted.name
-        }) else {
+        let Some(w) = workloads
+            .iter()
+            .position(|x| x.kind.as_str() == wanted.kind && x.namespace == wanted.namespace && x.name == wanted.name)
+        else {
             // A workload the model cannot take (say, too many replicas) fails visibly, never silently.
             if let Some((_, _, why)) =
                 unreadable.iter().find(|(ns, name, _)| *ns == wanted.namespace && *name == wanted.name)
@@ -384,7 +371,7 @@ fn verdict(
     scenarios.push(ScenarioResult { scenario: "rollout".into(), pass: pending.is_empty(), findings: rollout_findings });
     let selector_counts = selector_counts(world, w);
     let mut verdict = WorkloadVerdict {
-        kind: format!("{:?}", workload.kind),
+        kind: workload.kind.to_string(),
         namespace: workload.namespace.clone(),
         name: workload.name.clone(),
         level,
@@ -414,7 +401,7 @@ fn verdict(
     }
     // Rolling updates and drains run at every level: below pod downtime is allowed, but an update
     // that deadlocks or a drain that never finishes blocks the cluster's operators, whatever the level.
-    if workload.kind == Kind::Deployment {
+    if workload.kind == WorkloadKind::Deployment {
         scenarios.push(rolling_update(world, w, level));
     }
     scenarios.push(drain(world, w, level));
@@ -483,7 +470,7 @@ fn domain_loss(
     for (label, (nodes, pods)) in units {
         let mut world = world.clone();
         for node in &nodes {
-            world.cluster.taint(node, &unreachable_taints());
+            world.cluster.taint(node, &Taint::unreachable());
         }
         for pod in &pods {
             world.cluster.remove(&pod.namespace, &pod.name);
@@ -503,7 +490,7 @@ fn domain_loss(
             pods.iter().filter_map(|p| world.owner_of(p).map(|o| (o, p))).collect();
         owned_pods.sort_by(|a, b| (a.0, &a.1.name).cmp(&(b.0, &b.1.name)));
         for (owner, pod) in owned_pods {
-            if world.workloads[owner].kind == Kind::StatefulSet && !nodes.is_empty() {
+            if world.workloads[owner].kind == WorkloadKind::StatefulSet && !nodes.is_empty() {
                 if owner == w {
                     findings.push(format!(
                         "{label} lost: {} stays Terminating on the unreachable node; the StatefulSet creates no replacement until it is force-deleted",
@@ -619,214 +606,4 @@ fn hint(pod: &Pod, key: &str) -> String {
     } else {
         String::new()
     }
-}
-
-fn rolling_update(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
-    let mut world = world.clone();
-    let workload = world.workloads[w].clone();
-    let replicas = workload.replicas;
-    let surge = workload.max_surge.resolve(replicas, true);
-    let mut unavailable = workload.max_unavailable.resolve(replicas, false);
-    let mut findings = Vec::new();
-    if workload.max_surge.is_zero() && workload.max_unavailable.is_zero() {
-        let f = "maxSurge and maxUnavailable are both 0: the API server refuses this strategy".to_string();
-        return ScenarioResult { scenario: "rolling-update".into(), pass: false, findings: vec![f] };
-    }
-    if surge == 0 && unavailable == 0 {
-        // The deployment controller's fencepost: both rounded to 0, so one pod may be unavailable.
-        unavailable = 1;
-    }
-    if workload.recreate {
-        return recreate(world, w, level);
-    }
-    let new_spec = workload.pod_spec(1);
-    let new_hash = workload.revision_hash(1);
-    let is_new = |p: &Pod| p.labels.get("pod-template-hash") == Some(&new_hash);
-    // The Deployment controller works in syncs: it scales the new ReplicaSet up within maxSurge
-    // and the old one down by as much as maxUnavailable allows, counting only *available* pods.
-    // A new pod becomes available one sync after it is bound (readiness is not instant), so a
-    // strategy like maxUnavailable 100% takes every old pod down before any new one is ready.
-    let mut ready: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-    let mut pending: Vec<Pod> = Vec::new();
-    let mut created = 0usize;
-    let mut min_available = i64::MAX;
-    let mut pass = true;
-    loop {
-        let mut progress = false;
-        // Pending new pods get another scheduling attempt each sync.
-        let mut still = Vec::new();
-        for pod in std::mem::take(&mut pending) {
-            match world.schedule(pod.clone()) {
-                Ok(_) => progress = true,
-                Err(_) => still.push(pod),
-            }
-        }
-        pending = still;
-        // Scale up the new ReplicaSet within maxSurge.
-        loop {
-            let owned = world.owned(w);
-            let old = owned.iter().filter(|(p, _)| !is_new(p)).count() as i64;
-            let new_total = (owned.len() as i64 - old) + pending.len() as i64;
-            if new_total >= replicas || old + new_total >= replicas + surge {
-                break;
-            }
-            let pod = workload.pod(&new_spec, 1, created);
-            created += 1;
-            if world.schedule(pod.clone()).is_err() {
-                pending.push(pod);
-            }
-            progress = true;
-        }
-        // Scale down the old ReplicaSet by what availability allows, all at once.
-        let owned = world.owned(w);
-        let old: Vec<Pod> = owned.iter().filter(|(p, _)| !is_new(p)).map(|(p, _)| p.clone()).collect();
-        let available =
-            old.len() as i64 + owned.iter().filter(|(p, _)| is_new(p) && ready.contains(&p.name)).count() as i64;
-        let removable = (available - (replicas - unavailable)).clamp(0, old.len() as i64) as usize;
-        for pod in &old[..removable] {
-            world.cluster.remove(&pod.namespace, &pod.name);
-            progress = true;
-        }
-        min_available = min_available.min(available - removable as i64);
-        // End of the sync: bound new pods become ready.
-        for (pod, _) in world.owned(w) {
-            if is_new(&pod) && ready.insert(pod.name.clone()) {
-                progress = true;
-            }
-        }
-        let owned = world.owned(w);
-        if owned.len() as i64 == replicas && owned.iter().all(|(p, _)| is_new(p)) && pending.is_empty() {
-            break;
-        }
-        if !progress {
-            pass = false;
-            let reasons: Vec<String> = pending
-                .iter()
-                .map(|p| format!("{} Pending: {}", p.name, world.cluster.cycle(p).failure_message()))
-                .collect();
-            findings.push(format!(
-                "the rollout deadlocks with {} new and {} old pods running (maxSurge {surge}, maxUnavailable {unavailable}): {}",
-                owned.iter().filter(|(p, _)| is_new(p)).count(),
-                owned.iter().filter(|(p, _)| !is_new(p)).count(),
-                reasons.join("; ")
-            ));
-            break;
-        }
-        if created > 4 * replicas.max(1) as usize + 16 {
-            pass = false;
-            findings.push("the rollout does not converge".into());
-            break;
-        }
-    }
-    if level >= Level::Pod && min_available < 1 && replicas > 0 {
-        pass = false;
-        findings.push(format!("the rollout drops to {min_available} available replicas"));
-    }
-    findings.insert(
-        0,
-        format!(
-            "maxSurge {surge}, maxUnavailable {unavailable}; fewest available during the rollout: {}",
-            min_available.max(0)
-        ),
-    );
-    ScenarioResult { scenario: "rolling-update".into(), pass, findings }
-}
-
-/// `strategy.type: Recreate`: every old pod is deleted, then the new ones are created.
-fn recreate(mut world: World<'_>, w: usize, level: Level) -> ScenarioResult {
-    let workload = world.workloads[w].clone();
-    for (pod, _) in world.owned(w) {
-        world.cluster.remove(&pod.namespace, &pod.name);
-    }
-    let spec = workload.pod_spec(1);
-    let mut findings =
-        vec!["strategy Recreate stops every old pod before the new ones start: no replica runs meanwhile".to_string()];
-    for index in 0..workload.replicas.max(0) as usize {
-        let pod = workload.pod(&spec, 1, index);
-        let name = pod.name.clone();
-        if let Err(message) = world.schedule(pod) {
-            findings.push(format!("{name} Pending: {message}"));
-        }
-    }
-    let pass = level < Level::Pod && findings.len() == 1;
-    ScenarioResult { scenario: "rolling-update".into(), pass, findings }
-}
-
-fn drain(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
-    let mut nodes: Vec<String> = world.owned(w).into_iter().map(|(_, n)| n).collect();
-    nodes.sort();
-    nodes.dedup();
-    let mut findings = Vec::new();
-    let mut pass = true;
-    for node in nodes {
-        let mut world = world.clone();
-        world.cluster.cordon(&node, true);
-        loop {
-            // `kubectl drain --ignore-daemonsets` leaves DaemonSet and mirror pods in place.
-            let pods: Vec<Pod> = world.cluster.pods_on(&node).into_iter().filter(|p| !p.drain_skips).cloned().collect();
-            if pods.is_empty() {
-                break;
-            }
-            let mut progress = false;
-            let mut blocked = Vec::new();
-            for pod in pods {
-                let covering: Vec<&Budget> = world
-                    .budgets
-                    .iter()
-                    .filter(|b| b.namespace == pod.namespace && b.selector.matches(&pod.labels))
-                    .collect();
-                let allowed = match covering.as_slice() {
-                    [] => Ok(()),
-                    [budget] => {
-                        let (n, why) = world.disruptions_allowed(budget);
-                        if n > 0 {
-                            Ok(())
-                        } else {
-                            Err(format!(
-                                "PodDisruptionBudget {}/{} allows no disruption ({why})",
-                                budget.namespace, budget.name
-                            ))
-                        }
-                    }
-                    many => Err(format!(
-                        "it is covered by {} PodDisruptionBudgets ({}): the eviction API refuses it",
-                        many.len(),
-                        many.iter().map(|b| b.name.as_str()).collect::<Vec<_>>().join(", ")
-                    )),
-                };
-                match allowed {
-                    Ok(()) => {
-                        world.cluster.remove(&pod.namespace, &pod.name);
-                        if let Some(owner) = world.owner_of(&pod) {
-                            let replacement = world.replacement(owner, &pod);
-                            if let Err(message) = world.schedule(replacement.clone())
-                                && owner == w
-                            {
-                                // Evicted pods must reschedule from level pod up; below, it is downtime allowed.
-                                if level >= Level::Pod {
-                                    pass = false;
-                                }
-                                findings.push(format!(
-                                    "drain of {node}: replacement {} of evicted {} stays Pending: {message}",
-                                    replacement.name, pod.name
-                                ));
-                            }
-                        }
-                        progress = true;
-                    }
-                    Err(why) => blocked.push((pod, why)),
-                }
-            }
-            if !progress {
-                for (pod, why) in blocked {
-                    if world.owner_of(&pod) == Some(w) {
-                        pass = false;
-                        findings.push(format!("drain of {node} is blocked: evicting {} fails: {why}", pod.name));
-                    }
-                }
-                break;
-            }
-        }
-    }
-    ScenarioResult { scenario: "drain".into(), pass, findings }
 }

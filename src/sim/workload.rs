@@ -8,59 +8,24 @@
 //! The owning ReplicaSet's (or StatefulSet's) selector becomes the pod's
 //! default-spread selector, as `helper.DefaultSelector` finds it upstream.
 
-use super::objects::{Effect, Pod, PodSpec, Toleration, at, parse_pod_spec, str_at};
-use crate::selector::{Labels, Selector, labels_from_value};
+use super::objects::{Pod, PodSpec, parse_pod_spec};
+use crate::kube::int_or_percent::IntOrPercent;
+use crate::kube::kind::WorkloadKind;
+use crate::kube::labels::{
+    CONTROLLER_REVISION_HASH, HOSTNAME, POD_INDEX, POD_TEMPLATE_HASH, STATEFULSET_POD_NAME, TAINT_NOT_READY,
+    TAINT_UNREACHABLE, ZONE,
+};
+use crate::kube::selector::{Labels, Selector};
+use crate::kube::taints::{Effect, Toleration};
+use crate::kube::value::at;
+use crate::kube::workload::{Workload as Object, WorkloadError};
 use serde_yaml::Value;
 use std::sync::Arc;
 
-/// The controller kinds the model places.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-pub enum Kind {
-    Deployment,
-    StatefulSet,
-}
-
-/// An int-or-percent field such as `maxSurge`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum IntOrPercent {
-    Int(i64),
-    Percent(i64),
-}
-
-impl IntOrPercent {
-    fn parse(value: Option<&Value>, default: IntOrPercent) -> Result<IntOrPercent, String> {
-        match value {
-            None => Ok(default),
-            Some(v) => {
-                if let Some(n) = v.as_i64() {
-                    return Ok(IntOrPercent::Int(n));
-                }
-                let text = v.as_str().ok_or("must be an integer or a percentage")?;
-                let n = text.strip_suffix('%').and_then(|n| n.parse::<i64>().ok());
-                n.map(IntOrPercent::Percent).ok_or_else(|| format!("`{text}` is not an integer or a percentage"))
-            }
-        }
-    }
-
-    /// Whether the value is zero however it is written (`0` or `0%`).
-    pub fn is_zero(&self) -> bool {
-        matches!(self, IntOrPercent::Int(0) | IntOrPercent::Percent(0))
-    }
-
-    /// The value against a total, rounding a percentage up or down.
-    pub fn resolve(&self, total: i64, round_up: bool) -> i64 {
-        match *self {
-            IntOrPercent::Int(n) => n,
-            IntOrPercent::Percent(p) if round_up => (p * total + 99) / 100,
-            IntOrPercent::Percent(p) => p * total / 100,
-        }
-    }
-}
-
-/// A Deployment or StatefulSet.
+/// A Deployment or StatefulSet, read by [`crate::kube::workload`], ready to stamp pods.
 #[derive(Clone, Debug)]
 pub struct Workload {
-    pub kind: Kind,
+    pub kind: WorkloadKind,
     pub namespace: String,
     pub name: String,
     pub replicas: i64,
@@ -98,59 +63,54 @@ fn encode(mut n: u64, len: usize) -> String {
         .collect()
 }
 
+/// Why the model cannot place a workload.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// The one reader's problems (every one, joined).
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Object(Vec<WorkloadError>),
+    #[error(transparent)]
+    Strategy(WorkloadError),
+    #[error(
+        "{kind} `{name}`: spec.replicas is {replicas}; kix simulates at most {MAX_SIMULATED_REPLICAS} replicas per workload"
+    )]
+    TooManyReplicas { kind: WorkloadKind, name: String, replicas: i64 },
+    /// The template's pod spec has a field the model cannot read.
+    #[error("{kind} `{name}`: {reason}")]
+    PodSpec { kind: WorkloadKind, name: String, reason: String },
+}
+
 /// The most replicas of one workload kix places: far above real workloads, low enough that a typo
 /// such as `replicas: 2000000000` is refused instead of simulated for hours.
 pub const MAX_SIMULATED_REPLICAS: i64 = 10_000;
 
 impl Workload {
-    /// Reads a Deployment or StatefulSet; Ok(None) for any other kind.
-    pub fn from_object(object: &Value, default_namespace: &str) -> Result<Option<Workload>, String> {
-        let kind = match str_at(object, &["kind"]) {
-            Some("Deployment") => Kind::Deployment,
-            Some("StatefulSet") => Kind::StatefulSet,
-            _ => return Ok(None),
-        };
-        let name = str_at(object, &["metadata", "name"]).ok_or(format!("a {kind:?} has no metadata.name"))?.to_string();
-        let ctx = |e: String| format!("{kind:?} `{name}`: {e}");
-        let namespace = str_at(object, &["metadata", "namespace"]).unwrap_or(default_namespace).to_string();
-        let replicas = match at(object, &["spec", "replicas"]) {
-            None => 1,
-            Some(v) => v.as_i64().filter(|n| *n >= 0).ok_or_else(|| ctx("spec.replicas must be a count".into()))?,
-        };
+    /// Reads an `apps` Deployment or StatefulSet through [`crate::kube::workload`]; Ok(None) for
+    /// any other object.
+    pub fn from_object(object: &Value, default_namespace: &str) -> Result<Option<Workload>, ReadError> {
+        let Some(object) = Object::read(object).map_err(ReadError::Object)? else { return Ok(None) };
+        let strategy = object.strategy().map_err(ReadError::Strategy)?;
+        let Object { kind, name, namespace, manifest_replicas, selector, template_labels, template, .. } = object;
+        let replicas = i64::from(manifest_replicas.unwrap_or(1));
         if replicas > MAX_SIMULATED_REPLICAS {
-            return Err(ctx(format!(
-                "spec.replicas is {replicas}; kix simulates at most {MAX_SIMULATED_REPLICAS} replicas per workload"
-            )));
+            return Err(ReadError::TooManyReplicas { kind, name, replicas });
         }
-        let selector = match at(object, &["spec", "selector"]) {
-            Some(s) => Selector::from_value(s).map_err(|e| ctx(format!("spec.selector: {e}")))?,
-            None => return Err(ctx("spec.selector is missing".into())),
-        };
-        let template = at(object, &["spec", "template"]).ok_or_else(|| ctx("spec.template is missing".into()))?;
-        let template_labels = labels_from_value(at(template, &["metadata", "labels"])).map_err(ctx)?;
-        let spec = match at(template, &["spec"]) {
-            Some(s) => parse_pod_spec(s).map_err(ctx)?,
+        let spec = match at(&template, &["spec"]) {
+            Some(s) => parse_pod_spec(s).map_err(|reason| ReadError::PodSpec { kind, name: name.clone(), reason })?,
             None => PodSpec::default(),
         };
-        let rolling = at(object, &["spec", "strategy", "rollingUpdate"]);
-        let field = |f: &str| rolling.and_then(|r| at(r, &[f]));
-        let max_surge = IntOrPercent::parse(field("maxSurge"), IntOrPercent::Percent(25))
-            .map_err(|e| ctx(format!("maxSurge {e}")))?;
-        let max_unavailable = IntOrPercent::parse(field("maxUnavailable"), IntOrPercent::Percent(25))
-            .map_err(|e| ctx(format!("maxUnavailable {e}")))?;
-        let recreate = str_at(object, &["spec", "strategy", "type"]) == Some("Recreate");
-        let template_hash = fnv(serde_yaml::to_string(template).unwrap_or_default().as_bytes(), 0);
+        let template_hash = fnv(serde_yaml::to_string(&template).unwrap_or_default().as_bytes(), 0);
         Ok(Some(Workload {
             kind,
-            namespace,
+            namespace: namespace.unwrap_or_else(|| default_namespace.to_string()),
             name,
             replicas,
             selector,
             template_labels,
             spec,
-            max_surge,
-            max_unavailable,
-            recreate,
+            max_surge: strategy.max_surge,
+            max_unavailable: strategy.max_unavailable,
+            recreate: strategy.recreate,
             template_hash,
         }))
     }
@@ -164,7 +124,7 @@ impl Workload {
     pub fn pod_spec(&self, revision: u32) -> Arc<PodSpec> {
         let mut spec = self.spec.clone();
         // The DefaultTolerationSeconds admission plugin adds these to every pod the API server admits.
-        for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
+        for key in [TAINT_NOT_READY, TAINT_UNREACHABLE] {
             if !spec.tolerations.iter().any(|t| t.key == key && t.effect == Some(Effect::NoExecute)) {
                 spec.tolerations.push(Toleration {
                     key: key.to_string(),
@@ -175,8 +135,8 @@ impl Workload {
             }
         }
         let mut selector = self.selector.clone();
-        if self.kind == Kind::Deployment {
-            selector.match_labels.insert("pod-template-hash".into(), self.revision_hash(revision));
+        if self.kind == WorkloadKind::Deployment {
+            selector.match_labels.insert(POD_TEMPLATE_HASH.into(), self.revision_hash(revision));
         }
         spec.default_selector = Some(selector);
         Arc::new(spec)
@@ -187,16 +147,16 @@ impl Workload {
         let hash = self.revision_hash(revision);
         let mut labels = self.template_labels.clone();
         let name = match self.kind {
-            Kind::Deployment => {
-                labels.insert("pod-template-hash".into(), hash.clone());
+            WorkloadKind::Deployment => {
+                labels.insert(POD_TEMPLATE_HASH.into(), hash.clone());
                 let suffix = encode(fnv(format!("{hash}/{index}").as_bytes(), 1), 5);
                 format!("{}-{hash}-{suffix}", self.name)
             }
-            Kind::StatefulSet => {
+            WorkloadKind::StatefulSet => {
                 let name = format!("{}-{index}", self.name);
-                labels.insert("controller-revision-hash".into(), format!("{}-{hash}", self.name));
-                labels.insert("statefulset.kubernetes.io/pod-name".into(), name.clone());
-                labels.insert("apps.kubernetes.io/pod-index".into(), index.to_string());
+                labels.insert(CONTROLLER_REVISION_HASH.into(), format!("{}-{hash}", self.name));
+                labels.insert(STATEFULSET_POD_NAME.into(), name.clone());
+                labels.insert(POD_INDEX.into(), index.to_string());
                 name
             }
         };
@@ -220,7 +180,7 @@ impl Workload {
     pub fn topology_keys(&self) -> Vec<String> {
         let mut keys: Vec<String> = self.spec.spread.iter().map(|c| c.topology_key.clone()).collect();
         if keys.is_empty() {
-            keys = vec![super::objects::HOSTNAME_KEY.to_string(), super::objects::ZONE_KEY.to_string()];
+            keys = vec![HOSTNAME.to_string(), ZONE.to_string()];
         }
         keys.sort();
         keys.dedup();
@@ -239,7 +199,7 @@ mod tests {
     #[test]
     fn deployment_pods_carry_pod_template_hash_and_unique_names() {
         let w = workload(
-            "kind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c}]}\n",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c}]}\n",
         );
         let spec = w.pod_spec(0);
         let pods: Vec<Pod> = (0..3).map(|i| w.pod(&spec, 0, i)).collect();
@@ -254,7 +214,7 @@ mod tests {
     #[test]
     fn statefulset_pods_are_ordinal() {
         let w = workload(
-            "kind: StatefulSet\nmetadata: {name: db, namespace: data}\nspec:\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n",
+            "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db, namespace: data}\nspec:\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: c}]}\n",
         );
         let pod = w.pod(&w.pod_spec(0), 0, 1);
         assert_eq!(pod.name, "db-1");
@@ -264,9 +224,13 @@ mod tests {
     }
 
     #[test]
-    fn percentages_round_as_the_deployment_controller() {
-        assert_eq!(IntOrPercent::Percent(25).resolve(3, true), 1);
-        assert_eq!(IntOrPercent::Percent(25).resolve(3, false), 0);
-        assert_eq!(IntOrPercent::Int(2).resolve(3, false), 2);
+    fn only_apps_workloads_are_placed() {
+        let yaml = "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: old}\nspec:\n  selector: {matchLabels: {app: old}}\n  template:\n    metadata: {labels: {app: old}}\n    spec: {containers: [{name: c}]}\n";
+        assert!(Workload::from_object(&serde_yaml::from_str(yaml).unwrap(), "default").unwrap().is_none());
+        let huge = yaml
+            .replace("extensions/v1beta1", "apps/v1")
+            .replace("spec:\n  selector", "spec:\n  replicas: 20000\n  selector");
+        let e = Workload::from_object(&serde_yaml::from_str(&huge).unwrap(), "default").unwrap_err();
+        assert!(matches!(e, ReadError::TooManyReplicas { replicas: 20000, .. }), "{e}");
     }
 }

@@ -21,9 +21,9 @@
 
 use kix::compile::{Compiled, Selection, compile};
 use kix::derive::{InstancePlan, WorkloadPlan};
+use kix::kube::selector::{Labels, Selector};
+use kix::kube::validate::validate_object;
 use kix::level::Level;
-use kix::selector::{Labels, Selector};
-use kix::validate::validate_object;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, RngSeed};

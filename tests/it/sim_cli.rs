@@ -175,11 +175,11 @@ fn errors_about_one_object_point_at_its_line() {
 
     // The --pod file: a bad toleration effect points at the field, in a Deployment's template too.
     let state = "kind: Node\nmetadata: {name: a}\n";
-    let pod = "kind: Deployment\nmetadata: {name: w}\nspec:\n  selector: {matchLabels: {app: w}}\n  template:\n    metadata: {labels: {app: w}}\n    spec:\n      tolerations:\n      - key: k\n        operator: Exists\n        effect: Never\n";
+    let pod = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  selector: {matchLabels: {app: w}}\n  template:\n    metadata: {labels: {app: w}}\n    spec:\n      tolerations:\n      - key: k\n        operator: Exists\n        effect: Never\n";
     let d = diagnostics(state, pod);
     assert_eq!(d.len(), 1, "{d:?}");
     assert!(d[0]["file"].as_str().unwrap().ends_with("pod.yaml"), "{:?}", d[0]);
-    assert_eq!((d[0]["line"].as_u64(), d[0]["column"].as_u64()), (Some(11), Some(17)), "{:?}", d[0]);
+    assert_eq!((d[0]["line"].as_u64(), d[0]["column"].as_u64()), (Some(12), Some(17)), "{:?}", d[0]);
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! normalised scores, total scores, the selected node. Every case also checks that the fast
 //! path selects the reference path's node.
 
-use kix::selector::Selector;
+use kix::kube::selector::Selector;
 use kix::sim::objects::parse_pod;
 use kix::sim::{Cluster, Outcome, State};
 use serde_yaml::{Mapping, Value};

@@ -127,8 +127,9 @@ fn fast_path_chooses_the_reference_node_on_varied_states() {
             let mut pod = parse_pod(&serde_yaml::from_str(&yaml).unwrap(), "default").unwrap();
             if pod.spec.spread.is_empty() && rng.below(2) == 0 {
                 // Owned by a controller: the system default constraints apply.
-                let selector =
-                    kix::selector::Selector::from_value(&serde_yaml::from_str("matchLabels: {app: web}").unwrap());
+                let selector = kix::kube::selector::Selector::from_value(
+                    &serde_yaml::from_str("matchLabels: {app: web}").unwrap(),
+                );
                 std::sync::Arc::make_mut(&mut pod.spec).default_selector = Some(selector.unwrap());
             }
             let reference = cluster.cycle(&pod).selected;

@@ -295,7 +295,7 @@ fn snapshot_nodes_marked_unschedulable_get_the_unschedulable_taint() {
     for node in &state.nodes {
         let taints: Vec<_> = node.taints.iter().filter(|t| t.key == "node.kubernetes.io/unschedulable").collect();
         assert_eq!(taints.len(), 1, "{node:?}");
-        assert_eq!(taints[0].effect, kix::sim::objects::Effect::NoSchedule);
+        assert_eq!(taints[0].effect, kix::kube::taints::Effect::NoSchedule);
     }
 }
 

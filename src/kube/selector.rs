@@ -3,7 +3,9 @@
 //! Implements `matchLabels` and the four `matchExpressions` operators with the
 //! apimachinery semantics: all requirements are ANDed; `NotIn` and
 //! `DoesNotExist` match labels that lack the key. An empty selector matches
-//! everything; kix refuses to copy one (see `Selector::is_empty`).
+//! everything; kix refuses to copy one (see `Selector::is_empty`). Follows
+//! staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go
+//! (`LabelSelectorAsSelector`) and pkg/labels/selector.go (`Requirement.Matches`).
 
 use serde_yaml::Value;
 use std::collections::BTreeMap;
@@ -63,9 +65,9 @@ impl Selector {
                         let (Some(k), Some(v)) = (k.as_str(), scalar_string(v)) else {
                             return Err("matchLabels must map label keys to string values".into());
                         };
-                        crate::names::label_key(k)
+                        crate::kube::names::label_key(k)
                             .map_err(|why| format!("matchLabels key `{k}` is not a valid label key: {why}"))?;
-                        crate::names::label_value(&v).map_err(|why| {
+                        crate::kube::names::label_value(&v).map_err(|why| {
                             format!("matchLabels value `{v}` of `{k}` is not a valid label value: {why}")
                         })?;
                         selector.match_labels.insert(k.to_string(), v);
@@ -140,7 +142,7 @@ fn parse_requirement(item: &Value) -> Result<Requirement, String> {
         }
     }
     let key = key.ok_or("a matchExpressions entry needs a key")?;
-    crate::names::label_key(&key)
+    crate::kube::names::label_key(&key)
         .map_err(|why| format!("matchExpressions key `{key}` is not a valid label key: {why}"))?;
     let operator = operator.ok_or_else(|| format!("the matchExpressions entry for `{key}` needs an operator"))?;
     match operator {
@@ -153,7 +155,7 @@ fn parse_requirement(item: &Value) -> Result<Requirement, String> {
         _ => {}
     }
     for v in &values {
-        crate::names::label_value(v)
+        crate::kube::names::label_value(v)
             .map_err(|why| format!("value `{v}` of `{key}` is not a valid label value: {why}"))?;
     }
     Ok(Requirement { key, operator, values })

@@ -3,7 +3,8 @@
 //! Cluster, instance, package and namespace names become paths under `out/`
 //! and object namespaces, so they must be DNS-1123 labels; failure-domain keys
 //! become `topologyKey`s, so they must be valid label keys. The rules mirror
-//! `k8s.io/apimachinery/pkg/util/validation`.
+//! staging/src/k8s.io/apimachinery/pkg/util/validation (`IsDNS1123Label`,
+//! `IsDNS1123Subdomain`, `IsQualifiedName`, `IsValidLabelValue`).
 
 /// Why a name was refused, phrased to complete "… is not valid: <reason>".
 pub type Refusal = String;
@@ -124,6 +125,26 @@ mod tests {
             &"a".repeat(64),
         ] {
             assert!(label_key(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn dns1123_subdomains() {
+        let cases = [
+            ("a", true),
+            ("web.example.com", true),
+            ("a-b.c", true),
+            (&*"a".repeat(253), true),
+            ("", false),
+            (".a", false),
+            ("a.", false),
+            ("a..b", false),
+            ("A.b", false),
+            ("a_b", false),
+            (&*"a".repeat(254), false),
+        ];
+        for (name, ok) in cases {
+            assert_eq!(dns1123_subdomain(name).is_ok(), ok, "{name}");
         }
     }
 

@@ -6,6 +6,18 @@
 //! (`1E` is 10^18, `1Ei` 2^60); a result beyond 64 bits saturates at
 //! `i64::MAX`, as upstream caps a quantity at 2^63-1, and the model's resource
 //! arithmetic saturates too, so an absurd quantity never wraps or panics.
+//!
+//! Follows staging/src/k8s.io/apimachinery/pkg/api/resource (`ParseQuantity`,
+//! `Quantity.ScaledValue`, `MilliValue`).
+
+/// A quantity kix cannot read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum QuantityError {
+    #[error("`{0}` is not a Kubernetes quantity")]
+    Syntax(String),
+    #[error("`{text}`: the exponent {exponent} is out of range (kix reads exponents of up to 9 digits)")]
+    Exponent { text: String, exponent: String },
+}
 
 /// Parses a quantity and returns `value * scale`, rounded up (away from zero, as upstream's
 /// `ScaledValue`) (scale 1000 for milli-units, 1 for units).
@@ -16,9 +28,9 @@
 /// suffixes `Ki Mi Gi Ti Pi Ei`, and decimal exponents `e3`, `E-2`, `e+6`. A value whose result
 /// does not fit in 64 bits saturates at `i64::MAX` (or `i64::MIN`), as upstream caps quantities
 /// at 2^63-1. Only an exponent that does not fit in 32 bits is refused, with a message saying so.
-pub fn parse_scaled(text: &str, scale: i128) -> Result<i64, String> {
+pub fn parse_scaled(text: &str, scale: i128) -> Result<i64, QuantityError> {
     let text = text.trim();
-    let bad = || format!("`{text}` is not a Kubernetes quantity");
+    let bad = || QuantityError::Syntax(text.to_string());
     if text.is_empty() {
         return Err(bad());
     }
@@ -57,9 +69,9 @@ pub fn parse_scaled(text: &str, scale: i128) -> Result<i64, String> {
             if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
                 return Err(bad());
             }
-            let e: i32 = exponent.parse().map_err(|_| {
-                format!("`{text}`: the exponent {exponent} is out of range (kix reads exponents of up to 9 digits)")
-            })?;
+            let e: i32 = exponent
+                .parse()
+                .map_err(|_| QuantityError::Exponent { text: text.to_string(), exponent: exponent.to_string() })?;
             (i64::from(e), 0)
         }
         _ => return Err(bad()),
@@ -108,12 +120,12 @@ pub fn parse_scaled(text: &str, scale: i128) -> Result<i64, String> {
 }
 
 /// A CPU quantity in milli-CPU.
-pub fn milli(text: &str) -> Result<i64, String> {
+pub fn milli(text: &str) -> Result<i64, QuantityError> {
     parse_scaled(text, 1000)
 }
 
 /// A quantity in whole units (bytes for memory, a count for pods).
-pub fn units(text: &str) -> Result<i64, String> {
+pub fn units(text: &str) -> Result<i64, QuantityError> {
     parse_scaled(text, 1)
 }
 
@@ -180,9 +192,9 @@ mod tests {
     #[test]
     fn bad_quantities_are_errors() {
         for text in ["", "abc", "1..2", "1Xi", "m", "1e", "1e+", "1e1.5", "1K", "1 Gi", "--1", "1ee3"] {
-            assert_eq!(parse_scaled(text, 1000), Err(format!("`{text}` is not a Kubernetes quantity")), "{text}");
+            assert_eq!(parse_scaled(text, 1000), Err(QuantityError::Syntax(text.to_string())), "{text}");
         }
-        let e = parse_scaled("1e99999999999", 1).unwrap_err();
+        let e = parse_scaled("1e99999999999", 1).unwrap_err().to_string();
         assert!(e.contains("exponent") && e.contains("out of range"), "{e}");
     }
 }

@@ -15,25 +15,55 @@
 //!
 //! Objects of other kinds get only the metadata checks (labels, annotations,
 //! namespace): kix patches nothing else in them.
+//!
+//! The rules follow staging/src/k8s.io/apimachinery/pkg/util/validation (names,
+//! label keys and values, through [`super::names`]). Each problem is an
+//! [`ObjectError`]: the field path and the reason, never one string to split.
 
-use crate::names::{dns1123_label, dns1123_subdomain, label_key, label_value};
-use crate::selector::{Labels, Selector};
+use super::int_or_percent::IntOrPercent;
+use super::kind::{ObjectKind, WorkloadKind};
+use super::names::{dns1123_label, dns1123_subdomain, label_key, label_value};
+use super::selector::{Labels, Selector};
 use serde_yaml::Value;
 use std::collections::BTreeSet;
+use std::fmt;
 
-/// Validates one object as the API server would; returns every problem found,
-/// each prefixed with the field path (`spec.maxUnavailable: ...`), empty when valid.
-pub fn validate_object(object: &Value) -> Vec<String> {
+/// One field the API server would refuse: where, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectError {
+    /// The field path as the API server prints it (`spec.template.spec.topologySpreadConstraints[0].maxSkew`);
+    /// empty for the object as a whole.
+    pub path: String,
+    /// Why, phrased to follow the path (`must be greater than zero`).
+    pub reason: String,
+}
+
+impl ObjectError {
+    /// The path's mapping keys, list indexes dropped (`["spec", "template", "spec", ...]`).
+    pub fn keys(&self) -> Vec<&str> {
+        self.path.split('.').map(|k| k.split('[').next().unwrap_or(k)).filter(|k| !k.is_empty()).collect()
+    }
+}
+
+impl fmt::Display for ObjectError {
+    /// `path: reason`, or the reason alone for the whole object.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() { f.write_str(&self.reason) } else { write!(f, "{}: {}", self.path, self.reason) }
+    }
+}
+
+impl std::error::Error for ObjectError {}
+
+/// Validates one object as the API server would; returns every problem found, empty when valid.
+pub fn validate_object(object: &Value) -> Vec<ObjectError> {
     let mut problems = Problems::default();
     if !object.is_mapping() {
         problems.push("", "an object must be a mapping");
         return problems.0;
     }
-    let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
-    let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default();
-    let group = crate::load::yaml::api_group(api_version);
-    let workload = group == "apps" && matches!(kind, "Deployment" | "StatefulSet");
-    let pdb = group == "policy" && kind == "PodDisruptionBudget";
+    let kind = ObjectKind::of(object);
+    let workload = matches!(kind, Some(ObjectKind::Workload(_)));
+    let pdb = kind == Some(ObjectKind::PodDisruptionBudget);
 
     match object.get("metadata") {
         Some(metadata) if metadata.is_mapping() => {
@@ -57,7 +87,7 @@ pub fn validate_object(object: &Value) -> Vec<String> {
         match spec {
             Some(spec) if spec.is_mapping() => {
                 validate_workload_spec(spec, &mut problems);
-                if kind == "Deployment" {
+                if kind == Some(ObjectKind::Workload(WorkloadKind::Deployment)) {
                     validate_deployment_strategy(spec, &mut problems);
                 }
             }
@@ -73,14 +103,13 @@ pub fn validate_object(object: &Value) -> Vec<String> {
     problems.0
 }
 
-/// Problems found so far, each as `path: message`.
+/// Problems found so far.
 #[derive(Default)]
-struct Problems(Vec<String>);
+struct Problems(Vec<ObjectError>);
 
 impl Problems {
-    fn push(&mut self, path: &str, message: impl Into<String>) {
-        let message = message.into();
-        self.0.push(if path.is_empty() { message } else { format!("{path}: {message}") });
+    fn push(&mut self, path: &str, reason: impl Into<String>) {
+        self.0.push(ObjectError { path: path.to_string(), reason: reason.into() });
     }
 }
 
@@ -319,8 +348,8 @@ fn validate_pdb_spec(spec: &Value, problems: &mut Problems) {
     }
     for (field, value) in [("minAvailable", min_available), ("maxUnavailable", max_unavailable)] {
         if let Some(value) = value {
-            if let Err(why) = int_or_percent(value) {
-                problems.push(&format!("spec.{field}"), why);
+            if let Err(why) = IntOrPercent::validate(value, true) {
+                problems.push(&format!("spec.{field}"), why.to_string());
             }
         }
     }
@@ -354,12 +383,11 @@ fn validate_deployment_strategy(spec: &Value, problems: &mut Problems) {
             let mut zero = 0;
             for name in ["maxSurge", "maxUnavailable"] {
                 let Some(value) = field(name) else { continue };
-                let checked = if name == "maxSurge" { positive_int_or_percent(value) } else { int_or_percent(value) };
-                if let Err(why) = checked {
-                    problems.push(&format!("spec.strategy.rollingUpdate.{name}"), why);
-                }
-                if value.as_i64() == Some(0) || value.as_str() == Some("0%") {
-                    zero += 1;
+                // maxSurge may exceed 100%, maxUnavailable may not.
+                match IntOrPercent::validate(value, name == "maxUnavailable") {
+                    Ok(checked) if checked.is_zero() => zero += 1,
+                    Ok(_) => {}
+                    Err(why) => problems.push(&format!("spec.strategy.rollingUpdate.{name}"), why.to_string()),
                 }
             }
             if zero == 2 {
@@ -367,41 +395,6 @@ fn validate_deployment_strategy(spec: &Value, problems: &mut Problems) {
             }
         }
         other => problems.push("spec.strategy.type", format!("`{other}` is not supported: Recreate or RollingUpdate")),
-    }
-}
-
-/// `ValidatePositiveIntOrPercent` alone: an int >= 0, or `N%` (maxSurge may exceed 100%).
-fn positive_int_or_percent(value: &Value) -> Result<(), String> {
-    match value {
-        Value::String(text) if text.ends_with('%') => {
-            let digits = &text[..text.len() - 1];
-            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-                Ok(())
-            } else {
-                Err(format!("`{text}` must be an integer or percentage (e.g '5%')"))
-            }
-        }
-        other => int_or_percent(other),
-    }
-}
-
-/// `ValidatePositiveIntOrPercent` and `IsNotMoreThan100Percent`: an int >= 0, or `N%` with N <= 100.
-fn int_or_percent(value: &Value) -> Result<(), String> {
-    match value {
-        Value::Number(number) => match number.as_i64() {
-            Some(n) if (0..=i64::from(i32::MAX)).contains(&n) => Ok(()),
-            Some(n) => Err(format!("must be greater than or equal to 0 (it is {n})")),
-            None => Err(format!("must be an integer or percentage (e.g '5%'), not {number}")),
-        },
-        Value::String(text) => {
-            let digits = text.strip_suffix('%').filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
-            match digits {
-                None => Err(format!("`{text}` must be an integer or percentage (e.g '5%')")),
-                Some(digits) if digits.parse::<u64>().is_ok_and(|n| n <= 100) => Ok(()),
-                Some(_) => Err(format!("`{text}` must not be greater than 100%")),
-            }
-        }
-        _ => Err("must be an integer or percentage (e.g '5%')".into()),
     }
 }
 
@@ -417,7 +410,7 @@ mod tests {
                  selector: {{matchLabels: {{app: d}}}}\n  template:\n    metadata: {{labels: {{app: d}}}}\n    \
                  spec: {{containers: [{{name: c, image: i}}]}}\n"
             );
-            validate_object(&serde_yaml::from_str(&text).unwrap())
+            validate_object(&serde_yaml::from_str(&text).unwrap()).iter().map(ToString::to_string).collect::<Vec<_>>()
         };
         for ok in [
             "{}",
@@ -463,6 +456,9 @@ mod tests {
 
     fn problems(yaml: &str) -> Vec<String> {
         validate_object(&serde_yaml::from_str(yaml).expect("test YAML parses"))
+            .iter()
+            .map(ToString::to_string)
+            .collect()
     }
 
     /// Asserts that each case yields exactly one problem containing the expected text

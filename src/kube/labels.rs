@@ -1,0 +1,28 @@
+//! Well-known label, annotation and taint keys: one constant each.
+//!
+//! Follows `staging/src/k8s.io/api/core/v1/well_known_labels.go` and
+//! `well_known_taints.go`, `staging/src/k8s.io/api/apps/v1/types.go`
+//! (`DefaultDeploymentUniqueLabelKey`, `ControllerRevisionHashLabelKey`,
+//! `StatefulSetPodNameLabel`, `PodIndexLabel`) and
+//! `pkg/kubelet/types/pod_update.go` (`ConfigMirrorAnnotationKey`).
+
+/// `LabelHostname`: the per-node topology key.
+pub const HOSTNAME: &str = "kubernetes.io/hostname";
+/// `LabelTopologyZone`: the zone topology key.
+pub const ZONE: &str = "topology.kubernetes.io/zone";
+/// `TaintNodeUnschedulable`: the node lifecycle controller's taint on cordoned nodes.
+pub const TAINT_UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
+/// `TaintNodeNotReady`.
+pub const TAINT_NOT_READY: &str = "node.kubernetes.io/not-ready";
+/// `TaintNodeUnreachable`.
+pub const TAINT_UNREACHABLE: &str = "node.kubernetes.io/unreachable";
+/// `DefaultDeploymentUniqueLabelKey`: the Deployment controller's per-template label.
+pub const POD_TEMPLATE_HASH: &str = "pod-template-hash";
+/// `ControllerRevisionHashLabelKey`: the StatefulSet controller's revision label.
+pub const CONTROLLER_REVISION_HASH: &str = "controller-revision-hash";
+/// `StatefulSetPodNameLabel`.
+pub const STATEFULSET_POD_NAME: &str = "statefulset.kubernetes.io/pod-name";
+/// `PodIndexLabel`: a StatefulSet pod's ordinal.
+pub const POD_INDEX: &str = "apps.kubernetes.io/pod-index";
+/// `ConfigMirrorAnnotationKey`: the annotation of a static pod's mirror pod.
+pub const CONFIG_MIRROR: &str = "kubernetes.io/config.mirror";
