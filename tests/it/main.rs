@@ -4,6 +4,7 @@
 
 mod support;
 
+mod architecture;
 mod bad_inputs;
 mod build;
 mod invariants;
