@@ -25,6 +25,7 @@ pub mod testing;
 pub mod validate;
 pub mod verify;
 pub mod workload;
+pub mod yaml;
 pub mod yaml_out;
 
 use cli::{Cli, Command, Format};
