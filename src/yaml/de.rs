@@ -379,8 +379,8 @@ spec:
                 "spec:\n  template:\n    spec:\n      containers:\n      - name: a\n      - name: [b]\n",
                 "spec.template.spec.containers[1].name: invalid type: sequence, expected a string",
             ),
-            ("spec: 3\n", "spec: invalid type: integer `3`, expected struct DeploymentSpec"),
-            ("[1]\n", "invalid type: sequence, expected struct Deployment"),
+            ("spec: 3\n", "spec: invalid type: integer `3`, expected DeploymentSpec"),
+            ("[1]\n", "invalid type: sequence, expected Deployment"),
         ];
         for (text, expected) in cases {
             let error = from_value::<Deployment>(&value(text)).unwrap_err();

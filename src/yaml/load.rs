@@ -58,7 +58,8 @@ pub fn parse_stream(text: &str, limits: &Limits) -> Vec<Result<Document, YamlErr
         let (event, span) = match next {
             Ok(next) => next,
             Err(error) => {
-                documents.push(Err(syntax_error(&error, text, &positions)));
+                let open = builder.as_ref().map(|b| b.open_starts()).unwrap_or_default();
+                documents.push(Err(syntax_error(&error, text, &positions, &open)));
                 break;
             }
         };
@@ -208,6 +209,17 @@ impl<'l> Builder<'l> {
         }
     }
 
+    /// Where the collections still open start, outermost first (for unclosed-bracket errors).
+    fn open_starts(&self) -> Vec<Mark> {
+        self.stack
+            .iter()
+            .map(|frame| match frame {
+                Frame::Sequence { start, .. } => *start,
+                Frame::Mapping(frame) => frame.start,
+            })
+            .collect()
+    }
+
     fn too_deep(&mut self, at: Mark) -> bool {
         if self.stack.len() < self.limits.max_depth {
             return false;
@@ -337,10 +349,30 @@ fn merge(mut entries: Vec<(Value, Value)>, mut marks: Vec<EntryMarks>) -> Result
     Ok((mapping, marks))
 }
 
-/// A plain-English syntax error at the parser's mark.
-fn syntax_error(error: &ScanError, text: &str, positions: &Positions) -> YamlError {
+/// A plain-English syntax error at the parser's mark; an unclosed flow collection is reported at
+/// its opening bracket (`open` holds the starts of the collections still open), where the mistake
+/// is, rather than where the parser noticed it.
+fn syntax_error(error: &ScanError, text: &str, positions: &Positions, open: &[Mark]) -> YamlError {
     let mark = positions.mark(*error.marker());
     let info = error.info();
+    let unclosed = |bracket: char, closer: char, what: &str| {
+        let opening = open.iter().rev().find(|m| text[m.offset..].starts_with(bracket))?;
+        let message = format!(
+            "unclosed flow {what}: `{bracket}` is not closed (expected `,` or `{closer}` at line {} column {})",
+            mark.line, mark.column
+        );
+        Some(YamlError::new(YamlErrorKind::Syntax, *opening, message))
+    };
+    if info.contains("flow mapping, did not find expected ',' or '}'") {
+        if let Some(error) = unclosed('{', '}', "mapping") {
+            return error;
+        }
+    }
+    if info.contains("flow sequence, expected ',' or ']'") {
+        if let Some(error) = unclosed('[', ']', "sequence") {
+            return error;
+        }
+    }
     let (kind, message) = if info.contains("unknown anchor") {
         let name: String = text[mark.offset..].chars().take_while(|c| !c.is_whitespace() && !",]}".contains(*c)).collect();
         (YamlErrorKind::UndefinedAlias, format!("alias {name} names no anchor defined before it"))
@@ -348,7 +380,9 @@ fn syntax_error(error: &ScanError, text: &str, positions: &Positions) -> YamlErr
         (YamlErrorKind::Syntax, "tabs are not allowed for indentation in YAML; use spaces".to_string())
     } else {
         let plain = match info {
-            i if i.contains("quoted scalar, found unexpected end of stream") => "unclosed quoted string".into(),
+            i if i.contains("quoted scalar, found unexpected end of stream") || i.contains("indentation in quoted scalar") => {
+                "unclosed quoted string (or a continuation line of it not indented)".into()
+            }
             i if i.contains("flow mapping, did not find expected ',' or '}'") => {
                 "unclosed flow mapping: expected `,` or `}`".into()
             }
@@ -399,3 +433,7 @@ impl Positions {
         Span { start: self.mark(span.start), end: self.mark(span.end) }
     }
 }
+
+#[cfg(test)]
+#[path = "load_tests.rs"]
+mod tests;
