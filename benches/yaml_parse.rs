@@ -207,6 +207,16 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(snapshot.len() as u64));
     group.bench_function("serde_yaml", |b| b.iter(|| serde_yaml_documents(black_box(&snapshot))));
     group.bench_function("kix_yaml", |b| b.iter(|| kix_documents(black_box(&snapshot), &Limits::SNAPSHOT)));
+    group.bench_function("saphyr_events_only", |b| {
+        b.iter(|| {
+            let mut parser = saphyr_parser::Parser::new_from_str(black_box(&snapshot));
+            let mut n = 0usize;
+            while let Some(Ok(_)) = parser.next_event() {
+                n += 1;
+            }
+            n
+        })
+    });
     group.finish();
 }
 

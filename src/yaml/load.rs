@@ -25,10 +25,11 @@
 //! the parser ends the stream (it cannot resynchronise).
 
 use super::mapping::key_hash;
-use super::marks::{EntryMarks, Marks, MarksKind};
+use super::marks::{EntryMarks, KeyText, Marks, MarksKind};
 use super::resolve::{self, Resolved};
 use super::{Limits, Mapping, Mark, Span, Value, YamlError, YamlErrorKind};
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Tag};
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// Mapping size from which duplicate keys are found through a hash set rather than a scan.
@@ -94,7 +95,7 @@ struct MappingFrame {
     entries: Vec<(Value, Value)>,
     marks: Vec<EntryMarks>,
     /// The key waiting for its value.
-    key: Option<(Value, Span, Option<Box<str>>)>,
+    key: Option<(Value, Span, Option<KeyText>)>,
     /// Key hashes, once the mapping is big enough to need them.
     hashes: Option<HashSet<u64>>,
 }
@@ -144,20 +145,25 @@ impl<'l> Builder<'l> {
         let span = positions.span(span);
         match event {
             Event::Scalar(text, style, anchor, tag) => {
-                let value = match scalar(&text, style, tag.as_deref()) {
-                    Ok(value) => value,
-                    Err((kind, message)) => return self.fail(kind, span.start, message),
-                };
                 if self.stack.is_empty() && text.is_empty() && style == ScalarStyle::Plain && anchor == 0 && tag.is_none() {
                     self.empty = true;
                 }
+                let value = match scalar(text, style, tag.as_deref()) {
+                    Ok(value) => value,
+                    Err((kind, message)) => return self.fail(kind, span.start, message),
+                };
                 self.complete(value, Marks::scalar(span), anchor);
             }
             Event::SequenceStart(anchor, _) => {
                 if self.too_deep(span.start) {
                     return;
                 }
-                self.stack.push(Frame::Sequence { anchor, start: span.start, items: Vec::new(), marks: Vec::new() });
+                self.stack.push(Frame::Sequence {
+                    anchor,
+                    start: span.start,
+                    items: Vec::with_capacity(4),
+                    marks: Vec::with_capacity(4),
+                });
             }
             Event::MappingStart(anchor, _) => {
                 if self.too_deep(span.start) {
@@ -166,8 +172,8 @@ impl<'l> Builder<'l> {
                 self.stack.push(Frame::Mapping(MappingFrame {
                     anchor,
                     start: span.start,
-                    entries: Vec::new(),
-                    marks: Vec::new(),
+                    entries: Vec::with_capacity(8),
+                    marks: Vec::with_capacity(8),
                     key: None,
                     hashes: None,
                 }));
@@ -254,7 +260,7 @@ impl<'l> Builder<'l> {
                         );
                         return self.fail(YamlErrorKind::DuplicateKey, marks.span.start, message);
                     }
-                    let key_text = value.as_str().map(Box::from);
+                    let key_text = value.as_str().map(KeyText::new);
                     frame.key = Some((value, marks.span, key_text));
                 }
             },
@@ -295,14 +301,17 @@ fn describe_key(key: &Value) -> String {
     }
 }
 
-/// Resolves one scalar event to a value.
-fn scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<Value, (YamlErrorKind, String)> {
+/// Resolves one scalar event to a value (a string reuses the parser's allocation).
+fn scalar(text: Cow<str>, style: ScalarStyle, tag: Option<&Tag>) -> Result<Value, (YamlErrorKind, String)> {
     let resolved = match tag {
-        Some(tag) if tag.is_yaml_core_schema() => resolve::tagged(&tag.suffix, text).ok_or_else(|| {
+        Some(tag) if tag.is_yaml_core_schema() => resolve::tagged(&tag.suffix, &text).ok_or_else(|| {
             (YamlErrorKind::InvalidTaggedScalar, format!("`{text}` is not a valid value for the tag !!{}", tag.suffix))
         })?,
-        _ if style == ScalarStyle::Plain => resolve::plain(text),
-        _ => return Ok(Value::String(text.to_string())),
+        _ if style == ScalarStyle::Plain => match resolve::plain_non_string(&text) {
+            Some(resolved) => resolved,
+            None => return Ok(Value::String(text.into_owned())),
+        },
+        _ => return Ok(Value::String(text.into_owned())),
     };
     match resolved {
         Resolved::Value(value) => Ok(value),

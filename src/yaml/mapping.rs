@@ -23,7 +23,7 @@ const INDEX_FROM: usize = 24;
 pub struct Mapping {
     entries: Vec<(Value, Value)>,
     /// Key hash to entry positions; present once the mapping has `INDEX_FROM` entries.
-    index: Option<HashMap<u64, Vec<usize>>>,
+    index: Option<Box<HashMap<u64, Vec<usize>>>>,
 }
 
 /// Something a mapping can be probed with: a `&str` (the common case, no allocation) or a `&Value`.
@@ -162,7 +162,7 @@ impl Mapping {
             for (i, (key, _)) in self.entries.iter().enumerate() {
                 index.entry(key_hash(key)).or_default().push(i);
             }
-            index
+            Box::new(index)
         });
     }
 

@@ -47,9 +47,39 @@ pub enum MarksKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EntryMarks {
     /// The key's text when it is a string (the only keys a path can name).
-    pub key_text: Option<Box<str>>,
+    pub key_text: Option<KeyText>,
     pub key: Span,
     pub value: Marks,
+}
+
+/// A key's text, kept inline when short (as nearly all Kubernetes keys are), so recording keys
+/// for [`Marks::locate`] costs no allocation per key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyText {
+    Inline { len: u8, bytes: [u8; KeyText::INLINE] },
+    Heap(Box<str>),
+}
+
+impl KeyText {
+    const INLINE: usize = 30;
+
+    pub fn new(text: &str) -> KeyText {
+        if text.len() <= KeyText::INLINE {
+            let mut bytes = [0; KeyText::INLINE];
+            bytes[..text.len()].copy_from_slice(text.as_bytes());
+            KeyText::Inline { len: text.len() as u8, bytes }
+        } else {
+            KeyText::Heap(text.into())
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            // Always a whole `&str` copied in `new`, so always UTF-8.
+            KeyText::Inline { len, bytes } => std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default(),
+            KeyText::Heap(text) => text,
+        }
+    }
 }
 
 impl Marks {
@@ -60,7 +90,7 @@ impl Marks {
     /// The marks of one entry's value, by key text.
     pub fn entry(&self, key: &str) -> Option<&EntryMarks> {
         match &self.kind {
-            MarksKind::Mapping(entries) => entries.iter().find(|e| e.key_text.as_deref() == Some(key)),
+            MarksKind::Mapping(entries) => entries.iter().find(|e| e.key_text.as_ref().is_some_and(|k| k.as_str() == key)),
             _ => None,
         }
     }

@@ -41,7 +41,7 @@ mod value;
 pub use de::{DeError, from_value};
 pub use load::{Document, parse_stream};
 pub use mapping::Mapping;
-pub use marks::{EntryMarks, Located, Marks, MarksKind, Seg};
+pub use marks::{EntryMarks, KeyText, Located, Marks, MarksKind, Seg};
 pub use number::Number;
 pub use value::Value;
 

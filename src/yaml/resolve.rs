@@ -24,6 +24,24 @@ pub enum Resolved {
 
 /// An untagged plain scalar (serde_yaml's `visit_untagged_scalar`).
 pub fn plain(text: &str) -> Resolved {
+    plain_non_string(text).unwrap_or_else(|| Resolved::Value(Value::String(text.to_string())))
+}
+
+/// [`plain`], but `None` for a string, so the caller can keep the text it owns.
+pub fn plain_non_string(text: &str) -> Option<Resolved> {
+    // Fast path: every null, bool, integer and float serde_yaml accepts starts with one of these
+    // (its floats must be finite, so `inf` and `nan` without a dot are strings).
+    let Some(&first) = text.as_bytes().first() else { return Some(Resolved::Value(Value::Null)) };
+    if !matches!(first, b'0'..=b'9' | b'+' | b'-' | b'.' | b'~' | b'n' | b'N' | b't' | b'T' | b'f' | b'F') {
+        return None;
+    }
+    match plain_slow(text) {
+        Resolved::Value(Value::String(_)) => None,
+        resolved => Some(resolved),
+    }
+}
+
+fn plain_slow(text: &str) -> Resolved {
     if text.is_empty() || is_null(text) {
         return Resolved::Value(Value::Null);
     }
