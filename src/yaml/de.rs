@@ -118,7 +118,9 @@ impl<'de> Deserializer<'de> for &'de Value {
                 let value = visitor.visit_seq(&mut access)?;
                 match access.items.len() {
                     0 => Ok(value),
-                    left => Err(de::Error::invalid_length(items.len(), &format!("{} items", items.len() - left).as_str())),
+                    left => {
+                        Err(de::Error::invalid_length(items.len(), &format!("{} items", items.len() - left).as_str()))
+                    }
                 }
             }
             Value::Mapping(map) => visitor.visit_map(Entries { entries: map.iter(), value: None }),
@@ -241,7 +243,11 @@ impl<'de> VariantAccess<'de> for &'de Value {
         self.deserialize_any(visitor)
     }
 
-    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], visitor: V) -> Result<V::Value, DeError> {
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
         self.deserialize_any(visitor)
     }
 }

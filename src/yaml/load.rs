@@ -145,7 +145,12 @@ impl<'l> Builder<'l> {
         let span = positions.span(span);
         match event {
             Event::Scalar(text, style, anchor, tag) => {
-                if self.stack.is_empty() && text.is_empty() && style == ScalarStyle::Plain && anchor == 0 && tag.is_none() {
+                if self.stack.is_empty()
+                    && text.is_empty()
+                    && style == ScalarStyle::Plain
+                    && anchor == 0
+                    && tag.is_none()
+                {
                     self.empty = true;
                 }
                 let value = match scalar(text, style, tag.as_deref()) {
@@ -181,7 +186,11 @@ impl<'l> Builder<'l> {
             Event::SequenceEnd => {
                 let Some(Frame::Sequence { anchor, start, items, marks }) = self.stack.pop() else { return };
                 let end = end_of(span, marks.last().map(|m| m.span.end), start);
-                self.complete(Value::Sequence(items), Marks { span: Span { start, end }, kind: MarksKind::Sequence(marks) }, anchor);
+                self.complete(
+                    Value::Sequence(items),
+                    Marks { span: Span { start, end }, kind: MarksKind::Sequence(marks) },
+                    anchor,
+                );
             }
             Event::MappingEnd => {
                 let Some(Frame::Mapping(frame)) = self.stack.pop() else { return };
@@ -197,7 +206,11 @@ impl<'l> Builder<'l> {
             }
             Event::Alias(id) => {
                 let Some((value, marks, nodes)) = self.anchors.get(&id) else {
-                    return self.fail(YamlErrorKind::UndefinedAlias, span.start, "alias names no anchor defined before it".into());
+                    return self.fail(
+                        YamlErrorKind::UndefinedAlias,
+                        span.start,
+                        "alias names no anchor defined before it".into(),
+                    );
                 };
                 self.alias_nodes += nodes;
                 if self.alias_nodes > self.limits.max_alias_nodes {
@@ -284,11 +297,7 @@ impl MappingFrame {
 
 /// A collection's end: its closing bracket for flow style, else its last child's end.
 fn end_of(event: Span, last_child_end: Option<Mark>, start: Mark) -> Mark {
-    if event.end.offset > event.start.offset {
-        event.end
-    } else {
-        last_child_end.unwrap_or(start)
-    }
+    if event.end.offset > event.start.offset { event.end } else { last_child_end.unwrap_or(start) }
 }
 
 fn describe_key(key: &Value) -> String {
@@ -323,7 +332,10 @@ fn scalar(text: Cow<str>, style: ScalarStyle, tag: Option<&Tag>) -> Result<Value
 }
 
 /// Applies a `<<` entry, if any (see the module docs for the order).
-fn merge(mut entries: Vec<(Value, Value)>, mut marks: Vec<EntryMarks>) -> Result<(Mapping, Vec<EntryMarks>), YamlError> {
+fn merge(
+    mut entries: Vec<(Value, Value)>,
+    mut marks: Vec<EntryMarks>,
+) -> Result<(Mapping, Vec<EntryMarks>), YamlError> {
     let Some(at) = entries.iter().position(|(k, _)| k.as_str() == Some("<<")) else {
         return Ok((Mapping::from_distinct(entries), marks));
     };
@@ -383,21 +395,27 @@ fn syntax_error(error: &ScanError, text: &str, positions: &Positions, open: &[Ma
         }
     }
     let (kind, message) = if info.contains("unknown anchor") {
-        let name: String = text[mark.offset..].chars().take_while(|c| !c.is_whitespace() && !",]}".contains(*c)).collect();
+        let name: String =
+            text[mark.offset..].chars().take_while(|c| !c.is_whitespace() && !",]}".contains(*c)).collect();
         (YamlErrorKind::UndefinedAlias, format!("alias {name} names no anchor defined before it"))
     } else if info.contains("tab") {
         (YamlErrorKind::Syntax, "tabs are not allowed for indentation in YAML; use spaces".to_string())
     } else {
         let plain = match info {
-            i if i.contains("quoted scalar, found unexpected end of stream") || i.contains("indentation in quoted scalar") => {
+            i if i.contains("quoted scalar, found unexpected end of stream")
+                || i.contains("indentation in quoted scalar") =>
+            {
                 "unclosed quoted string (or a continuation line of it not indented)".into()
             }
             i if i.contains("flow mapping, did not find expected ',' or '}'") => {
                 "unclosed flow mapping: expected `,` or `}`".into()
             }
-            i if i.contains("flow sequence, expected ',' or ']'") => "unclosed flow sequence: expected `,` or `]`".into(),
+            i if i.contains("flow sequence, expected ',' or ']'") => {
+                "unclosed flow sequence: expected `,` or `]`".into()
+            }
             i if i.contains("mapping values are not allowed") => {
-                "a `key: value` is not allowed here (check the indentation, or quote a value that contains \": \")".into()
+                "a `key: value` is not allowed here (check the indentation, or quote a value that contains \": \")"
+                    .into()
             }
             i if i.contains("did not find expected key") => "bad indentation: expected a key of this mapping".into(),
             i if i.contains("did not find expected '-'") => "bad indentation: expected a `-` item of this list".into(),

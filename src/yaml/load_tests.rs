@@ -205,13 +205,25 @@ fn syntax_errors_are_plain_and_located() {
         ("a:\n\tb: 1\n", "2:2", "tabs are not allowed for indentation in YAML; use spaces"),
         ("a: 'unclosed\nb: 2\n", "1:4", "unclosed quoted string (or a continuation line of it not indented)"),
         ("a: 1\nb: \"unclosed", "2:4", "unclosed quoted string (or a continuation line of it not indented)"),
-        ("a: {b: 1\nc: 2\n", "1:4", "unclosed flow mapping: `{` is not closed (expected `,` or `}` at line 2 column 2)"),
+        (
+            "a: {b: 1\nc: 2\n",
+            "1:4",
+            "unclosed flow mapping: `{` is not closed (expected `,` or `}` at line 2 column 2)",
+        ),
         ("a: [1, 2\n", "1:4", "unclosed flow sequence: `[` is not closed (expected `,` or `]` at line 2 column 1)"),
-        ("a:\n  b: [1, {c: 2]\n", "2:10", "unclosed flow mapping: `{` is not closed (expected `,` or `}` at line 2 column 15)"),
+        (
+            "a:\n  b: [1, {c: 2]\n",
+            "2:10",
+            "unclosed flow mapping: `{` is not closed (expected `,` or `}` at line 2 column 15)",
+        ),
     ];
     for (text, mark, message) in cases {
         let error = first_error(text);
-        assert_eq!((error.kind, error.mark.to_string(), error.message.as_str()), (YamlErrorKind::Syntax, mark.into(), message), "{text}");
+        assert_eq!(
+            (error.kind, error.mark.to_string(), error.message.as_str()),
+            (YamlErrorKind::Syntax, mark.into(), message),
+            "{text}"
+        );
     }
     // Documents before a syntax error are returned; the stream stops at it.
     let all = docs("a: 1\n---\nb: [\n---\nc: 1\n");

@@ -90,7 +90,9 @@ impl Marks {
     /// The marks of one entry's value, by key text.
     pub fn entry(&self, key: &str) -> Option<&EntryMarks> {
         match &self.kind {
-            MarksKind::Mapping(entries) => entries.iter().find(|e| e.key_text.as_ref().is_some_and(|k| k.as_str() == key)),
+            MarksKind::Mapping(entries) => {
+                entries.iter().find(|e| e.key_text.as_ref().is_some_and(|k| k.as_str() == key))
+            }
             _ => None,
         }
     }

@@ -77,7 +77,10 @@ impl Number {
         }
     }
 
-    pub(crate) fn visit<'de, V: serde::de::Visitor<'de>, E: serde::de::Error>(&self, visitor: V) -> Result<V::Value, E> {
+    pub(crate) fn visit<'de, V: serde::de::Visitor<'de>, E: serde::de::Error>(
+        &self,
+        visitor: V,
+    ) -> Result<V::Value, E> {
         match self.n {
             N::PosInt(u) => visitor.visit_u64(u),
             N::NegInt(i) => visitor.visit_i64(i),

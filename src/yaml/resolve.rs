@@ -94,7 +94,8 @@ fn int(text: &str) -> Option<Resolved> {
     if let Some(i) = parse_negative_int(text, i64::from_str_radix) {
         return Some(Resolved::Value(Value::Number(Number::from(i))));
     }
-    if parse_unsigned_int(text, u128::from_str_radix).is_some() || parse_negative_int(text, i128::from_str_radix).is_some()
+    if parse_unsigned_int(text, u128::from_str_radix).is_some()
+        || parse_negative_int(text, i128::from_str_radix).is_some()
     {
         return Some(Resolved::OutOfRange);
     }
@@ -165,14 +166,114 @@ mod tests {
 
     /// Scalars whose meaning differs between YAML 1.1, YAML 1.2 and serde_yaml's reading of it.
     const TRICKY: &[&str] = &[
-        "on", "On", "ON", "off", "yes", "Yes", "no", "NO", "y", "n", "true", "True", "TRUE", "tRUE", "false", "False",
-        "FALSE", "~", "null", "Null", "NULL", "nULL", "0x1F", "0x1f", "+0x1F", "-0x1F", "0x-1", "0x+1", "0x", "0o17",
-        "-0o17", "0o8", "0b101", "-0b101", "0b2", "017", "-017", "+017", "0", "-0", "+0", "00", "0.0", "-0.0", "+12",
-        "++12", "+-12", "1_000", "1e3", "1E3", "1e+3", "-1e-3", "+1e3", "1.", ".5", "-.5", "+.5", ".", "..", "-.inf",
-        "+.inf", ".inf", ".Inf", ".INF", "-.Inf", ".iNf", ".nan", ".NaN", ".NAN", "-.nan", "+.nan", "nan", "NaN", "inf",
-        "infinity", "-inf", "1:20", "190:20:30", "2026-01-01", "2026-01-01T00:00:00Z", "9223372036854775807",
-        "9223372036854775808", "18446744073709551615", "-9223372036854775808", "1e400", "-1e400", "0.1", "1.5e-7",
-        "12e", "0x1F.5", "1 2", "1,000", "$1", "v1", "250m", "16Gi", "1.4.0", "=", "<<", "-x", "0x1F_2", "1__0", "+", "0b", "1e", "-0", "0.", "+-.inf",
+        "on",
+        "On",
+        "ON",
+        "off",
+        "yes",
+        "Yes",
+        "no",
+        "NO",
+        "y",
+        "n",
+        "true",
+        "True",
+        "TRUE",
+        "tRUE",
+        "false",
+        "False",
+        "FALSE",
+        "~",
+        "null",
+        "Null",
+        "NULL",
+        "nULL",
+        "0x1F",
+        "0x1f",
+        "+0x1F",
+        "-0x1F",
+        "0x-1",
+        "0x+1",
+        "0x",
+        "0o17",
+        "-0o17",
+        "0o8",
+        "0b101",
+        "-0b101",
+        "0b2",
+        "017",
+        "-017",
+        "+017",
+        "0",
+        "-0",
+        "+0",
+        "00",
+        "0.0",
+        "-0.0",
+        "+12",
+        "++12",
+        "+-12",
+        "1_000",
+        "1e3",
+        "1E3",
+        "1e+3",
+        "-1e-3",
+        "+1e3",
+        "1.",
+        ".5",
+        "-.5",
+        "+.5",
+        ".",
+        "..",
+        "-.inf",
+        "+.inf",
+        ".inf",
+        ".Inf",
+        ".INF",
+        "-.Inf",
+        ".iNf",
+        ".nan",
+        ".NaN",
+        ".NAN",
+        "-.nan",
+        "+.nan",
+        "nan",
+        "NaN",
+        "inf",
+        "infinity",
+        "-inf",
+        "1:20",
+        "190:20:30",
+        "2026-01-01",
+        "2026-01-01T00:00:00Z",
+        "9223372036854775807",
+        "9223372036854775808",
+        "18446744073709551615",
+        "-9223372036854775808",
+        "1e400",
+        "-1e400",
+        "0.1",
+        "1.5e-7",
+        "12e",
+        "0x1F.5",
+        "1 2",
+        "1,000",
+        "$1",
+        "v1",
+        "250m",
+        "16Gi",
+        "1.4.0",
+        "=",
+        "<<",
+        "-x",
+        "0x1F_2",
+        "1__0",
+        "+",
+        "0b",
+        "1e",
+        "-0",
+        "0.",
+        "+-.inf",
     ];
 
     fn ours(text: &str) -> Value {
@@ -198,8 +299,7 @@ mod tests {
                     && a.as_u64() == b.as_u64()
             }
             (Value::Mapping(a), serde_yaml::Value::Mapping(b)) => {
-                a.len() == b.len()
-                    && a.iter().zip(b.iter()).all(|((ka, va), (kb, vb))| same(ka, kb) && same(va, vb))
+                a.len() == b.len() && a.iter().zip(b.iter()).all(|((ka, va), (kb, vb))| same(ka, kb) && same(va, vb))
             }
             _ => false,
         }
@@ -224,7 +324,8 @@ mod tests {
 
     #[test]
     fn core_tags_resolve_as_serde_yaml_did() {
-        for text in ["!!str 12", "!!str true", "!!int \"12\"", "!!int 0x10", "!!float 1", "!!float '.inf'", "!!bool 'true'"]
+        for text in
+            ["!!str 12", "!!str true", "!!int \"12\"", "!!int 0x10", "!!float 1", "!!float '.inf'", "!!bool 'true'"]
         {
             let (ours, theirs) = (ours(text), theirs(text));
             assert!(same(&ours, &theirs), "{text:?}: ours {ours:?}, serde_yaml {theirs:?}");
@@ -232,7 +333,10 @@ mod tests {
         for text in ["!!int x", "!!bool yes", "!!null ''", "!!float abc"] {
             assert!(serde_yaml::from_str::<serde_yaml::Value>(&format!("k: {text}\n")).is_err(), "{text}");
             let error = parse_stream(&format!("k: {text}\n"), &Limits::PACKAGE).remove(0).unwrap_err();
-            assert_eq!((error.kind, error.mark.line, error.mark.column), (crate::yaml::YamlErrorKind::InvalidTaggedScalar, 1, 4));
+            assert_eq!(
+                (error.kind, error.mark.line, error.mark.column),
+                (crate::yaml::YamlErrorKind::InvalidTaggedScalar, 1, 4)
+            );
         }
     }
 

@@ -47,10 +47,7 @@ mod tests {
     fn serializes_to_json_in_document_order() {
         let text = "b: 1\na: [true, null, -2, 1.5, x]\nc: {d: '7'}\n";
         let value = parse_stream(text, &Limits::PACKAGE).remove(0).unwrap().value;
-        assert_eq!(
-            serde_json::to_string(&value).unwrap(),
-            r#"{"b":1,"a":[true,null,-2,1.5,"x"],"c":{"d":"7"}}"#
-        );
+        assert_eq!(serde_json::to_string(&value).unwrap(), r#"{"b":1,"a":[true,null,-2,1.5,"x"],"c":{"d":"7"}}"#);
         let theirs: serde_yaml::Value = serde_yaml::from_str(text).unwrap();
         assert_eq!(serde_json::to_value(&value).unwrap(), serde_json::to_value(&theirs).unwrap());
     }
