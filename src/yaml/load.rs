@@ -47,8 +47,10 @@ pub struct Document {
 /// Parses every document of `text`: one entry per document, in order; documents with no content
 /// are skipped. After a syntax error the stream ends with that error.
 pub fn parse_stream(text: &str, limits: &Limits) -> Vec<Result<Document, YamlError>> {
-    if text.len() > limits.max_bytes {
-        let message = format!("input is {} bytes, over the limit of {} bytes", text.len(), limits.max_bytes);
+    // Marks hold `u32` offsets: nothing past 4 GiB, whatever the limits say.
+    let max_bytes = limits.max_bytes.min(u32::MAX as usize);
+    if text.len() > max_bytes {
+        let message = format!("input is {} bytes, over the limit of {max_bytes} bytes", text.len());
         return vec![Err(YamlError::new(YamlErrorKind::SizeLimit, Mark { line: 1, column: 1, offset: 0 }, message))];
     }
     let positions = Positions::new(text);
@@ -283,7 +285,7 @@ impl<'l> Builder<'l> {
 
 impl MappingFrame {
     /// The line of an earlier entry with this key, if any; records the key otherwise.
-    fn duplicate_of(&mut self, key: &Value) -> Option<usize> {
+    fn duplicate_of(&mut self, key: &Value) -> Option<u32> {
         let find = |frame: &MappingFrame| {
             frame.entries.iter().position(|(k, _)| k == key).map(|i| frame.marks[i].key.start.line)
         };
@@ -377,7 +379,7 @@ fn syntax_error(error: &ScanError, text: &str, positions: &Positions, open: &[Ma
     let mark = positions.mark(*error.marker());
     let info = error.info();
     let unclosed = |bracket: char, closer: char, what: &str| {
-        let opening = open.iter().rev().find(|m| text[m.offset..].starts_with(bracket))?;
+        let opening = open.iter().rev().find(|m| text[m.offset as usize..].starts_with(bracket))?;
         let message = format!(
             "unclosed flow {what}: `{bracket}` is not closed (expected `,` or `{closer}` at line {} column {})",
             mark.line, mark.column
@@ -396,7 +398,7 @@ fn syntax_error(error: &ScanError, text: &str, positions: &Positions, open: &[Ma
     }
     let (kind, message) = if info.contains("unknown anchor") {
         let name: String =
-            text[mark.offset..].chars().take_while(|c| !c.is_whitespace() && !",]}".contains(*c)).collect();
+            text[mark.offset as usize..].chars().take_while(|c| !c.is_whitespace() && !",]}".contains(*c)).collect();
         (YamlErrorKind::UndefinedAlias, format!("alias {name} names no anchor defined before it"))
     } else if info.contains("tab") {
         (YamlErrorKind::Syntax, "tabs are not allowed for indentation in YAML; use spaces".to_string())
@@ -453,7 +455,7 @@ impl Positions {
         let index = marker.index();
         let before = self.wide.partition_point(|&(at, _)| at < index);
         let extra = if before == 0 { 0 } else { self.wide[before - 1].1 };
-        Mark { line: marker.line(), column: marker.col() + 1, offset: index + extra }
+        Mark { line: marker.line() as u32, column: marker.col() as u32 + 1, offset: (index + extra) as u32 }
     }
 
     fn span(&self, span: saphyr_parser::Span) -> Span {

@@ -47,15 +47,16 @@ pub use value::Value;
 
 use std::fmt;
 
-/// A position in the source text.
+/// A position in the source text. Fields are `u32` (inputs are capped far below 4 GiB by
+/// [`Limits`]), which keeps the position tree half the size it would be with `usize`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Mark {
     /// 1-based line.
-    pub line: usize,
+    pub line: u32,
     /// 1-based column, in characters (not bytes): what an editor shows.
-    pub column: usize,
+    pub column: u32,
     /// 0-based byte offset into the text, for slicing it.
-    pub offset: usize,
+    pub offset: u32,
 }
 
 impl fmt::Display for Mark {
