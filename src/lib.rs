@@ -27,6 +27,7 @@ pub mod source;
 #[cfg(test)]
 pub mod testing;
 pub mod verify;
+pub mod yaml;
 pub mod yaml_out;
 
 pub use commands::run;
