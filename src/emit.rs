@@ -9,7 +9,7 @@
 
 use crate::derive::{ClusterPlan, InstancePlan};
 use crate::diag::{Code, Diagnostic, Location};
-use serde_yaml::Value;
+use crate::yaml::Value;
 use std::path::{Path, PathBuf};
 
 /// The YAML stream of one instance: a header comment, then one document per object.
@@ -57,7 +57,7 @@ pub fn render_stream(clusters: &[ClusterPlan]) -> String {
 }
 
 fn to_yaml(value: &Value) -> String {
-    crate::yaml_out::to_string(value)
+    crate::yaml::emit::to_string(value)
 }
 
 /// Refuses an output directory that would overwrite the inputs: the root itself, an ancestor

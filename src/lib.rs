@@ -28,6 +28,5 @@ pub mod source;
 pub mod testing;
 pub mod verify;
 pub mod yaml;
-pub mod yaml_out;
 
 pub use commands::run;

@@ -15,8 +15,7 @@
 use kix::diag::Style;
 use kix::kube::validate::validate_object;
 use libfuzzer_sys::fuzz_target;
-use serde::Deserialize;
-use serde_yaml::Value;
+use kix::yaml::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -302,8 +301,8 @@ fn generate(c: &mut Choices<'_>, root: &Path) -> BTreeMap<String, Vec<Value>> {
                 continue;
             }
             let text = documents.join("---\n");
-            for document in serde_yaml::Deserializer::from_str(&text) {
-                if let Ok(value) = Value::deserialize(document) {
+            for value in kix::yaml::from_str_all(&text).unwrap_or_default() {
+                {
                     let kind = value["kind"].as_str().unwrap_or_default().to_string();
                     let object = value["metadata"]["name"].as_str().unwrap_or_default().to_string();
                     inputs.entry(format!("{kind}/{object}")).or_default().push(value);

@@ -20,12 +20,13 @@ fuzz_target!(|data: &[u8]| {
     }
 
     let yaml = SourceFile::new("packages/fuzz/fuzz.yaml", text.to_string());
-    for document in kix::load::yaml::parse_documents(yaml, &mut diagnostics) {
+    for document in kix::load::documents::parse_documents(yaml, &mut diagnostics) {
         let _ = (document.kind(), document.name(), document.group());
         for path in
             [&["spec", "selector"][..], &["spec", "template", "spec", "topologySpreadConstraints"], &["metadata"]]
         {
             let _ = document.locate(path);
+            let _ = document.locate_field("spec.template.spec.containers[0].image");
         }
         let _ = kix::kube::validate::validate_object(&document.value);
     }

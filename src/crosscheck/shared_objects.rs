@@ -5,7 +5,7 @@
 use crate::derive::InstancePlan;
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::resolve::Cluster;
-use serde_yaml::Value;
+use crate::yaml::Value;
 use std::collections::BTreeMap;
 
 /// Two instances of one cluster must not emit the same object (same namespace, or both
@@ -20,7 +20,7 @@ pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagn
             let text = |path: &[&str]| {
                 path.iter().try_fold(object, |v, k| v.get(k)).and_then(Value::as_str).unwrap_or_default().to_string()
             };
-            let group = crate::load::yaml::api_group(&text(&["apiVersion"])).to_string();
+            let group = crate::kube::kind::api_group(&text(&["apiVersion"])).to_string();
             let key = (text(&["metadata", "namespace"]), group, text(&["kind"]), text(&["metadata", "name"]));
             match first_owner.get(&key) {
                 Some(owner) if *owner != plan.name => {

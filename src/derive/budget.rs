@@ -5,7 +5,7 @@
 use super::patch::set_labels;
 use crate::kube::workload::Workload as WorkloadView;
 use crate::load::package::EvictionPolicy;
-use serde_yaml::{Mapping, Value};
+use crate::yaml::{Mapping, Value};
 
 /// R10: the derived budget.
 pub fn derived_pdb(view: &WorkloadView, namespace: &str, instance: &str, policy: EvictionPolicy) -> Value {

@@ -29,8 +29,8 @@ use crate::kube::kind::WorkloadKind;
 use crate::level::Level;
 use crate::resolve::inventory::InventoryNode;
 use crate::resolve::{Cluster, FailureDomains, Instance, Model};
+use crate::yaml::Value;
 use objects::Origin;
-use serde_yaml::Value;
 
 /// The compiled output of one cluster.
 #[derive(Clone, Debug)]
@@ -149,7 +149,7 @@ fn derive_instance(cluster: &Cluster, instance: &Instance, diagnostics: &mut Dia
 /// A namespaced object that names another namespace than its instance's (an empty one is unset, as kubectl
 /// treats it).
 fn report_foreign_namespace(
-    document: &crate::load::yaml::Document,
+    document: &crate::load::documents::Document,
     instance: &Instance,
     diagnostics: &mut Diagnostics,
 ) {

@@ -3,7 +3,7 @@
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Subject};
 use crate::resolve::Package;
-use serde_yaml::Value;
+use crate::yaml::Value;
 use std::collections::BTreeMap;
 
 /// Where an emitted object came from: a user's document, or derived for the workload in that document.
@@ -35,9 +35,10 @@ pub fn report_invalid_objects(
                 format!("kix derived an invalid {kind} {name} for {workload} (a kix bug; please report it): {joined}"),
                 document.location(),
             ),
-            None => {
-                (format!("{kind} {name} would be refused by the API server: {joined}"), document.locate(&first.keys()))
-            }
+            None => (
+                format!("{kind} {name} would be refused by the API server: {joined}"),
+                document.locate_field(&first.path),
+            ),
         };
         diagnostics.push(Diagnostic::new(Code::InvalidObject, message).at(location).about(subject));
     }
@@ -54,7 +55,7 @@ pub fn report_duplicate_objects(
 ) {
     let identity = |object: &Value| {
         let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
-        let group = crate::load::yaml::api_group(api_version).to_string();
+        let group = crate::kube::kind::api_group(api_version).to_string();
         let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
         let name = object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default();
         (group, kind, name.to_string())

@@ -8,7 +8,7 @@ use super::WorkloadPlan;
 use crate::kube::kind::WorkloadKind;
 use crate::kube::labels::POD_TEMPLATE_HASH;
 use crate::kube::workload::Workload as WorkloadView;
-use serde_yaml::{Mapping, Value};
+use crate::yaml::{Mapping, Value};
 
 /// Labels kix puts on every object it emits.
 pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";

@@ -2,7 +2,7 @@
 //! custom kinds the package's own CRDs declare `scope: Cluster`. Everything
 //! else (custom resources included) is namespaced.
 
-use crate::load::yaml::Document;
+use crate::load::documents::Document;
 use std::collections::BTreeSet;
 
 /// Well-known cluster-scoped kinds, by (group, kind).

@@ -7,7 +7,7 @@
 //! `maxUnavailable` down (`deploymentutil.ResolveFenceposts`); the disruption
 //! controller rounds a PodDisruptionBudget's percentages up (`getExpectedScale`).
 
-use serde_yaml::Value;
+use crate::yaml::Value;
 use std::fmt;
 
 /// A count or a percentage of some total.
@@ -122,7 +122,7 @@ mod tests {
 
     #[test]
     fn reading_accepts_what_the_controllers_read() {
-        let read = |yaml: &str| IntOrPercent::read(&serde_yaml::from_str(yaml).unwrap());
+        let read = |yaml: &str| IntOrPercent::read(&crate::yaml::from_str(yaml).unwrap());
         let cases = [
             ("3", Ok(Int(3))),
             ("-1", Ok(Int(-1))),
@@ -139,7 +139,7 @@ mod tests {
     #[test]
     fn validation_follows_the_api_server() {
         let check = |yaml: &str, at_most_100: bool| {
-            IntOrPercent::validate(&serde_yaml::from_str(yaml).unwrap(), at_most_100).map_err(|e| e.to_string())
+            IntOrPercent::validate(&crate::yaml::from_str(yaml).unwrap(), at_most_100).map_err(|e| e.to_string())
         };
         let cases = [
             ("0", true, Ok(Int(0))),

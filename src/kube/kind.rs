@@ -6,7 +6,7 @@
 //! `v1` is the core group (empty), `apps/v1` is group `apps`.
 
 use super::value::str_at;
-use serde_yaml::Value;
+use crate::yaml::Value;
 use std::fmt;
 
 /// The API group of an `apiVersion` (`apps` of `apps/v1`, empty for the core group's `v1`).
@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn objects_are_read_by_api_version_and_kind() {
-        let read = |yaml: &str| WorkloadKind::of(&serde_yaml::from_str(yaml).unwrap());
+        let read = |yaml: &str| WorkloadKind::of(&crate::yaml::from_str(yaml).unwrap());
         assert_eq!(read("{apiVersion: apps/v1, kind: StatefulSet}"), Some(WorkloadKind::StatefulSet));
         assert_eq!(read("{kind: Deployment}"), None);
         assert_eq!(read("{apiVersion: apps/v1}"), None);

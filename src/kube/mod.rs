@@ -4,22 +4,24 @@
 //! in them — DNS-1123 names and label keys ([`names`]), well-known label and taint
 //! keys ([`labels`]), label selectors ([`selector`]), resource quantities
 //! ([`quantity`]), IntOrString percent values ([`int_or_percent`]), taints and
-//! tolerations ([`taints`]), group-aware object kinds ([`kind`]), the one reader of
+//! tolerations ([`taints`]), group-aware object kinds ([`kind`]), lists and their items
+//! ([`list`]), the one reader of
 //! Deployments, StatefulSets and PodDisruptionBudgets ([`workload`]) and object
 //! validation with the API server's rules ([`validate`]). Each file cites the
 //! upstream code it follows.
 //!
-//! Who may import it: everyone. What it may import: std, serde and serde_yaml,
+//! Who may import it: everyone. What it may import: std, serde, kix's `yaml` layer,
 //! k8s-openapi and thiserror — never `load`, `resolve`, `derive`, `emit`,
 //! `compile`, `inventory`, `diag`, `sim` or the CLI. Errors are structured
 //! (a field path and a reason); the caller turns them into located diagnostics.
 //!
-//! Access to `serde_yaml::Value` goes through the few helpers in [`value`], so that
+//! Access to `crate::yaml::Value` goes through the few helpers in [`value`], so that
 //! the YAML layer can be swapped underneath without touching the readers.
 
 pub mod int_or_percent;
 pub mod kind;
 pub mod labels;
+pub mod list;
 pub mod names;
 pub mod quantity;
 pub mod selector;

@@ -7,7 +7,7 @@
 //! staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go
 //! (`LabelSelectorAsSelector`) and pkg/labels/selector.go (`Requirement.Matches`).
 
-use serde_yaml::Value;
+use crate::yaml::Value;
 use std::collections::BTreeMap;
 
 /// Labels of a pod or object: key to value.
@@ -170,7 +170,7 @@ fn scalar_string(value: &Value) -> Option<String> {
 fn display_scalar(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
-        other => serde_yaml::to_string(other).unwrap_or_default().trim().to_string(),
+        other => crate::yaml::emit::to_string(other).trim().to_string(),
     }
 }
 
@@ -196,7 +196,7 @@ mod tests {
     use super::*;
 
     fn selector(yaml: &str) -> Selector {
-        Selector::from_value(&serde_yaml::from_str(yaml).unwrap()).unwrap()
+        Selector::from_value(&crate::yaml::from_str(yaml).unwrap()).unwrap()
     }
 
     fn labels(pairs: &[(&str, &str)]) -> Labels {
@@ -239,7 +239,7 @@ mod tests {
             "matchLabels: {app: 3}",
             "matchLabel: {app: web}",
         ] {
-            assert!(Selector::from_value(&serde_yaml::from_str(yaml).unwrap()).is_err(), "{yaml}");
+            assert!(Selector::from_value(&crate::yaml::from_str(yaml).unwrap()).is_err(), "{yaml}");
         }
     }
 }

@@ -24,7 +24,7 @@ use super::int_or_percent::IntOrPercent;
 use super::kind::{ObjectKind, WorkloadKind};
 use super::names::{dns1123_label, dns1123_subdomain, label_key, label_value};
 use super::selector::{Labels, Selector};
-use serde_yaml::Value;
+use crate::yaml::Value;
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -36,13 +36,6 @@ pub struct ObjectError {
     pub path: String,
     /// Why, phrased to follow the path (`must be greater than zero`).
     pub reason: String,
-}
-
-impl ObjectError {
-    /// The path's mapping keys, list indexes dropped (`["spec", "template", "spec", ...]`).
-    pub fn keys(&self) -> Vec<&str> {
-        self.path.split('.').map(|k| k.split('[').next().unwrap_or(k)).filter(|k| !k.is_empty()).collect()
-    }
 }
 
 impl fmt::Display for ObjectError {
@@ -410,7 +403,7 @@ mod tests {
                  selector: {{matchLabels: {{app: d}}}}\n  template:\n    metadata: {{labels: {{app: d}}}}\n    \
                  spec: {{containers: [{{name: c, image: i}}]}}\n"
             );
-            validate_object(&serde_yaml::from_str(&text).unwrap()).iter().map(ToString::to_string).collect::<Vec<_>>()
+            validate_object(&crate::yaml::from_str(&text).unwrap()).iter().map(ToString::to_string).collect::<Vec<_>>()
         };
         for ok in [
             "{}",
@@ -455,7 +448,7 @@ mod tests {
     }
 
     fn problems(yaml: &str) -> Vec<String> {
-        validate_object(&serde_yaml::from_str(yaml).expect("test YAML parses"))
+        validate_object(&crate::yaml::from_str(yaml).expect("test YAML parses"))
             .iter()
             .map(ToString::to_string)
             .collect()

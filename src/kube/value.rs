@@ -1,16 +1,16 @@
-//! The few helpers through which kube/ reads `serde_yaml::Value`.
+//! The few helpers through which kube/ reads `crate::yaml::Value`.
 //!
 //! Every reader in kube/ walks objects through these functions only, so that
 //! swapping the YAML layer underneath is a change to this file. An explicit
 //! `null` reads as absent, as the API server's decoder treats it.
 
-use serde_yaml::Value;
+use crate::yaml::Value;
 
 /// The value at a path of mapping keys; `None` when absent or null.
 pub fn at<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
     let mut current = value;
     for key in path {
-        current = current.get(*key)?;
+        current = current.get(key)?;
     }
     if current.is_null() { None } else { Some(current) }
 }

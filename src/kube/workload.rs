@@ -15,8 +15,8 @@ use super::int_or_percent::{IntOrPercent, IntOrPercentError};
 use super::kind::{ObjectKind, WorkloadKind};
 use super::selector::{Labels, Selector, labels_from_value};
 use super::value::{at, str_at};
+use crate::yaml::Value;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde_yaml::Value;
 use std::fmt;
 
 /// The largest replica count the API server accepts (`spec.replicas` is an int32).
@@ -153,7 +153,7 @@ impl Workload {
 
         let template = object.get("spec").and_then(|s| s.get("template"));
         let template_metadata = template.and_then(|t| t.get("metadata"));
-        let template_labels = match template_metadata.map(|m| serde_yaml::from_value::<ObjectMeta>(m.clone())) {
+        let template_labels = match template_metadata.map(crate::yaml::from_value::<ObjectMeta>) {
             None | Some(Ok(_)) => match labels_from_value(template_metadata.and_then(|m| m.get("labels"))) {
                 Ok(labels) => labels,
                 Err(why) => {
@@ -286,7 +286,7 @@ mod tests {
     use super::*;
 
     fn read(yaml: &str) -> Result<Option<Workload>, Vec<String>> {
-        Workload::read(&serde_yaml::from_str(yaml).unwrap()).map_err(|e| e.iter().map(ToString::to_string).collect())
+        Workload::read(&crate::yaml::from_str(yaml).unwrap()).map_err(|e| e.iter().map(ToString::to_string).collect())
     }
 
     const WEB: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  \
@@ -336,11 +336,11 @@ mod tests {
     fn budgets_are_read_by_group() {
         let pdb = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b}\nspec:\n  \
                    minAvailable: 50%\n  selector: {matchLabels: {app: web}}\n";
-        let value: Value = serde_yaml::from_str(pdb).unwrap();
+        let value: Value = crate::yaml::from_str(pdb).unwrap();
         assert!(PdbView::is_pdb(&value));
         let view = PdbView::read(&value).unwrap();
         assert_eq!(view.min_available, Some(IntOrPercent::Percent(50)));
         assert!(view.selects(&Labels::from([("app".to_string(), "web".to_string())])));
-        assert!(!PdbView::is_pdb(&serde_yaml::from_str(&pdb.replace("policy/v1", "v1")).unwrap()));
+        assert!(!PdbView::is_pdb(&crate::yaml::from_str(&pdb.replace("policy/v1", "v1")).unwrap()));
     }
 }

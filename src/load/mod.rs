@@ -8,8 +8,8 @@
 //! leave the package directory are refused with a diagnostic.
 
 pub mod cluster;
+pub mod documents;
 pub mod package;
-pub mod yaml;
 
 pub use cluster::ClusterFile;
 pub use package::PackageDir;

@@ -2,12 +2,12 @@
 //!
 //! The manifest is parsed into raw values with spans; every `*.yaml`/`*.yml`
 //! file is split into documents (see [`super::yaml`]) and kept as
-//! `serde_yaml::Value`s so that `emit` can patch the user's own document and
+//! `crate::yaml::Value`s so that `emit` can patch the user's own document and
 //! keep its fields and their order.
 
 use super::Reader;
 use super::cluster::{Shape, shape_problem, toml_diagnostic};
-use super::yaml::{self, Document};
+use super::documents::{self, Document};
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use crate::level::Level;
 use serde::Deserialize;
@@ -199,7 +199,7 @@ fn load_package(
                 }
             }
         } else {
-            documents.extend(yaml::parse_documents(source, diagnostics));
+            documents.extend(documents::parse_documents(source, diagnostics));
         }
     }
     let complete = diagnostics.count(crate::diag::Severity::Error) == errors_before;

@@ -12,8 +12,8 @@ use crate::kube::names;
 use crate::kube::workload::{MAX_REPLICAS, PdbView, Workload as WorkloadView};
 use crate::level::Level;
 use crate::load::PackageDir;
+use crate::load::documents::Document;
 use crate::load::package::{EvictionPolicy, RawWorkload};
-use crate::load::yaml::Document;
 use semver::Version;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -369,7 +369,7 @@ fn cluster_scoped_custom_kinds(documents: &[Document]) -> BTreeSet<(String, Stri
             let spec = d.value.get("spec")?;
             (spec.get("scope")?.as_str()? == "Cluster").then(|| {
                 let text =
-                    |value: Option<&serde_yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
+                    |value: Option<&crate::yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
                 (text(spec.get("group")), text(spec.get("names").and_then(|n| n.get("kind"))))
             })
         })

@@ -8,7 +8,7 @@
 use crate::diag::{Code, Diagnostic};
 use crate::kube::kind::WorkloadKind;
 use crate::kube::workload::{PdbView, Workload, WorkloadReason};
-use crate::load::yaml::Document;
+use crate::load::documents::Document;
 
 /// Reads a Deployment or StatefulSet; `Err` carries every problem found, located in the document.
 pub fn read_workload(document: &Document, kind: WorkloadKind) -> Result<Workload, Vec<Diagnostic>> {

@@ -546,7 +546,7 @@ mod tests {
     }
 
     fn pod(yaml: &str) -> Pod {
-        super::super::objects::parse_pod(&serde_yaml::from_str(yaml).unwrap(), "default").unwrap()
+        super::super::objects::parse_pod(&crate::yaml::from_str(yaml).unwrap(), "default").unwrap()
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub struct ScheduleReport {
 pub fn schedule(request: &ScheduleRequest) -> Result<ScheduleReport, InputError> {
     let state = read_state(&request.state)?;
     let file = read_located(&request.pod)?;
-    let objects: Vec<serde_yaml::Value> = file.objects.iter().map(|o| o.value.clone()).collect();
+    let objects: Vec<crate::yaml::Value> = file.objects.iter().map(|o| o.value.clone()).collect();
     let err = |(index, m): (Option<usize>, String)| {
         let mut errors = InputError::default();
         match index {
@@ -144,7 +144,7 @@ impl ScheduleReport {
 }
 
 /// The first Pod, or a pod of the first `apps` Deployment/StatefulSet; an error names the object's index.
-fn first_pod(objects: &[serde_yaml::Value]) -> Result<Pod, (Option<usize>, String)> {
+fn first_pod(objects: &[crate::yaml::Value]) -> Result<Pod, (Option<usize>, String)> {
     for (index, object) in objects.iter().enumerate() {
         let at = |e: String| (Some(index), e);
         // A Pod by kind alone, as in state snapshots (hand-written ones often omit `apiVersion: v1`);

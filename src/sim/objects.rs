@@ -1,7 +1,7 @@
 //! The scheduler's view of Nodes and Pods, read from real Kubernetes objects.
 //!
 //! `kubectl get nodes,pods -A -o yaml` prints a `v1 List`; users also keep
-//! YAML streams. Both are read through `serde_yaml::Value` so that a field of
+//! YAML streams. Both are read through `crate::yaml::Value` so that a field of
 //! the wrong shape becomes a message naming the object, never a panic. Only
 //! what the modelled plugins read is kept: labels, taints, allocatable and
 //! `spec.unschedulable` of nodes; namespace, labels, binding, termination,
@@ -19,7 +19,7 @@ use crate::kube::quantity;
 use crate::kube::selector::{Labels, Selector, labels_from_value};
 use crate::kube::taints::{Effect, Taint, Toleration};
 use crate::kube::value::{at, str_at};
-use serde_yaml::Value;
+use crate::yaml::Value;
 use std::sync::Arc;
 
 /// Upstream's non-zero default CPU request for scoring (`DefaultMilliCPURequest`).
@@ -183,19 +183,22 @@ pub struct State {
 }
 
 impl State {
-    /// Reads a YAML stream of objects (or `v1 List`s) into a state; other kinds are skipped.
+    /// Reads a YAML stream of objects (lists expanded, see [`crate::kube::list`]) into a state; other kinds
+    /// are skipped.
     pub fn from_yaml_str(text: &str) -> Result<State, String> {
         let mut objects = Vec::new();
-        for document in serde_yaml::Deserializer::from_str(text) {
-            let value = <Value as serde::Deserialize>::deserialize(document).map_err(|e| e.to_string())?;
-            if !value.is_null() {
-                objects.push(value);
+        for document in crate::yaml::parse_stream(text, &crate::yaml::Limits::SNAPSHOT) {
+            let document = document.map_err(|e| e.to_string())?;
+            if document.value.is_null() {
+                continue;
             }
+            let items = crate::kube::list::flatten(document.value, document.marks).map_err(|e| e.to_string())?;
+            objects.extend(items.into_iter().map(|(value, _)| value));
         }
         State::from_objects(objects)
     }
 
-    /// Builds a state from parsed objects: Nodes, Pods and `List`s of them; other kinds are skipped.
+    /// Builds a state from parsed objects: Nodes and Pods; other kinds are skipped.
     pub fn from_objects(objects: Vec<Value>) -> Result<State, String> {
         State::from_objects_each(objects).map_err(|errors| errors.join("; "))
     }
@@ -204,7 +207,11 @@ impl State {
     pub fn from_objects_each(objects: Vec<Value>) -> Result<State, Vec<String>> {
         let mut state = State::default();
         let mut errors = Vec::new();
-        for object in flatten_lists(objects).map_err(|e| vec![e])? {
+        for object in objects {
+            if !object.is_mapping() {
+                errors.push("a document is not a mapping (a Kubernetes object)".to_string());
+                continue;
+            }
             let result = match str_at(&object, &["kind"]) {
                 Some("Node") => parse_node(&object).map(|n| state.nodes.push(n)),
                 Some("Pod") => parse_pod(&object, "default").map(|p| state.pods.push(p)),
@@ -221,26 +228,6 @@ impl State {
         }
         if errors.is_empty() { Ok(state) } else { Err(errors) }
     }
-}
-
-/// Expands `v1 List` objects (`items`) into their members.
-pub fn flatten_lists(objects: Vec<Value>) -> Result<Vec<Value>, String> {
-    let mut out = Vec::new();
-    for object in objects {
-        if !object.is_mapping() {
-            return Err("a document is not a mapping (a Kubernetes object)".into());
-        }
-        if str_at(&object, &["kind"]).is_some_and(|k| k == "List" || k.ends_with("List")) {
-            match object.get("items") {
-                Some(Value::Sequence(items)) => out.extend(flatten_lists(items.clone())?),
-                Some(Value::Null) | None => {}
-                Some(_) => return Err("`items` of a List must be a list".into()),
-            }
-        } else {
-            out.push(object);
-        }
-    }
-    Ok(out)
 }
 
 fn seq<'a>(value: Option<&'a Value>, what: &str) -> Result<&'a [Value], String> {
@@ -530,7 +517,7 @@ mod tests {
     use super::*;
 
     fn spec(yaml: &str) -> PodSpec {
-        parse_pod_spec(&serde_yaml::from_str(yaml).unwrap()).unwrap()
+        parse_pod_spec(&crate::yaml::from_str(yaml).unwrap()).unwrap()
     }
 
     #[test]
@@ -557,7 +544,7 @@ mod tests {
     #[test]
     fn daemonset_and_mirror_pods_are_left_by_drains() {
         let read = |meta: &str| {
-            parse_pod(&serde_yaml::from_str(&format!("kind: Pod\nmetadata: {meta}\n")).unwrap(), "ns").unwrap()
+            parse_pod(&crate::yaml::from_str(&format!("kind: Pod\nmetadata: {meta}\n")).unwrap(), "ns").unwrap()
         };
         assert!(read("{name: a, ownerReferences: [{kind: DaemonSet, name: d}]}").drain_skips);
         assert!(read("{name: b, annotations: {kubernetes.io/config.mirror: x}}").drain_skips);

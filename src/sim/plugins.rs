@@ -452,7 +452,7 @@ mod tests {
     use crate::sim::objects::parse_pod;
 
     fn pod(yaml: &str) -> Pod {
-        parse_pod(&serde_yaml::from_str(yaml).unwrap(), "default").unwrap()
+        parse_pod(&crate::yaml::from_str(yaml).unwrap(), "default").unwrap()
     }
 
     #[test]

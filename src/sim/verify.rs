@@ -50,8 +50,8 @@ use crate::kube::selector::Selector;
 use crate::kube::taints::Taint;
 use crate::kube::workload::PdbView;
 use crate::level::Level;
+use crate::yaml::Value;
 use serde::Serialize;
-use serde_yaml::Value;
 use std::collections::BTreeMap;
 
 /// One workload to verify and the level it was compiled for.

@@ -19,7 +19,7 @@ use crate::kube::selector::{Labels, Selector};
 use crate::kube::taints::{Effect, Toleration};
 use crate::kube::value::at;
 use crate::kube::workload::{Workload as Object, WorkloadError};
-use serde_yaml::Value;
+use crate::yaml::Value;
 use std::sync::Arc;
 
 /// A Deployment or StatefulSet, read by [`crate::kube::workload`], ready to stamp pods.
@@ -99,7 +99,7 @@ impl Workload {
             Some(s) => parse_pod_spec(s).map_err(|reason| ReadError::PodSpec { kind, name: name.clone(), reason })?,
             None => PodSpec::default(),
         };
-        let template_hash = fnv(serde_yaml::to_string(&template).unwrap_or_default().as_bytes(), 0);
+        let template_hash = fnv(crate::yaml::emit::to_string(&template).as_bytes(), 0);
         Ok(Some(Workload {
             kind,
             namespace: namespace.unwrap_or_else(|| default_namespace.to_string()),
@@ -193,7 +193,7 @@ mod tests {
     use super::*;
 
     fn workload(yaml: &str) -> Workload {
-        Workload::from_object(&serde_yaml::from_str(yaml).unwrap(), "default").unwrap().unwrap()
+        Workload::from_object(&crate::yaml::from_str(yaml).unwrap(), "default").unwrap().unwrap()
     }
 
     #[test]
@@ -226,11 +226,11 @@ mod tests {
     #[test]
     fn only_apps_workloads_are_placed() {
         let yaml = "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: old}\nspec:\n  selector: {matchLabels: {app: old}}\n  template:\n    metadata: {labels: {app: old}}\n    spec: {containers: [{name: c}]}\n";
-        assert!(Workload::from_object(&serde_yaml::from_str(yaml).unwrap(), "default").unwrap().is_none());
+        assert!(Workload::from_object(&crate::yaml::from_str(yaml).unwrap(), "default").unwrap().is_none());
         let huge = yaml
             .replace("extensions/v1beta1", "apps/v1")
             .replace("spec:\n  selector", "spec:\n  replicas: 20000\n  selector");
-        let e = Workload::from_object(&serde_yaml::from_str(&huge).unwrap(), "default").unwrap_err();
+        let e = Workload::from_object(&crate::yaml::from_str(&huge).unwrap(), "default").unwrap_err();
         assert!(matches!(e, ReadError::TooManyReplicas { replicas: 20000, .. }), "{e}");
     }
 }

@@ -279,6 +279,14 @@ impl<'a> IntoIterator for &'a mut Mapping {
     }
 }
 
+/// `mapping["key"]`: the value, or `Null` when absent (as [`Value`]'s index).
+impl std::ops::Index<&str> for Mapping {
+    type Output = Value;
+    fn index(&self, key: &str) -> &Value {
+        self.get(key).unwrap_or(&super::value::NULL)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -136,3 +136,25 @@ impl YamlError {
         YamlError { kind, mark, message: message.into() }
     }
 }
+
+/// Reads one YAML document (the first of the text; `Null` when there is none) within
+/// [`Limits::PACKAGE`]: for tests and small inputs that need no positions.
+pub fn from_str(text: &str) -> Result<Value, YamlError> {
+    match parse_stream(text, &Limits::PACKAGE).into_iter().next() {
+        Some(document) => document.map(|d| d.value),
+        None => Ok(Value::Null),
+    }
+}
+
+/// Reads every document of a stream within [`Limits::SNAPSHOT`] (empty ones skipped), without
+/// positions; the first problem fails the whole stream.
+pub fn from_str_all(text: &str) -> Result<Vec<Value>, YamlError> {
+    let mut values = Vec::new();
+    for document in parse_stream(text, &Limits::SNAPSHOT) {
+        let value = document?.value;
+        if !value.is_null() {
+            values.push(value);
+        }
+    }
+    Ok(values)
+}

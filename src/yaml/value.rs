@@ -22,7 +22,7 @@ pub enum Value {
     Mapping(Mapping),
 }
 
-static NULL: Value = Value::Null;
+pub(super) static NULL: Value = Value::Null;
 
 impl Value {
     /// The value under a string key of a mapping; `None` for other kinds or a missing key.
@@ -327,5 +327,52 @@ mod tests {
         let mut values = vec![Value::from("b"), Value::from(2), Value::Null, Value::from("a"), Value::from(true)];
         values.sort();
         assert_eq!(values, [Value::Null, true.into(), 2.into(), "a".into(), "b".into()]);
+    }
+}
+
+/// Comparisons with plain Rust values, as tests and readers write them (`value["kind"] == "Pod"`).
+impl PartialEq<str> for Value {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == Some(other)
+    }
+}
+
+impl PartialEq<&str> for Value {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == Some(*other)
+    }
+}
+
+impl PartialEq<bool> for Value {
+    fn eq(&self, other: &bool) -> bool {
+        self.as_bool() == Some(*other)
+    }
+}
+
+macro_rules! eq_integer {
+    ($($t:ty),*) => {$(
+        impl PartialEq<$t> for Value {
+            fn eq(&self, other: &$t) -> bool {
+                self.as_i64() == i64::try_from(*other).ok() && self.as_i64().is_some()
+                    || self.as_u64().is_some() && self.as_u64() == u64::try_from(*other).ok()
+            }
+        }
+    )*};
+}
+eq_integer!(i32, i64, u32, u64, usize);
+
+/// `value["key"] = ...`, as serde_yaml allowed: a `Null` becomes a mapping, and a missing key is
+/// inserted (as `Null`, at the end) before it is returned. Indexing anything else mutably panics, as
+/// serde_yaml's did: that is a programming error, not a user's.
+impl std::ops::IndexMut<&str> for Value {
+    fn index_mut(&mut self, key: &str) -> &mut Value {
+        if self.is_null() {
+            *self = Value::Mapping(Mapping::new());
+        }
+        let Value::Mapping(map) = self else { panic!("cannot index into a non-mapping YAML value with `{key}`") };
+        if !map.contains_key(key) {
+            map.insert(Value::from(key), Value::Null);
+        }
+        map.get_mut(key).expect("inserted above")
     }
 }

@@ -24,10 +24,10 @@ use kix::derive::{InstancePlan, WorkloadPlan};
 use kix::kube::selector::{Labels, Selector};
 use kix::kube::validate::validate_object;
 use kix::level::Level;
+use kix::yaml::Value;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, RngSeed};
-use serde_yaml::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -370,7 +370,7 @@ fn tree(raw: f64) -> impl Strategy<Value = TreeModel> {
 // Writing a tree.
 
 fn yaml(text: &str) -> Value {
-    serde_yaml::from_str(text).unwrap_or_else(|e| panic!("generator YAML does not parse ({e}):\n{text}"))
+    kix::yaml::from_str(text).unwrap_or_else(|e| panic!("generator YAML does not parse ({e}):\n{text}"))
 }
 
 fn workload_name(index: usize) -> String {
@@ -559,7 +559,7 @@ fn cluster_file(cluster: &ClusterModel, packages: &[PackageModel], reverse_insta
 }
 
 fn render_stream(documents: &[Value]) -> String {
-    documents.iter().map(|d| format!("---\n{}", serde_yaml::to_string(d).unwrap())).collect()
+    documents.iter().map(|d| format!("---\n{}", kix::yaml::emit::to_string(d))).collect()
 }
 
 /// Writes the tree under `root`. `permuted` lists every input in another order: package
@@ -773,7 +773,7 @@ fn canonical(compiled: &Compiled) -> Canonical {
     let mut instances = BTreeMap::new();
     for cluster in &compiled.clusters {
         for instance in &cluster.instances {
-            let mut objects: Vec<String> = instance.objects.iter().map(|o| serde_yaml::to_string(o).unwrap()).collect();
+            let mut objects: Vec<String> = instance.objects.iter().map(kix::yaml::emit::to_string).collect();
             objects.sort();
             let mut workloads: Vec<String> = instance.workloads.iter().map(|w| format!("{w:?}")).collect();
             workloads.sort();

@@ -10,7 +10,7 @@
 use kix::kube::selector::Selector;
 use kix::sim::objects::parse_pod;
 use kix::sim::{Cluster, Outcome, State};
-use serde_yaml::{Mapping, Value};
+use kix::yaml::{Mapping, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -19,7 +19,7 @@ fn get<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
 }
 
 fn yaml(text: &str) -> Value {
-    serde_yaml::from_str(text).unwrap()
+    kix::yaml::from_str(text).unwrap()
 }
 
 fn node_object(n: &Value) -> Value {
@@ -165,7 +165,7 @@ fn upstream_tables_pass_through_the_full_model() {
     let mut failures = Vec::new();
     let mut names = std::collections::BTreeSet::new();
     for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "yaml")) {
-        let cases: Value = serde_yaml::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let cases: Value = kix::yaml::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
         for case in cases.as_sequence().unwrap() {
             total += 1;
             let source = get(case, "source").and_then(Value::as_str).unwrap_or("");

@@ -124,12 +124,11 @@ fn fast_path_chooses_the_reference_node_on_varied_states() {
         // Place a few pods in sequence, comparing both paths at every step.
         for step in 0..4 {
             let yaml = incoming(&mut rng, &format!("p{step}"));
-            let mut pod = parse_pod(&serde_yaml::from_str(&yaml).unwrap(), "default").unwrap();
+            let mut pod = parse_pod(&kix::yaml::from_str(&yaml).unwrap(), "default").unwrap();
             if pod.spec.spread.is_empty() && rng.below(2) == 0 {
                 // Owned by a controller: the system default constraints apply.
-                let selector = kix::kube::selector::Selector::from_value(
-                    &serde_yaml::from_str("matchLabels: {app: web}").unwrap(),
-                );
+                let selector =
+                    kix::kube::selector::Selector::from_value(&kix::yaml::from_str("matchLabels: {app: web}").unwrap());
                 std::sync::Arc::make_mut(&mut pod.spec).default_selector = Some(selector.unwrap());
             }
             let reference = cluster.cycle(&pod).selected;

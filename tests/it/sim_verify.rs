@@ -5,10 +5,8 @@
 use kix::level::Level;
 use kix::sim::{State, VerifyRequest, WorkloadLevel, WorkloadVerdict, verify_workloads};
 
-fn objects(text: &str) -> Vec<serde_yaml::Value> {
-    serde_yaml::Deserializer::from_str(text)
-        .map(|d| <serde_yaml::Value as serde::Deserialize>::deserialize(d).unwrap())
-        .collect()
+fn objects(text: &str) -> Vec<kix::yaml::Value> {
+    kix::yaml::from_str_all(text).unwrap()
 }
 
 fn run(manifest: &str, name: &str, level: Level) -> WorkloadVerdict {
