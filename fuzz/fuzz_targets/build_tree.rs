@@ -14,8 +14,8 @@
 
 use kix::diag::Style;
 use kix::kube::validate::validate_object;
-use libfuzzer_sys::fuzz_target;
 use kix::yaml::Value;
+use libfuzzer_sys::fuzz_target;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -326,8 +326,7 @@ fuzz_target!(|data: &[u8]| {
     let mut choices = Choices { data };
     let dir = tempfile::tempdir().expect("scratch directory");
     let inputs = generate(&mut choices, dir.path());
-    let select =
-        kix::compile::Selection { root: dir.path().to_path_buf(), ..Default::default() };
+    let select = kix::compile::Selection { root: dir.path().to_path_buf(), ..Default::default() };
     let compiled = kix::compile::compile(&select);
     for diagnostic in compiled.diagnostics.iter() {
         let _ = diagnostic.render(Style::Plain);
