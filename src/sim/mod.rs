@@ -91,7 +91,9 @@ pub mod workload;
 
 pub use cluster::{Cluster, Cycle, Outcome};
 pub use objects::State;
-pub use verify::{DomainLoss, ScenarioResult, VerifyRequest, WorkloadLevel, WorkloadVerdict, verify_workloads};
+pub use verify::{
+    DomainLoss, Scenario, ScenarioResult, VerifyRequest, WorkloadLevel, WorkloadVerdict, verify_workloads,
+};
 
 pub use commands::{ScheduleReport, ScheduleRequest, SimulateReport, SimulateRequest, schedule, simulate};
 pub use input::InputError;

@@ -74,10 +74,43 @@ pub struct VerifyRequest {
     pub zone_key: String,
 }
 
+/// The scenarios `kix verify` runs, in the order it runs them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scenario {
+    Rollout,
+    /// Spread constraints whose selector counts one pod.
+    Selectors,
+    DomainLoss,
+    TieBreak,
+    RollingUpdate,
+    Drain,
+}
+
+impl Scenario {
+    /// The name reports use (`domain-loss`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scenario::Rollout => "rollout",
+            Scenario::Selectors => "selectors",
+            Scenario::DomainLoss => "domain-loss",
+            Scenario::TieBreak => "tie-break",
+            Scenario::RollingUpdate => "rolling-update",
+            Scenario::Drain => "drain",
+        }
+    }
+}
+
+impl std::fmt::Display for Scenario {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The outcome of one scenario for one workload.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ScenarioResult {
-    pub scenario: String,
+    pub scenario: Scenario,
     pub pass: bool,
     pub findings: Vec<String>,
 }
@@ -85,8 +118,11 @@ pub struct ScenarioResult {
 /// One failed domain in scenario 2.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DomainLoss {
-    /// The zone, node or pod that failed.
+    /// The zone, node or pod that failed, as reports show it (`zone eu-1a`).
     pub domain: String,
+    /// Its label value (the zone or node name; the pod's name at level pod).
+    #[serde(skip)]
+    pub value: String,
     /// Replicas still running right after the failure.
     pub running: i64,
     /// Replicas the failure took.
@@ -343,7 +379,7 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
                     domain_losses: Vec::new(),
                     selector_counts: BTreeMap::new(),
                     scenarios: vec![ScenarioResult {
-                        scenario: "rollout".into(),
+                        scenario: Scenario::Rollout,
                         pass: false,
                         findings: vec![format!("not simulated: {why}")],
                     }],
@@ -368,7 +404,11 @@ fn verdict(
     let workload = &world.workloads[w];
     let mut scenarios = Vec::new();
     let rollout_findings: Vec<String> = pending.iter().map(|(p, m)| format!("{p} Pending: {m}")).collect();
-    scenarios.push(ScenarioResult { scenario: "rollout".into(), pass: pending.is_empty(), findings: rollout_findings });
+    scenarios.push(ScenarioResult {
+        scenario: Scenario::Rollout,
+        pass: pending.is_empty(),
+        findings: rollout_findings,
+    });
     let selector_counts = selector_counts(world, w);
     let mut verdict = WorkloadVerdict {
         kind: workload.kind.to_string(),
@@ -389,7 +429,7 @@ fn verdict(
             .filter(|(_, n)| **n <= 1)
             .map(|(c, n)| format!("the spread constraint {c} counts a set of {n} pod(s): it balances nothing"))
             .collect();
-        scenarios.push(ScenarioResult { scenario: "selectors".into(), pass: ones.is_empty(), findings: ones });
+        scenarios.push(ScenarioResult { scenario: Scenario::Selectors, pass: ones.is_empty(), findings: ones });
         let (result, losses) = domain_loss(world, w, level, request);
         verdict.worst_case_running = losses.iter().map(|l| l.running).min();
         verdict.replacements_scheduled = losses.iter().map(|l| l.replacements.len() as i64).sum();
@@ -437,11 +477,12 @@ fn domain_loss(
     let owned = world.owned(w);
     let key = if level == Level::Zone { &request.zone_key } else { &request.node_key };
     // The failed units: (label, nodes to fail, pods to delete).
-    let mut units: BTreeMap<String, (Vec<String>, Vec<Pod>)> = BTreeMap::new();
+    // By report label, then the label value it names.
+    let mut units: BTreeMap<(String, String), (Vec<String>, Vec<Pod>)> = BTreeMap::new();
     match level {
         Level::Pod => {
             for (pod, _) in &owned {
-                units.insert(format!("pod {}", pod.name), (Vec::new(), vec![pod.clone()]));
+                units.insert((format!("pod {}", pod.name), pod.name.clone()), (Vec::new(), vec![pod.clone()]));
             }
         }
         _ => {
@@ -456,7 +497,7 @@ fn domain_loss(
                     .collect();
                 let pods = nodes.iter().flat_map(|n| world.cluster.pods_on(n)).cloned().collect();
                 let label = if level == Level::Zone { format!("zone {value}") } else { format!("node {value}") };
-                units.insert(label, (nodes, pods));
+                units.insert((label, value.clone()), (nodes, pods));
             }
         }
     }
@@ -467,7 +508,7 @@ fn domain_loss(
         findings.push("no replica is running, so every domain loss takes them all".into());
         pass = false;
     }
-    for (label, (nodes, pods)) in units {
+    for ((label, value), (nodes, pods)) in units {
         let mut world = world.clone();
         for node in &nodes {
             world.cluster.taint(node, &Taint::unreachable());
@@ -478,6 +519,7 @@ fn domain_loss(
         let running = world.owned(w).len() as i64;
         let mut loss = DomainLoss {
             domain: label.clone(),
+            value,
             running,
             lost: owned.len() as i64 - running,
             replacements: BTreeMap::new(),
@@ -529,7 +571,7 @@ fn domain_loss(
         }
         losses.push(loss);
     }
-    (ScenarioResult { scenario: "domain-loss".into(), pass, findings }, losses)
+    (ScenarioResult { scenario: Scenario::DomainLoss, pass, findings }, losses)
 }
 
 /// Scenario "tie-break": the domain-loss scenario on the adversarial placement. The real scheduler
@@ -557,7 +599,7 @@ fn tie_break(
         let key = if level == Level::Zone { &request.zone_key } else { &request.node_key };
         let (_, adversarial_losses) = domain_loss(adversarial, w, level, request);
         for loss in adversarial_losses.iter().filter(|l| l.running == 0) {
-            let value = loss.domain.split_once(' ').map_or(loss.domain.as_str(), |(_, v)| v);
+            let value = loss.value.as_str();
             let inside: Vec<&str> = theirs
                 .iter()
                 .filter(|n| {
@@ -583,7 +625,7 @@ fn tie_break(
             if level == Level::Zone { "zone" } else { "node" }
         ));
     }
-    ScenarioResult { scenario: "tie-break".into(), pass, findings }
+    ScenarioResult { scenario: Scenario::TieBreak, pass, findings }
 }
 
 /// Whether a surviving node (outside `failed`) rejects the pod only for its spread constraints.

@@ -6,7 +6,7 @@
 //! `disruptionsAllowed`.
 
 use super::objects::Pod;
-use super::verify::{Budget, ScenarioResult, World};
+use super::verify::{Budget, Scenario, ScenarioResult, World};
 use crate::kube::labels::POD_TEMPLATE_HASH;
 use crate::level::Level;
 
@@ -19,7 +19,7 @@ pub(super) fn rolling_update(world: &World<'_>, w: usize, level: Level) -> Scena
     let mut findings = Vec::new();
     if workload.max_surge.is_zero() && workload.max_unavailable.is_zero() {
         let f = "maxSurge and maxUnavailable are both 0: the API server refuses this strategy".to_string();
-        return ScenarioResult { scenario: "rolling-update".into(), pass: false, findings: vec![f] };
+        return ScenarioResult { scenario: Scenario::RollingUpdate, pass: false, findings: vec![f] };
     }
     if surge == 0 && unavailable == 0 {
         // The deployment controller's fencepost: both rounded to 0, so one pod may be unavailable.
@@ -118,7 +118,7 @@ pub(super) fn rolling_update(world: &World<'_>, w: usize, level: Level) -> Scena
             min_available.max(0)
         ),
     );
-    ScenarioResult { scenario: "rolling-update".into(), pass, findings }
+    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
 }
 
 /// `strategy.type: Recreate`: every old pod is deleted, then the new ones are created.
@@ -138,7 +138,7 @@ fn recreate(mut world: World<'_>, w: usize, level: Level) -> ScenarioResult {
         }
     }
     let pass = level < Level::Pod && findings.len() == 1;
-    ScenarioResult { scenario: "rolling-update".into(), pass, findings }
+    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
 }
 
 pub(super) fn drain(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
@@ -217,5 +217,5 @@ pub(super) fn drain(world: &World<'_>, w: usize, level: Level) -> ScenarioResult
             }
         }
     }
-    ScenarioResult { scenario: "drain".into(), pass, findings }
+    ScenarioResult { scenario: Scenario::Drain, pass, findings }
 }

@@ -27,7 +27,7 @@ fn run(manifest: &str, name: &str, level: Level) -> WorkloadVerdict {
 }
 
 fn scenario<'a>(v: &'a WorkloadVerdict, name: &str) -> &'a kix::sim::ScenarioResult {
-    v.scenarios.iter().find(|s| s.scenario == name).unwrap_or_else(|| panic!("no scenario {name}: {v:#?}"))
+    v.scenarios.iter().find(|s| s.scenario.as_str() == name).unwrap_or_else(|| panic!("no scenario {name}: {v:#?}"))
 }
 
 #[test]
@@ -124,7 +124,7 @@ fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
     assert_eq!(loss.findings.len(), 3, "{loss:?}");
     assert!(loss.findings.iter().all(|f| f.contains("stays Terminating")), "{loss:?}");
     // No rolling-update scenario for a StatefulSet; the drain honours the budget.
-    assert!(v.scenarios.iter().all(|s| s.scenario != "rolling-update"));
+    assert!(v.scenarios.iter().all(|s| s.scenario != kix::sim::Scenario::RollingUpdate));
     assert!(scenario(&v, "drain").pass);
 }
 
