@@ -198,7 +198,11 @@ fn pdb(name: &str, app: &str, policy: &str) -> String {
 fn budgets_block_drains_as_the_disruption_controller_computes_them() {
     // minAvailable 1 over one replica: no disruption allowed.
     let manifest = deployment("one", 1, "100m", "{}") + &pdb("one", "one", "minAvailable: 1");
-    let drain = run(&manifest, "one", Level::Pod).scenarios.into_iter().find(|s| s.scenario == "drain").unwrap();
+    let drain = run(&manifest, "one", Level::Pod)
+        .scenarios
+        .into_iter()
+        .find(|s| s.scenario == kix::sim::Scenario::Drain)
+        .unwrap();
     assert!(
         !drain.pass && drain.findings[0].contains("minAvailable 1: 1 expected, 1 healthy, 1 desired healthy"),
         "{drain:?}"
