@@ -1,4 +1,4 @@
-//! YAML loading throughput: serde_yaml (today's loader) against kix's own `yaml::parse_stream`
+//! YAML loading throughput: serde_yaml (kix's loader until issue 7) against kix's own `yaml::parse_stream`
 //! (value plus the position tree), on two inputs:
 //!
 //! * `packages`: every `packages/**/*.yaml` file shipped with kix, concatenated as one stream
@@ -7,7 +7,7 @@
 //!   lines each, as `kubectl get nodes,pods -A -o yaml` prints them, as a `---` stream).
 //!
 //! serde_yaml reads each document into a `serde_yaml::Value` with `Deserializer::from_str`, as
-//! kix's loaders do today. `snapshot_10k/saphyr_events_only` is the floor: saphyr-parser's events
+//! kix's loaders did before. `snapshot_10k/saphyr_events_only` is the floor: saphyr-parser's events
 //! with no tree built.
 //!
 //! Run: `cargo bench --bench yaml_parse`
