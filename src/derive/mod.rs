@@ -140,7 +140,7 @@ fn derive_instance(cluster: &Cluster, instance: &Instance, diagnostics: &mut Dia
         package: package.name.clone(),
         package_version: package.version.to_string(),
         requested: instance.requested.value,
-        level: instance.level,
+        level: instance.level.value,
         objects,
         workloads,
     }

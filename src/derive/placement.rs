@@ -22,7 +22,7 @@ pub fn plan_workload(
     let view = &workload.view;
     let replicas = resolved.replicas;
     let derives = replicas >= 2 && !view.explicit_spread && !cluster.substrate.single_node();
-    let (spread_keys, hard_key) = if derives { spread_keys(cluster, resolved.level) } else { (Vec::new(), None) };
+    let (spread_keys, hard_key) = if derives { spread_keys(cluster, resolved.level.value) } else { (Vec::new(), None) };
     if view.explicit_spread && replicas >= 2 && !workload.shipped_pdb {
         let document = &instance.package.documents[workload.document];
         diagnostics.push(
@@ -43,7 +43,7 @@ pub fn plan_workload(
         kind: view.kind,
         name: view.name.clone(),
         requested: instance.requested.value,
-        level: resolved.level,
+        level: resolved.level.value,
         replicas,
         spread_keys,
         hard_key,

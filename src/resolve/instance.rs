@@ -68,7 +68,7 @@ pub fn resolve_instance(
         return None;
     }
     let subject = Subject { package: Some(package.name.clone()), ..subject };
-    let level = apply_package_ceiling(cluster.name, name, &package, requested.value, &location, &subject, diagnostics);
+    let level = apply_package_ceiling(cluster.name, name, &package, &requested, &location, &subject, diagnostics);
     let mut instance = Instance {
         name: name.clone(),
         namespace,
@@ -94,28 +94,28 @@ fn apply_package_ceiling(
     cluster: &str,
     instance: &str,
     package: &Package,
-    requested: Level,
+    requested: &Sourced<Level>,
     location: &Location,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
-) -> Level {
+) -> Sourced<Level> {
     match &package.ceiling {
-        Some(ceiling) if ceiling.value < requested => {
+        Some(ceiling) if ceiling.value < requested.value => {
             diagnostics.push(
                 Diagnostic::new(
                     Code::PackageCeiling,
                     format!(
                         "cluster `{}` instance `{instance}`: package `{}` {} supports at most `{}`, so the requested level \
                          `{}` is lowered to `{}`",
-                        cluster, package.name, package.version, ceiling.value, requested, ceiling.value
+                        cluster, package.name, package.version, ceiling.value, requested.value, ceiling.value
                     ),
                 )
                 .at(location.clone())
                 .about(subject),
             );
-            ceiling.value
+            ceiling.clone()
         }
-        _ => requested,
+        _ => requested.clone(),
     }
 }
 
@@ -131,24 +131,24 @@ fn resolve_workload(
     let name = workload.name();
     let subject = Subject { workload: Some(name.to_string()), ..instance.subject.clone() };
     // R5: a workload ceiling lowers this workload only.
-    let mut level = instance.level;
-    if let Some(ceiling) = workload.ceiling.as_ref().filter(|c| c.value < level) {
+    let mut level = instance.level.clone();
+    if let Some(ceiling) = workload.ceiling.as_ref().filter(|c| c.value < level.value) {
         diagnostics.push(
             Diagnostic::new(
                 Code::WorkloadCeiling,
                 format!(
                     "cluster `{}` instance `{}`: workload `{name}` of package `{}` supports at most `{}`, so it runs \
-                     at `{}` instead of `{level}`",
-                    cluster.name, instance.name, package.name, ceiling.value, ceiling.value
+                     at `{}` instead of `{}`",
+                    cluster.name, instance.name, package.name, ceiling.value, ceiling.value, level.value
                 ),
             )
             .at(ceiling.from.clone())
             .about(&subject),
         );
-        level = ceiling.value;
+        level = ceiling.clone();
     }
     // R6: replicas from the step function, else the manifest's.
-    let (replicas, replicas_from) = workload.replicas_at(level);
+    let (replicas, replicas_from) = workload.replicas_at(level.value);
     let replicas_location = || -> Location {
         match &workload.mapping_at {
             Some(at) => at.clone(),
@@ -160,7 +160,10 @@ fn resolve_workload(
         diagnostics.push(
             Diagnostic::new(
                 Code::CeilingNoneManyReplicas,
-                format!("workload `{name}` runs under a `none` ceiling but would run {replicas} replicas at `{level}`"),
+                format!(
+                    "workload `{name}` runs under a `none` ceiling but would run {replicas} replicas at `{}`",
+                    level.value
+                ),
             )
             .at(replicas_location())
             .about(&subject)
@@ -168,13 +171,14 @@ fn resolve_workload(
         );
     }
     // R8: a level of pod or more needs two replicas.
-    if level >= Level::Pod && replicas < 2 {
+    if level.value >= Level::Pod && replicas < 2 {
         diagnostics.push(
             Diagnostic::new(
                 Code::TooFewReplicas,
                 format!(
-                    "workload `{name}` resolves to level `{level}` but runs {replicas} replica{}; one replica cannot \
+                    "workload `{name}` resolves to level `{}` but runs {replicas} replica{}; one replica cannot \
                      survive losing a pod",
+                    level.value,
                     if replicas == 1 { "" } else { "s" }
                 ),
             )

@@ -66,8 +66,9 @@ pub struct Instance {
     pub package: Rc<Package>,
     /// R2: the instance's own `availability`, else the cluster's, with the line it was read from.
     pub requested: Sourced<Level>,
-    /// After the package ceiling (R4).
-    pub level: Level,
+    /// After the package ceiling (R4): the requested level, or the ceiling where it was lower (with where the
+    /// ceiling is written).
+    pub level: Sourced<Level>,
     /// R5-R8 for each workload of the package (the first copy of each kind and name), in document order.
     pub workloads: Vec<InstanceWorkload>,
 }
@@ -77,8 +78,8 @@ pub struct Instance {
 pub struct InstanceWorkload {
     /// Index into the package's `workloads`.
     pub workload: usize,
-    /// After the workload's ceiling (R5).
-    pub level: Level,
+    /// After the workload's ceiling (R5): the instance's level, or the workload's ceiling where it was lower.
+    pub level: Sourced<Level>,
     pub replicas: u32,
     /// Where the replica count came from (R6).
     pub replicas_from: ReplicaSource,
@@ -134,6 +135,8 @@ pub struct Workload {
     pub mapping_at: Option<Location>,
     /// The budget's `unhealthyPodEvictionPolicy`: the entry's override, else by kind (R10).
     pub eviction_policy: EvictionPolicy,
+    /// Where the override is written; `None` when the policy is the kind's default.
+    pub eviction_policy_at: Option<Location>,
     /// R10: a PodDisruptionBudget shipped in the package selects its pods.
     pub shipped_pdb: bool,
 }

@@ -270,15 +270,13 @@ fn resolve_workload(
         .map(|s| check_steps(&view.name, s, Some(view.manifest_replicas.unwrap_or(1)), manifest, subject, diagnostics))
         .unwrap_or_default();
     let mapping_at = settings.and_then(|s| s.replicas.as_ref()).map(|m| located(manifest, m));
-    let eviction_policy = settings
-        .and_then(|s| s.pdb.as_ref())
-        .and_then(|p| p.unhealthy_pod_eviction_policy.as_ref())
-        .map(|p| *p.get_ref())
-        .unwrap_or(match view.kind {
-            WorkloadKind::Deployment => EvictionPolicy::AlwaysAllow,
-            WorkloadKind::StatefulSet => EvictionPolicy::IfHealthyBudget,
-        });
-    Workload { document, view, ceiling, steps, mapping_at, eviction_policy, shipped_pdb }
+    let policy = settings.and_then(|s| s.pdb.as_ref()).and_then(|p| p.unhealthy_pod_eviction_policy.as_ref());
+    let eviction_policy = policy.map(|p| *p.get_ref()).unwrap_or(match view.kind {
+        WorkloadKind::Deployment => EvictionPolicy::AlwaysAllow,
+        WorkloadKind::StatefulSet => EvictionPolicy::IfHealthyBudget,
+    });
+    let eviction_policy_at = policy.map(|p| located(manifest, p));
+    Workload { document, view, ceiling, steps, mapping_at, eviction_policy, eviction_policy_at, shipped_pdb }
 }
 
 /// R6: a mapping's steps must stay within the Kubernetes maximum and must not decrease, the manifest's
