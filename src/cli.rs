@@ -51,9 +51,10 @@ pub enum Format {
 /// Which tree to read and which clusters to compile.
 #[derive(Clone, Debug, Args)]
 pub struct SelectArgs {
-    /// The directory holding clusters/ and packages/.
-    #[arg(long, default_value = ".")]
-    pub root: PathBuf,
+    /// The directory holding clusters/ and packages/; default: the current directory or the nearest
+    /// parent holding clusters/ (as cargo finds Cargo.toml).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
     /// Compile only these clusters (repeatable); default: all of them.
     #[arg(long = "cluster", value_name = "NAME")]
     pub clusters: Vec<String>,
@@ -72,9 +73,12 @@ pub struct BuildArgs {
     /// Where to write the manifests; default ROOT/out.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Print one YAML stream to stdout instead of writing files.
+    /// Print one cluster's YAML stream to stdout instead of writing files (choose it with --cluster).
     #[arg(long)]
     pub stdout: bool,
+    /// With --stdout: every selected cluster's stream, each preceded by a comment naming it.
+    #[arg(long, requires = "stdout")]
+    pub all: bool,
 }
 
 #[derive(Clone, Debug, Args)]

@@ -10,6 +10,7 @@ use crate::compile::{self, BuildRequest, Output, Selection};
 use crate::diag::{Code, Diagnostics, Style};
 use crate::{sim, verify};
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 /// Runs one command line and returns the process exit status.
@@ -21,12 +22,15 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Schedule(args) => {
             let report = sim::schedule(&sim::ScheduleRequest { state: args.state, pod: args.pod });
             let json = args.format == Format::Json;
-            finish_report(report.map(|r| if json { r.to_json() } else { r.to_text() }), args.format)
+            // A pod left Pending is a finding: exit 1, as verify does for a workload that misses its level.
+            let report = report.map(|r| (if json { r.to_json() } else { r.to_text() }, r.selected.is_none()));
+            finish_report(report, args.format)
         }
         Command::Simulate(args) => {
             let report = sim::simulate(&sim::SimulateRequest { state: args.state, manifests: args.manifests });
             let json = args.format == Format::Json;
-            finish_report(report.map(|r| if json { r.to_json() } else { r.to_text() }), args.format)
+            let report = report.map(|r| (if json { r.to_json() } else { r.to_text() }, r.pending() > 0));
+            finish_report(report, args.format)
         }
         Command::Explain { code } => explain(code.as_deref()),
         Command::Completions { shell } => {
@@ -42,14 +46,18 @@ pub fn run(cli: Cli) -> ExitCode {
 impl SelectArgs {
     /// The library's view of the selection flags.
     pub fn selection(&self) -> Selection {
-        Selection { root: self.root.clone(), clusters: self.clusters.clone(), deny_warnings: self.deny_warnings }
+        let root = self.root.clone().unwrap_or_else(|| compile::find_root(Path::new(".")));
+        Selection { root, clusters: self.clusters.clone(), deny_warnings: self.deny_warnings }
     }
 }
 
 /// `kix build`.
 fn build(args: &BuildArgs) -> ExitCode {
-    let output = if args.stdout { Output::Stream } else { Output::Directory(args.out.clone()) };
-    let built = compile::build(&BuildRequest { selection: args.select.selection(), output });
+    let output = if args.stdout { Output::Stream { all: args.all } } else { Output::Directory(args.out.clone()) };
+    let built = match compile::build(&BuildRequest { selection: args.select.selection(), output }) {
+        Ok(built) => built,
+        Err(usage) => return usage_error(&usage.to_string()),
+    };
     if let Some(stream) = &built.stream {
         print_stdout(stream);
     }
@@ -93,12 +101,12 @@ fn verify(args: &VerifyArgs) -> ExitCode {
     if verified.failures() > 0 { ExitCode::FAILURE } else { status }
 }
 
-/// Prints a command's report, or its diagnostics when it failed.
-fn finish_report(result: Result<String, sim::input::InputError>, format: Format) -> ExitCode {
+/// Prints a command's report (exit 1 when it says something failed), or its diagnostics when it could not run.
+fn finish_report(result: Result<(String, bool), sim::input::InputError>, format: Format) -> ExitCode {
     match result {
-        Ok(report) => {
+        Ok((report, failed)) => {
             print_stdout(&report);
-            ExitCode::SUCCESS
+            if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
         }
         Err(error) => {
             print_diagnostics(&Diagnostics::from(error), format, None);

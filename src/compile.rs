@@ -8,7 +8,7 @@
 use crate::derive::{self, ClusterPlan};
 use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
 use crate::{crosscheck, emit, load, resolve};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Which tree to read and which clusters to compile.
 #[derive(Clone, Debug, Default)]
@@ -19,6 +19,21 @@ pub struct Selection {
     pub clusters: Vec<String>,
     /// Whether warnings fail the run (K0502).
     pub deny_warnings: bool,
+}
+
+/// The kix root for a run started in `start`: `start` itself when it holds `clusters/`, else the nearest
+/// parent that does (written relative, `..` per level, so diagnostics keep short paths), else `start`
+/// (and loading says how to point at a root).
+pub fn find_root(start: &Path) -> PathBuf {
+    let Ok(absolute) = start.canonicalize() else { return start.to_path_buf() };
+    let mut relative = start.to_path_buf();
+    for dir in absolute.ancestors() {
+        if dir.join("clusters").is_dir() {
+            return relative;
+        }
+        relative = if relative == Path::new(".") { PathBuf::from("..") } else { relative.join("..") };
+    }
+    start.to_path_buf()
 }
 
 /// Everything a compile produced: plans (complete only when there are no errors) and findings.
@@ -59,8 +74,21 @@ pub fn compile(selection: &Selection) -> Compiled {
 pub enum Output {
     /// Written under this directory (`ROOT/out` when `None`), swapped in atomically.
     Directory(Option<PathBuf>),
-    /// Rendered as one YAML stream.
-    Stream,
+    /// Rendered as one YAML stream. A stream is applied to one cluster, so it holds one cluster unless
+    /// `all` asks for every selected cluster (each then preceded by a comment naming it).
+    Stream { all: bool },
+}
+
+/// A request that cannot be carried out as asked (exit status 2, as clap's own usage errors).
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    #[error(
+        "--stdout writes one cluster's manifests (piped into `kubectl apply -f -` it applies them to one \
+         cluster): choose it with --cluster, or pass --all for every cluster's (clusters here: {clusters})"
+    )]
+    StreamNeedsOneCluster { clusters: String },
+    #[error("--state is a snapshot of one cluster: choose it with --cluster (clusters here: {clusters})")]
+    StateNeedsOneCluster { clusters: String },
 }
 
 /// `kix build`: what to compile and where the result goes.
@@ -89,12 +117,17 @@ pub struct Written {
 }
 
 /// Compiles, then writes the output directory or renders the stream; nothing is written on any error.
-pub fn build(request: &BuildRequest) -> Built {
+pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
     let mut compiled = compile(&request.selection);
     let (mut stream, mut written) = (None, None);
     if compiled.ok() {
         match &request.output {
-            Output::Stream => stream = Some(emit::render_stream(&compiled.clusters)),
+            Output::Stream { all } => {
+                if !all && compiled.clusters.len() > 1 {
+                    return Err(UsageError::StreamNeedsOneCluster { clusters: cluster_names(&compiled.clusters) });
+                }
+                stream = Some(emit::render_stream(&compiled.clusters, *all))
+            }
             Output::Directory(out) => {
                 let root = &request.selection.root;
                 let directory = out.clone().unwrap_or_else(|| root.join("out"));
@@ -111,5 +144,10 @@ pub fn build(request: &BuildRequest) -> Built {
             }
         }
     }
-    Built { compiled, stream, written }
+    Ok(Built { compiled, stream, written })
+}
+
+/// The clusters' names, for usage errors: `prod, staging`.
+pub fn cluster_names(clusters: &[ClusterPlan]) -> String {
+    clusters.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
 }

@@ -81,6 +81,8 @@ codes! {
         "Every directory directly under packages/ is a package and needs a kix.toml; a directory without one is skipped.";
     InputRefused = "K0108", Error, "an input is refused for safety (size, encoding, nesting, symlink)",
         "kix reads at most 16 MiB per file, only UTF-8 text, YAML nested at most 64 levels deep with bounded alias expansion, and follows no symlink that leaves the package directory. The input exceeds one of these limits.";
+    NothingToSimulate = "K0115", Error, "the manifests given to kix simulate hold no workload",
+        "kix simulate places the replicas of the Deployments and StatefulSets (apps/v1) in the manifests it is given; none of the files holds one. Check the file names, or that the workloads' apiVersion is apps/v1.";
     // K02xx: names, keys and versions.
     InvalidName = "K0201", Error, "a name is not a DNS-1123 label",
         "Cluster names (the file stem), instance names, package names and namespaces must be DNS-1123 labels: at most 63 characters of a-z, 0-9 and '-', starting and ending alphanumeric. They become paths under out/ and Kubernetes namespaces.";

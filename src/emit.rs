@@ -43,10 +43,14 @@ pub fn render_kustomization(cluster: &ClusterPlan) -> String {
     text
 }
 
-/// Every instance of every cluster as one YAML stream (`kix build --stdout`).
-pub fn render_stream(clusters: &[ClusterPlan]) -> String {
+/// Every instance of the clusters as one YAML stream (`kix build --stdout`); with `name_clusters`, each
+/// cluster's part starts with a comment naming it.
+pub fn render_stream(clusters: &[ClusterPlan], name_clusters: bool) -> String {
     let mut text = String::new();
     for cluster in clusters {
+        if name_clusters {
+            text.push_str(&format!("# kix: cluster {}\n", cluster.name));
+        }
         let mut instances: Vec<&InstancePlan> = cluster.instances.iter().collect();
         instances.sort_by(|a, b| a.name.cmp(&b.name));
         for instance in instances {

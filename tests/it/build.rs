@@ -21,16 +21,25 @@ fn output_is_byte_identical_across_runs_and_stdout_matches_files() {
     let second = read_tree(&t.clone().args(["build"]).run().status(0).root().join("out"));
     assert_eq!(second, first);
 
-    let mut expected = String::new();
-    for cluster in ["dev", "edge", "prod", "staging"] {
+    let stream_of = |cluster: &str| {
         let mut instances: Vec<_> =
             first.keys().filter(|p| p.starts_with(cluster) && !p.ends_with("kustomization.yaml")).collect();
         instances.sort();
-        for path in instances {
-            expected.push_str(std::str::from_utf8(&first[path]).unwrap());
-        }
-    }
-    t.args(["build", "--stdout"]).run().status(0).stdout(&expected);
+        instances.into_iter().map(|path| std::str::from_utf8(&first[path]).unwrap()).collect::<String>()
+    };
+    // One cluster's stream is what its files hold.
+    t.clone().args(["build", "--stdout", "--cluster", "prod"]).run().status(0).stdout(&stream_of("prod"));
+    // Every cluster's only when asked for, each named.
+    let all: String =
+        ["dev", "edge", "prod", "staging"].iter().map(|c| format!("# kix: cluster {c}\n{}", stream_of(c))).collect();
+    t.clone().args(["build", "--stdout", "--all"]).run().status(0).stdout(&all);
+    // Piped into `kubectl apply -f -`, several clusters' objects would land on one: a usage error.
+    t.args(["build", "--stdout"])
+        .run()
+        .status(2)
+        .stdout("")
+        .stderr_contains("--stdout writes one cluster's manifests")
+        .stderr_contains("clusters here: dev, edge, prod, staging");
 }
 
 #[test]
@@ -187,4 +196,19 @@ fn completions_cover_every_subcommand() {
         assert!(run.stdout.contains(command), "bash completion lacks {command}");
     }
     Test::in_repo().args(["completions", "tcsh"]).run().status(2);
+}
+
+#[test]
+fn kix_finds_its_root_upward_and_says_how_to_point_at_one() {
+    // Inside a package directory, kix builds the tree above it (as cargo finds Cargo.toml).
+    let inside = Test::new().examples().in_subdirectory("packages/web");
+    let run = inside.args(["check"]).run().status(0);
+    run.stderr_contains("kix: 0 errors, 4 warnings").stderr_contains("--> clusters/edge.toml");
+    // Outside any kix root: one error that says what to do.
+    Test::new()
+        .args(["check"])
+        .run()
+        .status(1)
+        .stderr_contains("error[K0106]: no clusters/ directory: this is not a kix root")
+        .stderr_contains("pass --root DIR");
 }

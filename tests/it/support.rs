@@ -262,7 +262,14 @@ impl Test {
         self
     }
 
-    /// The root the binary runs in.
+    /// Runs in a subdirectory of the root instead (created if missing), as a user inside a tree would.
+    pub fn in_subdirectory(mut self, sub: &str) -> Test {
+        self.dir = self.dir.join(sub);
+        std::fs::create_dir_all(&self.dir).unwrap();
+        self
+    }
+
+    /// The directory the binary runs in.
     pub fn root(&self) -> &Path {
         &self.dir
     }
