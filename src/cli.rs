@@ -32,12 +32,32 @@ pub enum Command {
         /// The shell to complete for.
         shell: clap_complete::Shell,
     },
-    /// Explain a diagnostic code, e.g. `kix explain K0302`; without a code, list them all.
+    /// Explain a diagnostic code (`kix explain K0302`; without one, list them all), or how an instance got its
+    /// level, replicas, spread and budget (`kix explain --cluster prod --instance shop`).
     #[command(alias = "explain-code")]
-    Explain {
-        /// The code to explain.
-        code: Option<String>,
-    },
+    Explain(ExplainArgs),
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct ExplainArgs {
+    /// The code to explain.
+    #[arg(conflicts_with_all = ["cluster", "instance", "workload"])]
+    pub code: Option<String>,
+    /// The cluster of the instance to explain.
+    #[arg(long, requires = "instance")]
+    pub cluster: Option<String>,
+    /// The instance to explain, step by step, each step with the file and line it came from.
+    #[arg(long, requires = "cluster")]
+    pub instance: Option<String>,
+    /// Only this workload of the instance.
+    #[arg(long, requires = "instance")]
+    pub workload: Option<String>,
+    /// The directory holding clusters/ and packages/ (default: found as for build).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Text, or the derivation as JSON.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 /// Output format for reports and diagnostics.

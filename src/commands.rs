@@ -5,10 +5,10 @@
 //! Exit status: 0 success (warnings allowed), 1 findings or failure, 2 bad
 //! usage (clap's own convention, kept for usage errors kix finds itself).
 
-use crate::cli::{BuildArgs, Cli, Command, Format, SelectArgs, VerifyArgs};
+use crate::cli::{BuildArgs, Cli, Command, ExplainArgs, Format, SelectArgs, VerifyArgs};
 use crate::compile::{self, BuildRequest, Output, Selection};
 use crate::diag::{Code, Diagnostics, Style};
-use crate::{sim, verify};
+use crate::{explain, sim, verify};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -32,7 +32,10 @@ pub fn run(cli: Cli) -> ExitCode {
             let report = report.map(|r| (if json { r.to_json() } else { r.to_text() }, r.pending() > 0));
             finish_report(report, args.format)
         }
-        Command::Explain { code } => explain(code.as_deref()),
+        Command::Explain(args) => match (&args.cluster, &args.instance) {
+            (Some(cluster), Some(instance)) => explain_instance(&args, cluster, instance),
+            _ => explain(args.code.as_deref()),
+        },
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut script = Vec::new();
@@ -159,6 +162,31 @@ fn print_diagnostics(diagnostics: &Diagnostics, format: Format, done: Option<&st
         }
     }
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// `kix explain --cluster C --instance I [--workload W]`: the derivation, step by step.
+fn explain_instance(args: &ExplainArgs, cluster: &str, instance: &str) -> ExitCode {
+    let root = args.root.clone().unwrap_or_else(|| compile::find_root(Path::new(".")));
+    let request = explain::ExplainRequest {
+        selection: Selection { root, ..Selection::default() },
+        cluster: cluster.to_string(),
+        instance: instance.to_string(),
+        workload: args.workload.clone(),
+    };
+    match explain::explain(&request) {
+        Ok(derivation) => {
+            match args.format {
+                Format::Text => print_stdout(&explain::render_text(&derivation)),
+                Format::Json => print_stdout(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&derivation).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+                )),
+            }
+            ExitCode::SUCCESS
+        }
+        Err(explain::ExplainError::Compile(diagnostics)) => report(&diagnostics, args.format, None),
+        Err(explain::ExplainError::Unknown(message)) => usage_error(&message),
+    }
 }
 
 /// `kix explain [CODE]`: one code's meaning, or the table of all.

@@ -52,6 +52,12 @@ impl Compiled {
 
 /// Runs the pipeline over the selected tree.
 pub fn compile(selection: &Selection) -> Compiled {
+    compile_keeping_model(selection).1
+}
+
+/// Like [`compile`], also handing back the resolved model the plans were derived from (for
+/// `kix explain --cluster`, which shows where each decision came from).
+pub fn compile_keeping_model(selection: &Selection) -> (resolve::Model, Compiled) {
     let mut diagnostics = Diagnostics::default();
     let tree = load::load(&selection.root, &selection.clusters, &mut diagnostics);
     let model = resolve::resolve(tree, &mut diagnostics);
@@ -66,7 +72,7 @@ pub fn compile(selection: &Selection) -> Compiled {
         ));
     }
     diagnostics.finish();
-    Compiled { clusters, diagnostics }
+    (model, Compiled { clusters, diagnostics })
 }
 
 /// Where a build's manifests go.

@@ -74,7 +74,19 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
         }
     }
     let inventory = if inventory_valid { inventory::expand(&raw.node_pools, &domains) } else { Vec::new() };
-    cluster_valid.then(|| Cluster { name, source: Rc::clone(&source), level, substrate, domains, inventory, instances })
+    let multi_node_at = raw.capabilities.multi_node.as_ref().map(|m| source.locate(m.span()));
+    let zones_at = raw.capabilities.availability_zones.as_ref().map(|z| source.locate(z.span()));
+    cluster_valid.then(|| Cluster {
+        name,
+        source: Rc::clone(&source),
+        level,
+        substrate,
+        multi_node_at,
+        zones_at,
+        domains,
+        inventory,
+        instances,
+    })
 }
 
 /// R1: zones are label values, each declared once; a single node cannot span two zones.

@@ -75,6 +75,10 @@ pub fn resolve_instance(
         location,
         subject,
         package: std::rc::Rc::clone(&package),
+        version_requirement: raw
+            .version
+            .as_ref()
+            .map(|v| Sourced { value: v.get_ref().clone(), from: source.locate(v.span()) }),
         requested,
         level,
         workloads: Vec::new(),

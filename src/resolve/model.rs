@@ -41,6 +41,9 @@ pub struct Cluster {
     /// The cluster's own `availability`.
     pub level: Sourced<Level>,
     pub substrate: Substrate,
+    /// Where `capabilities.multiNode` and `capabilities.availabilityZones` are written (when they are).
+    pub multi_node_at: Option<Location>,
+    pub zones_at: Option<Location>,
     pub domains: FailureDomains,
     /// The expanded `[[nodePools]]` (empty without an inventory).
     pub inventory: Vec<InventoryNode>,
@@ -64,6 +67,8 @@ pub struct Instance {
     pub subject: Subject,
     /// The version chosen for it (R13).
     pub package: Rc<Package>,
+    /// The instance's `version` requirement, when it has one (else the highest version won).
+    pub version_requirement: Option<Sourced<String>>,
     /// R2: the instance's own `availability`, else the cluster's, with the line it was read from.
     pub requested: Sourced<Level>,
     /// After the package ceiling (R4): the requested level, or the ceiling where it was lower (with where the

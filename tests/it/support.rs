@@ -360,7 +360,6 @@ impl Output {
     }
 
     /// Stdout matches the golden file at `path` (relative to the repository root).
-    #[allow(dead_code)] // Builder API kept whole; no test has a stdout golden yet.
     pub fn stdout_golden(self, path: impl AsRef<Path>) -> Output {
         assert_golden(path, &self.stdout);
         self
