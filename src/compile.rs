@@ -65,14 +65,26 @@ pub fn compile_keeping_model(selection: &Selection) -> (resolve::Model, Compiled
     for (cluster, plan) in model.clusters.iter().zip(&clusters) {
         crosscheck::check(cluster, &plan.instances, &mut diagnostics);
     }
+    diagnostics.finish();
+    diagnostics.acknowledge(|d| acknowledged(&model, d));
     if selection.deny_warnings && diagnostics.count(Severity::Warning) > 0 {
         diagnostics.push(Diagnostic::new(
             Code::WarningsDenied,
             format!("{} warning(s) denied by --deny-warnings", diagnostics.count(Severity::Warning)),
         ));
+        diagnostics.finish();
     }
-    diagnostics.finish();
     (model, Compiled { clusters, diagnostics })
+}
+
+/// Whether the inputs acknowledge a warning: its code is in the `allow` of its instance or of its cluster.
+fn acknowledged(model: &resolve::Model, diagnostic: &Diagnostic) -> bool {
+    let subject = &diagnostic.subject;
+    let Some(cluster) = model.clusters.iter().find(|c| Some(&c.name) == subject.cluster.as_ref()) else {
+        return false;
+    };
+    let instance = subject.instance.as_ref().and_then(|name| cluster.instances.iter().find(|i| &i.name == name));
+    cluster.allow.contains(&diagnostic.code) || instance.is_some_and(|i| i.allow.contains(&diagnostic.code))
 }
 
 /// Where a build's manifests go.

@@ -46,7 +46,8 @@ pub struct Derivation {
     pub version: String,
     pub steps: Vec<Step>,
     pub workloads: Vec<WorkloadDerivation>,
-    /// Every diagnostic about the instance (or the chosen workload), rendered without colour.
+    /// Every diagnostic about the instance (or the chosen workload), rendered without colour; acknowledged
+    /// warnings last, marked so.
     pub findings: Vec<String>,
 }
 
@@ -173,10 +174,12 @@ fn derivation(
             Some(workload_derivation(cluster, instance, workload, resolved, workload_plan))
         })
         .collect();
+    let acknowledged = diagnostics.acknowledged().iter().filter(|d| about(d, cluster, instance, only));
     let findings = diagnostics
         .iter()
         .filter(|d| about(d, cluster, instance, only))
         .map(|d| d.render(crate::diag::Style::Plain))
+        .chain(acknowledged.map(|d| format!("(acknowledged by allow) {}", d.render(crate::diag::Style::Plain))))
         .collect();
     Derivation {
         cluster: cluster.name.clone(),

@@ -16,6 +16,7 @@ use crate::kube::names;
 use crate::level::Level;
 use crate::load::ClusterFile;
 use std::rc::Rc;
+use toml::Spanned;
 
 /// Resolves one cluster file; `None` when its own settings are unusable (every reason reported).
 pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut Diagnostics) -> Option<Cluster> {
@@ -42,6 +43,8 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
 
     // The node inventory `kix verify` simulates on.
     let inventory_valid = inventory::validate(&raw.node_pools, &substrate, &source, &subject, diagnostics);
+
+    let allow = allowed_warnings(&raw.allow, &source, &subject, diagnostics);
 
     // The cluster's own level against its substrate (R3).
     let level = Sourced { value: *raw.availability.get_ref(), from: source.locate(raw.availability.span()) };
@@ -85,6 +88,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
         zones_at,
         domains,
         inventory,
+        allow,
         instances,
     })
 }
@@ -127,6 +131,37 @@ fn check_capabilities(
             .about(subject),
         );
     }
+}
+
+/// `allow = [...]`: the warning codes acknowledged; an entry that is not a warning's code is an error.
+pub fn allowed_warnings(
+    entries: &[Spanned<String>],
+    source: &crate::diag::SourceFile,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) -> Vec<Code> {
+    let mut codes = Vec::new();
+    for entry in entries {
+        let wanted = entry.get_ref();
+        match Code::ALL.iter().find(|c| c.id().eq_ignore_ascii_case(wanted)) {
+            Some(code) if code.severity() == crate::diag::Severity::Warning => codes.push(*code),
+            found => {
+                let why = match found {
+                    Some(code) => {
+                        format!("`{}` is an error ({}); errors cannot be acknowledged", code.id(), code.summary())
+                    }
+                    None => format!("`{wanted}` is not a diagnostic code"),
+                };
+                diagnostics.push(
+                    Diagnostic::new(Code::UnknownAllow, format!("allow: {why}"))
+                        .at(source.locate(entry.span()))
+                        .about(subject)
+                        .help("`kix explain` lists every code with its severity"),
+                );
+            }
+        }
+    }
+    codes
 }
 
 /// R14: the failure-domain keys, defaulted and checked (each a valid label key, used once).

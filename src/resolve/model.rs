@@ -8,7 +8,7 @@
 
 use super::inventory::InventoryNode;
 use super::substrate::{FailureDomains, Substrate};
-use crate::diag::{Location, SourceFile, Subject};
+use crate::diag::{Code, Location, SourceFile, Subject};
 use crate::kube::kind::WorkloadKind;
 use crate::kube::workload::{PdbView, Workload as WorkloadView};
 use crate::level::Level;
@@ -47,6 +47,8 @@ pub struct Cluster {
     pub domains: FailureDomains,
     /// The expanded `[[nodePools]]` (empty without an inventory).
     pub inventory: Vec<InventoryNode>,
+    /// Warning codes the cluster file acknowledges for all its instances (`allow = [...]`).
+    pub allow: Vec<Code>,
     pub instances: Vec<Instance>,
 }
 
@@ -74,6 +76,8 @@ pub struct Instance {
     /// After the package ceiling (R4): the requested level, or the ceiling where it was lower (with where the
     /// ceiling is written).
     pub level: Sourced<Level>,
+    /// Warning codes the instance acknowledges (its own `allow`; the cluster's apply too).
+    pub allow: Vec<Code>,
     /// R5-R8 for each workload of the package (the first copy of each kind and name), in document order.
     pub workloads: Vec<InstanceWorkload>,
 }

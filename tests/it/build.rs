@@ -64,21 +64,73 @@ fn cluster_directories_are_replaced_whole_and_others_kept() {
 fn check_writes_nothing_and_out_flag_is_honoured() {
     let t = Test::new().examples();
     let root = t.root().to_path_buf();
-    t.clone().args(["check"]).run().status(0).stderr_ends_with("kix: 0 errors, 4 warnings\n");
+    let run = t.clone().args(["check"]).run().status(0);
+    assert_eq!(run.stderr, "kix: 0 errors, 0 warnings (4 acknowledged)\n", "the examples acknowledge their warnings");
     assert!(!root.join("out").exists());
     t.clone().args(["build", "--out", "elsewhere/manifests"]).run().status(0);
     assert!(root.join("elsewhere/manifests/prod/shop.yaml").is_file());
 }
 
+/// The shipped examples without their `allow = [...]` acknowledgements: four warnings again.
+fn examples_unacknowledged() -> Test {
+    let t = Test::new().examples();
+    for cluster in ["clusters/edge.toml", "clusters/prod.toml", "clusters/staging.toml"] {
+        let path = t.root().join(cluster);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let kept: String = text
+            .lines()
+            .filter(|l| !l.starts_with("allow = ") && !l.starts_with("# Acknowledged:"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(&path, kept).unwrap();
+    }
+    t
+}
+
 #[test]
 fn deny_warnings_fails_and_writes_nothing() {
-    let run = Test::new().examples().args(["build", "--deny-warnings"]).run().status(1).stderr_contains("error[K0502]");
+    let run =
+        examples_unacknowledged().args(["build", "--deny-warnings"]).run().status(1).stderr_contains("error[K0502]");
     assert!(!run.root().join("out").exists());
+    // Acknowledged warnings are not denied.
+    Test::new().examples().args(["build", "--deny-warnings"]).run().status(0);
+}
+
+#[test]
+fn acknowledged_warnings_are_counted_not_printed_and_only_for_their_instance() {
+    let t = examples_unacknowledged();
+    t.clone().args(["check"]).run().status(0).stderr_ends_with("kix: 0 errors, 4 warnings\n");
+    // prod's `operator` acknowledges K0308; staging's does not: only staging's warning is printed.
+    let prod = t.root().join("clusters/prod.toml");
+    let text = std::fs::read_to_string(&prod).unwrap();
+    std::fs::write(
+        &prod,
+        text.replace("namespace = \"operator-system\"\n", "namespace = \"operator-system\"\nallow = [\"K0308\"]\n"),
+    )
+    .unwrap();
+    let run =
+        t.clone().args(["check"]).run().status(0).stderr_ends_with("kix: 0 errors, 3 warnings (1 acknowledged)\n");
+    assert!(run.stderr.contains("cluster `staging` instance `operator`: workload `controller`"), "{}", run.stderr);
+    assert!(!run.stderr.contains("cluster `prod` instance `operator`"), "{}", run.stderr);
+    // An error cannot be acknowledged, and an unknown code is refused.
+    std::fs::write(
+        &prod,
+        text.replace(
+            "namespace = \"operator-system\"\n",
+            "namespace = \"operator-system\"\nallow = [\"K0302\", \"K9999\"]\n",
+        ),
+    )
+    .unwrap();
+    t.args(["check"])
+        .run()
+        .status(1)
+        .stderr_contains("error[K0207]: allow: `K0302` is an error")
+        .stderr_contains("error[K0207]: allow: `K9999` is not a diagnostic code");
 }
 
 #[test]
 fn json_diagnostics_carry_code_location_and_subject() {
-    let run = Test::new().examples().args(["check", "--format", "json"]).run().status(0);
+    let run = examples_unacknowledged().args(["check", "--format", "json"]).run().status(0);
     let lines: Vec<serde_json::Value> =
         run.stdout.lines().chain(run.stderr.lines()).map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 4);
@@ -203,7 +255,7 @@ fn kix_finds_its_root_upward_and_says_how_to_point_at_one() {
     // Inside a package directory, kix builds the tree above it (as cargo finds Cargo.toml).
     let inside = Test::new().examples().in_subdirectory("packages/web");
     let run = inside.args(["check"]).run().status(0);
-    run.stderr_contains("kix: 0 errors, 4 warnings").stderr_contains("--> clusters/edge.toml");
+    assert_eq!(run.stderr, "kix: 0 errors, 0 warnings (4 acknowledged)\n");
     // Outside any kix root: one error that says what to do.
     Test::new()
         .args(["check"])
