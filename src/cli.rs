@@ -99,6 +99,13 @@ pub struct BuildArgs {
     /// With --stdout: every selected cluster's stream, each preceded by a comment naming it.
     #[arg(long, requires = "stdout")]
     pub all: bool,
+    /// Write nothing; exit 1, listing the files, when the output directory is not what a build would write
+    /// (for CI over a committed out/).
+    #[arg(long, conflicts_with = "stdout")]
+    pub check: bool,
+    /// With --check: also print a unified diff of each changed file.
+    #[arg(long, requires = "check")]
+    pub diff: bool,
 }
 
 #[derive(Clone, Debug, Args)]

@@ -56,13 +56,27 @@ impl SelectArgs {
 
 /// `kix build`.
 fn build(args: &BuildArgs) -> ExitCode {
-    let output = if args.stdout { Output::Stream { all: args.all } } else { Output::Directory(args.out.clone()) };
+    let output = if args.stdout {
+        Output::Stream { all: args.all }
+    } else if args.check {
+        Output::Check(args.out.clone())
+    } else {
+        Output::Directory(args.out.clone())
+    };
     let built = match compile::build(&BuildRequest { selection: args.select.selection(), output }) {
         Ok(built) => built,
         Err(usage) => return usage_error(&usage.to_string()),
     };
     if let Some(stream) = &built.stream {
         print_stdout(stream);
+    }
+    if let Some(differences) = &built.differences {
+        let status = report(&built.compiled.diagnostics, args.select.format, None);
+        if differences.is_empty() {
+            return status;
+        }
+        print_stdout(&render_differences(differences, args.diff));
+        return ExitCode::FAILURE;
     }
     let done = built.written.as_ref().filter(|_| args.select.format == Format::Text).map(|written| {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
@@ -76,6 +90,33 @@ fn build(args: &BuildArgs) -> ExitCode {
         )
     });
     report(&built.compiled.diagnostics, args.select.format, done.as_deref())
+}
+
+/// `kix build --check`'s report: one line per file that differs, and with `diff` a unified diff of each change.
+fn render_differences(differences: &[crate::emit::Difference], diff: bool) -> String {
+    use crate::emit::Difference;
+    let mut out = String::new();
+    for difference in differences {
+        let path = difference.path().display();
+        match difference {
+            Difference::Missing { .. } => out.push_str(&format!("missing  {path}\n")),
+            Difference::Extra { .. } => out.push_str(&format!("extra    {path} (a build removes it)\n")),
+            Difference::Changed { found, written, .. } => {
+                out.push_str(&format!("changed  {path}\n"));
+                if diff {
+                    let text = similar::TextDiff::from_lines(found.as_str(), written.as_str());
+                    let header = (format!("a/{path}"), format!("b/{path}"));
+                    out.push_str(&text.unified_diff().context_radius(3).header(&header.0, &header.1).to_string());
+                }
+            }
+        }
+    }
+    out.push_str(&format!(
+        "kix: {} file{} differ from what `kix build` would write; run `kix build` and commit the result\n",
+        differences.len(),
+        if differences.len() == 1 { "" } else { "s" }
+    ));
+    out
 }
 
 /// `kix check`.

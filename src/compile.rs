@@ -95,6 +95,8 @@ pub enum Output {
     /// Rendered as one YAML stream. A stream is applied to one cluster, so it holds one cluster unless
     /// `all` asks for every selected cluster (each then preceded by a comment naming it).
     Stream { all: bool },
+    /// Nothing written: what the build would change in this directory (`ROOT/out` when `None`).
+    Check(Option<PathBuf>),
 }
 
 /// A request that cannot be carried out as asked (exit status 2, as clap's own usage errors).
@@ -124,6 +126,8 @@ pub struct Built {
     pub stream: Option<String>,
     /// What was written, for [`Output::Directory`] when the compile and the write succeeded.
     pub written: Option<Written>,
+    /// For [`Output::Check`] when the compile succeeded: where the output directory differs from the build.
+    pub differences: Option<Vec<emit::Difference>>,
 }
 
 /// A summary of a written output directory.
@@ -137,7 +141,9 @@ pub struct Written {
 /// Compiles, then writes the output directory or renders the stream; nothing is written on any error.
 pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
     let mut compiled = compile(&request.selection);
-    let (mut stream, mut written) = (None, None);
+    let (mut stream, mut written, mut differences) = (None, None, None);
+    let root = &request.selection.root;
+    let all_clusters = request.selection.clusters.is_empty();
     if compiled.ok() {
         match &request.output {
             Output::Stream { all } => {
@@ -146,10 +152,12 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
                 }
                 stream = Some(emit::render_stream(&compiled.clusters, *all))
             }
-            Output::Directory(out) => {
-                let root = &request.selection.root;
+            Output::Check(out) => {
                 let directory = out.clone().unwrap_or_else(|| root.join("out"));
-                let all_clusters = request.selection.clusters.is_empty();
+                differences = Some(emit::compare(&directory, &compiled.clusters, all_clusters));
+            }
+            Output::Directory(out) => {
+                let directory = out.clone().unwrap_or_else(|| root.join("out"));
                 match emit::check_destination(root, &directory)
                     .and_then(|()| emit::write(&directory, &compiled.clusters, all_clusters))
                 {
@@ -162,7 +170,7 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
             }
         }
     }
-    Ok(Built { compiled, stream, written })
+    Ok(Built { compiled, stream, written, differences })
 }
 
 /// The clusters' names, for usage errors: `prod, staging`.

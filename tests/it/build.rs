@@ -264,3 +264,36 @@ fn kix_finds_its_root_upward_and_says_how_to_point_at_one() {
         .stderr_contains("error[K0106]: no clusters/ directory: this is not a kix root")
         .stderr_contains("pass --root DIR");
 }
+
+#[test]
+fn build_check_lists_what_a_build_would_change_and_writes_nothing() {
+    let t = Test::new().examples();
+    let root = t.root().to_path_buf();
+    // Nothing built yet: every file is missing, nothing is written.
+    let run = t.clone().args(["build", "--check"]).run().status(1);
+    run.stdout_contains("missing  ./out/prod/shop.yaml").stdout_contains("16 files differ");
+    assert!(!root.join("out").exists());
+    // Right after a build: clean.
+    t.clone().args(["build"]).run().status(0);
+    t.clone().args(["build", "--check"]).run().status(0).stdout("");
+    // A hand edit, a stray file and a removed cluster's directory are each reported; --diff shows the edit.
+    let edited = root.join("out/prod/orders-db.yaml");
+    std::fs::write(&edited, std::fs::read_to_string(&edited).unwrap().replace("replicas: 3", "replicas: 4")).unwrap();
+    std::fs::write(root.join("out/prod/notes.txt"), "mine").unwrap();
+    std::fs::remove_file(root.join("clusters/dev.toml")).unwrap();
+    let before = read_tree(&root.join("out"));
+    let run = t.clone().args(["build", "--check", "--diff"]).run().status(1);
+    run.stdout_contains(
+        "changed  ./out/prod/orders-db.yaml\n--- a/./out/prod/orders-db.yaml\n+++ b/./out/prod/orders-db.yaml\n",
+    )
+    .stdout_contains("-  replicas: 4\n+  replicas: 3\n")
+    .stdout_contains("extra    ./out/prod/notes.txt (a build removes it)")
+    .stdout_contains("extra    ./out/dev (a build removes it)")
+    .stdout_contains("kix: 3 files differ");
+    assert_eq!(read_tree(&root.join("out")), before, "--check wrote something");
+    // Without --diff, no diff; --diff needs --check; --check and --stdout exclude each other.
+    let run = t.clone().args(["build", "--check"]).run().status(1);
+    assert!(!run.stdout.contains("+++"), "{}", run.stdout);
+    t.clone().args(["build", "--diff"]).run().status(2);
+    t.args(["build", "--check", "--stdout"]).run().status(2);
+}
