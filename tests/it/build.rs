@@ -297,3 +297,17 @@ fn build_check_lists_what_a_build_would_change_and_writes_nothing() {
     t.clone().args(["build", "--diff"]).run().status(2);
     t.args(["build", "--check", "--stdout"]).run().status(2);
 }
+
+#[test]
+fn a_build_prints_a_summary_table_unless_quiet() {
+    let t = Test::new().examples();
+    t.clone().args(["build"]).run().status(0).stdout_golden(format!("{EXAMPLES}/expected/summary.txt"));
+    t.clone().args(["build", "--quiet"]).run().status(0).stdout("");
+    let json = t.args(["build", "--format", "json"]).run().status(0).json();
+    let prod = json["clusters"].as_array().unwrap().iter().find(|c| c["cluster"] == "prod").unwrap();
+    let sessions = prod["instances"].as_array().unwrap().iter().find(|i| i["instance"] == "sessions").unwrap();
+    assert_eq!((sessions["requested"].as_str(), sessions["level"].as_str()), (Some("zone"), Some("node")));
+    assert_eq!(sessions["workloads"][0]["replicas"], 2);
+    assert_eq!(sessions["workloads"][0]["pdb"], true);
+    assert_eq!(sessions["workloads"][0]["hard"], "kubernetes.io/hostname");
+}
