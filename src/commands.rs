@@ -36,11 +36,19 @@ pub fn run(cli: Cli) -> ExitCode {
             (Some(cluster), Some(instance)) => explain_instance(&args, cluster, instance),
             _ => explain(args.code.as_deref()),
         },
-        Command::Completions { shell } => {
+        Command::Man => {
             use clap::CommandFactory;
-            let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "kix", &mut script);
-            print_stdout(&String::from_utf8_lossy(&script));
+            let mut page = Vec::new();
+            match clap_mangen::Man::new(Cli::command()).render(&mut page) {
+                Ok(()) => {
+                    print_stdout(&String::from_utf8_lossy(&page));
+                    ExitCode::SUCCESS
+                }
+                Err(error) => usage_error(&format!("cannot render the man page: {error}")),
+            }
+        }
+        Command::Completions { shell } => {
+            print_stdout(&crate::completion::registration(shell));
             ExitCode::SUCCESS
         }
     }

@@ -14,6 +14,7 @@
 pub mod cli;
 pub mod commands;
 pub mod compile;
+pub mod completion;
 pub mod crosscheck;
 pub mod derive;
 pub mod diag;
