@@ -8,6 +8,7 @@ mod architecture;
 mod bad_inputs;
 mod build;
 mod invariants;
+mod lint;
 mod schema;
 mod sim_cli;
 mod sim_conformance;

@@ -1,0 +1,1 @@
+//! Unit tests of the lint rules, table-driven over small manifests.
