@@ -130,7 +130,7 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, diagnostics: &mut Diagnostics) {
         if path.is_dir() {
             walk(&path, files, diagnostics);
         } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml")
-            && !path.file_stem().is_some_and(|s| s == "kustomization")
+            && path.file_stem().is_none_or(|s| s != "kustomization")
         {
             files.push(path);
         }
