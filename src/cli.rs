@@ -28,6 +28,8 @@ pub enum Command {
     Schedule(ScheduleArgs),
     /// Place every replica of the given workloads, one pod at a time.
     Simulate(SimulateArgs),
+    /// Lint Kubernetes manifests kix did not write for placement mistakes.
+    Lint(LintArgs),
     /// Print a shell completion script, e.g. `source <(kix completions bash)` in ~/.bashrc: it completes
     /// subcommands, flags, and the cluster and instance names of the kix root you are in.
     Completions {
@@ -145,6 +147,22 @@ pub struct SimulateArgs {
     /// Manifests holding Deployments and StatefulSets to place.
     #[arg(required = true)]
     pub manifests: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct LintArgs {
+    /// Manifest files, directories (walked for *.yaml and *.yml in path order) or `-` for stdin.
+    #[arg(required = true, value_name = "FILE|DIR|-")]
+    pub inputs: Vec<PathBuf>,
+    /// Also check against this cluster's declared substrate, failure-domain keys and inventory.
+    #[arg(long, value_name = "NAME", add = ArgValueCompleter::new(crate::completion::cluster_names))]
+    pub cluster: Option<String>,
+    /// The directory holding clusters/ (for --cluster); default: the nearest directory upward holding clusters/.
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// How to print findings.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }

@@ -5,10 +5,10 @@
 //! Exit status: 0 success (warnings allowed), 1 findings or failure, 2 bad
 //! usage (clap's own convention, kept for usage errors kix finds itself).
 
-use crate::cli::{BuildArgs, Cli, Command, ExplainArgs, Format, SelectArgs, VerifyArgs};
+use crate::cli::{BuildArgs, Cli, Command, ExplainArgs, Format, LintArgs, SelectArgs, VerifyArgs};
 use crate::compile::{self, BuildRequest, Output, Selection};
 use crate::diag::{Code, Diagnostics, Style};
-use crate::{explain, sim, verify};
+use crate::{explain, lint, sim, verify};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -32,6 +32,7 @@ pub fn run(cli: Cli) -> ExitCode {
             let report = report.map(|r| (if json { r.to_json() } else { r.to_text() }, r.pending() > 0));
             finish_report(report, args.format)
         }
+        Command::Lint(args) => lint(&args),
         Command::Explain(args) => match (&args.cluster, &args.instance) {
             (Some(cluster), Some(instance)) => explain_instance(&args, cluster, instance),
             _ => explain(args.code.as_deref()),
@@ -226,6 +227,38 @@ fn verify(args: &VerifyArgs) -> ExitCode {
     }
     let status = report(&verified.diagnostics, args.select.format, None);
     if verified.failures() > 0 { ExitCode::FAILURE } else { status }
+}
+
+/// `kix lint`: exit 1 when a finding is an error. `-` reads stdin (once, however often it is named).
+fn lint(args: &LintArgs) -> ExitCode {
+    let mut stdin = None;
+    let mut inputs = Vec::new();
+    for path in &args.inputs {
+        if path.as_os_str() == "-" {
+            if stdin.is_none() {
+                let mut text = String::new();
+                if let Err(error) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+                    return usage_error(&format!("cannot read stdin: {error}"));
+                }
+                stdin = Some(());
+                inputs.push(lint::Input::Text { name: "<stdin>".into(), text });
+            }
+        } else {
+            inputs.push(lint::Input::Path(path.clone()));
+        }
+    }
+    let root = args.root.clone().unwrap_or_else(|| compile::find_root(Path::new(".")));
+    let request = lint::LintRequest { inputs, cluster: args.cluster.clone(), root };
+    let linted = lint::lint(&request);
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let done = format!(
+        "linted {} ({}, {}) from {}",
+        plural(linted.objects, "object"),
+        plural(linted.workloads, "workload"),
+        plural(linted.budgets, "PodDisruptionBudget"),
+        plural(linted.files, "file")
+    );
+    report(&linted.diagnostics, args.format, Some(&done))
 }
 
 /// Prints a command's report (exit 1 when it says something failed), or its diagnostics when it could not run.

@@ -157,6 +157,47 @@ codes! {
         "kix writes to a temporary directory beside out/ and renames it into place; a failure leaves the previous out/ untouched.";
     WarningsDenied = "K0502", Error, "warnings were denied by --deny-warnings",
         "--deny-warnings turns any warning into a failed build.";
+    // K07xx: lint (linting manifests kix did not write).
+    LintSpreadMissesOwnPods = "K0701", Error, "a spread constraint's selector selects none of its workload's pods",
+        "kix lint: the scheduler counts only pods matching the constraint's labelSelector (podtopologyspread), so a selector that misses the workload's own pods balances some other set and never spreads this one. Copy the workload's spec.selector into labelSelector.";
+    LintPdbSelectsNothing = "K0702", Warning, "a PodDisruptionBudget selects no workload's pods",
+        "kix lint: no Deployment or StatefulSet in the linted manifests of the budget's namespace has pods its selector matches (a budget without a selector matches none), so it protects nothing. Make spec.selector match the workload's pod template labels.";
+    LintSpreadCountsOthers = "K0703", Warning, "a spread constraint also counts another workload's pods",
+        "kix lint: the constraint's labelSelector (with its matchLabelKeys) matches pods of another workload in the namespace, so the scheduler balances the two together and this workload can end up in one domain. Narrow labelSelector to the workload's own spec.selector, or add matchLabelKeys: [pod-template-hash] on a Deployment.";
+    LintPdbOverSeveral = "K0704", Warning, "a PodDisruptionBudget selects pods of more than one workload",
+        "kix lint: the budget is shared by the workloads it selects, so disrupting one can be blocked by the other and its count is the sum of both. Give each workload its own budget with the workload's own selector.";
+    LintSpreadWithoutSelector = "K0705", Error, "a spread constraint has no labelSelector, or an empty one",
+        "kix lint: a constraint without labelSelector counts no pods, and an empty one ({}) has been a silent no-op in recent releases (kubernetes#141339): either way nothing is spread. Set labelSelector to the workload's spec.selector.";
+    LintHardSpreadWithoutHash = "K0706", Warning, "a hard spread on a Deployment lacks matchLabelKeys: [pod-template-hash]",
+        "kix lint: without it a rolling update counts old and new pods together, so the new ReplicaSet can end up in one domain once the old pods are gone (Kubernetes docs, Pod Topology Spread Constraints, matchLabelKeys). Add matchLabelKeys: [pod-template-hash].";
+    LintMinDomainsSoft = "K0707", Error, "minDomains on a constraint that is not DoNotSchedule",
+        "kix lint: the API server refuses minDomains unless whenUnsatisfiable is DoNotSchedule (ValidateTopologySpreadConstraints). Remove minDomains, or make the constraint DoNotSchedule.";
+    LintDuplicateConstraint = "K0708", Error, "two spread constraints share topologyKey and whenUnsatisfiable",
+        "kix lint: the API server refuses a pod whose topologySpreadConstraints repeat a (topologyKey, whenUnsatisfiable) pair (ValidateTopologySpreadConstraints). Merge the two constraints.";
+    LintMatchLabelKeyInSelector = "K0709", Error, "a matchLabelKeys key is also in the labelSelector",
+        "kix lint: the API server refuses a matchLabelKeys key that the labelSelector already uses (ValidateTopologySpreadConstraints). Remove the key from one of them.";
+    LintPdbZeroMaxUnavailable = "K0710", Error, "a PodDisruptionBudget has maxUnavailable 0",
+        "kix lint: the disruption controller then allows no disruption at all, so every node drain that meets one of its pods waits forever. Use maxUnavailable: 1.";
+    LintPdbMinAvailableBlocks = "K0711", Error, "a PodDisruptionBudget's minAvailable is 100% or at least the replica count",
+        "kix lint: disruptionsAllowed = healthy - minAvailable (percentages rounded up) is 0 with every pod healthy, so every node drain that meets one of its pods waits forever. Use maxUnavailable: 1, or a minAvailable below the replica count.";
+    LintPdbOverOneReplica = "K0712", Warning, "a PodDisruptionBudget covers a one-replica workload",
+        "kix lint: a budget over one pod either blocks every drain (minAvailable 1, K0711) or, as here, lets the only pod go and protects nothing. Run two or more replicas, or drop the budget.";
+    LintPodsUnderTwoPdbs = "K0713", Error, "a workload's pods are selected by two PodDisruptionBudgets",
+        "kix lint: the eviction API refuses to evict a pod covered by more than one PodDisruptionBudget, so draining any node that runs one never finishes. Keep one budget per workload.";
+    LintPdbNoEvictionPolicy = "K0714", Warning, "a PodDisruptionBudget has no explicit unhealthyPodEvictionPolicy",
+        "kix lint: the default, IfHealthyBudget, lets a running but not-ready pod block drains while the budget is unhealthy (a crash-looping pod stops a node upgrade). Set unhealthyPodEvictionPolicy: AlwaysAllow (or IfHealthyBudget deliberately).";
+    LintNoSpreadNoAntiAffinity = "K0715", Warning, "a multi-replica workload has neither spread constraints nor pod anti-affinity",
+        "kix lint: only the scheduler's soft default spreading applies, so every replica may land on one node or zone. Add topologySpreadConstraints over kubernetes.io/hostname (and the zone key) with the workload's selector.";
+    LintZoneAntiAffinity = "K0716", Warning, "required pod anti-affinity on a zone key caps replicas at the zone count",
+        "kix lint: a required anti-affinity term that matches the workload's own pods allows one pod per zone (interpodaffinity Filter), so replicas beyond the number of zones stay Pending, and so does a surge pod during a rolling update. Use a topologySpreadConstraint on the zone key with maxSkew 1 instead.";
+    LintAutoscalerBelowTwo = "K0717", Warning, "an HPA lets a workload with a PDB scale below two replicas",
+        "kix lint: at one replica the workload's budget either blocks every drain or protects nothing. Set the HorizontalPodAutoscaler's minReplicas to 2 or more.";
+    LintHardRuleOnMissingKey = "K0720", Error, "a hard placement rule uses a key the cluster's nodes lack",
+        "kix lint --cluster: a DoNotSchedule spread constraint or required pod affinity on a node label the cluster's nodes do not carry (its inventory, or the keys its file declares) leaves every pod Pending (podtopologyspread: missing required label). Use a key the nodes carry, or declare it.";
+    LintAntiAffinityOnMissingKey = "K0721", Warning, "required pod anti-affinity uses a key the cluster's nodes lack",
+        "kix lint --cluster: on a node without the term's topologyKey no anti-affinity term matches (interpodaffinity nodeMatchesAnyTopologyTerm), so the rule separates nothing. Use a key the nodes carry.";
+    LintTooManyReplicas = "K0722", Error, "more replicas than a hard rule can place on the cluster's domains",
+        "kix lint --cluster: required pod anti-affinity matching the workload's own pods places one pod per domain of its key, and a DoNotSchedule spread with minDomains above the number of domains places at most maxSkew pods per domain; the replicas beyond stay Pending. A DoNotSchedule spread with minDomains at most the domain count places any number.";
 }
 
 /// Where in an input a diagnostic points.

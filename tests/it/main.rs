@@ -9,6 +9,7 @@ mod bad_inputs;
 mod build;
 mod explain;
 mod invariants;
+mod lint;
 mod schema;
 mod sim_cli;
 mod sim_conformance;
