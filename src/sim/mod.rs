@@ -83,6 +83,7 @@
 pub mod cluster;
 pub mod commands;
 pub mod input;
+pub mod interpod;
 pub mod objects;
 pub mod plugins;
 pub mod verify;
