@@ -341,8 +341,10 @@ impl Prepared {
                 pods_exist = false;
             }
         }
-        // The first pod of a group whose affinity selects itself (satisfyPodAffinity).
-        if !pods_exist && !(self.affinity.values().all(|&c| c == 0) && self.self_match) {
+        // The first pod of a group whose affinity selects itself (satisfyPodAffinity): no pod
+        // anywhere matches all terms, and the pod matches them itself.
+        let first_of_group = self.affinity.values().all(|&c| c == 0) && self.self_match;
+        if !pods_exist && !first_of_group {
             return Err(reject(REASON_AFFINITY, true));
         }
         for t in &self.required_anti {
