@@ -152,6 +152,9 @@ codes! {
         "R6: spec.replicas is an int32, so a replicas mapping may name at most 2147483647 for a level.";
     ObjectInTwoInstances = "K0417", Error, "two instances of one cluster emit the same object",
         "Two instances in one namespace (or two instances emitting one cluster-scoped object) produce an object with the same apiVersion group, kind, namespace and name: applied together, one overwrites the other. Give the instances different namespaces, or move the shared object into a package of its own.";
+    // K0450-K0454: what a workload's own pod anti-affinity does on the declared domains.
+    AntiAffinityDeadlock = "K0450", Warning, "a workload's own required pod anti-affinity cannot hold its replicas or its rollout on the declared domains",
+        "A required podAntiAffinity term whose topologyKey is a failure-domain key and whose selector selects the workload's own pods allows one pod per domain, old and new revisions alike. kix counts the domains the cluster file declares: nodes of the [[nodePools]] inventory for the node key, capabilities.availabilityZones for the zone key (unknown counts are not checked). More replicas than domains leaves pods Pending; a Deployment with as many replicas as domains and maxUnavailable 0 deadlocks its rolling update (the surge pod has no domain and no old pod may stop first), and a drain leaves the evicted pod Pending. Allow maxUnavailable 1, add matchLabelKeys: [pod-template-hash] to the term, use a preferred term or a topologySpreadConstraint instead, or add a domain.";
     // K05xx: writing output.
     WriteFailed = "K0501", Error, "output cannot be written",
         "kix writes to a temporary directory beside out/ and renames it into place; a failure leaves the previous out/ untouched.";

@@ -11,12 +11,15 @@
 //!
 //! Files: [`placement`] decides spread and budgets per workload, [`patch`]
 //! edits documents, [`budget`] builds derived PDBs, [`scope`] knows which
-//! kinds are cluster-scoped, [`objects`] checks one instance's objects.
+//! kinds are cluster-scoped, [`objects`] checks one instance's objects,
+//! [`rollout`] checks a workload's own pod anti-affinity against the declared
+//! domains (K0450).
 
 mod budget;
 mod objects;
 mod patch;
 mod placement;
+mod rollout;
 mod scope;
 #[cfg(test)]
 mod tests;
@@ -116,6 +119,7 @@ fn derive_instance(cluster: &Cluster, instance: &Instance, diagnostics: &mut Dia
         };
         let workload = &package.workloads[resolved.workload];
         let plan = placement::plan_workload(cluster, instance, workload, resolved, diagnostics);
+        rollout::check_anti_affinity(cluster, instance, workload, resolved, diagnostics);
         patch::patch_workload(objects.last_mut().expect("pushed above"), &workload.view, &plan);
         if plan.derived_pdb {
             objects.push(budget::derived_pdb(

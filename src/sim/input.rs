@@ -200,6 +200,7 @@ pub fn read_state(path: &Path) -> Result<State, InputError> {
                 }
             }),
             Some("Pod") => parse_pod(value, "default").map(|p| state.pods.push(p)),
+            Some("Namespace") => super::objects::parse_namespace(value).map(|n| state.namespaces.push(n)),
             Some(_) => Ok(()),
             None => Err("a document has no `kind`".to_string()),
         };

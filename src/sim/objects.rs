@@ -150,6 +150,8 @@ pub struct PodSpec {
     /// The selector the system default spread constraints use (the owning ReplicaSet's or
     /// StatefulSet's selector); None for pods no controller owns.
     pub default_selector: Option<Selector>,
+    /// `affinity.podAffinity` and `affinity.podAntiAffinity` (see [`super::interpod`]).
+    pub pod_affinity: super::interpod::PodAffinity,
 }
 
 impl PodSpec {
@@ -175,11 +177,23 @@ pub struct Pod {
     pub spec: Arc<PodSpec>,
 }
 
-/// Nodes and pods: a snapshot of a cluster.
+/// A Namespace: only its name and labels matter (to `namespaceSelector` of pod affinity terms).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Namespace {
+    pub name: String,
+    /// Always holds `kubernetes.io/metadata.name: <name>`, which the API server sets on every namespace.
+    pub labels: Labels,
+}
+
+/// Nodes, pods and namespaces: a snapshot of a cluster.
+///
+/// A namespace a pod is in but no Namespace object describes is known by its name alone: it
+/// carries only `kubernetes.io/metadata.name` (see [`super::interpod::NamespaceIndex`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct State {
     pub nodes: Vec<Node>,
     pub pods: Vec<Pod>,
+    pub namespaces: Vec<Namespace>,
 }
 
 impl State {
@@ -215,6 +229,7 @@ impl State {
             let result = match str_at(&object, &["kind"]) {
                 Some("Node") => parse_node(&object).map(|n| state.nodes.push(n)),
                 Some("Pod") => parse_pod(&object, "default").map(|p| state.pods.push(p)),
+                Some("Namespace") => parse_namespace(&object).map(|n| state.namespaces.push(n)),
                 Some(_) => Ok(()),
                 None => Err("a document has no `kind`".to_string()),
             };
@@ -291,6 +306,16 @@ pub fn parse_node(object: &Value) -> Result<Node, String> {
     Ok(Node { name, labels, taints, unschedulable, allocatable })
 }
 
+/// Reads a Namespace, adding the `kubernetes.io/metadata.name` label the API server sets on every
+/// namespace (pkg/registry/core/namespace/strategy.go, `PrepareForCreate`/`PrepareForUpdate`).
+pub fn parse_namespace(object: &Value) -> Result<Namespace, String> {
+    let name = object_name(object, "Namespace")?;
+    let mut labels =
+        labels_from_value(at(object, &["metadata", "labels"])).map_err(|e| format!("namespace `{name}`: {e}"))?;
+    labels.insert(crate::kube::labels::NAMESPACE_NAME.to_string(), name.clone());
+    Ok(Namespace { name, labels })
+}
+
 /// Reads a Pod; `default_namespace` applies when metadata.namespace is unset.
 pub fn parse_pod(object: &Value, default_namespace: &str) -> Result<Pod, String> {
     let name = object_name(object, "Pod")?;
@@ -357,6 +382,7 @@ pub fn parse_pod_spec(spec: &Value) -> Result<PodSpec, String> {
     for c in seq(at(spec, &["topologySpreadConstraints"]), "topologySpreadConstraints")? {
         out.spread.push(parse_spread(c)?);
     }
+    out.pod_affinity = super::interpod::PodAffinity::parse(at(spec, &["affinity"]))?;
     Ok(out)
 }
 

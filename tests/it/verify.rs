@@ -155,3 +155,25 @@ fn absurd_replica_counts_are_refused_not_simulated_for_hours() {
     let finding = api["scenarios"][0]["findings"][0].as_str().unwrap();
     assert!(finding.contains("kix simulates at most 10000 replicas"), "{finding}");
 }
+
+/// What K0450 warns about at build time, verify shows on the inventory: the proxy's rolling update
+/// deadlocks on its required hostname anti-affinity; the revision-scoped and the maxUnavailable 1
+/// variants update; the store's second replica has no zone.
+#[test]
+fn own_anti_affinity_deadlocks_the_rollout_that_k0450_warned_about() {
+    let root = "tests/fixtures/anti-affinity-rollout";
+    let (run, report) = verify_json(Test::in_dir(root), &[]);
+    run.status(1);
+    let scenario = |name: &str, scenario: &str| {
+        let w = workload(&report, "edge", "ha", name);
+        w["scenarios"].as_array().unwrap().iter().find(|s| s["scenario"] == scenario).unwrap().clone()
+    };
+    let update = scenario("proxy", "rolling-update");
+    assert_eq!(update["pass"], false);
+    let findings = update["findings"].to_string();
+    assert!(findings.contains("deadlocks") && findings.contains("didn't match pod anti-affinity rules"), "{findings}");
+    for name in ["scoped", "tolerant"] {
+        assert_eq!(scenario(name, "rolling-update")["pass"], true, "{name}");
+    }
+    assert_eq!(scenario("store", "rollout")["pass"], false);
+}
