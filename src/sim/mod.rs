@@ -77,11 +77,13 @@
 //! fast path ([`cluster::Cluster::select`], node classes and usage buckets,
 //! same answer), [`workload`] stamps pods from Deployments and StatefulSets,
 //! [`commands`] answers typed `schedule`/`simulate` requests with reports, [`verify`] runs the
-//! availability scenarios `kix verify` reports ([`voluntary`] the rolling update
-//! and the drain).
+//! availability scenarios `kix verify` reports ([`domain_loss`] the domain losses and the
+//! tie-break, [`voluntary`] the rolling update, [`drain`] the drain).
 
 pub mod cluster;
 pub mod commands;
+mod domain_loss;
+mod drain;
 pub mod input;
 pub mod objects;
 pub mod plugins;
