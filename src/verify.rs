@@ -122,7 +122,7 @@ pub fn verify(clusters: &[ClusterPlan], snapshot: Option<&State>) -> Vec<Cluster
             None if cluster.nodes.is_empty() => (None, NodesFrom::None),
             None => {
                 let nodes = cluster.nodes.iter().map(simulated_node).collect();
-                (Some(State { nodes, pods: Vec::new() }), NodesFrom::Inventory)
+                (Some(State { nodes, ..State::default() }), NodesFrom::Inventory)
             }
         };
         let nodes = state.as_ref().map_or(0, |s| s.nodes.len());

@@ -81,6 +81,7 @@
 //! tie-break, [`voluntary`] the rolling update, [`drain`] the drain).
 
 pub mod cluster;
+pub mod budget;
 pub mod commands;
 mod domain_loss;
 mod drain;

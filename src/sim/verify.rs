@@ -42,14 +42,12 @@
 use super::cluster::{Cluster, Outcome};
 use super::domain_loss::{domain_loss, tie_break};
 use super::drain::drain;
-use super::objects::{Pod, State};
+use super::budget::{Budget, BudgetStatus, Eviction};
+use super::objects::{Controller, Pod, State};
 use super::plugins::Spread;
 use super::voluntary::rolling_update;
 use super::workload::Workload;
-use crate::kube::int_or_percent::IntOrPercent;
 use crate::kube::kind::WorkloadKind;
-use crate::kube::selector::Selector;
-use crate::kube::workload::PdbView;
 use crate::level::Level;
 use crate::yaml::Value;
 use serde::Serialize;
@@ -153,41 +151,14 @@ pub struct WorkloadVerdict {
     pub meets_level: bool,
 }
 
-/// A PodDisruptionBudget.
-#[derive(Clone, Debug)]
-pub(super) struct Budget {
-    pub(super) namespace: String,
-    pub(super) name: String,
-    pub(super) selector: Selector,
-    min_available: Option<IntOrPercent>,
-    max_unavailable: Option<IntOrPercent>,
-}
-
-/// The budgets among the objects, read by [`PdbView`] (`policy` group only); one with no selector
-/// or without a name covers nothing here.
-fn read_budgets(objects: &[Value]) -> Vec<Budget> {
-    objects
-        .iter()
-        .filter(|o| PdbView::is_pdb(o))
-        .filter_map(|o| {
-            let view = PdbView::read(o).ok()?;
-            Some(Budget {
-                namespace: view.namespace.unwrap_or_else(|| "default".to_string()),
-                name: Some(view.name).filter(|n| !n.is_empty())?,
-                selector: view.selector?,
-                min_available: view.min_available,
-                max_unavailable: view.max_unavailable,
-            })
-        })
-        .collect()
-}
-
 /// The world a scenario mutates: the cluster, the workloads and who owns which bound pod.
 #[derive(Clone)]
 pub(super) struct World<'a> {
     pub(super) cluster: Cluster,
     pub(super) workloads: &'a [Workload],
     pub(super) budgets: &'a [Budget],
+    /// Pods per snapshot controller (namespace, controller), as the snapshot had them.
+    scales: &'a BTreeMap<(String, Controller), i64>,
     /// Replacement counter per workload, for fresh Deployment pod names.
     next_index: Vec<usize>,
 }
@@ -270,24 +241,42 @@ impl<'a> World<'a> {
         Ok(node)
     }
 
-    /// disruptionsAllowed of a budget, as the disruption controller computes it.
-    pub(super) fn disruptions_allowed(&self, budget: &Budget) -> (i64, String) {
-        let covered = |p: &Pod| p.namespace == budget.namespace && budget.selector.matches(&p.labels);
-        let healthy = self.cluster.pods().filter(|(p, _)| !p.terminating && covered(p)).count() as i64;
-        let expected: i64 = self
-            .workloads
-            .iter()
-            .filter(|w| w.namespace == budget.namespace && budget.selector.matches(&w.template_labels))
-            .map(|w| w.replicas)
-            .sum();
-        let (desired, rule) = match (&budget.max_unavailable, &budget.min_available) {
-            (Some(max), _) => (expected - max.scaled_value(expected, true), format!("maxUnavailable {max}")),
-            (None, Some(min)) => (min.scaled_value(expected, true), format!("minAvailable {min}")),
-            (None, None) => (expected, "no policy".to_string()),
-        };
-        let allowed = (healthy - desired).max(0);
-        (allowed, format!("{rule}: {expected} expected, {healthy} healthy, {desired} desired healthy"))
+    /// A pod's controller and its scale, for a budget's expected count (`getExpectedScale`): a
+    /// verified workload's pods count its replicas; a snapshot pod's controller (a ReplicaSet or
+    /// StatefulSet the snapshot does not hold) counts the pods it had in the snapshot, the one
+    /// scale kix can know; a pod without a controller counts nothing.
+    pub(super) fn scale_of(&self, pod: &Pod) -> Option<(String, i64)> {
+        if let Some(w) = self.owner_of(pod) {
+            let workload = &self.workloads[w];
+            return Some((format!("{}/{}/{}", workload.kind, workload.namespace, workload.name), workload.replicas));
+        }
+        let c = pod.controller.as_ref()?;
+        let key = (pod.namespace.clone(), c.clone());
+        Some((format!("{}/{}/{}", c.kind, pod.namespace, c.name), self.scales.get(&key).copied().unwrap_or(0)))
     }
+
+    /// A budget's status as the disruption controller computes it now.
+    pub(super) fn budget_status(&self, budget: &Budget) -> BudgetStatus {
+        budget.status(self.cluster.pods().map(|(p, _)| p), |p| self.scale_of(p))
+    }
+
+    /// The eviction API's answer for a bound pod now.
+    pub(super) fn evict(&self, pod: &Pod) -> Eviction {
+        super::budget::evict(pod, self.budgets, |b| self.budget_status(b))
+    }
+}
+
+/// Every budget in force: the compiled ones and the snapshot's (all namespaces, foreign budgets
+/// included, as the eviction API lists them). A snapshot budget with the namespace and name of a
+/// compiled one is that budget as deployed before: the compiled one replaces it.
+fn budgets(state: &State, objects: &[Value]) -> Vec<Budget> {
+    let mut budgets: Vec<Budget> = objects.iter().filter_map(|o| Budget::read(o).ok().flatten()).collect();
+    for budget in &state.budgets {
+        if !budgets.iter().any(|b| b.namespace == budget.namespace && b.name == budget.name) {
+            budgets.push(budget.clone());
+        }
+    }
+    budgets
 }
 
 /// Runs every scenario for the workloads of one instance.
@@ -314,7 +303,13 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
             }
         }
     }
-    let budgets = read_budgets(objects);
+    let budgets = budgets(state, objects);
+    let mut scales: BTreeMap<(String, Controller), i64> = BTreeMap::new();
+    for pod in &state.pods {
+        if let Some(c) = &pod.controller {
+            *scales.entry((pod.namespace.clone(), c.clone())).or_insert(0) += 1;
+        }
+    }
     // A snapshot of a live cluster may already hold these workloads' pods: the rollout replaces them.
     let mut state = state.clone();
     state.pods.retain(|p| !workloads.iter().any(|w| w.owns(p)));
@@ -322,6 +317,7 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
         cluster: Cluster::new(&state),
         workloads: &workloads,
         budgets: &budgets,
+        scales: &scales,
         next_index: workloads.iter().map(|w| w.replicas.max(0) as usize).collect(),
     };
     // The adversarial placement (see `tie_break`): the same rollout from the same start, each

@@ -168,6 +168,9 @@ impl Workload {
             terminating: false,
             drain_skips: false,
             spec: Arc::clone(spec),
+            phase: Some(super::objects::Phase::Running),
+            ready: true,
+            controller: Some(super::objects::Controller { kind: self.kind.as_str().to_string(), name: self.name.clone() }),
         }
     }
 
