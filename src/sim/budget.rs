@@ -173,7 +173,11 @@ pub fn evict(pod: &Pod, budgets: &[Budget], status: impl Fn(&Budget) -> BudgetSt
         "PodDisruptionBudget {}/{} allows no disruption ({status}){}: the eviction API answers 429 TooManyRequests",
         budget.namespace,
         budget.name,
-        if pod.ready { "" } else { "; the pod is not Ready and the budget's unhealthyPodEvictionPolicy is IfHealthyBudget" }
+        if pod.ready {
+            ""
+        } else {
+            "; the pod is not Ready and the budget's unhealthyPodEvictionPolicy is IfHealthyBudget"
+        }
     ))
 }
 
@@ -230,7 +234,11 @@ mod tests {
             let b = budget(spec);
             let pods: Vec<Pod> = pods.iter().enumerate().map(|(i, (r, c))| pod(&format!("p{i}"), *r, c)).collect();
             let s = b.status(pods.iter(), scale);
-            assert_eq!([s.expected, s.desired, s.healthy, s.allowed], [*expected, *desired, *healthy, *allowed], "{spec}");
+            assert_eq!(
+                [s.expected, s.desired, s.healthy, s.allowed],
+                [*expected, *desired, *healthy, *allowed],
+                "{spec}"
+            );
         }
     }
 
@@ -256,11 +264,8 @@ mod tests {
             (&["minAvailable: 0"], false, &[], "429"),
         ];
         for (specs, ready, others, answer) in cases {
-            let budgets: Vec<Budget> = specs
-                .iter()
-                .enumerate()
-                .map(|(i, s)| Budget { name: format!("b{i}"), ..budget(s) })
-                .collect();
+            let budgets: Vec<Budget> =
+                specs.iter().enumerate().map(|(i, s)| Budget { name: format!("b{i}"), ..budget(s) }).collect();
             let target = pod("target", *ready, "rs");
             let mut pods = vec![target.clone()];
             pods.extend(others.iter().enumerate().map(|(i, r)| pod(&format!("o{i}"), *r, "rs")));

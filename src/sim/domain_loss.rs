@@ -6,9 +6,20 @@ use super::objects::Pod;
 use super::plugins::REASON_SPREAD;
 use super::verify::{DomainLoss, Scenario, ScenarioResult, VerifyRequest, World};
 use crate::kube::kind::WorkloadKind;
-use crate::kube::taints::Taint;
+use crate::kube::taints::{Taint, no_execute_eviction_seconds};
 use crate::level::Level;
 use std::collections::BTreeMap;
+
+/// When the taint-eviction controller deletes a pod bound to the failed `nodes` (now tainted
+/// `unreachable` NoSchedule and NoExecute): after its tolerationSeconds, None for never. A pod lost
+/// at level pod (no node fails) is deleted at once.
+fn eviction_after(world: &World<'_>, pod: &Pod, nodes: &[String]) -> Option<i64> {
+    let node = world.cluster.node_of(&pod.namespace, &pod.name).and_then(|n| world.cluster.node(n));
+    match node {
+        Some(node) if nodes.contains(&node.name) => no_execute_eviction_seconds(&pod.spec.tolerations, &node.taints),
+        _ => Some(0),
+    }
+}
 
 pub(super) fn domain_loss(
     world: &World<'_>,
@@ -55,10 +66,18 @@ pub(super) fn domain_loss(
         for node in &nodes {
             world.cluster.taint(node, &Taint::unreachable());
         }
+        // When each lost pod is deleted (taint eviction); None: it stays bound for the outage.
+        let mut timed: Vec<(Option<i64>, usize, Pod)> = Vec::new();
         for pod in &pods {
-            world.cluster.remove(&pod.namespace, &pod.name);
+            let after = eviction_after(&world, pod, &nodes);
+            if after.is_some() {
+                world.cluster.remove(&pod.namespace, &pod.name);
+            }
+            if let Some(owner) = world.owner_of(pod) {
+                timed.push((after, owner, pod.clone()));
+            }
         }
-        let running = world.owned(w).len() as i64;
+        let running = world.owned(w).iter().filter(|(_, node)| !nodes.contains(node)).count() as i64;
         let mut loss = DomainLoss {
             domain: label.clone(),
             value,
@@ -66,23 +85,35 @@ pub(super) fn domain_loss(
             lost: owned.len() as i64 - running,
             replacements: BTreeMap::new(),
             pending: BTreeMap::new(),
+            replaced_after_seconds: None,
+            not_replaced: BTreeMap::new(),
         };
-        // Controllers recreate every deleted pod, workload by workload. A StatefulSet does not:
-        // its pods on an unreachable node stay Terminating until someone force-deletes them
-        // (at most one pod per identity), so no replacement is created during the outage.
-        let mut owned_pods: Vec<(usize, &Pod)> =
-            pods.iter().filter_map(|p| world.owner_of(p).map(|o| (o, p))).collect();
-        owned_pods.sort_by(|a, b| (a.0, &a.1.name).cmp(&(b.0, &b.1.name)));
-        for (owner, pod) in owned_pods {
+        // Controllers recreate deleted pods in the order they are deleted. A StatefulSet does not:
+        // its pods on an unreachable node stay Terminating until someone force-deletes them (at
+        // most one pod per identity), so no replacement is created during the outage. A pod that
+        // tolerates `unreachable` forever is never deleted, so never replaced.
+        timed.sort_by(|a, b| (a.0.is_none(), a.0, a.1, &a.2.name).cmp(&(b.0.is_none(), b.0, b.1, &b.2.name)));
+        for (after, owner, pod) in timed {
+            let Some(after) = after else {
+                if owner == w {
+                    let why = "tolerates node.kubernetes.io/unreachable:NoExecute without tolerationSeconds: it stays bound to the unreachable node and is never replaced";
+                    findings.push(format!("{label} lost: {} {why}", pod.name));
+                    loss.not_replaced.insert(pod.name.clone(), why.to_string());
+                }
+                continue;
+            };
             if world.workloads[owner].kind == WorkloadKind::StatefulSet && !nodes.is_empty() {
                 if owner == w {
-                    findings.push(format!(
-                        "{label} lost: {} stays Terminating on the unreachable node; the StatefulSet creates no replacement until it is force-deleted",
-                        pod.name
-                    ));
+                    let why = "stays Terminating on the unreachable node; the StatefulSet creates no replacement until it is force-deleted";
+                    findings.push(format!("{label} lost: {} {why}", pod.name));
+                    loss.not_replaced.insert(pod.name.clone(), why.to_string());
                 }
                 continue;
             }
+            if owner == w {
+                loss.replaced_after_seconds = Some(loss.replaced_after_seconds.unwrap_or(0).max(after));
+            }
+            let pod = &pod;
             let replacement = world.replacement(owner, pod);
             let name = replacement.name.clone();
             let probe = replacement.clone();

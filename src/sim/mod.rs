@@ -80,8 +80,8 @@
 //! availability scenarios `kix verify` reports ([`domain_loss`] the domain losses and the
 //! tie-break, [`voluntary`] the rolling update, [`drain`] the drain).
 
-pub mod cluster;
 pub mod budget;
+pub mod cluster;
 pub mod commands;
 mod domain_loss;
 mod drain;

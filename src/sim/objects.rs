@@ -14,13 +14,13 @@
 //! spread constraints with `nodeTaintsPolicy: Honor`, which then leave the
 //! cordoned node out of their domains.
 
+use super::budget::Budget;
 use crate::kube::labels::{CONFIG_MIRROR, HOSTNAME};
 use crate::kube::quantity;
 use crate::kube::selector::{Labels, Selector, labels_from_value};
 use crate::kube::taints::{Effect, Taint, Toleration};
 use crate::kube::value::{at, str_at};
 use crate::kube::workload::PdbView;
-use super::budget::Budget;
 use crate::yaml::Value;
 use std::sync::Arc;
 
@@ -208,7 +208,8 @@ pub struct Controller {
 /// (filters.go, "any finished pod can be removed") and the eviction API ignores budgets for them
 /// (eviction.go). kix drops them when it reads a snapshot.
 pub fn is_terminal(object: &Value) -> bool {
-    str_at(object, &["kind"]) == Some("Pod") && matches!(str_at(object, &["status", "phase"]), Some("Succeeded" | "Failed"))
+    str_at(object, &["kind"]) == Some("Pod")
+        && matches!(str_at(object, &["status", "phase"]), Some("Succeeded" | "Failed"))
 }
 
 /// Nodes and pods: a snapshot of a cluster.
@@ -254,9 +255,7 @@ impl State {
                 Some("Node") => parse_node(&object).map(|n| state.nodes.push(n)),
                 Some("Pod") if is_terminal(&object) => Ok(()),
                 Some("Pod") => parse_pod(&object, "default").map(|p| state.pods.push(p)),
-                Some(_) if PdbView::is_pdb(&object) => {
-                    Budget::read(&object).map(|b| state.budgets.extend(b))
-                }
+                Some(_) if PdbView::is_pdb(&object) => Budget::read(&object).map(|b| state.budgets.extend(b)),
                 Some(_) => Ok(()),
                 None => Err("a document has no `kind`".to_string()),
             };
@@ -406,6 +405,7 @@ pub fn parse_pod_spec(spec: &Value) -> Result<PodSpec, String> {
             },
             value: str_at(t, &["value"]).unwrap_or("").to_string(),
             effect,
+            seconds: at(t, &["tolerationSeconds"]).and_then(Value::as_i64),
         });
     }
     out.node_selector = labels_from_value(at(spec, &["nodeSelector"])).map_err(|e| format!("nodeSelector: {e}"))?;

@@ -39,10 +39,10 @@
 //! Also, each spread constraint's selector is counted: a selector that counts
 //! a set of one pod balances nothing.
 
+use super::budget::{Budget, BudgetStatus, Eviction};
 use super::cluster::{Cluster, Outcome};
 use super::domain_loss::{domain_loss, tie_break};
 use super::drain::drain;
-use super::budget::{Budget, BudgetStatus, Eviction};
 use super::objects::{Controller, Pod, State};
 use super::plugins::Spread;
 use super::voluntary::rolling_update;
@@ -130,6 +130,14 @@ pub struct DomainLoss {
     pub replacements: BTreeMap<String, String>,
     /// Replacement pod to the scheduler's message, for those left Pending.
     pub pending: BTreeMap<String, String>,
+    /// Seconds from the failure until the controller has recreated the last of the lost pods it
+    /// replaces: the pods stay bound to the unreachable nodes for their
+    /// `node.kubernetes.io/unreachable` tolerationSeconds (300 by default). None when no pod is
+    /// replaced; 0 when the pods are deleted at once (a pod lost at level pod).
+    pub replaced_after_seconds: Option<i64>,
+    /// Lost pods that get no replacement during the outage, with the reason (they tolerate
+    /// `unreachable` forever, or are StatefulSet pods that stay Terminating).
+    pub not_replaced: BTreeMap<String, String>,
 }
 
 /// The verdict on one workload (instance-agnostic: the caller adds cluster and instance).

@@ -22,6 +22,10 @@ use crate::kube::workload::{Workload as Object, WorkloadError};
 use crate::yaml::Value;
 use std::sync::Arc;
 
+/// `--default-unreachable-toleration-seconds` and `--default-not-ready-toleration-seconds` of the
+/// API server (DefaultTolerationSeconds admission plugin), 300 by default.
+pub const DEFAULT_TOLERATION_SECONDS: i64 = 300;
+
 /// A Deployment or StatefulSet, read by [`crate::kube::workload`], ready to stamp pods.
 #[derive(Clone, Debug)]
 pub struct Workload {
@@ -123,14 +127,20 @@ impl Workload {
     /// The shared spec of one revision's pods, with the owner's selector for default spreading.
     pub fn pod_spec(&self, revision: u32) -> Arc<PodSpec> {
         let mut spec = self.spec.clone();
-        // The DefaultTolerationSeconds admission plugin adds these to every pod the API server admits.
+        // The DefaultTolerationSeconds admission plugin (plugin/pkg/admission/defaulttolerationseconds/
+        // admission.go, `Admit`) adds a 300 s NoExecute toleration for each of these taints to every
+        // pod without a toleration of it (one whose key is the taint's or empty and whose effect is
+        // NoExecute or empty).
         for key in [TAINT_NOT_READY, TAINT_UNREACHABLE] {
-            if !spec.tolerations.iter().any(|t| t.key == key && t.effect == Some(Effect::NoExecute)) {
+            let tolerates =
+                |t: &Toleration| (t.key == key || t.key.is_empty()) && t.effect.is_none_or(|e| e == Effect::NoExecute);
+            if !spec.tolerations.iter().any(tolerates) {
                 spec.tolerations.push(Toleration {
                     key: key.to_string(),
                     exists: true,
                     value: String::new(),
                     effect: Some(Effect::NoExecute),
+                    seconds: Some(DEFAULT_TOLERATION_SECONDS),
                 });
             }
         }
@@ -170,7 +180,10 @@ impl Workload {
             spec: Arc::clone(spec),
             phase: Some(super::objects::Phase::Running),
             ready: true,
-            controller: Some(super::objects::Controller { kind: self.kind.as_str().to_string(), name: self.name.clone() }),
+            controller: Some(super::objects::Controller {
+                kind: self.kind.as_str().to_string(),
+                name: self.name.clone(),
+            }),
         }
     }
 
