@@ -45,7 +45,7 @@ use super::domain_loss::{domain_loss, tie_break};
 use super::drain::drain;
 use super::objects::{Controller, Pod, State};
 use super::plugins::Spread;
-use super::voluntary::rolling_update;
+use super::voluntary::{rolling_update, statefulset_update};
 use super::workload::Workload;
 use crate::kube::kind::WorkloadKind;
 use crate::level::Level;
@@ -448,6 +448,8 @@ fn verdict(
     // that deadlocks or a drain that never finishes blocks the cluster's operators, whatever the level.
     if workload.kind == WorkloadKind::Deployment {
         scenarios.push(rolling_update(world, w, level));
+    } else {
+        scenarios.push(statefulset_update(world, w, level));
     }
     scenarios.push(drain(world, w, level));
     verdict.meets_level = scenarios.iter().all(|s| s.pass);

@@ -17,7 +17,7 @@ use crate::kube::labels::{
 };
 use crate::kube::selector::{Labels, Selector};
 use crate::kube::taints::{Effect, Toleration};
-use crate::kube::value::at;
+use crate::kube::value::{at, str_at};
 use crate::kube::workload::{Workload as Object, WorkloadError};
 use crate::yaml::Value;
 use std::sync::Arc;
@@ -42,6 +42,11 @@ pub struct Workload {
     pub max_unavailable: IntOrPercent,
     /// Deployment `strategy.type: Recreate`: every old pod stops before new ones start.
     pub recreate: bool,
+    /// StatefulSet `updateStrategy`: RollingUpdate with this `partition` (default 0), or None
+    /// for `OnDelete` (the controller replaces no pod by itself).
+    pub partition: Option<i64>,
+    /// StatefulSet `podManagementPolicy: Parallel` (default OrderedReady).
+    pub parallel: bool,
     /// A stable hash of the template, the base of pod-template-hash.
     template_hash: u64,
 }
@@ -92,7 +97,15 @@ impl Workload {
     /// Reads an `apps` Deployment or StatefulSet through [`crate::kube::workload`]; Ok(None) for
     /// any other object.
     pub fn from_object(object: &Value, default_namespace: &str) -> Result<Option<Workload>, ReadError> {
+        let raw = object;
         let Some(object) = Object::read(object).map_err(ReadError::Object)? else { return Ok(None) };
+        let partition = match str_at(raw, &["spec", "updateStrategy", "type"]) {
+            Some("OnDelete") => None,
+            _ => Some(
+                at(raw, &["spec", "updateStrategy", "rollingUpdate", "partition"]).and_then(Value::as_i64).unwrap_or(0),
+            ),
+        };
+        let parallel = str_at(raw, &["spec", "podManagementPolicy"]) == Some("Parallel");
         let strategy = object.strategy().map_err(ReadError::Strategy)?;
         let Object { kind, name, namespace, manifest_replicas, selector, template_labels, template, .. } = object;
         let replicas = i64::from(manifest_replicas.unwrap_or(1));
@@ -115,6 +128,8 @@ impl Workload {
             max_surge: strategy.max_surge,
             max_unavailable: strategy.max_unavailable,
             recreate: strategy.recreate,
+            partition,
+            parallel,
             template_hash,
         }))
     }
