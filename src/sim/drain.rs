@@ -83,6 +83,11 @@ pub(super) fn drain(world: &World<'_>, w: usize, level: Level) -> ScenarioResult
                     if world.owner_of(&pod) == Some(w) {
                         pass = false;
                         findings.push(format!("drain of {node} is blocked: evicting {} fails: {why}", pod.name));
+                    } else {
+                        findings.push(format!(
+                            "drain of {node} never finishes: evicting {}/{} (not a pod of this workload) fails: {why}",
+                            pod.namespace, pod.name
+                        ));
                     }
                 }
                 break;
