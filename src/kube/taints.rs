@@ -184,7 +184,8 @@ mod tests {
         let with = |list: &[(&str, Option<i64>)]| -> Vec<Toleration> {
             list.iter().map(|(k, s)| Toleration { seconds: *s, ..tol(k, true, "", Some(Effect::NoExecute)) }).collect()
         };
-        let cases: &[(&[(&str, Option<i64>)], Option<i64>)] = &[
+        type Case = (&'static [(&'static str, Option<i64>)], Option<i64>);
+        let cases: &[Case] = &[
             (&[], Some(0)),
             (&[("node.kubernetes.io/unreachable", Some(300))], Some(300)),
             (&[("node.kubernetes.io/unreachable", None)], None),

@@ -1,9 +1,11 @@
 //! The scheduler model: a faithful, in-memory kube-scheduler for the default profile.
 //!
 //! `kix schedule`, `kix simulate` and `kix verify` run on it. Input is real
-//! Kubernetes objects (`kubectl get nodes,pods -A -o yaml`, a YAML stream or a
+//! Kubernetes objects (`kubectl get nodes,pods,pdb -A -o yaml`, a YAML stream or a
 //! `v1 List`): pods with `spec.nodeName` are bound, pods with
-//! `metadata.deletionTimestamp` are terminating.
+//! `metadata.deletionTimestamp` are terminating, pods in phase Succeeded or
+//! Failed are left out (the scheduler never sees them), PodDisruptionBudgets
+//! are kept for `kix verify` ([`budget`]).
 //!
 //! # What is modelled (upstream semantics, kubernetes/kubernetes v1.33)
 //! - Filters, in the default profile's order: NodeUnschedulable, NodeName,

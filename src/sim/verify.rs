@@ -5,30 +5,33 @@
 //! 1. Rollout: every replica places; none Pending.
 //! 2. Domain loss: for each domain of the level (each zone, each node, each
 //!    pod) that holds a replica, the domain fails: its nodes get the
-//!    `node.kubernetes.io/unreachable` NoSchedule and NoExecute taints and
-//!    their pods are deleted (one pod at level pod). At least one replica must
-//!    keep running; the controllers recreate the deleted pods, and at level
-//!    node or zone a replacement left Pending while a surviving node has room
-//!    fails the level (the Pending reason is shown). StatefulSet pods on an
-//!    unreachable node stay Terminating and get no replacement (the
-//!    controller keeps at most one pod per identity); kix says so.
+//!    `node.kubernetes.io/unreachable` NoSchedule and NoExecute taints; their
+//!    pods stay bound for their unreachable tolerationSeconds, then are
+//!    deleted (one pod at level pod, at once); pods tolerating it forever stay
+//!    (see [`super::domain_loss`]). At least one replica must keep running;
+//!    the controllers recreate the deleted pods, and at level node or zone a
+//!    replacement left Pending while a surviving node has room fails the level
+//!    (the Pending reason is shown). StatefulSet pods on an unreachable node
+//!    stay Terminating and get no replacement (the controller keeps at most
+//!    one pod per identity); kix says so.
 //!    Tie-break (level node and zone): the workloads are placed again with
 //!    ties among equal best scores broken against the level (see the
 //!    Tie-break section of [`super`]), and the domain losses are run on that
 //!    placement too: a loss that leaves no replica running only there fails,
 //!    since the outcome would depend on the scheduler's random choice.
-//! 3. Rolling update (Deployments): the deployment controller's surge and
-//!    unavailability arithmetic replaces every pod with a new
-//!    pod-template-hash; it must finish, and at level pod or above never
+//! 3. Rolling update: Deployments by the deployment controller's surge and
+//!    unavailability arithmetic (old pods in the ReplicaSet controller's
+//!    order), StatefulSets one ordinal at a time down to the partition (see
+//!    [`super::voluntary`]); it must finish, and at level pod or above never
 //!    leave fewer than one available replica.
-//! 4. Drain: each node holding a replica is cordoned and drained through the
-//!    eviction API, honouring every PodDisruptionBudget as the disruption
-//!    controller computes it; evicted pods are recreated and rescheduled
-//!    (ready once bound). DaemonSet and mirror pods stay, as with
-//!    `kubectl drain --ignore-daemonsets`; other pods of the snapshot are
-//!    evicted and not recreated. The drain must finish, and at level pod or
-//!    above every evicted replica's replacement must schedule (at level none a
-//!    replacement left Pending is reported, not failed). Cordoning adds the
+//! 4. Drain: each node holding a replica is cordoned and drained as `kubectl
+//!    drain --ignore-daemonsets --delete-emptydir-data` drains it, through the
+//!    eviction API, honouring every PodDisruptionBudget (the compiled ones and
+//!    the snapshot's) as the disruption controller computes it (see
+//!    [`super::drain`] and [`super::budget`]); evicted pods are recreated and
+//!    rescheduled (ready once bound). The drain must finish, and at level pod
+//!    or above every evicted replica's replacement must schedule (at level none
+//!    a replacement left Pending is reported, not failed). Cordoning adds the
 //!    `node.kubernetes.io/unschedulable:NoSchedule` taint, as the node
 //!    lifecycle controller does, so constraints with `nodeTaintsPolicy: Honor`
 //!    no longer count the drained node as a domain.
