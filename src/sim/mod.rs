@@ -1,9 +1,11 @@
 //! The scheduler model: a faithful, in-memory kube-scheduler for the default profile.
 //!
 //! `kix schedule`, `kix simulate` and `kix verify` run on it. Input is real
-//! Kubernetes objects (`kubectl get nodes,pods -A -o yaml`, a YAML stream or a
+//! Kubernetes objects (`kubectl get nodes,pods,pdb -A -o yaml`, a YAML stream or a
 //! `v1 List`): pods with `spec.nodeName` are bound, pods with
-//! `metadata.deletionTimestamp` are terminating.
+//! `metadata.deletionTimestamp` are terminating, pods in phase Succeeded or
+//! Failed are left out (the scheduler never sees them), PodDisruptionBudgets
+//! are kept for `kix verify` ([`budget`]).
 //!
 //! # What is modelled (upstream semantics, kubernetes/kubernetes v1.33)
 //! - Filters, in the default profile's order: NodeUnschedulable, NodeName,
@@ -81,11 +83,14 @@
 //! fast path ([`cluster::Cluster::select`], node classes and usage buckets,
 //! same answer), [`workload`] stamps pods from Deployments and StatefulSets,
 //! [`commands`] answers typed `schedule`/`simulate` requests with reports, [`verify`] runs the
-//! availability scenarios `kix verify` reports ([`voluntary`] the rolling update
-//! and the drain).
+//! availability scenarios `kix verify` reports ([`domain_loss`] the domain losses and the
+//! tie-break, [`voluntary`] the rolling update, [`drain`] the drain).
 
+pub mod budget;
 pub mod cluster;
 pub mod commands;
+mod domain_loss;
+mod drain;
 pub mod input;
 pub mod interpod;
 pub mod objects;

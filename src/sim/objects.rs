@@ -14,11 +14,13 @@
 //! spread constraints with `nodeTaintsPolicy: Honor`, which then leave the
 //! cordoned node out of their domains.
 
+use super::budget::Budget;
 use crate::kube::labels::{CONFIG_MIRROR, HOSTNAME};
 use crate::kube::quantity;
 use crate::kube::selector::{Labels, Selector, labels_from_value};
 use crate::kube::taints::{Effect, Taint, Toleration};
 use crate::kube::value::{at, str_at};
+use crate::kube::workload::PdbView;
 use crate::yaml::Value;
 use std::sync::Arc;
 
@@ -175,6 +177,41 @@ pub struct Pod {
     /// `kubectl drain` leaves it in place: a DaemonSet's pod or a static (mirror) pod.
     pub drain_skips: bool,
     pub spec: Arc<PodSpec>,
+    /// `status.phase`; None when the object has none (a hand-written pod). Pods in a terminal
+    /// phase never get here: the scheduler does not see them (see [`is_terminal`]).
+    pub phase: Option<Phase>,
+    /// The `Ready` condition is `True` (`podutil.IsPodReady`): what the disruption controller counts
+    /// as healthy. Pods the model creates are Ready once bound.
+    pub ready: bool,
+    /// The owner reference with `controller: true` (`metav1.GetControllerOf`); None for a pod no
+    /// controller manages, which `kubectl drain` refuses to delete without `--force`.
+    pub controller: Option<Controller>,
+}
+
+/// A pod's `status.phase` (terminal phases are dropped on reading).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Pending,
+    Running,
+    Unknown,
+}
+
+/// A pod's controller: the kind and name of its `controller: true` owner reference.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Controller {
+    pub kind: String,
+    pub name: String,
+}
+
+/// Whether an object is a Pod in phase Succeeded or Failed. The scheduler never sees these: its
+/// pod informer lists with the field selector `status.phase!=Succeeded,status.phase!=Failed`
+/// (kubernetes/kubernetes pkg/scheduler/scheduler.go, `newPodInformer`), so they take no pod slot,
+/// CPU or memory and no spreading counts them; `kubectl drain` deletes them without a second look
+/// (filters.go, "any finished pod can be removed") and the eviction API ignores budgets for them
+/// (eviction.go). kix drops them when it reads a snapshot.
+pub fn is_terminal(object: &Value) -> bool {
+    str_at(object, &["kind"]) == Some("Pod")
+        && matches!(str_at(object, &["status", "phase"]), Some("Succeeded" | "Failed"))
 }
 
 /// A Namespace: only its name and labels matter (to `namespaceSelector` of pod affinity terms).
@@ -194,6 +231,8 @@ pub struct State {
     pub nodes: Vec<Node>,
     pub pods: Vec<Pod>,
     pub namespaces: Vec<Namespace>,
+    /// The snapshot's PodDisruptionBudgets (`kubectl get nodes,pods,pdb -A -o yaml`).
+    pub budgets: Vec<Budget>,
 }
 
 impl State {
@@ -228,8 +267,10 @@ impl State {
             }
             let result = match str_at(&object, &["kind"]) {
                 Some("Node") => parse_node(&object).map(|n| state.nodes.push(n)),
+                Some("Pod") if is_terminal(&object) => Ok(()),
                 Some("Pod") => parse_pod(&object, "default").map(|p| state.pods.push(p)),
                 Some("Namespace") => parse_namespace(&object).map(|n| state.namespaces.push(n)),
+                Some(_) if PdbView::is_pdb(&object) => Budget::read(&object).map(|b| state.budgets.extend(b)),
                 Some(_) => Ok(()),
                 None => Err("a document has no `kind`".to_string()),
             };
@@ -328,12 +369,41 @@ pub fn parse_pod(object: &Value, default_namespace: &str) -> Result<Pod, String>
         None => PodSpec::default(),
     };
     let node_name = spec.node_name.clone();
-    let daemon = seq(at(object, &["metadata", "ownerReferences"]), "metadata.ownerReferences")
+    let controller = seq(at(object, &["metadata", "ownerReferences"]), "metadata.ownerReferences")
         .map_err(ctx)?
         .iter()
-        .any(|r| str_at(r, &["kind"]) == Some("DaemonSet"));
+        .find(|r| at(r, &["controller"]).and_then(Value::as_bool) == Some(true))
+        .map(|r| Controller {
+            kind: str_at(r, &["kind"]).unwrap_or_default().to_string(),
+            name: str_at(r, &["name"]).unwrap_or_default().to_string(),
+        });
+    // kubectl's daemonSetFilter and mirrorPodFilter (k8s.io/kubectl/pkg/drain/filters.go): a pod
+    // whose controller is a DaemonSet, or with the mirror annotation, stays.
+    let daemon = controller.as_ref().is_some_and(|c| c.kind == "DaemonSet");
     let mirror = at(object, &["metadata", "annotations", CONFIG_MIRROR]).is_some();
-    Ok(Pod { name, namespace, labels, node_name, terminating, drain_skips: daemon || mirror, spec: Arc::new(spec) })
+    let phase = match str_at(object, &["status", "phase"]) {
+        Some("Pending") => Some(Phase::Pending),
+        Some("Running") => Some(Phase::Running),
+        Some(_) => Some(Phase::Unknown),
+        None => None,
+    };
+    // podutil.IsPodReady: a condition of type Ready with status True.
+    let ready = seq(at(object, &["status", "conditions"]), "status.conditions")
+        .map_err(ctx)?
+        .iter()
+        .any(|c| str_at(c, &["type"]) == Some("Ready") && str_at(c, &["status"]) == Some("True"));
+    Ok(Pod {
+        name,
+        namespace,
+        labels,
+        node_name,
+        terminating,
+        drain_skips: daemon || mirror,
+        spec: Arc::new(spec),
+        phase,
+        ready,
+        controller,
+    })
 }
 
 /// Reads the parts of a `PodSpec` the model uses.
@@ -360,6 +430,7 @@ pub fn parse_pod_spec(spec: &Value) -> Result<PodSpec, String> {
             },
             value: str_at(t, &["value"]).unwrap_or("").to_string(),
             effect,
+            seconds: at(t, &["tolerationSeconds"]).and_then(Value::as_i64),
         });
     }
     out.node_selector = labels_from_value(at(spec, &["nodeSelector"])).map_err(|e| format!("nodeSelector: {e}"))?;
@@ -572,10 +643,14 @@ mod tests {
         let read = |meta: &str| {
             parse_pod(&crate::yaml::from_str(&format!("kind: Pod\nmetadata: {meta}\n")).unwrap(), "ns").unwrap()
         };
-        assert!(read("{name: a, ownerReferences: [{kind: DaemonSet, name: d}]}").drain_skips);
+        assert!(read("{name: a, ownerReferences: [{kind: DaemonSet, name: d, controller: true}]}").drain_skips);
+        // Only the controller reference counts (filters.go, metav1.GetControllerOf).
+        assert!(!read("{name: d, ownerReferences: [{kind: DaemonSet, name: d}]}").drain_skips);
         assert!(read("{name: b, annotations: {kubernetes.io/config.mirror: x}}").drain_skips);
-        let plain = read("{name: c, ownerReferences: [{kind: ReplicaSet, name: r}]}");
+        let plain = read("{name: c, ownerReferences: [{kind: ReplicaSet, name: r, controller: true}]}");
         assert!(!plain.drain_skips);
+        assert_eq!(plain.controller, Some(Controller { kind: "ReplicaSet".into(), name: "r".into() }));
+        assert!(!plain.ready);
         assert_eq!(plain.namespace, "ns");
     }
 

@@ -14,5 +14,6 @@ mod schema;
 mod sim_cli;
 mod sim_conformance;
 mod sim_fast_path;
+mod sim_snapshots;
 mod sim_verify;
 mod verify;
