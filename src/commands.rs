@@ -55,8 +55,12 @@ fn build(args: &BuildArgs) -> ExitCode {
     }
     let done = built.written.as_ref().filter(|_| args.select.format == Format::Text).map(|written| {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let shared = match written.shared {
+            0 => String::new(),
+            n => format!(" and {n} object{} shared by instances ({})", plural(n), crate::derive::SHARED_FILE),
+        };
         format!(
-            "wrote {} instance{} for {} cluster{} to {}",
+            "wrote {} instance{}{shared} for {} cluster{} to {}",
             written.instances,
             plural(written.instances),
             written.clusters,

@@ -148,6 +148,8 @@ codes! {
         "R6: spec.replicas is an int32, so a replicas mapping may name at most 2147483647 for a level.";
     ObjectInTwoInstances = "K0417", Error, "two instances of one cluster emit the same object",
         "Two instances in one namespace (or two instances emitting one cluster-scoped object) produce an object with the same apiVersion group, kind, namespace and name: applied together, one overwrites the other. Give the instances different namespaces, or move the shared object into a package of its own.";
+    KeptOwnNamespace = "K0420", Error, "meta.keepNamespaces names the package's own namespace or the instance's",
+        "A kept namespace (meta.keepNamespaces, such as kube-system) is shared with the rest of the cluster: the package's objects there stay there, and references into it are not rewritten. The namespace the package was written for (meta.namespace) moves to the instance's namespace, so it cannot also be kept; and an instance cannot run in a namespace its package keeps, since its own objects and the kept ones would mix and createNamespace would claim a shared namespace. Remove the entry, or give the instance another namespace.";
     // K05xx: writing output.
     WriteFailed = "K0501", Error, "output cannot be written",
         "kix writes to a temporary directory beside out/ and renames it into place; a failure leaves the previous out/ untouched.";

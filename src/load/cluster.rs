@@ -61,6 +61,9 @@ pub struct RawInstance {
     pub version: Option<Spanned<String>>,
     pub namespace: Option<Spanned<String>>,
     pub availability: Option<Spanned<Level>>,
+    /// Emit the instance's `v1 Namespace` unless its package ships it.
+    #[serde(rename = "createNamespace")]
+    pub create_namespace: Option<Spanned<bool>>,
 }
 
 /// A pool of identical nodes (the node inventory `kix verify` simulates on).
