@@ -131,7 +131,7 @@ codes! {
     ExplicitPlacementWithoutPdb = "K0408", Warning, "a workload with its own topologySpreadConstraints has no PDB",
         "R11: the workload brings its own placement, so kix derives neither spread nor a PDB for it; nothing in the instance stops a drain from evicting all its pods at once. Ship a PDB with the package.";
     ForeignNamespace = "K0409", Error, "a package object names a namespace other than the instance's",
-        "Namespaced objects are placed in the instance's namespace. Remove metadata.namespace from the object, or set the instance's namespace.";
+        "Namespaced objects are placed in the instance's namespace. An object may name no namespace, the instance's, the one the package is written for (meta.namespace in kix.toml: it moves to the instance's namespace, and so do references to it) or one the package keeps (meta.keepNamespaces, for objects that must stay in a shared namespace such as RBAC in kube-system). Any other namespace is refused: set one of those keys, or remove metadata.namespace from the object.";
     EmptySelector = "K0410", Error, "a workload has no selector, or an empty one",
         "An empty selector selects everything (or, in spread constraints, nothing): kix never copies one. Give spec.selector matchLabels that identify the workload's pods.";
     InvalidSelector = "K0411", Error, "a label selector is malformed",
@@ -147,7 +147,7 @@ codes! {
     ReplicasOutOfRange = "K0416", Error, "a replica count in kix.toml is above the Kubernetes maximum",
         "R6: spec.replicas is an int32, so a replicas mapping may name at most 2147483647 for a level.";
     ObjectInTwoInstances = "K0417", Error, "two instances of one cluster emit the same object",
-        "Two instances in one namespace (or two instances emitting one cluster-scoped object) produce an object with the same apiVersion group, kind, namespace and name: applied together, one overwrites the other. Give the instances different namespaces, or move the shared object into a package of its own.";
+        "Two instances in one namespace (or two instances emitting one cluster-scoped object) produce an object with the same apiVersion group, kind, namespace and name: applied together, one overwrites the other. A cluster-scoped object that every instance emitting it emits identically (apart from kix's per-instance labels) is not an error: kix writes it once, to _shared.yaml. The message names the first field at which the two objects differ. Give the instances different namespaces, make the objects identical, or move the shared object into a package of its own.";
     KeptOwnNamespace = "K0420", Error, "meta.keepNamespaces names the package's own namespace or the instance's",
         "A kept namespace (meta.keepNamespaces, such as kube-system) is shared with the rest of the cluster: the package's objects there stay there, and references into it are not rewritten. The namespace the package was written for (meta.namespace) moves to the instance's namespace, so it cannot also be kept; and an instance cannot run in a namespace its package keeps, since its own objects and the kept ones would mix and createNamespace would claim a shared namespace. Remove the entry, or give the instance another namespace.";
     // K05xx: writing output.

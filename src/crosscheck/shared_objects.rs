@@ -52,11 +52,12 @@ pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagn
         }
         let instance = cluster.instances.iter().find(|i| i.name == plan.name);
         for (owner, objects) in clashes {
-            diagnostics.push(
+            let mut diagnostic =
                 Diagnostic::new(Code::ObjectInTwoInstances, message(cluster, owner, &plan.name, &objects))
                     .at_opt(instance.map(|i| i.location.clone()))
-                    .about(instance.map_or(&cluster.subject(), |i| &i.subject)),
-            );
+                    .about(instance.map_or(&cluster.subject(), |i| &i.subject));
+            diagnostic.help = help(&objects).map(str::to_string);
+            diagnostics.push(diagnostic);
         }
     }
 }
@@ -81,17 +82,23 @@ fn message(cluster: &Cluster, owner: &str, instance: &str, objects: &[Clash]) ->
         1 => String::new(),
         n => format!(" and {} more object{}", n - 1, if n == 2 { "" } else { "s" }),
     };
-    let differs = first.differs_at.as_ref().map_or(String::new(), |path| {
-        let shared = if first.namespace.is_empty() {
-            " (kix writes a cluster-scoped object once when every instance emits it identically)"
-        } else {
-            ""
-        };
-        format!(", and {} {} differs between them at `{path}`{shared}", first.kind, first.name)
-    });
+    let differs = match (&first.differs_at, objects.len()) {
+        (None, _) => String::new(),
+        (Some(path), 1) => format!(", differing at `{path}`"),
+        (Some(path), _) => format!(", the first differing at `{path}`"),
+    };
+    let verb = if objects.len() == 1 { "is" } else { "are" };
     format!(
-        "{} {} ({place}){more} are emitted by both instance `{owner}` and instance `{instance}` of cluster `{}`{differs}: \
-         applied together, one overwrites the other",
+        "{} {} ({place}){more} {verb} emitted by both instance `{owner}` and instance `{instance}` of cluster `{}`\
+         {differs}: applied together, one overwrites the other",
         first.kind, first.name, cluster.name
+    )
+}
+
+/// Help for a clash: what kix would have done with identical cluster-scoped objects.
+fn help(objects: &[Clash]) -> Option<&'static str> {
+    objects[0].namespace.is_empty().then_some(
+        "kix writes a cluster-scoped object once (to _shared.yaml) when every instance emitting it emits it \
+         identically, apart from kix's per-instance labels",
     )
 }

@@ -524,6 +524,6 @@ fn differing_cluster_scoped_objects_name_the_difference() {
     let compiled = compile_cluster(&[("a", "one", false), ("b", "two", false)], meta, &package_in("src"));
     assert_eq!(compiled.codes(), vec![Code::ObjectInTwoInstances]);
     let message = &compiled.messages()[0];
-    assert!(message.contains("differs between them at `subjects[0].namespace`"), "{message}");
+    assert!(message.contains("differing at `subjects[0].namespace`"), "{message}");
     assert!(message.contains("RoleBinding auth-reader (in namespace `kube-system`)"), "{message}");
 }
