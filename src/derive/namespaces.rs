@@ -140,10 +140,13 @@ mod tests {
         crate::yaml::from_str(text).expect("test YAML")
     }
 
+    /// (group, kind, object, path to the reference, its value after moving `src` to `dst`).
+    type Case<'a> = (&'a str, &'a str, &'a str, &'a [&'a str], Option<&'a str>);
+
     // Each reference kind: rewritten when it names the package's namespace, kept otherwise.
     #[test]
     fn references_to_the_package_namespace_move() {
-        let cases: &[(&str, &str, &str, &[&str], Option<&str>)] = &[
+        let cases: &[Case<'_>] = &[
             (
                 "rbac.authorization.k8s.io",
                 "ClusterRoleBinding",

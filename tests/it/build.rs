@@ -188,3 +188,17 @@ fn completions_cover_every_subcommand() {
     }
     Test::in_repo().args(["completions", "tcsh"]).run().status(2);
 }
+
+#[test]
+fn stdout_prints_shared_objects_once_then_instances_in_kustomization_order() {
+    let t = Test::new().fixture("tests/fixtures/namespaces-shared");
+    let out = t.clone().args(["build"]).run().status(0).root().join("out/prod");
+    let kustomization = std::fs::read_to_string(out.join("kustomization.yaml")).unwrap();
+    let files: Vec<&str> = kustomization.lines().filter_map(|l| l.strip_prefix("- ")).collect();
+    assert_eq!(files[0], "_shared.yaml", "{kustomization}");
+    let expected: String = files.iter().map(|f| std::fs::read_to_string(out.join(f)).unwrap()).collect();
+    let stream = t.args(["build", "--stdout"]).run().status(0);
+    assert_eq!(stream.stdout, expected);
+    assert_eq!(stream.stdout.matches("name: prometheusrules.monitoring.coreos.com").count(), 1);
+    assert_eq!(stream.stdout.matches("\n  name: metrics\n").count(), 1, "the shared Namespace once");
+}
