@@ -106,6 +106,9 @@ pub struct BuildArgs {
     /// With --check: also print a unified diff of each changed file.
     #[arg(long, requires = "check")]
     pub diff: bool,
+    /// No summary table after writing (diagnostics are still printed).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Clone, Debug, Args)]

@@ -78,6 +78,15 @@ fn build(args: &BuildArgs) -> ExitCode {
         print_stdout(&render_differences(differences, args.diff));
         return ExitCode::FAILURE;
     }
+    if built.written.is_some() && !args.quiet {
+        print_stdout(&match args.select.format {
+            Format::Text => summary_text(&built.compiled.clusters),
+            Format::Json => format!(
+                "{}\n",
+                serde_json::to_string_pretty(&summary_json(&built.compiled.clusters)).unwrap_or_default()
+            ),
+        });
+    }
     let done = built.written.as_ref().filter(|_| args.select.format == Format::Text).map(|written| {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         let shared = match written.shared {
@@ -94,6 +103,91 @@ fn build(args: &BuildArgs) -> ExitCode {
         )
     });
     report(&built.compiled.diagnostics, args.select.format, done.as_deref())
+}
+
+/// The build summary: per cluster, each instance's package version, requested -> resolved level, and each
+/// workload's replicas and whether kix derived a budget for it.
+fn summary_text(clusters: &[crate::derive::ClusterPlan]) -> String {
+    let mut out = String::new();
+    for cluster in clusters {
+        out.push_str(&format!("cluster {}\n", cluster.name));
+        let mut rows = vec![["INSTANCE".to_string(), "PACKAGE".into(), "LEVEL".into(), "WORKLOADS".into()]];
+        let mut instances: Vec<_> = cluster.instances.iter().collect();
+        instances.sort_by(|a, b| a.name.cmp(&b.name));
+        for instance in instances {
+            let level = if instance.requested == instance.level {
+                instance.level.to_string()
+            } else {
+                format!("{} -> {}", instance.requested, instance.level)
+            };
+            let workloads: Vec<String> = instance
+                .workloads
+                .iter()
+                .map(|w| format!("{} x{}{}", w.name, w.replicas, if w.derived_pdb { " +pdb" } else { "" }))
+                .collect();
+            rows.push([
+                instance.name.clone(),
+                format!("{} {}", instance.package, instance.package_version),
+                level,
+                if workloads.is_empty() { "-".into() } else { workloads.join(", ") },
+            ]);
+        }
+        let widths: Vec<usize> = (0..4).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0)).collect();
+        for row in &rows {
+            let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
+            out.push_str(&format!("  {}\n", cells.join("  ").trim_end()));
+        }
+        for shared in &cluster.shared {
+            out.push_str(&format!(
+                "  shared ({}): {} (instances {})\n",
+                crate::derive::SHARED_FILE,
+                object_name(&shared.object),
+                shared.instances.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// `Kind name` of an emitted object.
+fn object_name(object: &crate::yaml::Value) -> String {
+    let text = |value: Option<&crate::yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
+    format!("{} {}", text(object.get("kind")), text(object.get("metadata").and_then(|m| m.get("name"))))
+}
+
+/// The build summary as JSON: `{"clusters": [{"cluster", "instances": [{..., "workloads": [...]}]}]}`.
+fn summary_json(clusters: &[crate::derive::ClusterPlan]) -> serde_json::Value {
+    let cluster = |c: &crate::derive::ClusterPlan| {
+        let instances: Vec<serde_json::Value> = c
+            .instances
+            .iter()
+            .map(|i| {
+                let workloads: Vec<serde_json::Value> = i
+                    .workloads
+                    .iter()
+                    .map(|w| {
+                        serde_json::json!({
+                            "kind": w.kind.as_str(), "name": w.name, "level": w.level.as_str(),
+                            "replicas": w.replicas, "pdb": w.derived_pdb, "spread": w.spread_keys,
+                            "hard": w.hard_key, "explicit_placement": w.explicit_placement,
+                        })
+                    })
+                    .collect();
+                serde_json::json!({
+                    "instance": i.name, "namespace": i.namespace, "package": i.package,
+                    "version": i.package_version, "requested": i.requested.as_str(), "level": i.level.as_str(),
+                    "workloads": workloads,
+                })
+            })
+            .collect();
+        let shared: Vec<serde_json::Value> = c
+            .shared
+            .iter()
+            .map(|s| serde_json::json!({ "object": object_name(&s.object), "instances": s.instances }))
+            .collect();
+        serde_json::json!({ "cluster": c.name, "instances": instances, "shared": shared })
+    };
+    serde_json::json!({ "clusters": clusters.iter().map(cluster).collect::<Vec<_>>() })
 }
 
 /// `kix build --check`'s report: one line per file that differs, and with `diff` a unified diff of each change.

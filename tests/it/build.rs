@@ -299,6 +299,20 @@ fn build_check_lists_what_a_build_would_change_and_writes_nothing() {
 }
 
 #[test]
+fn a_build_prints_a_summary_table_unless_quiet() {
+    let t = Test::new().examples();
+    t.clone().args(["build"]).run().status(0).stdout_golden(format!("{EXAMPLES}/expected/summary.txt"));
+    t.clone().args(["build", "--quiet"]).run().status(0).stdout("");
+    let json = t.args(["build", "--format", "json"]).run().status(0).json();
+    let prod = json["clusters"].as_array().unwrap().iter().find(|c| c["cluster"] == "prod").unwrap();
+    let sessions = prod["instances"].as_array().unwrap().iter().find(|i| i["instance"] == "sessions").unwrap();
+    assert_eq!((sessions["requested"].as_str(), sessions["level"].as_str()), (Some("zone"), Some("node")));
+    assert_eq!(sessions["workloads"][0]["replicas"], 2);
+    assert_eq!(sessions["workloads"][0]["pdb"], true);
+    assert_eq!(sessions["workloads"][0]["hard"], "kubernetes.io/hostname");
+}
+
+#[test]
 fn stdout_prints_shared_objects_once_then_instances_in_kustomization_order() {
     let t = Test::new().fixture("tests/fixtures/namespaces-shared");
     let out = t.clone().args(["build"]).run().status(0).root().join("out/prod");
@@ -310,4 +324,9 @@ fn stdout_prints_shared_objects_once_then_instances_in_kustomization_order() {
     assert_eq!(stream.stdout, expected);
     assert_eq!(stream.stdout.matches("name: prometheusrules.monitoring.coreos.com").count(), 1);
     assert_eq!(stream.stdout.matches("\n  name: metrics\n").count(), 1, "the shared Namespace once");
+    // The build's summary names each shared object and the instances that emit it.
+    Test::new().fixture("tests/fixtures/namespaces-shared").args(["build"]).run().status(0).stdout_contains(
+        "  shared (_shared.yaml): CustomResourceDefinition prometheusrules.monitoring.coreos.com (instances grafana, \
+         grafana-dev)\n",
+    );
 }
