@@ -98,8 +98,12 @@ fn build(args: &BuildArgs) -> ExitCode {
     }
     let done = built.written.as_ref().filter(|_| args.select.format == Format::Text).map(|written| {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let shared = match written.shared {
+            0 => String::new(),
+            n => format!(" and {n} object{} shared by instances ({})", plural(n), crate::derive::SHARED_FILE),
+        };
         format!(
-            "wrote {} instance{} for {} cluster{} to {}",
+            "wrote {} instance{}{shared} for {} cluster{} to {}",
             written.instances,
             plural(written.instances),
             written.clusters,
@@ -142,8 +146,22 @@ fn summary_text(clusters: &[crate::derive::ClusterPlan]) -> String {
             let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
             out.push_str(&format!("  {}\n", cells.join("  ").trim_end()));
         }
+        for shared in &cluster.shared {
+            out.push_str(&format!(
+                "  shared ({}): {} (instances {})\n",
+                crate::derive::SHARED_FILE,
+                object_name(&shared.object),
+                shared.instances.join(", ")
+            ));
+        }
     }
     out
+}
+
+/// `Kind name` of an emitted object.
+fn object_name(object: &crate::yaml::Value) -> String {
+    let text = |value: Option<&crate::yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
+    format!("{} {}", text(object.get("kind")), text(object.get("metadata").and_then(|m| m.get("name"))))
 }
 
 /// The build summary as JSON: `{"clusters": [{"cluster", "instances": [{..., "workloads": [...]}]}]}`.
@@ -171,7 +189,12 @@ fn summary_json(clusters: &[crate::derive::ClusterPlan]) -> serde_json::Value {
                 })
             })
             .collect();
-        serde_json::json!({ "cluster": c.name, "instances": instances })
+        let shared: Vec<serde_json::Value> = c
+            .shared
+            .iter()
+            .map(|s| serde_json::json!({ "object": object_name(&s.object), "instances": s.instances }))
+            .collect();
+        serde_json::json!({ "cluster": c.name, "instances": instances, "shared": shared })
     };
     serde_json::json!({ "clusters": clusters.iter().map(cluster).collect::<Vec<_>>() })
 }

@@ -346,3 +346,22 @@ fn the_man_page_comes_from_the_same_definitions() {
         assert!(run.stdout.contains(command), "the man page lacks {command}");
     }
 }
+
+#[test]
+fn stdout_prints_shared_objects_once_then_instances_in_kustomization_order() {
+    let t = Test::new().fixture("tests/fixtures/namespaces-shared");
+    let out = t.clone().args(["build"]).run().status(0).root().join("out/prod");
+    let kustomization = std::fs::read_to_string(out.join("kustomization.yaml")).unwrap();
+    let files: Vec<&str> = kustomization.lines().filter_map(|l| l.strip_prefix("- ")).collect();
+    assert_eq!(files[0], "_shared.yaml", "{kustomization}");
+    let expected: String = files.iter().map(|f| std::fs::read_to_string(out.join(f)).unwrap()).collect();
+    let stream = t.args(["build", "--stdout"]).run().status(0);
+    assert_eq!(stream.stdout, expected);
+    assert_eq!(stream.stdout.matches("name: prometheusrules.monitoring.coreos.com").count(), 1);
+    assert_eq!(stream.stdout.matches("\n  name: metrics\n").count(), 1, "the shared Namespace once");
+    // The build's summary names each shared object and the instances that emit it.
+    Test::new().fixture("tests/fixtures/namespaces-shared").args(["build"]).run().status(0).stdout_contains(
+        "  shared (_shared.yaml): CustomResourceDefinition prometheusrules.monitoring.coreos.com (instances grafana, \
+         grafana-dev)\n",
+    );
+}
