@@ -81,6 +81,12 @@ codes! {
         "Every directory directly under packages/ is a package and needs a kix.toml; a directory without one is skipped.";
     InputRefused = "K0108", Error, "an input is refused for safety (size, encoding, nesting, symlink)",
         "kix reads at most 16 MiB per file, only UTF-8 text, YAML nested at most 64 levels deep with bounded alias expansion, and follows no symlink that leaves the package directory. The input exceeds one of these limits.";
+    InvalidResourcePattern = "K0110", Error, "a resources pattern in kix.toml is not a relative path pattern",
+        "resources = [...] lists files of the package directory: relative paths with '/' between directories, where '*' matches any characters of one name, '?' one character and '**' (a whole path part) any number of directories. A pattern may not be empty, absolute, contain '..' or use other glob syntax ([...], {...}, backslashes).";
+    ResourcePatternMatchesNothing = "K0111", Error, "a resources pattern in kix.toml matches no file",
+        "Every entry of resources = [...] must name at least one file of the package directory (directories are not resources, and kix.toml never is). Correct the path or remove the entry.";
+    KustomizationSkipped = "K0112", Warning, "a kustomization file asks for transformations kix does not apply",
+        "A Kustomization (kustomization.yaml, .yml or Kustomization, or a document of kind Kustomization or Component in group kustomize.config.k8s.io) is not a Kubernetes object, so kix skips it. It asks kustomize to change the resources (names, labels, images, namespace, patches, generated objects, replicas...), and kix does not: the objects are emitted as written. Apply the changes to the YAML files, or render the kustomization first and package its output.";
     // K02xx: names, keys and versions.
     InvalidName = "K0201", Error, "a name is not a DNS-1123 label",
         "Cluster names (the file stem), instance names, package names and namespaces must be DNS-1123 labels: at most 63 characters of a-z, 0-9 and '-', starting and ending alphanumeric. They become paths under out/ and Kubernetes namespaces.";
@@ -148,6 +154,16 @@ codes! {
         "R6: spec.replicas is an int32, so a replicas mapping may name at most 2147483647 for a level.";
     ObjectInTwoInstances = "K0417", Error, "two instances of one cluster emit the same object",
         "Two instances in one namespace (or two instances emitting one cluster-scoped object) produce an object with the same apiVersion group, kind, namespace and name: applied together, one overwrites the other. Give the instances different namespaces, or move the shared object into a package of its own.";
+    InvalidAutoscaler = "K0430", Error, "an autoscaler's fields cannot be read",
+        "A HorizontalPodAutoscaler or KEDA ScaledObject of the package has a replica bound that is not a count (or below what the API accepts: minReplicas at least 1), no maxReplicas, a maximum below its minimum, or a scaleTargetRef without kind or name.";
+    TwoAutoscalers = "K0431", Error, "two autoscalers scale one workload",
+        "Two HorizontalPodAutoscalers or ScaledObjects of the package name the same Deployment or StatefulSet in scaleTargetRef: they would fight over its spec.replicas. Keep one.";
+    AutoscalerMinRaised = "K0432", Warning, "kix raised an autoscaler's minimum to the level's replica count",
+        "The autoscaler owns the workload's spec.replicas and may scale it down to its minimum, below the replica count the workload's level needs (its replicas mapping), which would break the level. kix raises minReplicas (minReplicaCount) to that count, never lowers it, and leaves spec.replicas as written. Write the minimum into the autoscaler to silence the warning.";
+    AutoscalerMaxRaised = "K0433", Warning, "kix raised an autoscaler's maximum to its raised minimum",
+        "After raising the autoscaler's minimum to the level's replica count, its maxReplicas (maxReplicaCount) was below it, which the API server refuses; kix raises the maximum to the minimum. Raise maxReplicas in the package to give the autoscaler room.";
+    UnmanagedReplicas = "K0434", Warning, "a ReplicaSet or ReplicationController gets no spread or budget",
+        "kix manages Deployments and StatefulSets: it derives replicas, topologySpreadConstraints and a PodDisruptionBudget only for them. A ReplicaSet or ReplicationController at level pod or higher is emitted as written, so its pods may share one node and a drain may evict them all. Rewrite it as an apps/v1 Deployment (its selector under matchLabels, the same template).";
     // K05xx: writing output.
     WriteFailed = "K0501", Error, "output cannot be written",
         "kix writes to a temporary directory beside out/ and renames it into place; a failure leaves the previous out/ untouched.";
