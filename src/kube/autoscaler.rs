@@ -193,7 +193,9 @@ impl Autoscaler {
             problem(vec!["spec", min_field], AutoscalerReason::MinTooLow(min_field, kind.lowest_min()));
         }
         let max_missing = match kind {
-            AutoscalerKind::HorizontalPodAutoscaler => at(object, &["spec", max_field]).is_none() || max_written == Some(0),
+            AutoscalerKind::HorizontalPodAutoscaler => {
+                at(object, &["spec", max_field]).is_none() || max_written == Some(0)
+            }
             AutoscalerKind::ScaledObject => max_written == Some(0),
         };
         if max_missing {
@@ -298,7 +300,11 @@ mod tests {
             ("minReplicas: 2", "minReplicas: two", "HorizontalPodAutoscaler h: spec.minReplicas must be an integer"),
             ("minReplicas: 2", "minReplicas: 0", "HorizontalPodAutoscaler h: spec.minReplicas must be at least 1"),
             ("  maxReplicas: 5\n", "", "HorizontalPodAutoscaler h: spec.maxReplicas must be set"),
-            ("maxReplicas: 5", "maxReplicas: 1", "spec.maxReplicas (1) must be greater than or equal to spec.minReplicas (2)"),
+            (
+                "maxReplicas: 5",
+                "maxReplicas: 1",
+                "spec.maxReplicas (1) must be greater than or equal to spec.minReplicas (2)",
+            ),
             ("name: web}", "name: ''}", "spec.scaleTargetRef.name is required"),
             ("kind: Deployment, ", "", "spec.scaleTargetRef.kind is required"),
         ];
