@@ -117,18 +117,16 @@ impl Package<'_> {
     }
 
     /// A directory a pattern may descend into: a real one, or a symlink that stays inside.
+    /// A symlink is judged before it is followed, so a dangling or escaping one is refused even
+    /// where it stands for a directory.
     fn enterable(&self, rel: &Path, walk: &mut Walk) -> bool {
         let path = self.dir.join(rel);
-        if !path.is_dir() {
+        let is_symlink = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if is_symlink && let Some(why) = escape(&path, self.canonical) {
+            walk.refused.insert(rel.to_path_buf(), why);
             return false;
         }
-        match escape(&path, self.canonical) {
-            Some(why) => {
-                walk.refused.insert(rel.to_path_buf(), why);
-                false
-            }
-            None => true,
-        }
+        path.is_dir()
     }
 
     fn candidate(&self, rel: &Path, walk: &mut Walk) {
@@ -158,7 +156,9 @@ impl Package<'_> {
             }
             Part::Name(name) => {
                 for next in self.entries(rel) {
-                    if next.file_name().and_then(|n| n.to_str()).is_some_and(|n| matches(name, n)) {
+                    // A wildcard passes over what it cannot enter; a name written out is judged.
+                    let usable = rest.is_empty() || self.dir.join(&next).is_dir();
+                    if usable && next.file_name().and_then(|n| n.to_str()).is_some_and(|n| matches(name, n)) {
                         self.step(&next, rest, walk);
                     }
                 }
@@ -179,7 +179,7 @@ impl Package<'_> {
                     self.walk(rel, rest, walk);
                 }
                 for next in self.entries(rel) {
-                    if !hidden(&next) && self.enterable(&next, walk) {
+                    if !hidden(&next) && self.dir.join(&next).is_dir() && self.enterable(&next, walk) {
                         self.walk(&next, parts, walk);
                     }
                 }
@@ -419,6 +419,12 @@ mod tests {
         let (files, codes) = expand(dir.path(), &["**/*.yaml"]);
         assert_eq!(files, ["a/b.yaml"]);
         assert!(codes.is_empty(), "{codes:?}");
+        // A dangling link that no pattern names is passed over by wildcards.
+        std::os::unix::fs::symlink(dir.path().join("missing"), dir.path().join("a/gone")).unwrap();
+        let (files, codes) = expand(dir.path(), &["**/*.yaml", "*/*.yaml"]);
+        assert_eq!((files, codes), (vec!["a/b.yaml".to_string()], vec![]));
+        let (_, codes) = expand(dir.path(), &["a/gone/*.yaml"]);
+        assert_eq!(codes, [Code::InputRefused], "a dangling link named in a pattern is refused");
         std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
         let (_, codes) = expand(dir.path(), &["out/*.yaml"]);
         assert_eq!(codes, [Code::InputRefused]);

@@ -152,3 +152,16 @@ fn absurd_replica_counts_are_refused_not_simulated_for_hours() {
     let finding = api["scenarios"][0]["findings"][0].as_str().unwrap();
     assert!(finding.contains("kix simulates at most 10000 replicas"), "{finding}");
 }
+
+// Issue 9 item 5: a Deployment under an HPA is verified at the HPA's minimum. The upstream
+// php-apache HPA says minReplicas 1; at level zone kix raises it to the mapping's 3 and leaves the
+// Deployment's spec.replicas (absent, so 1) to the autoscaler: verify places 3, not 1.
+#[test]
+fn a_workload_under_an_autoscaler_is_verified_at_its_raised_minimum() {
+    let (run, report) = verify_json(Test::in_dir("tests/fixtures/hpa-resources"), &[]);
+    run.status(0);
+    let php = workload(&report, "prod", "shop", "php-apache");
+    assert_eq!(php["replicas"], 3, "{php}");
+    assert_eq!(php["meets_level"], true, "{php}");
+    assert_eq!(php["worst_case_running"], 2, "{php}");
+}
