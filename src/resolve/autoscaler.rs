@@ -194,6 +194,9 @@ mod tests {
             .compile()
     }
 
+    /// Level, kix.toml mapping, autoscaler YAML, replicas verified, emitted spec fields, codes.
+    type FloorCase<'a> = (&'a str, &'a str, &'a str, u32, &'a str, &'a [Code]);
+
     const MAPPING: &str = "[workloads.web]\nreplicas = { none = 1, pod = 2, zone = 3 }\n";
 
     // The level's count is the floor of the autoscaler's minimum: raised, never lowered; the
@@ -201,8 +204,7 @@ mod tests {
     #[test]
     fn autoscaler_minimum_is_floored_at_the_levels_count() {
         let keda = "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata:\n  name: web\nspec:\n  scaleTargetRef:\n    name: web\n  triggers: []\n";
-        let cases: &[(&str, &str, &str, u32, &str, &[Code])] = &[
-            // level, mapping, autoscaler, replicas verified, emitted spec, codes
+        let cases: &[FloorCase<'_>] = &[
             (
                 "zone",
                 MAPPING,
