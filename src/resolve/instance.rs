@@ -242,20 +242,26 @@ fn resolve_workload(
             )
             .at(replicas_location())
             .about(&subject)
-            .help(match &workload.autoscaler {
-                Some(a) => format!(
-                    "its {} {} may scale it down to {replicas}: add a mapping such as [workloads.{name}] replicas = \
-                     {{ none = 1, pod = 2 }} (kix raises the autoscaler's minimum to it), or raise {}",
-                    a.view.kind,
-                    a.view.name,
-                    a.view.kind.min_field()
-                ),
-                None => format!(
-                    "add a mapping such as [workloads.{name}] replicas = {{ none = 1, pod = 2 }}, or, if it can only \
-                     run one pod at a time, declare [workloads.{name}] availability = {{ max = \"none\" }}"
-                ),
-            }),
+            .help(r8_help(workload, replicas)),
         );
     }
     InstanceWorkload { workload: index, level, replicas, replicas_from, autoscaler }
+}
+
+/// How to fix R8: a mapping, or (under an autoscaler) a mapping or a higher minimum.
+fn r8_help(workload: &Workload, replicas: u32) -> String {
+    let name = workload.name();
+    match &workload.autoscaler {
+        Some(a) => format!(
+            "its {} {} may scale it down to {replicas}: add a mapping such as [workloads.{name}] replicas = \
+                     {{ none = 1, pod = 2 }} (kix raises the autoscaler's minimum to it), or raise {}",
+            a.view.kind,
+            a.view.name,
+            a.view.kind.min_field()
+        ),
+        None => format!(
+            "add a mapping such as [workloads.{name}] replicas = {{ none = 1, pod = 2 }}, or, if it can only \
+                     run one pod at a time, declare [workloads.{name}] availability = {{ max = \"none\" }}"
+        ),
+    }
 }
