@@ -148,6 +148,8 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
                 namespace: instance.namespace.clone(),
                 name: w.name.clone(),
                 level: w.level,
+                // Under an autoscaler the level must hold at its minimum, not at spec.replicas.
+                min_replicas: w.autoscaler.as_ref().map(|a| a.min_replicas),
             })
             .collect(),
         node_key: cluster.domains.node.clone(),

@@ -177,3 +177,16 @@ fn own_anti_affinity_deadlocks_the_rollout_that_k0450_warned_about() {
     }
     assert_eq!(scenario("store", "rollout")["pass"], false);
 }
+
+// Issue 9 item 5: a Deployment under an HPA is verified at the HPA's minimum. The upstream
+// php-apache HPA says minReplicas 1; at level zone kix raises it to the mapping's 3 and leaves the
+// Deployment's spec.replicas (absent, so 1) to the autoscaler: verify places 3, not 1.
+#[test]
+fn a_workload_under_an_autoscaler_is_verified_at_its_raised_minimum() {
+    let (run, report) = verify_json(Test::in_dir("tests/fixtures/hpa-resources"), &[]);
+    run.status(0);
+    let php = workload(&report, "prod", "shop", "php-apache");
+    assert_eq!(php["replicas"], 3, "{php}");
+    assert_eq!(php["meets_level"], true, "{php}");
+    assert_eq!(php["worst_case_running"], 2, "{php}");
+}
