@@ -14,7 +14,7 @@ pub use domain_keys::{KeyRole, MissingKey};
 
 use crate::compile::{Compiled, Selection, compile};
 use crate::derive::{ClusterPlan, InstancePlan};
-use crate::diag::{Code, Diagnostic, Diagnostics, Location};
+use crate::diag::{Code, Diagnostic, Diagnostics, Location, Subject};
 use crate::resolve::inventory::InventoryNode;
 use crate::sim::objects::{Node, Resources};
 use crate::sim::{State, WorkloadLevel, WorkloadVerdict, verify_workloads};
@@ -77,7 +77,8 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
         for missing in &report.missing_keys {
             diagnostics.push(
                 Diagnostic::new(Code::VerifyKeyMissing, missing.message(&cluster.name))
-                    .at(Location::file(file.clone())),
+                    .at(Location::file(file.clone()))
+                    .about(&Subject { cluster: Some(cluster.name.clone()), ..Subject::default() }),
             );
         }
     }
