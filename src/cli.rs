@@ -32,12 +32,32 @@ pub enum Command {
         /// The shell to complete for.
         shell: clap_complete::Shell,
     },
-    /// Explain a diagnostic code, e.g. `kix explain K0302`; without a code, list them all.
+    /// Explain a diagnostic code (`kix explain K0302`; without one, list them all), or how an instance got its
+    /// level, replicas, spread and budget (`kix explain --cluster prod --instance shop`).
     #[command(alias = "explain-code")]
-    Explain {
-        /// The code to explain.
-        code: Option<String>,
-    },
+    Explain(ExplainArgs),
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct ExplainArgs {
+    /// The code to explain.
+    #[arg(conflicts_with_all = ["cluster", "instance", "workload"])]
+    pub code: Option<String>,
+    /// The cluster of the instance to explain.
+    #[arg(long, requires = "instance")]
+    pub cluster: Option<String>,
+    /// The instance to explain, step by step, each step with the file and line it came from.
+    #[arg(long, requires = "cluster")]
+    pub instance: Option<String>,
+    /// Only this workload of the instance.
+    #[arg(long, requires = "instance")]
+    pub workload: Option<String>,
+    /// The directory holding clusters/ and packages/ (default: found as for build).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Text, or the derivation as JSON.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 /// Output format for reports and diagnostics.
@@ -51,9 +71,10 @@ pub enum Format {
 /// Which tree to read and which clusters to compile.
 #[derive(Clone, Debug, Args)]
 pub struct SelectArgs {
-    /// The directory holding clusters/ and packages/.
-    #[arg(long, default_value = ".")]
-    pub root: PathBuf,
+    /// The directory holding clusters/ and packages/; default: the current directory or the nearest
+    /// parent holding clusters/ (as cargo finds Cargo.toml).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
     /// Compile only these clusters (repeatable); default: all of them.
     #[arg(long = "cluster", value_name = "NAME")]
     pub clusters: Vec<String>,
@@ -72,9 +93,22 @@ pub struct BuildArgs {
     /// Where to write the manifests; default ROOT/out.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Print one YAML stream to stdout instead of writing files.
+    /// Print one cluster's YAML stream to stdout instead of writing files (choose it with --cluster).
     #[arg(long)]
     pub stdout: bool,
+    /// With --stdout: every selected cluster's stream, each preceded by a comment naming it.
+    #[arg(long, requires = "stdout")]
+    pub all: bool,
+    /// Write nothing; exit 1, listing the files, when the output directory is not what a build would write
+    /// (for CI over a committed out/).
+    #[arg(long, conflicts_with = "stdout")]
+    pub check: bool,
+    /// With --check: also print a unified diff of each changed file.
+    #[arg(long, requires = "check")]
+    pub diff: bool,
+    /// No summary table after writing (diagnostics are still printed).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Clone, Debug, Args)]

@@ -81,6 +81,8 @@ codes! {
         "Every directory directly under packages/ is a package and needs a kix.toml; a directory without one is skipped.";
     InputRefused = "K0108", Error, "an input is refused for safety (size, encoding, nesting, symlink)",
         "kix reads at most 16 MiB per file, only UTF-8 text, YAML nested at most 64 levels deep with bounded alias expansion, and follows no symlink that leaves the package directory. The input exceeds one of these limits.";
+    NothingToSimulate = "K0115", Error, "the manifests given to kix simulate hold no workload",
+        "kix simulate places the replicas of the Deployments and StatefulSets (apps/v1) in the manifests it is given; none of the files holds one. Check the file names, or that the workloads' apiVersion is apps/v1.";
     // K02xx: names, keys and versions.
     InvalidName = "K0201", Error, "a name is not a DNS-1123 label",
         "Cluster names (the file stem), instance names, package names and namespaces must be DNS-1123 labels: at most 63 characters of a-z, 0-9 and '-', starting and ending alphanumeric. They become paths under out/ and Kubernetes namespaces.";
@@ -94,6 +96,8 @@ codes! {
         "instances.version must be a semver requirement such as ^1.2, ~1.4.0, >=1, <2 or =1.4.0.";
     InvalidZone = "K0206", Error, "an availability zone is not a valid label value, or is declared twice",
         "capabilities.availabilityZones become values of the zone label nodes carry: each must be a non-empty label value (at most 63 characters of letters, digits, '-', '_' and '.', starting and ending alphanumeric), listed once.";
+    UnknownAllow = "K0207", Error, "an allow entry names no warning code",
+        "allow = [...] on a cluster or an instance acknowledges warnings by their code (`kix explain` lists them): each entry must be the code of a warning; errors cannot be acknowledged.";
     // K03xx: resolving instances, levels and ceilings.
     ContradictoryCapabilities = "K0301", Error, "multiNode = false together with two or more zones",
         "A single-node cluster cannot span two availability zones. Correct capabilities.multiNode or capabilities.availabilityZones.";
@@ -381,6 +385,9 @@ impl Style {
 #[derive(Clone, Debug, Default)]
 pub struct Diagnostics {
     items: Vec<Diagnostic>,
+    /// Warnings the inputs acknowledge (`allow = [...]`): not printed, counted in the summary, kept for
+    /// `kix explain`.
+    acknowledged: Vec<Diagnostic>,
 }
 
 impl Diagnostics {
@@ -408,6 +415,19 @@ impl Diagnostics {
         self.items.is_empty()
     }
 
+    /// Moves the warnings `allowed` says the inputs acknowledge out of the report; errors always stay.
+    pub fn acknowledge(&mut self, allowed: impl Fn(&Diagnostic) -> bool) {
+        let (moved, kept): (Vec<Diagnostic>, Vec<Diagnostic>) =
+            std::mem::take(&mut self.items).into_iter().partition(|d| d.severity() == Severity::Warning && allowed(d));
+        self.items = kept;
+        self.acknowledged.extend(moved);
+    }
+
+    /// The acknowledged warnings, in report order.
+    pub fn acknowledged(&self) -> &[Diagnostic] {
+        &self.acknowledged
+    }
+
     /// Sorts into a stable order (file, line, column, code, message) and drops exact repeats,
     /// so the same inputs always print the same report.
     pub fn finish(&mut self) {
@@ -425,11 +445,15 @@ impl Diagnostics {
         self.items.dedup();
     }
 
-    /// The closing summary line, e.g. `kix: 2 errors, 1 warning`.
+    /// The closing summary line, e.g. `kix: 2 errors, 1 warning` or `0 errors, 0 warnings (4 acknowledged)`.
     pub fn summary(&self) -> String {
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let acknowledged = match self.acknowledged.len() {
+            0 => String::new(),
+            n => format!(" ({n} acknowledged)"),
+        };
         format!(
-            "{}, {}",
+            "{}, {}{acknowledged}",
             plural(self.count(Severity::Error), "error"),
             plural(self.count(Severity::Warning), "warning")
         )

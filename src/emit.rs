@@ -43,10 +43,83 @@ pub fn render_kustomization(cluster: &ClusterPlan) -> String {
     text
 }
 
-/// Every instance of every cluster as one YAML stream (`kix build --stdout`).
-pub fn render_stream(clusters: &[ClusterPlan]) -> String {
+/// The files of one cluster's directory, by name: each instance's file, then `kustomization.yaml`.
+pub fn render_cluster(cluster: &ClusterPlan) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = cluster
+        .instances
+        .iter()
+        .map(|instance| (format!("{}.yaml", instance.name), render_instance(&cluster.name, instance)))
+        .collect();
+    files.push(("kustomization.yaml".to_string(), render_kustomization(cluster)));
+    files
+}
+
+/// How a file of the output directory differs from what a build would write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Difference {
+    /// A build would write it; it is not there.
+    Missing { path: PathBuf },
+    /// It is there with other bytes (`written` is what a build would write).
+    Changed { path: PathBuf, found: String, written: String },
+    /// A build would remove it: a file of a rebuilt cluster's directory, or a cluster directory kix
+    /// generated for a cluster that is gone (full builds only).
+    Extra { path: PathBuf },
+}
+
+impl Difference {
+    pub fn path(&self) -> &Path {
+        match self {
+            Difference::Missing { path } | Difference::Changed { path, .. } | Difference::Extra { path } => path,
+        }
+    }
+}
+
+/// What `out` would change if the clusters were built into it (`kix build --check`), in path order.
+pub fn compare(out: &Path, clusters: &[ClusterPlan], all_clusters: bool) -> Vec<Difference> {
+    let mut differences = Vec::new();
+    for cluster in clusters {
+        let dir = out.join(&cluster.name);
+        let files = render_cluster(cluster);
+        for (name, written) in &files {
+            let path = dir.join(name);
+            match std::fs::read(&path) {
+                Err(_) => differences.push(Difference::Missing { path }),
+                Ok(found) if found != written.as_bytes() => differences.push(Difference::Changed {
+                    path,
+                    found: String::from_utf8_lossy(&found).into_owned(),
+                    written: written.clone(),
+                }),
+                Ok(_) => {}
+            }
+        }
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !files.iter().any(|(file, _)| *file == name) {
+                differences.push(Difference::Extra { path: entry.path() });
+            }
+        }
+    }
+    if all_clusters {
+        for entry in std::fs::read_dir(out).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            let kept = clusters.iter().any(|c| name.to_str() == Some(c.name.as_str()));
+            if !kept && generated_by_kix(&entry.path()) {
+                differences.push(Difference::Extra { path: entry.path() });
+            }
+        }
+    }
+    differences.sort_by(|a, b| a.path().cmp(b.path()));
+    differences
+}
+
+/// Every instance of the clusters as one YAML stream (`kix build --stdout`); with `name_clusters`, each
+/// cluster's part starts with a comment naming it.
+pub fn render_stream(clusters: &[ClusterPlan], name_clusters: bool) -> String {
     let mut text = String::new();
     for cluster in clusters {
+        if name_clusters {
+            text.push_str(&format!("# kix: cluster {}\n", cluster.name));
+        }
         let mut instances: Vec<&InstancePlan> = cluster.instances.iter().collect();
         instances.sort_by(|a, b| a.name.cmp(&b.name));
         for instance in instances {
@@ -129,13 +202,10 @@ pub fn write(out: &Path, clusters: &[ClusterPlan], all_clusters: bool) -> Result
         for cluster in clusters {
             let dir = staging.join(&cluster.name);
             std::fs::create_dir(&dir).map_err(|e| fail("cannot create", &dir, e))?;
-            for instance in &cluster.instances {
-                let path = dir.join(format!("{}.yaml", instance.name));
-                std::fs::write(&path, render_instance(&cluster.name, instance))
-                    .map_err(|e| fail("cannot write", &path, e))?;
+            for (name, text) in render_cluster(cluster) {
+                let path = dir.join(name);
+                std::fs::write(&path, text).map_err(|e| fail("cannot write", &path, e))?;
             }
-            let path = dir.join("kustomization.yaml");
-            std::fs::write(&path, render_kustomization(cluster)).map_err(|e| fail("cannot write", &path, e))?;
         }
         Ok(())
     })();

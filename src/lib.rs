@@ -18,6 +18,7 @@ pub mod crosscheck;
 pub mod derive;
 pub mod diag;
 pub mod emit;
+pub mod explain;
 pub mod kube;
 pub mod level;
 pub mod load;

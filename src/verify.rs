@@ -12,7 +12,7 @@ mod domain_keys;
 
 pub use domain_keys::{KeyRole, MissingKey};
 
-use crate::compile::{Compiled, Selection, compile};
+use crate::compile::{Compiled, Selection, UsageError, cluster_names, compile};
 use crate::derive::{ClusterPlan, InstancePlan};
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, Subject};
 use crate::resolve::inventory::InventoryNode;
@@ -28,13 +28,6 @@ pub struct VerifyRequest {
     pub selection: Selection,
     /// A snapshot of one cluster (`kubectl get nodes,pods -A -o yaml`), instead of its inventory.
     pub state: Option<PathBuf>,
-}
-
-/// A request that cannot be carried out as asked (exit status 2).
-#[derive(Debug, thiserror::Error)]
-pub enum UsageError {
-    #[error("--state is a snapshot of one cluster: choose it with --cluster (clusters here: {clusters})")]
-    StateNeedsOneCluster { clusters: String },
 }
 
 /// What a verify run found: the compile's findings, and the reports when it got that far.
@@ -59,8 +52,7 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
         return Ok(Verified { diagnostics, reports: None });
     }
     if request.state.is_some() && clusters.len() != 1 {
-        let names: Vec<&str> = clusters.iter().map(|c| c.name.as_str()).collect();
-        return Err(UsageError::StateNeedsOneCluster { clusters: names.join(", ") });
+        return Err(UsageError::StateNeedsOneCluster { clusters: cluster_names(&clusters) });
     }
     let snapshot = match request.state.as_deref().map(crate::sim::input::read_state).transpose() {
         Ok(snapshot) => snapshot,

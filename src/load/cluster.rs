@@ -25,6 +25,9 @@ pub struct ClusterFile {
 #[serde(deny_unknown_fields)]
 pub struct RawCluster {
     pub availability: Spanned<Level>,
+    /// Warning codes every instance of the cluster acknowledges.
+    #[serde(default)]
+    pub allow: Vec<Spanned<String>>,
     #[serde(default)]
     pub capabilities: RawCapabilities,
     #[serde(default, rename = "failureDomains")]
@@ -61,6 +64,9 @@ pub struct RawInstance {
     pub version: Option<Spanned<String>>,
     pub namespace: Option<Spanned<String>>,
     pub availability: Option<Spanned<Level>>,
+    /// Warning codes this instance acknowledges.
+    #[serde(default)]
+    pub allow: Vec<Spanned<String>>,
 }
 
 /// A pool of identical nodes (the node inventory `kix verify` simulates on).

@@ -63,6 +63,7 @@ pub fn resolve_instance(
         }
         None => (cluster.level.clone(), true),
     };
+    let allow = super::cluster::allowed_warnings(&raw.allow, source, &subject, diagnostics);
     let package = choose_package(source, raw, packages, &subject, diagnostics)?;
     if !supported {
         return None;
@@ -75,8 +76,13 @@ pub fn resolve_instance(
         location,
         subject,
         package: std::rc::Rc::clone(&package),
+        version_requirement: raw
+            .version
+            .as_ref()
+            .map(|v| Sourced { value: v.get_ref().clone(), from: source.locate(v.span()) }),
         requested,
         level,
+        allow,
         workloads: Vec::new(),
     };
     for (index, workload) in package.workloads.iter().enumerate() {

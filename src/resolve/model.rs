@@ -8,7 +8,7 @@
 
 use super::inventory::InventoryNode;
 use super::substrate::{FailureDomains, Substrate};
-use crate::diag::{Location, SourceFile, Subject};
+use crate::diag::{Code, Location, SourceFile, Subject};
 use crate::kube::kind::WorkloadKind;
 use crate::kube::workload::{PdbView, Workload as WorkloadView};
 use crate::level::Level;
@@ -41,9 +41,14 @@ pub struct Cluster {
     /// The cluster's own `availability`.
     pub level: Sourced<Level>,
     pub substrate: Substrate,
+    /// Where `capabilities.multiNode` and `capabilities.availabilityZones` are written (when they are).
+    pub multi_node_at: Option<Location>,
+    pub zones_at: Option<Location>,
     pub domains: FailureDomains,
     /// The expanded `[[nodePools]]` (empty without an inventory).
     pub inventory: Vec<InventoryNode>,
+    /// Warning codes the cluster file acknowledges for all its instances (`allow = [...]`).
+    pub allow: Vec<Code>,
     pub instances: Vec<Instance>,
 }
 
@@ -64,11 +69,15 @@ pub struct Instance {
     pub subject: Subject,
     /// The version chosen for it (R13).
     pub package: Rc<Package>,
+    /// The instance's `version` requirement, when it has one (else the highest version won).
+    pub version_requirement: Option<Sourced<String>>,
     /// R2: the instance's own `availability`, else the cluster's, with the line it was read from.
     pub requested: Sourced<Level>,
     /// After the package ceiling (R4): the requested level, or the ceiling where it was lower (with where the
     /// ceiling is written).
     pub level: Sourced<Level>,
+    /// Warning codes the instance acknowledges (its own `allow`; the cluster's apply too).
+    pub allow: Vec<Code>,
     /// R5-R8 for each workload of the package (the first copy of each kind and name), in document order.
     pub workloads: Vec<InstanceWorkload>,
 }

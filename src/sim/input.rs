@@ -37,6 +37,23 @@ impl InputError {
         self.0.push(not_an_object(path, message));
     }
 
+    /// The manifests given to `kix simulate` hold no Deployment or StatefulSet: nothing to place.
+    pub fn no_workloads(&mut self, manifests: &[std::path::PathBuf]) {
+        let files: Vec<String> = manifests.iter().map(|p| p.display().to_string()).collect();
+        let at = manifests.first().map_or_else(|| Location::file(""), Location::file);
+        self.0.push(
+            Diagnostic::new(
+                Code::NothingToSimulate,
+                format!(
+                    "{} hold{} no Deployment or StatefulSet to place",
+                    files.join(", "),
+                    if files.len() == 1 { "s" } else { "" }
+                ),
+            )
+            .at(at),
+        );
+    }
+
     pub fn extend(&mut self, other: InputError) {
         self.0.extend(other.0);
     }

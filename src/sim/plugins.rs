@@ -24,7 +24,8 @@ pub const MAX_SCORE: i64 = 100;
 
 pub const REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
 pub const REASON_NODE_NAME: &str = "node(s) didn't match the requested node name";
-pub const REASON_AFFINITY: &str = "node(s) didn't match Node's node affinity/selector";
+/// `nodeaffinity.ErrReasonPod` (pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go).
+pub const REASON_AFFINITY: &str = "node(s) didn't match Pod's node affinity/selector";
 pub const REASON_SPREAD: &str = "node(s) didn't match pod topology spread constraints";
 pub const REASON_SPREAD_LABEL: &str = "node(s) didn't match pod topology spread constraints (missing required label)";
 

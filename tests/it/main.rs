@@ -7,6 +7,7 @@ mod support;
 mod architecture;
 mod bad_inputs;
 mod build;
+mod explain;
 mod invariants;
 mod schema;
 mod sim_cli;

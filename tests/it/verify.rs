@@ -23,7 +23,7 @@ fn workload<'a>(report: &'a serde_json::Value, cluster: &str, instance: &str, na
 
 #[test]
 fn shipped_examples_meet_their_levels() {
-    let (run, report) = verify_json(Test::in_repo(), &[]);
+    let (run, report) = verify_json(Test::new().examples(), &[]);
     run.status(0);
     let api = workload(&report, "prod", "shop", "api");
     assert_eq!(api["level"], "zone");
@@ -46,7 +46,8 @@ fn shipped_examples_meet_their_levels() {
 
 #[test]
 fn text_report_is_a_table_per_cluster() {
-    Test::in_repo()
+    Test::new()
+        .examples()
         .args(["verify"])
         .run()
         .status(0)
@@ -100,20 +101,22 @@ fn the_same_tree_compiled_by_kix_meets_zone() {
 fn a_state_snapshot_replaces_the_inventory() {
     let state = repo_path("tests/sim/three-zones.yaml");
     let state = state.to_str().unwrap();
-    let (run, report) = verify_json(Test::in_repo(), &["--cluster", "prod", "--state", state]);
+    let (run, report) = verify_json(Test::new().examples(), &["--cluster", "prod", "--state", state]);
     run.status(0);
     let prod = &report.as_array().unwrap()[0];
     assert_eq!(prod["nodes_from"], "state");
     assert_eq!(prod["nodes"], 6);
 
     // One snapshot describes one cluster.
-    Test::in_repo()
+    Test::new()
+        .examples()
         .args(["verify", "--state", state])
         .run()
         .status(2)
         .stderr_contains("--state is a snapshot of one cluster");
 
-    Test::in_repo()
+    Test::new()
+        .examples()
         .args(["verify", "--cluster", "prod", "--state", "no/such/state.yaml"])
         .run()
         .status(1)
@@ -217,7 +220,8 @@ fn an_extra_key_no_inventory_node_carries_is_warned_about_by_build_and_verify() 
         .run()
         .status(0)
         .stderr_contains("warning[K0313]: failure-domain key `example.com/rack` is declared, but no node of the inventory carries it")
-        .stderr_contains("--> clusters/edge.toml:5:10");
+        .stderr_contains("--> clusters/edge.toml:")
+        .stderr_contains("| extra = [\"example.com/rack\"]");
 
     let (run, report) = verify_json(edge_with_inventory(""), &["--cluster", "edge"]);
     let run = run.status(0);
