@@ -5,10 +5,10 @@
 //! Exit status: 0 success (warnings allowed), 1 findings or failure, 2 bad
 //! usage (clap's own convention, kept for usage errors kix finds itself).
 
-use crate::cli::{BuildArgs, Cli, Command, ExplainArgs, Format, SelectArgs, VerifyArgs};
+use crate::cli::{BuildArgs, Cli, Command, ExplainArgs, Format, LintArgs, SelectArgs, VerifyArgs};
 use crate::compile::{self, BuildRequest, Output, Selection};
 use crate::diag::{Code, Diagnostics, Style};
-use crate::{explain, sim, verify};
+use crate::{explain, lint, sim, verify};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -32,15 +32,24 @@ pub fn run(cli: Cli) -> ExitCode {
             let report = report.map(|r| (if json { r.to_json() } else { r.to_text() }, r.pending() > 0));
             finish_report(report, args.format)
         }
+        Command::Lint(args) => lint(&args),
         Command::Explain(args) => match (&args.cluster, &args.instance) {
             (Some(cluster), Some(instance)) => explain_instance(&args, cluster, instance),
             _ => explain(args.code.as_deref()),
         },
-        Command::Completions { shell } => {
+        Command::Man => {
             use clap::CommandFactory;
-            let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "kix", &mut script);
-            print_stdout(&String::from_utf8_lossy(&script));
+            let mut page = Vec::new();
+            match clap_mangen::Man::new(Cli::command()).render(&mut page) {
+                Ok(()) => {
+                    print_stdout(&String::from_utf8_lossy(&page));
+                    ExitCode::SUCCESS
+                }
+                Err(error) => usage_error(&format!("cannot render the man page: {error}")),
+            }
+        }
+        Command::Completions { shell } => {
+            print_stdout(&crate::completion::registration(shell));
             ExitCode::SUCCESS
         }
     }
@@ -89,8 +98,12 @@ fn build(args: &BuildArgs) -> ExitCode {
     }
     let done = built.written.as_ref().filter(|_| args.select.format == Format::Text).map(|written| {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let shared = match written.shared {
+            0 => String::new(),
+            n => format!(" and {n} object{} shared by instances ({})", plural(n), crate::derive::SHARED_FILE),
+        };
         format!(
-            "wrote {} instance{} for {} cluster{} to {}",
+            "wrote {} instance{}{shared} for {} cluster{} to {}",
             written.instances,
             plural(written.instances),
             written.clusters,
@@ -133,8 +146,22 @@ fn summary_text(clusters: &[crate::derive::ClusterPlan]) -> String {
             let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
             out.push_str(&format!("  {}\n", cells.join("  ").trim_end()));
         }
+        for shared in &cluster.shared {
+            out.push_str(&format!(
+                "  shared ({}): {} (instances {})\n",
+                crate::derive::SHARED_FILE,
+                object_name(&shared.object),
+                shared.instances.join(", ")
+            ));
+        }
     }
     out
+}
+
+/// `Kind name` of an emitted object.
+fn object_name(object: &crate::yaml::Value) -> String {
+    let text = |value: Option<&crate::yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
+    format!("{} {}", text(object.get("kind")), text(object.get("metadata").and_then(|m| m.get("name"))))
 }
 
 /// The build summary as JSON: `{"clusters": [{"cluster", "instances": [{..., "workloads": [...]}]}]}`.
@@ -162,7 +189,12 @@ fn summary_json(clusters: &[crate::derive::ClusterPlan]) -> serde_json::Value {
                 })
             })
             .collect();
-        serde_json::json!({ "cluster": c.name, "instances": instances })
+        let shared: Vec<serde_json::Value> = c
+            .shared
+            .iter()
+            .map(|s| serde_json::json!({ "object": object_name(&s.object), "instances": s.instances }))
+            .collect();
+        serde_json::json!({ "cluster": c.name, "instances": instances, "shared": shared })
     };
     serde_json::json!({ "clusters": clusters.iter().map(cluster).collect::<Vec<_>>() })
 }
@@ -218,6 +250,38 @@ fn verify(args: &VerifyArgs) -> ExitCode {
     }
     let status = report(&verified.diagnostics, args.select.format, None);
     if verified.failures() > 0 { ExitCode::FAILURE } else { status }
+}
+
+/// `kix lint`: exit 1 when a finding is an error. `-` reads stdin (once, however often it is named).
+fn lint(args: &LintArgs) -> ExitCode {
+    let mut stdin = None;
+    let mut inputs = Vec::new();
+    for path in &args.inputs {
+        if path.as_os_str() == "-" {
+            if stdin.is_none() {
+                let mut text = String::new();
+                if let Err(error) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+                    return usage_error(&format!("cannot read stdin: {error}"));
+                }
+                stdin = Some(());
+                inputs.push(lint::Input::Text { name: "<stdin>".into(), text });
+            }
+        } else {
+            inputs.push(lint::Input::Path(path.clone()));
+        }
+    }
+    let root = args.root.clone().unwrap_or_else(|| compile::find_root(Path::new(".")));
+    let request = lint::LintRequest { inputs, cluster: args.cluster.clone(), root };
+    let linted = lint::lint(&request);
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let done = format!(
+        "linted {} ({}, {}) from {}",
+        plural(linted.objects, "object"),
+        plural(linted.workloads, "workload"),
+        plural(linted.budgets, "PodDisruptionBudget"),
+        plural(linted.files, "file")
+    );
+    report(&linted.diagnostics, args.format, Some(&done))
 }
 
 /// Prints a command's report (exit 1 when it says something failed), or its diagnostics when it could not run.

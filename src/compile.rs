@@ -136,6 +136,8 @@ pub struct Written {
     pub directory: PathBuf,
     pub clusters: usize,
     pub instances: usize,
+    /// Cluster-scoped objects written once for several instances (`_shared.yaml`), over all clusters.
+    pub shared: usize,
 }
 
 /// Compiles, then writes the output directory or renders the stream; nothing is written on any error.
@@ -163,7 +165,8 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
                 {
                     Ok(()) => {
                         let instances = compiled.clusters.iter().map(|c| c.instances.len()).sum();
-                        written = Some(Written { directory, clusters: compiled.clusters.len(), instances });
+                        let shared = compiled.clusters.iter().map(|c| c.shared.len()).sum();
+                        written = Some(Written { directory, clusters: compiled.clusters.len(), instances, shared });
                     }
                     Err(diagnostic) => compiled.diagnostics.push(diagnostic),
                 }

@@ -143,7 +143,7 @@ codes! {
     ExplicitPlacementWithoutPdb = "K0408", Warning, "a workload with its own topologySpreadConstraints has no PDB",
         "R11: the workload brings its own placement, so kix derives neither spread nor a PDB for it; nothing in the instance stops a drain from evicting all its pods at once. Ship a PDB with the package.";
     ForeignNamespace = "K0409", Error, "a package object names a namespace other than the instance's",
-        "Namespaced objects are placed in the instance's namespace. Remove metadata.namespace from the object, or set the instance's namespace.";
+        "Namespaced objects are placed in the instance's namespace. An object may name no namespace, the instance's, the one the package is written for (meta.namespace in kix.toml: it moves to the instance's namespace, and so do references to it) or one the package keeps (meta.keepNamespaces, for objects that must stay in a shared namespace such as RBAC in kube-system). Any other namespace is refused: set one of those keys, or remove metadata.namespace from the object.";
     EmptySelector = "K0410", Error, "a workload has no selector, or an empty one",
         "An empty selector selects everything (or, in spread constraints, nothing): kix never copies one. Give spec.selector matchLabels that identify the workload's pods.";
     InvalidSelector = "K0411", Error, "a label selector is malformed",
@@ -159,7 +159,12 @@ codes! {
     ReplicasOutOfRange = "K0416", Error, "a replica count in kix.toml is above the Kubernetes maximum",
         "R6: spec.replicas is an int32, so a replicas mapping may name at most 2147483647 for a level.";
     ObjectInTwoInstances = "K0417", Error, "two instances of one cluster emit the same object",
-        "Two instances in one namespace (or two instances emitting one cluster-scoped object) produce an object with the same apiVersion group, kind, namespace and name: applied together, one overwrites the other. Give the instances different namespaces, or move the shared object into a package of its own.";
+        "Two instances in one namespace (or two instances emitting one cluster-scoped object) produce an object with the same apiVersion group, kind, namespace and name: applied together, one overwrites the other. A cluster-scoped object that every instance emitting it emits identically (apart from kix's per-instance labels) is not an error: kix writes it once, to _shared.yaml. The message names the first field at which the two objects differ. Give the instances different namespaces, make the objects identical, or move the shared object into a package of its own.";
+    KeptOwnNamespace = "K0420", Error, "meta.keepNamespaces names the package's own namespace or the instance's",
+        "A kept namespace (meta.keepNamespaces, such as kube-system) is shared with the rest of the cluster: the package's objects there stay there, and references into it are not rewritten. The namespace the package was written for (meta.namespace) moves to the instance's namespace, so it cannot also be kept; and an instance cannot run in a namespace its package keeps, since its own objects and the kept ones would mix and createNamespace would claim a shared namespace. Remove the entry, or give the instance another namespace.";
+    // K0450-K0454: what a workload's own pod anti-affinity does on the declared domains.
+    AntiAffinityDeadlock = "K0450", Warning, "a workload's own required pod anti-affinity cannot hold its replicas or its rollout on the declared domains",
+        "A required podAntiAffinity term whose topologyKey is a failure-domain key and whose selector selects the workload's own pods allows one pod per domain, old and new revisions alike. kix counts the domains the cluster file declares: nodes of the [[nodePools]] inventory for the node key, capabilities.availabilityZones for the zone key (unknown counts are not checked). More replicas than domains leaves pods Pending; a Deployment with as many replicas as domains and maxUnavailable 0 deadlocks its rolling update (the surge pod has no domain and no old pod may stop first), and a drain leaves the evicted pod Pending. Allow maxUnavailable 1, add matchLabelKeys: [pod-template-hash] to the term, use a preferred term or a topologySpreadConstraint instead, or add a domain.";
     // K05xx: writing output.
     WriteFailed = "K0501", Error, "output cannot be written",
         "kix writes to a temporary directory beside out/ and renames it into place; a failure leaves the previous out/ untouched.";
@@ -168,6 +173,47 @@ codes! {
     // K06xx: verifying.
     VerifyKeyMissing = "K0610", Warning, "a failure-domain key is missing from some or all simulated nodes",
         "kix verify found nodes (from the inventory or the --state snapshot) without a failure-domain key the cluster declares or a verified workload spreads on. A DoNotSchedule constraint on the key makes those nodes unschedulable for the pod (\"node(s) didn't match pod topology spread constraints (missing required label)\", pkg/scheduler/framework/plugins/podtopologyspread/filtering.go). A ScheduleAnyway constraint on it makes the scheduler's spread scoring skip them (scoring.go PreScore: a pod with its own constraints requires every soft key; a node lacking one is in IgnoredNodes, is not counted in any domain, and NormalizeScore gives it 0, the lowest spread score, for all of the pod's soft constraints together). Where some nodes lack the key, soft spreading steers pods away from them whatever their counts; where every node lacks it, soft spreading does nothing at all and replicas land where the other scores put them. Label the nodes, or drop the key.";
+    // K07xx: lint (linting manifests kix did not write).
+    LintSpreadMissesOwnPods = "K0701", Error, "a spread constraint's selector selects none of its workload's pods",
+        "kix lint: the scheduler counts only pods matching the constraint's labelSelector (podtopologyspread), so a selector that misses the workload's own pods balances some other set and never spreads this one. Copy the workload's spec.selector into labelSelector.";
+    LintPdbSelectsNothing = "K0702", Warning, "a PodDisruptionBudget selects no workload's pods",
+        "kix lint: no Deployment or StatefulSet in the linted manifests of the budget's namespace has pods its selector matches (a budget without a selector matches none), so it protects nothing. Make spec.selector match the workload's pod template labels.";
+    LintSpreadCountsOthers = "K0703", Warning, "a spread constraint also counts another workload's pods",
+        "kix lint: the constraint's labelSelector (with its matchLabelKeys) matches pods of another workload in the namespace, so the scheduler balances the two together and this workload can end up in one domain. Narrow labelSelector to the workload's own spec.selector, or add matchLabelKeys: [pod-template-hash] on a Deployment.";
+    LintPdbOverSeveral = "K0704", Warning, "a PodDisruptionBudget selects pods of more than one workload",
+        "kix lint: the budget is shared by the workloads it selects, so disrupting one can be blocked by the other and its count is the sum of both. Give each workload its own budget with the workload's own selector.";
+    LintSpreadWithoutSelector = "K0705", Error, "a spread constraint has no labelSelector, or an empty one",
+        "kix lint: a constraint without labelSelector counts no pods, and an empty one ({}) has been a silent no-op in recent releases (kubernetes#141339): either way nothing is spread. Set labelSelector to the workload's spec.selector.";
+    LintHardSpreadWithoutHash = "K0706", Warning, "a hard spread on a Deployment lacks matchLabelKeys: [pod-template-hash]",
+        "kix lint: without it a rolling update counts old and new pods together, so the new ReplicaSet can end up in one domain once the old pods are gone (Kubernetes docs, Pod Topology Spread Constraints, matchLabelKeys). Add matchLabelKeys: [pod-template-hash].";
+    LintMinDomainsSoft = "K0707", Error, "minDomains on a constraint that is not DoNotSchedule",
+        "kix lint: the API server refuses minDomains unless whenUnsatisfiable is DoNotSchedule (ValidateTopologySpreadConstraints). Remove minDomains, or make the constraint DoNotSchedule.";
+    LintDuplicateConstraint = "K0708", Error, "two spread constraints share topologyKey and whenUnsatisfiable",
+        "kix lint: the API server refuses a pod whose topologySpreadConstraints repeat a (topologyKey, whenUnsatisfiable) pair (ValidateTopologySpreadConstraints). Merge the two constraints.";
+    LintMatchLabelKeyInSelector = "K0709", Error, "a matchLabelKeys key is also in the labelSelector",
+        "kix lint: the API server refuses a matchLabelKeys key that the labelSelector already uses (ValidateTopologySpreadConstraints). Remove the key from one of them.";
+    LintPdbZeroMaxUnavailable = "K0710", Error, "a PodDisruptionBudget has maxUnavailable 0",
+        "kix lint: the disruption controller then allows no disruption at all, so every node drain that meets one of its pods waits forever. Use maxUnavailable: 1.";
+    LintPdbMinAvailableBlocks = "K0711", Error, "a PodDisruptionBudget's minAvailable is 100% or at least the replica count",
+        "kix lint: disruptionsAllowed = healthy - minAvailable (percentages rounded up) is 0 with every pod healthy, so every node drain that meets one of its pods waits forever. Use maxUnavailable: 1, or a minAvailable below the replica count.";
+    LintPdbOverOneReplica = "K0712", Warning, "a PodDisruptionBudget covers a one-replica workload",
+        "kix lint: a budget over one pod either blocks every drain (minAvailable 1, K0711) or, as here, lets the only pod go and protects nothing. Run two or more replicas, or drop the budget.";
+    LintPodsUnderTwoPdbs = "K0713", Error, "a workload's pods are selected by two PodDisruptionBudgets",
+        "kix lint: the eviction API refuses to evict a pod covered by more than one PodDisruptionBudget, so draining any node that runs one never finishes. Keep one budget per workload.";
+    LintPdbNoEvictionPolicy = "K0714", Warning, "a PodDisruptionBudget has no explicit unhealthyPodEvictionPolicy",
+        "kix lint: the default, IfHealthyBudget, lets a running but not-ready pod block drains while the budget is unhealthy (a crash-looping pod stops a node upgrade). Set unhealthyPodEvictionPolicy: AlwaysAllow (or IfHealthyBudget deliberately).";
+    LintNoSpreadNoAntiAffinity = "K0715", Warning, "a multi-replica workload has neither spread constraints nor pod anti-affinity",
+        "kix lint: only the scheduler's soft default spreading applies, so every replica may land on one node or zone. Add topologySpreadConstraints over kubernetes.io/hostname (and the zone key) with the workload's selector.";
+    LintZoneAntiAffinity = "K0716", Warning, "required pod anti-affinity on a zone key caps replicas at the zone count",
+        "kix lint: a required anti-affinity term that matches the workload's own pods allows one pod per zone (interpodaffinity Filter), so replicas beyond the number of zones stay Pending, and so does a surge pod during a rolling update. Use a topologySpreadConstraint on the zone key with maxSkew 1 instead.";
+    LintAutoscalerBelowTwo = "K0717", Warning, "an HPA lets a workload with a PDB scale below two replicas",
+        "kix lint: at one replica the workload's budget either blocks every drain or protects nothing. Set the HorizontalPodAutoscaler's minReplicas to 2 or more.";
+    LintHardRuleOnMissingKey = "K0720", Error, "a hard placement rule uses a key the cluster's nodes lack",
+        "kix lint --cluster: a DoNotSchedule spread constraint or required pod affinity on a node label the cluster's nodes do not carry (its inventory, or the keys its file declares) leaves every pod Pending (podtopologyspread: missing required label). Use a key the nodes carry, or declare it.";
+    LintAntiAffinityOnMissingKey = "K0721", Warning, "required pod anti-affinity uses a key the cluster's nodes lack",
+        "kix lint --cluster: on a node without the term's topologyKey no anti-affinity term matches (interpodaffinity nodeMatchesAnyTopologyTerm), so the rule separates nothing. Use a key the nodes carry.";
+    LintTooManyReplicas = "K0722", Error, "more replicas than a hard rule can place on the cluster's domains",
+        "kix lint --cluster: required pod anti-affinity matching the workload's own pods places one pod per domain of its key, and a DoNotSchedule spread with minDomains above the number of domains places at most maxSkew pods per domain; the replicas beyond stay Pending. A DoNotSchedule spread with minDomains at most the domain count places any number.";
 }
 
 /// Where in an input a diagnostic points.

@@ -132,7 +132,7 @@ pub fn verify(clusters: &[ClusterPlan], snapshot: Option<&State>) -> Vec<Cluster
             None if cluster.nodes.is_empty() => (None, NodesFrom::None),
             None => {
                 let nodes = cluster.nodes.iter().map(simulated_node).collect();
-                (Some(State { nodes, pods: Vec::new() }), NodesFrom::Inventory)
+                (Some(State { nodes, ..State::default() }), NodesFrom::Inventory)
             }
         };
         let nodes = state.as_ref().map_or(0, |s| s.nodes.len());
@@ -266,13 +266,7 @@ fn verdict_row(instance: &str, w: &WorkloadVerdict) -> [String; 7] {
         w.level.to_string(),
         w.replicas.to_string(),
         w.worst_case_running.map_or("-".into(), |n| format!("{n} of {}", w.replicas)),
-        if losses == 0 {
-            "-".into()
-        } else if pending == 0 {
-            format!("{} scheduled", w.replacements_scheduled)
-        } else {
-            format!("{} scheduled, {pending} pending", w.replacements_scheduled)
-        },
+        if losses == 0 { "-".into() } else { replacements_cell(w, pending) },
         if w.meets_level {
             format!("meets {}", w.level)
         } else {
@@ -280,4 +274,21 @@ fn verdict_row(instance: &str, w: &WorkloadVerdict) -> [String; 7] {
             format!("FAILS {} ({})", w.level, failed.join(", "))
         },
     ]
+}
+
+/// The REPLACEMENTS cell: how many scheduled, after how long (the longest wait for the taint
+/// eviction over the domain losses), how many Pending and how many never replaced.
+fn replacements_cell(w: &WorkloadVerdict, pending: usize) -> String {
+    let mut cell = format!("{} scheduled", w.replacements_scheduled);
+    if let Some(gap) = w.domain_losses.iter().filter_map(|l| l.replaced_after_seconds).max().filter(|g| *g > 0) {
+        let _ = write!(cell, " after {gap}s");
+    }
+    if pending > 0 {
+        let _ = write!(cell, ", {pending} pending");
+    }
+    let never: usize = w.domain_losses.iter().map(|l| l.not_replaced.len()).sum();
+    if never > 0 {
+        let _ = write!(cell, ", {never} never");
+    }
+    cell
 }

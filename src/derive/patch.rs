@@ -10,9 +10,11 @@ use crate::kube::labels::POD_TEMPLATE_HASH;
 use crate::kube::workload::Workload as WorkloadView;
 use crate::yaml::{Mapping, Value};
 
-/// Labels kix puts on every object it emits.
+/// Labels kix adds to every object it emits where the user has not written them (their value is the user's).
 pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
 pub const INSTANCE_LABEL: &str = "app.kubernetes.io/instance";
+/// kix's own tracking label, always set to the instance's name (`kubectl apply --prune -l kix.dev/instance=NAME`).
+pub const KIX_INSTANCE_LABEL: &str = "kix.dev/instance";
 /// Annotations kix puts on every workload.
 pub const REQUESTED_ANNOTATION: &str = "kix.dev/availability-requested";
 pub const RESOLVED_ANNOTATION: &str = "kix.dev/availability-resolved";
@@ -64,12 +66,22 @@ pub fn set_namespace(object: &mut Value, namespace: &str) {
     }
 }
 
-pub fn set_labels(object: &mut Value, instance: &str) {
-    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) {
-        let labels = mapping_entry(metadata, "labels");
+/// Labels an object for its instance: `app.kubernetes.io/managed-by: kix` and `app.kubernetes.io/instance`
+/// only where absent (a label the user wrote keeps its value: other objects may select it), and
+/// `kix.dev/instance` always. Returns whether kix added `app.kubernetes.io/instance`, so that the
+/// per-instance labels can be told from the user's when instances' objects are compared.
+pub fn set_labels(object: &mut Value, instance: &str) -> bool {
+    let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) else { return false };
+    let labels = mapping_entry(metadata, "labels");
+    if !labels.contains_key(MANAGED_BY_LABEL) {
         labels.insert(MANAGED_BY_LABEL.into(), "kix".into());
+    }
+    let added = !labels.contains_key(INSTANCE_LABEL);
+    if added {
         labels.insert(INSTANCE_LABEL.into(), instance.into());
     }
+    labels.insert(KIX_INSTANCE_LABEL.into(), instance.into());
+    added
 }
 
 /// The mapping under `key`, created (at the end) when absent or null.

@@ -26,6 +26,8 @@ pub const BETA_ARCH: &str = "beta.kubernetes.io/arch";
 pub const BETA_ZONE: &str = "failure-domain.beta.kubernetes.io/zone";
 pub const BETA_REGION: &str = "failure-domain.beta.kubernetes.io/region";
 pub const BETA_INSTANCE_TYPE: &str = "beta.kubernetes.io/instance-type";
+/// `LabelMetadataName`: the API server labels every namespace with its own name.
+pub const NAMESPACE_NAME: &str = "kubernetes.io/metadata.name";
 /// `TaintNodeUnschedulable`: the node lifecycle controller's taint on cordoned nodes.
 pub const TAINT_UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
 /// `TaintNodeNotReady`.

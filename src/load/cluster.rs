@@ -67,6 +67,9 @@ pub struct RawInstance {
     /// Warning codes this instance acknowledges.
     #[serde(default)]
     pub allow: Vec<Spanned<String>>,
+    /// Emit the instance's `v1 Namespace` unless its package ships it.
+    #[serde(rename = "createNamespace")]
+    pub create_namespace: Option<Spanned<bool>>,
 }
 
 /// A pool of identical nodes (the node inventory `kix verify` simulates on).

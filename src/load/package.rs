@@ -43,6 +43,11 @@ pub struct RawMeta {
     pub name: Spanned<String>,
     pub version: Spanned<String>,
     pub availability: Option<RawCeiling>,
+    /// The namespace the package's YAML was written for: moved to the instance's.
+    pub namespace: Option<Spanned<String>>,
+    /// Namespaces whose objects keep them (`kube-system`, ...).
+    #[serde(rename = "keepNamespaces")]
+    pub keep_namespaces: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

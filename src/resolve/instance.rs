@@ -69,10 +69,21 @@ pub fn resolve_instance(
         return None;
     }
     let subject = Subject { package: Some(package.name.clone()), ..subject };
+    let namespace_at = raw.namespace.as_ref().map_or_else(|| location.clone(), |n| source.locate(n.span()));
+    if !super::namespaces::check_instance_namespace(
+        &package.namespaces,
+        &namespace,
+        namespace_at,
+        &subject,
+        diagnostics,
+    ) {
+        return None;
+    }
     let level = apply_package_ceiling(cluster.name, name, &package, &requested, &location, &subject, diagnostics);
     let mut instance = Instance {
         name: name.clone(),
         namespace,
+        create_namespace: raw.create_namespace.as_ref().is_some_and(|c| *c.get_ref()),
         location,
         subject,
         package: std::rc::Rc::clone(&package),

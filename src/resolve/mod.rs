@@ -16,12 +16,15 @@ mod cluster;
 mod instance;
 pub mod inventory;
 pub mod model;
+mod namespaces;
 mod package;
 pub mod substrate;
 mod versions;
 pub mod views;
 
-pub use model::{Cluster, Instance, InstanceWorkload, Model, Package, ReplicaSource, Sourced, Workload};
+pub use model::{
+    Cluster, Instance, InstanceWorkload, Model, Package, PackageNamespaces, ReplicaSource, Sourced, Workload,
+};
 pub use substrate::{FailureDomains, Substrate, Support};
 
 use crate::diag::Diagnostics;

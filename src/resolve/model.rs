@@ -63,6 +63,8 @@ impl Cluster {
 pub struct Instance {
     pub name: String,
     pub namespace: String,
+    /// `createNamespace = true`: emit the instance's `v1 Namespace` unless the package ships it.
+    pub create_namespace: bool,
     /// Where the instance is declared (its name in the cluster file).
     pub location: Location,
     /// Cluster, instance and package.
@@ -122,6 +124,31 @@ pub struct Package {
     pub pdbs: Vec<(usize, PdbView)>,
     /// Custom kinds the package's own CRDs declare cluster-scoped, by (group, kind).
     pub cluster_scoped_kinds: BTreeSet<(String, String)>,
+    /// Where the package's objects go and which namespaces they keep (`meta.namespace`,
+    /// `meta.keepNamespaces`).
+    pub namespaces: PackageNamespaces,
+}
+
+/// `meta.namespace` and `meta.keepNamespaces`, validated (DNS-1123 labels, no namespace both moved and kept).
+#[derive(Clone, Debug, Default)]
+pub struct PackageNamespaces {
+    /// The namespace the package's YAML was written for: its objects, and references to it, move to the
+    /// instance's namespace.
+    pub own: Option<Sourced<String>>,
+    /// Namespaces whose objects stay where they are, in the order written, each once.
+    pub keep: Vec<Sourced<String>>,
+}
+
+impl PackageNamespaces {
+    /// Whether objects in `namespace` keep it.
+    pub fn keeps(&self, namespace: &str) -> bool {
+        self.keep.iter().any(|k| k.value == namespace)
+    }
+
+    /// Whether `namespace` is the one the package was written for.
+    pub fn is_own(&self, namespace: &str) -> bool {
+        self.own.as_ref().is_some_and(|own| own.value == namespace)
+    }
 }
 
 impl Package {

@@ -150,6 +150,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         })
         .collect();
     let cluster_scoped_kinds = cluster_scoped_custom_kinds(&documents);
+    let namespaces = super::namespaces::package_namespaces(meta, &manifest, &subject, diagnostics);
     Some(Package {
         name,
         version,
@@ -160,6 +161,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         workloads,
         pdbs,
         cluster_scoped_kinds,
+        namespaces,
     })
 }
 

@@ -11,7 +11,8 @@
 //! ([`crate::yaml::Marks`]), in block and flow style alike; files are read
 //! within [`Limits::SNAPSHOT`].
 
-use super::objects::{State, parse_node, parse_pod};
+use super::budget::Budget;
+use super::objects::{State, is_terminal, parse_node, parse_pod};
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use crate::kube::list;
 use crate::kube::taints::Effect;
@@ -181,7 +182,9 @@ pub fn not_an_object(path: &Path, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(Code::NotAnObject, message).at(Location::file(path))
 }
 
-/// Reads a state snapshot file; every object kix cannot read gets its own located diagnostic.
+/// Reads a state snapshot file (Nodes, Pods and PodDisruptionBudgets; pods in phase Succeeded or
+/// Failed are left out, as the scheduler leaves them out); every object kix cannot read gets its
+/// own located diagnostic.
 pub fn read_state(path: &Path) -> Result<State, InputError> {
     let file = read_located(path)?;
     let mut state = State::default();
@@ -199,8 +202,11 @@ pub fn read_state(path: &Path) -> Result<State, InputError> {
                     Ok(())
                 }
             }),
+            // Terminal pods: the scheduler never sees them (objects::is_terminal).
+            Some("Pod") if is_terminal(value) => Ok(()),
             Some("Pod") => parse_pod(value, "default").map(|p| state.pods.push(p)),
-            Some(_) => Ok(()),
+            Some("Namespace") => super::objects::parse_namespace(value).map(|n| state.namespaces.push(n)),
+            Some(_) => Budget::read(value).map(|b| state.budgets.extend(b)),
             None => Err("a document has no `kind`".to_string()),
         };
         if let Err(e) = result {

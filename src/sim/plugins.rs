@@ -5,7 +5,8 @@
 //! representative per group of interchangeable nodes), so both give the same
 //! answer by construction. Reasons use the scheduler's own wording. Sources:
 //! kubernetes/kubernetes `pkg/scheduler/framework/plugins/{nodeunschedulable,
-//! nodename,tainttoleration,nodeaffinity,noderesources,podtopologyspread}`.
+//! nodename,tainttoleration,nodeaffinity,noderesources,podtopologyspread}`; InterPodAffinity has its
+//! own file, [`super::interpod`].
 
 use super::objects::{Node, Pod, Resources, When};
 use crate::kube::labels::{HOSTNAME, ZONE};
@@ -19,6 +20,8 @@ pub const WEIGHT_AFFINITY: i64 = 2;
 pub const WEIGHT_SPREAD: i64 = 2;
 pub const WEIGHT_FIT: i64 = 1;
 pub const WEIGHT_BALANCED: i64 = 1;
+/// InterPodAffinity (see [`super::interpod`]).
+pub const WEIGHT_INTER_POD: i64 = 2;
 /// `framework.MaxNodeScore`.
 pub const MAX_SCORE: i64 = 100;
 
@@ -277,6 +280,8 @@ pub struct Scores {
     pub taint_toleration: i64,
     pub node_affinity: i64,
     pub pod_topology_spread: i64,
+    /// Added by the cycle itself (every-node path), after [`score`].
+    pub inter_pod_affinity: i64,
     pub least_allocated: i64,
     pub balanced_allocation: i64,
     pub total: i64,

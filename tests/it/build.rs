@@ -242,12 +242,34 @@ fn a_full_build_drops_directories_of_removed_clusters_and_keeps_other_files() {
 }
 
 #[test]
-fn completions_cover_every_subcommand() {
-    let run = Test::in_repo().args(["completions", "bash"]).run().status(0);
-    for command in ["build", "check", "verify", "schedule", "simulate", "explain"] {
-        assert!(run.stdout.contains(command), "bash completion lacks {command}");
+fn completions_cover_subcommands_and_the_names_on_disk() {
+    // Every shell gets a script that registers kix and calls back into it.
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let run = Test::in_repo().args(["completions", shell]).run().status(0);
+        assert!(run.stdout.contains("COMPLETE") && run.stdout.contains("kix"), "{shell}: {}", run.stdout);
     }
     Test::in_repo().args(["completions", "tcsh"]).run().status(2);
+    // What the shell gets back while completing (bash's protocol): `kix <word>` at index 1, and so on.
+    let complete = |words: &[&str]| {
+        let mut args = vec!["--", "kix"];
+        args.extend_from_slice(words);
+        Test::new()
+            .examples()
+            .in_subdirectory("packages")
+            .env("COMPLETE", "bash")
+            .env("_CLAP_COMPLETE_INDEX", words.len().to_string())
+            .args(args)
+            .run()
+            .status(0)
+            .stdout
+    };
+    let subcommands = complete(&[""]);
+    for command in ["build", "check", "verify", "schedule", "simulate", "explain", "completions"] {
+        assert!(subcommands.lines().any(|l| l == command), "no {command} in {subcommands}");
+    }
+    assert_eq!(complete(&["build", "--cluster", "s"]), "staging");
+    assert_eq!(complete(&["build", "--cluster", ""]), "dev\nedge\nprod\nstaging");
+    assert_eq!(complete(&["explain", "--cluster", "prod", "--instance", "o"]), "operator\norders-db");
 }
 
 #[test]
@@ -310,4 +332,36 @@ fn a_build_prints_a_summary_table_unless_quiet() {
     assert_eq!(sessions["workloads"][0]["replicas"], 2);
     assert_eq!(sessions["workloads"][0]["pdb"], true);
     assert_eq!(sessions["workloads"][0]["hard"], "kubernetes.io/hostname");
+}
+
+#[test]
+fn the_man_page_comes_from_the_same_definitions() {
+    let run = Test::in_repo().args(["man"]).run().status(0);
+    assert!(
+        run.stdout.starts_with(".ie \\n(.g .ds Aq \\(aq") || run.stdout.contains(".TH kix 1"),
+        "{}",
+        &run.stdout[..200]
+    );
+    for command in ["build", "check", "verify", "schedule", "simulate", "explain", "completions"] {
+        assert!(run.stdout.contains(command), "the man page lacks {command}");
+    }
+}
+
+#[test]
+fn stdout_prints_shared_objects_once_then_instances_in_kustomization_order() {
+    let t = Test::new().fixture("tests/fixtures/namespaces-shared");
+    let out = t.clone().args(["build"]).run().status(0).root().join("out/prod");
+    let kustomization = std::fs::read_to_string(out.join("kustomization.yaml")).unwrap();
+    let files: Vec<&str> = kustomization.lines().filter_map(|l| l.strip_prefix("- ")).collect();
+    assert_eq!(files[0], "_shared.yaml", "{kustomization}");
+    let expected: String = files.iter().map(|f| std::fs::read_to_string(out.join(f)).unwrap()).collect();
+    let stream = t.args(["build", "--stdout"]).run().status(0);
+    assert_eq!(stream.stdout, expected);
+    assert_eq!(stream.stdout.matches("name: prometheusrules.monitoring.coreos.com").count(), 1);
+    assert_eq!(stream.stdout.matches("\n  name: metrics\n").count(), 1, "the shared Namespace once");
+    // The build's summary names each shared object and the instances that emit it.
+    Test::new().fixture("tests/fixtures/namespaces-shared").args(["build"]).run().status(0).stdout_contains(
+        "  shared (_shared.yaml): CustomResourceDefinition prometheusrules.monitoring.coreos.com (instances grafana, \
+         grafana-dev)\n",
+    );
 }

@@ -652,6 +652,7 @@ fn check_instance(
         assert_eq!(object["metadata"]["namespace"].as_str(), Some(plan.namespace.as_str()), "{at}");
         assert_eq!(object["metadata"]["labels"]["app.kubernetes.io/instance"].as_str(), Some(plan.name.as_str()));
         assert_eq!(object["metadata"]["labels"]["app.kubernetes.io/managed-by"].as_str(), Some("kix"));
+        assert_eq!(object["metadata"]["labels"]["kix.dev/instance"].as_str(), Some(plan.name.as_str()));
     }
     let input_count: usize = documents(version).iter().map(Vec::len).sum();
     let derived_pdbs = plan.workloads.iter().filter(|w| w.derived_pdb).count();

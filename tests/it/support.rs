@@ -256,7 +256,6 @@ impl Test {
     }
 
     /// Sets one environment variable for the run (`NO_COLOR=1` is always set).
-    #[allow(dead_code)] // Builder API kept whole; no test sets a variable yet.
     pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Test {
         self.env.push((key.into(), value.into()));
         self

@@ -156,6 +156,41 @@ fn absurd_replica_counts_are_refused_not_simulated_for_hours() {
     assert!(finding.contains("kix simulates at most 10000 replicas"), "{finding}");
 }
 
+/// What K0450 warns about at build time, verify shows on the inventory: the proxy's rolling update
+/// deadlocks on its required hostname anti-affinity; the revision-scoped and the maxUnavailable 1
+/// variants update; the store's second replica has no zone.
+#[test]
+fn own_anti_affinity_deadlocks_the_rollout_that_k0450_warned_about() {
+    let root = "tests/fixtures/anti-affinity-rollout";
+    let (run, report) = verify_json(Test::in_dir(root), &[]);
+    run.status(1);
+    let scenario = |name: &str, scenario: &str| {
+        let w = workload(&report, "edge", "ha", name);
+        w["scenarios"].as_array().unwrap().iter().find(|s| s["scenario"] == scenario).unwrap().clone()
+    };
+    let update = scenario("proxy", "rolling-update");
+    assert_eq!(update["pass"], false);
+    let findings = update["findings"].to_string();
+    assert!(findings.contains("deadlocks") && findings.contains("didn't match pod anti-affinity rules"), "{findings}");
+    for name in ["scoped", "tolerant"] {
+        assert_eq!(scenario(name, "rolling-update")["pass"], true, "{name}");
+    }
+    assert_eq!(scenario("store", "rollout")["pass"], false);
+}
+
+// Issue 9 item 5: a Deployment under an HPA is verified at the HPA's minimum. The upstream
+// php-apache HPA says minReplicas 1; at level zone kix raises it to the mapping's 3 and leaves the
+// Deployment's spec.replicas (absent, so 1) to the autoscaler: verify places 3, not 1.
+#[test]
+fn a_workload_under_an_autoscaler_is_verified_at_its_raised_minimum() {
+    let (run, report) = verify_json(Test::in_dir("tests/fixtures/hpa-resources"), &[]);
+    run.status(0);
+    let php = workload(&report, "prod", "shop", "php-apache");
+    assert_eq!(php["replicas"], 3, "{php}");
+    assert_eq!(php["meets_level"], true, "{php}");
+    assert_eq!(php["worst_case_running"], 2, "{php}");
+}
+
 /// A real package's controller (`nodeSelector: kubernetes.io/os: linux`) schedules on an inventory:
 /// its nodes carry the labels every kubelet sets (issue 9: every such workload was Pending).
 #[test]
