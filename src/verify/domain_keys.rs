@@ -202,6 +202,7 @@ mod tests {
             requested: crate::level::Level::Node,
             level: crate::level::Level::Node,
             objects: vec![crate::yaml::from_str(&yaml).unwrap()],
+            instance_label_added: vec![true],
             workloads: Vec::new(),
         }
     }
