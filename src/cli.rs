@@ -87,7 +87,8 @@ pub struct SelectArgs {
     /// Fail (exit 1) when there are warnings.
     #[arg(long)]
     pub deny_warnings: bool,
-    /// How to print diagnostics.
+    /// Text or JSON, for diagnostics (one JSON object per line on stderr) and for the command's report on stdout
+    /// (build's summary, verify's verdicts).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }

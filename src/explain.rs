@@ -267,7 +267,27 @@ fn workload_derivation(
             },
             Some(&document.locate(&["spec", "replicas"])),
         ),
+        ReplicaSource::Autoscaler { at } => step(
+            "replicas",
+            resolved.replicas.to_string(),
+            "the minimum of the workload's autoscaler, which owns spec.replicas: no mapping step above it",
+            Some(at),
+        ),
     });
+    if let (Some(autoscaler), Some(range)) = (&workload.autoscaler, resolved.autoscaler) {
+        let view = &autoscaler.view;
+        let raised = range.min > view.min() || range.max > view.max();
+        steps.push(step(
+            "autoscaler",
+            format!("{} {}: {} {}..{}", view.kind, view.name, view.kind.min_field(), range.min, range.max),
+            if raised {
+                "raised to the level's replica count; spec.replicas is left to the autoscaler"
+            } else {
+                "as written; spec.replicas is left to the autoscaler"
+            },
+            Some(&autoscaler.min_at),
+        ));
+    }
     steps.extend(spread_steps(cluster, workload, plan));
     steps.push(budget_step(instance, workload, plan));
     WorkloadDerivation { workload: format!("{}/{}", workload.kind().as_str(), workload.name()), steps }

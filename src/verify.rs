@@ -170,6 +170,8 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
                 namespace: instance.namespace.clone(),
                 name: w.name.clone(),
                 level: w.level,
+                // Under an autoscaler the level must hold at its minimum, not at spec.replicas.
+                min_replicas: w.autoscaler.as_ref().map(|a| a.min_replicas),
             })
             .collect(),
         node_key: cluster.domains.node.clone(),
@@ -279,6 +281,12 @@ fn verdict_row(instance: &str, w: &WorkloadVerdict) -> [String; 7] {
 /// The REPLACEMENTS cell: how many scheduled, after how long (the longest wait for the taint
 /// eviction over the domain losses), how many Pending and how many never replaced.
 fn replacements_cell(w: &WorkloadVerdict, pending: usize) -> String {
+    // A StatefulSet replaces nothing on a lost node: its pods stay Terminating until force-deleted
+    // (the findings and JSON say so per pod); the table says why there is nothing to count.
+    let waits = w.domain_losses.iter().any(|l| l.not_replaced.values().any(|why| why.contains("force-deleted")));
+    if w.kind == "StatefulSet" && w.replacements_scheduled == 0 && pending == 0 && waits {
+        return "none (force-delete needed)".to_string();
+    }
     let mut cell = format!("{} scheduled", w.replacements_scheduled);
     if let Some(gap) = w.domain_losses.iter().filter_map(|l| l.replaced_after_seconds).max().filter(|g| *g > 0) {
         let _ = write!(cell, " after {gap}s");

@@ -7,8 +7,10 @@
 //! settled there). The patches touch exactly the fields kix owns
 //! (`metadata.namespace` and the references to the package's own namespace,
 //! kix's labels where absent, two annotations, `spec.replicas`, the pod
-//! template's `topologySpreadConstraints`) and leave every other field, and
-//! the order of fields, as the user wrote them.
+//! template's `topologySpreadConstraints`, and an autoscaler's minimum and
+//! maximum where kix raised them; under an autoscaler `spec.replicas` is left
+//! as written) and leave every other field, and the order of fields, as the
+//! user wrote them.
 //!
 //! Files: [`placement`] decides spread and budgets per workload, [`patch`]
 //! edits documents, [`budget`] builds derived PDBs, [`scope`] knows which
@@ -33,6 +35,7 @@ pub use placement::spread_keys;
 pub use shared::{SHARED_FILE, SharedObject, comparable, first_difference};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::kube::autoscaler::AutoscalerKind;
 use crate::kube::kind::WorkloadKind;
 use crate::level::Level;
 use crate::load::documents::Document;
@@ -89,6 +92,18 @@ pub struct WorkloadPlan {
     pub derived_pdb: bool,
     /// R11: the workload brings its own topologySpreadConstraints.
     pub explicit_placement: bool,
+    /// The autoscaler that owns its `spec.replicas` (kix then leaves that field as written, and
+    /// `replicas` is the autoscaler's minimum).
+    pub autoscaler: Option<AutoscalerPlan>,
+}
+
+/// The autoscaler of a workload as emitted: its range after kix raised it to the level's floor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AutoscalerPlan {
+    pub kind: AutoscalerKind,
+    pub name: String,
+    pub min_replicas: u32,
+    pub max_replicas: u32,
 }
 
 /// Derives every instance of every resolved cluster, then writes once the cluster-scoped objects that
@@ -122,10 +137,19 @@ fn derive_instance(cluster: &Cluster, instance: &Instance, diagnostics: &mut Dia
     let mut workloads = Vec::with_capacity(instance.workloads.len());
     // Where each object came from, index for index with `objects`.
     let mut origins: Vec<Origin> = Vec::with_capacity(objects.capacity());
+    // Autoscalers to patch, by document: their view and the range they are emitted with.
+    let autoscalers: Vec<_> = instance
+        .workloads
+        .iter()
+        .filter_map(|w| Some((package.workloads[w.workload].autoscaler.as_ref()?, w.autoscaler?)))
+        .collect();
 
     for (index, document) in package.documents.iter().enumerate() {
         let mut value = place_document(document, instance, diagnostics);
         instance_label_added.push(patch::set_labels(&mut value, &instance.name));
+        if let Some((autoscaler, range)) = autoscalers.iter().find(|(a, _)| a.document == index) {
+            patch::set_autoscaler_range(&mut value, &autoscaler.view, range.min, range.max);
+        }
         objects.push(value);
         origins.push(Origin { document: index, derived_for: None });
 

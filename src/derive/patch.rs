@@ -2,9 +2,11 @@
 //!
 //! Each edit keeps the document's field order: a key kix sets keeps its place
 //! when present, `spec.replicas` goes first when absent, `metadata.namespace`
-//! right after `metadata.name`.
+//! right after `metadata.name`. Under an autoscaler `spec.replicas` is left as
+//! written, and the autoscaler's range is raised in place.
 
 use super::WorkloadPlan;
+use crate::kube::autoscaler::Autoscaler as AutoscalerView;
 use crate::kube::kind::WorkloadKind;
 use crate::kube::labels::POD_TEMPLATE_HASH;
 use crate::kube::workload::Workload as WorkloadView;
@@ -27,7 +29,10 @@ pub fn patch_workload(object: &mut Value, view: &WorkloadView, plan: &WorkloadPl
         annotations.insert(RESOLVED_ANNOTATION.into(), plan.level.as_str().into());
     }
     let Some(spec) = object.get_mut("spec").and_then(Value::as_mapping_mut) else { return };
-    insert_first(spec, "replicas", Value::from(plan.replicas));
+    // An autoscaler owns spec.replicas: setting it would fight the autoscaler on every sync.
+    if plan.autoscaler.is_none() {
+        insert_first(spec, "replicas", Value::from(plan.replicas));
+    }
     if plan.spread_keys.is_empty() {
         return;
     }
@@ -117,6 +122,39 @@ fn insert_after(map: &mut Mapping, after: &str, key: &str, value: Value) {
     }
     if !placed {
         map.insert(key.into(), value);
+    }
+}
+
+/// Raises an autoscaler's minimum and maximum where kix raised them, in place: a field present
+/// keeps its position; an absent minimum goes right before the maximum, an absent maximum right
+/// after the minimum.
+pub fn set_autoscaler_range(object: &mut Value, view: &AutoscalerView, min: u32, max: u32) {
+    let Some(spec) = object.get_mut("spec").and_then(Value::as_mapping_mut) else { return };
+    let (min_field, max_field) = (view.kind.min_field(), view.kind.max_field());
+    if min > view.min() {
+        if spec.contains_key(min_field) || !spec.contains_key(max_field) {
+            spec.insert(min_field.into(), min.into());
+        } else {
+            insert_before(spec, max_field, min_field, min.into());
+        }
+    }
+    if max > view.max() {
+        if spec.contains_key(max_field) {
+            spec.insert(max_field.into(), max.into());
+        } else {
+            insert_after(spec, min_field, max_field, max.into());
+        }
+    }
+}
+
+/// Inserts `key` right before `before` (which must be present).
+fn insert_before(map: &mut Mapping, before: &str, key: &str, value: Value) {
+    let old = std::mem::take(map);
+    for (k, v) in old {
+        if k.as_str() == Some(before) {
+            map.insert(key.into(), value.clone());
+        }
+        map.insert(k, v);
     }
 }
 

@@ -6,7 +6,8 @@
 //! ([`quantity`]), IntOrString percent values ([`int_or_percent`]), taints and
 //! tolerations ([`taints`]), group-aware object kinds ([`kind`]), lists and their items
 //! ([`list`]), the one reader of
-//! Deployments, StatefulSets and PodDisruptionBudgets ([`workload`]) and object
+//! Deployments, StatefulSets and PodDisruptionBudgets ([`workload`]), autoscalers
+//! ([`autoscaler`]) and object
 //! validation with the API server's rules ([`validate`]). Each file cites the
 //! upstream code it follows.
 //!
@@ -18,6 +19,7 @@
 //! Access to `crate::yaml::Value` goes through the few helpers in [`value`], so that
 //! the YAML layer can be swapped underneath without touching the readers.
 
+pub mod autoscaler;
 pub mod int_or_percent;
 pub mod kind;
 pub mod labels;

@@ -9,7 +9,9 @@
 
 pub mod cluster;
 pub mod documents;
+pub mod kustomization;
 pub mod package;
+mod resources;
 
 pub use cluster::ClusterFile;
 pub use package::PackageDir;

@@ -9,6 +9,7 @@
 use super::inventory::InventoryNode;
 use super::substrate::{FailureDomains, Substrate};
 use crate::diag::{Code, Location, SourceFile, Subject};
+use crate::kube::autoscaler::Autoscaler as AutoscalerView;
 use crate::kube::kind::WorkloadKind;
 use crate::kube::workload::{PdbView, Workload as WorkloadView};
 use crate::level::Level;
@@ -94,6 +95,15 @@ pub struct InstanceWorkload {
     pub replicas: u32,
     /// Where the replica count came from (R6).
     pub replicas_from: ReplicaSource,
+    /// The range its autoscaler is emitted with, when one scales it (`replicas` is then its minimum).
+    pub autoscaler: Option<AutoscaledRange>,
+}
+
+/// An autoscaler's range after kix raised it to the level's floor (see `resolve::autoscaler`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AutoscaledRange {
+    pub min: u32,
+    pub max: u32,
 }
 
 /// The source of a workload's replica count (R6).
@@ -103,6 +113,8 @@ pub enum ReplicaSource {
     Mapping { step: Level, at: Location },
     /// The manifest's own `spec.replicas` (1 when absent): no mapping, or a level below the lowest step.
     Manifest,
+    /// The minimum of the workload's autoscaler (where it is written, or its spec when absent).
+    Autoscaler { at: Location },
 }
 
 /// A validated package version, shared by every instance that chose it.
@@ -175,6 +187,20 @@ pub struct Workload {
     pub eviction_policy_at: Option<Location>,
     /// R10: a PodDisruptionBudget shipped in the package selects its pods.
     pub shipped_pdb: bool,
+    /// The HorizontalPodAutoscaler or ScaledObject of the package that scales it.
+    pub autoscaler: Option<Autoscaler>,
+}
+
+/// An autoscaler of the package, bound to the workload it scales.
+#[derive(Debug)]
+pub struct Autoscaler {
+    /// Index into the package's documents.
+    pub document: usize,
+    pub view: AutoscalerView,
+    /// Where its minimum is written (its `spec` when absent).
+    pub min_at: Location,
+    /// Where its maximum is written (its `spec` when absent).
+    pub max_at: Location,
 }
 
 impl Workload {

@@ -64,6 +64,9 @@ pub struct WorkloadLevel {
     pub namespace: String,
     pub name: String,
     pub level: Level,
+    /// The minimum of the autoscaler that owns the workload's `spec.replicas`: verified at this
+    /// many replicas instead of `spec.replicas` (an HPA or ScaledObject may scale down to it).
+    pub min_replicas: Option<u32>,
 }
 
 /// What to verify: per-workload levels and the cluster's failure-domain keys.
@@ -300,7 +303,24 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
     let mut workloads: Vec<Workload> = Vec::new();
     for object in objects {
         match Workload::from_object(object, "default") {
-            Ok(Some(workload)) => workloads.push(workload),
+            Ok(Some(mut workload)) => {
+                let wanted = request.workloads.iter().find(|x| {
+                    x.kind == workload.kind.as_str() && x.namespace == workload.namespace && x.name == workload.name
+                });
+                if let Some(min) = wanted.and_then(|x| x.min_replicas) {
+                    workload.replicas = i64::from(min);
+                }
+                if workload.replicas > super::workload::MAX_SIMULATED_REPLICAS {
+                    let why = format!(
+                        "its autoscaler's minimum {} is above the {} replicas kix simulates",
+                        workload.replicas,
+                        super::workload::MAX_SIMULATED_REPLICAS
+                    );
+                    unreadable.push((workload.namespace.clone(), workload.name.clone(), why));
+                } else {
+                    workloads.push(workload);
+                }
+            }
             Ok(None) => {}
             Err(why) => {
                 let field = |path: &[&str]| {

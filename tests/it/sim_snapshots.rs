@@ -71,6 +71,7 @@ fn snapshot_corpus_verdicts_match_their_goldens() {
                 namespace: "shop".into(),
                 name: "web".into(),
                 level: Level::Zone,
+                min_replicas: None,
             }],
             node_key: "kubernetes.io/hostname".into(),
             zone_key: "topology.kubernetes.io/zone".into(),

@@ -10,6 +10,11 @@ fn objects(text: &str) -> Vec<kix::yaml::Value> {
 }
 
 fn run(manifest: &str, name: &str, level: Level) -> WorkloadVerdict {
+    run_at(manifest, name, level, None)
+}
+
+/// Like `run`, with an autoscaler's minimum as the replica count to verify at.
+fn run_at(manifest: &str, name: &str, level: Level, min_replicas: Option<u32>) -> WorkloadVerdict {
     let state = State::from_yaml_str(include_str!("../sim/three-zones.yaml")).unwrap();
     let request = VerifyRequest {
         workloads: vec![WorkloadLevel {
@@ -17,6 +22,7 @@ fn run(manifest: &str, name: &str, level: Level) -> WorkloadVerdict {
             namespace: "shop".into(),
             name: name.into(),
             level,
+            min_replicas,
         }],
         node_key: "kubernetes.io/hostname".into(),
         zone_key: "topology.kubernetes.io/zone".into(),
@@ -28,6 +34,22 @@ fn run(manifest: &str, name: &str, level: Level) -> WorkloadVerdict {
 
 fn scenario<'a>(v: &'a WorkloadVerdict, name: &str) -> &'a kix::sim::ScenarioResult {
     v.scenarios.iter().find(|s| s.scenario.as_str() == name).unwrap_or_else(|| panic!("no scenario {name}: {v:#?}"))
+}
+
+// Issue 9 item 5: a workload under an autoscaler is verified at the autoscaler's minimum, not at
+// spec.replicas (the HPA may scale it down to that).
+#[test]
+fn an_autoscalers_minimum_is_verified_instead_of_spec_replicas() {
+    let web = include_str!("../sim/web.yaml");
+    let at_one = run_at(web, "web", Level::Zone, Some(1));
+    assert_eq!(at_one.replicas, 1);
+    assert!(!at_one.meets_level, "one replica cannot survive a zone loss: {at_one:#?}");
+    assert_eq!(at_one.worst_case_running, Some(0));
+    let at_six = run_at(web, "web", Level::Zone, Some(6));
+    assert_eq!(at_six.replicas, 6);
+    assert!(at_six.meets_level, "{at_six:#?}");
+    assert_eq!(at_six.worst_case_running, Some(4));
+    assert_eq!(run(web, "web", Level::Zone).replicas, 3, "without an autoscaler spec.replicas counts");
 }
 
 #[test]
@@ -112,6 +134,7 @@ fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
             namespace: "shop".into(),
             name: "db".into(),
             level: Level::Zone,
+            min_replicas: None,
         }],
         node_key: "kubernetes.io/hostname".into(),
         zone_key: "topology.kubernetes.io/zone".into(),
@@ -144,6 +167,7 @@ fn pods_of_the_workload_already_in_the_snapshot_are_replaced_not_doubled() {
             namespace: "shop".into(),
             name: "web".into(),
             level: Level::Zone,
+            min_replicas: None,
         }],
         node_key: "kubernetes.io/hostname".into(),
         zone_key: "topology.kubernetes.io/zone".into(),
@@ -230,6 +254,7 @@ fn request(name: &str, level: Level) -> VerifyRequest {
             namespace: "shop".into(),
             name: name.into(),
             level,
+            min_replicas: None,
         }],
         node_key: "kubernetes.io/hostname".into(),
         zone_key: "topology.kubernetes.io/zone".into(),
@@ -402,6 +427,7 @@ fn argo_cd_ha_haproxy_anti_affinity_deadlocks_its_rollout_on_three_nodes() {
             namespace: "default".into(),
             name: "argocd-redis-ha-haproxy".into(),
             level: Level::Node,
+            min_replicas: None,
         }],
         node_key: "kubernetes.io/hostname".into(),
         zone_key: "topology.kubernetes.io/zone".into(),
