@@ -223,7 +223,12 @@ fn pools(nodes: &[Node]) -> Vec<String> {
         let labels: Vec<(String, String)> = node
             .labels
             .iter()
-            .filter(|(k, _)| k.as_str() != HOSTNAME && k.as_str() != ZONE && !k.starts_with("beta.kubernetes.io/"))
+            .filter(|(k, _)| {
+                k.as_str() != HOSTNAME
+                    && k.as_str() != ZONE
+                    && !k.starts_with("beta.kubernetes.io/")
+                    && !k.starts_with("failure-domain.beta.kubernetes.io/")
+            })
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let taints: Vec<(String, String, String)> = node
@@ -262,9 +267,18 @@ fn pools(nodes: &[Node]) -> Vec<String> {
                     counts.join(", ")
                 );
             }
-            if !labels.is_empty() {
-                let pairs: Vec<String> = labels.iter().map(|(k, v)| format!("{k:?} = {v:?}")).collect();
-                let _ = writeln!(text, "labels = {{ {} }}", pairs.join(", "));
+            // The labels every kubelet sets have pool settings of their own; the rest stay labels.
+            let mut rest = Vec::new();
+            for (key, value) in &labels {
+                match POOL_SETTINGS.iter().find(|(label, _)| label == key) {
+                    Some((_, setting)) => {
+                        let _ = writeln!(text, "{setting} = {value:?}");
+                    }
+                    None => rest.push(format!("{key:?} = {value:?}")),
+                }
+            }
+            if !rest.is_empty() {
+                let _ = writeln!(text, "labels = {{ {} }}", rest.join(", "));
             }
             if !taints.is_empty() {
                 let listed: Vec<String> = taints
@@ -283,6 +297,14 @@ fn pools(nodes: &[Node]) -> Vec<String> {
         })
         .collect()
 }
+
+/// Node labels that have a pool setting of their own (`os = "linux"`), as kix's inventories write them.
+const POOL_SETTINGS: &[(&str, &str)] = &[
+    ("kubernetes.io/os", "os"),
+    ("kubernetes.io/arch", "arch"),
+    ("topology.kubernetes.io/region", "region"),
+    ("node.kubernetes.io/instance-type", "instanceType"),
+];
 
 /// A pool's name: a cloud's node-pool label where the nodes carry one, else `pool-N`.
 fn pool_name(labels: &[(String, String)], index: usize, used: &[String]) -> String {
