@@ -40,6 +40,12 @@ pub enum Command {
     /// (from a snapshot of a real cluster's nodes).
     #[command(subcommand)]
     Init(InitCommand),
+    /// Print the JSON Schema of a cluster file or of kix.toml (what editors' TOML language servers validate with).
+    Schema {
+        /// Which file's schema.
+        #[arg(value_enum)]
+        file: SchemaFile,
+    },
     /// Print kix's man page (roff), e.g. `kix man > /usr/local/share/man/man1/kix.1`.
     Man,
     /// Explain a diagnostic code (`kix explain K0302`; without one, list them all), or how an instance got its
@@ -88,6 +94,15 @@ pub struct ExplainArgs {
     /// Text, or the derivation as JSON.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+}
+
+/// The input files that have a JSON Schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SchemaFile {
+    /// `clusters/<name>.toml`.
+    Cluster,
+    /// `packages/<dir>/kix.toml`.
+    Package,
 }
 
 /// Output format for reports and diagnostics.

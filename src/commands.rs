@@ -54,6 +54,10 @@ pub fn run(cli: Cli) -> ExitCode {
                 Err(diagnostics) => report(&diagnostics, Format::Text, None),
             }
         }
+        Command::Schema { file } => {
+            print_stdout(&crate::load::schema(file == crate::cli::SchemaFile::Cluster));
+            ExitCode::SUCCESS
+        }
         Command::Man => {
             use clap::CommandFactory;
             let mut page = Vec::new();

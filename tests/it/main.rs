@@ -13,6 +13,7 @@ mod init;
 mod invariants;
 mod lint;
 mod schema;
+mod schema_files;
 mod sim_cli;
 mod sim_conformance;
 mod sim_fast_path;
