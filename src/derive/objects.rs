@@ -90,7 +90,10 @@ pub fn report_duplicate_objects(
                 Code::DuplicateObject,
                 match namespace.as_str() {
                     "" => format!("{kind} {name} is defined twice: here and {}", describe(other)),
-                    _ => format!("{kind} {name} is defined twice in namespace `{namespace}`: here and {}", describe(other)),
+                    _ => format!(
+                        "{kind} {name} is defined twice in namespace `{namespace}`: here and {}",
+                        describe(other)
+                    ),
                 },
             )
             .at(package.documents[here.document].location())

@@ -551,5 +551,9 @@ fn duplicates_are_per_emitted_namespace() {
     let yaml = format!("{}---\n{}", role("src"), role("app"));
     let compiled = compile_one("none", MULTI_NODE, web(meta, &yaml));
     assert_eq!(compiled.codes(), vec![Code::DuplicateObject]);
-    assert!(compiled.messages()[0].contains("Role reader is defined twice in namespace `app`"), "{:?}", compiled.messages());
+    assert!(
+        compiled.messages()[0].contains("Role reader is defined twice in namespace `app`"),
+        "{:?}",
+        compiled.messages()
+    );
 }

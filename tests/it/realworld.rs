@@ -62,7 +62,12 @@ fn upstream_files_are_byte_identical() {
         .current_dir(repo_path(CORPUS))
         .output()
         .expect("run sha256sum");
-    assert!(output.status.success(), "{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
     let listed = std::fs::read_to_string(repo_path(format!("{CORPUS}/sha256sums"))).unwrap().lines().count();
     assert!(listed >= 90, "sha256sums lists {listed} files");
 }
@@ -110,9 +115,10 @@ fn packages(root: &Path) -> BTreeMap<String, Package> {
         let dir = entry.unwrap().path();
         let kix = toml_table(&dir.join("kix.toml"));
         let meta = kix["meta"].as_table().unwrap();
-        let keep = meta.get("keepNamespaces").and_then(toml::Value::as_array).map_or(Vec::new(), |list| {
-            list.iter().map(|n| n.as_str().unwrap().to_string()).collect()
-        });
+        let keep = meta
+            .get("keepNamespaces")
+            .and_then(toml::Value::as_array)
+            .map_or(Vec::new(), |list| list.iter().map(|n| n.as_str().unwrap().to_string()).collect());
         let mut files = Vec::new();
         yaml_files(&dir, &mut files);
         let mut objects = Vec::new();
@@ -179,7 +185,12 @@ const ANNOTATIONS: [&str; 2] = ["kix.dev/availability-requested", "kix.dev/avail
 /// `spec.replicas` and the derived pod-template `topologySpreadConstraints` of Deployments and
 /// StatefulSets, an autoscaler's range, the namespace references the rewrite moves, and a renamed
 /// Namespace's name.
-fn strip_owned_fields(emitted: &mut Value, source: &mut Value, package: &Package, namespace: &str) -> Result<(), String> {
+fn strip_owned_fields(
+    emitted: &mut Value,
+    source: &mut Value,
+    package: &Package,
+    namespace: &str,
+) -> Result<(), String> {
     let kind = source["kind"].as_str().unwrap_or_default().to_string();
     let moved = |written: &str| written == namespace || Some(written) == package.namespace.as_deref();
 
@@ -223,7 +234,9 @@ fn strip_owned_fields(emitted: &mut Value, source: &mut Value, package: &Package
             }
         }
     }
-    if kind == "Namespace" && Some(source["metadata"]["name"].as_str().unwrap_or_default()) == package.namespace.as_deref() {
+    if kind == "Namespace"
+        && Some(source["metadata"]["name"].as_str().unwrap_or_default()) == package.namespace.as_deref()
+    {
         if emitted["metadata"]["name"] != namespace {
             return Err(format!("the shipped Namespace is named {:?}, not `{namespace}`", emitted["metadata"]["name"]));
         }
@@ -255,7 +268,9 @@ fn strip_owned_fields(emitted: &mut Value, source: &mut Value, package: &Package
     let path = |parts: &[&str]| parts.iter().map(|p| p.to_string()).collect::<Vec<_>>();
     match kind.as_str() {
         "RoleBinding" | "ClusterRoleBinding" => {
-            for (index, subject) in source.get("subjects").and_then(Value::as_sequence).into_iter().flatten().enumerate() {
+            for (index, subject) in
+                source.get("subjects").and_then(Value::as_sequence).into_iter().flatten().enumerate()
+            {
                 if subject["kind"] == "ServiceAccount" {
                     references.push(path(&["subjects", &index.to_string(), "namespace"]));
                 }
@@ -298,7 +313,11 @@ fn take(value: &mut Value, path: &[String]) -> Option<Value> {
 /// Group, kind and name: what identifies an object within one namespace.
 fn identity(object: &Value) -> (String, String, String) {
     let group = object["apiVersion"].as_str().unwrap_or_default().rsplit_once('/').map_or("", |(g, _)| g).to_string();
-    (group, object["kind"].as_str().unwrap_or_default().to_string(), object["metadata"]["name"].as_str().unwrap_or_default().to_string())
+    (
+        group,
+        object["kind"].as_str().unwrap_or_default().to_string(),
+        object["metadata"]["name"].as_str().unwrap_or_default().to_string(),
+    )
 }
 
 /// The emitted documents of one file, each with the comment lines written above it.
@@ -313,12 +332,7 @@ fn emitted_documents(text: &str) -> Vec<(String, Value)> {
 }
 
 /// Matches one emitted object with its source object among an instance's package and compares them.
-fn check_object(
-    emitted: &Value,
-    package: &Package,
-    instance: &Instance,
-    used: &mut Vec<bool>,
-) -> Result<(), String> {
+fn check_object(emitted: &Value, package: &Package, instance: &Instance, used: &mut [bool]) -> Result<(), String> {
     let (group, kind, name) = identity(emitted);
     let out_namespace = emitted["metadata"]["namespace"].as_str();
     let mut errors = Vec::new();
@@ -444,7 +458,8 @@ fn user_objects_change_only_in_the_fields_kix_owns() {
     let instance = Instance { package: "ingress-nginx".into(), namespace: "edge-ingress".into() };
     let package = &packages["ingress-nginx"];
     let text = std::fs::read_to_string(root.join("out/prod/ingress.yaml")).unwrap();
-    let mut deployment = emitted_documents(&text).into_iter().map(|(_, v)| v).find(|v| v["kind"] == "Deployment").unwrap();
+    let mut deployment =
+        emitted_documents(&text).into_iter().map(|(_, v)| v).find(|v| v["kind"] == "Deployment").unwrap();
     let mut used = vec![false; package.objects.len()];
     check_object(&deployment, package, &instance, &mut used).unwrap();
     let containers = deployment["spec"]["template"]["spec"]["containers"].as_sequence_mut().unwrap();

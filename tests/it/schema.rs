@@ -71,9 +71,14 @@ fn compiled_examples_pass_the_kubernetes_1_33_schema_strictly() {
     ];
     for line in report.lines() {
         let skipped = custom.iter().any(|(kind, api_version)| {
-            line.ends_with(&format!("Couldn't find schema for kind {kind} with api version {api_version} for kubernetes version 1.33"))
+            line.ends_with(&format!(
+                "Couldn't find schema for kind {kind} with api version {api_version} for kubernetes version 1.33"
+            ))
         });
-        assert!(line.starts_with("INFO") || (line.starts_with("WARN") && skipped), "unexpected validator output: {line}");
+        assert!(
+            line.starts_with("INFO") || (line.starts_with("WARN") && skipped),
+            "unexpected validator output: {line}"
+        );
     }
 }
 

@@ -412,7 +412,8 @@ fn one_zone_nodes(n: usize) -> State {
 /// nodes both finish.
 #[test]
 fn argo_cd_ha_haproxy_anti_affinity_deadlocks_its_rollout_on_three_nodes() {
-    let corpus = std::fs::read_to_string(crate::support::repo_path("tests/realworld/packages/argo-cd-ha/install.yaml")).unwrap();
+    let corpus =
+        std::fs::read_to_string(crate::support::repo_path("tests/realworld/packages/argo-cd-ha/install.yaml")).unwrap();
     let haproxy: Vec<kix::yaml::Value> = objects(&corpus)
         .into_iter()
         .filter(|o| {
