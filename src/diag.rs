@@ -148,6 +148,15 @@ codes! {
         "R6: spec.replicas is an int32, so a replicas mapping may name at most 2147483647 for a level.";
     ObjectInTwoInstances = "K0417", Error, "two instances of one cluster emit the same object",
         "Two instances in one namespace (or two instances emitting one cluster-scoped object) produce an object with the same apiVersion group, kind, namespace and name: applied together, one overwrites the other. Give the instances different namespaces, or move the shared object into a package of its own.";
+    // K0440-K0449: strict validation of whole objects (kube/strict).
+    UnknownField = "K0440", Error, "an object has a field its schema does not know",
+        "A field of a built-in object that Kubernetes 1.33 does not define, or a field of a custom resource that its CustomResourceDefinition (shipped in the package) does not declare. kubectl apply refuses it (strict field validation) or the API server drops it silently: either way it is a typo. The help names the closest field there is.";
+    MissingField = "K0441", Error, "an object lacks a field its schema requires",
+        "A field that Kubernetes 1.33's API (or the custom resource's CustomResourceDefinition) requires is absent or null, such as a container's name or a Service port's port. The API server refuses the object.";
+    WrongFieldType = "K0442", Error, "a field's value does not fit its type",
+        "A value of the wrong type (a string where an integer is required, a list where an object is), or a value its type cannot read (a malformed timestamp or base64 text). The API server refuses the object.";
+    NotServed = "K0443", Error, "an object's apiVersion and kind are not served",
+        "Kubernetes 1.33 does not serve this apiVersion and kind (apps/v1beta1 StatefulSet, extensions/v1beta1 Deployment, policy/v1beta1 PodDisruptionBudget were removed), or the package's CustomResourceDefinition does not serve that version. The help names the apiVersion that serves the kind.";
     // K05xx: writing output.
     WriteFailed = "K0501", Error, "output cannot be written",
         "kix writes to a temporary directory beside out/ and renames it into place; a failure leaves the previous out/ untouched.";

@@ -6,12 +6,13 @@
 //! ([`quantity`]), IntOrString percent values ([`int_or_percent`]), taints and
 //! tolerations ([`taints`]), group-aware object kinds ([`kind`]), lists and their items
 //! ([`list`]), the one reader of
-//! Deployments, StatefulSets and PodDisruptionBudgets ([`workload`]) and object
-//! validation with the API server's rules ([`validate`]). Each file cites the
+//! Deployments, StatefulSets and PodDisruptionBudgets ([`workload`]), object
+//! validation with the API server's rules ([`validate`]) and strict validation of whole
+//! objects against Kubernetes 1.33's schema and the package's CRDs ([`strict`]). Each file cites the
 //! upstream code it follows.
 //!
 //! Who may import it: everyone. What it may import: std, serde, kix's `yaml` layer,
-//! k8s-openapi and thiserror — never `load`, `resolve`, `derive`, `emit`,
+//! k8s-openapi, serde_ignored, serde_json, strsim and thiserror — never `load`, `resolve`, `derive`, `emit`,
 //! `compile`, `inventory`, `diag`, `sim` or the CLI. Errors are structured
 //! (a field path and a reason); the caller turns them into located diagnostics.
 //!
@@ -25,6 +26,7 @@ pub mod list;
 pub mod names;
 pub mod quantity;
 pub mod selector;
+pub mod strict;
 pub mod taints;
 pub mod validate;
 pub mod value;
