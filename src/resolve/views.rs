@@ -129,8 +129,11 @@ spec:
 ---
 ";
 
-    /// (code, line, column, message, help) of every strict problem of the documents in `text`.
-    fn problems(text: &str) -> Vec<(&'static str, usize, usize, String, Option<String>)> {
+    /// (code, line, column, message, help) of one diagnostic.
+    type Found<C, M> = (C, usize, usize, M, Option<String>);
+
+    /// Every strict problem of the documents in `text`.
+    fn problems(text: &str) -> Vec<Found<&'static str, String>> {
         let mut diagnostics = Diagnostics::default();
         let documents = parse_documents(SourceFile::new("p/a.yaml", text.to_string()), &mut diagnostics);
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
@@ -156,7 +159,7 @@ spec:
     fn strict_validation_table() {
         let did_you_mean = |field: &str| Some(format!("did you mean `{field}`?"));
         #[rustfmt::skip]
-        let cases: Vec<(String, (&str, usize, usize, &str, Option<String>))> = vec![
+        let cases: Vec<(String, Found<&str, &str>)> = vec![
             (DEPLOYMENT.replace("      containers:", "      containres:"),
              ("K0440", 16, 7, "Deployment web: unknown field `spec.template.spec.containres` (not in Kubernetes 1.33's schema)", did_you_mean("containers"))),
             (DEPLOYMENT.replace("  replicas: 3\n", "  replicas: 3\n  replica: 5\n"),

@@ -125,7 +125,9 @@ impl Walk {
         let flag = |key: &str| schema.get(key).and_then(Value::as_bool).unwrap_or(false);
         if flag("x-kubernetes-int-or-string") {
             if !(value.is_i64() || value.is_u64() || value.is_string()) {
-                self.push(Problem::WrongType { reason: format!("expected an integer or a string, found {}", what(value)) });
+                self.push(Problem::WrongType {
+                    reason: format!("expected an integer or a string, found {}", what(value)),
+                });
             }
             return;
         }

@@ -133,10 +133,19 @@ fn one_error_per_typo(errors: Vec<StrictError>) -> Vec<StrictError> {
             _ => None,
         })
         .collect();
-    errors.into_iter().filter(|error| !(error.problem == Problem::MissingField && meant.contains(&error.path))).collect()
+    errors
+        .into_iter()
+        .filter(|error| !(error.problem == Problem::MissingField && meant.contains(&error.path)))
+        .collect()
 }
 
-fn not_served(api_version: &str, kind: &str, served: Vec<String>, suggestion: Option<String>, schema: Schema) -> StrictError {
+fn not_served(
+    api_version: &str,
+    kind: &str,
+    served: Vec<String>,
+    suggestion: Option<String>,
+    schema: Schema,
+) -> StrictError {
     StrictError {
         path: "apiVersion".into(),
         problem: Problem::NotServed { api_version: api_version.into(), kind: kind.into(), served, suggestion },

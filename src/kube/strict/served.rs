@@ -7,7 +7,7 @@
 //! are answers of the server, not objects anyone applies. Alpha and beta versions that 1.33 knows
 //! (served when their feature gate is on) count as served: a manifest for them is not a typo.
 //! Regenerate it when the k8s-openapi feature moves:
-//! `grep -rl 'impl crate::Resource for' src/v1_33` in the crate's source.
+//! list the files of k8s-openapi's `src/v1_33` that implement `Resource`.
 //!
 //! The one built-in group 1.33 no longer serves at all, `extensions` (its last kinds, Ingress and
 //! NetworkPolicy, went in 1.22: the Kubernetes deprecated API migration guide), is known by name

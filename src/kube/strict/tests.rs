@@ -57,14 +57,17 @@ fn strict_validation_accepts_every_object_of_the_realworld_corpus() {
             }
             for error in check_object(object, &custom) {
                 let file = file.strip_prefix(&root).unwrap().display();
-                failures.push(format!("{file}: {kind} {}: {error}", object["metadata"]["name"].as_str().unwrap_or("-")));
+                failures
+                    .push(format!("{file}: {kind} {}: {error}", object["metadata"]["name"].as_str().unwrap_or("-")));
             }
         }
     }
     // The one refusal is right: metrics-server's base Deployment gets its selector from its
     // kustomization's commonLabels, and `kubectl apply -f deployment.yaml` alone is refused with
     // "spec.selector: Required value" (see tests/realworld/README.md, metrics-server).
-    let expected = ["metrics-server/deployment.yaml: Deployment metrics-server: required field `spec.selector` is missing (Kubernetes 1.33)"];
+    let expected = [
+        "metrics-server/deployment.yaml: Deployment metrics-server: required field `spec.selector` is missing (Kubernetes 1.33)",
+    ];
     assert_eq!(failures, expected, "{}", failures.join("\n"));
     eprintln!("{built_in} built-in objects, {custom_checked} custom resources checked against their CRD");
     // Measured on the corpus when this test was written: nothing vacuous passes.

@@ -26,7 +26,8 @@ use serde::de::DeserializeOwned;
 pub(super) fn check<T: DeserializeOwned + Serialize>(object: &Value) -> Vec<StrictError> {
     let mut ignored: Vec<Vec<Step>> = Vec::new();
     let mut record = |path: serde_ignored::Path<'_>| ignored.push(steps(&path));
-    let result: Result<T, _> = serde_ignored::deserialize(object, &mut record as &mut dyn FnMut(serde_ignored::Path<'_>));
+    let result: Result<T, _> =
+        serde_ignored::deserialize(object, &mut record as &mut dyn FnMut(serde_ignored::Path<'_>));
     let mut errors: Vec<StrictError> = ignored.into_iter().map(|steps| unknown_field::<T>(object, steps)).collect();
     match result {
         Ok(typed) => match serde_json::to_value(&typed) {
