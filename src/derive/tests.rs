@@ -385,12 +385,13 @@ fn namespaces_labels_and_annotations() {
 }
 
 #[test]
-fn unknown_fields_survive_in_their_order() {
-    let yaml = workload_yaml("Deployment", "d", Some(2), "      futureField: {x: 1}\n")
-        .replace("spec:\n  replicas", "spec:\n  zzz: kept\n  replicas");
+fn fields_kix_does_not_read_survive_in_their_order() {
+    // Fields Kubernetes knows and kix never reads (unknown ones are K0440 since strict validation).
+    let yaml = workload_yaml("Deployment", "d", Some(2), "      hostAliases: [{ip: 10.0.0.1, hostnames: [x]}]\n")
+        .replace("spec:\n  replicas", "spec:\n  minReadySeconds: 5\n  replicas");
     let compiled = compile_one("node", MULTI_NODE, web("", &yaml));
     let spec = compiled.instance("c", "app").objects[0]["spec"].as_mapping().unwrap().clone();
     let keys: Vec<&str> = spec.keys().map(|k| k.as_str().unwrap()).collect();
-    assert_eq!(keys, ["zzz", "replicas", "selector", "template"]);
-    assert_eq!(spec["template"]["spec"]["futureField"]["x"], 1);
+    assert_eq!(keys, ["minReadySeconds", "replicas", "selector", "template"]);
+    assert_eq!(spec["template"]["spec"]["hostAliases"][0]["hostnames"][0], "x");
 }
