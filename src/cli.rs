@@ -5,6 +5,7 @@
 //! (clap's own convention), findings with 1.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::ArgValueCompleter;
 use std::path::PathBuf;
 
 /// kix: compile availability levels into Kubernetes placement, and prove it.
@@ -27,17 +28,42 @@ pub enum Command {
     Schedule(ScheduleArgs),
     /// Place every replica of the given workloads, one pod at a time.
     Simulate(SimulateArgs),
-    /// Print a shell completion script, e.g. `kix completions bash > /etc/bash_completion.d/kix`.
+    /// Lint Kubernetes manifests kix did not write for placement mistakes.
+    Lint(LintArgs),
+    /// Print a shell completion script, e.g. `source <(kix completions bash)` in ~/.bashrc: it completes
+    /// subcommands, flags, and the cluster and instance names of the kix root you are in.
     Completions {
         /// The shell to complete for.
         shell: clap_complete::Shell,
     },
-    /// Explain a diagnostic code, e.g. `kix explain K0302`; without a code, list them all.
+    /// Print kix's man page (roff), e.g. `kix man > /usr/local/share/man/man1/kix.1`.
+    Man,
+    /// Explain a diagnostic code (`kix explain K0302`; without one, list them all), or how an instance got its
+    /// level, replicas, spread and budget (`kix explain --cluster prod --instance shop`).
     #[command(alias = "explain-code")]
-    Explain {
-        /// The code to explain.
-        code: Option<String>,
-    },
+    Explain(ExplainArgs),
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct ExplainArgs {
+    /// The code to explain.
+    #[arg(conflicts_with_all = ["cluster", "instance", "workload"])]
+    pub code: Option<String>,
+    /// The cluster of the instance to explain.
+    #[arg(long, requires = "instance", add = ArgValueCompleter::new(crate::completion::cluster_names))]
+    pub cluster: Option<String>,
+    /// The instance to explain, step by step, each step with the file and line it came from.
+    #[arg(long, requires = "cluster", add = ArgValueCompleter::new(crate::completion::instance_names))]
+    pub instance: Option<String>,
+    /// Only this workload of the instance.
+    #[arg(long, requires = "instance")]
+    pub workload: Option<String>,
+    /// The directory holding clusters/ and packages/ (default: found as for build).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Text, or the derivation as JSON.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 /// Output format for reports and diagnostics.
@@ -51,11 +77,12 @@ pub enum Format {
 /// Which tree to read and which clusters to compile.
 #[derive(Clone, Debug, Args)]
 pub struct SelectArgs {
-    /// The directory holding clusters/ and packages/.
-    #[arg(long, default_value = ".")]
-    pub root: PathBuf,
+    /// The directory holding clusters/ and packages/; default: the current directory or the nearest
+    /// parent holding clusters/ (as cargo finds Cargo.toml).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
     /// Compile only these clusters (repeatable); default: all of them.
-    #[arg(long = "cluster", value_name = "NAME")]
+    #[arg(long = "cluster", value_name = "NAME", add = ArgValueCompleter::new(crate::completion::cluster_names))]
     pub clusters: Vec<String>,
     /// Fail (exit 1) when there are warnings.
     #[arg(long)]
@@ -72,9 +99,22 @@ pub struct BuildArgs {
     /// Where to write the manifests; default ROOT/out.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Print one YAML stream to stdout instead of writing files.
+    /// Print one cluster's YAML stream to stdout instead of writing files (choose it with --cluster).
     #[arg(long)]
     pub stdout: bool,
+    /// With --stdout: every selected cluster's stream, each preceded by a comment naming it.
+    #[arg(long, requires = "stdout")]
+    pub all: bool,
+    /// Write nothing; exit 1, listing the files, when the output directory is not what a build would write
+    /// (for CI over a committed out/).
+    #[arg(long, conflicts_with = "stdout")]
+    pub check: bool,
+    /// With --check: also print a unified diff of each changed file.
+    #[arg(long, requires = "check")]
+    pub diff: bool,
+    /// No summary table after writing (diagnostics are still printed).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Clone, Debug, Args)]
@@ -107,6 +147,22 @@ pub struct SimulateArgs {
     /// Manifests holding Deployments and StatefulSets to place.
     #[arg(required = true)]
     pub manifests: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct LintArgs {
+    /// Manifest files, directories (walked for *.yaml and *.yml in path order) or `-` for stdin.
+    #[arg(required = true, value_name = "FILE|DIR|-")]
+    pub inputs: Vec<PathBuf>,
+    /// Also check against this cluster's declared substrate, failure-domain keys and inventory.
+    #[arg(long, value_name = "NAME", add = ArgValueCompleter::new(crate::completion::cluster_names))]
+    pub cluster: Option<String>,
+    /// The directory holding clusters/ (for --cluster); default: the nearest directory upward holding clusters/.
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// How to print findings.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }

@@ -5,11 +5,12 @@
 //! Exit status: 0 success (warnings allowed), 1 findings or failure, 2 bad
 //! usage (clap's own convention, kept for usage errors kix finds itself).
 
-use crate::cli::{BuildArgs, Cli, Command, Format, SelectArgs, VerifyArgs};
+use crate::cli::{BuildArgs, Cli, Command, ExplainArgs, Format, LintArgs, SelectArgs, VerifyArgs};
 use crate::compile::{self, BuildRequest, Output, Selection};
 use crate::diag::{Code, Diagnostics, Style};
-use crate::{sim, verify};
+use crate::{explain, lint, sim, verify};
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 /// Runs one command line and returns the process exit status.
@@ -21,19 +22,34 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Schedule(args) => {
             let report = sim::schedule(&sim::ScheduleRequest { state: args.state, pod: args.pod });
             let json = args.format == Format::Json;
-            finish_report(report.map(|r| if json { r.to_json() } else { r.to_text() }), args.format)
+            // A pod left Pending is a finding: exit 1, as verify does for a workload that misses its level.
+            let report = report.map(|r| (if json { r.to_json() } else { r.to_text() }, r.selected.is_none()));
+            finish_report(report, args.format)
         }
         Command::Simulate(args) => {
             let report = sim::simulate(&sim::SimulateRequest { state: args.state, manifests: args.manifests });
             let json = args.format == Format::Json;
-            finish_report(report.map(|r| if json { r.to_json() } else { r.to_text() }), args.format)
+            let report = report.map(|r| (if json { r.to_json() } else { r.to_text() }, r.pending() > 0));
+            finish_report(report, args.format)
         }
-        Command::Explain { code } => explain(code.as_deref()),
-        Command::Completions { shell } => {
+        Command::Lint(args) => lint(&args),
+        Command::Explain(args) => match (&args.cluster, &args.instance) {
+            (Some(cluster), Some(instance)) => explain_instance(&args, cluster, instance),
+            _ => explain(args.code.as_deref()),
+        },
+        Command::Man => {
             use clap::CommandFactory;
-            let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "kix", &mut script);
-            print_stdout(&String::from_utf8_lossy(&script));
+            let mut page = Vec::new();
+            match clap_mangen::Man::new(Cli::command()).render(&mut page) {
+                Ok(()) => {
+                    print_stdout(&String::from_utf8_lossy(&page));
+                    ExitCode::SUCCESS
+                }
+                Err(error) => usage_error(&format!("cannot render the man page: {error}")),
+            }
+        }
+        Command::Completions { shell } => {
+            print_stdout(&crate::completion::registration(shell));
             ExitCode::SUCCESS
         }
     }
@@ -42,21 +58,52 @@ pub fn run(cli: Cli) -> ExitCode {
 impl SelectArgs {
     /// The library's view of the selection flags.
     pub fn selection(&self) -> Selection {
-        Selection { root: self.root.clone(), clusters: self.clusters.clone(), deny_warnings: self.deny_warnings }
+        let root = self.root.clone().unwrap_or_else(|| compile::find_root(Path::new(".")));
+        Selection { root, clusters: self.clusters.clone(), deny_warnings: self.deny_warnings }
     }
 }
 
 /// `kix build`.
 fn build(args: &BuildArgs) -> ExitCode {
-    let output = if args.stdout { Output::Stream } else { Output::Directory(args.out.clone()) };
-    let built = compile::build(&BuildRequest { selection: args.select.selection(), output });
+    let output = if args.stdout {
+        Output::Stream { all: args.all }
+    } else if args.check {
+        Output::Check(args.out.clone())
+    } else {
+        Output::Directory(args.out.clone())
+    };
+    let built = match compile::build(&BuildRequest { selection: args.select.selection(), output }) {
+        Ok(built) => built,
+        Err(usage) => return usage_error(&usage.to_string()),
+    };
     if let Some(stream) = &built.stream {
         print_stdout(stream);
     }
+    if let Some(differences) = &built.differences {
+        let status = report(&built.compiled.diagnostics, args.select.format, None);
+        if differences.is_empty() {
+            return status;
+        }
+        print_stdout(&render_differences(differences, args.diff));
+        return ExitCode::FAILURE;
+    }
+    if built.written.is_some() && !args.quiet {
+        print_stdout(&match args.select.format {
+            Format::Text => summary_text(&built.compiled.clusters),
+            Format::Json => format!(
+                "{}\n",
+                serde_json::to_string_pretty(&summary_json(&built.compiled.clusters)).unwrap_or_default()
+            ),
+        });
+    }
     let done = built.written.as_ref().filter(|_| args.select.format == Format::Text).map(|written| {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let shared = match written.shared {
+            0 => String::new(),
+            n => format!(" and {n} object{} shared by instances ({})", plural(n), crate::derive::SHARED_FILE),
+        };
         format!(
-            "wrote {} instance{} for {} cluster{} to {}",
+            "wrote {} instance{}{shared} for {} cluster{} to {}",
             written.instances,
             plural(written.instances),
             written.clusters,
@@ -65,6 +112,118 @@ fn build(args: &BuildArgs) -> ExitCode {
         )
     });
     report(&built.compiled.diagnostics, args.select.format, done.as_deref())
+}
+
+/// The build summary: per cluster, each instance's package version, requested -> resolved level, and each
+/// workload's replicas and whether kix derived a budget for it.
+fn summary_text(clusters: &[crate::derive::ClusterPlan]) -> String {
+    let mut out = String::new();
+    for cluster in clusters {
+        out.push_str(&format!("cluster {}\n", cluster.name));
+        let mut rows = vec![["INSTANCE".to_string(), "PACKAGE".into(), "LEVEL".into(), "WORKLOADS".into()]];
+        let mut instances: Vec<_> = cluster.instances.iter().collect();
+        instances.sort_by(|a, b| a.name.cmp(&b.name));
+        for instance in instances {
+            let level = if instance.requested == instance.level {
+                instance.level.to_string()
+            } else {
+                format!("{} -> {}", instance.requested, instance.level)
+            };
+            let workloads: Vec<String> = instance
+                .workloads
+                .iter()
+                .map(|w| format!("{} x{}{}", w.name, w.replicas, if w.derived_pdb { " +pdb" } else { "" }))
+                .collect();
+            rows.push([
+                instance.name.clone(),
+                format!("{} {}", instance.package, instance.package_version),
+                level,
+                if workloads.is_empty() { "-".into() } else { workloads.join(", ") },
+            ]);
+        }
+        let widths: Vec<usize> = (0..4).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0)).collect();
+        for row in &rows {
+            let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
+            out.push_str(&format!("  {}\n", cells.join("  ").trim_end()));
+        }
+        for shared in &cluster.shared {
+            out.push_str(&format!(
+                "  shared ({}): {} (instances {})\n",
+                crate::derive::SHARED_FILE,
+                object_name(&shared.object),
+                shared.instances.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// `Kind name` of an emitted object.
+fn object_name(object: &crate::yaml::Value) -> String {
+    let text = |value: Option<&crate::yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
+    format!("{} {}", text(object.get("kind")), text(object.get("metadata").and_then(|m| m.get("name"))))
+}
+
+/// The build summary as JSON: `{"clusters": [{"cluster", "instances": [{..., "workloads": [...]}]}]}`.
+fn summary_json(clusters: &[crate::derive::ClusterPlan]) -> serde_json::Value {
+    let cluster = |c: &crate::derive::ClusterPlan| {
+        let instances: Vec<serde_json::Value> = c
+            .instances
+            .iter()
+            .map(|i| {
+                let workloads: Vec<serde_json::Value> = i
+                    .workloads
+                    .iter()
+                    .map(|w| {
+                        serde_json::json!({
+                            "kind": w.kind.as_str(), "name": w.name, "level": w.level.as_str(),
+                            "replicas": w.replicas, "pdb": w.derived_pdb, "spread": w.spread_keys,
+                            "hard": w.hard_key, "explicit_placement": w.explicit_placement,
+                        })
+                    })
+                    .collect();
+                serde_json::json!({
+                    "instance": i.name, "namespace": i.namespace, "package": i.package,
+                    "version": i.package_version, "requested": i.requested.as_str(), "level": i.level.as_str(),
+                    "workloads": workloads,
+                })
+            })
+            .collect();
+        let shared: Vec<serde_json::Value> = c
+            .shared
+            .iter()
+            .map(|s| serde_json::json!({ "object": object_name(&s.object), "instances": s.instances }))
+            .collect();
+        serde_json::json!({ "cluster": c.name, "instances": instances, "shared": shared })
+    };
+    serde_json::json!({ "clusters": clusters.iter().map(cluster).collect::<Vec<_>>() })
+}
+
+/// `kix build --check`'s report: one line per file that differs, and with `diff` a unified diff of each change.
+fn render_differences(differences: &[crate::emit::Difference], diff: bool) -> String {
+    use crate::emit::Difference;
+    let mut out = String::new();
+    for difference in differences {
+        let path = difference.path().display();
+        match difference {
+            Difference::Missing { .. } => out.push_str(&format!("missing  {path}\n")),
+            Difference::Extra { .. } => out.push_str(&format!("extra    {path} (a build removes it)\n")),
+            Difference::Changed { found, written, .. } => {
+                out.push_str(&format!("changed  {path}\n"));
+                if diff {
+                    let text = similar::TextDiff::from_lines(found.as_str(), written.as_str());
+                    let header = (format!("a/{path}"), format!("b/{path}"));
+                    out.push_str(&text.unified_diff().context_radius(3).header(&header.0, &header.1).to_string());
+                }
+            }
+        }
+    }
+    out.push_str(&format!(
+        "kix: {} file{} differ from what `kix build` would write; run `kix build` and commit the result\n",
+        differences.len(),
+        if differences.len() == 1 { "" } else { "s" }
+    ));
+    out
 }
 
 /// `kix check`.
@@ -93,12 +252,44 @@ fn verify(args: &VerifyArgs) -> ExitCode {
     if verified.failures() > 0 { ExitCode::FAILURE } else { status }
 }
 
-/// Prints a command's report, or its diagnostics when it failed.
-fn finish_report(result: Result<String, sim::input::InputError>, format: Format) -> ExitCode {
+/// `kix lint`: exit 1 when a finding is an error. `-` reads stdin (once, however often it is named).
+fn lint(args: &LintArgs) -> ExitCode {
+    let mut stdin = None;
+    let mut inputs = Vec::new();
+    for path in &args.inputs {
+        if path.as_os_str() == "-" {
+            if stdin.is_none() {
+                let mut text = String::new();
+                if let Err(error) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+                    return usage_error(&format!("cannot read stdin: {error}"));
+                }
+                stdin = Some(());
+                inputs.push(lint::Input::Text { name: "<stdin>".into(), text });
+            }
+        } else {
+            inputs.push(lint::Input::Path(path.clone()));
+        }
+    }
+    let root = args.root.clone().unwrap_or_else(|| compile::find_root(Path::new(".")));
+    let request = lint::LintRequest { inputs, cluster: args.cluster.clone(), root };
+    let linted = lint::lint(&request);
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let done = format!(
+        "linted {} ({}, {}) from {}",
+        plural(linted.objects, "object"),
+        plural(linted.workloads, "workload"),
+        plural(linted.budgets, "PodDisruptionBudget"),
+        plural(linted.files, "file")
+    );
+    report(&linted.diagnostics, args.format, Some(&done))
+}
+
+/// Prints a command's report (exit 1 when it says something failed), or its diagnostics when it could not run.
+fn finish_report(result: Result<(String, bool), sim::input::InputError>, format: Format) -> ExitCode {
     match result {
-        Ok(report) => {
+        Ok((report, failed)) => {
             print_stdout(&report);
-            ExitCode::SUCCESS
+            if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
         }
         Err(error) => {
             print_diagnostics(&Diagnostics::from(error), format, None);
@@ -151,6 +342,31 @@ fn print_diagnostics(diagnostics: &Diagnostics, format: Format, done: Option<&st
         }
     }
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// `kix explain --cluster C --instance I [--workload W]`: the derivation, step by step.
+fn explain_instance(args: &ExplainArgs, cluster: &str, instance: &str) -> ExitCode {
+    let root = args.root.clone().unwrap_or_else(|| compile::find_root(Path::new(".")));
+    let request = explain::ExplainRequest {
+        selection: Selection { root, ..Selection::default() },
+        cluster: cluster.to_string(),
+        instance: instance.to_string(),
+        workload: args.workload.clone(),
+    };
+    match explain::explain(&request) {
+        Ok(derivation) => {
+            match args.format {
+                Format::Text => print_stdout(&explain::render_text(&derivation)),
+                Format::Json => print_stdout(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&derivation).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+                )),
+            }
+            ExitCode::SUCCESS
+        }
+        Err(explain::ExplainError::Compile(diagnostics)) => report(&diagnostics, args.format, None),
+        Err(explain::ExplainError::Unknown(message)) => usage_error(&message),
+    }
 }
 
 /// `kix explain [CODE]`: one code's meaning, or the table of all.

@@ -81,6 +81,14 @@ codes! {
         "Every directory directly under packages/ is a package and needs a kix.toml; a directory without one is skipped.";
     InputRefused = "K0108", Error, "an input is refused for safety (size, encoding, nesting, symlink)",
         "kix reads at most 16 MiB per file, only UTF-8 text, YAML nested at most 64 levels deep with bounded alias expansion, and follows no symlink that leaves the package directory. The input exceeds one of these limits.";
+    InvalidResourcePattern = "K0110", Error, "a resources pattern in kix.toml is not a relative path pattern",
+        "resources = [...] lists files of the package directory: relative paths with '/' between directories, where '*' matches any characters of one name, '?' one character and '**' (a whole path part) any number of directories. A pattern may not be empty, absolute, contain '..' or use other glob syntax ([...], {...}, backslashes).";
+    ResourcePatternMatchesNothing = "K0111", Error, "a resources pattern in kix.toml matches no file",
+        "Every entry of resources = [...] must name at least one file of the package directory (directories are not resources, and kix.toml never is). Correct the path or remove the entry.";
+    KustomizationSkipped = "K0112", Warning, "a kustomization file asks for transformations kix does not apply",
+        "A Kustomization (kustomization.yaml, .yml or Kustomization, or a document of kind Kustomization or Component in group kustomize.config.k8s.io) is not a Kubernetes object, so kix skips it. It asks kustomize to change the resources (names, labels, images, namespace, patches, generated objects, replicas...), and kix does not: the objects are emitted as written. Apply the changes to the YAML files, or render the kustomization first and package its output.";
+    NothingToSimulate = "K0115", Error, "the manifests given to kix simulate hold no workload",
+        "kix simulate places the replicas of the Deployments and StatefulSets (apps/v1) in the manifests it is given; none of the files holds one. Check the file names, or that the workloads' apiVersion is apps/v1.";
     // K02xx: names, keys and versions.
     InvalidName = "K0201", Error, "a name is not a DNS-1123 label",
         "Cluster names (the file stem), instance names, package names and namespaces must be DNS-1123 labels: at most 63 characters of a-z, 0-9 and '-', starting and ending alphanumeric. They become paths under out/ and Kubernetes namespaces.";
@@ -94,6 +102,8 @@ codes! {
         "instances.version must be a semver requirement such as ^1.2, ~1.4.0, >=1, <2 or =1.4.0.";
     InvalidZone = "K0206", Error, "an availability zone is not a valid label value, or is declared twice",
         "capabilities.availabilityZones become values of the zone label nodes carry: each must be a non-empty label value (at most 63 characters of letters, digits, '-', '_' and '.', starting and ending alphanumeric), listed once.";
+    UnknownAllow = "K0207", Error, "an allow entry names no warning code",
+        "allow = [...] on a cluster or an instance acknowledges warnings by their code (`kix explain` lists them): each entry must be the code of a warning; errors cannot be acknowledged.";
     // K03xx: resolving instances, levels and ceilings.
     ContradictoryCapabilities = "K0301", Error, "multiNode = false together with two or more zones",
         "A single-node cluster cannot span two availability zones. Correct capabilities.multiNode or capabilities.availabilityZones.";
@@ -131,7 +141,7 @@ codes! {
     ExplicitPlacementWithoutPdb = "K0408", Warning, "a workload with its own topologySpreadConstraints has no PDB",
         "R11: the workload brings its own placement, so kix derives neither spread nor a PDB for it; nothing in the instance stops a drain from evicting all its pods at once. Ship a PDB with the package.";
     ForeignNamespace = "K0409", Error, "a package object names a namespace other than the instance's",
-        "Namespaced objects are placed in the instance's namespace. Remove metadata.namespace from the object, or set the instance's namespace.";
+        "Namespaced objects are placed in the instance's namespace. An object may name no namespace, the instance's, the one the package is written for (meta.namespace in kix.toml: it moves to the instance's namespace, and so do references to it) or one the package keeps (meta.keepNamespaces, for objects that must stay in a shared namespace such as RBAC in kube-system). Any other namespace is refused: set one of those keys, or remove metadata.namespace from the object.";
     EmptySelector = "K0410", Error, "a workload has no selector, or an empty one",
         "An empty selector selects everything (or, in spread constraints, nothing): kix never copies one. Give spec.selector matchLabels that identify the workload's pods.";
     InvalidSelector = "K0411", Error, "a label selector is malformed",
@@ -147,7 +157,19 @@ codes! {
     ReplicasOutOfRange = "K0416", Error, "a replica count in kix.toml is above the Kubernetes maximum",
         "R6: spec.replicas is an int32, so a replicas mapping may name at most 2147483647 for a level.";
     ObjectInTwoInstances = "K0417", Error, "two instances of one cluster emit the same object",
-        "Two instances in one namespace (or two instances emitting one cluster-scoped object) produce an object with the same apiVersion group, kind, namespace and name: applied together, one overwrites the other. Give the instances different namespaces, or move the shared object into a package of its own.";
+        "Two instances in one namespace (or two instances emitting one cluster-scoped object) produce an object with the same apiVersion group, kind, namespace and name: applied together, one overwrites the other. A cluster-scoped object that every instance emitting it emits identically (apart from kix's per-instance labels) is not an error: kix writes it once, to _shared.yaml. The message names the first field at which the two objects differ. Give the instances different namespaces, make the objects identical, or move the shared object into a package of its own.";
+    KeptOwnNamespace = "K0420", Error, "meta.keepNamespaces names the package's own namespace or the instance's",
+        "A kept namespace (meta.keepNamespaces, such as kube-system) is shared with the rest of the cluster: the package's objects there stay there, and references into it are not rewritten. The namespace the package was written for (meta.namespace) moves to the instance's namespace, so it cannot also be kept; and an instance cannot run in a namespace its package keeps, since its own objects and the kept ones would mix and createNamespace would claim a shared namespace. Remove the entry, or give the instance another namespace.";
+    InvalidAutoscaler = "K0430", Error, "an autoscaler's fields cannot be read",
+        "A HorizontalPodAutoscaler or KEDA ScaledObject of the package has a replica bound that is not a count (or below what the API accepts: minReplicas at least 1), no maxReplicas, a maximum below its minimum, or a scaleTargetRef without kind or name.";
+    TwoAutoscalers = "K0431", Error, "two autoscalers scale one workload",
+        "Two HorizontalPodAutoscalers or ScaledObjects of the package name the same Deployment or StatefulSet in scaleTargetRef: they would fight over its spec.replicas. Keep one.";
+    AutoscalerMinRaised = "K0432", Warning, "kix raised an autoscaler's minimum to the level's replica count",
+        "The autoscaler owns the workload's spec.replicas and may scale it down to its minimum, below the replica count the workload's level needs (its replicas mapping), which would break the level. kix raises minReplicas (minReplicaCount) to that count, never lowers it, and leaves spec.replicas as written. Write the minimum into the autoscaler to silence the warning.";
+    AutoscalerMaxRaised = "K0433", Warning, "kix raised an autoscaler's maximum to its raised minimum",
+        "After raising the autoscaler's minimum to the level's replica count, its maxReplicas (maxReplicaCount) was below it, which the API server refuses; kix raises the maximum to the minimum. Raise maxReplicas in the package to give the autoscaler room.";
+    UnmanagedReplicas = "K0434", Warning, "a ReplicaSet or ReplicationController gets no spread or budget",
+        "kix manages Deployments and StatefulSets: it derives replicas, topologySpreadConstraints and a PodDisruptionBudget only for them. A ReplicaSet or ReplicationController at level pod or higher is emitted as written, so its pods may share one node and a drain may evict them all. Rewrite it as an apps/v1 Deployment (its selector under matchLabels, the same template).";
     // K0440-K0449: strict validation of whole objects (kube/strict).
     UnknownField = "K0440", Error, "an object has a field its schema does not know",
         "A field of a built-in object that Kubernetes 1.33 does not define, or a field of a custom resource that its CustomResourceDefinition (shipped in the package) does not declare. kubectl apply refuses it (strict field validation) or the API server drops it silently: either way it is a typo. The help names the closest field there is.";
@@ -157,11 +179,55 @@ codes! {
         "A value of the wrong type (a string where an integer is required, a list where an object is), or a value its type cannot read (a malformed timestamp or base64 text). The API server refuses the object.";
     NotServed = "K0443", Error, "an object's apiVersion and kind are not served",
         "Kubernetes 1.33 does not serve this apiVersion and kind (apps/v1beta1 StatefulSet, extensions/v1beta1 Deployment, policy/v1beta1 PodDisruptionBudget were removed), or the package's CustomResourceDefinition does not serve that version. The help names the apiVersion that serves the kind.";
+    // K0450-K0454: what a workload's own pod anti-affinity does on the declared domains.
+    AntiAffinityDeadlock = "K0450", Warning, "a workload's own required pod anti-affinity cannot hold its replicas or its rollout on the declared domains",
+        "A required podAntiAffinity term whose topologyKey is a failure-domain key and whose selector selects the workload's own pods allows one pod per domain, old and new revisions alike. kix counts the domains the cluster file declares: nodes of the [[nodePools]] inventory for the node key, capabilities.availabilityZones for the zone key (unknown counts are not checked). More replicas than domains leaves pods Pending; a Deployment with as many replicas as domains and maxUnavailable 0 deadlocks its rolling update (the surge pod has no domain and no old pod may stop first), and a drain leaves the evicted pod Pending. Allow maxUnavailable 1, add matchLabelKeys: [pod-template-hash] to the term, use a preferred term or a topologySpreadConstraint instead, or add a domain.";
     // K05xx: writing output.
     WriteFailed = "K0501", Error, "output cannot be written",
         "kix writes to a temporary directory beside out/ and renames it into place; a failure leaves the previous out/ untouched.";
     WarningsDenied = "K0502", Error, "warnings were denied by --deny-warnings",
         "--deny-warnings turns any warning into a failed build.";
+    // K07xx: lint (linting manifests kix did not write).
+    LintSpreadMissesOwnPods = "K0701", Error, "a spread constraint's selector selects none of its workload's pods",
+        "kix lint: the scheduler counts only pods matching the constraint's labelSelector (podtopologyspread), so a selector that misses the workload's own pods balances some other set and never spreads this one. Copy the workload's spec.selector into labelSelector.";
+    LintPdbSelectsNothing = "K0702", Warning, "a PodDisruptionBudget selects no workload's pods",
+        "kix lint: no Deployment or StatefulSet in the linted manifests of the budget's namespace has pods its selector matches (a budget without a selector matches none), so it protects nothing. Make spec.selector match the workload's pod template labels.";
+    LintSpreadCountsOthers = "K0703", Warning, "a spread constraint also counts another workload's pods",
+        "kix lint: the constraint's labelSelector (with its matchLabelKeys) matches pods of another workload in the namespace, so the scheduler balances the two together and this workload can end up in one domain. Narrow labelSelector to the workload's own spec.selector, or add matchLabelKeys: [pod-template-hash] on a Deployment.";
+    LintPdbOverSeveral = "K0704", Warning, "a PodDisruptionBudget selects pods of more than one workload",
+        "kix lint: the budget is shared by the workloads it selects, so disrupting one can be blocked by the other and its count is the sum of both. Give each workload its own budget with the workload's own selector.";
+    LintSpreadWithoutSelector = "K0705", Error, "a spread constraint has no labelSelector, or an empty one",
+        "kix lint: a constraint without labelSelector counts no pods, and an empty one ({}) has been a silent no-op in recent releases (kubernetes#141339): either way nothing is spread. Set labelSelector to the workload's spec.selector.";
+    LintHardSpreadWithoutHash = "K0706", Warning, "a hard spread on a Deployment lacks matchLabelKeys: [pod-template-hash]",
+        "kix lint: without it a rolling update counts old and new pods together, so the new ReplicaSet can end up in one domain once the old pods are gone (Kubernetes docs, Pod Topology Spread Constraints, matchLabelKeys). Add matchLabelKeys: [pod-template-hash].";
+    LintMinDomainsSoft = "K0707", Error, "minDomains on a constraint that is not DoNotSchedule",
+        "kix lint: the API server refuses minDomains unless whenUnsatisfiable is DoNotSchedule (ValidateTopologySpreadConstraints). Remove minDomains, or make the constraint DoNotSchedule.";
+    LintDuplicateConstraint = "K0708", Error, "two spread constraints share topologyKey and whenUnsatisfiable",
+        "kix lint: the API server refuses a pod whose topologySpreadConstraints repeat a (topologyKey, whenUnsatisfiable) pair (ValidateTopologySpreadConstraints). Merge the two constraints.";
+    LintMatchLabelKeyInSelector = "K0709", Error, "a matchLabelKeys key is also in the labelSelector",
+        "kix lint: the API server refuses a matchLabelKeys key that the labelSelector already uses (ValidateTopologySpreadConstraints). Remove the key from one of them.";
+    LintPdbZeroMaxUnavailable = "K0710", Error, "a PodDisruptionBudget has maxUnavailable 0",
+        "kix lint: the disruption controller then allows no disruption at all, so every node drain that meets one of its pods waits forever. Use maxUnavailable: 1.";
+    LintPdbMinAvailableBlocks = "K0711", Error, "a PodDisruptionBudget's minAvailable is 100% or at least the replica count",
+        "kix lint: disruptionsAllowed = healthy - minAvailable (percentages rounded up) is 0 with every pod healthy, so every node drain that meets one of its pods waits forever. Use maxUnavailable: 1, or a minAvailable below the replica count.";
+    LintPdbOverOneReplica = "K0712", Warning, "a PodDisruptionBudget covers a one-replica workload",
+        "kix lint: a budget over one pod either blocks every drain (minAvailable 1, K0711) or, as here, lets the only pod go and protects nothing. Run two or more replicas, or drop the budget.";
+    LintPodsUnderTwoPdbs = "K0713", Error, "a workload's pods are selected by two PodDisruptionBudgets",
+        "kix lint: the eviction API refuses to evict a pod covered by more than one PodDisruptionBudget, so draining any node that runs one never finishes. Keep one budget per workload.";
+    LintPdbNoEvictionPolicy = "K0714", Warning, "a PodDisruptionBudget has no explicit unhealthyPodEvictionPolicy",
+        "kix lint: the default, IfHealthyBudget, lets a running but not-ready pod block drains while the budget is unhealthy (a crash-looping pod stops a node upgrade). Set unhealthyPodEvictionPolicy: AlwaysAllow (or IfHealthyBudget deliberately).";
+    LintNoSpreadNoAntiAffinity = "K0715", Warning, "a multi-replica workload has neither spread constraints nor pod anti-affinity",
+        "kix lint: only the scheduler's soft default spreading applies, so every replica may land on one node or zone. Add topologySpreadConstraints over kubernetes.io/hostname (and the zone key) with the workload's selector.";
+    LintZoneAntiAffinity = "K0716", Warning, "required pod anti-affinity on a zone key caps replicas at the zone count",
+        "kix lint: a required anti-affinity term that matches the workload's own pods allows one pod per zone (interpodaffinity Filter), so replicas beyond the number of zones stay Pending, and so does a surge pod during a rolling update. Use a topologySpreadConstraint on the zone key with maxSkew 1 instead.";
+    LintAutoscalerBelowTwo = "K0717", Warning, "an HPA lets a workload with a PDB scale below two replicas",
+        "kix lint: at one replica the workload's budget either blocks every drain or protects nothing. Set the HorizontalPodAutoscaler's minReplicas to 2 or more.";
+    LintHardRuleOnMissingKey = "K0720", Error, "a hard placement rule uses a key the cluster's nodes lack",
+        "kix lint --cluster: a DoNotSchedule spread constraint or required pod affinity on a node label the cluster's nodes do not carry (its inventory, or the keys its file declares) leaves every pod Pending (podtopologyspread: missing required label). Use a key the nodes carry, or declare it.";
+    LintAntiAffinityOnMissingKey = "K0721", Warning, "required pod anti-affinity uses a key the cluster's nodes lack",
+        "kix lint --cluster: on a node without the term's topologyKey no anti-affinity term matches (interpodaffinity nodeMatchesAnyTopologyTerm), so the rule separates nothing. Use a key the nodes carry.";
+    LintTooManyReplicas = "K0722", Error, "more replicas than a hard rule can place on the cluster's domains",
+        "kix lint --cluster: required pod anti-affinity matching the workload's own pods places one pod per domain of its key, and a DoNotSchedule spread with minDomains above the number of domains places at most maxSkew pods per domain; the replicas beyond stay Pending. A DoNotSchedule spread with minDomains at most the domain count places any number.";
 }
 
 /// Where in an input a diagnostic points.
@@ -379,6 +445,9 @@ impl Style {
 #[derive(Clone, Debug, Default)]
 pub struct Diagnostics {
     items: Vec<Diagnostic>,
+    /// Warnings the inputs acknowledge (`allow = [...]`): not printed, counted in the summary, kept for
+    /// `kix explain`.
+    acknowledged: Vec<Diagnostic>,
 }
 
 impl Diagnostics {
@@ -406,6 +475,19 @@ impl Diagnostics {
         self.items.is_empty()
     }
 
+    /// Moves the warnings `allowed` says the inputs acknowledge out of the report; errors always stay.
+    pub fn acknowledge(&mut self, allowed: impl Fn(&Diagnostic) -> bool) {
+        let (moved, kept): (Vec<Diagnostic>, Vec<Diagnostic>) =
+            std::mem::take(&mut self.items).into_iter().partition(|d| d.severity() == Severity::Warning && allowed(d));
+        self.items = kept;
+        self.acknowledged.extend(moved);
+    }
+
+    /// The acknowledged warnings, in report order.
+    pub fn acknowledged(&self) -> &[Diagnostic] {
+        &self.acknowledged
+    }
+
     /// Sorts into a stable order (file, line, column, code, message) and drops exact repeats,
     /// so the same inputs always print the same report.
     pub fn finish(&mut self) {
@@ -423,11 +505,15 @@ impl Diagnostics {
         self.items.dedup();
     }
 
-    /// The closing summary line, e.g. `kix: 2 errors, 1 warning`.
+    /// The closing summary line, e.g. `kix: 2 errors, 1 warning` or `0 errors, 0 warnings (4 acknowledged)`.
     pub fn summary(&self) -> String {
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let acknowledged = match self.acknowledged.len() {
+            0 => String::new(),
+            n => format!(" ({n} acknowledged)"),
+        };
         format!(
-            "{}, {}",
+            "{}, {}{acknowledged}",
             plural(self.count(Severity::Error), "error"),
             plural(self.count(Severity::Warning), "warning")
         )

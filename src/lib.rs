@@ -9,17 +9,21 @@
 //! directory. [`compile`] runs the stages in order; [`commands`] is the one
 //! place that talks to the terminal. [`diag`] is the one diagnostics type every
 //! stage reports through; [`sim`] is the scheduler model that [`verify`] uses
-//! to prove the result.
+//! to prove the result; [`lint`] checks manifests kix did not write for the
+//! placement mistakes kix never makes.
 
 pub mod cli;
 pub mod commands;
 pub mod compile;
+pub mod completion;
 pub mod crosscheck;
 pub mod derive;
 pub mod diag;
 pub mod emit;
+pub mod explain;
 pub mod kube;
 pub mod level;
+pub mod lint;
 pub mod load;
 pub mod resolve;
 pub mod sim;

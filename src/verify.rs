@@ -8,7 +8,7 @@
 //! This is the edge between the compiler and the scheduler model: it turns
 //! plans and inventory nodes into the model's typed inputs.
 
-use crate::compile::{Compiled, Selection, compile};
+use crate::compile::{Compiled, Selection, UsageError, cluster_names, compile};
 use crate::derive::{ClusterPlan, InstancePlan};
 use crate::diag::Diagnostics;
 use crate::resolve::inventory::InventoryNode;
@@ -24,13 +24,6 @@ pub struct VerifyRequest {
     pub selection: Selection,
     /// A snapshot of one cluster (`kubectl get nodes,pods -A -o yaml`), instead of its inventory.
     pub state: Option<PathBuf>,
-}
-
-/// A request that cannot be carried out as asked (exit status 2).
-#[derive(Debug, thiserror::Error)]
-pub enum UsageError {
-    #[error("--state is a snapshot of one cluster: choose it with --cluster (clusters here: {clusters})")]
-    StateNeedsOneCluster { clusters: String },
 }
 
 /// What a verify run found: the compile's findings, and the reports when it got that far.
@@ -55,8 +48,7 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
         return Ok(Verified { diagnostics, reports: None });
     }
     if request.state.is_some() && clusters.len() != 1 {
-        let names: Vec<&str> = clusters.iter().map(|c| c.name.as_str()).collect();
-        return Err(UsageError::StateNeedsOneCluster { clusters: names.join(", ") });
+        return Err(UsageError::StateNeedsOneCluster { clusters: cluster_names(&clusters) });
     }
     let snapshot = match request.state.as_deref().map(crate::sim::input::read_state).transpose() {
         Ok(snapshot) => snapshot,
@@ -122,7 +114,7 @@ pub fn verify(clusters: &[ClusterPlan], snapshot: Option<&State>) -> Vec<Cluster
             None if cluster.nodes.is_empty() => (None, NodesFrom::None),
             None => {
                 let nodes = cluster.nodes.iter().map(simulated_node).collect();
-                (Some(State { nodes, pods: Vec::new() }), NodesFrom::Inventory)
+                (Some(State { nodes, ..State::default() }), NodesFrom::Inventory)
             }
         };
         let nodes = state.as_ref().map_or(0, |s| s.nodes.len());
@@ -156,6 +148,8 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
                 namespace: instance.namespace.clone(),
                 name: w.name.clone(),
                 level: w.level,
+                // Under an autoscaler the level must hold at its minimum, not at spec.replicas.
+                min_replicas: w.autoscaler.as_ref().map(|a| a.min_replicas),
             })
             .collect(),
         node_key: cluster.domains.node.clone(),
@@ -246,13 +240,7 @@ fn verdict_row(instance: &str, w: &WorkloadVerdict) -> [String; 7] {
         w.level.to_string(),
         w.replicas.to_string(),
         w.worst_case_running.map_or("-".into(), |n| format!("{n} of {}", w.replicas)),
-        if losses == 0 {
-            "-".into()
-        } else if pending == 0 {
-            format!("{} scheduled", w.replacements_scheduled)
-        } else {
-            format!("{} scheduled, {pending} pending", w.replacements_scheduled)
-        },
+        if losses == 0 { "-".into() } else { replacements_cell(w, pending) },
         if w.meets_level {
             format!("meets {}", w.level)
         } else {
@@ -260,4 +248,21 @@ fn verdict_row(instance: &str, w: &WorkloadVerdict) -> [String; 7] {
             format!("FAILS {} ({})", w.level, failed.join(", "))
         },
     ]
+}
+
+/// The REPLACEMENTS cell: how many scheduled, after how long (the longest wait for the taint
+/// eviction over the domain losses), how many Pending and how many never replaced.
+fn replacements_cell(w: &WorkloadVerdict, pending: usize) -> String {
+    let mut cell = format!("{} scheduled", w.replacements_scheduled);
+    if let Some(gap) = w.domain_losses.iter().filter_map(|l| l.replaced_after_seconds).max().filter(|g| *g > 0) {
+        let _ = write!(cell, " after {gap}s");
+    }
+    if pending > 0 {
+        let _ = write!(cell, ", {pending} pending");
+    }
+    let never: usize = w.domain_losses.iter().map(|l| l.not_replaced.len()).sum();
+    if never > 0 {
+        let _ = write!(cell, ", {never} never");
+    }
+    cell
 }

@@ -1,8 +1,13 @@
 //! Two instances of one cluster must not emit the same object: applied
 //! together, the second silently overwrites the first, and kustomize refuses
 //! the pair. Objects are keyed by (namespace, group, kind, name).
+//!
+//! Cluster-scoped objects that instances emit identically were already
+//! written once for the cluster by `derive` (its `shared` module); what is
+//! left here of them differs, and the diagnostic names the first field that
+//! does (compared without kix's per-instance labels).
 
-use crate::derive::InstancePlan;
+use crate::derive::{InstancePlan, comparable, first_difference};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::resolve::Cluster;
 use crate::yaml::Value;
@@ -12,47 +17,88 @@ use std::collections::BTreeMap;
 /// cluster-scoped, and the same group, kind and name): applied together, the second silently
 /// overwrites the first, and kustomize refuses the pair.
 pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagnostics) {
-    let mut first_owner: BTreeMap<(String, String, String, String), &str> = BTreeMap::new();
+    // Per object: the instance that emitted it first, and which of its objects it is.
+    let mut first_owner: BTreeMap<(String, String, String, String), (&InstancePlan, usize)> = BTreeMap::new();
     for plan in plans {
         // Per earlier instance: the objects this one emits again (one diagnostic per pair of instances).
-        let mut clashes: BTreeMap<&str, Vec<(String, String, String)>> = BTreeMap::new();
-        for object in &plan.objects {
+        let mut clashes: BTreeMap<&str, Vec<Clash>> = BTreeMap::new();
+        for (index, object) in plan.objects.iter().enumerate() {
             let text = |path: &[&str]| {
                 path.iter().try_fold(object, |v, k| v.get(k)).and_then(Value::as_str).unwrap_or_default().to_string()
             };
             let group = crate::kube::kind::api_group(&text(&["apiVersion"])).to_string();
             let key = (text(&["metadata", "namespace"]), group, text(&["kind"]), text(&["metadata", "name"]));
             match first_owner.get(&key) {
-                Some(owner) if *owner != plan.name => {
-                    clashes.entry(owner).or_default().push((key.0.clone(), key.2.clone(), key.3.clone()))
+                Some((owner, _)) if owner.name == plan.name => {}
+                Some(&(owner, at)) => {
+                    let theirs = comparable(&owner.objects[at], owner.instance_label_added[at]);
+                    let differs_at = first_difference(&theirs, &comparable(object, plan.instance_label_added[index]));
+                    // Identical and cluster-scoped: left unshared only because a third instance differs (reported
+                    // on its own).
+                    if key.0.is_empty() && differs_at.is_none() {
+                        continue;
+                    }
+                    clashes.entry(&owner.name).or_default().push(Clash {
+                        namespace: key.0.clone(),
+                        kind: key.2.clone(),
+                        name: key.3.clone(),
+                        differs_at,
+                    });
                 }
-                Some(_) => {}
                 None => {
-                    first_owner.insert(key, plan.name.as_str());
+                    first_owner.insert(key, (plan, index));
                 }
             }
         }
         let instance = cluster.instances.iter().find(|i| i.name == plan.name);
         for (owner, objects) in clashes {
-            let (namespace, kind, name) = &objects[0];
-            let place =
-                if namespace.is_empty() { "cluster-scoped".to_string() } else { format!("in namespace `{namespace}`") };
-            let more = match objects.len() {
-                1 => String::new(),
-                n => format!(" and {} more object{}", n - 1, if n == 2 { "" } else { "s" }),
-            };
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::ObjectInTwoInstances,
-                    format!(
-                        "{kind} {name} ({place}){more} are emitted by both instance `{owner}` and instance `{}` of \
-                         cluster `{}`: applied together, one overwrites the other",
-                        plan.name, cluster.name
-                    ),
-                )
-                .at_opt(instance.map(|i| i.location.clone()))
-                .about(instance.map_or(&cluster.subject(), |i| &i.subject)),
-            );
+            let mut diagnostic =
+                Diagnostic::new(Code::ObjectInTwoInstances, message(cluster, owner, &plan.name, &objects))
+                    .at_opt(instance.map(|i| i.location.clone()))
+                    .about(instance.map_or(&cluster.subject(), |i| &i.subject));
+            diagnostic.help = help(&objects).map(str::to_string);
+            diagnostics.push(diagnostic);
         }
     }
+}
+
+/// One object an instance emits again.
+struct Clash {
+    namespace: String,
+    kind: String,
+    name: String,
+    /// The first field at which the two differ (without kix's per-instance labels), if they do.
+    differs_at: Option<String>,
+}
+
+fn message(cluster: &Cluster, owner: &str, instance: &str, objects: &[Clash]) -> String {
+    let first = &objects[0];
+    let place = if first.namespace.is_empty() {
+        "cluster-scoped".to_string()
+    } else {
+        format!("in namespace `{}`", first.namespace)
+    };
+    let more = match objects.len() {
+        1 => String::new(),
+        n => format!(" and {} more object{}", n - 1, if n == 2 { "" } else { "s" }),
+    };
+    let differs = match (&first.differs_at, objects.len()) {
+        (None, _) => String::new(),
+        (Some(path), 1) => format!(", differing at `{path}`"),
+        (Some(path), _) => format!(", the first differing at `{path}`"),
+    };
+    let verb = if objects.len() == 1 { "is" } else { "are" };
+    format!(
+        "{} {} ({place}){more} {verb} emitted by both instance `{owner}` and instance `{instance}` of cluster `{}`\
+         {differs}: applied together, one overwrites the other",
+        first.kind, first.name, cluster.name
+    )
+}
+
+/// Help for a clash: what kix would have done with identical cluster-scoped objects.
+fn help(objects: &[Clash]) -> Option<&'static str> {
+    objects[0].namespace.is_empty().then_some(
+        "kix writes a cluster-scoped object once (to _shared.yaml) when every instance emitting it emits it \
+         identically, apart from kix's per-instance labels",
+    )
 }

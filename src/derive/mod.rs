@@ -5,31 +5,44 @@
 //!
 //! Derive reads only the resolved model (levels and replica counts are
 //! settled there). The patches touch exactly the fields kix owns
-//! (`metadata.namespace`, two labels, two annotations, `spec.replicas`, the
-//! pod template's `topologySpreadConstraints`) and leave every other field,
-//! and the order of fields, as the user wrote them.
+//! (`metadata.namespace` and the references to the package's own namespace,
+//! kix's labels where absent, two annotations, `spec.replicas`, the pod
+//! template's `topologySpreadConstraints`, and an autoscaler's minimum and
+//! maximum where kix raised them; under an autoscaler `spec.replicas` is left
+//! as written) and leave every other field, and the order of fields, as the
+//! user wrote them.
 //!
 //! Files: [`placement`] decides spread and budgets per workload, [`patch`]
 //! edits documents, [`budget`] builds derived PDBs, [`scope`] knows which
-//! kinds are cluster-scoped, [`objects`] checks one instance's objects.
+//! kinds are cluster-scoped, [`namespaces`] places objects and moves
+//! references, [`objects`] checks one instance's objects, [`shared`] writes
+//! once what several instances emit identically, [`rollout`] checks a
+//! workload's own pod anti-affinity against the declared domains (K0450).
 
 mod budget;
+mod namespaces;
 mod objects;
 mod patch;
 mod placement;
+mod rollout;
 mod scope;
+mod shared;
 #[cfg(test)]
 mod tests;
 
-pub use patch::{INSTANCE_LABEL, MANAGED_BY_LABEL, REQUESTED_ANNOTATION, RESOLVED_ANNOTATION};
+pub use patch::{INSTANCE_LABEL, KIX_INSTANCE_LABEL, MANAGED_BY_LABEL, REQUESTED_ANNOTATION, RESOLVED_ANNOTATION};
 pub use placement::spread_keys;
+pub use shared::{SHARED_FILE, SharedObject, comparable, first_difference};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::kube::autoscaler::AutoscalerKind;
 use crate::kube::kind::WorkloadKind;
 use crate::level::Level;
+use crate::load::documents::Document;
 use crate::resolve::inventory::InventoryNode;
 use crate::resolve::{Cluster, FailureDomains, Instance, Model};
 use crate::yaml::Value;
+use namespaces::Placement;
 use objects::Origin;
 
 /// The compiled output of one cluster.
@@ -37,6 +50,9 @@ use objects::Origin;
 pub struct ClusterPlan {
     pub name: String,
     pub instances: Vec<InstancePlan>,
+    /// Cluster-scoped objects that several instances emit identically, written once (`_shared.yaml`), in the
+    /// order they first appear (instances in name order).
+    pub shared: Vec<SharedObject>,
     /// The nodes of the cluster's `[[nodePools]]` (empty without an inventory).
     pub nodes: Vec<InventoryNode>,
     pub domains: FailureDomains,
@@ -53,6 +69,9 @@ pub struct InstancePlan {
     pub requested: Level,
     pub level: Level,
     pub objects: Vec<Value>,
+    /// Index for index with `objects`: whether kix added `app.kubernetes.io/instance` (the user had not written
+    /// it), so that comparing instances' objects can leave out kix's per-instance labels.
+    pub instance_label_added: Vec<bool>,
     pub workloads: Vec<WorkloadPlan>,
 }
 
@@ -71,43 +90,63 @@ pub struct WorkloadPlan {
     pub derived_pdb: bool,
     /// R11: the workload brings its own topologySpreadConstraints.
     pub explicit_placement: bool,
+    /// The autoscaler that owns its `spec.replicas` (kix then leaves that field as written, and
+    /// `replicas` is the autoscaler's minimum).
+    pub autoscaler: Option<AutoscalerPlan>,
 }
 
-/// Derives every instance of every resolved cluster.
+/// The autoscaler of a workload as emitted: its range after kix raised it to the level's floor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AutoscalerPlan {
+    pub kind: AutoscalerKind,
+    pub name: String,
+    pub min_replicas: u32,
+    pub max_replicas: u32,
+}
+
+/// Derives every instance of every resolved cluster, then writes once the cluster-scoped objects that
+/// several of its instances emit identically.
 pub fn derive(model: &Model, diagnostics: &mut Diagnostics) -> Vec<ClusterPlan> {
     model
         .clusters
         .iter()
-        .map(|cluster| ClusterPlan {
-            name: cluster.name.clone(),
-            instances: cluster
-                .instances
-                .iter()
-                .map(|instance| derive_instance(cluster, instance, diagnostics))
-                .collect(),
-            nodes: cluster.inventory.clone(),
-            domains: cluster.domains.clone(),
+        .map(|cluster| {
+            let mut instances: Vec<InstancePlan> =
+                cluster.instances.iter().map(|instance| derive_instance(cluster, instance, diagnostics)).collect();
+            let shared = shared::share(&mut instances);
+            ClusterPlan {
+                name: cluster.name.clone(),
+                instances,
+                shared,
+                nodes: cluster.inventory.clone(),
+                domains: cluster.domains.clone(),
+            }
         })
         .collect()
 }
 
-/// One instance: every document copied and patched, each workload's budget right after it.
+/// One instance: every document copied and patched, each workload's budget right after it, and the
+/// instance's Namespace first when it asks for one the package does not ship.
 fn derive_instance(cluster: &Cluster, instance: &Instance, diagnostics: &mut Diagnostics) -> InstancePlan {
     let package = &instance.package;
     let mut objects = Vec::with_capacity(package.documents.len() + instance.workloads.len());
+    let mut instance_label_added = Vec::with_capacity(objects.capacity());
     let mut workloads = Vec::with_capacity(instance.workloads.len());
     // Where each object came from, index for index with `objects`.
     let mut origins: Vec<Origin> = Vec::with_capacity(objects.capacity());
+    // Autoscalers to patch, by document: their view and the range they are emitted with.
+    let autoscalers: Vec<_> = instance
+        .workloads
+        .iter()
+        .filter_map(|w| Some((package.workloads[w.workload].autoscaler.as_ref()?, w.autoscaler?)))
+        .collect();
 
     for (index, document) in package.documents.iter().enumerate() {
-        let mut value = document.value.clone();
-        if scope::is_cluster_scoped(document, &package.cluster_scoped_kinds) {
-            patch::clear_namespace(&mut value);
-        } else {
-            report_foreign_namespace(document, instance, diagnostics);
-            patch::set_namespace(&mut value, &instance.namespace);
+        let mut value = place_document(document, instance, diagnostics);
+        instance_label_added.push(patch::set_labels(&mut value, &instance.name));
+        if let Some((autoscaler, range)) = autoscalers.iter().find(|(a, _)| a.document == index) {
+            patch::set_autoscaler_range(&mut value, &autoscaler.view, range.min, range.max);
         }
-        patch::set_labels(&mut value, &instance.name);
         objects.push(value);
         origins.push(Origin { document: index, derived_for: None });
 
@@ -116,6 +155,7 @@ fn derive_instance(cluster: &Cluster, instance: &Instance, diagnostics: &mut Dia
         };
         let workload = &package.workloads[resolved.workload];
         let plan = placement::plan_workload(cluster, instance, workload, resolved, diagnostics);
+        rollout::check_anti_affinity(cluster, instance, workload, resolved, diagnostics);
         patch::patch_workload(objects.last_mut().expect("pushed above"), &workload.view, &plan);
         if plan.derived_pdb {
             objects.push(budget::derived_pdb(
@@ -124,6 +164,7 @@ fn derive_instance(cluster: &Cluster, instance: &Instance, diagnostics: &mut Dia
                 &instance.name,
                 workload.eviction_policy,
             ));
+            instance_label_added.push(true);
             origins.push(Origin {
                 document: index,
                 derived_for: Some(format!("{} {}", workload.kind().as_str(), workload.name())),
@@ -133,6 +174,12 @@ fn derive_instance(cluster: &Cluster, instance: &Instance, diagnostics: &mut Dia
     }
     objects::report_duplicate_objects(&objects, &origins, package, &instance.namespace, &instance.subject, diagnostics);
     objects::report_invalid_objects(&objects, &origins, package, &instance.subject, diagnostics);
+    // Valid by construction (a DNS-1123 name, kix's labels), and only when not shipped: after the checks.
+    if instance.create_namespace && !namespaces::ships_namespace(&objects, &instance.namespace) {
+        let mut namespace = namespaces::namespace_object(&instance.namespace);
+        instance_label_added.insert(0, patch::set_labels(&mut namespace, &instance.name));
+        objects.insert(0, namespace);
+    }
 
     InstancePlan {
         name: instance.name.clone(),
@@ -142,32 +189,51 @@ fn derive_instance(cluster: &Cluster, instance: &Instance, diagnostics: &mut Dia
         requested: instance.requested.value,
         level: instance.level.value,
         objects,
+        instance_label_added,
         workloads,
     }
 }
 
-/// A namespaced object that names another namespace than its instance's (an empty one is unset, as kubectl
-/// treats it).
-fn report_foreign_namespace(
-    document: &crate::load::documents::Document,
-    instance: &Instance,
-    diagnostics: &mut Diagnostics,
-) {
-    let theirs = document.value.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str);
-    if let Some(theirs) = theirs.filter(|ns| !ns.is_empty() && *ns != instance.namespace) {
-        diagnostics.push(
-            Diagnostic::new(
-                Code::ForeignNamespace,
-                format!(
-                    "{} {} names namespace `{theirs}`, but instance `{}` runs in `{}`",
-                    document.kind(),
-                    document.name(),
-                    instance.name,
-                    instance.namespace
-                ),
-            )
-            .at(document.locate(&["metadata", "namespace"]))
-            .about(&instance.subject),
-        );
+/// One user's document copied for the instance: cluster-scoped without a namespace, namespaced where
+/// it belongs (K0409 when nowhere), references to the package's own namespace moved to the instance's.
+fn place_document(document: &Document, instance: &Instance, diagnostics: &mut Diagnostics) -> Value {
+    let package = &instance.package;
+    let mut value = document.value.clone();
+    if scope::is_cluster_scoped(document, &package.cluster_scoped_kinds) {
+        patch::clear_namespace(&mut value);
+    } else {
+        let placement = namespaces::placement(document, instance, package);
+        if let Placement::Foreign(theirs) = &placement {
+            report_foreign_namespace(document, theirs, instance, diagnostics);
+        }
+        namespaces::place(&mut value, &placement, instance);
     }
+    if let Some(own) = &package.namespaces.own {
+        namespaces::rewrite_references(&mut value, document.group(), document.kind(), &own.value, &instance.namespace);
+    }
+    value
+}
+
+/// K0409: a namespaced object in a namespace that is neither the instance's, the package's own
+/// (`meta.namespace`) nor kept (`meta.keepNamespaces`).
+fn report_foreign_namespace(document: &Document, theirs: &str, instance: &Instance, diagnostics: &mut Diagnostics) {
+    diagnostics.push(
+        Diagnostic::new(
+            Code::ForeignNamespace,
+            format!(
+                "{} {} names namespace `{theirs}`, but instance `{}` runs in `{}`",
+                document.kind(),
+                document.name(),
+                instance.name,
+                instance.namespace
+            ),
+        )
+        .at(document.locate(&["metadata", "namespace"]))
+        .about(&instance.subject)
+        .help(format!(
+            "if the package is written for `{theirs}`, set meta.namespace = \"{theirs}\" in kix.toml (its objects and \
+             references move to the instance's namespace); if the object must stay there (as RBAC in kube-system \
+             does), list it in meta.keepNamespaces"
+        )),
+    );
 }

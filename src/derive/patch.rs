@@ -2,17 +2,21 @@
 //!
 //! Each edit keeps the document's field order: a key kix sets keeps its place
 //! when present, `spec.replicas` goes first when absent, `metadata.namespace`
-//! right after `metadata.name`.
+//! right after `metadata.name`. Under an autoscaler `spec.replicas` is left as
+//! written, and the autoscaler's range is raised in place.
 
 use super::WorkloadPlan;
+use crate::kube::autoscaler::Autoscaler as AutoscalerView;
 use crate::kube::kind::WorkloadKind;
 use crate::kube::labels::POD_TEMPLATE_HASH;
 use crate::kube::workload::Workload as WorkloadView;
 use crate::yaml::{Mapping, Value};
 
-/// Labels kix puts on every object it emits.
+/// Labels kix adds to every object it emits where the user has not written them (their value is the user's).
 pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
 pub const INSTANCE_LABEL: &str = "app.kubernetes.io/instance";
+/// kix's own tracking label, always set to the instance's name (`kubectl apply --prune -l kix.dev/instance=NAME`).
+pub const KIX_INSTANCE_LABEL: &str = "kix.dev/instance";
 /// Annotations kix puts on every workload.
 pub const REQUESTED_ANNOTATION: &str = "kix.dev/availability-requested";
 pub const RESOLVED_ANNOTATION: &str = "kix.dev/availability-resolved";
@@ -25,7 +29,10 @@ pub fn patch_workload(object: &mut Value, view: &WorkloadView, plan: &WorkloadPl
         annotations.insert(RESOLVED_ANNOTATION.into(), plan.level.as_str().into());
     }
     let Some(spec) = object.get_mut("spec").and_then(Value::as_mapping_mut) else { return };
-    insert_first(spec, "replicas", Value::from(plan.replicas));
+    // An autoscaler owns spec.replicas: setting it would fight the autoscaler on every sync.
+    if plan.autoscaler.is_none() {
+        insert_first(spec, "replicas", Value::from(plan.replicas));
+    }
     if plan.spread_keys.is_empty() {
         return;
     }
@@ -64,12 +71,22 @@ pub fn set_namespace(object: &mut Value, namespace: &str) {
     }
 }
 
-pub fn set_labels(object: &mut Value, instance: &str) {
-    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) {
-        let labels = mapping_entry(metadata, "labels");
+/// Labels an object for its instance: `app.kubernetes.io/managed-by: kix` and `app.kubernetes.io/instance`
+/// only where absent (a label the user wrote keeps its value: other objects may select it), and
+/// `kix.dev/instance` always. Returns whether kix added `app.kubernetes.io/instance`, so that the
+/// per-instance labels can be told from the user's when instances' objects are compared.
+pub fn set_labels(object: &mut Value, instance: &str) -> bool {
+    let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) else { return false };
+    let labels = mapping_entry(metadata, "labels");
+    if !labels.contains_key(MANAGED_BY_LABEL) {
         labels.insert(MANAGED_BY_LABEL.into(), "kix".into());
+    }
+    let added = !labels.contains_key(INSTANCE_LABEL);
+    if added {
         labels.insert(INSTANCE_LABEL.into(), instance.into());
     }
+    labels.insert(KIX_INSTANCE_LABEL.into(), instance.into());
+    added
 }
 
 /// The mapping under `key`, created (at the end) when absent or null.
@@ -105,6 +122,39 @@ fn insert_after(map: &mut Mapping, after: &str, key: &str, value: Value) {
     }
     if !placed {
         map.insert(key.into(), value);
+    }
+}
+
+/// Raises an autoscaler's minimum and maximum where kix raised them, in place: a field present
+/// keeps its position; an absent minimum goes right before the maximum, an absent maximum right
+/// after the minimum.
+pub fn set_autoscaler_range(object: &mut Value, view: &AutoscalerView, min: u32, max: u32) {
+    let Some(spec) = object.get_mut("spec").and_then(Value::as_mapping_mut) else { return };
+    let (min_field, max_field) = (view.kind.min_field(), view.kind.max_field());
+    if min > view.min() {
+        if spec.contains_key(min_field) || !spec.contains_key(max_field) {
+            spec.insert(min_field.into(), min.into());
+        } else {
+            insert_before(spec, max_field, min_field, min.into());
+        }
+    }
+    if max > view.max() {
+        if spec.contains_key(max_field) {
+            spec.insert(max_field.into(), max.into());
+        } else {
+            insert_after(spec, min_field, max_field, max.into());
+        }
+    }
+}
+
+/// Inserts `key` right before `before` (which must be present).
+fn insert_before(map: &mut Mapping, before: &str, key: &str, value: Value) {
+    let old = std::mem::take(map);
+    for (k, v) in old {
+        if k.as_str() == Some(before) {
+            map.insert(key.into(), value.clone());
+        }
+        map.insert(k, v);
     }
 }
 

@@ -6,7 +6,7 @@
 //! that brings its own placement keeps it (R11) and is warned about when no
 //! budget of its instance selects its pods.
 
-use super::WorkloadPlan;
+use super::{AutoscalerPlan, WorkloadPlan};
 use crate::diag::{Code, Diagnostic, Diagnostics, Subject};
 use crate::level::Level;
 use crate::resolve::{Cluster, Instance, InstanceWorkload, Workload};
@@ -49,6 +49,12 @@ pub fn plan_workload(
         hard_key,
         derived_pdb: derives && !workload.shipped_pdb,
         explicit_placement: view.explicit_spread,
+        autoscaler: workload.autoscaler.as_ref().zip(resolved.autoscaler).map(|(autoscaler, range)| AutoscalerPlan {
+            kind: autoscaler.view.kind,
+            name: autoscaler.view.name.clone(),
+            min_replicas: range.min,
+            max_replicas: range.max,
+        }),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::testing::{TestTree, cluster_toml, workload_yaml};
+use patch::KIX_INSTANCE_LABEL;
 
 const THREE_ZONES: &str = "multiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]";
 const ONE_ZONE: &str = "multiNode = true\navailabilityZones = [\"a\"]";
@@ -244,7 +245,7 @@ fn r10_derived_pdb_shape_and_policy() {
     assert_eq!(kinds, ["Deployment", "PodDisruptionBudget", "StatefulSet", "PodDisruptionBudget"]);
     let expected: Value = crate::yaml::from_str(
         "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: d\n  namespace: app\n  labels:\n    \
-             app.kubernetes.io/managed-by: kix\n    app.kubernetes.io/instance: app\nspec:\n  maxUnavailable: 1\n  \
+             app.kubernetes.io/managed-by: kix\n    app.kubernetes.io/instance: app\n    kix.dev/instance: app\nspec:\n  maxUnavailable: 1\n  \
              selector:\n    matchLabels:\n      app: d\n  unhealthyPodEvictionPolicy: AlwaysAllow\n",
     )
     .unwrap();
@@ -394,4 +395,136 @@ fn fields_kix_does_not_read_survive_in_their_order() {
     let keys: Vec<&str> = spec.keys().map(|k| k.as_str().unwrap()).collect();
     assert_eq!(keys, ["minReadySeconds", "replicas", "selector", "template"]);
     assert_eq!(spec["template"]["spec"]["hostAliases"][0]["hostnames"][0], "x");
+}
+
+// Labels: a value the user wrote is kept; kix's tracking label is always set.
+#[test]
+fn labels_keep_the_users_values() {
+    let cases: &[(&str, [&str; 3])] = &[
+        ("", ["kix", "app", "app"]),
+        ("app.kubernetes.io/instance: main\n", ["kix", "main", "app"]),
+        ("app.kubernetes.io/managed-by: Helm\n", ["Helm", "app", "app"]),
+        ("kix.dev/instance: stale\n", ["kix", "app", "app"]),
+    ];
+    for (labels, [managed_by, instance, tracking]) in cases {
+        let labels = if labels.is_empty() { String::new() } else { format!("  labels:\n    {labels}") };
+        let yaml = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n{labels}data: {{}}\n");
+        let compiled = compile_one("none", MULTI_NODE, web("", &yaml));
+        let plan = compiled.instance("c", "app");
+        let got = &plan.objects[0]["metadata"]["labels"];
+        assert_eq!(got[MANAGED_BY_LABEL], *managed_by, "{labels}");
+        assert_eq!(got[INSTANCE_LABEL], *instance, "{labels}");
+        assert_eq!(got[KIX_INSTANCE_LABEL], *tracking, "{labels}");
+        assert_eq!(plan.instance_label_added[0], labels.is_empty() || !labels.contains(INSTANCE_LABEL), "{labels}");
+    }
+}
+
+const RBAC: &str = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ";
+
+fn package_in(namespace: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\ndata: {{}}\n---\n\
+         apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n  namespace: {namespace}\n---\n\
+         {RBAC}RoleBinding\nmetadata:\n  name: auth-reader\n  namespace: kube-system\n\
+         roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}}\n\
+         subjects: [{{kind: ServiceAccount, name: sa, namespace: {namespace}}}]\n---\n\
+         {RBAC}ClusterRoleBinding\nmetadata:\n  name: sa-binding\n\
+         roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}}\n\
+         subjects: [{{kind: ServiceAccount, name: sa, namespace: {namespace}}}]\n"
+    )
+}
+
+// meta.namespace moves objects and the references to them; keepNamespaces keeps objects where they are.
+#[test]
+fn namespaces_move_with_references_and_kept_ones_stay() {
+    let meta = "namespace = \"src\"\nkeepNamespaces = [\"kube-system\"]\n";
+    let compiled = compile_one("none", MULTI_NODE, web(meta, &package_in("src")));
+    assert!(compiled.diagnostics.is_empty(), "{:?}", compiled.messages());
+    let objects = &compiled.instance("c", "app").objects;
+    let namespaces: Vec<Option<&str>> = objects.iter().map(|o| o["metadata"]["namespace"].as_str()).collect();
+    assert_eq!(namespaces, [Some("app"), Some("app"), Some("kube-system"), None]);
+    assert_eq!(objects[2]["subjects"][0]["namespace"], "app", "a kept RoleBinding's subject moves with its account");
+    assert_eq!(objects[2]["metadata"]["labels"][KIX_INSTANCE_LABEL], "app", "kept objects still mark the instance");
+    assert_eq!(objects[3]["subjects"][0]["namespace"], "app");
+
+    // Without meta.namespace the same package is refused, with help naming both keys.
+    let refused = compile_one("none", MULTI_NODE, web("keepNamespaces = [\"kube-system\"]\n", &package_in("src")));
+    assert_eq!(refused.codes(), vec![Code::ForeignNamespace]);
+    let help = refused.diagnostics.iter().next().unwrap().help.clone().unwrap();
+    assert!(help.contains("meta.namespace") && help.contains("meta.keepNamespaces"), "{help}");
+    let not_kept = compile_one("none", MULTI_NODE, web("namespace = \"src\"\n", &package_in("src")));
+    assert_eq!(not_kept.codes(), vec![Code::ForeignNamespace], "kube-system is not kept");
+}
+
+fn cluster_of(instances: &[(&str, &str, bool)]) -> String {
+    let mut text = String::from("availability = \"none\"\n[capabilities]\nmultiNode = true\n");
+    for (name, namespace, create) in instances {
+        text.push_str(&format!(
+            "[[instances]]\nname = \"{name}\"\npackage = \"web\"\nnamespace = \"{namespace}\"\ncreateNamespace = {create}\n"
+        ));
+    }
+    text
+}
+
+fn compile_cluster(instances: &[(&str, &str, bool)], meta: &str, yaml: &str) -> crate::compile::Compiled {
+    TestTree::new()
+        .cluster("c", &cluster_of(instances))
+        .package("web", &web(meta, yaml).0, &[("w.yaml", yaml)])
+        .compile()
+}
+
+const CRD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.example.com\n\
+                   spec:\n  group: example.com\n  names: {kind: Thing, plural: things}\n  scope: Namespaced\n\
+                   versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]\n";
+
+// createNamespace: the Namespace first, labelled; not when the package ships it (renamed from meta.namespace).
+#[test]
+fn create_namespace_emits_it_unless_shipped() {
+    let compiled = compile_cluster(&[("a", "apps", true)], "", CRD);
+    let objects = &compiled.instance("c", "a").objects;
+    assert_eq!(objects[0]["kind"], "Namespace");
+    assert_eq!(objects[0]["metadata"]["name"], "apps");
+    assert_eq!(objects[0]["metadata"]["labels"][KIX_INSTANCE_LABEL], "a");
+
+    let shipped = format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: src\n  labels: {{team: t}}\n---\n{CRD}");
+    let compiled = compile_cluster(&[("a", "apps", true)], "namespace = \"src\"\n", &shipped);
+    let objects = &compiled.instance("c", "a").objects;
+    let kinds: Vec<&str> = objects.iter().map(|o| o["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["Namespace", "CustomResourceDefinition"], "the shipped Namespace, renamed, and no other");
+    assert_eq!(objects[0]["metadata"]["name"], "apps");
+    assert_eq!(objects[0]["metadata"]["labels"]["team"], "t");
+}
+
+// Identical cluster-scoped objects of several instances are written once; the rest stay with their instance.
+#[test]
+fn identical_cluster_scoped_objects_are_shared() {
+    let compiled = compile_cluster(&[("b", "apps", true), ("a", "apps", true), ("c", "other", false)], "", CRD);
+    assert!(compiled.diagnostics.is_empty(), "{:?}", compiled.messages());
+    let cluster = &compiled.clusters[0];
+    let shared: Vec<(&str, Vec<&str>)> = cluster
+        .shared
+        .iter()
+        .map(|s| (s.object["kind"].as_str().unwrap(), s.instances.iter().map(String::as_str).collect()))
+        .collect();
+    assert_eq!(shared, [("Namespace", vec!["a", "b"]), ("CustomResourceDefinition", vec!["a", "b", "c"])]);
+    for object in cluster.shared.iter().map(|s| &s.object) {
+        let labels = object["metadata"]["labels"].as_mapping().unwrap();
+        let keys: Vec<&str> = labels.keys().map(|k| k.as_str().unwrap()).collect();
+        assert_eq!(keys, [MANAGED_BY_LABEL], "no per-instance label on a shared object");
+    }
+    for plan in &cluster.instances {
+        assert!(plan.objects.is_empty(), "{}: {:?}", plan.name, plan.objects);
+        assert!(plan.instance_label_added.is_empty());
+    }
+}
+
+// Cluster-scoped objects of one kind and name that differ are refused, naming the first field that differs.
+#[test]
+fn differing_cluster_scoped_objects_name_the_difference() {
+    let meta = "namespace = \"src\"\nkeepNamespaces = [\"kube-system\"]\n";
+    let compiled = compile_cluster(&[("a", "one", false), ("b", "two", false)], meta, &package_in("src"));
+    assert_eq!(compiled.codes(), vec![Code::ObjectInTwoInstances]);
+    let message = &compiled.messages()[0];
+    assert!(message.contains("differing at `subjects[0].namespace`"), "{message}");
+    assert!(message.contains("RoleBinding auth-reader (in namespace `kube-system`)"), "{message}");
 }

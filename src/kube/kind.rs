@@ -53,6 +53,58 @@ impl fmt::Display for WorkloadKind {
     }
 }
 
+/// Pod controllers kix does not manage: it derives no replicas, spread or budget for their pods.
+/// kix manages Deployments and StatefulSets ([`WorkloadKind`]); a ReplicaSet or
+/// ReplicationController written by hand replicates pods too, so its users expect availability
+/// from it, while DaemonSets, Jobs and CronJobs run pods per node or to completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ControllerKind {
+    /// `apps/ReplicaSet`.
+    ReplicaSet,
+    /// Core `v1` ReplicationController.
+    ReplicationController,
+    /// `apps/DaemonSet`.
+    DaemonSet,
+    /// `batch/Job`.
+    Job,
+    /// `batch/CronJob`.
+    CronJob,
+}
+
+impl ControllerKind {
+    /// The unmanaged controller kind of an `apiVersion` and `kind`, if it is one.
+    pub fn detect(api_version: &str, kind: &str) -> Option<ControllerKind> {
+        match (api_group(api_version), kind) {
+            ("apps", "ReplicaSet") => Some(ControllerKind::ReplicaSet),
+            ("", "ReplicationController") => Some(ControllerKind::ReplicationController),
+            ("apps", "DaemonSet") => Some(ControllerKind::DaemonSet),
+            ("batch", "Job") => Some(ControllerKind::Job),
+            ("batch", "CronJob") => Some(ControllerKind::CronJob),
+            _ => None,
+        }
+    }
+
+    /// The unmanaged controller kind of an object, if it is one.
+    pub fn of(object: &Value) -> Option<ControllerKind> {
+        ControllerKind::detect(str_at(object, &["apiVersion"]).unwrap_or_default(), str_at(object, &["kind"])?)
+    }
+
+    /// Whether it keeps a number of identical pods running (ReplicaSet, ReplicationController).
+    pub fn replicates(self) -> bool {
+        matches!(self, ControllerKind::ReplicaSet | ControllerKind::ReplicationController)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ControllerKind::ReplicaSet => "ReplicaSet",
+            ControllerKind::ReplicationController => "ReplicationController",
+            ControllerKind::DaemonSet => "DaemonSet",
+            ControllerKind::Job => "Job",
+            ControllerKind::CronJob => "CronJob",
+        }
+    }
+}
+
 /// The kinds of object kix reads beyond workloads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ObjectKind {
@@ -122,6 +174,25 @@ mod tests {
         ];
         for (api_version, kind, expected) in cases {
             assert_eq!(ObjectKind::detect(api_version, kind), expected, "{api_version} {kind}");
+        }
+    }
+
+    #[test]
+    fn unmanaged_controllers_are_told_apart_by_group() {
+        let cases = [
+            ("apps/v1", "ReplicaSet", Some(ControllerKind::ReplicaSet), true),
+            ("extensions/v1beta1", "ReplicaSet", None, false),
+            ("v1", "ReplicationController", Some(ControllerKind::ReplicationController), true),
+            ("apps/v1", "ReplicationController", None, false),
+            ("apps/v1", "DaemonSet", Some(ControllerKind::DaemonSet), false),
+            ("batch/v1", "Job", Some(ControllerKind::Job), false),
+            ("batch/v1", "CronJob", Some(ControllerKind::CronJob), false),
+            ("apps/v1", "Deployment", None, false),
+        ];
+        for (api_version, kind, expected, replicates) in cases {
+            let detected = ControllerKind::detect(api_version, kind);
+            assert_eq!(detected, expected, "{api_version} {kind}");
+            assert_eq!(detected.is_some_and(ControllerKind::replicates), replicates, "{api_version} {kind}");
         }
     }
 

@@ -10,6 +10,8 @@
 pub const HOSTNAME: &str = "kubernetes.io/hostname";
 /// `LabelTopologyZone`: the zone topology key.
 pub const ZONE: &str = "topology.kubernetes.io/zone";
+/// `LabelMetadataName`: the API server labels every namespace with its own name.
+pub const NAMESPACE_NAME: &str = "kubernetes.io/metadata.name";
 /// `TaintNodeUnschedulable`: the node lifecycle controller's taint on cordoned nodes.
 pub const TAINT_UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
 /// `TaintNodeNotReady`.

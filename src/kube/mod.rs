@@ -6,9 +6,10 @@
 //! ([`quantity`]), IntOrString percent values ([`int_or_percent`]), taints and
 //! tolerations ([`taints`]), group-aware object kinds ([`kind`]), lists and their items
 //! ([`list`]), the one reader of
-//! Deployments, StatefulSets and PodDisruptionBudgets ([`workload`]), object
-//! validation with the API server's rules ([`validate`]) and strict validation of whole
-//! objects against Kubernetes 1.33's schema and the package's CRDs ([`strict`]). Each file cites the
+//! Deployments, StatefulSets and PodDisruptionBudgets ([`workload`]), autoscalers
+//! ([`autoscaler`]), object validation with the API server's rules ([`validate`]) and strict
+//! validation of whole objects against Kubernetes 1.33's schema and the package's CRDs
+//! ([`strict`]). Each file cites the
 //! upstream code it follows.
 //!
 //! Who may import it: everyone. What it may import: std, serde, kix's `yaml` layer,
@@ -19,6 +20,7 @@
 //! Access to `crate::yaml::Value` goes through the few helpers in [`value`], so that
 //! the YAML layer can be swapped underneath without touching the readers.
 
+pub mod autoscaler;
 pub mod int_or_percent;
 pub mod kind;
 pub mod labels;

@@ -74,6 +74,8 @@ pub struct Toleration {
     pub exists: bool,
     pub value: String,
     pub effect: Option<Effect>,
+    /// `tolerationSeconds`: how long a NoExecute taint is tolerated; None is forever.
+    pub seconds: Option<i64>,
 }
 
 impl Toleration {
@@ -89,6 +91,27 @@ impl Toleration {
     }
 }
 
+/// How long a pod stays bound to a node with these taints before the taint-eviction controller
+/// deletes it (kubernetes/kubernetes pkg/controller/tainteviction/taint_eviction.go,
+/// `processPodOnNode` and `getMinTolerationTime`): at once (`Some(0)`) when a NoExecute taint is
+/// not tolerated; else the smallest `tolerationSeconds` among the tolerations matching the
+/// NoExecute taints (0 or less is at once); None (never) when none of those sets seconds.
+pub fn no_execute_eviction_seconds(tolerations: &[Toleration], taints: &[Taint]) -> Option<i64> {
+    let mut matching = Vec::new();
+    for taint in taints.iter().filter(|t| t.effect == Effect::NoExecute) {
+        let tolerating: Vec<&Toleration> = tolerations.iter().filter(|t| t.tolerates(taint)).collect();
+        if tolerating.is_empty() {
+            return Some(0);
+        }
+        matching.extend(tolerating);
+    }
+    if matching.is_empty() {
+        return Some(0);
+    }
+    let min = matching.iter().filter_map(|t| t.seconds).min()?;
+    Some(min.max(0))
+}
+
 /// `TolerationsTolerateTaint`: whether any of the tolerations tolerates the taint.
 pub fn tolerations_tolerate(tolerations: &[Toleration], taint: &Taint) -> bool {
     tolerations.iter().any(|t| t.tolerates(taint))
@@ -99,7 +122,7 @@ mod tests {
     use super::*;
 
     fn tol(key: &str, exists: bool, value: &str, effect: Option<Effect>) -> Toleration {
-        Toleration { key: key.into(), exists, value: value.into(), effect }
+        Toleration { key: key.into(), exists, value: value.into(), effect, seconds: None }
     }
 
     #[test]
@@ -151,6 +174,28 @@ mod tests {
             if let Some(effect) = expected {
                 assert_eq!(effect.to_string(), text);
             }
+        }
+    }
+
+    /// taint_eviction.go getMinTolerationTime, as a table: (tolerations (key, seconds), answer).
+    #[test]
+    fn no_execute_eviction_waits_for_the_shortest_matching_toleration() {
+        let unreachable = Taint::unreachable();
+        let with = |list: &[(&str, Option<i64>)]| -> Vec<Toleration> {
+            list.iter().map(|(k, s)| Toleration { seconds: *s, ..tol(k, true, "", Some(Effect::NoExecute)) }).collect()
+        };
+        type Case = (&'static [(&'static str, Option<i64>)], Option<i64>);
+        let cases: &[Case] = &[
+            (&[], Some(0)),
+            (&[("node.kubernetes.io/unreachable", Some(300))], Some(300)),
+            (&[("node.kubernetes.io/unreachable", None)], None),
+            // The shortest of the matching tolerations; one without seconds does not lengthen it.
+            (&[("node.kubernetes.io/unreachable", None), ("", Some(60))], Some(60)),
+            (&[("node.kubernetes.io/unreachable", Some(-5))], Some(0)),
+            (&[("node.kubernetes.io/not-ready", Some(300))], Some(0)),
+        ];
+        for (list, want) in cases {
+            assert_eq!(no_execute_eviction_seconds(&with(list), &unreachable), *want, "{list:?}");
         }
     }
 }

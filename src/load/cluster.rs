@@ -25,6 +25,9 @@ pub struct ClusterFile {
 #[serde(deny_unknown_fields)]
 pub struct RawCluster {
     pub availability: Spanned<Level>,
+    /// Warning codes every instance of the cluster acknowledges.
+    #[serde(default)]
+    pub allow: Vec<Spanned<String>>,
     #[serde(default)]
     pub capabilities: RawCapabilities,
     #[serde(default, rename = "failureDomains")]
@@ -61,6 +64,12 @@ pub struct RawInstance {
     pub version: Option<Spanned<String>>,
     pub namespace: Option<Spanned<String>>,
     pub availability: Option<Spanned<Level>>,
+    /// Warning codes this instance acknowledges.
+    #[serde(default)]
+    pub allow: Vec<Spanned<String>>,
+    /// Emit the instance's `v1 Namespace` unless its package ships it.
+    #[serde(rename = "createNamespace")]
+    pub create_namespace: Option<Spanned<bool>>,
 }
 
 /// A pool of identical nodes (the node inventory `kix verify` simulates on).

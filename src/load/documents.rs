@@ -7,6 +7,7 @@
 //! as `RoleBindingList`) stands for its items, each located at its own lines
 //! (see [`crate::kube::list`]). YAML merge
 //! keys (`<<: *defaults`) are applied by the loader, as kubectl applies them.
+//! A kustomize `Kustomization` document is skipped (see [`super::kustomization`]).
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use crate::kube::list;
@@ -82,6 +83,10 @@ pub fn parse_documents(source: SourceFile, diagnostics: &mut Diagnostics) -> Vec
     for parsed in yaml::parse_stream(&source.text, &Limits::PACKAGE) {
         match parsed {
             Ok(parsed) if parsed.value.is_null() => {}
+            // A Kustomization is not a resource, wherever it is written (see `super::kustomization`).
+            Ok(parsed) if super::kustomization::is_kustomization(&parsed.value) => {
+                super::kustomization::check(&source, &parsed.value, &parsed.marks, diagnostics);
+            }
             Ok(parsed) => {
                 let objects = match list::flatten(parsed.value, parsed.marks) {
                     Ok(objects) => objects,

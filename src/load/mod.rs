@@ -9,7 +9,9 @@
 
 pub mod cluster;
 pub mod documents;
+pub mod kustomization;
 pub mod package;
+mod resources;
 
 pub use cluster::ClusterFile;
 pub use package::PackageDir;
@@ -33,6 +35,17 @@ pub fn load(root: &Path, only_clusters: &[String], diagnostics: &mut Diagnostics
     let reader = Reader { root };
 
     let clusters_dir = root.join("clusters");
+    if !clusters_dir.is_dir() {
+        diagnostics.push(
+            Diagnostic::new(Code::NoClusters, "no clusters/ directory: this is not a kix root")
+                .at(Location::file(reader.display(&clusters_dir)))
+                .help(
+                    "kix looks for clusters/ in the current directory and its parents; run it inside a kix root, \
+                     pass --root DIR, or start one with clusters/<name>.toml",
+                ),
+        );
+        return tree;
+    }
     let mut cluster_paths = Vec::new();
     match reader.list(&clusters_dir) {
         Ok(entries) => {

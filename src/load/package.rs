@@ -1,9 +1,12 @@
 //! Packages: `packages/<dir>/kix.toml` plus the Kubernetes YAML files beside it.
 //!
-//! The manifest is parsed into raw values with spans; every `*.yaml`/`*.yml`
-//! file is split into documents (see [`super::yaml`]) and kept as
+//! The manifest is parsed into raw values with spans; every resource file
+//! (see [`super::resources`]: `resources = [...]`, else every `*.yaml`/`*.yml`
+//! file of the directory) is split into documents (see [`super::yaml`]) and kept as
 //! `crate::yaml::Value`s so that `emit` can patch the user's own document and
-//! keep its fields and their order.
+//! keep its fields and their order. Kustomization files are not resources:
+//! they are checked for transformations kix does not apply
+//! ([`super::kustomization`]) and skipped.
 
 use super::Reader;
 use super::cluster::{Shape, shape_problem, toml_diagnostic};
@@ -22,7 +25,8 @@ pub struct PackageDir {
     pub dir: PathBuf,
     pub manifest: SourceFile,
     pub raw: RawPackage,
-    /// Every document of every YAML file, files in name order, documents in file order.
+    /// Every document of every resource file, files in resource order (see [`super::resources`]),
+    /// documents in file order.
     pub documents: Vec<Document>,
     /// False when one of its files could not be read or parsed (already reported):
     /// later stages skip the package's own checks so one mistake is reported once.
@@ -35,6 +39,9 @@ pub struct RawPackage {
     pub meta: RawMeta,
     #[serde(default)]
     pub workloads: BTreeMap<Spanned<String>, RawWorkload>,
+    /// `resources = ["deploy.yaml", "crds/*.yaml"]`: the package's files (see [`super::resources`]);
+    /// absent means every YAML file of the directory.
+    pub resources: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -43,6 +50,11 @@ pub struct RawMeta {
     pub name: Spanned<String>,
     pub version: Spanned<String>,
     pub availability: Option<RawCeiling>,
+    /// The namespace the package's YAML was written for: moved to the instance's.
+    pub namespace: Option<Spanned<String>>,
+    /// Namespaces whose objects keep them (`kube-system`, ...).
+    #[serde(rename = "keepNamespaces")]
+    pub keep_namespaces: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -164,40 +176,18 @@ fn load_package(
             return Err(None);
         }
     };
-    let mut manifest = None;
-    let mut broken_name = None;
+    let (manifest, broken_name) = read_manifest(reader, &manifest_path, &canonical_dir, diagnostics);
+    let files = match manifest.as_ref().and_then(|(source, raw)| Some((source, raw.resources.as_ref()?))) {
+        Some((source, patterns)) => {
+            super::resources::listed(reader, dir, &canonical_dir, source, patterns, diagnostics)
+        }
+        None => super::resources::default_files(reader, &entries, &canonical_dir, diagnostics),
+    };
     let mut documents = Vec::new();
-    for path in entries {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let is_yaml = name.ends_with(".yaml") || name.ends_with(".yml");
-        if name != "kix.toml" && !is_yaml {
-            continue;
-        }
-        if let Some(why) = escape(&path, &canonical_dir) {
-            diagnostics.push(Diagnostic::new(Code::InputRefused, why).at(Location::file(reader.display(&path))));
-            continue;
-        }
-        if !path.is_file() {
-            continue;
-        }
+    for path in files {
         let Some(source) = reader.read(&path, diagnostics) else { continue };
-        if name == "kix.toml" {
-            if let Some(problem) = shape_problem(&source, PACKAGE_SHAPE) {
-                broken_name = toml::from_str::<toml::Table>(&source.text)
-                    .ok()
-                    .and_then(|t| t.get("meta")?.get("name")?.as_str().map(str::to_string));
-                diagnostics.push(problem);
-                continue;
-            }
-            match toml::from_str::<RawPackage>(&source.text) {
-                Ok(raw) => manifest = Some((source, raw)),
-                Err(error) => {
-                    broken_name = toml::from_str::<toml::Table>(&source.text)
-                        .ok()
-                        .and_then(|t| t.get("meta")?.get("name")?.as_str().map(str::to_string));
-                    diagnostics.push(toml_diagnostic(&source, &error));
-                }
-            }
+        if super::kustomization::is_kustomization_file(&path) {
+            super::kustomization::check_file(source, diagnostics);
         } else {
             documents.extend(documents::parse_documents(source, diagnostics));
         }
@@ -207,9 +197,44 @@ fn load_package(
     Ok(Some(PackageDir { dir: reader.display(dir), manifest, raw, documents, complete }))
 }
 
+/// Reads and parses kix.toml: the manifest, or the package's `meta.name` when that much could be
+/// read from a broken one.
+fn read_manifest(
+    reader: &Reader<'_>,
+    path: &Path,
+    canonical_dir: &Path,
+    diagnostics: &mut Diagnostics,
+) -> (Option<(SourceFile, RawPackage)>, Option<String>) {
+    let name_of = |source: &SourceFile| {
+        toml::from_str::<toml::Table>(&source.text)
+            .ok()
+            .and_then(|t| t.get("meta")?.get("name")?.as_str().map(str::to_string))
+    };
+    if let Some(why) = escape(path, canonical_dir) {
+        diagnostics.push(Diagnostic::new(Code::InputRefused, why).at(Location::file(reader.display(path))));
+        return (None, None);
+    }
+    if !path.is_file() {
+        return (None, None);
+    }
+    let Some(source) = reader.read(path, diagnostics) else { return (None, None) };
+    if let Some(problem) = shape_problem(&source, PACKAGE_SHAPE) {
+        diagnostics.push(problem);
+        return (None, name_of(&source));
+    }
+    match toml::from_str::<RawPackage>(&source.text) {
+        Ok(raw) => (Some((source, raw)), None),
+        Err(error) => {
+            diagnostics.push(toml_diagnostic(&source, &error));
+            let name = name_of(&source);
+            (None, name)
+        }
+    }
+}
+
 /// Why kix will not read a path of a package, if it will not: a symlink that resolves outside
 /// the package directory, or one whose target does not exist.
-fn escape(path: &Path, canonical_dir: &Path) -> Option<String> {
+pub(super) fn escape(path: &Path, canonical_dir: &Path) -> Option<String> {
     let is_symlink = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     match path.canonicalize() {
         Ok(target) if target.starts_with(canonical_dir) => None,

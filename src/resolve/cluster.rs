@@ -16,6 +16,7 @@ use crate::kube::names;
 use crate::level::Level;
 use crate::load::ClusterFile;
 use std::rc::Rc;
+use toml::Spanned;
 
 /// Resolves one cluster file; `None` when its own settings are unusable (every reason reported).
 pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut Diagnostics) -> Option<Cluster> {
@@ -42,6 +43,8 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
 
     // The node inventory `kix verify` simulates on.
     let inventory_valid = inventory::validate(&raw.node_pools, &substrate, &source, &subject, diagnostics);
+
+    let allow = allowed_warnings(&raw.allow, &source, &subject, diagnostics);
 
     // The cluster's own level against its substrate (R3).
     let level = Sourced { value: *raw.availability.get_ref(), from: source.locate(raw.availability.span()) };
@@ -74,7 +77,20 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
         }
     }
     let inventory = if inventory_valid { inventory::expand(&raw.node_pools, &domains) } else { Vec::new() };
-    cluster_valid.then(|| Cluster { name, source: Rc::clone(&source), level, substrate, domains, inventory, instances })
+    let multi_node_at = raw.capabilities.multi_node.as_ref().map(|m| source.locate(m.span()));
+    let zones_at = raw.capabilities.availability_zones.as_ref().map(|z| source.locate(z.span()));
+    cluster_valid.then(|| Cluster {
+        name,
+        source: Rc::clone(&source),
+        level,
+        substrate,
+        multi_node_at,
+        zones_at,
+        domains,
+        inventory,
+        allow,
+        instances,
+    })
 }
 
 /// R1: zones are label values, each declared once; a single node cannot span two zones.
@@ -115,6 +131,37 @@ fn check_capabilities(
             .about(subject),
         );
     }
+}
+
+/// `allow = [...]`: the warning codes acknowledged; an entry that is not a warning's code is an error.
+pub fn allowed_warnings(
+    entries: &[Spanned<String>],
+    source: &crate::diag::SourceFile,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) -> Vec<Code> {
+    let mut codes = Vec::new();
+    for entry in entries {
+        let wanted = entry.get_ref();
+        match Code::ALL.iter().find(|c| c.id().eq_ignore_ascii_case(wanted)) {
+            Some(code) if code.severity() == crate::diag::Severity::Warning => codes.push(*code),
+            found => {
+                let why = match found {
+                    Some(code) => {
+                        format!("`{}` is an error ({}); errors cannot be acknowledged", code.id(), code.summary())
+                    }
+                    None => format!("`{wanted}` is not a diagnostic code"),
+                };
+                diagnostics.push(
+                    Diagnostic::new(Code::UnknownAllow, format!("allow: {why}"))
+                        .at(source.locate(entry.span()))
+                        .about(subject)
+                        .help("`kix explain` lists every code with its severity"),
+                );
+            }
+        }
+    }
+    codes
 }
 
 /// R14: the failure-domain keys, defaulted and checked (each a valid label key, used once).

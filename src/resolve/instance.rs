@@ -1,16 +1,19 @@
 //! Instances: bind each `[[instances]]` entry to a package version and settle
 //! its level (R2, R4), then each of its workloads' level and replica count
-//! (R5-R8).
+//! (R5-R8, with an autoscaler's minimum as the count where one scales the
+//! workload: see [`super::autoscaler`]), and warn about replicating
+//! controllers kix does not manage (K0434).
 //!
 //! R7 and R8 are reported here but do not drop the instance: the replica
 //! count is what the user asked for, and derive still shows what it would
 //! emit (the build as a whole fails on the error).
 
-use super::model::{Instance, InstanceWorkload, Package, Sourced, Workload};
+use super::model::{Instance, InstanceWorkload, Package, ReplicaSource, Sourced, Workload};
 use super::package::Packages;
 use super::substrate::Substrate;
 use super::versions::choose_package;
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile, Subject};
+use crate::kube::kind::ControllerKind;
 use crate::kube::names;
 use crate::level::Level;
 use crate::load::cluster::RawInstance;
@@ -63,20 +66,37 @@ pub fn resolve_instance(
         }
         None => (cluster.level.clone(), true),
     };
+    let allow = super::cluster::allowed_warnings(&raw.allow, source, &subject, diagnostics);
     let package = choose_package(source, raw, packages, &subject, diagnostics)?;
     if !supported {
         return None;
     }
     let subject = Subject { package: Some(package.name.clone()), ..subject };
+    let namespace_at = raw.namespace.as_ref().map_or_else(|| location.clone(), |n| source.locate(n.span()));
+    if !super::namespaces::check_instance_namespace(
+        &package.namespaces,
+        &namespace,
+        namespace_at,
+        &subject,
+        diagnostics,
+    ) {
+        return None;
+    }
     let level = apply_package_ceiling(cluster.name, name, &package, &requested, &location, &subject, diagnostics);
     let mut instance = Instance {
         name: name.clone(),
         namespace,
+        create_namespace: raw.create_namespace.as_ref().is_some_and(|c| *c.get_ref()),
         location,
         subject,
         package: std::rc::Rc::clone(&package),
+        version_requirement: raw
+            .version
+            .as_ref()
+            .map(|v| Sourced { value: v.get_ref().clone(), from: source.locate(v.span()) }),
         requested,
         level,
+        allow,
         workloads: Vec::new(),
     };
     for (index, workload) in package.workloads.iter().enumerate() {
@@ -86,7 +106,40 @@ pub fn resolve_instance(
             instance.workloads.push(resolve_workload(cluster, &instance, &package, index, workload, diagnostics));
         }
     }
+    report_unmanaged_replicas(cluster.name, &instance, diagnostics);
     Some(instance)
+}
+
+/// A ReplicaSet or ReplicationController at level pod or higher: kix manages Deployments and
+/// StatefulSets only, so its pods get no spread and no budget (K0434).
+fn report_unmanaged_replicas(cluster: &str, instance: &Instance, diagnostics: &mut Diagnostics) {
+    if instance.level.value < Level::Pod {
+        return;
+    }
+    for document in &instance.package.documents {
+        let Some(kind) = ControllerKind::of(&document.value).filter(|k| k.replicates()) else { continue };
+        diagnostics.push(
+            Diagnostic::new(
+                Code::UnmanagedReplicas,
+                format!(
+                    "cluster `{cluster}` instance `{}` runs at `{}`, but {} {} gets no spread constraints and no \
+                     PodDisruptionBudget: kix manages Deployments and StatefulSets only, so its pods may share one node \
+                     and one drain may evict them all",
+                    instance.name,
+                    instance.level.value,
+                    kind.as_str(),
+                    document.name()
+                ),
+            )
+            .at(document.locate(&["kind"]))
+            .about(&instance.subject)
+            .help(format!(
+                "rewrite {} as an apps/v1 Deployment (its selector under spec.selector.matchLabels, the same pod \
+                 template) and kix will place it",
+                document.name()
+            )),
+        );
+    }
 }
 
 /// R4: the package ceiling lowers the whole instance.
@@ -147,12 +200,28 @@ fn resolve_workload(
         );
         level = ceiling.clone();
     }
-    // R6: replicas from the step function, else the manifest's.
+    // R6: replicas from the step function, else the manifest's; under an autoscaler, its minimum
+    // with the level's count as the floor.
     let (replicas, replicas_from) = workload.replicas_at(level.value);
+    let (replicas, replicas_from, autoscaler) = match &workload.autoscaler {
+        Some(autoscaler) => {
+            let context = super::autoscaler::FloorContext {
+                cluster: cluster.name,
+                instance: &instance.name,
+                workload: &workload.view,
+                level: level.value,
+                subject: &subject,
+            };
+            let (count, from, range) =
+                super::autoscaler::floor(autoscaler, replicas, replicas_from, &context, diagnostics);
+            (count, from, Some(range))
+        }
+        None => (replicas, replicas_from, None),
+    };
     let replicas_location = || -> Location {
-        match &workload.mapping_at {
-            Some(at) => at.clone(),
-            None => package.documents[workload.document].locate(&["spec", "replicas"]),
+        match (&replicas_from, &workload.mapping_at) {
+            (ReplicaSource::Autoscaler { at }, _) | (_, Some(at)) => at.clone(),
+            (_, None) => package.documents[workload.document].locate(&["spec", "replicas"]),
         }
     };
     // R7: a none ceiling means one pod at a time.
@@ -184,11 +253,26 @@ fn resolve_workload(
             )
             .at(replicas_location())
             .about(&subject)
-            .help(format!(
-                "add a mapping such as [workloads.{name}] replicas = {{ none = 1, pod = 2 }}, or, if it can only run \
-                 one pod at a time, declare [workloads.{name}] availability = {{ max = \"none\" }}"
-            )),
+            .help(r8_help(workload, replicas)),
         );
     }
-    InstanceWorkload { workload: index, level, replicas, replicas_from }
+    InstanceWorkload { workload: index, level, replicas, replicas_from, autoscaler }
+}
+
+/// How to fix R8: a mapping, or (under an autoscaler) a mapping or a higher minimum.
+fn r8_help(workload: &Workload, replicas: u32) -> String {
+    let name = workload.name();
+    match &workload.autoscaler {
+        Some(a) => format!(
+            "its {} {} may scale it down to {replicas}: add a mapping such as [workloads.{name}] replicas = \
+                     {{ none = 1, pod = 2 }} (kix raises the autoscaler's minimum to it), or raise {}",
+            a.view.kind,
+            a.view.name,
+            a.view.kind.min_field()
+        ),
+        None => format!(
+            "add a mapping such as [workloads.{name}] replicas = {{ none = 1, pod = 2 }}, or, if it can only \
+                     run one pod at a time, declare [workloads.{name}] availability = {{ max = \"none\" }}"
+        ),
+    }
 }

@@ -7,21 +7,27 @@
 //! instance is bound to one package version and a level: the requested level
 //! (R2) checked against the substrate (R1, R3), lowered to the package ceiling
 //! (R4), then per workload to its own ceiling (R5), with its replica count (R6)
-//! checked against the level (R7, R8).
+//! checked against the level (R7, R8), the floor of an autoscaler's minimum
+//! where one scales the workload.
 //!
 //! The result is an owned [`Model`]: whatever failed is absent from it, with
 //! its diagnostic reported; `derive` reads nothing else.
 
+mod autoscaler;
 mod cluster;
 mod instance;
 pub mod inventory;
 pub mod model;
+mod namespaces;
 mod package;
 pub mod substrate;
 mod versions;
 pub mod views;
 
-pub use model::{Cluster, Instance, InstanceWorkload, Model, Package, ReplicaSource, Sourced, Workload};
+pub use model::{
+    AutoscaledRange, Autoscaler, Cluster, Instance, InstanceWorkload, Model, Package, PackageNamespaces, ReplicaSource,
+    Sourced, Workload,
+};
 pub use substrate::{FailureDomains, Substrate, Support};
 
 use crate::diag::Diagnostics;

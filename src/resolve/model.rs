@@ -8,7 +8,8 @@
 
 use super::inventory::InventoryNode;
 use super::substrate::{FailureDomains, Substrate};
-use crate::diag::{Location, SourceFile, Subject};
+use crate::diag::{Code, Location, SourceFile, Subject};
+use crate::kube::autoscaler::Autoscaler as AutoscalerView;
 use crate::kube::kind::WorkloadKind;
 use crate::kube::workload::{PdbView, Workload as WorkloadView};
 use crate::level::Level;
@@ -41,9 +42,14 @@ pub struct Cluster {
     /// The cluster's own `availability`.
     pub level: Sourced<Level>,
     pub substrate: Substrate,
+    /// Where `capabilities.multiNode` and `capabilities.availabilityZones` are written (when they are).
+    pub multi_node_at: Option<Location>,
+    pub zones_at: Option<Location>,
     pub domains: FailureDomains,
     /// The expanded `[[nodePools]]` (empty without an inventory).
     pub inventory: Vec<InventoryNode>,
+    /// Warning codes the cluster file acknowledges for all its instances (`allow = [...]`).
+    pub allow: Vec<Code>,
     pub instances: Vec<Instance>,
 }
 
@@ -58,17 +64,23 @@ impl Cluster {
 pub struct Instance {
     pub name: String,
     pub namespace: String,
+    /// `createNamespace = true`: emit the instance's `v1 Namespace` unless the package ships it.
+    pub create_namespace: bool,
     /// Where the instance is declared (its name in the cluster file).
     pub location: Location,
     /// Cluster, instance and package.
     pub subject: Subject,
     /// The version chosen for it (R13).
     pub package: Rc<Package>,
+    /// The instance's `version` requirement, when it has one (else the highest version won).
+    pub version_requirement: Option<Sourced<String>>,
     /// R2: the instance's own `availability`, else the cluster's, with the line it was read from.
     pub requested: Sourced<Level>,
     /// After the package ceiling (R4): the requested level, or the ceiling where it was lower (with where the
     /// ceiling is written).
     pub level: Sourced<Level>,
+    /// Warning codes the instance acknowledges (its own `allow`; the cluster's apply too).
+    pub allow: Vec<Code>,
     /// R5-R8 for each workload of the package (the first copy of each kind and name), in document order.
     pub workloads: Vec<InstanceWorkload>,
 }
@@ -83,6 +95,15 @@ pub struct InstanceWorkload {
     pub replicas: u32,
     /// Where the replica count came from (R6).
     pub replicas_from: ReplicaSource,
+    /// The range its autoscaler is emitted with, when one scales it (`replicas` is then its minimum).
+    pub autoscaler: Option<AutoscaledRange>,
+}
+
+/// An autoscaler's range after kix raised it to the level's floor (see `resolve::autoscaler`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AutoscaledRange {
+    pub min: u32,
+    pub max: u32,
 }
 
 /// The source of a workload's replica count (R6).
@@ -92,6 +113,8 @@ pub enum ReplicaSource {
     Mapping { step: Level, at: Location },
     /// The manifest's own `spec.replicas` (1 when absent): no mapping, or a level below the lowest step.
     Manifest,
+    /// The minimum of the workload's autoscaler (where it is written, or its spec when absent).
+    Autoscaler { at: Location },
 }
 
 /// A validated package version, shared by every instance that chose it.
@@ -113,6 +136,31 @@ pub struct Package {
     pub pdbs: Vec<(usize, PdbView)>,
     /// Custom kinds the package's own CRDs declare cluster-scoped, by (group, kind).
     pub cluster_scoped_kinds: BTreeSet<(String, String)>,
+    /// Where the package's objects go and which namespaces they keep (`meta.namespace`,
+    /// `meta.keepNamespaces`).
+    pub namespaces: PackageNamespaces,
+}
+
+/// `meta.namespace` and `meta.keepNamespaces`, validated (DNS-1123 labels, no namespace both moved and kept).
+#[derive(Clone, Debug, Default)]
+pub struct PackageNamespaces {
+    /// The namespace the package's YAML was written for: its objects, and references to it, move to the
+    /// instance's namespace.
+    pub own: Option<Sourced<String>>,
+    /// Namespaces whose objects stay where they are, in the order written, each once.
+    pub keep: Vec<Sourced<String>>,
+}
+
+impl PackageNamespaces {
+    /// Whether objects in `namespace` keep it.
+    pub fn keeps(&self, namespace: &str) -> bool {
+        self.keep.iter().any(|k| k.value == namespace)
+    }
+
+    /// Whether `namespace` is the one the package was written for.
+    pub fn is_own(&self, namespace: &str) -> bool {
+        self.own.as_ref().is_some_and(|own| own.value == namespace)
+    }
 }
 
 impl Package {
@@ -139,6 +187,20 @@ pub struct Workload {
     pub eviction_policy_at: Option<Location>,
     /// R10: a PodDisruptionBudget shipped in the package selects its pods.
     pub shipped_pdb: bool,
+    /// The HorizontalPodAutoscaler or ScaledObject of the package that scales it.
+    pub autoscaler: Option<Autoscaler>,
+}
+
+/// An autoscaler of the package, bound to the workload it scales.
+#[derive(Debug)]
+pub struct Autoscaler {
+    /// Index into the package's documents.
+    pub document: usize,
+    pub view: AutoscalerView,
+    /// Where its minimum is written (its `spec` when absent).
+    pub min_at: Location,
+    /// Where its maximum is written (its `spec` when absent).
+    pub max_at: Location,
 }
 
 impl Workload {

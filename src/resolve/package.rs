@@ -1,13 +1,13 @@
 //! Packages: validate each loaded package directory once (its name, version,
-//! workloads, shipped budgets and `[workloads.X]` entries), independently of
-//! any cluster, and report versions defined twice (R6 checks, R12, R13).
+//! workloads, shipped budgets, autoscalers and `[workloads.X]` entries),
+//! independently of any cluster, and report versions defined twice (R6 checks, R12, R13).
 //!
 //! A package that fails is absent from what follows; its name is kept among
 //! the failed ones so an instance naming it is not also told it does not exist.
 
 use super::model::{Package, Sourced, Workload};
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
-use crate::kube::kind::WorkloadKind;
+use crate::kube::kind::{ControllerKind, WorkloadKind};
 use crate::kube::names;
 use crate::kube::strict::CustomKinds;
 use crate::kube::workload::{MAX_REPLICAS, PdbView, Workload as WorkloadView};
@@ -143,15 +143,21 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
             check_steps(key.get_ref(), settings, None, &manifest, &subject, diagnostics);
         }
     }
+    let mut autoscalers = super::autoscaler::bind(&documents, &views, &subject, diagnostics);
     let workloads = views
         .into_iter()
-        .map(|(index, view)| {
+        .enumerate()
+        .map(|(position, (index, view))| {
+            let autoscaler = autoscalers.remove(&position);
             let settings = raw.workloads.iter().find(|(name, _)| name.get_ref() == &view.name).map(|(_, s)| s);
             let shipped_pdb = pdbs.iter().any(|(_, pdb): &(usize, PdbView)| pdb.selects(&view.template_labels));
-            resolve_workload(index, view, settings, shipped_pdb, &manifest, &subject, diagnostics)
+            let mut workload = resolve_workload(index, view, settings, shipped_pdb, &manifest, &subject, diagnostics);
+            workload.autoscaler = autoscaler;
+            workload
         })
         .collect();
     let cluster_scoped_kinds = cluster_scoped_custom_kinds(&documents);
+    let namespaces = super::namespaces::package_namespaces(meta, &manifest, &subject, diagnostics);
     Some(Package {
         name,
         version,
@@ -162,6 +168,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         workloads,
         pdbs,
         cluster_scoped_kinds,
+        namespaces,
     })
 }
 
@@ -229,21 +236,39 @@ fn report_unknown_entries(
     for key in raw.workloads.keys() {
         let workload = key.get_ref();
         let named = documents.iter().any(|d| WorkloadKind::of(&d.value).is_some() && d.name() == workload);
-        if !named {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::UnknownWorkload,
-                    format!(
-                        "[workloads.{workload}] names no Deployment or StatefulSet of package `{}`",
-                        raw.meta.name.get_ref()
-                    ),
-                )
+        if named {
+            continue;
+        }
+        let controller = documents.iter().filter(|d| d.name() == workload).find_map(|d| ControllerKind::of(&d.value));
+        let (message, help) = match controller {
+            Some(kind) => (
+                format!(
+                    "[workloads.{workload}] names {} {workload} of package `{}`, which kix does not manage: kix \
+                     derives replicas, spread and budgets for Deployments and StatefulSets only",
+                    kind.as_str(),
+                    raw.meta.name.get_ref()
+                ),
+                format!(
+                    "rewrite {workload} as an apps/v1 Deployment (or StatefulSet) to give it a level, or remove the \
+                     entry; {}",
+                    workload_names_help(documents)
+                ),
+            ),
+            None => (
+                format!(
+                    "[workloads.{workload}] names no Deployment or StatefulSet of package `{}`",
+                    raw.meta.name.get_ref()
+                ),
+                workload_names_help(documents),
+            ),
+        };
+        diagnostics.push(
+            Diagnostic::new(Code::UnknownWorkload, message)
                 .at(located(manifest, key))
                 .about(subject)
                 .workload(workload)
-                .help(workload_names_help(documents)),
-            );
-        }
+                .help(help),
+        );
     }
 }
 
@@ -300,7 +325,17 @@ fn resolve_workload(
         WorkloadKind::StatefulSet => EvictionPolicy::IfHealthyBudget,
     });
     let eviction_policy_at = policy.map(|p| located(manifest, p));
-    Workload { document, view, ceiling, steps, mapping_at, eviction_policy, eviction_policy_at, shipped_pdb }
+    Workload {
+        document,
+        view,
+        ceiling,
+        steps,
+        mapping_at,
+        eviction_policy,
+        eviction_policy_at,
+        shipped_pdb,
+        autoscaler: None,
+    }
 }
 
 /// R6: a mapping's steps must stay within the Kubernetes maximum and must not decrease, the manifest's

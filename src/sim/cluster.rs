@@ -17,7 +17,14 @@
 //! constraints with different selectors, node-name affinity, duplicate
 //! hostname labels) is evaluated on every node with the per-node tallies.
 //! Tests check that `select` always chooses the reference path's node.
+//!
+//! InterPodAffinity ([`super::interpod`]) is evaluated on every node, from a scan of the bound
+//! pods once per cycle: a pod with pod affinity or anti-affinity terms, or any pod on a cluster
+//! where a bound pod has such terms (its required anti-affinity filters every incoming pod, its
+//! preferred and required terms score it), takes the per-node path. Node classes cannot stand
+//! for such pods: the terms count pods per node and per domain of any label key.
 
+use super::interpod::{self, NamespaceIndex};
 use super::objects::{Node, Pod, State};
 use super::plugins::{self, Candidate, Domains, Rejection, Scores, Spread, Usage};
 use crate::kube::labels::HOSTNAME;
@@ -106,6 +113,10 @@ pub struct Cluster {
     /// Every node has its own `kubernetes.io/hostname` value (or none): then a hostname
     /// domain is one node, which the fast path relies on.
     unique_hostnames: bool,
+    /// Namespaces the model knows (declared ones and those of pods), for `namespaceSelector`.
+    namespaces: NamespaceIndex,
+    /// Bound pods with pod affinity or anti-affinity terms.
+    pods_with_affinity: i64,
 }
 
 impl Cluster {
@@ -127,7 +138,12 @@ impl Cluster {
             tallies: Vec::new(),
             tally_index: HashMap::new(),
             unique_hostnames: true,
+            namespaces: NamespaceIndex::default(),
+            pods_with_affinity: 0,
         };
+        for namespace in &state.namespaces {
+            cluster.namespaces.declare(&namespace.name, &namespace.labels);
+        }
         cluster.rebuild_classes();
         for pod in &state.pods {
             if let Some(node) = pod.node_name.clone() {
@@ -167,6 +183,7 @@ impl Cluster {
         let &ni = self.by_name.get(node).ok_or_else(|| format!("no node `{node}`"))?;
         self.remove(&pod.namespace.clone(), &pod.name.clone());
         pod.node_name = Some(node.to_string());
+        self.namespaces.note(&pod.namespace);
         self.account(ni, &pod, 1);
         let slot = self.pods.len();
         self.pod_slot.insert((pod.namespace.clone(), pod.name.clone()), slot);
@@ -214,6 +231,9 @@ impl Cluster {
     /// Adds (`sign` 1) or takes away (-1) a pod's usage and tally counts on node `ni`, moving
     /// the node between its class's buckets and groups.
     fn account(&mut self, ni: usize, pod: &Pod, sign: i64) {
+        if !pod.spec.pod_affinity.is_empty() {
+            self.pods_with_affinity += sign;
+        }
         let ci = self.class_of[ni];
         let old = self.usage[ni];
         let class = &mut self.classes[ci];
@@ -369,12 +389,14 @@ impl Cluster {
         };
         let hard: Vec<Domains<'_>> =
             spread.hard.iter().enumerate().map(|(c, con)| Domains::new(domain_counts(c, con, &spread.hard))).collect();
+        let affinity = self.interpod_applies(pod).then(|| self.interpod(pod));
         let mut outcomes: Vec<Option<Outcome>> = vec![None; self.nodes.len()];
         let mut feasible = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
             let verdict = plugins::filter_node(pod, node)
                 .and_then(|()| plugins::filter_fit(pod, &node.allocatable, &self.usage[i]))
-                .and_then(|()| plugins::filter_spread(pod, spread, &hard, &node.labels, 0));
+                .and_then(|()| plugins::filter_spread(pod, spread, &hard, &node.labels, 0))
+                .and_then(|()| affinity.as_ref().map_or(Ok(()), |a| a.filter(&node.labels)));
             match verdict {
                 Ok(()) => feasible.push(i),
                 Err(r) => outcomes[i] = Some(Outcome::Rejected(r)),
@@ -393,7 +415,14 @@ impl Cluster {
             .iter()
             .map(|&i| Candidate { node: &self.nodes[i], usage: self.usage[i], multiplicity: 1 })
             .collect();
-        let scores = plugins::score(pod, spread, &candidates, &soft, |c, ci| on_node(feasible[c], offset + ci));
+        let mut scores = plugins::score(pod, spread, &candidates, &soft, |c, ci| on_node(feasible[c], offset + ci));
+        if let Some(affinity) = &affinity {
+            let raw: Vec<i64> = feasible.iter().map(|&i| affinity.raw_score(&self.nodes[i].labels)).collect();
+            for (s, score) in scores.iter_mut().zip(affinity.normalise(&raw)) {
+                s.inter_pod_affinity = score;
+                s.total += plugins::WEIGHT_INTER_POD * score;
+            }
+        }
         let mut selected: Option<(i64, usize)> = None;
         for (k, &i) in feasible.iter().enumerate() {
             if selected.is_none_or(|(best, _)| scores[k].total > best) {
@@ -402,6 +431,17 @@ impl Cluster {
             outcomes[i] = Some(Outcome::Feasible(scores[k]));
         }
         (outcomes, selected.map(|(_, i)| i))
+    }
+
+    /// Whether InterPodAffinity has anything to do for this pod: its own terms, or bound pods with terms.
+    fn interpod_applies(&self, pod: &Pod) -> bool {
+        self.pods_with_affinity > 0 || !pod.spec.pod_affinity.is_empty()
+    }
+
+    /// InterPodAffinity's PreFilter and PreScore state for a pod, from every bound pod.
+    fn interpod(&self, pod: &Pod) -> interpod::Prepared {
+        let bound = self.pods.iter().flatten().map(|(p, n)| (p, &self.nodes[*n].labels));
+        interpod::Prepared::new(pod, bound, &self.namespaces)
     }
 
     /// The per-node path for pods whose constraints or affinity look at node identity: every
@@ -433,7 +473,7 @@ impl Cluster {
     /// Chooses the node the reference path would choose, usually without visiting every node.
     pub fn select(&mut self, pod: &Pod) -> Option<String> {
         let spread = Spread::of(pod);
-        if !self.fast_path_applies(pod, &spread) {
+        if !self.fast_path_applies(pod, &spread) || self.interpod_applies(pod) {
             return self.select_per_node(pod, &spread);
         }
         let tallies = self.tallies_for(pod, &spread);

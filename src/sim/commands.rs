@@ -242,6 +242,9 @@ pub fn simulate(request: &SimulateRequest) -> Result<SimulateReport, InputError>
             Err(e) => errors.extend(e),
         }
     }
+    if workloads.is_empty() && errors.is_empty() {
+        errors.no_workloads(&request.manifests);
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -250,6 +253,11 @@ pub fn simulate(request: &SimulateRequest) -> Result<SimulateReport, InputError>
 }
 
 impl SimulateReport {
+    /// Pods left Pending, over every workload (the command exits 1 when there are any).
+    pub fn pending(&self) -> usize {
+        self.workloads.iter().map(|w| w.pending.len()).sum()
+    }
+
     /// The report as pretty JSON (`{"workloads": [...]}`), newline-terminated.
     pub fn to_json(&self) -> String {
         let json = serde_json::json!({ "workloads": self.workloads });

@@ -11,7 +11,8 @@
 //! ([`crate::yaml::Marks`]), in block and flow style alike; files are read
 //! within [`Limits::SNAPSHOT`].
 
-use super::objects::{State, parse_node, parse_pod};
+use super::budget::Budget;
+use super::objects::{State, is_terminal, parse_node, parse_pod};
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use crate::kube::list;
 use crate::kube::taints::Effect;
@@ -35,6 +36,23 @@ impl InputError {
     /// Adds a problem about a whole file.
     pub fn file(&mut self, path: &Path, message: impl Into<String>) {
         self.0.push(not_an_object(path, message));
+    }
+
+    /// The manifests given to `kix simulate` hold no Deployment or StatefulSet: nothing to place.
+    pub fn no_workloads(&mut self, manifests: &[std::path::PathBuf]) {
+        let files: Vec<String> = manifests.iter().map(|p| p.display().to_string()).collect();
+        let at = manifests.first().map_or_else(|| Location::file(""), Location::file);
+        self.0.push(
+            Diagnostic::new(
+                Code::NothingToSimulate,
+                format!(
+                    "{} hold{} no Deployment or StatefulSet to place",
+                    files.join(", "),
+                    if files.len() == 1 { "s" } else { "" }
+                ),
+            )
+            .at(at),
+        );
     }
 
     pub fn extend(&mut self, other: InputError) {
@@ -164,7 +182,9 @@ pub fn not_an_object(path: &Path, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(Code::NotAnObject, message).at(Location::file(path))
 }
 
-/// Reads a state snapshot file; every object kix cannot read gets its own located diagnostic.
+/// Reads a state snapshot file (Nodes, Pods and PodDisruptionBudgets; pods in phase Succeeded or
+/// Failed are left out, as the scheduler leaves them out); every object kix cannot read gets its
+/// own located diagnostic.
 pub fn read_state(path: &Path) -> Result<State, InputError> {
     let file = read_located(path)?;
     let mut state = State::default();
@@ -182,8 +202,11 @@ pub fn read_state(path: &Path) -> Result<State, InputError> {
                     Ok(())
                 }
             }),
+            // Terminal pods: the scheduler never sees them (objects::is_terminal).
+            Some("Pod") if is_terminal(value) => Ok(()),
             Some("Pod") => parse_pod(value, "default").map(|p| state.pods.push(p)),
-            Some(_) => Ok(()),
+            Some("Namespace") => super::objects::parse_namespace(value).map(|n| state.namespaces.push(n)),
+            Some(_) => Budget::read(value).map(|b| state.budgets.extend(b)),
             None => Err("a document has no `kind`".to_string()),
         };
         if let Err(e) = result {

@@ -1,9 +1,11 @@
 //! The scheduler model: a faithful, in-memory kube-scheduler for the default profile.
 //!
 //! `kix schedule`, `kix simulate` and `kix verify` run on it. Input is real
-//! Kubernetes objects (`kubectl get nodes,pods -A -o yaml`, a YAML stream or a
+//! Kubernetes objects (`kubectl get nodes,pods,pdb -A -o yaml`, a YAML stream or a
 //! `v1 List`): pods with `spec.nodeName` are bound, pods with
-//! `metadata.deletionTimestamp` are terminating.
+//! `metadata.deletionTimestamp` are terminating, pods in phase Succeeded or
+//! Failed are left out (the scheduler never sees them), PodDisruptionBudgets
+//! are kept for `kix verify` ([`budget`]).
 //!
 //! # What is modelled (upstream semantics, kubernetes/kubernetes v1.33)
 //! - Filters, in the default profile's order: NodeUnschedulable, NodeName,
@@ -13,9 +15,12 @@
 //!   init containers by the max rule, sidecars and overhead added) and
 //!   PodTopologySpread (domains, nodeAffinityPolicy/nodeTaintsPolicy,
 //!   namespace, terminating pods, matchLabelKeys, minDomains, missing labels
-//!   UnschedulableAndUnresolvable). The first failing filter gives a node's
-//!   reason, in the scheduler's words.
-//! - Scores with default weights: TaintToleration 3 (PreferNoSchedule),
+//!   UnschedulableAndUnresolvable) and InterPodAffinity ([`interpod`]:
+//!   required affinity and anti-affinity, existing pods' anti-affinity,
+//!   namespaces and `namespaceSelector`, `matchLabelKeys`/`mismatchLabelKeys`).
+//!   The first failing filter gives a node's reason, in the scheduler's words.
+//! - Scores with default weights: InterPodAffinity 2 (preferred terms both
+//!   ways, existing pods' required affinity at weight 1), TaintToleration 3 (PreferNoSchedule),
 //!   NodeAffinity 2 (preferred terms), PodTopologySpread 2 (ln(domains + 2)
 //!   weights and upstream normalisation; system defaults hostname maxSkew 3
 //!   and zone maxSkew 5 for controller-owned pods without constraints),
@@ -47,7 +52,7 @@
 //! scoring of the moment may not.
 //!
 //! # What the model leaves out
-//! Inter-pod affinity and anti-affinity, volumes (binding, zones, limits),
+//! Volumes (binding, zones, limits),
 //! host ports, images (ImageLocality), extended and ephemeral-storage
 //! resources, dynamic resource allocation, pod-level resources, preemption,
 //! priorities and queueing order, scheduling gates, Services as owners for
@@ -67,22 +72,27 @@
 //! existing pods, 5000 pods with a hard zone spread), and the same with kix's
 //! own hostname + zone constraints. Scheduling groups interchangeable nodes
 //! (see [`cluster`]) and keeps per-domain counts incrementally; it falls back
-//! to evaluating every node only for pods that single out nodes by name.
+//! to evaluating every node for pods that single out nodes by name and for
+//! inter-pod affinity (a pod with terms, or any pod while bound pods have them).
 //!
 //! # Layout
-//! [`objects`] reads Nodes and Pods (quantities, taints, selectors and labels
+//! [`objects`] reads Nodes, Pods and Namespaces (quantities, taints, selectors and labels
 //! come from [`crate::kube`], which is all of the compiler-side code sim uses),
-//! [`plugins`] holds the filters and scores, [`cluster`] the mutable cluster
+//! [`plugins`] holds the filters and scores, [`interpod`] InterPodAffinity, [`cluster`] the mutable cluster
 //! with the reference path ([`cluster::Cluster::cycle`], every node) and the
 //! fast path ([`cluster::Cluster::select`], node classes and usage buckets,
 //! same answer), [`workload`] stamps pods from Deployments and StatefulSets,
 //! [`commands`] answers typed `schedule`/`simulate` requests with reports, [`verify`] runs the
-//! availability scenarios `kix verify` reports ([`voluntary`] the rolling update
-//! and the drain).
+//! availability scenarios `kix verify` reports ([`domain_loss`] the domain losses and the
+//! tie-break, [`voluntary`] the rolling update, [`drain`] the drain).
 
+pub mod budget;
 pub mod cluster;
 pub mod commands;
+mod domain_loss;
+mod drain;
 pub mod input;
+pub mod interpod;
 pub mod objects;
 pub mod plugins;
 pub mod verify;

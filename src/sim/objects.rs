@@ -14,11 +14,13 @@
 //! spread constraints with `nodeTaintsPolicy: Honor`, which then leave the
 //! cordoned node out of their domains.
 
+use super::budget::Budget;
 use crate::kube::labels::{CONFIG_MIRROR, HOSTNAME};
 use crate::kube::quantity;
 use crate::kube::selector::{Labels, Selector, labels_from_value};
 use crate::kube::taints::{Effect, Taint, Toleration};
 use crate::kube::value::{at, str_at};
+use crate::kube::workload::PdbView;
 use crate::yaml::Value;
 use std::sync::Arc;
 
@@ -150,6 +152,8 @@ pub struct PodSpec {
     /// The selector the system default spread constraints use (the owning ReplicaSet's or
     /// StatefulSet's selector); None for pods no controller owns.
     pub default_selector: Option<Selector>,
+    /// `affinity.podAffinity` and `affinity.podAntiAffinity` (see [`super::interpod`]).
+    pub pod_affinity: super::interpod::PodAffinity,
 }
 
 impl PodSpec {
@@ -173,13 +177,62 @@ pub struct Pod {
     /// `kubectl drain` leaves it in place: a DaemonSet's pod or a static (mirror) pod.
     pub drain_skips: bool,
     pub spec: Arc<PodSpec>,
+    /// `status.phase`; None when the object has none (a hand-written pod). Pods in a terminal
+    /// phase never get here: the scheduler does not see them (see [`is_terminal`]).
+    pub phase: Option<Phase>,
+    /// The `Ready` condition is `True` (`podutil.IsPodReady`): what the disruption controller counts
+    /// as healthy. Pods the model creates are Ready once bound.
+    pub ready: bool,
+    /// The owner reference with `controller: true` (`metav1.GetControllerOf`); None for a pod no
+    /// controller manages, which `kubectl drain` refuses to delete without `--force`.
+    pub controller: Option<Controller>,
 }
 
-/// Nodes and pods: a snapshot of a cluster.
+/// A pod's `status.phase` (terminal phases are dropped on reading).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Pending,
+    Running,
+    Unknown,
+}
+
+/// A pod's controller: the kind and name of its `controller: true` owner reference.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Controller {
+    pub kind: String,
+    pub name: String,
+}
+
+/// Whether an object is a Pod in phase Succeeded or Failed. The scheduler never sees these: its
+/// pod informer lists with the field selector `status.phase!=Succeeded,status.phase!=Failed`
+/// (kubernetes/kubernetes pkg/scheduler/scheduler.go, `newPodInformer`), so they take no pod slot,
+/// CPU or memory and no spreading counts them; `kubectl drain` deletes them without a second look
+/// (filters.go, "any finished pod can be removed") and the eviction API ignores budgets for them
+/// (eviction.go). kix drops them when it reads a snapshot.
+pub fn is_terminal(object: &Value) -> bool {
+    str_at(object, &["kind"]) == Some("Pod")
+        && matches!(str_at(object, &["status", "phase"]), Some("Succeeded" | "Failed"))
+}
+
+/// A Namespace: only its name and labels matter (to `namespaceSelector` of pod affinity terms).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Namespace {
+    pub name: String,
+    /// Always holds `kubernetes.io/metadata.name: <name>`, which the API server sets on every namespace.
+    pub labels: Labels,
+}
+
+/// Nodes, pods and namespaces: a snapshot of a cluster.
+///
+/// A namespace a pod is in but no Namespace object describes is known by its name alone: it
+/// carries only `kubernetes.io/metadata.name` (see [`super::interpod::NamespaceIndex`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct State {
     pub nodes: Vec<Node>,
     pub pods: Vec<Pod>,
+    pub namespaces: Vec<Namespace>,
+    /// The snapshot's PodDisruptionBudgets (`kubectl get nodes,pods,pdb -A -o yaml`).
+    pub budgets: Vec<Budget>,
 }
 
 impl State {
@@ -214,7 +267,10 @@ impl State {
             }
             let result = match str_at(&object, &["kind"]) {
                 Some("Node") => parse_node(&object).map(|n| state.nodes.push(n)),
+                Some("Pod") if is_terminal(&object) => Ok(()),
                 Some("Pod") => parse_pod(&object, "default").map(|p| state.pods.push(p)),
+                Some("Namespace") => parse_namespace(&object).map(|n| state.namespaces.push(n)),
+                Some(_) if PdbView::is_pdb(&object) => Budget::read(&object).map(|b| state.budgets.extend(b)),
                 Some(_) => Ok(()),
                 None => Err("a document has no `kind`".to_string()),
             };
@@ -291,6 +347,16 @@ pub fn parse_node(object: &Value) -> Result<Node, String> {
     Ok(Node { name, labels, taints, unschedulable, allocatable })
 }
 
+/// Reads a Namespace, adding the `kubernetes.io/metadata.name` label the API server sets on every
+/// namespace (pkg/registry/core/namespace/strategy.go, `PrepareForCreate`/`PrepareForUpdate`).
+pub fn parse_namespace(object: &Value) -> Result<Namespace, String> {
+    let name = object_name(object, "Namespace")?;
+    let mut labels =
+        labels_from_value(at(object, &["metadata", "labels"])).map_err(|e| format!("namespace `{name}`: {e}"))?;
+    labels.insert(crate::kube::labels::NAMESPACE_NAME.to_string(), name.clone());
+    Ok(Namespace { name, labels })
+}
+
 /// Reads a Pod; `default_namespace` applies when metadata.namespace is unset.
 pub fn parse_pod(object: &Value, default_namespace: &str) -> Result<Pod, String> {
     let name = object_name(object, "Pod")?;
@@ -303,12 +369,41 @@ pub fn parse_pod(object: &Value, default_namespace: &str) -> Result<Pod, String>
         None => PodSpec::default(),
     };
     let node_name = spec.node_name.clone();
-    let daemon = seq(at(object, &["metadata", "ownerReferences"]), "metadata.ownerReferences")
+    let controller = seq(at(object, &["metadata", "ownerReferences"]), "metadata.ownerReferences")
         .map_err(ctx)?
         .iter()
-        .any(|r| str_at(r, &["kind"]) == Some("DaemonSet"));
+        .find(|r| at(r, &["controller"]).and_then(Value::as_bool) == Some(true))
+        .map(|r| Controller {
+            kind: str_at(r, &["kind"]).unwrap_or_default().to_string(),
+            name: str_at(r, &["name"]).unwrap_or_default().to_string(),
+        });
+    // kubectl's daemonSetFilter and mirrorPodFilter (k8s.io/kubectl/pkg/drain/filters.go): a pod
+    // whose controller is a DaemonSet, or with the mirror annotation, stays.
+    let daemon = controller.as_ref().is_some_and(|c| c.kind == "DaemonSet");
     let mirror = at(object, &["metadata", "annotations", CONFIG_MIRROR]).is_some();
-    Ok(Pod { name, namespace, labels, node_name, terminating, drain_skips: daemon || mirror, spec: Arc::new(spec) })
+    let phase = match str_at(object, &["status", "phase"]) {
+        Some("Pending") => Some(Phase::Pending),
+        Some("Running") => Some(Phase::Running),
+        Some(_) => Some(Phase::Unknown),
+        None => None,
+    };
+    // podutil.IsPodReady: a condition of type Ready with status True.
+    let ready = seq(at(object, &["status", "conditions"]), "status.conditions")
+        .map_err(ctx)?
+        .iter()
+        .any(|c| str_at(c, &["type"]) == Some("Ready") && str_at(c, &["status"]) == Some("True"));
+    Ok(Pod {
+        name,
+        namespace,
+        labels,
+        node_name,
+        terminating,
+        drain_skips: daemon || mirror,
+        spec: Arc::new(spec),
+        phase,
+        ready,
+        controller,
+    })
 }
 
 /// Reads the parts of a `PodSpec` the model uses.
@@ -335,6 +430,7 @@ pub fn parse_pod_spec(spec: &Value) -> Result<PodSpec, String> {
             },
             value: str_at(t, &["value"]).unwrap_or("").to_string(),
             effect,
+            seconds: at(t, &["tolerationSeconds"]).and_then(Value::as_i64),
         });
     }
     out.node_selector = labels_from_value(at(spec, &["nodeSelector"])).map_err(|e| format!("nodeSelector: {e}"))?;
@@ -357,6 +453,7 @@ pub fn parse_pod_spec(spec: &Value) -> Result<PodSpec, String> {
     for c in seq(at(spec, &["topologySpreadConstraints"]), "topologySpreadConstraints")? {
         out.spread.push(parse_spread(c)?);
     }
+    out.pod_affinity = super::interpod::PodAffinity::parse(at(spec, &["affinity"]))?;
     Ok(out)
 }
 
@@ -546,10 +643,14 @@ mod tests {
         let read = |meta: &str| {
             parse_pod(&crate::yaml::from_str(&format!("kind: Pod\nmetadata: {meta}\n")).unwrap(), "ns").unwrap()
         };
-        assert!(read("{name: a, ownerReferences: [{kind: DaemonSet, name: d}]}").drain_skips);
+        assert!(read("{name: a, ownerReferences: [{kind: DaemonSet, name: d, controller: true}]}").drain_skips);
+        // Only the controller reference counts (filters.go, metav1.GetControllerOf).
+        assert!(!read("{name: d, ownerReferences: [{kind: DaemonSet, name: d}]}").drain_skips);
         assert!(read("{name: b, annotations: {kubernetes.io/config.mirror: x}}").drain_skips);
-        let plain = read("{name: c, ownerReferences: [{kind: ReplicaSet, name: r}]}");
+        let plain = read("{name: c, ownerReferences: [{kind: ReplicaSet, name: r, controller: true}]}");
         assert!(!plain.drain_skips);
+        assert_eq!(plain.controller, Some(Controller { kind: "ReplicaSet".into(), name: "r".into() }));
+        assert!(!plain.ready);
         assert_eq!(plain.namespace, "ns");
     }
 

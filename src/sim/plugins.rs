@@ -5,7 +5,8 @@
 //! representative per group of interchangeable nodes), so both give the same
 //! answer by construction. Reasons use the scheduler's own wording. Sources:
 //! kubernetes/kubernetes `pkg/scheduler/framework/plugins/{nodeunschedulable,
-//! nodename,tainttoleration,nodeaffinity,noderesources,podtopologyspread}`.
+//! nodename,tainttoleration,nodeaffinity,noderesources,podtopologyspread}`; InterPodAffinity has its
+//! own file, [`super::interpod`].
 
 use super::objects::{Node, Pod, Resources, When};
 use crate::kube::labels::{HOSTNAME, ZONE};
@@ -19,12 +20,15 @@ pub const WEIGHT_AFFINITY: i64 = 2;
 pub const WEIGHT_SPREAD: i64 = 2;
 pub const WEIGHT_FIT: i64 = 1;
 pub const WEIGHT_BALANCED: i64 = 1;
+/// InterPodAffinity (see [`super::interpod`]).
+pub const WEIGHT_INTER_POD: i64 = 2;
 /// `framework.MaxNodeScore`.
 pub const MAX_SCORE: i64 = 100;
 
 pub const REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
 pub const REASON_NODE_NAME: &str = "node(s) didn't match the requested node name";
-pub const REASON_AFFINITY: &str = "node(s) didn't match Node's node affinity/selector";
+/// `nodeaffinity.ErrReasonPod` (pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go).
+pub const REASON_AFFINITY: &str = "node(s) didn't match Pod's node affinity/selector";
 pub const REASON_SPREAD: &str = "node(s) didn't match pod topology spread constraints";
 pub const REASON_SPREAD_LABEL: &str = "node(s) didn't match pod topology spread constraints (missing required label)";
 
@@ -276,6 +280,8 @@ pub struct Scores {
     pub taint_toleration: i64,
     pub node_affinity: i64,
     pub pod_topology_spread: i64,
+    /// Added by the cycle itself (every-node path), after [`score`].
+    pub inter_pod_affinity: i64,
     pub least_allocated: i64,
     pub balanced_allocation: i64,
     pub total: i64,

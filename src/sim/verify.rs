@@ -5,30 +5,33 @@
 //! 1. Rollout: every replica places; none Pending.
 //! 2. Domain loss: for each domain of the level (each zone, each node, each
 //!    pod) that holds a replica, the domain fails: its nodes get the
-//!    `node.kubernetes.io/unreachable` NoSchedule and NoExecute taints and
-//!    their pods are deleted (one pod at level pod). At least one replica must
-//!    keep running; the controllers recreate the deleted pods, and at level
-//!    node or zone a replacement left Pending while a surviving node has room
-//!    fails the level (the Pending reason is shown). StatefulSet pods on an
-//!    unreachable node stay Terminating and get no replacement (the
-//!    controller keeps at most one pod per identity); kix says so.
+//!    `node.kubernetes.io/unreachable` NoSchedule and NoExecute taints; their
+//!    pods stay bound for their unreachable tolerationSeconds, then are
+//!    deleted (one pod at level pod, at once); pods tolerating it forever stay
+//!    (see [`super::domain_loss`]). At least one replica must keep running;
+//!    the controllers recreate the deleted pods, and at level node or zone a
+//!    replacement left Pending while a surviving node has room fails the level
+//!    (the Pending reason is shown). StatefulSet pods on an unreachable node
+//!    stay Terminating and get no replacement (the controller keeps at most
+//!    one pod per identity); kix says so.
 //!    Tie-break (level node and zone): the workloads are placed again with
 //!    ties among equal best scores broken against the level (see the
 //!    Tie-break section of [`super`]), and the domain losses are run on that
 //!    placement too: a loss that leaves no replica running only there fails,
 //!    since the outcome would depend on the scheduler's random choice.
-//! 3. Rolling update (Deployments): the deployment controller's surge and
-//!    unavailability arithmetic replaces every pod with a new
-//!    pod-template-hash; it must finish, and at level pod or above never
+//! 3. Rolling update: Deployments by the deployment controller's surge and
+//!    unavailability arithmetic (old pods in the ReplicaSet controller's
+//!    order), StatefulSets one ordinal at a time down to the partition (see
+//!    [`super::voluntary`]); it must finish, and at level pod or above never
 //!    leave fewer than one available replica.
-//! 4. Drain: each node holding a replica is cordoned and drained through the
-//!    eviction API, honouring every PodDisruptionBudget as the disruption
-//!    controller computes it; evicted pods are recreated and rescheduled
-//!    (ready once bound). DaemonSet and mirror pods stay, as with
-//!    `kubectl drain --ignore-daemonsets`; other pods of the snapshot are
-//!    evicted and not recreated. The drain must finish, and at level pod or
-//!    above every evicted replica's replacement must schedule (at level none a
-//!    replacement left Pending is reported, not failed). Cordoning adds the
+//! 4. Drain: each node holding a replica is cordoned and drained as `kubectl
+//!    drain --ignore-daemonsets --delete-emptydir-data` drains it, through the
+//!    eviction API, honouring every PodDisruptionBudget (the compiled ones and
+//!    the snapshot's) as the disruption controller computes it (see
+//!    [`super::drain`] and [`super::budget`]); evicted pods are recreated and
+//!    rescheduled (ready once bound). The drain must finish, and at level pod
+//!    or above every evicted replica's replacement must schedule (at level none
+//!    a replacement left Pending is reported, not failed). Cordoning adds the
 //!    `node.kubernetes.io/unschedulable:NoSchedule` taint, as the node
 //!    lifecycle controller does, so constraints with `nodeTaintsPolicy: Honor`
 //!    no longer count the drained node as a domain.
@@ -39,16 +42,15 @@
 //! Also, each spread constraint's selector is counted: a selector that counts
 //! a set of one pod balances nothing.
 
+use super::budget::{Budget, BudgetStatus, Eviction};
 use super::cluster::{Cluster, Outcome};
-use super::objects::{Pod, State};
-use super::plugins::{REASON_SPREAD, Spread};
-use super::voluntary::{drain, rolling_update};
+use super::domain_loss::{domain_loss, tie_break};
+use super::drain::drain;
+use super::objects::{Controller, Pod, State};
+use super::plugins::Spread;
+use super::voluntary::{rolling_update, statefulset_update};
 use super::workload::Workload;
-use crate::kube::int_or_percent::IntOrPercent;
 use crate::kube::kind::WorkloadKind;
-use crate::kube::selector::Selector;
-use crate::kube::taints::Taint;
-use crate::kube::workload::PdbView;
 use crate::level::Level;
 use crate::yaml::Value;
 use serde::Serialize;
@@ -62,6 +64,9 @@ pub struct WorkloadLevel {
     pub namespace: String,
     pub name: String,
     pub level: Level,
+    /// The minimum of the autoscaler that owns the workload's `spec.replicas`: verified at this
+    /// many replicas instead of `spec.replicas` (an HPA or ScaledObject may scale down to it).
+    pub min_replicas: Option<u32>,
 }
 
 /// What to verify: per-workload levels and the cluster's failure-domain keys.
@@ -131,6 +136,14 @@ pub struct DomainLoss {
     pub replacements: BTreeMap<String, String>,
     /// Replacement pod to the scheduler's message, for those left Pending.
     pub pending: BTreeMap<String, String>,
+    /// Seconds from the failure until the controller has recreated the last of the lost pods it
+    /// replaces: the pods stay bound to the unreachable nodes for their
+    /// `node.kubernetes.io/unreachable` tolerationSeconds (300 by default). None when no pod is
+    /// replaced; 0 when the pods are deleted at once (a pod lost at level pod).
+    pub replaced_after_seconds: Option<i64>,
+    /// Lost pods that get no replacement during the outage, with the reason (they tolerate
+    /// `unreachable` forever, or are StatefulSet pods that stay Terminating).
+    pub not_replaced: BTreeMap<String, String>,
 }
 
 /// The verdict on one workload (instance-agnostic: the caller adds cluster and instance).
@@ -152,41 +165,14 @@ pub struct WorkloadVerdict {
     pub meets_level: bool,
 }
 
-/// A PodDisruptionBudget.
-#[derive(Clone, Debug)]
-pub(super) struct Budget {
-    pub(super) namespace: String,
-    pub(super) name: String,
-    pub(super) selector: Selector,
-    min_available: Option<IntOrPercent>,
-    max_unavailable: Option<IntOrPercent>,
-}
-
-/// The budgets among the objects, read by [`PdbView`] (`policy` group only); one with no selector
-/// or without a name covers nothing here.
-fn read_budgets(objects: &[Value]) -> Vec<Budget> {
-    objects
-        .iter()
-        .filter(|o| PdbView::is_pdb(o))
-        .filter_map(|o| {
-            let view = PdbView::read(o).ok()?;
-            Some(Budget {
-                namespace: view.namespace.unwrap_or_else(|| "default".to_string()),
-                name: Some(view.name).filter(|n| !n.is_empty())?,
-                selector: view.selector?,
-                min_available: view.min_available,
-                max_unavailable: view.max_unavailable,
-            })
-        })
-        .collect()
-}
-
 /// The world a scenario mutates: the cluster, the workloads and who owns which bound pod.
 #[derive(Clone)]
 pub(super) struct World<'a> {
     pub(super) cluster: Cluster,
     pub(super) workloads: &'a [Workload],
     pub(super) budgets: &'a [Budget],
+    /// Pods per snapshot controller (namespace, controller), as the snapshot had them.
+    scales: &'a BTreeMap<(String, Controller), i64>,
     /// Replacement counter per workload, for fresh Deployment pod names.
     next_index: Vec<usize>,
 }
@@ -269,24 +255,42 @@ impl<'a> World<'a> {
         Ok(node)
     }
 
-    /// disruptionsAllowed of a budget, as the disruption controller computes it.
-    pub(super) fn disruptions_allowed(&self, budget: &Budget) -> (i64, String) {
-        let covered = |p: &Pod| p.namespace == budget.namespace && budget.selector.matches(&p.labels);
-        let healthy = self.cluster.pods().filter(|(p, _)| !p.terminating && covered(p)).count() as i64;
-        let expected: i64 = self
-            .workloads
-            .iter()
-            .filter(|w| w.namespace == budget.namespace && budget.selector.matches(&w.template_labels))
-            .map(|w| w.replicas)
-            .sum();
-        let (desired, rule) = match (&budget.max_unavailable, &budget.min_available) {
-            (Some(max), _) => (expected - max.scaled_value(expected, true), format!("maxUnavailable {max}")),
-            (None, Some(min)) => (min.scaled_value(expected, true), format!("minAvailable {min}")),
-            (None, None) => (expected, "no policy".to_string()),
-        };
-        let allowed = (healthy - desired).max(0);
-        (allowed, format!("{rule}: {expected} expected, {healthy} healthy, {desired} desired healthy"))
+    /// A pod's controller and its scale, for a budget's expected count (`getExpectedScale`): a
+    /// verified workload's pods count its replicas; a snapshot pod's controller (a ReplicaSet or
+    /// StatefulSet the snapshot does not hold) counts the pods it had in the snapshot, the one
+    /// scale kix can know; a pod without a controller counts nothing.
+    pub(super) fn scale_of(&self, pod: &Pod) -> Option<(String, i64)> {
+        if let Some(w) = self.owner_of(pod) {
+            let workload = &self.workloads[w];
+            return Some((format!("{}/{}/{}", workload.kind, workload.namespace, workload.name), workload.replicas));
+        }
+        let c = pod.controller.as_ref()?;
+        let key = (pod.namespace.clone(), c.clone());
+        Some((format!("{}/{}/{}", c.kind, pod.namespace, c.name), self.scales.get(&key).copied().unwrap_or(0)))
     }
+
+    /// A budget's status as the disruption controller computes it now.
+    pub(super) fn budget_status(&self, budget: &Budget) -> BudgetStatus {
+        budget.status(self.cluster.pods().map(|(p, _)| p), |p| self.scale_of(p))
+    }
+
+    /// The eviction API's answer for a bound pod now.
+    pub(super) fn evict(&self, pod: &Pod) -> Eviction {
+        super::budget::evict(pod, self.budgets, |b| self.budget_status(b))
+    }
+}
+
+/// Every budget in force: the compiled ones and the snapshot's (all namespaces, foreign budgets
+/// included, as the eviction API lists them). A snapshot budget with the namespace and name of a
+/// compiled one is that budget as deployed before: the compiled one replaces it.
+fn budgets(state: &State, objects: &[Value]) -> Vec<Budget> {
+    let mut budgets: Vec<Budget> = objects.iter().filter_map(|o| Budget::read(o).ok().flatten()).collect();
+    for budget in &state.budgets {
+        if !budgets.iter().any(|b| b.namespace == budget.namespace && b.name == budget.name) {
+            budgets.push(budget.clone());
+        }
+    }
+    budgets
 }
 
 /// Runs every scenario for the workloads of one instance.
@@ -299,7 +303,24 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
     let mut workloads: Vec<Workload> = Vec::new();
     for object in objects {
         match Workload::from_object(object, "default") {
-            Ok(Some(workload)) => workloads.push(workload),
+            Ok(Some(mut workload)) => {
+                let wanted = request.workloads.iter().find(|x| {
+                    x.kind == workload.kind.as_str() && x.namespace == workload.namespace && x.name == workload.name
+                });
+                if let Some(min) = wanted.and_then(|x| x.min_replicas) {
+                    workload.replicas = i64::from(min);
+                }
+                if workload.replicas > super::workload::MAX_SIMULATED_REPLICAS {
+                    let why = format!(
+                        "its autoscaler's minimum {} is above the {} replicas kix simulates",
+                        workload.replicas,
+                        super::workload::MAX_SIMULATED_REPLICAS
+                    );
+                    unreadable.push((workload.namespace.clone(), workload.name.clone(), why));
+                } else {
+                    workloads.push(workload);
+                }
+            }
             Ok(None) => {}
             Err(why) => {
                 let field = |path: &[&str]| {
@@ -313,7 +334,13 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
             }
         }
     }
-    let budgets = read_budgets(objects);
+    let budgets = budgets(state, objects);
+    let mut scales: BTreeMap<(String, Controller), i64> = BTreeMap::new();
+    for pod in &state.pods {
+        if let Some(c) = &pod.controller {
+            *scales.entry((pod.namespace.clone(), c.clone())).or_insert(0) += 1;
+        }
+    }
     // A snapshot of a live cluster may already hold these workloads' pods: the rollout replaces them.
     let mut state = state.clone();
     state.pods.retain(|p| !workloads.iter().any(|w| w.owns(p)));
@@ -321,6 +348,7 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
         cluster: Cluster::new(&state),
         workloads: &workloads,
         budgets: &budgets,
+        scales: &scales,
         next_index: workloads.iter().map(|w| w.replicas.max(0) as usize).collect(),
     };
     // The adversarial placement (see `tie_break`): the same rollout from the same start, each
@@ -443,6 +471,8 @@ fn verdict(
     // that deadlocks or a drain that never finishes blocks the cluster's operators, whatever the level.
     if workload.kind == WorkloadKind::Deployment {
         scenarios.push(rolling_update(world, w, level));
+    } else {
+        scenarios.push(statefulset_update(world, w, level));
     }
     scenarios.push(drain(world, w, level));
     verdict.meets_level = scenarios.iter().all(|s| s.pass);
@@ -466,186 +496,4 @@ fn selector_counts(world: &World<'_>, w: usize) -> BTreeMap<String, usize> {
         out.insert(format!("{} ({when})", con.key), n);
     }
     out
-}
-
-fn domain_loss(
-    world: &World<'_>,
-    w: usize,
-    level: Level,
-    request: &VerifyRequest,
-) -> (ScenarioResult, Vec<DomainLoss>) {
-    let owned = world.owned(w);
-    let key = if level == Level::Zone { &request.zone_key } else { &request.node_key };
-    // The failed units: (label, nodes to fail, pods to delete).
-    // By report label, then the label value it names.
-    let mut units: BTreeMap<(String, String), (Vec<String>, Vec<Pod>)> = BTreeMap::new();
-    match level {
-        Level::Pod => {
-            for (pod, _) in &owned {
-                units.insert((format!("pod {}", pod.name), pod.name.clone()), (Vec::new(), vec![pod.clone()]));
-            }
-        }
-        _ => {
-            for (_, node) in &owned {
-                let Some(value) = world.cluster.node(node).and_then(|n| n.labels.get(key)) else { continue };
-                let nodes: Vec<String> = world
-                    .cluster
-                    .nodes()
-                    .iter()
-                    .filter(|n| n.labels.get(key) == Some(value))
-                    .map(|n| n.name.clone())
-                    .collect();
-                let pods = nodes.iter().flat_map(|n| world.cluster.pods_on(n)).cloned().collect();
-                let label = if level == Level::Zone { format!("zone {value}") } else { format!("node {value}") };
-                units.insert((label, value.clone()), (nodes, pods));
-            }
-        }
-    }
-    let mut findings = Vec::new();
-    let mut losses = Vec::new();
-    let mut pass = true;
-    if owned.is_empty() {
-        findings.push("no replica is running, so every domain loss takes them all".into());
-        pass = false;
-    }
-    for ((label, value), (nodes, pods)) in units {
-        let mut world = world.clone();
-        for node in &nodes {
-            world.cluster.taint(node, &Taint::unreachable());
-        }
-        for pod in &pods {
-            world.cluster.remove(&pod.namespace, &pod.name);
-        }
-        let running = world.owned(w).len() as i64;
-        let mut loss = DomainLoss {
-            domain: label.clone(),
-            value,
-            running,
-            lost: owned.len() as i64 - running,
-            replacements: BTreeMap::new(),
-            pending: BTreeMap::new(),
-        };
-        // Controllers recreate every deleted pod, workload by workload. A StatefulSet does not:
-        // its pods on an unreachable node stay Terminating until someone force-deletes them
-        // (at most one pod per identity), so no replacement is created during the outage.
-        let mut owned_pods: Vec<(usize, &Pod)> =
-            pods.iter().filter_map(|p| world.owner_of(p).map(|o| (o, p))).collect();
-        owned_pods.sort_by(|a, b| (a.0, &a.1.name).cmp(&(b.0, &b.1.name)));
-        for (owner, pod) in owned_pods {
-            if world.workloads[owner].kind == WorkloadKind::StatefulSet && !nodes.is_empty() {
-                if owner == w {
-                    findings.push(format!(
-                        "{label} lost: {} stays Terminating on the unreachable node; the StatefulSet creates no replacement until it is force-deleted",
-                        pod.name
-                    ));
-                }
-                continue;
-            }
-            let replacement = world.replacement(owner, pod);
-            let name = replacement.name.clone();
-            let probe = replacement.clone();
-            match world.schedule(replacement) {
-                Ok(node) if owner == w => {
-                    loss.replacements.insert(name, node);
-                }
-                Err(message) if owner == w => {
-                    let room = level >= Level::Node && has_room(&world.cluster, &probe, &nodes);
-                    if room {
-                        pass = false;
-                        findings.push(format!(
-                            "{label} lost: replacement {name} stays Pending although surviving nodes have room: {message}{}",
-                            hint(&probe, key)
-                        ));
-                    } else {
-                        findings
-                            .push(format!("{label} lost: replacement {name} stays Pending (no room left): {message}"));
-                    }
-                    loss.pending.insert(name, message);
-                }
-                _ => {}
-            }
-        }
-        if running == 0 {
-            pass = false;
-            findings.push(format!("{label} lost: no replica keeps running ({} lost)", loss.lost));
-        }
-        losses.push(loss);
-    }
-    (ScenarioResult { scenario: Scenario::DomainLoss, pass, findings }, losses)
-}
-
-/// Scenario "tie-break": the domain-loss scenario on the adversarial placement. The real scheduler
-/// picks at random among the nodes with the best total score (`selectHost`); kix's lowest-name
-/// choice is one of those draws. A domain whose loss leaves no replica running under the
-/// adversarial draw, while every loss leaves one running under kix's draw, means the verdict
-/// would depend on luck: the workload fails.
-fn tie_break(
-    world: &World<'_>,
-    adversarial: &World<'_>,
-    w: usize,
-    level: Level,
-    request: &VerifyRequest,
-    losses: &[DomainLoss],
-) -> ScenarioResult {
-    let mut findings = Vec::new();
-    let mut pass = true;
-    let placed = |world: &World<'_>| -> Vec<String> {
-        let mut nodes: Vec<String> = world.owned(w).into_iter().map(|(_, n)| n).collect();
-        nodes.sort();
-        nodes
-    };
-    let (ours, theirs) = (placed(world), placed(adversarial));
-    if losses.iter().all(|l| l.running > 0) {
-        let key = if level == Level::Zone { &request.zone_key } else { &request.node_key };
-        let (_, adversarial_losses) = domain_loss(adversarial, w, level, request);
-        for loss in adversarial_losses.iter().filter(|l| l.running == 0) {
-            let value = loss.value.as_str();
-            let inside: Vec<&str> = theirs
-                .iter()
-                .filter(|n| {
-                    adversarial.cluster.node(n).and_then(|n| n.labels.get(key)).map(String::as_str) == Some(value)
-                })
-                .map(String::as_str)
-                .collect();
-            pass = false;
-            findings.push(format!(
-                "{} lost: no replica keeps running if the scheduler breaks equal best scores against the level and places the replicas on {} ({} of them in {}); kix's lowest-name choice placed them on {}: the result depends on the scheduler's random choice among equal scores (set a DoNotSchedule spread constraint on {key})",
-                loss.domain,
-                theirs.join(", "),
-                inside.len(),
-                loss.domain,
-                ours.join(", "),
-            ));
-        }
-    }
-    if pass {
-        findings.push(format!(
-            "with ties among equal best scores broken against the level, the replicas land on {}: every single {} loss still leaves one running",
-            theirs.join(", "),
-            if level == Level::Zone { "zone" } else { "node" }
-        ));
-    }
-    ScenarioResult { scenario: Scenario::TieBreak, pass, findings }
-}
-
-/// Whether a surviving node (outside `failed`) rejects the pod only for its spread constraints.
-fn has_room(cluster: &Cluster, pod: &Pod, failed: &[String]) -> bool {
-    cluster.cycle(pod).nodes.iter().any(|(node, outcome)| {
-        !failed.contains(node) && matches!(outcome, Outcome::Rejected(r) if r.reasons == [REASON_SPREAD])
-    })
-}
-
-fn hint(pod: &Pod, key: &str) -> String {
-    let ignores = pod
-        .spec
-        .spread
-        .iter()
-        .any(|c| c.topology_key == key && c.when == super::objects::When::DoNotSchedule && !c.honor_taints);
-    if ignores {
-        format!(
-            " (the DoNotSchedule constraint on {key} has nodeTaintsPolicy Ignore, so the failed domain still counts as an empty domain and holds the global minimum at 0; set nodeTaintsPolicy: Honor)"
-        )
-    } else {
-        String::new()
-    }
 }

@@ -1,12 +1,10 @@
-//! `kix verify`'s voluntary-disruption scenarios: the rolling update (or
-//! Recreate) of a Deployment and the drain of each node through the eviction
-//! API. See [`super::verify`] for what each scenario promises; this file holds
-//! the controllers' arithmetic: `deploymentutil.ResolveFenceposts` (maxSurge
-//! rounded up, maxUnavailable down) and the disruption controller's
-//! `disruptionsAllowed`.
+//! `kix verify`'s rolling-update scenario: the rolling update (or Recreate)
+//! of a Deployment, and the rolling update of a StatefulSet. See [`super::verify`] for what each scenario promises; this file holds
+//! the Deployment controller's arithmetic: `deploymentutil.ResolveFenceposts`
+//! (maxSurge rounded up, maxUnavailable down). The drain is in [`super::drain`].
 
-use super::objects::Pod;
-use super::verify::{Budget, Scenario, ScenarioResult, World};
+use super::objects::{Phase, Pod};
+use super::verify::{Scenario, ScenarioResult, World};
 use crate::kube::labels::POD_TEMPLATE_HASH;
 use crate::level::Level;
 
@@ -68,7 +66,9 @@ pub(super) fn rolling_update(world: &World<'_>, w: usize, level: Level) -> Scena
         }
         // Scale down the old ReplicaSet by what availability allows, all at once.
         let owned = world.owned(w);
-        let old: Vec<Pod> = owned.iter().filter(|(p, _)| !is_new(p)).map(|(p, _)| p.clone()).collect();
+        let mut old: Vec<(Pod, String)> = owned.iter().filter(|(p, _)| !is_new(p)).cloned().collect();
+        sort_for_deletion(&mut old, &owned);
+        let old: Vec<Pod> = old.into_iter().map(|(p, _)| p).collect();
         let available =
             old.len() as i64 + owned.iter().filter(|(p, _)| is_new(p) && ready.contains(&p.name)).count() as i64;
         let removable = (available - (replicas - unavailable)).clamp(0, old.len() as i64) as usize;
@@ -141,81 +141,133 @@ fn recreate(mut world: World<'_>, w: usize, level: Level) -> ScenarioResult {
     ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
 }
 
-pub(super) fn drain(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
-    let mut nodes: Vec<String> = world.owned(w).into_iter().map(|(_, n)| n).collect();
-    nodes.sort();
-    nodes.dedup();
+/// The ReplicaSet controller's order for scaling down (kubernetes/kubernetes
+/// pkg/controller/replicaset/replica_set.go `getPodsToDelete`, `getPodsRankedByRelatedPodsOnSameNode`;
+/// pkg/controller/controller_utils.go `ActivePodsWithRanks.Less`): unassigned before assigned,
+/// Pending before Unknown before Running, not Ready before Ready, then pods on nodes holding more
+/// of the Deployment's active pods (old and new ReplicaSets: the related pods) first. The model's
+/// pods have no deletion cost, ready time, restarts or creation time to tell them apart further,
+/// so the rest is by name (upstream: creation time, then a pseudo-random order).
+pub(super) fn sort_for_deletion(pods: &mut [(Pod, String)], related: &[(Pod, String)]) {
+    let mut on_node: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for (_, node) in related.iter().filter(|(p, _)| !p.terminating) {
+        *on_node.entry(node.as_str()).or_insert(0) += 1;
+    }
+    // podPhaseToOrdinal; a phase it does not list (none at all, here) looks up as 0.
+    let phase = |p: &Pod| match p.phase {
+        Some(Phase::Pending) | None => 0,
+        Some(Phase::Unknown) => 1,
+        Some(Phase::Running) => 2,
+    };
+    let key = |(p, node): &(Pod, String)| {
+        let rank = on_node.get(node.as_str()).copied().unwrap_or(0);
+        (!node.is_empty(), phase(p), p.ready, std::cmp::Reverse(rank), p.name.clone())
+    };
+    pods.sort_by_cached_key(key);
+}
+
+/// A StatefulSet's rolling update (kubernetes/kubernetes pkg/controller/statefulset/
+/// stateful_set_control.go, `updateStatefulSet`): with `podManagementPolicy: OrderedReady` the
+/// controller replaces pods one at a time from the highest ordinal down to `partition`, deleting
+/// the old pod, recreating it under the same name at the new revision and waiting until it is
+/// Running and Ready before the next; pods below the partition keep the old revision. `OnDelete`
+/// replaces nothing by itself. (`Parallel` only changes scaling, not updates: the same order
+/// applies.) At level pod and up one replica must stay available throughout; a replacement left
+/// Pending stops the update there for good.
+pub(super) fn statefulset_update(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
+    let mut world = world.clone();
+    let workload = world.workloads[w].clone();
+    let replicas = workload.replicas.max(0);
+    let Some(partition) = workload.partition else {
+        let f = "updateStrategy OnDelete: the controller replaces pods only when they are deleted".to_string();
+        return ScenarioResult { scenario: Scenario::RollingUpdate, pass: true, findings: vec![f] };
+    };
+    let spec = workload.pod_spec(1);
     let mut findings = Vec::new();
     let mut pass = true;
-    for node in nodes {
-        let mut world = world.clone();
-        world.cluster.cordon(&node, true);
-        loop {
-            // `kubectl drain --ignore-daemonsets` leaves DaemonSet and mirror pods in place.
-            let pods: Vec<Pod> = world.cluster.pods_on(&node).into_iter().filter(|p| !p.drain_skips).cloned().collect();
-            if pods.is_empty() {
-                break;
-            }
-            let mut progress = false;
-            let mut blocked = Vec::new();
-            for pod in pods {
-                let covering: Vec<&Budget> = world
-                    .budgets
-                    .iter()
-                    .filter(|b| b.namespace == pod.namespace && b.selector.matches(&pod.labels))
-                    .collect();
-                let allowed = match covering.as_slice() {
-                    [] => Ok(()),
-                    [budget] => {
-                        let (n, why) = world.disruptions_allowed(budget);
-                        if n > 0 {
-                            Ok(())
-                        } else {
-                            Err(format!(
-                                "PodDisruptionBudget {}/{} allows no disruption ({why})",
-                                budget.namespace, budget.name
-                            ))
-                        }
-                    }
-                    many => Err(format!(
-                        "it is covered by {} PodDisruptionBudgets ({}): the eviction API refuses it",
-                        many.len(),
-                        many.iter().map(|b| b.name.as_str()).collect::<Vec<_>>().join(", ")
-                    )),
-                };
-                match allowed {
-                    Ok(()) => {
-                        world.cluster.remove(&pod.namespace, &pod.name);
-                        if let Some(owner) = world.owner_of(&pod) {
-                            let replacement = world.replacement(owner, &pod);
-                            if let Err(message) = world.schedule(replacement.clone())
-                                && owner == w
-                            {
-                                // Evicted pods must reschedule from level pod up; below, it is downtime allowed.
-                                if level >= Level::Pod {
-                                    pass = false;
-                                }
-                                findings.push(format!(
-                                    "drain of {node}: replacement {} of evicted {} stays Pending: {message}",
-                                    replacement.name, pod.name
-                                ));
-                            }
-                        }
-                        progress = true;
-                    }
-                    Err(why) => blocked.push((pod, why)),
-                }
-            }
-            if !progress {
-                for (pod, why) in blocked {
-                    if world.owner_of(&pod) == Some(w) {
-                        pass = false;
-                        findings.push(format!("drain of {node} is blocked: evicting {} fails: {why}", pod.name));
-                    }
-                }
-                break;
-            }
+    let mut min_available = world.owned(w).len() as i64;
+    let mut updated = Vec::new();
+    for ordinal in (partition.clamp(0, replicas)..replicas).rev() {
+        let name = format!("{}-{ordinal}", workload.name);
+        world.cluster.remove(&workload.namespace, &name);
+        min_available = min_available.min(world.owned(w).len() as i64);
+        let pod = workload.pod(&spec, 1, ordinal as usize);
+        if let Err(message) = world.schedule(pod) {
+            pass = false;
+            findings.push(format!(
+                "the update stops at {name}: its new revision stays Pending, so the controller (OrderedReady) never moves on: {message}"
+            ));
+            break;
+        }
+        updated.push(name);
+    }
+    if level >= Level::Pod && min_available < 1 && replicas > 0 {
+        pass = false;
+        findings.push(format!("the update drops to {min_available} available replicas"));
+    }
+    findings.insert(
+        0,
+        format!(
+            "partition {partition}: {} updated highest ordinal first, one at a time ({}); fewest available during the update: {}",
+            updated.len(),
+            if updated.is_empty() { "none".to_string() } else { updated.join(", ") },
+            min_available.max(0)
+        ),
+    );
+    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(name: &str, phase: &str, ready: bool) -> Pod {
+        let status = match (phase, ready) {
+            ("", _) => String::new(),
+            (p, r) => format!(
+                "status: {{phase: {p}, conditions: [{{type: Ready, status: '{}'}}]}}\n",
+                if r { "True" } else { "False" }
+            ),
+        };
+        let yaml = format!("kind: Pod\nmetadata: {{name: {name}, namespace: ns}}\n{status}");
+        super::super::objects::parse_pod(&crate::yaml::from_str(&yaml).unwrap(), "ns").unwrap()
+    }
+
+    /// controller_utils.go ActivePodsWithRanks.Less, as a table: pods (name, node, phase, ready),
+    /// related pods per node beyond them, and the deletion order.
+    #[test]
+    fn old_pods_go_in_the_replicaset_controllers_order() {
+        type Case = (
+            &'static [(&'static str, &'static str, &'static str, bool)],
+            &'static [&'static str],
+            &'static [&'static str],
+        );
+        let cases: &[Case] = &[
+            // 1. Unassigned before assigned.
+            (&[("a", "n1", "Running", true), ("b", "", "Pending", false)], &[], &["b", "a"]),
+            // 2. Pending < Unknown < Running.
+            (
+                &[("a", "n1", "Running", true), ("b", "n2", "Unknown", true), ("c", "n3", "Pending", true)],
+                &[],
+                &["c", "b", "a"],
+            ),
+            // 3. Not ready before ready.
+            (&[("a", "n1", "Running", true), ("b", "n2", "Running", false)], &[], &["b", "a"]),
+            // 4. More of the set's pods on the pod's node first (new pods on n2 count too).
+            (&[("a", "n1", "Running", true), ("b", "n2", "Running", true)], &["n2"], &["b", "a"]),
+            // Otherwise by name.
+            (&[("b", "n1", "Running", true), ("a", "n2", "Running", true)], &[], &["a", "b"]),
+        ];
+        for (pods, extra, want) in cases {
+            let mut list: Vec<(Pod, String)> =
+                pods.iter().map(|(n, node, phase, ready)| (pod(n, phase, *ready), node.to_string())).collect();
+            let mut related = list.clone();
+            related.extend(
+                extra.iter().enumerate().map(|(i, node)| (pod(&format!("new{i}"), "Running", true), node.to_string())),
+            );
+            sort_for_deletion(&mut list, &related);
+            let got: Vec<&str> = list.iter().map(|(p, _)| p.name.as_str()).collect();
+            assert_eq!(&got, want, "{pods:?}");
         }
     }
-    ScenarioResult { scenario: Scenario::Drain, pass, findings }
 }

@@ -17,10 +17,14 @@ use crate::kube::labels::{
 };
 use crate::kube::selector::{Labels, Selector};
 use crate::kube::taints::{Effect, Toleration};
-use crate::kube::value::at;
+use crate::kube::value::{at, str_at};
 use crate::kube::workload::{Workload as Object, WorkloadError};
 use crate::yaml::Value;
 use std::sync::Arc;
+
+/// `--default-unreachable-toleration-seconds` and `--default-not-ready-toleration-seconds` of the
+/// API server (DefaultTolerationSeconds admission plugin), 300 by default.
+pub const DEFAULT_TOLERATION_SECONDS: i64 = 300;
 
 /// A Deployment or StatefulSet, read by [`crate::kube::workload`], ready to stamp pods.
 #[derive(Clone, Debug)]
@@ -38,6 +42,11 @@ pub struct Workload {
     pub max_unavailable: IntOrPercent,
     /// Deployment `strategy.type: Recreate`: every old pod stops before new ones start.
     pub recreate: bool,
+    /// StatefulSet `updateStrategy`: RollingUpdate with this `partition` (default 0), or None
+    /// for `OnDelete` (the controller replaces no pod by itself).
+    pub partition: Option<i64>,
+    /// StatefulSet `podManagementPolicy: Parallel` (default OrderedReady).
+    pub parallel: bool,
     /// A stable hash of the template, the base of pod-template-hash.
     template_hash: u64,
 }
@@ -88,7 +97,15 @@ impl Workload {
     /// Reads an `apps` Deployment or StatefulSet through [`crate::kube::workload`]; Ok(None) for
     /// any other object.
     pub fn from_object(object: &Value, default_namespace: &str) -> Result<Option<Workload>, ReadError> {
+        let raw = object;
         let Some(object) = Object::read(object).map_err(ReadError::Object)? else { return Ok(None) };
+        let partition = match str_at(raw, &["spec", "updateStrategy", "type"]) {
+            Some("OnDelete") => None,
+            _ => Some(
+                at(raw, &["spec", "updateStrategy", "rollingUpdate", "partition"]).and_then(Value::as_i64).unwrap_or(0),
+            ),
+        };
+        let parallel = str_at(raw, &["spec", "podManagementPolicy"]) == Some("Parallel");
         let strategy = object.strategy().map_err(ReadError::Strategy)?;
         let Object { kind, name, namespace, manifest_replicas, selector, template_labels, template, .. } = object;
         let replicas = i64::from(manifest_replicas.unwrap_or(1));
@@ -111,6 +128,8 @@ impl Workload {
             max_surge: strategy.max_surge,
             max_unavailable: strategy.max_unavailable,
             recreate: strategy.recreate,
+            partition,
+            parallel,
             template_hash,
         }))
     }
@@ -123,14 +142,20 @@ impl Workload {
     /// The shared spec of one revision's pods, with the owner's selector for default spreading.
     pub fn pod_spec(&self, revision: u32) -> Arc<PodSpec> {
         let mut spec = self.spec.clone();
-        // The DefaultTolerationSeconds admission plugin adds these to every pod the API server admits.
+        // The DefaultTolerationSeconds admission plugin (plugin/pkg/admission/defaulttolerationseconds/
+        // admission.go, `Admit`) adds a 300 s NoExecute toleration for each of these taints to every
+        // pod without a toleration of it (one whose key is the taint's or empty and whose effect is
+        // NoExecute or empty).
         for key in [TAINT_NOT_READY, TAINT_UNREACHABLE] {
-            if !spec.tolerations.iter().any(|t| t.key == key && t.effect == Some(Effect::NoExecute)) {
+            let tolerates =
+                |t: &Toleration| (t.key == key || t.key.is_empty()) && t.effect.is_none_or(|e| e == Effect::NoExecute);
+            if !spec.tolerations.iter().any(tolerates) {
                 spec.tolerations.push(Toleration {
                     key: key.to_string(),
                     exists: true,
                     value: String::new(),
                     effect: Some(Effect::NoExecute),
+                    seconds: Some(DEFAULT_TOLERATION_SECONDS),
                 });
             }
         }
@@ -168,6 +193,12 @@ impl Workload {
             terminating: false,
             drain_skips: false,
             spec: Arc::clone(spec),
+            phase: Some(super::objects::Phase::Running),
+            ready: true,
+            controller: Some(super::objects::Controller {
+                kind: self.kind.as_str().to_string(),
+                name: self.name.clone(),
+            }),
         }
     }
 

@@ -116,6 +116,7 @@ fn the_scheduler_model_and_the_vocabulary_stand_alone() {
     let allowed: &[(&str, &[&str])] = &[
         ("sim", &["kube", "level", "diag", "source", "yaml"]),
         ("kube", &["yaml"]),
+        ("lint", &["diag", "kube", "load", "resolve", "source", "yaml"]),
         ("yaml", &[]),
         ("diag", &[]),
         ("level", &[]),

@@ -21,16 +21,25 @@ fn output_is_byte_identical_across_runs_and_stdout_matches_files() {
     let second = read_tree(&t.clone().args(["build"]).run().status(0).root().join("out"));
     assert_eq!(second, first);
 
-    let mut expected = String::new();
-    for cluster in ["dev", "edge", "prod", "staging"] {
+    let stream_of = |cluster: &str| {
         let mut instances: Vec<_> =
             first.keys().filter(|p| p.starts_with(cluster) && !p.ends_with("kustomization.yaml")).collect();
         instances.sort();
-        for path in instances {
-            expected.push_str(std::str::from_utf8(&first[path]).unwrap());
-        }
-    }
-    t.args(["build", "--stdout"]).run().status(0).stdout(&expected);
+        instances.into_iter().map(|path| std::str::from_utf8(&first[path]).unwrap()).collect::<String>()
+    };
+    // One cluster's stream is what its files hold.
+    t.clone().args(["build", "--stdout", "--cluster", "prod"]).run().status(0).stdout(&stream_of("prod"));
+    // Every cluster's only when asked for, each named.
+    let all: String =
+        ["dev", "edge", "prod", "staging"].iter().map(|c| format!("# kix: cluster {c}\n{}", stream_of(c))).collect();
+    t.clone().args(["build", "--stdout", "--all"]).run().status(0).stdout(&all);
+    // Piped into `kubectl apply -f -`, several clusters' objects would land on one: a usage error.
+    t.args(["build", "--stdout"])
+        .run()
+        .status(2)
+        .stdout("")
+        .stderr_contains("--stdout writes one cluster's manifests")
+        .stderr_contains("clusters here: dev, edge, prod, staging");
 }
 
 #[test]
@@ -55,21 +64,73 @@ fn cluster_directories_are_replaced_whole_and_others_kept() {
 fn check_writes_nothing_and_out_flag_is_honoured() {
     let t = Test::new().examples();
     let root = t.root().to_path_buf();
-    t.clone().args(["check"]).run().status(0).stderr_ends_with("kix: 0 errors, 4 warnings\n");
+    let run = t.clone().args(["check"]).run().status(0);
+    assert_eq!(run.stderr, "kix: 0 errors, 0 warnings (4 acknowledged)\n", "the examples acknowledge their warnings");
     assert!(!root.join("out").exists());
     t.clone().args(["build", "--out", "elsewhere/manifests"]).run().status(0);
     assert!(root.join("elsewhere/manifests/prod/shop.yaml").is_file());
 }
 
+/// The shipped examples without their `allow = [...]` acknowledgements: four warnings again.
+fn examples_unacknowledged() -> Test {
+    let t = Test::new().examples();
+    for cluster in ["clusters/edge.toml", "clusters/prod.toml", "clusters/staging.toml"] {
+        let path = t.root().join(cluster);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let kept: String = text
+            .lines()
+            .filter(|l| !l.starts_with("allow = ") && !l.starts_with("# Acknowledged:"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(&path, kept).unwrap();
+    }
+    t
+}
+
 #[test]
 fn deny_warnings_fails_and_writes_nothing() {
-    let run = Test::new().examples().args(["build", "--deny-warnings"]).run().status(1).stderr_contains("error[K0502]");
+    let run =
+        examples_unacknowledged().args(["build", "--deny-warnings"]).run().status(1).stderr_contains("error[K0502]");
     assert!(!run.root().join("out").exists());
+    // Acknowledged warnings are not denied.
+    Test::new().examples().args(["build", "--deny-warnings"]).run().status(0);
+}
+
+#[test]
+fn acknowledged_warnings_are_counted_not_printed_and_only_for_their_instance() {
+    let t = examples_unacknowledged();
+    t.clone().args(["check"]).run().status(0).stderr_ends_with("kix: 0 errors, 4 warnings\n");
+    // prod's `operator` acknowledges K0308; staging's does not: only staging's warning is printed.
+    let prod = t.root().join("clusters/prod.toml");
+    let text = std::fs::read_to_string(&prod).unwrap();
+    std::fs::write(
+        &prod,
+        text.replace("namespace = \"operator-system\"\n", "namespace = \"operator-system\"\nallow = [\"K0308\"]\n"),
+    )
+    .unwrap();
+    let run =
+        t.clone().args(["check"]).run().status(0).stderr_ends_with("kix: 0 errors, 3 warnings (1 acknowledged)\n");
+    assert!(run.stderr.contains("cluster `staging` instance `operator`: workload `controller`"), "{}", run.stderr);
+    assert!(!run.stderr.contains("cluster `prod` instance `operator`"), "{}", run.stderr);
+    // An error cannot be acknowledged, and an unknown code is refused.
+    std::fs::write(
+        &prod,
+        text.replace(
+            "namespace = \"operator-system\"\n",
+            "namespace = \"operator-system\"\nallow = [\"K0302\", \"K9999\"]\n",
+        ),
+    )
+    .unwrap();
+    t.args(["check"])
+        .run()
+        .status(1)
+        .stderr_contains("error[K0207]: allow: `K0302` is an error")
+        .stderr_contains("error[K0207]: allow: `K9999` is not a diagnostic code");
 }
 
 #[test]
 fn json_diagnostics_carry_code_location_and_subject() {
-    let run = Test::new().examples().args(["check", "--format", "json"]).run().status(0);
+    let run = examples_unacknowledged().args(["check", "--format", "json"]).run().status(0);
     let lines: Vec<serde_json::Value> =
         run.stdout.lines().chain(run.stderr.lines()).map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 4);
@@ -181,10 +242,126 @@ fn a_full_build_drops_directories_of_removed_clusters_and_keeps_other_files() {
 }
 
 #[test]
-fn completions_cover_every_subcommand() {
-    let run = Test::in_repo().args(["completions", "bash"]).run().status(0);
-    for command in ["build", "check", "verify", "schedule", "simulate", "explain"] {
-        assert!(run.stdout.contains(command), "bash completion lacks {command}");
+fn completions_cover_subcommands_and_the_names_on_disk() {
+    // Every shell gets a script that registers kix and calls back into it.
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let run = Test::in_repo().args(["completions", shell]).run().status(0);
+        assert!(run.stdout.contains("COMPLETE") && run.stdout.contains("kix"), "{shell}: {}", run.stdout);
     }
     Test::in_repo().args(["completions", "tcsh"]).run().status(2);
+    // What the shell gets back while completing (bash's protocol): `kix <word>` at index 1, and so on.
+    let complete = |words: &[&str]| {
+        let mut args = vec!["--", "kix"];
+        args.extend_from_slice(words);
+        Test::new()
+            .examples()
+            .in_subdirectory("packages")
+            .env("COMPLETE", "bash")
+            .env("_CLAP_COMPLETE_INDEX", words.len().to_string())
+            .args(args)
+            .run()
+            .status(0)
+            .stdout
+    };
+    let subcommands = complete(&[""]);
+    for command in ["build", "check", "verify", "schedule", "simulate", "explain", "completions"] {
+        assert!(subcommands.lines().any(|l| l == command), "no {command} in {subcommands}");
+    }
+    assert_eq!(complete(&["build", "--cluster", "s"]), "staging");
+    assert_eq!(complete(&["build", "--cluster", ""]), "dev\nedge\nprod\nstaging");
+    assert_eq!(complete(&["explain", "--cluster", "prod", "--instance", "o"]), "operator\norders-db");
+}
+
+#[test]
+fn kix_finds_its_root_upward_and_says_how_to_point_at_one() {
+    // Inside a package directory, kix builds the tree above it (as cargo finds Cargo.toml).
+    let inside = Test::new().examples().in_subdirectory("packages/web");
+    let run = inside.args(["check"]).run().status(0);
+    assert_eq!(run.stderr, "kix: 0 errors, 0 warnings (4 acknowledged)\n");
+    // Outside any kix root: one error that says what to do.
+    Test::new()
+        .args(["check"])
+        .run()
+        .status(1)
+        .stderr_contains("error[K0106]: no clusters/ directory: this is not a kix root")
+        .stderr_contains("pass --root DIR");
+}
+
+#[test]
+fn build_check_lists_what_a_build_would_change_and_writes_nothing() {
+    let t = Test::new().examples();
+    let root = t.root().to_path_buf();
+    // Nothing built yet: every file is missing, nothing is written.
+    let run = t.clone().args(["build", "--check"]).run().status(1);
+    run.stdout_contains("missing  ./out/prod/shop.yaml").stdout_contains("16 files differ");
+    assert!(!root.join("out").exists());
+    // Right after a build: clean.
+    t.clone().args(["build"]).run().status(0);
+    t.clone().args(["build", "--check"]).run().status(0).stdout("");
+    // A hand edit, a stray file and a removed cluster's directory are each reported; --diff shows the edit.
+    let edited = root.join("out/prod/orders-db.yaml");
+    std::fs::write(&edited, std::fs::read_to_string(&edited).unwrap().replace("replicas: 3", "replicas: 4")).unwrap();
+    std::fs::write(root.join("out/prod/notes.txt"), "mine").unwrap();
+    std::fs::remove_file(root.join("clusters/dev.toml")).unwrap();
+    let before = read_tree(&root.join("out"));
+    let run = t.clone().args(["build", "--check", "--diff"]).run().status(1);
+    run.stdout_contains(
+        "changed  ./out/prod/orders-db.yaml\n--- a/./out/prod/orders-db.yaml\n+++ b/./out/prod/orders-db.yaml\n",
+    )
+    .stdout_contains("-  replicas: 4\n+  replicas: 3\n")
+    .stdout_contains("extra    ./out/prod/notes.txt (a build removes it)")
+    .stdout_contains("extra    ./out/dev (a build removes it)")
+    .stdout_contains("kix: 3 files differ");
+    assert_eq!(read_tree(&root.join("out")), before, "--check wrote something");
+    // Without --diff, no diff; --diff needs --check; --check and --stdout exclude each other.
+    let run = t.clone().args(["build", "--check"]).run().status(1);
+    assert!(!run.stdout.contains("+++"), "{}", run.stdout);
+    t.clone().args(["build", "--diff"]).run().status(2);
+    t.args(["build", "--check", "--stdout"]).run().status(2);
+}
+
+#[test]
+fn a_build_prints_a_summary_table_unless_quiet() {
+    let t = Test::new().examples();
+    t.clone().args(["build"]).run().status(0).stdout_golden(format!("{EXAMPLES}/expected/summary.txt"));
+    t.clone().args(["build", "--quiet"]).run().status(0).stdout("");
+    let json = t.args(["build", "--format", "json"]).run().status(0).json();
+    let prod = json["clusters"].as_array().unwrap().iter().find(|c| c["cluster"] == "prod").unwrap();
+    let sessions = prod["instances"].as_array().unwrap().iter().find(|i| i["instance"] == "sessions").unwrap();
+    assert_eq!((sessions["requested"].as_str(), sessions["level"].as_str()), (Some("zone"), Some("node")));
+    assert_eq!(sessions["workloads"][0]["replicas"], 2);
+    assert_eq!(sessions["workloads"][0]["pdb"], true);
+    assert_eq!(sessions["workloads"][0]["hard"], "kubernetes.io/hostname");
+}
+
+#[test]
+fn the_man_page_comes_from_the_same_definitions() {
+    let run = Test::in_repo().args(["man"]).run().status(0);
+    assert!(
+        run.stdout.starts_with(".ie \\n(.g .ds Aq \\(aq") || run.stdout.contains(".TH kix 1"),
+        "{}",
+        &run.stdout[..200]
+    );
+    for command in ["build", "check", "verify", "schedule", "simulate", "explain", "completions"] {
+        assert!(run.stdout.contains(command), "the man page lacks {command}");
+    }
+}
+
+#[test]
+fn stdout_prints_shared_objects_once_then_instances_in_kustomization_order() {
+    let t = Test::new().fixture("tests/fixtures/namespaces-shared");
+    let out = t.clone().args(["build"]).run().status(0).root().join("out/prod");
+    let kustomization = std::fs::read_to_string(out.join("kustomization.yaml")).unwrap();
+    let files: Vec<&str> = kustomization.lines().filter_map(|l| l.strip_prefix("- ")).collect();
+    assert_eq!(files[0], "_shared.yaml", "{kustomization}");
+    let expected: String = files.iter().map(|f| std::fs::read_to_string(out.join(f)).unwrap()).collect();
+    let stream = t.args(["build", "--stdout"]).run().status(0);
+    assert_eq!(stream.stdout, expected);
+    assert_eq!(stream.stdout.matches("name: prometheusrules.monitoring.coreos.com").count(), 1);
+    assert_eq!(stream.stdout.matches("\n  name: metrics\n").count(), 1, "the shared Namespace once");
+    // The build's summary names each shared object and the instances that emit it.
+    Test::new().fixture("tests/fixtures/namespaces-shared").args(["build"]).run().status(0).stdout_contains(
+        "  shared (_shared.yaml): CustomResourceDefinition prometheusrules.monitoring.coreos.com (instances grafana, \
+         grafana-dev)\n",
+    );
 }

@@ -652,6 +652,7 @@ fn check_instance(
         assert_eq!(object["metadata"]["namespace"].as_str(), Some(plan.namespace.as_str()), "{at}");
         assert_eq!(object["metadata"]["labels"]["app.kubernetes.io/instance"].as_str(), Some(plan.name.as_str()));
         assert_eq!(object["metadata"]["labels"]["app.kubernetes.io/managed-by"].as_str(), Some("kix"));
+        assert_eq!(object["metadata"]["labels"]["kix.dev/instance"].as_str(), Some(plan.name.as_str()));
     }
     let input_count: usize = documents(version).iter().map(Vec::len).sum();
     let derived_pdbs = plan.workloads.iter().filter(|w| w.derived_pdb).count();
@@ -849,7 +850,9 @@ proptest! {
 /// tests cover generated trees; these are the trees people read first).
 #[test]
 fn shipped_examples_and_fixtures_pass_validation() {
-    let mut roots = vec![crate::support::repo_root()];
+    let examples = tempfile::tempdir().unwrap();
+    crate::support::copy_examples(examples.path());
+    let mut roots = vec![examples.path().to_path_buf()];
     roots.extend(crate::support::fixture_cases());
     for root in roots {
         let compiled = compile(&Selection { root: root.clone(), ..Selection::default() });

@@ -71,8 +71,9 @@ fn simulate_spreads_replicas_over_zones_and_reports_pending() {
     let dir = tempfile::tempdir().unwrap();
     write_tree(dir.path(), [("full.yaml", full)]);
     let state = dir.path().join("full.yaml");
+    // Pods left Pending are a finding: exit status 1.
     kix(&["simulate", "--state", state.to_str().unwrap(), "tests/sim/web.yaml"])
-        .status(0)
+        .status(1)
         .stdout_contains("1 of 3 replicas placed")
         .stdout_contains("Pending")
         .stdout_contains("didn't match pod topology spread constraints");
@@ -86,7 +87,11 @@ fn bad_input_is_a_diagnostic_not_a_panic() {
     kix(&["schedule", "--state", "tests/sim/missing.yaml", "--pod", "tests/sim/web.yaml"])
         .status(1)
         .stderr_contains("K0101");
-    kix(&["simulate", "--state", "tests/sim/three-zones.yaml", "tests/sim/tainted.yaml"]).status(0);
+    // A manifest set without a workload is refused, not an empty report.
+    kix(&["simulate", "--state", "tests/sim/three-zones.yaml", "tests/sim/tainted.yaml"])
+        .status(1)
+        .stdout("")
+        .stderr_contains("error[K0115]: tests/sim/tainted.yaml holds no Deployment or StatefulSet to place");
 }
 
 #[test]
@@ -192,4 +197,15 @@ fn object_errors_in_text_show_the_line_and_caret() {
         .stderr_contains("node `a` appears twice")
         .stderr_contains("st.yaml:4:1")
         .stderr_contains("4 | kind: Node");
+}
+
+#[test]
+fn a_pod_left_pending_makes_schedule_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  nodeSelector: {disk: ssd}\n  containers: [{name: c, image: x}]\n";
+    write_tree(dir.path(), [("pod.yaml", pod)]);
+    let pod = dir.path().join("pod.yaml");
+    kix(&["schedule", "--state", "tests/sim/three-zones.yaml", "--pod", pod.to_str().unwrap()])
+        .status(1)
+        .stdout_contains("Pending: 0/6 nodes are available: 6 node(s) didn't match Pod's node affinity/selector.");
 }

@@ -2,9 +2,10 @@
 //! and run through kix's full model: every filter and score, not one plugin alone.
 //!
 //! A case holds nodes (`failed: true` adds an untolerated NoSchedule taint, standing for
-//! upstream's "failedNodes" that another filter rejected), existing pods, the incoming pod,
+//! upstream's "failedNodes" that another filter rejected), Namespace objects (`namespaces`, name
+//! and labels, for InterPodAffinity's `namespaceSelector`), existing pods, the incoming pod,
 //! and what the scheduler must give: feasible nodes, per-node reasons, PodTopologySpread's
-//! normalised scores, total scores, the selected node. Every case also checks that the fast
+//! normalised scores, InterPodAffinity's (`interpod_scores`), total scores, the selected node. Every case also checks that the fast
 //! path selects the reference path's node.
 
 use kix::kube::selector::Selector;
@@ -84,6 +85,15 @@ fn run_case(case: &Value) -> Vec<String> {
     for n in get(case, "nodes").and_then(Value::as_sequence).unwrap() {
         objects.push(node_object(n));
     }
+    for n in get(case, "namespaces").and_then(Value::as_sequence).cloned().unwrap_or_default() {
+        let mut metadata = Mapping::new();
+        metadata.insert("name".into(), get(&n, "name").unwrap().clone());
+        metadata.insert("labels".into(), get(&n, "labels").cloned().unwrap_or(Value::Null));
+        let mut object = Mapping::new();
+        object.insert("kind".into(), "Namespace".into());
+        object.insert("metadata".into(), Value::Mapping(metadata));
+        objects.push(Value::Mapping(object));
+    }
     for p in get(case, "pods").and_then(Value::as_sequence).cloned().unwrap_or_default() {
         objects.push(pod_object(&p, get(&p, "node")));
     }
@@ -126,6 +136,7 @@ fn run_case(case: &Value) -> Vec<String> {
     check_scores("balanced_scores", |s| s.balanced_allocation);
     check_scores("taint_scores", |s| s.taint_toleration);
     check_scores("affinity_scores", |s| s.node_affinity);
+    check_scores("interpod_scores", |s| s.inter_pod_affinity);
     if let Some(want) = get(expect, "feasible").and_then(Value::as_sequence) {
         let want: Vec<String> = want.iter().map(|v| v.as_str().unwrap().to_string()).collect();
         if want != feasible {

@@ -3,7 +3,11 @@
 //! generator: zones with and without labels, taints (tolerated or not, NoSchedule and
 //! PreferNoSchedule), cordons, unequal allocatable, pods in two namespaces, terminating
 //! pods, hard and soft spread with both node policies and minDomains, node affinity, and the
-//! system default constraints of controller-owned pods.
+//! system default constraints of controller-owned pods. With inter-pod affinity (pods with
+//! required or preferred pod affinity and anti-affinity, existing pods with required
+//! anti-affinity, Namespace objects for `namespaceSelector`), `select` takes the every-node path:
+//! the second test checks that it still agrees, and that the grouped path resumes once the last
+//! pod with terms is gone.
 
 use kix::sim::objects::parse_pod;
 use kix::sim::{Cluster, State};
@@ -26,8 +30,11 @@ impl Rng {
     }
 }
 
-fn state(rng: &mut Rng) -> String {
+fn state(rng: &mut Rng, affinity: bool) -> String {
     let mut out = String::new();
+    if affinity {
+        out.push_str("---\nkind: Namespace\nmetadata: {name: other, labels: {team: a}}\n");
+    }
     let nodes = 2 + rng.below(9);
     for i in 0..nodes {
         let mut labels = format!("kubernetes.io/hostname: n{i}");
@@ -57,15 +64,42 @@ fn state(rng: &mut Rng) -> String {
         let app = rng.pick(&["web", "db"]);
         let deleting = if rng.below(6) == 0 { "deletionTimestamp: '2026-01-01T00:00:00Z', " } else { "" };
         let cpu = rng.pick(&["0", "250m", "1"]);
+        let terms = if affinity {
+            let terms = pod_terms(rng);
+            if terms.is_empty() { terms } else { format!(", affinity: {{{terms}}}") }
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "---\nkind: Pod\nmetadata: {{name: e{p}, namespace: {ns}, {deleting}labels: {{app: {app}}}}}\nspec: {{nodeName: n{node}, containers: [{{name: c, resources: {{requests: {{cpu: '{cpu}'}}}}}}]}}"
+            "---\nkind: Pod\nmetadata: {{name: e{p}, namespace: {ns}, {deleting}labels: {{app: {app}}}}}\nspec: {{nodeName: n{node}, containers: [{{name: c, resources: {{requests: {{cpu: '{cpu}'}}}}}}]{terms}}}"
         );
     }
     out
 }
 
-fn incoming(rng: &mut Rng, name: &str) -> String {
+/// Pod affinity terms for a generated pod: a `podAffinity`/`podAntiAffinity` entry, or nothing.
+fn pod_terms(rng: &mut Rng) -> String {
+    let key = rng.pick(&["kubernetes.io/hostname", "topology.kubernetes.io/zone", "rack"]);
+    let app = rng.pick(&["web", "db"]);
+    let term = format!("{{labelSelector: {{matchLabels: {{app: {app}}}}}, topologyKey: {key}}}");
+    let everywhere = format!(
+        "{{labelSelector: {{matchLabels: {{app: {app}}}}}, namespaceSelector: {{matchLabels: {{team: a}}}}, topologyKey: {key}}}"
+    );
+    match rng.below(7) {
+        0 => format!("podAntiAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: [{term}]}}"),
+        1 => format!("podAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: [{term}]}}"),
+        2 => format!(
+            "podAffinity: {{preferredDuringSchedulingIgnoredDuringExecution: [{{weight: 7, podAffinityTerm: {everywhere}}}]}}"
+        ),
+        3 => format!(
+            "podAntiAffinity: {{preferredDuringSchedulingIgnoredDuringExecution: [{{weight: 3, podAffinityTerm: {term}}}]}}"
+        ),
+        _ => String::new(),
+    }
+}
+
+fn incoming(rng: &mut Rng, name: &str, with_terms: bool) -> String {
     let mut spec = String::new();
     let requests = rng.pick(&["{}", "{cpu: 500m, memory: 1Gi}", "{cpu: '1'}"]);
     let _ = writeln!(spec, "  containers: [{{name: c, resources: {{requests: {requests}}}}}]");
@@ -79,8 +113,16 @@ fn incoming(rng: &mut Rng, name: &str) -> String {
     if rng.below(4) == 0 {
         affinity.push("preferredDuringSchedulingIgnoredDuringExecution: [{weight: 5, preference: {matchExpressions: [{key: rack, operator: In, values: [r1]}]}}]");
     }
+    let mut sections = Vec::new();
     if !affinity.is_empty() {
-        let _ = writeln!(spec, "  affinity: {{nodeAffinity: {{{}}}}}", affinity.join(", "));
+        sections.push(format!("nodeAffinity: {{{}}}", affinity.join(", ")));
+    }
+    if with_terms {
+        sections.push(pod_terms(rng));
+    }
+    sections.retain(|s| !s.is_empty());
+    if !sections.is_empty() {
+        let _ = writeln!(spec, "  affinity: {{{}}}", sections.join(", "));
     }
     let constraints = rng.below(3);
     if constraints > 0 {
@@ -118,12 +160,12 @@ fn fast_path_chooses_the_reference_node_on_varied_states() {
     let mut decided = 0;
     for seed in 1..=400u64 {
         let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-        let text = state(&mut rng);
+        let text = state(&mut rng, false);
         let state = State::from_yaml_str(&text).unwrap();
         let mut cluster = Cluster::new(&state);
         // Place a few pods in sequence, comparing both paths at every step.
         for step in 0..4 {
-            let yaml = incoming(&mut rng, &format!("p{step}"));
+            let yaml = incoming(&mut rng, &format!("p{step}"), false);
             let mut pod = parse_pod(&kix::yaml::from_str(&yaml).unwrap(), "default").unwrap();
             if pod.spec.spread.is_empty() && rng.below(2) == 0 {
                 // Owned by a controller: the system default constraints apply.
@@ -142,4 +184,42 @@ fn fast_path_chooses_the_reference_node_on_varied_states() {
     }
     // The generator must exercise placements, not only Pending pods.
     assert!(decided > 400, "only {decided} placements");
+}
+
+#[test]
+fn fast_path_agrees_with_inter_pod_affinity_and_resumes_without_it() {
+    let mut decided = 0;
+    let mut refused = 0;
+    for seed in 1..=300u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d));
+        let text = state(&mut rng, true);
+        let state = State::from_yaml_str(&text).unwrap();
+        let mut cluster = Cluster::new(&state);
+        for step in 0..5 {
+            let yaml = incoming(&mut rng, &format!("p{step}"), true);
+            let pod = parse_pod(&kix::yaml::from_str(&yaml).unwrap(), "default").unwrap();
+            let cycle = cluster.cycle(&pod);
+            let fast = cluster.select(&pod);
+            assert_eq!(fast, cycle.selected, "seed {seed} step {step}\n{text}\n---\n{yaml}");
+            refused += cycle.reasons().keys().filter(|r| r.contains("affinity")).count();
+            if let Some(node) = cycle.selected {
+                decided += 1;
+                cluster.bind(pod, &node).unwrap();
+            }
+        }
+        // Without any pod that has terms, both paths still agree (the grouped path is back in use).
+        let with_terms: Vec<(String, String)> = cluster
+            .pods()
+            .filter(|(p, _)| !p.spec.pod_affinity.is_empty())
+            .map(|(p, _)| (p.namespace.clone(), p.name.clone()))
+            .collect();
+        for (namespace, name) in with_terms {
+            cluster.remove(&namespace, &name);
+        }
+        let plain = parse_pod(&kix::yaml::from_str(&incoming(&mut rng, "q", false)).unwrap(), "default").unwrap();
+        assert_eq!(cluster.select(&plain), cluster.cycle(&plain).selected, "seed {seed} after removal\n{text}");
+    }
+    assert!(decided > 400, "only {decided} placements");
+    // The generator must also produce pods that inter-pod affinity refuses somewhere.
+    assert!(refused > 50, "only {refused} affinity refusals");
 }

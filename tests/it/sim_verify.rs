@@ -10,6 +10,11 @@ fn objects(text: &str) -> Vec<kix::yaml::Value> {
 }
 
 fn run(manifest: &str, name: &str, level: Level) -> WorkloadVerdict {
+    run_at(manifest, name, level, None)
+}
+
+/// Like `run`, with an autoscaler's minimum as the replica count to verify at.
+fn run_at(manifest: &str, name: &str, level: Level, min_replicas: Option<u32>) -> WorkloadVerdict {
     let state = State::from_yaml_str(include_str!("../sim/three-zones.yaml")).unwrap();
     let request = VerifyRequest {
         workloads: vec![WorkloadLevel {
@@ -17,6 +22,7 @@ fn run(manifest: &str, name: &str, level: Level) -> WorkloadVerdict {
             namespace: "shop".into(),
             name: name.into(),
             level,
+            min_replicas,
         }],
         node_key: "kubernetes.io/hostname".into(),
         zone_key: "topology.kubernetes.io/zone".into(),
@@ -28,6 +34,22 @@ fn run(manifest: &str, name: &str, level: Level) -> WorkloadVerdict {
 
 fn scenario<'a>(v: &'a WorkloadVerdict, name: &str) -> &'a kix::sim::ScenarioResult {
     v.scenarios.iter().find(|s| s.scenario.as_str() == name).unwrap_or_else(|| panic!("no scenario {name}: {v:#?}"))
+}
+
+// Issue 9 item 5: a workload under an autoscaler is verified at the autoscaler's minimum, not at
+// spec.replicas (the HPA may scale it down to that).
+#[test]
+fn an_autoscalers_minimum_is_verified_instead_of_spec_replicas() {
+    let web = include_str!("../sim/web.yaml");
+    let at_one = run_at(web, "web", Level::Zone, Some(1));
+    assert_eq!(at_one.replicas, 1);
+    assert!(!at_one.meets_level, "one replica cannot survive a zone loss: {at_one:#?}");
+    assert_eq!(at_one.worst_case_running, Some(0));
+    let at_six = run_at(web, "web", Level::Zone, Some(6));
+    assert_eq!(at_six.replicas, 6);
+    assert!(at_six.meets_level, "{at_six:#?}");
+    assert_eq!(at_six.worst_case_running, Some(4));
+    assert_eq!(run(web, "web", Level::Zone).replicas, 3, "without an autoscaler spec.replicas counts");
 }
 
 #[test]
@@ -112,6 +134,7 @@ fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
             namespace: "shop".into(),
             name: "db".into(),
             level: Level::Zone,
+            min_replicas: None,
         }],
         node_key: "kubernetes.io/hostname".into(),
         zone_key: "topology.kubernetes.io/zone".into(),
@@ -123,8 +146,11 @@ fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
     let loss = scenario(&v, "domain-loss");
     assert_eq!(loss.findings.len(), 3, "{loss:?}");
     assert!(loss.findings.iter().all(|f| f.contains("stays Terminating")), "{loss:?}");
-    // No rolling-update scenario for a StatefulSet; the drain honours the budget.
-    assert!(v.scenarios.iter().all(|s| s.scenario != kix::sim::Scenario::RollingUpdate));
+    // The StatefulSet's rolling update (stateful_set_control.go: highest ordinal first, one at a
+    // time) keeps two of three running; the drain honours the budget.
+    let update = scenario(&v, "rolling-update");
+    assert!(update.pass, "{update:?}");
+    assert!(update.findings[0].contains("partition 0: 3 updated highest ordinal first, one at a time (db-2, db-1, db-0); fewest available during the update: 2"), "{update:?}");
     assert!(scenario(&v, "drain").pass);
 }
 
@@ -141,6 +167,7 @@ fn pods_of_the_workload_already_in_the_snapshot_are_replaced_not_doubled() {
             namespace: "shop".into(),
             name: "web".into(),
             level: Level::Zone,
+            min_replicas: None,
         }],
         node_key: "kubernetes.io/hostname".into(),
         zone_key: "topology.kubernetes.io/zone".into(),
@@ -227,6 +254,7 @@ fn request(name: &str, level: Level) -> VerifyRequest {
             namespace: "shop".into(),
             name: name.into(),
             level,
+            min_replicas: None,
         }],
         node_key: "kubernetes.io/hostname".into(),
         zone_key: "topology.kubernetes.io/zone".into(),
@@ -362,4 +390,61 @@ fn a_strategy_that_takes_every_replica_down_fails_level_pod() {
     let default = run(include_str!("../sim/web.yaml"), "web", Level::Zone);
     let update = scenario(&default, "rolling-update");
     assert!(update.pass && update.findings[0].contains("fewest available during the rollout: 3"), "{update:?}");
+}
+
+/// `n` schedulable nodes in one zone, each with its own hostname label.
+fn one_zone_nodes(n: usize) -> State {
+    let text: String = (1..=n)
+        .map(|i| {
+            format!(
+                "---\nkind: Node\nmetadata: {{name: node-{i}, labels: {{kubernetes.io/hostname: node-{i}, topology.kubernetes.io/zone: a}}}}\nstatus: {{allocatable: {{cpu: '8', memory: 32Gi, pods: '110'}}}}\n"
+            )
+        })
+        .collect();
+    State::from_yaml_str(&text).unwrap()
+}
+
+/// argo-cd's HA install (tests/realworld/argo-cd-ha, upstream manifests/ha/install.yaml, read as it
+/// is): `argocd-redis-ha-haproxy` runs 3 replicas with required pod anti-affinity on
+/// `kubernetes.io/hostname` and the default strategy (25%/25%: maxSurge 1, maxUnavailable 0 at 3
+/// replicas). On 3 nodes the surge pod has no node (each holds an old pod it must avoid) and no old
+/// pod may go first: the rolling update deadlocks, and a drain leaves the evicted pod Pending. On 4
+/// nodes both finish.
+#[test]
+fn argo_cd_ha_haproxy_anti_affinity_deadlocks_its_rollout_on_three_nodes() {
+    let corpus = std::fs::read_to_string(crate::support::repo_path("tests/realworld/argo-cd-ha/install.yaml")).unwrap();
+    let haproxy: Vec<kix::yaml::Value> = objects(&corpus)
+        .into_iter()
+        .filter(|o| {
+            kix::kube::value::str_at(o, &["kind"]) == Some("Deployment")
+                && kix::kube::value::str_at(o, &["metadata", "name"]) == Some("argocd-redis-ha-haproxy")
+        })
+        .collect();
+    assert_eq!(haproxy.len(), 1);
+    let request = VerifyRequest {
+        workloads: vec![WorkloadLevel {
+            kind: "Deployment".into(),
+            namespace: "default".into(),
+            name: "argocd-redis-ha-haproxy".into(),
+            level: Level::Node,
+            min_replicas: None,
+        }],
+        node_key: "kubernetes.io/hostname".into(),
+        zone_key: "topology.kubernetes.io/zone".into(),
+    };
+    let three = verify_workloads(&one_zone_nodes(3), &haproxy, &request).remove(0);
+    assert!(scenario(&three, "rollout").pass, "{three:#?}");
+    assert!(!three.meets_level);
+    let update = scenario(&three, "rolling-update");
+    assert!(!update.pass, "{update:?}");
+    let deadlock = update.findings.iter().find(|f| f.contains("deadlocks")).expect("a deadlock finding");
+    assert!(deadlock.contains("maxSurge 1, maxUnavailable 0"), "{deadlock}");
+    assert!(deadlock.contains("3 node(s) didn't match pod anti-affinity rules"), "{deadlock}");
+    let drain = scenario(&three, "drain");
+    assert!(!drain.pass);
+    assert!(drain.findings.iter().all(|f| f.contains("stays Pending") && f.contains("anti-affinity")), "{drain:?}");
+    let four = verify_workloads(&one_zone_nodes(4), &haproxy, &request).remove(0);
+    for s in ["rollout", "rolling-update", "drain"] {
+        assert!(scenario(&four, s).pass, "{s}: {four:#?}");
+    }
 }

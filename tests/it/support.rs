@@ -30,6 +30,36 @@ pub fn repo_path(path: impl AsRef<Path>) -> PathBuf {
 /// The shipped examples' goldens (their kix root is the repository root itself).
 pub const EXAMPLES: &str = "tests/fixtures/examples";
 
+/// The shipped examples' files, named one by one: tests copy exactly these, so a cluster or package a
+/// user adds beside them (as the README invites) never changes what a test sees.
+pub const SHIPPED_EXAMPLES: &[&str] = &[
+    "clusters/dev.toml",
+    "clusters/edge.toml",
+    "clusters/prod.toml",
+    "clusters/staging.toml",
+    "packages/cache/cache.yaml",
+    "packages/cache/kix.toml",
+    "packages/gateway/gateway.yaml",
+    "packages/gateway/kix.toml",
+    "packages/operator/kix.toml",
+    "packages/operator/operator.yaml",
+    "packages/quorum/kix.toml",
+    "packages/quorum/store.yaml",
+    "packages/web-1.3/api.yaml",
+    "packages/web-1.3/kix.toml",
+    "packages/web/api.yaml",
+    "packages/web/kix.toml",
+];
+
+/// Copies the shipped examples (and nothing else of the repository) into `root`.
+pub fn copy_examples(root: &Path) {
+    for file in SHIPPED_EXAMPLES {
+        let target = root.join(file);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(repo_path(file), target).unwrap_or_else(|e| panic!("copy {file}: {e}"));
+    }
+}
+
 /// Every case directory of tests/fixtures/ that is a kix root (all but [`EXAMPLES`]), sorted.
 pub fn fixture_cases() -> Vec<PathBuf> {
     let mut cases: Vec<PathBuf> = std::fs::read_dir(repo_path("tests/fixtures"))
@@ -188,7 +218,8 @@ impl Test {
         Test { dir: repo_path(dir), scratch: None, args: Vec::new(), env: Vec::new() }
     }
 
-    /// Runs in the repository root, over the shipped examples as they are (read-only commands).
+    /// Runs in the repository root, for commands that read no cluster or package (explain, completions,
+    /// schedule and simulate over tests/sim): use [`Test::examples`] for anything that compiles.
     pub fn in_repo() -> Test {
         Test::in_dir(repo_root())
     }
@@ -204,9 +235,11 @@ impl Test {
         self
     }
 
-    /// Copies the shipped examples (the repository's clusters/ and packages/) into the root.
+    /// Copies the shipped examples ([`SHIPPED_EXAMPLES`], nothing else) into the root.
     pub fn examples(self) -> Test {
-        self.fixture(repo_root())
+        assert!(self.scratch.is_some(), "Test::examples writes only into a scratch root");
+        copy_examples(&self.dir);
+        self
     }
 
     /// Writes files from `(path, contents)` pairs into the root.
@@ -223,13 +256,19 @@ impl Test {
     }
 
     /// Sets one environment variable for the run (`NO_COLOR=1` is always set).
-    #[allow(dead_code)] // Builder API kept whole; no test sets a variable yet.
     pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Test {
         self.env.push((key.into(), value.into()));
         self
     }
 
-    /// The root the binary runs in.
+    /// Runs in a subdirectory of the root instead (created if missing), as a user inside a tree would.
+    pub fn in_subdirectory(mut self, sub: &str) -> Test {
+        self.dir = self.dir.join(sub);
+        std::fs::create_dir_all(&self.dir).unwrap();
+        self
+    }
+
+    /// The directory the binary runs in.
     pub fn root(&self) -> &Path {
         &self.dir
     }
@@ -320,7 +359,6 @@ impl Output {
     }
 
     /// Stdout matches the golden file at `path` (relative to the repository root).
-    #[allow(dead_code)] // Builder API kept whole; no test has a stdout golden yet.
     pub fn stdout_golden(self, path: impl AsRef<Path>) -> Output {
         assert_golden(path, &self.stdout);
         self

@@ -23,7 +23,7 @@ fn workload<'a>(report: &'a serde_json::Value, cluster: &str, instance: &str, na
 
 #[test]
 fn shipped_examples_meet_their_levels() {
-    let (run, report) = verify_json(Test::in_repo(), &[]);
+    let (run, report) = verify_json(Test::new().examples(), &[]);
     run.status(0);
     let api = workload(&report, "prod", "shop", "api");
     assert_eq!(api["level"], "zone");
@@ -46,7 +46,8 @@ fn shipped_examples_meet_their_levels() {
 
 #[test]
 fn text_report_is_a_table_per_cluster() {
-    Test::in_repo()
+    Test::new()
+        .examples()
         .args(["verify"])
         .run()
         .status(0)
@@ -100,20 +101,22 @@ fn the_same_tree_compiled_by_kix_meets_zone() {
 fn a_state_snapshot_replaces_the_inventory() {
     let state = repo_path("tests/sim/three-zones.yaml");
     let state = state.to_str().unwrap();
-    let (run, report) = verify_json(Test::in_repo(), &["--cluster", "prod", "--state", state]);
+    let (run, report) = verify_json(Test::new().examples(), &["--cluster", "prod", "--state", state]);
     run.status(0);
     let prod = &report.as_array().unwrap()[0];
     assert_eq!(prod["nodes_from"], "state");
     assert_eq!(prod["nodes"], 6);
 
     // One snapshot describes one cluster.
-    Test::in_repo()
+    Test::new()
+        .examples()
         .args(["verify", "--state", state])
         .run()
         .status(2)
         .stderr_contains("--state is a snapshot of one cluster");
 
-    Test::in_repo()
+    Test::new()
+        .examples()
         .args(["verify", "--cluster", "prod", "--state", "no/such/state.yaml"])
         .run()
         .status(1)
@@ -151,4 +154,39 @@ fn absurd_replica_counts_are_refused_not_simulated_for_hours() {
     assert_eq!(api["meets_level"], false);
     let finding = api["scenarios"][0]["findings"][0].as_str().unwrap();
     assert!(finding.contains("kix simulates at most 10000 replicas"), "{finding}");
+}
+
+/// What K0450 warns about at build time, verify shows on the inventory: the proxy's rolling update
+/// deadlocks on its required hostname anti-affinity; the revision-scoped and the maxUnavailable 1
+/// variants update; the store's second replica has no zone.
+#[test]
+fn own_anti_affinity_deadlocks_the_rollout_that_k0450_warned_about() {
+    let root = "tests/fixtures/anti-affinity-rollout";
+    let (run, report) = verify_json(Test::in_dir(root), &[]);
+    run.status(1);
+    let scenario = |name: &str, scenario: &str| {
+        let w = workload(&report, "edge", "ha", name);
+        w["scenarios"].as_array().unwrap().iter().find(|s| s["scenario"] == scenario).unwrap().clone()
+    };
+    let update = scenario("proxy", "rolling-update");
+    assert_eq!(update["pass"], false);
+    let findings = update["findings"].to_string();
+    assert!(findings.contains("deadlocks") && findings.contains("didn't match pod anti-affinity rules"), "{findings}");
+    for name in ["scoped", "tolerant"] {
+        assert_eq!(scenario(name, "rolling-update")["pass"], true, "{name}");
+    }
+    assert_eq!(scenario("store", "rollout")["pass"], false);
+}
+
+// Issue 9 item 5: a Deployment under an HPA is verified at the HPA's minimum. The upstream
+// php-apache HPA says minReplicas 1; at level zone kix raises it to the mapping's 3 and leaves the
+// Deployment's spec.replicas (absent, so 1) to the autoscaler: verify places 3, not 1.
+#[test]
+fn a_workload_under_an_autoscaler_is_verified_at_its_raised_minimum() {
+    let (run, report) = verify_json(Test::in_dir("tests/fixtures/hpa-resources"), &[]);
+    run.status(0);
+    let php = workload(&report, "prod", "shop", "php-apache");
+    assert_eq!(php["replicas"], 3, "{php}");
+    assert_eq!(php["meets_level"], true, "{php}");
+    assert_eq!(php["worst_case_running"], 2, "{php}");
 }

@@ -1,0 +1,228 @@
+//! Namespaces: where each of an instance's objects goes, and the references
+//! to the package's own namespace that move with it.
+//!
+//! A namespaced object with no namespace, the instance's, or the one the
+//! package was written for (`meta.namespace`) goes to the instance's
+//! namespace; one in a namespace the package keeps (`meta.keepNamespaces`)
+//! stays there; any other is refused (K0409). Cluster-scoped objects carry no
+//! namespace.
+//!
+//! References to the package's namespace move too, in the fields kustomize's
+//! namespace transformer rewrites (kustomize
+//! `api/internal/konfig/builtinpluginconsts/namespace.go`, `namespaceFieldSpecs`,
+//! and `api/filters/namespace/namespace.go`, `roleBindingHack`), but only where
+//! they name the package's own namespace, so references into kept or foreign
+//! namespaces stay as written:
+//!
+//! - `subjects[].namespace` of RoleBindings and ClusterRoleBindings, for
+//!   `kind: ServiceAccount` (`Subject`, k8s.io/api `rbac/v1/types.go`);
+//! - `webhooks[].clientConfig.service.namespace` of Validating and
+//!   MutatingWebhookConfigurations (`ServiceReference`, k8s.io/api
+//!   `admissionregistration/v1/types.go`);
+//! - `spec.service.namespace` of APIServices (`ServiceReference`,
+//!   k8s.io/kube-aggregator `apiregistration/v1/types.go`);
+//! - `spec.conversion.webhook.clientConfig.service.namespace` of
+//!   CustomResourceDefinitions (`WebhookClientConfig`,
+//!   k8s.io/apiextensions-apiserver `apiextensions/v1/types.go`);
+//! - `metadata.name` of a shipped `Namespace` (renamed to the instance's).
+//!
+//! Strings inside containers' arguments or config files (`--namespace=X`,
+//! `svc.X.cluster.local`) are the user's and are left alone.
+
+use super::patch;
+use crate::load::documents::Document;
+use crate::resolve::{Instance, Package};
+use crate::yaml::{Mapping, Value};
+
+/// Where a namespaced object goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Into the instance's namespace: it had none, the instance's, or the package's own.
+    Instance,
+    /// It stays in this namespace, which the package keeps.
+    Kept(String),
+    /// It names this namespace, neither the package's own nor kept (K0409).
+    Foreign(String),
+}
+
+/// Where a namespaced document goes (an empty namespace is unset, as kubectl treats it).
+pub fn placement(document: &Document, instance: &Instance, package: &Package) -> Placement {
+    let written = document.value.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str);
+    match written.filter(|ns| !ns.is_empty()) {
+        None => Placement::Instance,
+        Some(ns) if ns == instance.namespace || package.namespaces.is_own(ns) => Placement::Instance,
+        Some(ns) if package.namespaces.keeps(ns) => Placement::Kept(ns.to_string()),
+        Some(ns) => Placement::Foreign(ns.to_string()),
+    }
+}
+
+/// Places a namespaced object: moved into the instance's namespace, or kept where it is.
+pub fn place(object: &mut Value, placement: &Placement, instance: &Instance) {
+    if *placement == Placement::Instance {
+        patch::set_namespace(object, &instance.namespace);
+    }
+}
+
+/// Rewrites the references to namespace `from` that move with the package's objects to `to`.
+pub fn rewrite_references(object: &mut Value, group: &str, kind: &str, from: &str, to: &str) {
+    if from == to {
+        return;
+    }
+    let rewrite = |service: Option<&mut Value>| {
+        if let Some(namespace) = service.and_then(|s| s.get_mut("namespace")).filter(|ns| ns.as_str() == Some(from)) {
+            *namespace = to.into();
+        }
+    };
+    match (group, kind) {
+        ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => {
+            for subject in items(object.get_mut("subjects")) {
+                if subject.get("kind").and_then(Value::as_str) == Some("ServiceAccount") {
+                    rewrite(Some(subject));
+                }
+            }
+        }
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration") => {
+            for webhook in items(object.get_mut("webhooks")) {
+                rewrite(webhook.get_mut("clientConfig").and_then(|c| c.get_mut("service")));
+            }
+        }
+        ("apiregistration.k8s.io", "APIService") => {
+            rewrite(object.get_mut("spec").and_then(|s| s.get_mut("service")));
+        }
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => {
+            let webhook =
+                object.get_mut("spec").and_then(|s| s.get_mut("conversion")).and_then(|c| c.get_mut("webhook"));
+            rewrite(webhook.and_then(|w| w.get_mut("clientConfig")).and_then(|c| c.get_mut("service")));
+        }
+        ("", "Namespace") => {
+            let metadata = object.get_mut("metadata");
+            if let Some(name) = metadata.and_then(|m| m.get_mut("name")).filter(|n| n.as_str() == Some(from)) {
+                *name = to.into();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The elements of a sequence (none for anything else).
+fn items(value: Option<&mut Value>) -> impl Iterator<Item = &mut Value> {
+    match value {
+        Some(Value::Sequence(items)) => items.iter_mut(),
+        _ => [].iter_mut(),
+    }
+}
+
+/// Whether the objects already hold the core `Namespace` named `name` (shipped, perhaps renamed).
+pub fn ships_namespace(objects: &[Value], name: &str) -> bool {
+    objects.iter().any(|o| {
+        o.get("apiVersion").and_then(Value::as_str) == Some("v1")
+            && o.get("kind").and_then(Value::as_str) == Some("Namespace")
+            && o.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str) == Some(name)
+    })
+}
+
+/// The instance's own `v1 Namespace` (`createNamespace = true`), unlabelled.
+pub fn namespace_object(name: &str) -> Value {
+    let mut metadata = Mapping::new();
+    metadata.insert("name".into(), name.into());
+    let mut namespace = Mapping::new();
+    namespace.insert("apiVersion".into(), "v1".into());
+    namespace.insert("kind".into(), "Namespace".into());
+    namespace.insert("metadata".into(), Value::Mapping(metadata));
+    Value::Mapping(namespace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn yaml(text: &str) -> Value {
+        crate::yaml::from_str(text).expect("test YAML")
+    }
+
+    /// (group, kind, object, path to the reference, its value after moving `src` to `dst`).
+    type Case<'a> = (&'a str, &'a str, &'a str, &'a [&'a str], Option<&'a str>);
+
+    // Each reference kind: rewritten when it names the package's namespace, kept otherwise.
+    #[test]
+    fn references_to_the_package_namespace_move() {
+        let cases: &[Case<'_>] = &[
+            (
+                "rbac.authorization.k8s.io",
+                "ClusterRoleBinding",
+                "subjects: [{kind: ServiceAccount, name: a, namespace: src}, {kind: ServiceAccount, name: b, namespace: kube-system}, {kind: Group, name: src, namespace: src}]",
+                &["subjects", "0", "namespace"],
+                Some("dst"),
+            ),
+            (
+                "rbac.authorization.k8s.io",
+                "ClusterRoleBinding",
+                "subjects: [{kind: ServiceAccount, name: a, namespace: src}, {kind: ServiceAccount, name: b, namespace: kube-system}]",
+                &["subjects", "1", "namespace"],
+                Some("kube-system"),
+            ),
+            (
+                "rbac.authorization.k8s.io",
+                "RoleBinding",
+                "subjects: [{kind: Group, name: g, namespace: src}]",
+                &["subjects", "0", "namespace"],
+                Some("src"),
+            ),
+            (
+                "admissionregistration.k8s.io",
+                "ValidatingWebhookConfiguration",
+                "webhooks: [{name: a, clientConfig: {url: 'https://x'}}, {name: b, clientConfig: {service: {name: s, namespace: src}}}]",
+                &["webhooks", "1", "clientConfig", "service", "namespace"],
+                Some("dst"),
+            ),
+            (
+                "admissionregistration.k8s.io",
+                "MutatingWebhookConfiguration",
+                "webhooks: [{name: b, clientConfig: {service: {name: s, namespace: other}}}]",
+                &["webhooks", "0", "clientConfig", "service", "namespace"],
+                Some("other"),
+            ),
+            (
+                "apiregistration.k8s.io",
+                "APIService",
+                "spec: {service: {name: s, namespace: src}}",
+                &["spec", "service", "namespace"],
+                Some("dst"),
+            ),
+            (
+                "apiextensions.k8s.io",
+                "CustomResourceDefinition",
+                "spec: {conversion: {strategy: Webhook, webhook: {clientConfig: {service: {name: s, namespace: src}}}}}",
+                &["spec", "conversion", "webhook", "clientConfig", "service", "namespace"],
+                Some("dst"),
+            ),
+            ("", "Namespace", "metadata: {name: src}", &["metadata", "name"], Some("dst")),
+            ("", "Namespace", "metadata: {name: elsewhere}", &["metadata", "name"], Some("elsewhere")),
+            // Kinds kix does not know are left alone.
+            (
+                "example.com",
+                "Thing",
+                "spec: {service: {namespace: src}}",
+                &["spec", "service", "namespace"],
+                Some("src"),
+            ),
+        ];
+        for (group, kind, text, path, expected) in cases {
+            let mut object = yaml(text);
+            rewrite_references(&mut object, group, kind, "src", "dst");
+            let found = path.iter().try_fold(&object, |value, key| match key.parse::<usize>() {
+                Ok(index) => value.as_sequence().and_then(|s| s.get(index)),
+                Err(_) => value.get(key),
+            });
+            assert_eq!(found.and_then(Value::as_str), *expected, "{kind} {text}");
+        }
+    }
+
+    #[test]
+    fn the_same_namespace_changes_nothing() {
+        let mut object = yaml("subjects: [{kind: ServiceAccount, name: a, namespace: src}]");
+        let before = object.clone();
+        rewrite_references(&mut object, "rbac.authorization.k8s.io", "RoleBinding", "src", "src");
+        assert_eq!(object, before);
+    }
+}

@@ -1,0 +1,402 @@
+//! `kix explain --cluster NAME --instance NAME [--workload NAME]`: why an
+//! instance got its level, replicas, spread constraints and budget, step by
+//! step, each step with the file and line it came from.
+//!
+//! It reads the resolved model (which keeps where every decision came from)
+//! and the derived plans, never re-deciding anything: what it prints is what
+//! `kix build` did. Every diagnostic about the instance (or the workload) is
+//! listed with it.
+
+use crate::compile::{Selection, compile_keeping_model};
+use crate::derive::{ClusterPlan, InstancePlan, WorkloadPlan};
+use crate::diag::{Diagnostic, Diagnostics, Location};
+use crate::kube::kind::WorkloadKind;
+use crate::level::Level;
+use crate::resolve::{Cluster, Instance, InstanceWorkload, ReplicaSource, Support, Workload};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// What to explain.
+#[derive(Clone, Debug)]
+pub struct ExplainRequest {
+    pub selection: Selection,
+    pub cluster: String,
+    pub instance: String,
+    /// Only this workload (by `metadata.name`); all of them when `None`.
+    pub workload: Option<String>,
+}
+
+/// One decision: what was decided, why, and where that came from.
+#[derive(Clone, Debug, Serialize)]
+pub struct Step {
+    pub step: &'static str,
+    pub value: String,
+    pub why: String,
+    /// `file:line:column` of the setting behind it, when one is.
+    pub from: Option<String>,
+}
+
+/// The derivation of one instance.
+#[derive(Clone, Debug, Serialize)]
+pub struct Derivation {
+    pub cluster: String,
+    pub instance: String,
+    pub namespace: String,
+    pub package: String,
+    pub version: String,
+    pub steps: Vec<Step>,
+    pub workloads: Vec<WorkloadDerivation>,
+    /// Every diagnostic about the instance (or the chosen workload), rendered without colour; acknowledged
+    /// warnings last, marked so.
+    pub findings: Vec<String>,
+}
+
+/// The derivation of one workload of the instance.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorkloadDerivation {
+    pub workload: String,
+    pub steps: Vec<Step>,
+}
+
+/// Why `explain` could not run: the compile failed, or the names do not exist.
+#[derive(Debug)]
+pub enum ExplainError {
+    /// The tree does not compile; its diagnostics say why.
+    Compile(Diagnostics),
+    /// No such cluster, instance or workload; the message lists what there is.
+    Unknown(String),
+}
+
+/// Compiles the selection and explains one instance of it.
+pub fn explain(request: &ExplainRequest) -> Result<Derivation, ExplainError> {
+    let selection = Selection { clusters: vec![request.cluster.clone()], ..request.selection.clone() };
+    let (model, compiled) = compile_keeping_model(&selection);
+    let find = || -> Result<(&Cluster, &Instance, &ClusterPlan, &InstancePlan), String> {
+        let names = |list: Vec<&str>| if list.is_empty() { "none".to_string() } else { list.join(", ") };
+        let (cluster, plan) =
+            model.clusters.iter().zip(&compiled.clusters).find(|(c, _)| c.name == request.cluster).ok_or_else(
+                || format!("no cluster `{}` compiled (clusters/{}.toml)", request.cluster, request.cluster),
+            )?;
+        let instance = cluster.instances.iter().find(|i| i.name == request.instance).ok_or_else(|| {
+            let there: Vec<&str> = cluster.instances.iter().map(|i| i.name.as_str()).collect();
+            format!(
+                "cluster `{}` has no instance `{}`; its instances: {}",
+                cluster.name,
+                request.instance,
+                names(there)
+            )
+        })?;
+        let instance_plan = plan.instances.iter().find(|i| i.name == instance.name).expect("derived with its model");
+        Ok((cluster, instance, plan, instance_plan))
+    };
+    let (cluster, instance, _, plan) = match find() {
+        Ok(found) => found,
+        Err(_) if compiled.diagnostics.has_errors() => return Err(ExplainError::Compile(compiled.diagnostics)),
+        Err(message) => return Err(ExplainError::Unknown(message)),
+    };
+    if let Some(wanted) = &request.workload {
+        if !plan.workloads.iter().any(|w| &w.name == wanted) {
+            let there: Vec<&str> = plan.workloads.iter().map(|w| w.name.as_str()).collect();
+            return Err(ExplainError::Unknown(format!(
+                "instance `{}` has no Deployment or StatefulSet `{wanted}`; its workloads: {}",
+                instance.name,
+                if there.is_empty() { "none".to_string() } else { there.join(", ") }
+            )));
+        }
+    }
+    Ok(derivation(cluster, instance, plan, request.workload.as_deref(), &compiled.diagnostics))
+}
+
+fn at(location: &Location) -> String {
+    let mut text = location.file.display().to_string();
+    if let Some(line) = location.line {
+        let _ = write!(text, ":{line}");
+        if let Some(column) = location.column {
+            let _ = write!(text, ":{column}");
+        }
+    }
+    text
+}
+
+fn step(step: &'static str, value: impl Into<String>, why: impl Into<String>, from: Option<&Location>) -> Step {
+    Step { step, value: value.into(), why: why.into(), from: from.map(at) }
+}
+
+fn derivation(
+    cluster: &Cluster,
+    instance: &Instance,
+    plan: &InstancePlan,
+    only: Option<&str>,
+    diagnostics: &Diagnostics,
+) -> Derivation {
+    let package = &instance.package;
+    let mut steps = Vec::new();
+    let requested_by_instance = instance.requested.from != cluster.level.from;
+    steps.push(step(
+        "requested level",
+        instance.requested.value.as_str(),
+        if requested_by_instance { "the instance's own availability (R2)" } else { "the cluster's availability (R2)" },
+        Some(&instance.requested.from),
+    ));
+    steps.extend(substrate_steps(cluster, instance.requested.value));
+    steps.push(step(
+        "package",
+        format!("{} {} ({})", package.name, package.version, package.dir.display()),
+        match &instance.version_requirement {
+            Some(requirement) => format!("the highest version matching `{}` (R13)", requirement.value),
+            None => "the highest release, no version requirement (R13)".to_string(),
+        },
+        instance.version_requirement.as_ref().map(|r| &r.from),
+    ));
+    steps.push(match &package.ceiling {
+        Some(ceiling) if ceiling.value < instance.requested.value => step(
+            "package ceiling",
+            ceiling.value.as_str(),
+            format!("meta.availability.max is below `{}`: the instance is lowered (R4)", instance.requested.value),
+            Some(&ceiling.from),
+        ),
+        Some(ceiling) => {
+            step("package ceiling", ceiling.value.as_str(), "not below the requested level (R4)", Some(&ceiling.from))
+        }
+        None => step("package ceiling", "none", "the package declares no meta.availability.max (R4)", None),
+    });
+    steps.push(step("resolved level", instance.level.value.as_str(), "", Some(&instance.level.from)));
+    steps.push(step("namespace", instance.namespace.as_str(), "", None));
+
+    let workloads = instance
+        .workloads
+        .iter()
+        .filter(|resolved| only.is_none_or(|name| package.workloads[resolved.workload].name() == name))
+        .filter_map(|resolved| {
+            let workload = &package.workloads[resolved.workload];
+            let workload_plan =
+                plan.workloads.iter().find(|p| p.name == workload.name() && p.kind == workload.kind())?;
+            Some(workload_derivation(cluster, instance, workload, resolved, workload_plan))
+        })
+        .collect();
+    let acknowledged = diagnostics.acknowledged().iter().filter(|d| about(d, cluster, instance, only));
+    let findings = diagnostics
+        .iter()
+        .filter(|d| about(d, cluster, instance, only))
+        .map(|d| d.render(crate::diag::Style::Plain))
+        .chain(acknowledged.map(|d| format!("(acknowledged by allow) {}", d.render(crate::diag::Style::Plain))))
+        .collect();
+    Derivation {
+        cluster: cluster.name.clone(),
+        instance: instance.name.clone(),
+        namespace: instance.namespace.clone(),
+        package: package.name.clone(),
+        version: package.version.to_string(),
+        steps,
+        workloads,
+        findings,
+    }
+}
+
+/// Whether a diagnostic is about this instance (and workload, when one is chosen).
+fn about(diagnostic: &Diagnostic, cluster: &Cluster, instance: &Instance, only: Option<&str>) -> bool {
+    let subject = &diagnostic.subject;
+    let cluster_matches = subject.cluster.as_deref() == Some(cluster.name.as_str());
+    let instance_matches = subject.instance.as_deref().is_none_or(|i| i == instance.name);
+    let workload_matches = only.is_none_or(|w| subject.workload.as_deref().is_none_or(|sw| sw == w));
+    cluster_matches && instance_matches && workload_matches
+}
+
+/// R1 and R3: what the declared capabilities confirm, and whether that carries the requested level.
+fn substrate_steps(cluster: &Cluster, requested: Level) -> Vec<Step> {
+    let substrate = &cluster.substrate;
+    let multi_node = match substrate.multi_node {
+        Some(true) => "multiNode = true".to_string(),
+        Some(false) => "multiNode = false".to_string(),
+        None => "multiNode not declared".to_string(),
+    };
+    let zones = match &substrate.zones {
+        Some(zones) => format!("availabilityZones = [{}]", zones.join(", ")),
+        None => "availabilityZones not declared".to_string(),
+    };
+    let confirms = match substrate.confirmed_level() {
+        Some(level) => format!("confirms up to `{level}` (R1)"),
+        None => "confirms nothing above `none`, rules nothing out (R1)".to_string(),
+    };
+    let support = match substrate.support(requested) {
+        Support::Supported => format!("`{requested}` is supported (R3)"),
+        Support::Unsupported(why) => format!("`{requested}` is not supported: {why} (R3)"),
+        Support::Unverified(what) => format!("`{requested}` cannot be verified: {what} (R3, a warning)"),
+    };
+    vec![
+        step("multiNode", multi_node, confirms, cluster.multi_node_at.as_ref()),
+        step("zones", zones, support, cluster.zones_at.as_ref()),
+    ]
+}
+
+fn workload_derivation(
+    cluster: &Cluster,
+    instance: &Instance,
+    workload: &Workload,
+    resolved: &InstanceWorkload,
+    plan: &WorkloadPlan,
+) -> WorkloadDerivation {
+    let document = &instance.package.documents[workload.document];
+    let mut steps = Vec::new();
+    steps.push(match &workload.ceiling {
+        Some(ceiling) if ceiling.value < instance.level.value => step(
+            "workload ceiling",
+            ceiling.value.as_str(),
+            format!("availability.max is below `{}`: this workload alone is lowered (R5)", instance.level.value),
+            Some(&ceiling.from),
+        ),
+        Some(ceiling) => {
+            step("workload ceiling", ceiling.value.as_str(), "not below the instance's level (R5)", Some(&ceiling.from))
+        }
+        None => step("workload ceiling", "none", "", None),
+    });
+    steps.push(step("level", resolved.level.value.as_str(), "", Some(&resolved.level.from)));
+    steps.push(match &resolved.replicas_from {
+        ReplicaSource::Mapping { step: level, at } => step(
+            "replicas",
+            resolved.replicas.to_string(),
+            format!("the mapping's `{level}` step, the nearest at or below `{}` (R6)", resolved.level.value),
+            Some(at),
+        ),
+        ReplicaSource::Manifest => step(
+            "replicas",
+            resolved.replicas.to_string(),
+            match workload.view.manifest_replicas {
+                Some(_) => "the manifest's spec.replicas: no mapping step at or below the level (R6)",
+                None => "1, the default of an absent spec.replicas: no mapping step at or below the level (R6)",
+            },
+            Some(&document.locate(&["spec", "replicas"])),
+        ),
+        ReplicaSource::Autoscaler { at } => step(
+            "replicas",
+            resolved.replicas.to_string(),
+            "the minimum of the workload's autoscaler, which owns spec.replicas: no mapping step above it",
+            Some(at),
+        ),
+    });
+    if let (Some(autoscaler), Some(range)) = (&workload.autoscaler, resolved.autoscaler) {
+        let view = &autoscaler.view;
+        let raised = range.min > view.min() || range.max > view.max();
+        steps.push(step(
+            "autoscaler",
+            format!("{} {}: {} {}..{}", view.kind, view.name, view.kind.min_field(), range.min, range.max),
+            if raised {
+                "raised to the level's replica count; spec.replicas is left to the autoscaler"
+            } else {
+                "as written; spec.replicas is left to the autoscaler"
+            },
+            Some(&autoscaler.min_at),
+        ));
+    }
+    steps.extend(spread_steps(cluster, workload, plan));
+    steps.push(budget_step(instance, workload, plan));
+    WorkloadDerivation { workload: format!("{}/{}", workload.kind().as_str(), workload.name()), steps }
+}
+
+/// R9 and R11: each derived constraint and why it is hard or soft, or why there are none.
+fn spread_steps(cluster: &Cluster, workload: &Workload, plan: &WorkloadPlan) -> Vec<Step> {
+    let none = |why: &str| vec![step("spread", "none", why, None)];
+    if plan.explicit_placement {
+        return none("the pod template has its own topologySpreadConstraints: kix leaves placement alone (R11)");
+    }
+    if plan.replicas < 2 {
+        return none("one replica has nothing to spread (R9)");
+    }
+    if cluster.substrate.single_node() {
+        return none("the cluster is declared single-node (R9)");
+    }
+    let domains = &cluster.domains;
+    plan.spread_keys
+        .iter()
+        .map(|key| {
+            let hard = plan.hard_key.as_deref() == Some(key.as_str());
+            let role = if *key == domains.node {
+                "the node key"
+            } else if *key == domains.zone {
+                "the zone key"
+            } else {
+                "an extra failure-domain key"
+            };
+            let why = if hard {
+                format!("{role}, the key level `{}` names: DoNotSchedule", plan.level)
+            } else {
+                format!("{role}, spread best-effort at level `{}`: ScheduleAnyway", plan.level)
+            };
+            let extra =
+                if workload.kind() == WorkloadKind::Deployment { ", matchLabelKeys [pod-template-hash]" } else { "" };
+            step("spread", format!("{key} maxSkew 1{extra}"), why, None)
+        })
+        .collect()
+}
+
+/// R10: the budget kix derives, or why there is none.
+fn budget_step(instance: &Instance, workload: &Workload, plan: &WorkloadPlan) -> Step {
+    if plan.derived_pdb {
+        let (policy, why) = match &workload.eviction_policy_at {
+            Some(_) => (workload.eviction_policy.as_str(), "set in [workloads.X.pdb]".to_string()),
+            None => (workload.eviction_policy.as_str(), format!("the default for a {}", workload.kind().as_str())),
+        };
+        return step(
+            "budget",
+            format!("PodDisruptionBudget {} maxUnavailable 1, unhealthyPodEvictionPolicy {policy}", workload.name()),
+            format!("derived (R10); the policy is {why}"),
+            workload.eviction_policy_at.as_ref(),
+        );
+    }
+    let shipped = instance.package.pdbs.iter().find(|(_, pdb)| pdb.selects(&workload.view.template_labels));
+    let why = match shipped {
+        Some((index, pdb)) => {
+            let from = instance.package.documents[*index].location();
+            return step(
+                "budget",
+                "none derived",
+                format!("PodDisruptionBudget {} shipped in the package selects its pods (R10)", pdb.name),
+                Some(&from),
+            );
+        }
+        None if plan.explicit_placement => "the workload brings its own placement (R11)",
+        None if plan.replicas < 2 => "one replica: a budget would block every drain (R10)",
+        None => "the cluster is declared single-node: a budget would block the drain of its only node",
+    };
+    step("budget", "none", why, None)
+}
+
+/// The derivation as text: one line per step, then each workload's, then the findings.
+pub fn render_text(derivation: &Derivation) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "cluster {}, instance {} (package {} {}, namespace {})",
+        derivation.cluster, derivation.instance, derivation.package, derivation.version, derivation.namespace
+    );
+    let line = |out: &mut String, indent: &str, step: &Step| {
+        let mut text = format!("{indent}{:<17} {}", step.step, step.value);
+        if !step.why.is_empty() {
+            let _ = write!(text, ": {}", step.why);
+        }
+        if let Some(from) = &step.from {
+            let _ = write!(text, "  [{from}]");
+        }
+        let _ = writeln!(out, "{}", text.trim_end());
+    };
+    for step in &derivation.steps {
+        line(&mut out, "  ", step);
+    }
+    for workload in &derivation.workloads {
+        let _ = writeln!(out, "  workload {}", workload.workload);
+        for step in &workload.steps {
+            line(&mut out, "    ", step);
+        }
+    }
+    if derivation.findings.is_empty() {
+        let _ = writeln!(out, "  no diagnostics");
+    } else {
+        let _ = writeln!(out, "  diagnostics:");
+        for finding in &derivation.findings {
+            for text in finding.lines() {
+                let _ = writeln!(out, "    {text}");
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,176 @@
+//! PodDisruptionBudget rules (K0702, K0704, K0710-K0714), with the disruption controller's
+//! arithmetic (`pkg/controller/disruption/disruption.go` `getExpectedPodCount`,
+//! `updatePdbStatus`): the expected count is the sum of the selected pods' controllers' scale,
+//! percentages round up, and `disruptionsAllowed = healthy - desiredHealthy`. The eviction API
+//! (`pkg/registry/core/pod/storage/eviction.go`) refuses a pod that more than one budget
+//! selects, and evicts a not-ready pod under the default `IfHealthyBudget` only while the budget
+//! is healthy (`unhealthyPodEvictionPolicy`, GA in 1.31).
+
+use super::{Budget, Set, Target};
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::kube::int_or_percent::IntOrPercent;
+use crate::kube::value::at;
+
+/// Every budget rule.
+pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
+    for budget in &set.budgets {
+        let selected: Vec<&Target> = selected(set, budget);
+        coverage(set, budget, &selected, diagnostics);
+        arithmetic(set, budget, &selected, diagnostics);
+        if at(&set.document(budget.document).value, &["spec", "unhealthyPodEvictionPolicy"]).is_none() {
+            diagnostics.push(
+                locate(set, budget, &["spec"], Code::LintPdbNoEvictionPolicy, format!(
+                    "{} has no unhealthyPodEvictionPolicy, so under the default IfHealthyBudget a running but not-ready \
+                     pod blocks drains while the budget is unhealthy",
+                    budget.label()
+                ))
+                .help("set `unhealthyPodEvictionPolicy: AlwaysAllow` (or IfHealthyBudget, deliberately)"),
+            );
+        }
+    }
+    for target in &set.workloads {
+        let over: Vec<&Budget> = set
+            .budgets
+            .iter()
+            .filter(|b| b.namespace == target.namespace && b.view.selects(target.pod_labels()))
+            .collect();
+        if over.len() >= 2 {
+            let names: Vec<String> = over.iter().map(|b| b.label()).collect();
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::LintPodsUnderTwoPdbs,
+                    format!(
+                        "the pods of {} are selected by {}: the eviction API refuses to evict them, so no drain of \
+                         their nodes finishes",
+                        target.label(),
+                        super::and_list(&names)
+                    ),
+                )
+                .at(set.document(target.document).locate(&["spec", "selector"]))
+                .workload(&target.view.name)
+                .help("keep one budget per workload"),
+            );
+        }
+    }
+}
+
+/// The workloads of the budget's namespace whose pods it selects.
+pub(crate) fn selected<'a>(set: &'a Set, budget: &Budget) -> Vec<&'a Target> {
+    set.workloads.iter().filter(|w| w.namespace == budget.namespace && budget.view.selects(w.pod_labels())).collect()
+}
+
+fn locate(set: &Set, budget: &Budget, path: &[&str], code: Code, message: String) -> Diagnostic {
+    Diagnostic::new(code, message).at(set.document(budget.document).locate(path))
+}
+
+/// K0702 (selects no workload) and K0704 (selects several).
+fn coverage(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mut Diagnostics) {
+    match selected {
+        [] => {
+            let why = if budget.view.selector.is_none() {
+                "has no selector, so it selects no pods".to_string()
+            } else {
+                let namespace =
+                    if budget.namespace.is_empty() { String::new() } else { format!(" `{}`", budget.namespace) };
+                format!(
+                    "selects the pods of no Deployment or StatefulSet of the linted manifests in its namespace{namespace}"
+                )
+            };
+            diagnostics.push(
+                locate(
+                    set,
+                    budget,
+                    &["spec", "selector"],
+                    Code::LintPdbSelectsNothing,
+                    format!("{} {why}", budget.label()),
+                )
+                .help("make spec.selector match the pod template labels of the workload it protects"),
+            );
+        }
+        [_] => {}
+        several => {
+            let names: Vec<String> = several.iter().map(|w| w.label()).collect();
+            diagnostics.push(
+                locate(
+                    set,
+                    budget,
+                    &["spec", "selector"],
+                    Code::LintPdbOverSeveral,
+                    format!("{} selects the pods of {}", budget.label(), super::and_list(&names)),
+                )
+                .help("give each workload its own budget with the workload's own selector"),
+            );
+        }
+    }
+}
+
+/// K0710 (maxUnavailable 0), K0711 (minAvailable leaves no disruption), K0712 (one replica, nothing protected).
+fn arithmetic(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mut Diagnostics) {
+    let who = budget.label();
+    if budget.view.max_unavailable.is_some_and(|m| m.is_zero()) {
+        diagnostics.push(
+            locate(
+                set,
+                budget,
+                &["spec", "maxUnavailable"],
+                Code::LintPdbZeroMaxUnavailable,
+                format!("{who} has maxUnavailable: {}, so it allows no eviction and every drain of its pods' nodes waits forever", budget.view.max_unavailable.unwrap_or(IntOrPercent::Int(0))),
+            )
+            .help("use `maxUnavailable: 1`"),
+        );
+        return;
+    }
+    if selected.is_empty() {
+        if budget.view.min_available == Some(IntOrPercent::Percent(100)) {
+            diagnostics.push(min_available_blocks(set, budget, "allows no eviction".into()));
+        }
+        return;
+    }
+    let expected: i64 = selected.iter().map(|w| i64::from(set.low_replicas(w))).sum();
+    let scale = if selected.iter().any(|w| w.autoscaler.is_some()) {
+        " at its lowest scale (the HPA's minReplicas)"
+    } else {
+        ""
+    };
+    let desired = match (budget.view.min_available, budget.view.max_unavailable) {
+        (Some(min), _) => min.scaled_value(expected, true),
+        (None, Some(max)) => expected - max.scaled_value(expected, true),
+        (None, None) => expected - 1,
+    };
+    let allowed = expected - desired;
+    let replicas = if expected == 1 { "1 replica".to_string() } else { format!("{expected} replicas") };
+    let names: Vec<String> = selected.iter().map(|w| w.label()).collect();
+    if budget.view.min_available.is_some() && allowed <= 0 && expected > 0 {
+        let min = budget.view.min_available.unwrap_or(IntOrPercent::Int(0));
+        diagnostics.push(min_available_blocks(
+            set,
+            budget,
+            format!(
+                "is minAvailable: {min} over the {replicas} of {}{scale}, which leaves no disruption allowed",
+                super::and_list(&names)
+            ),
+        ));
+    } else if expected == 1 && allowed >= 1 && selected.iter().all(|w| w.autoscaler.is_none()) {
+        diagnostics.push(
+            locate(
+                set,
+                budget,
+                &["spec"],
+                Code::LintPdbOverOneReplica,
+                format!("{who} covers {}, which runs 1 replica: the budget lets the only pod be evicted and protects nothing", super::and_list(&names)),
+            )
+            .help("run two or more replicas, or drop the budget"),
+        );
+    }
+}
+
+fn min_available_blocks(set: &Set, budget: &Budget, why: String) -> Diagnostic {
+    locate(
+        set,
+        budget,
+        &["spec", "minAvailable"],
+        Code::LintPdbMinAvailableBlocks,
+        format!("{} {why}: every drain of its pods' nodes waits forever", budget.label()),
+    )
+    .help("use `maxUnavailable: 1`, or a minAvailable below the replica count")
+}

@@ -1,0 +1,232 @@
+//! `kix lint --cluster NAME` (K0720-K0722): what only a declared cluster can tell. The cluster
+//! file is read by the compiler's own load and resolve stages, so the substrate, failure-domain
+//! keys and node inventory are exactly those `kix build` and `kix verify` use.
+//!
+//! The nodes are the inventory's when the file has `[[nodePools]]`; otherwise they are described
+//! by the keys kix puts on inventory nodes (the node key, the zone key when zones are declared,
+//! the `extra` keys), plus the labels every kubelet sets (`kubernetes.io/hostname`, `/os`,
+//! `/arch`). A zone key on a cluster that does not declare `availabilityZones` is unknown, not
+//! missing.
+//!
+//! What a hard rule can place, by upstream semantics:
+//! - **DoNotSchedule spread** (`podtopologyspread/filtering.go`): a node without the key is
+//!   unschedulable (missing required label). Otherwise skew = count + 1 - global minimum, and the
+//!   global minimum is the smallest count over the eligible domains, **or 0 while there are fewer
+//!   eligible domains than `minDomains`**. With `minDomains` at most the domain count the minimum
+//!   rises as pods fill every domain, so any replica count places (maxSkew 1 on three zones
+//!   places 100 pods 34/33/33); with `minDomains` above it, each domain takes at most `maxSkew`
+//!   pods: the cap is `domains * maxSkew`.
+//! - **Required pod anti-affinity** matching the workload's own pods
+//!   (`interpodaffinity/filtering.go` `satisfiesPodsAffinityAntiAffinity`): one pod per domain of
+//!   its key; the cap is the domain count. On a node without the key no term matches
+//!   (`nodeMatchesAnyTopologyTerm`), so the rule separates nothing there.
+//! - **Required pod affinity**: a node without the key fails it (`nodeMatchesAllTopologyTerms`).
+//!
+//! Domain counts are over all the cluster's nodes (a nodeSelector could narrow them further, so
+//! a cap found here is an upper bound: what it reports is certain to stay Pending).
+
+use super::affinity::{required_affinity_keys, required_anti_affinity};
+use super::spread::constraints;
+use super::{Set, Target};
+use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
+use crate::kube::labels::HOSTNAME;
+use crate::kube::selector::Labels;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Labels every kubelet puts on its node (`pkg/kubelet/kubelet_node_status.go` `initialNode`).
+const KUBELET_KEYS: [&str; 3] = [HOSTNAME, "kubernetes.io/os", "kubernetes.io/arch"];
+
+/// What lint needs of a declared cluster.
+pub(crate) struct ClusterFacts {
+    pub name: String,
+    pub zone_key: String,
+    pub single_node: bool,
+    node_key: String,
+    /// The inventory's nodes' labels; empty without an inventory.
+    nodes: Vec<Labels>,
+    /// Without an inventory: the declared zones (`None` when not declared).
+    zones: Option<usize>,
+    extra: BTreeSet<String>,
+}
+
+/// What the cluster says about a node-label key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Key {
+    /// The nodes carry it; the number of domains when known.
+    Present(Option<usize>),
+    /// The nodes do not carry it.
+    Absent,
+    /// The cluster does not say.
+    Unknown,
+}
+
+impl ClusterFacts {
+    /// Loads and resolves one cluster file under `root`; `Err` carries why it is unusable.
+    pub fn load(root: &Path, name: &str) -> Result<ClusterFacts, Diagnostics> {
+        let mut diagnostics = Diagnostics::default();
+        let tree = crate::load::load(root, &[name.to_string()], &mut diagnostics);
+        let model = crate::resolve::resolve(tree, &mut diagnostics);
+        match model.clusters.into_iter().find(|c| c.name == name) {
+            Some(cluster) => Ok(ClusterFacts::from(&cluster)),
+            None => {
+                // Only the cluster's own problems: its instances and the packages do not matter to lint.
+                let mut own = Diagnostics::default();
+                for d in diagnostics.iter().filter(|d| d.severity() == Severity::Error && d.subject.instance.is_none())
+                {
+                    if d.location.as_ref().is_none_or(|l| l.file.starts_with("clusters")) {
+                        own.push(d.clone());
+                    }
+                }
+                Err(own)
+            }
+        }
+    }
+
+    pub fn from(cluster: &crate::resolve::Cluster) -> ClusterFacts {
+        ClusterFacts {
+            name: cluster.name.clone(),
+            zone_key: cluster.domains.zone.clone(),
+            single_node: cluster.substrate.single_node(),
+            node_key: cluster.domains.node.clone(),
+            nodes: cluster.inventory.iter().map(|n| n.labels.clone()).collect(),
+            zones: cluster.substrate.zones.as_ref().map(Vec::len),
+            extra: cluster.domains.extra.iter().cloned().collect(),
+        }
+    }
+
+    /// Whether the nodes carry a key, and how many domains it has.
+    pub fn key(&self, key: &str) -> Key {
+        let is_node_key = key == self.node_key || key == HOSTNAME;
+        if !self.nodes.is_empty() {
+            if is_node_key {
+                return Key::Present(Some(self.nodes.len()));
+            }
+            let values: BTreeSet<&String> = self.nodes.iter().filter_map(|n| n.get(key)).collect();
+            return match values.len() {
+                0 if KUBELET_KEYS.contains(&key) => Key::Present(None),
+                0 => Key::Absent,
+                n => Key::Present(Some(n)),
+            };
+        }
+        if is_node_key {
+            Key::Present(self.single_node.then_some(1))
+        } else if key == self.zone_key {
+            match self.zones {
+                None => Key::Unknown,
+                Some(0) => Key::Absent,
+                Some(n) => Key::Present(Some(n)),
+            }
+        } else if self.extra.contains(key) || KUBELET_KEYS.contains(&key) {
+            Key::Present(None)
+        } else {
+            Key::Absent
+        }
+    }
+}
+
+/// K0720-K0722 over every workload.
+pub fn check(set: &Set, facts: &ClusterFacts, diagnostics: &mut Diagnostics) {
+    for target in &set.workloads {
+        missing_keys(set, target, facts, diagnostics);
+        caps(set, target, facts, diagnostics);
+    }
+}
+
+fn finding(set: &Set, target: &Target, facts: &ClusterFacts, code: Code, path: &str, message: String) -> Diagnostic {
+    let mut diagnostic =
+        Diagnostic::new(code, message).at(set.document(target.document).locate_field(path)).workload(&target.view.name);
+    diagnostic.subject.cluster = Some(facts.name.clone());
+    diagnostic
+}
+
+/// K0720 (a hard spread or required affinity on a key the nodes lack), K0721 (required anti-affinity on one).
+fn missing_keys(set: &Set, target: &Target, facts: &ClusterFacts, diagnostics: &mut Diagnostics) {
+    let who = target.label();
+    let lacks = |key: &str| facts.key(key) == Key::Absent;
+    let help = "use a key the nodes carry, or declare it (failureDomains, or a node pool's labels)";
+    for c in constraints(target).iter().filter(|c| c.hard() && lacks(&c.topology_key)) {
+        let message = format!(
+            "{} of {who} needs the node label `{}`, which {}: every pod stays Pending",
+            c.describe(),
+            c.topology_key,
+            absent_from(facts)
+        );
+        diagnostics.push(finding(set, target, facts, Code::LintHardRuleOnMissingKey, &c.path(""), message).help(help));
+    }
+    for (index, key) in required_affinity_keys(target).into_iter().filter(|(_, k)| lacks(k)) {
+        let path =
+            format!("spec.template.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[{index}]");
+        let message = format!(
+            "the required pod affinity of {who} on `{key}` needs that node label, which {}: its pods stay Pending",
+            absent_from(facts)
+        );
+        diagnostics.push(finding(set, target, facts, Code::LintHardRuleOnMissingKey, &path, message).help(help));
+    }
+    for term in required_anti_affinity(target).iter().filter(|t| lacks(&t.topology_key)) {
+        let message = format!(
+            "the required pod anti-affinity of {who} on `{}` uses that node label, which {}: it separates nothing",
+            term.topology_key,
+            absent_from(facts)
+        );
+        diagnostics
+            .push(finding(set, target, facts, Code::LintAntiAffinityOnMissingKey, &term.path(), message).help(help));
+    }
+}
+
+/// Why a key counts as missing: "no node of cluster `prod`'s inventory (6 nodes) carries" or "cluster `prod` does
+/// not declare (...)".
+fn absent_from(facts: &ClusterFacts) -> String {
+    if facts.nodes.is_empty() {
+        format!(
+            "cluster `{}` does not declare (it has no node inventory, and the key is none of its failure-domain keys)",
+            facts.name
+        )
+    } else {
+        format!("no node of cluster `{}`'s inventory ({} nodes) carries", facts.name, facts.nodes.len())
+    }
+}
+
+/// K0722: replicas beyond what a hard rule can place on the declared domains.
+fn caps(set: &Set, target: &Target, facts: &ClusterFacts, diagnostics: &mut Diagnostics) {
+    let replicas = u64::from(set.high_replicas(target));
+    let who = target.label();
+    for c in constraints(target).iter().filter(|c| c.hard()) {
+        let (Key::Present(Some(domains)), Some(min_domains)) = (facts.key(&c.topology_key), c.min_domains) else {
+            continue;
+        };
+        let cap = domains as u64 * c.max_skew.max(1) as u64;
+        if (min_domains as u64) > domains as u64 && replicas > cap {
+            let message = format!(
+                "{} of {who} has minDomains {min_domains} but `{}` has {domains} domain(s) in cluster `{}`: the \
+                 scheduler takes the global minimum as 0, so each domain holds at most maxSkew {} pod(s) and at most \
+                 {cap} of its {replicas} replicas place",
+                c.describe(),
+                c.topology_key,
+                facts.name,
+                c.max_skew
+            );
+            diagnostics.push(
+                finding(set, target, facts, Code::LintTooManyReplicas, &c.path("minDomains"), message)
+                    .help(format!("lower minDomains to {domains} or less, or run at most {cap} replicas")),
+            );
+        }
+    }
+    for term in required_anti_affinity(target).iter().filter(|t| t.self_matching) {
+        let Key::Present(Some(domains)) = facts.key(&term.topology_key) else { continue };
+        if replicas > domains as u64 {
+            let message = format!(
+                "the required pod anti-affinity of {who} on `{}` allows one of its pods per domain, and cluster `{}` \
+                 has {domains}: {} of its {replicas} replicas stay Pending",
+                term.topology_key,
+                facts.name,
+                replicas - domains as u64
+            );
+            diagnostics.push(finding(set, target, facts, Code::LintTooManyReplicas, &term.path(), message).help(
+                format!(
+                    "run at most {domains} replicas, or spread with a DoNotSchedule topologySpreadConstraint instead"
+                ),
+            ));
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Spread-constraint rules (K0701, K0703, K0705-K0709): each workload's
+//! `topologySpreadConstraints`, read leniently (a field of the wrong shape is the API server's
+//! concern, not lint's) and checked against how kube-scheduler's PodTopologySpread plugin reads
+//! them (`pkg/scheduler/framework/plugins/podtopologyspread/common.go`
+//! `filterTopologySpreadConstraints`, `filtering.go`) and against the API server's
+//! `ValidateTopologySpreadConstraints` (`pkg/apis/core/validation/validation.go`).
+
+use super::{Set, Target};
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::kube::kind::WorkloadKind;
+use crate::kube::labels::{CONTROLLER_REVISION_HASH, POD_TEMPLATE_HASH};
+use crate::kube::selector::{Labels, Selector};
+use crate::kube::value::{at, str_at};
+use crate::yaml::Value;
+
+/// `labelSelector` as written.
+pub(crate) enum SelectorField {
+    /// Absent or null: a nil selector, which matches no pod.
+    Missing,
+    /// Present and parsed; may be empty (`{}`).
+    Set(Selector),
+    /// Present but malformed (reported as K0411).
+    Invalid(String),
+}
+
+/// One constraint of a pod template, with its index for locating it.
+pub(crate) struct Constraint {
+    pub index: usize,
+    pub topology_key: String,
+    /// `DoNotSchedule` or `ScheduleAnyway` as written (empty when absent).
+    pub when: String,
+    pub max_skew: i64,
+    pub min_domains: Option<i64>,
+    pub selector: SelectorField,
+    pub match_label_keys: Vec<String>,
+}
+
+impl Constraint {
+    pub fn hard(&self) -> bool {
+        self.when == "DoNotSchedule"
+    }
+
+    /// The field path of the constraint (or one of its fields) for locating it.
+    pub fn path(&self, field: &str) -> String {
+        let base = format!("spec.template.spec.topologySpreadConstraints[{}]", self.index);
+        if field.is_empty() { base } else { format!("{base}.{field}") }
+    }
+
+    /// `topologyKey` / `whenUnsatisfiable`, as messages name a constraint.
+    pub fn describe(&self) -> String {
+        format!(
+            "the {} constraint on `{}`",
+            if self.when.is_empty() { "spread" } else { &self.when },
+            self.topology_key
+        )
+    }
+
+    /// Whether the scheduler counts a pod with `labels` when placing a pod of `owner` (whose own labels are
+    /// `own`): the labelSelector, ANDed with `key=value` for every matchLabelKeys key the incoming pod has
+    /// (`common.go` `mergeLabelSetWithSelector`). The controllers' hash labels (`pod-template-hash` on a
+    /// Deployment's pods, `controller-revision-hash` on a StatefulSet's) are on every pod though not in the
+    /// template, and their values differ between workloads: such a key counts only the owner's own pods.
+    pub fn counts(&self, owner: &Target, labels: &Labels, same_owner: bool) -> bool {
+        let SelectorField::Set(selector) = &self.selector else { return false };
+        if !selector.matches(labels) {
+            return false;
+        }
+        self.match_label_keys.iter().all(|key| match owner.pod_labels().get(key) {
+            Some(value) => labels.get(key) == Some(value),
+            None if controller_hash_key(owner.view.kind) == key => same_owner,
+            None => true,
+        })
+    }
+}
+
+/// The label the workload's controller adds to its pods from the template's hash.
+fn controller_hash_key(kind: WorkloadKind) -> &'static str {
+    match kind {
+        WorkloadKind::Deployment => POD_TEMPLATE_HASH,
+        WorkloadKind::StatefulSet => CONTROLLER_REVISION_HASH,
+    }
+}
+
+/// The constraints of a workload's pod template (none when absent, null or not a list).
+pub(crate) fn constraints(target: &Target) -> Vec<Constraint> {
+    let list = target.pod_spec().and_then(|spec| at(spec, &["topologySpreadConstraints"]));
+    let Some(list) = list.and_then(Value::as_sequence) else { return Vec::new() };
+    list.iter().enumerate().filter(|(_, c)| c.is_mapping()).map(|(index, c)| read(index, c)).collect()
+}
+
+fn read(index: usize, c: &Value) -> Constraint {
+    let selector = match at(c, &["labelSelector"]) {
+        None => SelectorField::Missing,
+        Some(value) => match Selector::from_value(value) {
+            Ok(selector) => SelectorField::Set(selector),
+            Err(why) => SelectorField::Invalid(why),
+        },
+    };
+    let match_label_keys = at(c, &["matchLabelKeys"])
+        .and_then(Value::as_sequence)
+        .map(|keys| keys.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default();
+    Constraint {
+        index,
+        topology_key: str_at(c, &["topologyKey"]).unwrap_or_default().to_string(),
+        when: str_at(c, &["whenUnsatisfiable"]).unwrap_or_default().to_string(),
+        max_skew: at(c, &["maxSkew"]).and_then(Value::as_i64).unwrap_or(1),
+        min_domains: at(c, &["minDomains"]).and_then(Value::as_i64),
+        selector,
+        match_label_keys,
+    }
+}
+
+/// Every spread rule over every workload.
+pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
+    for target in &set.workloads {
+        let constraints = constraints(target);
+        for constraint in &constraints {
+            selector_rules(set, target, constraint, diagnostics);
+            field_rules(set, target, constraint, diagnostics);
+        }
+        duplicates(set, target, &constraints, diagnostics);
+    }
+}
+
+fn finding(
+    set: &Set,
+    target: &Target,
+    code: Code,
+    field: &str,
+    constraint: &Constraint,
+    message: String,
+) -> Diagnostic {
+    Diagnostic::new(code, message)
+        .at(set.document(target.document).locate_field(&constraint.path(field)))
+        .workload(&target.view.name)
+}
+
+/// K0705 (no or empty selector), K0701 (misses the workload's pods), K0703 (counts another workload's pods).
+fn selector_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut Diagnostics) {
+    let who = target.label();
+    let selector = match &c.selector {
+        SelectorField::Invalid(why) => {
+            let message = format!("{} of {who}: labelSelector: {why}", c.describe());
+            diagnostics.push(finding(set, target, Code::InvalidSelector, "labelSelector", c, message));
+            return;
+        }
+        SelectorField::Missing => {
+            let message =
+                format!("{} of {who} has no labelSelector, so it counts no pods and spreads nothing", c.describe());
+            diagnostics.push(
+                finding(set, target, Code::LintSpreadWithoutSelector, "", c, message)
+                    .help("set labelSelector to the workload's spec.selector"),
+            );
+            return;
+        }
+        SelectorField::Set(selector) if selector.is_empty() => {
+            let message = format!(
+                "{} of {who} has an empty labelSelector, which spreads nothing (kubernetes#141339)",
+                c.describe()
+            );
+            diagnostics.push(
+                finding(set, target, Code::LintSpreadWithoutSelector, "labelSelector", c, message)
+                    .help("set labelSelector to the workload's spec.selector"),
+            );
+            return;
+        }
+        SelectorField::Set(selector) => selector,
+    };
+    if !selector.matches(target.pod_labels()) {
+        let message = format!(
+            "{} of {who} selects none of the workload's own pods (labels {}), so it does not spread them",
+            c.describe(),
+            show_labels(target.pod_labels())
+        );
+        diagnostics.push(
+            finding(set, target, Code::LintSpreadMissesOwnPods, "labelSelector", c, message)
+                .help("copy the workload's spec.selector into labelSelector"),
+        );
+        return;
+    }
+    let others: Vec<String> =
+        set.neighbours(target).filter(|other| c.counts(target, other.pod_labels(), false)).map(Target::label).collect();
+    if !others.is_empty() {
+        let message = format!(
+            "{} of {who} also counts the pods of {}, so the scheduler balances them together",
+            c.describe(),
+            super::and_list(&others)
+        );
+        let help = match target.view.kind {
+            WorkloadKind::Deployment => {
+                "narrow labelSelector to the workload's spec.selector, or add matchLabelKeys: [pod-template-hash]"
+            }
+            WorkloadKind::StatefulSet => "narrow labelSelector to the workload's spec.selector",
+        };
+        diagnostics.push(finding(set, target, Code::LintSpreadCountsOthers, "labelSelector", c, message).help(help));
+    }
+}
+
+/// K0706 (hard spread without pod-template-hash), K0707 (minDomains on a soft constraint), K0709 (a
+/// matchLabelKeys key also in the selector).
+fn field_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut Diagnostics) {
+    let who = target.label();
+    if c.hard()
+        && target.view.kind == WorkloadKind::Deployment
+        && !c.match_label_keys.iter().any(|k| k == POD_TEMPLATE_HASH)
+    {
+        let message = format!(
+            "{} of {who} has no matchLabelKeys: [pod-template-hash], so a rolling update balances old and new pods \
+             together and can leave the new ones lopsided",
+            c.describe()
+        );
+        diagnostics.push(
+            finding(set, target, Code::LintHardSpreadWithoutHash, "", c, message)
+                .help("add `matchLabelKeys: [pod-template-hash]` to the constraint"),
+        );
+    }
+    if c.min_domains.is_some() && !c.hard() {
+        let message = format!(
+            "{} of {who} sets minDomains, which the API server accepts only with whenUnsatisfiable: DoNotSchedule",
+            c.describe()
+        );
+        diagnostics.push(
+            finding(set, target, Code::LintMinDomainsSoft, "minDomains", c, message)
+                .help("remove minDomains, or make the constraint DoNotSchedule"),
+        );
+    }
+    if let SelectorField::Set(selector) = &c.selector {
+        for (i, key) in c.match_label_keys.iter().enumerate() {
+            if selector.keys().any(|k| k == key) {
+                let message = format!(
+                    "{} of {who} lists `{key}` in matchLabelKeys and in labelSelector, which the API server refuses",
+                    c.describe()
+                );
+                diagnostics.push(
+                    finding(
+                        set,
+                        target,
+                        Code::LintMatchLabelKeyInSelector,
+                        &format!("matchLabelKeys[{i}]"),
+                        c,
+                        message,
+                    )
+                    .help(format!("remove `{key}` from matchLabelKeys or from labelSelector")),
+                );
+            }
+        }
+    }
+}
+
+/// K0708: a (topologyKey, whenUnsatisfiable) pair written twice.
+fn duplicates(set: &Set, target: &Target, constraints: &[Constraint], diagnostics: &mut Diagnostics) {
+    for (i, c) in constraints.iter().enumerate() {
+        if let Some(first) = constraints[..i].iter().find(|f| f.topology_key == c.topology_key && f.when == c.when) {
+            let message = format!(
+                "topologySpreadConstraints[{}] of {} repeats the pair (`{}`, {}) of topologySpreadConstraints[{}], \
+                 which the API server refuses",
+                c.index,
+                target.label(),
+                c.topology_key,
+                c.when,
+                first.index
+            );
+            diagnostics.push(
+                finding(set, target, Code::LintDuplicateConstraint, "", c, message)
+                    .help("merge the two constraints into one"),
+            );
+        }
+    }
+}
+
+/// `{app: web, tier: api}`.
+pub(crate) fn show_labels(labels: &Labels) -> String {
+    let pairs: Vec<String> = labels.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    format!("{{{}}}", pairs.join(", "))
+}

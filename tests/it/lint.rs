@@ -1,0 +1,156 @@
+//! `kix lint` end to end: one case per finding under `tests/lint/<case>/` (`manifests.yaml`, an
+//! optional `args` file of extra arguments one per line, `clusters/` for `--cluster` cases),
+//! each giving exactly the finding its name starts with; goldens `expected.txt` (exit status and
+//! stderr) and, where present, `expected.json` (`--format json`). kix's own output, compiled from
+//! the shipped examples, must lint clean.
+
+use crate::support::*;
+use std::path::{Path, PathBuf};
+
+const CASES: &str = "tests/lint";
+
+fn cases() -> Vec<PathBuf> {
+    let mut cases: Vec<PathBuf> =
+        std::fs::read_dir(repo_path(CASES)).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    cases.sort();
+    cases
+}
+
+fn lint_args(case: &Path, format: &str) -> Vec<String> {
+    let mut args = vec!["lint".to_string(), "manifests.yaml".to_string(), "--format".to_string(), format.to_string()];
+    if let Ok(extra) = std::fs::read_to_string(case.join("args")) {
+        args.extend(extra.lines().filter(|l| !l.is_empty()).map(str::to_string));
+    }
+    args
+}
+
+#[test]
+fn every_case_gives_exactly_its_finding_and_matches_its_golden() {
+    let cases = cases();
+    assert!(cases.len() >= 21, "one case per lint code and a clean one: {cases:?}");
+    let mut failures = Vec::new();
+    for case in &cases {
+        let name = case.file_name().unwrap().to_str().unwrap().to_string();
+        let relative = format!("{CASES}/{name}");
+        let json = Test::in_dir(&relative).args(lint_args(case, "json")).run();
+        let codes: Vec<String> = json
+            .stderr
+            .lines()
+            .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()["code"].as_str().unwrap().to_string())
+            .collect();
+        let expected: Vec<String> = match name.split_once('-') {
+            Some((code, _)) if code.starts_with('k') => vec![code.to_uppercase()],
+            _ => Vec::new(),
+        };
+        if codes != expected {
+            failures.push(format!("{name}: codes {codes:?}, expected {expected:?}\n{}", json.stderr));
+        }
+        // Every finding is located: file, line and column.
+        for line in json.stderr.lines() {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            if value["file"].is_null()
+                || value["line"].is_null()
+                || value["column"].is_null()
+                || value["help"].is_null()
+            {
+                failures.push(format!("{name}: a finding without location or help: {line}"));
+            }
+        }
+        let text = Test::in_dir(&relative).args(lint_args(case, "text")).run();
+        let golden = format!("exit status {}\n{}", text.status, text.stderr);
+        if let Err(difference) = check_golden(format!("{relative}/expected.txt"), &golden) {
+            failures.push(difference);
+        }
+        if case.join("expected.json").exists() {
+            if let Err(difference) = check_golden(format!("{relative}/expected.json"), &json.stderr) {
+                failures.push(difference);
+            }
+        }
+        let errors = codes.iter().any(|code| {
+            let explained = Test::in_repo().args(["explain", code.as_str()]).run().stdout;
+            explained.contains("(error)")
+        });
+        if text.status != i32::from(errors) {
+            failures.push(format!("{name}: exit status {} with errors {errors}", text.status));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// kix's own output never trips a lint rule: each shipped cluster's compiled stream lints clean, with and
+/// without its `--cluster` facts.
+#[test]
+fn compiled_examples_lint_clean() {
+    let t = Test::new().examples();
+    for cluster in ["dev", "edge", "prod", "staging"] {
+        let built = t.clone().args(["build", "--stdout", "--cluster", cluster]).run().status(0);
+        let file = format!("{cluster}.yaml");
+        std::fs::write(t.root().join(&file), &built.stdout).unwrap();
+        for extra in [vec![], vec!["--cluster", cluster]] {
+            let mut args = vec!["lint", file.as_str()];
+            args.extend(extra);
+            t.clone().args(args).run().status(0).stderr_ends_with("kix: 0 errors, 0 warnings\n");
+        }
+    }
+}
+
+/// Directories are walked in path order (kustomization.yaml skipped), `-` is stdin, lists are flattened.
+#[test]
+fn directories_stdin_and_lists() {
+    let dep = std::fs::read_to_string(repo_path("tests/lint/k0715-no-spread-no-anti-affinity/manifests.yaml")).unwrap();
+    let list = format!(
+        "apiVersion: v1\nkind: List\nitems:\n{}",
+        dep.split("---\n").map(|d| format!("- {}", d.trim_end().replace('\n', "\n  "))).collect::<Vec<_>>().join("\n")
+    );
+    let t = Test::new().tree([
+        ("m/b/list.yaml", list.as_str()),
+        ("m/a.yml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"),
+        ("m/kustomization.yaml", "resources: [a.yml]\n"),
+        ("m/notes.txt", "not yaml"),
+    ]);
+    let out = t.clone().args(["lint", "m"]).run().status(0);
+    assert!(out.stderr.contains("warning[K0715]") && out.stderr.contains("--> m/b/list.yaml:16:7"), "{}", out.stderr);
+    assert!(out.stderr.contains("linted 3 objects (1 workload, 1 PodDisruptionBudget) from 2 files"), "{}", out.stderr);
+
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kix"))
+        .args(["lint", "-", "--format", "json"])
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(dep.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let finding: serde_json::Value = serde_json::from_str(stderr.lines().next().unwrap()).unwrap();
+    assert_eq!((finding["code"].as_str(), finding["file"].as_str()), (Some("K0715"), Some("<stdin>")));
+}
+
+/// `--cluster` names a cluster that does not exist: one located error, exit 1.
+#[test]
+fn unknown_cluster_is_an_error() {
+    Test::in_dir("tests/lint/clean")
+        .args(["lint", "manifests.yaml", "--cluster", "nope"])
+        .run()
+        .status(1)
+        .stderr_contains("error[K0106]: no cluster file clusters/nope.toml");
+}
+
+/// Every package of the real-world corpus lints without a crash (findings are recorded in the report,
+/// not goldened).
+#[test]
+fn realworld_packages_lint_without_crashing() {
+    for entry in std::fs::read_dir(repo_path("tests/realworld")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            let out = Test::in_repo().args(["lint", path.to_str().unwrap()]).run();
+            assert!(
+                matches!(out.status, 0 | 1) && !out.stderr.contains("panicked"),
+                "{}: {}",
+                path.display(),
+                out.stderr
+            );
+        }
+    }
+}
