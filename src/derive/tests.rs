@@ -474,7 +474,7 @@ fn compile_cluster(instances: &[(&str, &str, bool)], meta: &str, yaml: &str) -> 
 }
 
 const CRD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.example.com\n\
-                   spec:\n  group: example.com\n  names: {kind: Thing, plural: things}\n  scope: Namespaced\n\
+                   spec:\n  group: example.com\n  names: {kind: Thing, plural: things}\n  scope: Namespaced\n  \
                    versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]\n";
 
 // createNamespace: the Namespace first, labelled; not when the package ships it (renamed from meta.namespace).

@@ -7,6 +7,7 @@
 
 use super::model::{Package, Sourced, Workload};
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
+use crate::kube::autoscaler::Autoscaler as AutoscalerView;
 use crate::kube::kind::{ControllerKind, WorkloadKind};
 use crate::kube::names;
 use crate::kube::strict::CustomKinds;
@@ -205,7 +206,8 @@ fn read_workloads_and_budgets(
 
 /// Strict validation of every object of the package (`kube::strict`): built-in kinds against
 /// Kubernetes 1.33, custom resources against the package's own CRDs. A workload or budget whose
-/// reader already reported a problem is left out, so one mistake gives one error.
+/// reader already reported a problem (K0410-K0413), or an autoscaler kix could not read (K0430), is
+/// left out, so one mistake gives one error.
 fn check_strictly(
     documents: &[Document],
     views: &[Indexed<WorkloadView>],
@@ -216,7 +218,8 @@ fn check_strictly(
     let custom = CustomKinds::from_objects(documents.iter().map(|d| &d.value));
     for (index, document) in documents.iter().enumerate() {
         let unreadable = (WorkloadKind::of(&document.value).is_some() && !views.iter().any(|(i, _)| *i == index))
-            || (PdbView::is_pdb(&document.value) && !pdbs.iter().any(|(i, _)| *i == index));
+            || (PdbView::is_pdb(&document.value) && !pdbs.iter().any(|(i, _)| *i == index))
+            || AutoscalerView::read(&document.value).is_err();
         if !unreadable {
             for problem in super::views::strict_problems(document, &custom) {
                 diagnostics.push(problem.about(subject));
