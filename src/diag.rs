@@ -123,6 +123,14 @@ codes! {
         "R5: the workload declares availability.max below the instance's level, so that workload runs at its ceiling; the rest of the package keeps the full level.";
     InvalidNodePool = "K0309", Error, "a node pool does not fit the cluster's capabilities",
         "[[nodePools]] describe the nodes `kix verify` simulates on: pool names are DNS-1123 labels, zones must be among capabilities.availabilityZones, a single-node cluster has one node and a multi-node cluster at least two, taint effects are NoSchedule, PreferNoSchedule or NoExecute, and allocatable cpu and memory are Kubernetes quantities.";
+    InvalidNodeSetting = "K0310", Error, "a node pool's os, arch, region or instanceType is not a valid label value",
+        "Each of these [[nodePools]] settings becomes a label on every node of the pool (kubernetes.io/os, kubernetes.io/arch, topology.kubernetes.io/region, node.kubernetes.io/instance-type): it must be a non-empty label value (at most 63 characters of letters, digits, '-', '_' and '.', starting and ending alphanumeric).";
+    InvalidPoolDomains = "K0311", Error, "a node pool's domains name an undeclared key or an invalid value",
+        "[nodePools.domains] spreads a pool's nodes over the values of an extra failure-domain key, round-robin within each zone. Each key must be one of the cluster's failureDomains.extra keys, and each list must hold at least one value, every value a non-empty label value, listed once.";
+    PoolLabelConflict = "K0312", Error, "a node pool's labels set a label kix gives its nodes from another setting",
+        "kix labels every inventory node itself: the node key and kubernetes.io/hostname with the node's name, the zone key and topology.kubernetes.io/zone with its zone (when the pool lists zones), a domains key with its value, and kubernetes.io/os, kubernetes.io/arch, topology.kubernetes.io/region and node.kubernetes.io/instance-type from os, arch, region and instanceType. Set each of these one way: remove the entry from labels (or drop the setting).";
+    ExtraKeyMissing = "K0313", Warning, "a declared extra failure-domain key is missing from inventory nodes",
+        "kix spreads every workload over each failureDomains.extra key with a ScheduleAnyway constraint. The scheduler's spread scoring (PodTopologySpread PreScore, pkg/scheduler/framework/plugins/podtopologyspread/scoring.go) ignores every node that lacks any of a pod's ScheduleAnyway keys: such nodes score 0 for all of the pod's soft spreading, so the other soft constraints (the zone at level node, the hostname at level zone) stop steering replicas there too. Label the pool's nodes with [nodePools.domains] or labels, or drop the key.";
     // K04xx: deriving replicas, spread and budgets.
     DecreasingReplicas = "K0401", Error, "a replica mapping decreases as the level rises",
         "R6: replicas = { ... } is a step function over none < pod < node < zone and must not decrease as the level rises.";
@@ -187,6 +195,9 @@ codes! {
         "kix writes to a temporary directory beside out/ and renames it into place; a failure leaves the previous out/ untouched.";
     WarningsDenied = "K0502", Error, "warnings were denied by --deny-warnings",
         "--deny-warnings turns any warning into a failed build.";
+    // K06xx: verifying.
+    VerifyKeyMissing = "K0610", Warning, "a failure-domain key is missing from some or all simulated nodes",
+        "kix verify found nodes (from the inventory or the --state snapshot) without a failure-domain key the cluster declares or a verified workload spreads on. A DoNotSchedule constraint on the key makes those nodes unschedulable for the pod (\"node(s) didn't match pod topology spread constraints (missing required label)\", pkg/scheduler/framework/plugins/podtopologyspread/filtering.go). A ScheduleAnyway constraint on it makes the scheduler's spread scoring skip them (scoring.go PreScore: a pod with its own constraints requires every soft key; a node lacking one is in IgnoredNodes, is not counted in any domain, and NormalizeScore gives it 0, the lowest spread score, for all of the pod's soft constraints together). Where some nodes lack the key, soft spreading steers pods away from them whatever their counts; where every node lacks it, soft spreading does nothing at all and replicas land where the other scores put them. Label the nodes, or drop the key.";
     // K07xx: lint (linting manifests kix did not write).
     LintSpreadMissesOwnPods = "K0701", Error, "a spread constraint's selector selects none of its workload's pods",
         "kix lint: the scheduler counts only pods matching the constraint's labelSelector (podtopologyspread), so a selector that misses the workload's own pods balances some other set and never spreads this one. Copy the workload's spec.selector into labelSelector.";

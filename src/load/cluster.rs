@@ -89,6 +89,19 @@ pub struct RawNodePool {
     pub taints: Vec<RawTaint>,
     #[serde(default)]
     pub allocatable: RawAllocatable,
+    /// `kubernetes.io/os` of every node (default `linux`).
+    pub os: Option<Spanned<String>>,
+    /// `kubernetes.io/arch` of every node (default `amd64`).
+    pub arch: Option<Spanned<String>>,
+    /// `topology.kubernetes.io/region` of every node (default: no region label).
+    pub region: Option<Spanned<String>>,
+    /// `node.kubernetes.io/instance-type` of every node (default: the pool's name).
+    #[serde(rename = "instanceType")]
+    pub instance_type: Option<Spanned<String>>,
+    /// `[nodePools.domains]`: an extra failure-domain key -> the values given to the pool's
+    /// nodes round-robin within each zone.
+    #[serde(default)]
+    pub domains: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -209,6 +222,7 @@ const CLUSTER_SHAPE: &[Shape] = &[
     Shape::Tables(&["nodePools"]),
     Shape::Table(&["nodePools", "*", "allocatable"]),
     Shape::Table(&["nodePools", "*", "labels"]),
+    Shape::Table(&["nodePools", "*", "domains"]),
     Shape::Tables(&["nodePools", "*", "taints"]),
 ];
 

@@ -8,6 +8,8 @@ mod architecture;
 mod bad_inputs;
 mod build;
 mod explain;
+mod guide;
+mod init;
 mod invariants;
 mod lint;
 mod schema;
