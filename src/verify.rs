@@ -12,9 +12,9 @@ mod domain_keys;
 
 pub use domain_keys::{KeyRole, MissingKey};
 
-use crate::compile::{Compiled, Selection, UsageError, cluster_names, compile};
+use crate::compile::{Compiled, Selection, UsageError, acknowledged, cluster_names, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan};
-use crate::diag::{Code, Diagnostic, Diagnostics, Location, Subject};
+use crate::diag::{Code, Diagnostic, Diagnostics, Location, Severity, Subject};
 use crate::resolve::inventory::InventoryNode;
 use crate::sim::objects::{Node, Resources};
 use crate::sim::{State, WorkloadLevel, WorkloadVerdict, verify_workloads};
@@ -47,7 +47,7 @@ impl Verified {
 
 /// Compiles the selection, reads the snapshot if any, and verifies every instance.
 pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
-    let Compiled { clusters, mut diagnostics } = compile(&request.selection);
+    let (model, Compiled { clusters, mut diagnostics }) = compile_keeping_model(&request.selection);
     if diagnostics.has_errors() {
         return Ok(Verified { diagnostics, reports: None });
     }
@@ -74,6 +74,16 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
             );
         }
     }
+    // Verify's own warnings are acknowledged (`allow`) and denied (`--deny-warnings`) like the compile's.
+    diagnostics.acknowledge(|d| acknowledged(&model, d));
+    let warned = diagnostics.count(Severity::Warning) > 0;
+    let denied = diagnostics.iter().any(|d| d.code == Code::WarningsDenied);
+    if request.selection.deny_warnings && warned && !denied {
+        let count = diagnostics.count(Severity::Warning);
+        diagnostics
+            .push(Diagnostic::new(Code::WarningsDenied, format!("{count} warning(s) denied by --deny-warnings")));
+    }
+    diagnostics.finish();
     Ok(Verified { diagnostics, reports: Some(reports) })
 }
 

@@ -323,3 +323,21 @@ fn a_snapshot_without_the_extra_key_is_warned_about() {
     assert_eq!(report[0]["missing_keys"], serde_json::json!([]));
     assert!(!run.stderr.contains("K0610"), "{}", run.stderr);
 }
+
+/// K0610 is found by verify, after the compile, and still follows `allow` and `--deny-warnings`.
+#[test]
+fn verify_warnings_are_acknowledged_and_denied_like_any_warning() {
+    let t = Test::new().examples();
+    let edge = t.root().join("clusters/edge.toml");
+    let text = std::fs::read_to_string(&edge).unwrap();
+    // An inventory without the declared rack key: K0313 at build, K0610 in verify.
+    let with_pool = format!("{text}\n[[nodePools]]\nname = \"general\"\nnodesPerZone = 3\n");
+    std::fs::write(&edge, &with_pool).unwrap();
+    t.clone().args(["verify", "--cluster", "edge"]).run().stderr_contains("warning[K0610]");
+    t.clone().args(["verify", "--cluster", "edge", "--deny-warnings"]).run().status(1).stderr_contains("error[K0502]");
+    std::fs::write(&edge, with_pool.replace("allow = [\"K0303\"]", "allow = [\"K0303\", \"K0313\", \"K0610\"]"))
+        .unwrap();
+    let run = t.clone().args(["verify", "--cluster", "edge", "--deny-warnings"]).run().status(0);
+    assert!(!run.stderr.contains("K0610"), "{}", run.stderr);
+    run.stderr_contains("acknowledged)");
+}
