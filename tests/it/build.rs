@@ -365,3 +365,29 @@ fn stdout_prints_shared_objects_once_then_instances_in_kustomization_order() {
          grafana-dev)\n",
     );
 }
+
+#[test]
+fn yaml_in_a_subdirectory_without_resources_is_warned_about_not_dropped_silently() {
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n";
+    let crd_dir = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n";
+    let t = Test::new().tree([
+        ("clusters/c.toml", "availability = \"none\"\n[[instances]]\nname = \"app\"\npackage = \"p\"\n"),
+        ("packages/p/kix.toml", "[meta]\nname = \"p\"\nversion = \"1.0.0\"\n"),
+        ("packages/p/cm.yaml", cm),
+        ("packages/p/crds/extra.yaml", crd_dir),
+        ("packages/p/.git/ignored.yaml", cm),
+    ]);
+    t.clone()
+        .args(["check"])
+        .run()
+        .status(0)
+        .stderr_contains("warning[K0113]: crds/ holds 1 YAML file that kix does not read")
+        .stderr_contains("resources = [\"*.yaml\", \"crds/**/*.yaml\"]");
+    std::fs::write(
+        t.root().join("packages/p/kix.toml"),
+        "resources = [\"*.yaml\", \"crds/*.yaml\"]\n[meta]\nname = \"p\"\nversion = \"1.0.0\"\n",
+    )
+    .unwrap();
+    let run = t.args(["check"]).run().status(0);
+    assert!(!run.stderr.contains("K0113"), "{}", run.stderr);
+}
