@@ -63,7 +63,7 @@ pub fn compile_keeping_model(selection: &Selection) -> (resolve::Model, Compiled
     let model = resolve::resolve(tree, &mut diagnostics);
     let clusters = derive::derive(&model, &mut diagnostics);
     for (cluster, plan) in model.clusters.iter().zip(&clusters) {
-        crosscheck::check(cluster, &plan.instances, &mut diagnostics);
+        crosscheck::check(cluster, plan, &mut diagnostics);
     }
     diagnostics.finish();
     diagnostics.acknowledge(|d| acknowledged(&model, d));

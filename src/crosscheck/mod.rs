@@ -6,27 +6,31 @@
 //!   other's pods (R12, K0406);
 //! - [`budgets`]: pods selected by two PodDisruptionBudgets, which the
 //!   eviction API refuses to evict (K0415);
-//! - [`shared_objects`]: one object emitted by two instances (K0417).
+//! - [`shared_objects`]: one object emitted by two instances (K0417);
+//! - [`kept_namespaces`]: a kept namespace nothing in the cluster creates (K0421).
 //!
 //! Every check finds its candidates through an index by namespace and label
 //! ([`LabelIndex`]), never by comparing every pair of a cluster's workloads.
 
 mod budgets;
+mod kept_namespaces;
 mod overlap;
 mod shared_objects;
 
-use crate::derive::InstancePlan;
+use crate::derive::ClusterPlan;
 use crate::diag::Diagnostics;
 use crate::kube::selector::{Labels, Selector};
 use crate::resolve::{Cluster, Instance, Workload};
 use std::collections::BTreeMap;
 
 /// Runs every cross-instance check of one cluster.
-pub fn check(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagnostics) {
+pub fn check(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostics) {
+    let plans = &plan.instances;
     let workloads = ClusterWorkloads::of(cluster);
     let overlapping = overlap::report(cluster, &workloads, diagnostics);
     budgets::report(&workloads, plans, &overlapping, diagnostics);
     shared_objects::report(cluster, plans, diagnostics);
+    kept_namespaces::report(cluster, plan, diagnostics);
 }
 
 /// One workload of one instance, as the checks see it.

@@ -391,3 +391,29 @@ fn yaml_in_a_subdirectory_without_resources_is_warned_about_not_dropped_silently
     let run = t.args(["check"]).run().status(0);
     assert!(!run.stderr.contains("K0113"), "{}", run.stderr);
 }
+
+#[test]
+fn a_kept_namespace_nothing_creates_is_a_warning_until_an_instance_creates_it() {
+    let adapter = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: adapter-config\n  namespace: monitoring\n";
+    let cluster = "availability = \"none\"\n[[instances]]\nname = \"adapter\"\npackage = \"p\"\n";
+    let t = Test::new().tree([
+        ("clusters/c.toml", cluster),
+        (
+            "packages/p/kix.toml",
+            "[meta]\nname = \"p\"\nversion = \"1.0.0\"\nkeepNamespaces = [\"monitoring\", \"kube-system\"]\n",
+        ),
+        ("packages/p/cm.yaml", adapter),
+        ("packages/q/kix.toml", "[meta]\nname = \"q\"\nversion = \"1.0.0\"\n"),
+        ("packages/q/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: q\n"),
+    ]);
+    t.clone()
+        .args(["check"])
+        .run()
+        .status(0)
+        .stderr_contains("warning[K0421]: instance `adapter` keeps objects in namespace `monitoring`, which nothing in cluster `c` creates");
+    // An instance living in `monitoring` that creates its namespace settles it; kube-system never needs one.
+    let creating = format!("{cluster}[[instances]]\nname = \"monitoring\"\npackage = \"q\"\ncreateNamespace = true\n");
+    std::fs::write(t.root().join("clusters/c.toml"), creating).unwrap();
+    let run = t.args(["check"]).run().status(0);
+    assert!(!run.stderr.contains("K0421"), "{}", run.stderr);
+}
