@@ -11,7 +11,6 @@
 
 use crate::derive::{ClusterPlan, InstancePlan, SHARED_FILE};
 use crate::diag::{Code, Diagnostic, Location};
-use crate::yaml::Value;
 use std::path::{Path, PathBuf};
 
 /// The YAML stream of one instance: a header comment, then one document per object.
@@ -22,7 +21,7 @@ pub fn render_instance(cluster: &str, instance: &InstancePlan) -> String {
     );
     for object in &instance.objects {
         text.push_str("---\n");
-        text.push_str(&to_yaml(object));
+        crate::yaml::emit::write_document(&mut text, object);
     }
     text
 }
@@ -41,7 +40,7 @@ pub fn render_shared(cluster: &ClusterPlan) -> String {
     for shared in &cluster.shared {
         text.push_str("---\n");
         text.push_str(&format!("# emitted by instances {}\n", shared.instances.join(", ")));
-        text.push_str(&to_yaml(&shared.object));
+        crate::yaml::emit::write_document(&mut text, &shared.object);
     }
     text
 }
@@ -160,10 +159,6 @@ pub fn render_stream(clusters: &[ClusterPlan], name_clusters: bool) -> String {
         }
     }
     text
-}
-
-fn to_yaml(value: &Value) -> String {
-    crate::yaml::emit::to_string(value)
 }
 
 /// Refuses an output directory that would overwrite the inputs: the root itself, an ancestor
