@@ -36,12 +36,42 @@ pub enum Command {
         /// The shell to complete for.
         shell: clap_complete::Shell,
     },
+    /// Start a kix root from what you have: a kix.toml for a directory of manifests, or a cluster file
+    /// (from a snapshot of a real cluster's nodes).
+    #[command(subcommand)]
+    Init(InitCommand),
+    /// Print the JSON Schema of a cluster file or of kix.toml (what editors' TOML language servers validate with).
+    Schema {
+        /// Which file's schema.
+        #[arg(value_enum)]
+        file: SchemaFile,
+    },
     /// Print kix's man page (roff), e.g. `kix man > /usr/local/share/man/man1/kix.1`.
     Man,
     /// Explain a diagnostic code (`kix explain K0302`; without one, list them all), or how an instance got its
     /// level, replicas, spread and budget (`kix explain --cluster prod --instance shop`).
     #[command(alias = "explain-code")]
     Explain(ExplainArgs),
+}
+
+#[derive(Clone, Debug, Subcommand)]
+pub enum InitCommand {
+    /// Write DIR/kix.toml listing every Deployment and StatefulSet of the manifests in DIR.
+    Package {
+        /// The package directory (its YAML files are read, nothing else is written).
+        dir: PathBuf,
+    },
+    /// Write clusters/NAME.toml: from `kubectl get nodes -o yaml` output, or a commented template.
+    Cluster {
+        /// The cluster's name (a DNS-1123 label; the file's stem).
+        name: String,
+        /// A snapshot of the cluster's nodes to read capabilities, failure-domain keys and node pools from.
+        #[arg(long, value_name = "STATE.yaml")]
+        from_state: Option<PathBuf>,
+        /// The kix root to write into; default: found as for build, else the current directory.
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
 }
 
 #[derive(Clone, Debug, Args)]
@@ -66,6 +96,15 @@ pub struct ExplainArgs {
     pub format: Format,
 }
 
+/// The input files that have a JSON Schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SchemaFile {
+    /// `clusters/<name>.toml`.
+    Cluster,
+    /// `packages/<dir>/kix.toml`.
+    Package,
+}
+
 /// Output format for reports and diagnostics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -87,7 +126,8 @@ pub struct SelectArgs {
     /// Fail (exit 1) when there are warnings.
     #[arg(long)]
     pub deny_warnings: bool,
-    /// How to print diagnostics.
+    /// Text or JSON, for diagnostics (one JSON object per line on stderr) and for the command's report on stdout
+    /// (build's summary, verify's verdicts).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }

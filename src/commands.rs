@@ -37,6 +37,27 @@ pub fn run(cli: Cli) -> ExitCode {
             (Some(cluster), Some(instance)) => explain_instance(&args, cluster, instance),
             _ => explain(args.code.as_deref()),
         },
+        Command::Init(command) => {
+            let request = match command {
+                crate::cli::InitCommand::Package { dir } => crate::init::InitRequest::Package { dir },
+                crate::cli::InitCommand::Cluster { name, from_state, root } => crate::init::InitRequest::Cluster {
+                    root: root.unwrap_or_else(|| compile::find_root(Path::new("."))),
+                    name,
+                    from_state,
+                },
+            };
+            match crate::init::init(&request) {
+                Ok(path) => {
+                    let _ = writeln!(std::io::stderr(), "kix: wrote {}", path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(diagnostics) => report(&diagnostics, Format::Text, None),
+            }
+        }
+        Command::Schema { file } => {
+            print_stdout(&crate::load::schema(file == crate::cli::SchemaFile::Cluster));
+            ExitCode::SUCCESS
+        }
         Command::Man => {
             use clap::CommandFactory;
             let mut page = Vec::new();

@@ -78,7 +78,7 @@ pub fn compile_keeping_model(selection: &Selection) -> (resolve::Model, Compiled
 }
 
 /// Whether the inputs acknowledge a warning: its code is in the `allow` of its instance or of its cluster.
-fn acknowledged(model: &resolve::Model, diagnostic: &Diagnostic) -> bool {
+pub fn acknowledged(model: &resolve::Model, diagnostic: &Diagnostic) -> bool {
     let subject = &diagnostic.subject;
     let Some(cluster) = model.clusters.iter().find(|c| Some(&c.name) == subject.cluster.as_ref()) else {
         return false;

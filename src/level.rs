@@ -79,6 +79,21 @@ impl fmt::Display for Level {
     }
 }
 
+/// In JSON Schemas of the input files (`kix schema`): one of the four level names.
+impl schemars::JsonSchema for Level {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Level".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "enum": ["none", "pod", "node", "zone"],
+            "description": "An availability level: none < pod (survives losing a pod) < node (losing a node) < zone (losing a zone)."
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

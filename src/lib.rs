@@ -21,6 +21,7 @@ pub mod derive;
 pub mod diag;
 pub mod emit;
 pub mod explain;
+pub mod init;
 pub mod kube;
 pub mod level;
 pub mod lint;

@@ -8,9 +8,13 @@
 //! This is the edge between the compiler and the scheduler model: it turns
 //! plans and inventory nodes into the model's typed inputs.
 
-use crate::compile::{Compiled, Selection, UsageError, cluster_names, compile};
+mod domain_keys;
+
+pub use domain_keys::{KeyRole, MissingKey};
+
+use crate::compile::{Compiled, Selection, UsageError, acknowledged, cluster_names, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan};
-use crate::diag::Diagnostics;
+use crate::diag::{Code, Diagnostic, Diagnostics, Location, Severity, Subject};
 use crate::resolve::inventory::InventoryNode;
 use crate::sim::objects::{Node, Resources};
 use crate::sim::{State, WorkloadLevel, WorkloadVerdict, verify_workloads};
@@ -43,7 +47,7 @@ impl Verified {
 
 /// Compiles the selection, reads the snapshot if any, and verifies every instance.
 pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
-    let Compiled { clusters, mut diagnostics } = compile(&request.selection);
+    let (model, Compiled { clusters, mut diagnostics }) = compile_keeping_model(&request.selection);
     if diagnostics.has_errors() {
         return Ok(Verified { diagnostics, reports: None });
     }
@@ -58,6 +62,28 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
         }
     };
     let reports = verify(&clusters, snapshot.as_ref());
+    // K0610: the report carries each missing key; the warning also goes with the diagnostics,
+    // located at the snapshot or the cluster file whose nodes lack it.
+    for (cluster, report) in clusters.iter().zip(&reports) {
+        let file = request.state.clone().unwrap_or_else(|| cluster.file.clone());
+        for missing in &report.missing_keys {
+            diagnostics.push(
+                Diagnostic::new(Code::VerifyKeyMissing, missing.message(&cluster.name))
+                    .at(Location::file(file.clone()))
+                    .about(&Subject { cluster: Some(cluster.name.clone()), ..Subject::default() }),
+            );
+        }
+    }
+    // Verify's own warnings are acknowledged (`allow`) and denied (`--deny-warnings`) like the compile's.
+    diagnostics.acknowledge(|d| acknowledged(&model, d));
+    let warned = diagnostics.count(Severity::Warning) > 0;
+    let denied = diagnostics.iter().any(|d| d.code == Code::WarningsDenied);
+    if request.selection.deny_warnings && warned && !denied {
+        let count = diagnostics.count(Severity::Warning);
+        diagnostics
+            .push(Diagnostic::new(Code::WarningsDenied, format!("{count} warning(s) denied by --deny-warnings")));
+    }
+    diagnostics.finish();
     Ok(Verified { diagnostics, reports: Some(reports) })
 }
 
@@ -90,6 +116,8 @@ pub struct ClusterReport {
     pub nodes_from: NodesFrom,
     pub nodes: usize,
     pub instances: Vec<InstanceReport>,
+    /// Failure-domain keys some or all of the nodes lack (K0610).
+    pub missing_keys: Vec<MissingKey>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -122,7 +150,11 @@ pub fn verify(clusters: &[ClusterPlan], snapshot: Option<&State>) -> Vec<Cluster
             None => Vec::new(),
             Some(state) => cluster.instances.iter().map(|instance| verify_instance(cluster, instance, state)).collect(),
         };
-        reports.push(ClusterReport { cluster: cluster.name.clone(), nodes_from, nodes, instances });
+        let missing_keys = state
+            .as_ref()
+            .map(|s| domain_keys::missing_keys(&cluster.domains, &s.nodes, &cluster.instances))
+            .unwrap_or_default();
+        reports.push(ClusterReport { cluster: cluster.name.clone(), nodes_from, nodes, instances, missing_keys });
     }
     reports
 }
@@ -218,6 +250,12 @@ pub fn render_text(reports: &[ClusterReport]) -> String {
                 let _ = writeln!(out, "{finding}");
             }
         }
+        if !report.missing_keys.is_empty() {
+            let _ = writeln!(out, "warnings:");
+            for missing in &report.missing_keys {
+                let _ = writeln!(out, "  {}", missing.message(&report.cluster));
+            }
+        }
         out.push('\n');
     }
     let failures: usize = reports.iter().map(ClusterReport::failures).sum();
@@ -253,6 +291,12 @@ fn verdict_row(instance: &str, w: &WorkloadVerdict) -> [String; 7] {
 /// The REPLACEMENTS cell: how many scheduled, after how long (the longest wait for the taint
 /// eviction over the domain losses), how many Pending and how many never replaced.
 fn replacements_cell(w: &WorkloadVerdict, pending: usize) -> String {
+    // A StatefulSet replaces nothing on a lost node: its pods stay Terminating until force-deleted
+    // (the findings and JSON say so per pod); the table says why there is nothing to count.
+    let waits = w.domain_losses.iter().any(|l| l.not_replaced.values().any(|why| why.contains("force-deleted")));
+    if w.kind == "StatefulSet" && w.replacements_scheduled == 0 && pending == 0 && waits {
+        return "none (force-delete needed)".to_string();
+    }
     let mut cell = format!("{} scheduled", w.replacements_scheduled);
     if let Some(gap) = w.domain_losses.iter().filter_map(|l| l.replaced_after_seconds).max().filter(|g| *g > 0) {
         let _ = write!(cell, " after {gap}s");

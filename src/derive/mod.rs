@@ -56,6 +56,8 @@ pub struct ClusterPlan {
     /// The nodes of the cluster's `[[nodePools]]` (empty without an inventory).
     pub nodes: Vec<InventoryNode>,
     pub domains: FailureDomains,
+    /// The cluster file, as diagnostics name it (for findings about its nodes).
+    pub file: std::path::PathBuf,
 }
 
 /// The compiled output of one instance: its objects in emit order.
@@ -120,6 +122,7 @@ pub fn derive(model: &Model, diagnostics: &mut Diagnostics) -> Vec<ClusterPlan> 
                 shared,
                 nodes: cluster.inventory.clone(),
                 domains: cluster.domains.clone(),
+                file: cluster.source.path().to_path_buf(),
             }
         })
         .collect()

@@ -386,14 +386,15 @@ fn namespaces_labels_and_annotations() {
 }
 
 #[test]
-fn unknown_fields_survive_in_their_order() {
-    let yaml = workload_yaml("Deployment", "d", Some(2), "      futureField: {x: 1}\n")
-        .replace("spec:\n  replicas", "spec:\n  zzz: kept\n  replicas");
+fn fields_kix_does_not_read_survive_in_their_order() {
+    // Fields Kubernetes knows and kix never reads (unknown ones are K0440 since strict validation).
+    let yaml = workload_yaml("Deployment", "d", Some(2), "      hostAliases: [{ip: 10.0.0.1, hostnames: [x]}]\n")
+        .replace("spec:\n  replicas", "spec:\n  minReadySeconds: 5\n  replicas");
     let compiled = compile_one("node", MULTI_NODE, web("", &yaml));
     let spec = compiled.instance("c", "app").objects[0]["spec"].as_mapping().unwrap().clone();
     let keys: Vec<&str> = spec.keys().map(|k| k.as_str().unwrap()).collect();
-    assert_eq!(keys, ["zzz", "replicas", "selector", "template"]);
-    assert_eq!(spec["template"]["spec"]["futureField"]["x"], 1);
+    assert_eq!(keys, ["minReadySeconds", "replicas", "selector", "template"]);
+    assert_eq!(spec["template"]["spec"]["hostAliases"][0]["hostnames"][0], "x");
 }
 
 // Labels: a value the user wrote is kept; kix's tracking label is always set.
@@ -473,7 +474,7 @@ fn compile_cluster(instances: &[(&str, &str, bool)], meta: &str, yaml: &str) -> 
 }
 
 const CRD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.example.com\n\
-                   spec:\n  group: example.com\n  names: {kind: Thing, plural: things}\n  scope: Namespaced\n\
+                   spec:\n  group: example.com\n  names: {kind: Thing, plural: things}\n  scope: Namespaced\n  \
                    versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]\n";
 
 // createNamespace: the Namespace first, labelled; not when the package ships it (renamed from meta.namespace).

@@ -10,6 +10,22 @@
 pub const HOSTNAME: &str = "kubernetes.io/hostname";
 /// `LabelTopologyZone`: the zone topology key.
 pub const ZONE: &str = "topology.kubernetes.io/zone";
+/// `LabelOSStable`: set by every kubelet to its `GOOS` (`initialNode`, pkg/kubelet/kubelet_node_status.go).
+pub const OS: &str = "kubernetes.io/os";
+/// `LabelArchStable`: set by every kubelet to its `GOARCH`.
+pub const ARCH: &str = "kubernetes.io/arch";
+/// `LabelTopologyRegion`: set by the cloud provider when it reports a region.
+pub const REGION: &str = "topology.kubernetes.io/region";
+/// `LabelInstanceTypeStable`: set by the cloud provider when it reports an instance type.
+pub const INSTANCE_TYPE: &str = "node.kubernetes.io/instance-type";
+/// The deprecated beta labels the kubelet (`kubeletapis.LabelOS`, `LabelArch`) and the cloud
+/// provider (`LabelFailureDomainBetaZone`, `LabelFailureDomainBetaRegion`, `LabelInstanceType`)
+/// still set beside the stable ones.
+pub const BETA_OS: &str = "beta.kubernetes.io/os";
+pub const BETA_ARCH: &str = "beta.kubernetes.io/arch";
+pub const BETA_ZONE: &str = "failure-domain.beta.kubernetes.io/zone";
+pub const BETA_REGION: &str = "failure-domain.beta.kubernetes.io/region";
+pub const BETA_INSTANCE_TYPE: &str = "beta.kubernetes.io/instance-type";
 /// `LabelMetadataName`: the API server labels every namespace with its own name.
 pub const NAMESPACE_NAME: &str = "kubernetes.io/metadata.name";
 /// `TaintNodeUnschedulable`: the node lifecycle controller's taint on cordoned nodes.

@@ -7,12 +7,13 @@
 //! tolerations ([`taints`]), group-aware object kinds ([`kind`]), lists and their items
 //! ([`list`]), the one reader of
 //! Deployments, StatefulSets and PodDisruptionBudgets ([`workload`]), autoscalers
-//! ([`autoscaler`]) and object
-//! validation with the API server's rules ([`validate`]). Each file cites the
+//! ([`autoscaler`]), object validation with the API server's rules ([`validate`]) and strict
+//! validation of whole objects against Kubernetes 1.33's schema and the package's CRDs
+//! ([`strict`]). Each file cites the
 //! upstream code it follows.
 //!
 //! Who may import it: everyone. What it may import: std, serde, kix's `yaml` layer,
-//! k8s-openapi and thiserror — never `load`, `resolve`, `derive`, `emit`,
+//! k8s-openapi, serde_ignored, serde_json, strsim and thiserror — never `load`, `resolve`, `derive`, `emit`,
 //! `compile`, `inventory`, `diag`, `sim` or the CLI. Errors are structured
 //! (a field path and a reason); the caller turns them into located diagnostics.
 //!
@@ -27,6 +28,7 @@ pub mod list;
 pub mod names;
 pub mod quantity;
 pub mod selector;
+pub mod strict;
 pub mod taints;
 pub mod validate;
 pub mod value;

@@ -21,92 +21,160 @@ pub struct ClusterFile {
     pub raw: RawCluster,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// A cluster file (`clusters/<name>.toml`): what the substrate can do, the level its operators need, and
+/// the package instances it runs.
+#[schemars(title = "kix cluster file")]
 pub struct RawCluster {
+    /// The level this cluster's operators need: none < pod < node < zone.
+    #[schemars(with = "Level")]
     pub availability: Spanned<Level>,
-    /// Warning codes every instance of the cluster acknowledges.
+    /// Warning codes (`K0303`) every instance of the cluster acknowledges: not printed, counted as acknowledged.
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     pub allow: Vec<Spanned<String>>,
+    /// What the substrate is known to be able to do; a key left out is unknown (kix then warns).
     #[serde(default)]
     pub capabilities: RawCapabilities,
+    /// The node-label keys the levels' failure domains are read from.
     #[serde(default, rename = "failureDomains")]
     pub failure_domains: RawFailureDomains,
+    /// The package instances the cluster runs.
     #[serde(default)]
     pub instances: Vec<RawInstance>,
+    /// A node inventory `kix verify` simulates on (without one, and without --state, verify skips the cluster).
     #[serde(default, rename = "nodePools")]
     pub node_pools: Vec<RawNodePool>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// What the cluster's substrate can do.
 pub struct RawCapabilities {
+    /// Whether the cluster has more than one node (false: a confirmed single node, level none only).
     #[serde(rename = "multiNode")]
+    #[schemars(with = "Option<bool>")]
     pub multi_node: Option<Spanned<bool>>,
+    /// The availability zones the nodes span (two or more support level zone).
     #[serde(rename = "availabilityZones")]
+    #[schemars(with = "Option<Vec<String>>")]
     pub availability_zones: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// Node-label keys of the failure domains.
 pub struct RawFailureDomains {
+    /// The per-node key (default `kubernetes.io/hostname`).
+    #[schemars(with = "Option<String>")]
     pub node: Option<Spanned<String>>,
+    /// The zone key (default `topology.kubernetes.io/zone`).
+    #[schemars(with = "Option<String>")]
     pub zone: Option<Spanned<String>>,
+    /// Further keys (racks, capacity type), always spread best-effort.
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     pub extra: Vec<Spanned<String>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// One package instance.
 pub struct RawInstance {
+    /// The instance's name (a DNS-1123 label, unique in the cluster): out/<cluster>/<name>.yaml.
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
+    /// The package's meta.name.
+    #[schemars(with = "String")]
     pub package: Spanned<String>,
+    /// A semver requirement (`^1.2`); default: the highest release.
+    #[schemars(with = "Option<String>")]
     pub version: Option<Spanned<String>>,
+    /// The namespace the instance runs in (default: the instance's name).
+    #[schemars(with = "Option<String>")]
     pub namespace: Option<Spanned<String>>,
+    /// This instance's level, instead of the cluster's.
+    #[schemars(with = "Option<Level>")]
     pub availability: Option<Spanned<Level>>,
     /// Warning codes this instance acknowledges.
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     pub allow: Vec<Spanned<String>>,
     /// Emit the instance's `v1 Namespace` unless its package ships it.
     #[serde(rename = "createNamespace")]
+    #[schemars(with = "Option<bool>")]
     pub create_namespace: Option<Spanned<bool>>,
 }
 
 /// A pool of identical nodes (the node inventory `kix verify` simulates on).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawNodePool {
+    /// The pool's name (a DNS-1123 label); nodes are named <pool>-<zone>-<n>.
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
     /// Zones the pool spans; absent on clusters without zones.
     #[serde(default)]
+    #[schemars(with = "Vec<String>")]
     pub zones: Vec<Spanned<String>>,
     /// Nodes in each zone (or in all, without zones).
     #[serde(rename = "nodesPerZone")]
+    #[schemars(with = "u32")]
     pub nodes_per_zone: Spanned<u32>,
+    /// Further labels of every node of the pool.
     #[serde(default)]
     pub labels: BTreeMap<String, String>,
+    /// Taints of every node of the pool.
     #[serde(default)]
     pub taints: Vec<RawTaint>,
+    /// What each node can hold.
     #[serde(default)]
     pub allocatable: RawAllocatable,
+    /// `kubernetes.io/os` of every node (default `linux`).
+    #[schemars(with = "Option<String>")]
+    pub os: Option<Spanned<String>>,
+    /// `kubernetes.io/arch` of every node (default `amd64`).
+    #[schemars(with = "Option<String>")]
+    pub arch: Option<Spanned<String>>,
+    /// `topology.kubernetes.io/region` of every node (default: no region label).
+    #[schemars(with = "Option<String>")]
+    pub region: Option<Spanned<String>>,
+    /// `node.kubernetes.io/instance-type` of every node (default: the pool's name).
+    #[serde(rename = "instanceType")]
+    #[schemars(with = "Option<String>")]
+    pub instance_type: Option<Spanned<String>>,
+    /// `[nodePools.domains]`: an extra failure-domain key -> the values given to the pool's
+    /// nodes round-robin within each zone.
+    #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Vec<String>>")]
+    pub domains: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// A node taint.
 pub struct RawTaint {
+    /// The taint's key (a label key).
     pub key: String,
+    /// The taint's value (may be empty).
     #[serde(default)]
     pub value: String,
+    /// NoSchedule, PreferNoSchedule or NoExecute.
     pub effect: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// Allocatable resources of each node.
 pub struct RawAllocatable {
+    /// CPU, a Kubernetes quantity (`4`, `3500m`).
     #[serde(default = "default_cpu")]
     pub cpu: String,
+    /// Memory, a Kubernetes quantity (`16Gi`).
     #[serde(default = "default_memory")]
     pub memory: String,
+    /// Pod slots.
     #[serde(default = "default_pods")]
     pub pods: u32,
 }
@@ -209,6 +277,7 @@ const CLUSTER_SHAPE: &[Shape] = &[
     Shape::Tables(&["nodePools"]),
     Shape::Table(&["nodePools", "*", "allocatable"]),
     Shape::Table(&["nodePools", "*", "labels"]),
+    Shape::Table(&["nodePools", "*", "domains"]),
     Shape::Tables(&["nodePools", "*", "taints"]),
 ];
 

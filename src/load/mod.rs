@@ -106,6 +106,14 @@ pub fn load(root: &Path, only_clusters: &[String], diagnostics: &mut Diagnostics
     tree
 }
 
+/// The JSON Schema of a cluster file (`cluster`) or of kix.toml, generated from the types the loader
+/// reads them into, so the schema cannot drift from what kix accepts. Pretty JSON, newline-terminated.
+pub fn schema(cluster: bool) -> String {
+    let schema =
+        if cluster { schemars::schema_for!(cluster::RawCluster) } else { schemars::schema_for!(package::RawPackage) };
+    serde_json::to_string_pretty(&schema).unwrap_or_default() + "\n"
+}
+
 /// A package directory that is a symlink resolving outside `packages/` is refused: kix reads only the tree it was given.
 fn package_dir_escape(dir: &Path, packages_dir: &Path) -> Option<String> {
     let is_symlink = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());

@@ -33,51 +33,81 @@ pub struct PackageDir {
     pub complete: bool,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// A package's kix.toml: its name and version, and how its workloads turn a level into replicas.
+#[schemars(title = "kix package manifest (kix.toml)")]
 pub struct RawPackage {
+    /// The package's identity, ceiling and namespaces.
     pub meta: RawMeta,
+    /// Per Deployment or StatefulSet (by metadata.name): its replica mapping, budget policy and ceiling.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, RawWorkload>")]
     pub workloads: BTreeMap<Spanned<String>, RawWorkload>,
     /// `resources = ["deploy.yaml", "crds/*.yaml"]`: the package's files (see [`super::resources`]);
     /// absent means every YAML file of the directory.
+    #[schemars(with = "Option<Vec<String>>")]
     pub resources: Option<Vec<Spanned<String>>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// `[meta]`.
 pub struct RawMeta {
+    /// The package's name (a DNS-1123 label), what instances name.
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
+    /// The package's version (semver).
+    #[schemars(with = "String")]
     pub version: Spanned<String>,
+    /// The highest level the whole package can meet.
     pub availability: Option<RawCeiling>,
     /// The namespace the package's YAML was written for: moved to the instance's.
+    #[schemars(with = "Option<String>")]
     pub namespace: Option<Spanned<String>>,
     /// Namespaces whose objects keep them (`kube-system`, ...).
     #[serde(rename = "keepNamespaces")]
+    #[schemars(with = "Option<Vec<String>>")]
     pub keep_namespaces: Option<Vec<Spanned<String>>>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// A ceiling: what can never be met.
 pub struct RawCeiling {
+    /// The highest level (none, pod, node or zone).
+    #[schemars(with = "Option<Level>")]
     pub max: Option<Spanned<Level>>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// `[workloads.X]`.
 pub struct RawWorkload {
+    /// Replicas per level; a level not named takes the nearest lower one named.
+    #[schemars(with = "Option<RawReplicas>")]
     pub replicas: Option<Spanned<RawReplicas>>,
+    /// The derived PodDisruptionBudget's settings.
     pub pdb: Option<RawPdb>,
+    /// This workload's own ceiling.
     pub availability: Option<RawCeiling>,
 }
 
 /// `replicas = { none = 1, pod = 2, zone = 3 }`: a step function over levels.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawReplicas {
+    /// Replicas at level none.
+    #[schemars(with = "Option<u32>")]
     pub none: Option<Spanned<u32>>,
+    /// Replicas at level pod.
+    #[schemars(with = "Option<u32>")]
     pub pod: Option<Spanned<u32>>,
+    /// Replicas at level node.
+    #[schemars(with = "Option<u32>")]
     pub node: Option<Spanned<u32>>,
+    /// Replicas at level zone.
+    #[schemars(with = "Option<u32>")]
     pub zone: Option<Spanned<u32>>,
 }
 
@@ -91,15 +121,19 @@ impl RawReplicas {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// `[workloads.X.pdb]`.
 pub struct RawPdb {
+    /// The budget's unhealthyPodEvictionPolicy (default: AlwaysAllow for Deployments, IfHealthyBudget for
+    /// StatefulSets).
     #[serde(rename = "unhealthyPodEvictionPolicy")]
+    #[schemars(with = "Option<EvictionPolicy>")]
     pub unhealthy_pod_eviction_policy: Option<Spanned<EvictionPolicy>>,
 }
 
 /// `PodDisruptionBudget.spec.unhealthyPodEvictionPolicy`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 pub enum EvictionPolicy {
     IfHealthyBudget,
     AlwaysAllow,

@@ -42,7 +42,17 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
     let domains = failure_domains(&raw.failure_domains, &source, &subject, diagnostics);
 
     // The node inventory `kix verify` simulates on.
-    let inventory_valid = inventory::validate(&raw.node_pools, &substrate, &source, &subject, diagnostics);
+    let inventory_valid = inventory::validate(&raw.node_pools, &substrate, &domains, &source, &subject, diagnostics);
+    if inventory_valid {
+        for (span, message) in inventory::missing_extra_keys(&raw.node_pools, &raw.failure_domains.extra) {
+            diagnostics.push(
+                Diagnostic::new(Code::ExtraKeyMissing, message)
+                    .at(source.locate(span))
+                    .about(&subject)
+                    .help("give the pools' nodes the key with [nodePools.domains] (or labels), or remove it from failureDomains.extra"),
+            );
+        }
+    }
 
     let allow = allowed_warnings(&raw.allow, &source, &subject, diagnostics);
 

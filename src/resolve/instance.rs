@@ -183,23 +183,7 @@ fn resolve_workload(
 ) -> InstanceWorkload {
     let name = workload.name();
     let subject = Subject { workload: Some(name.to_string()), ..instance.subject.clone() };
-    // R5: a workload ceiling lowers this workload only.
-    let mut level = instance.level.clone();
-    if let Some(ceiling) = workload.ceiling.as_ref().filter(|c| c.value < level.value) {
-        diagnostics.push(
-            Diagnostic::new(
-                Code::WorkloadCeiling,
-                format!(
-                    "cluster `{}` instance `{}`: workload `{name}` of package `{}` supports at most `{}`, so it runs \
-                     at `{}` instead of `{}`",
-                    cluster.name, instance.name, package.name, ceiling.value, ceiling.value, level.value
-                ),
-            )
-            .at(ceiling.from.clone())
-            .about(&subject),
-        );
-        level = ceiling.clone();
-    }
+    let level = apply_workload_ceiling(cluster, instance, package, workload, &subject, diagnostics);
     // R6: replicas from the step function, else the manifest's; under an autoscaler, its minimum
     // with the level's count as the floor.
     let (replicas, replicas_from) = workload.replicas_at(level.value);
@@ -224,6 +208,50 @@ fn resolve_workload(
             (_, None) => package.documents[workload.document].locate(&["spec", "replicas"]),
         }
     };
+    check_replicas(package, workload, level.value, replicas, replicas_location(), &subject, diagnostics);
+    InstanceWorkload { workload: index, level, replicas, replicas_from, autoscaler }
+}
+
+/// R5: a workload ceiling lowers this workload only.
+fn apply_workload_ceiling(
+    cluster: &ClusterContext<'_>,
+    instance: &Instance,
+    package: &Package,
+    workload: &Workload,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) -> Sourced<Level> {
+    let mut level = instance.level.clone();
+    let name = workload.name();
+    if let Some(ceiling) = workload.ceiling.as_ref().filter(|c| c.value < level.value) {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::WorkloadCeiling,
+                format!(
+                    "cluster `{}` instance `{}`: workload `{name}` of package `{}` supports at most `{}`, so it runs \
+                     at `{}` instead of `{}`",
+                    cluster.name, instance.name, package.name, ceiling.value, ceiling.value, level.value
+                ),
+            )
+            .at(ceiling.from.clone())
+            .about(subject),
+        );
+        level = ceiling.clone();
+    }
+    level
+}
+
+/// R7 (a `none` ceiling runs one pod at a time) and R8 (level pod or more needs two replicas).
+fn check_replicas(
+    package: &Package,
+    workload: &Workload,
+    level: Level,
+    replicas: u32,
+    at: Location,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) {
+    let name = workload.name();
     // R7: a none ceiling means one pod at a time.
     if workload.under_none_ceiling(package) && replicas > 1 {
         diagnostics.push(
@@ -231,32 +259,31 @@ fn resolve_workload(
                 Code::CeilingNoneManyReplicas,
                 format!(
                     "workload `{name}` runs under a `none` ceiling but would run {replicas} replicas at `{}`",
-                    level.value
+                    level
                 ),
             )
-            .at(replicas_location())
-            .about(&subject)
+            .at(at.clone())
+            .about(subject)
             .help("a none ceiling declares the workload can run only one pod at a time; set its replicas to 1"),
         );
     }
     // R8: a level of pod or more needs two replicas.
-    if level.value >= Level::Pod && replicas < 2 {
+    if level >= Level::Pod && replicas < 2 {
         diagnostics.push(
             Diagnostic::new(
                 Code::TooFewReplicas,
                 format!(
                     "workload `{name}` resolves to level `{}` but runs {replicas} replica{}; one replica cannot \
                      survive losing a pod",
-                    level.value,
+                    level,
                     if replicas == 1 { "" } else { "s" }
                 ),
             )
-            .at(replicas_location())
-            .about(&subject)
+            .at(at.clone())
+            .about(subject)
             .help(r8_help(workload, replicas)),
         );
     }
-    InstanceWorkload { workload: index, level, replicas, replicas_from, autoscaler }
 }
 
 /// How to fix R8: a mapping, or (under an autoscaler) a mapping or a higher minimum.

@@ -1,52 +1,70 @@
 //! Node inventories: a cluster file's `[[nodePools]]`, validated against its
-//! declared capabilities and expanded into typed nodes for the scheduler model.
+//! declared capabilities and failure-domain keys, and expanded into typed nodes
+//! for the scheduler model.
 //!
 //! The inventory is what `kix verify` simulates on when no snapshot is given.
-//! Nodes are named `<pool>-<zone>-<n>` (or `<pool>-<n>` without zones) and carry
-//! the cluster's node key (their name) and zone key (their zone), plus the
-//! pool's own labels and taints.
+//! Nodes are named `<pool>-<zone>-<n>` (or `<pool>-<n>` without zones) and are
+//! labelled as real nodes are ([`node_labels`]): what every kubelet sets
+//! (`kubernetes.io/hostname`, `kubernetes.io/os`, `kubernetes.io/arch`; upstream
+//! `initialNode` in pkg/kubelet/kubelet_node_status.go), what a cloud provider
+//! sets (`topology.kubernetes.io/zone` and `region`,
+//! `node.kubernetes.io/instance-type`, each with its deprecated beta twin), the
+//! cluster's own node and zone keys, the values of the pool's
+//! `[nodePools.domains]` (round-robin within each zone), then the pool's own
+//! labels and taints.
 
 use super::substrate::{FailureDomains, Substrate};
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
+use crate::kube::labels as well_known;
 use crate::kube::names;
 use crate::kube::quantity;
 use crate::kube::selector::Labels;
 use crate::kube::taints::{Effect, Taint};
 use crate::load::cluster::RawNodePool;
+use toml::Spanned;
 
 /// A problem with a pool: where in the cluster file, and what.
 type Problem = (std::ops::Range<usize>, String);
+
+/// `kubernetes.io/os` when a pool says nothing: the kubelet's `GOOS` on the nodes real packages target.
+pub const DEFAULT_OS: &str = "linux";
+/// `kubernetes.io/arch` when a pool says nothing.
+pub const DEFAULT_ARCH: &str = "amd64";
 
 /// Checks every pool of a cluster file; true when all are usable.
 pub fn validate(
     pools: &[RawNodePool],
     substrate: &Substrate,
+    domains: &FailureDomains,
     source: &SourceFile,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
 ) -> bool {
-    let mut problems: Vec<Problem> = Vec::new();
+    let mut problems: Vec<(Code, std::ops::Range<usize>, String)> = Vec::new();
+    let coded = |code: Code, found: Vec<Problem>| found.into_iter().map(move |(span, message)| (code, span, message));
     let mut seen = Vec::new();
     for pool in pools {
         let name = pool.name.get_ref();
         if let Err(why) = names::dns1123_label(name) {
-            problems.push((pool.name.span(), format!("node pool name `{name}` is not valid: {why}")));
+            let message = format!("node pool name `{name}` is not valid: {why}");
+            problems.push((Code::InvalidNodePool, pool.name.span(), message));
         } else if seen.contains(name) {
-            problems.push((pool.name.span(), format!("node pool `{name}` is declared twice")));
+            problems.push((Code::InvalidNodePool, pool.name.span(), format!("node pool `{name}` is declared twice")));
         }
         seen.push(name.clone());
-        problems.extend(zone_problems(pool, substrate));
-        problems.extend(node_problems(pool));
+        problems.extend(coded(Code::InvalidNodePool, zone_problems(pool, substrate)));
+        problems.extend(coded(Code::InvalidNodePool, node_problems(pool)));
+        problems.extend(coded(Code::InvalidNodeSetting, setting_problems(pool)));
+        problems.extend(coded(Code::InvalidPoolDomains, domain_problems(pool, domains)));
+        problems.extend(coded(Code::PoolLabelConflict, label_conflicts(pool, domains)));
     }
-    problems.extend(node_name_collisions(pools));
+    problems.extend(coded(Code::InvalidNodePool, node_name_collisions(pools)));
     // The node count against multiNode, once every pool is well-formed (a bad pool says why itself).
     if problems.is_empty() {
-        problems.extend(node_count_problems(pools, substrate));
+        problems.extend(coded(Code::InvalidNodePool, node_count_problems(pools, substrate)));
     }
-    for (span, message) in &problems {
-        diagnostics.push(
-            Diagnostic::new(Code::InvalidNodePool, message.clone()).at(source.locate(span.clone())).about(subject),
-        );
+    for (code, span, message) in &problems {
+        diagnostics.push(Diagnostic::new(*code, message.clone()).at(source.locate(span.clone())).about(subject));
     }
     problems.is_empty()
 }
@@ -158,6 +176,151 @@ fn node_count_problems(pools: &[RawNodePool], substrate: &Substrate) -> Vec<Prob
     problems
 }
 
+/// The pool's settings that become node labels, each with the key it sets.
+fn settings(pool: &RawNodePool) -> [(&'static str, &'static str, Option<&Spanned<String>>); 4] {
+    [
+        ("os", well_known::OS, pool.os.as_ref()),
+        ("arch", well_known::ARCH, pool.arch.as_ref()),
+        ("region", well_known::REGION, pool.region.as_ref()),
+        ("instanceType", well_known::INSTANCE_TYPE, pool.instance_type.as_ref()),
+    ]
+}
+
+/// `os`, `arch`, `region` and `instanceType` are label values, never empty.
+fn setting_problems(pool: &RawNodePool) -> Vec<Problem> {
+    let name = pool.name.get_ref();
+    let mut problems = Vec::new();
+    for (setting, key, value) in settings(pool) {
+        let Some(value) = value else { continue };
+        let why = match names::label_value(value.get_ref()) {
+            Err(why) => why,
+            Ok(()) if value.get_ref().is_empty() => "must not be empty".to_string(),
+            Ok(()) => continue,
+        };
+        problems.push((
+            value.span(),
+            format!(
+                "node pool `{name}` {setting} `{}` (the value of `{key}`) is not a valid label value: {why}",
+                value.get_ref()
+            ),
+        ));
+    }
+    problems
+}
+
+/// `[nodePools.domains]`: keys among the cluster's extra keys, each with a list of distinct label values.
+fn domain_problems(pool: &RawNodePool, domains: &FailureDomains) -> Vec<Problem> {
+    let name = pool.name.get_ref();
+    let mut problems = Vec::new();
+    for (key, values) in &pool.domains {
+        if !domains.extra.contains(key.get_ref()) {
+            let declared = if domains.extra.is_empty() {
+                "the cluster declares no failureDomains.extra keys".to_string()
+            } else {
+                format!("the cluster's failureDomains.extra keys are {}", domains.extra.join(", "))
+            };
+            let role = if key.get_ref() == &domains.node {
+                " (it is the node key: kix sets it to each node's name)"
+            } else if key.get_ref() == &domains.zone {
+                " (it is the zone key: kix sets it from zones)"
+            } else {
+                ""
+            };
+            problems.push((
+                key.span(),
+                format!("node pool `{name}` spreads its nodes over `{}`, which is not an extra failure-domain key{role}: {declared}", key.get_ref()),
+            ));
+            continue;
+        }
+        if values.is_empty() {
+            problems.push((key.span(), format!("node pool `{name}` lists no values for `{}`", key.get_ref())));
+        }
+        for (index, value) in values.iter().enumerate() {
+            let why = match names::label_value(value.get_ref()) {
+                Err(why) => format!("is not a valid label value: {why}"),
+                Ok(()) if value.get_ref().is_empty() => "is not a valid label value: must not be empty".to_string(),
+                Ok(()) if values[..index].iter().any(|v| v.get_ref() == value.get_ref()) => {
+                    "is listed twice".to_string()
+                }
+                Ok(()) => continue,
+            };
+            problems.push((
+                value.span(),
+                format!("node pool `{name}` value `{}` of `{}` {why}", value.get_ref(), key.get_ref()),
+            ));
+        }
+    }
+    problems
+}
+
+/// A pool's `labels` may not set what kix sets from the node's name, its zone, the pool's
+/// domains or one of its settings: one label, one way to say it.
+fn label_conflicts(pool: &RawNodePool, domains: &FailureDomains) -> Vec<Problem> {
+    let name = pool.name.get_ref();
+    let mut problems = Vec::new();
+    for key in pool.labels.keys() {
+        let why = if key == &domains.node || key == well_known::HOSTNAME {
+            "kix sets it to each node's name".to_string()
+        } else if !pool.zones.is_empty() && (key == &domains.zone || key == well_known::ZONE) {
+            "kix sets it to each node's zone from `zones`".to_string()
+        } else if pool.domains.keys().any(|k| k.get_ref() == key) {
+            "[nodePools.domains] sets it too".to_string()
+        } else if let Some((setting, _, _)) = settings(pool).into_iter().find(|(_, k, v)| k == key && v.is_some()) {
+            format!("the pool's `{setting}` sets it too")
+        } else {
+            continue;
+        };
+        problems.push((pool.name.span(), format!("node pool `{name}` label `{key}` conflicts: {why}")));
+    }
+    problems
+}
+
+/// K0313: each extra failure-domain key that the nodes of some or all pools lack (their
+/// `labels` and `domains` do not give it). Only with an inventory: without one kix knows nothing
+/// of the nodes.
+pub fn missing_extra_keys(pools: &[RawNodePool], extra: &[Spanned<String>]) -> Vec<Problem> {
+    if pools.is_empty() {
+        return Vec::new();
+    }
+    let mut problems = Vec::new();
+    for key in extra {
+        let lacking: Vec<&str> = pools
+            .iter()
+            .filter(|p| {
+                !p.labels.contains_key(key.get_ref()) && !p.domains.keys().any(|k| k.get_ref() == key.get_ref())
+            })
+            .map(|p| p.name.get_ref().as_str())
+            .collect();
+        if lacking.is_empty() {
+            continue;
+        }
+        let (which, effect) = if lacking.len() == pools.len() {
+            (
+                "no node of the inventory carries it".to_string(),
+                "kix's soft spreading (the zone at level node, the hostname at level zone) does nothing on this cluster",
+            )
+        } else {
+            (
+                format!(
+                    "the nodes of node pool{} `{}` lack it",
+                    if lacking.len() == 1 { "" } else { "s" },
+                    lacking.join("`, `")
+                ),
+                "kix's soft spreading steers replicas away from those nodes whatever they hold",
+            )
+        };
+        problems.push((
+            key.span(),
+            format!(
+                "failure-domain key `{}` is declared, but {which}: the scheduler's spread scoring skips a node lacking \
+                 any key of a pod's ScheduleAnyway constraints and gives it 0 for all of them, so {effect}",
+                key.get_ref()
+            ),
+        ));
+    }
+    problems
+}
+
 /// One node of an inventory, as `kix verify` simulates it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InventoryNode {
@@ -195,11 +358,7 @@ pub fn expand(pools: &[RawNodePool], domains: &FailureDomains) -> Vec<InventoryN
                     Some(zone) => format!("{}-{}-{index}", pool.name.get_ref(), dns_safe(zone)),
                     None => format!("{}-{index}", pool.name.get_ref()),
                 };
-                let mut labels = pool.labels.clone();
-                labels.insert(domains.node.clone(), name.clone());
-                if let Some(zone) = zone {
-                    labels.insert(domains.zone.clone(), zone.to_string());
-                }
+                let labels = node_labels(pool, domains, &name, zone, index);
                 nodes.push(InventoryNode {
                     name,
                     labels,
@@ -214,7 +373,63 @@ pub fn expand(pools: &[RawNodePool], domains: &FailureDomains) -> Vec<InventoryN
     nodes
 }
 
+/// The labels of the `index`-th node (from 1) of a pool in a zone, as a real node carries them.
+///
+/// - The kubelet's own (`initialNode`, pkg/kubelet/kubelet_node_status.go): `kubernetes.io/hostname`
+///   (the node's name), `kubernetes.io/os` and `kubernetes.io/arch` (the pool's `os` and `arch`,
+///   default linux and amd64) and their `beta.kubernetes.io/` twins.
+/// - The cloud provider's, which it sets only for what it reports (same function, and the
+///   cloud-controller-manager's node controller): `node.kubernetes.io/instance-type` (the pool's
+///   `instanceType`, default the pool's name: a pool is one instance type, as on managed clouds),
+///   `topology.kubernetes.io/zone` (the node's zone, when the pool lists zones) and
+///   `topology.kubernetes.io/region` (the pool's `region`; absent by default, as on a node no cloud
+///   provider labels), each with its beta twin.
+/// - The pool's `labels`, which override the defaults above as the kubelet's `--node-labels` do
+///   (validation refuses those that would contradict a setting, the name or the zone).
+/// - The cluster's node key (the name) and zone key (the zone), and each `[nodePools.domains]` key
+///   with its values dealt round-robin within the zone: node `index` gets value `(index - 1) % n`.
+fn node_labels(pool: &RawNodePool, domains: &FailureDomains, name: &str, zone: Option<&str>, index: u32) -> Labels {
+    let setting = |value: &Option<Spanned<String>>, key: &str| -> Option<String> {
+        value.as_ref().map(|v| v.get_ref().clone()).or_else(|| pool.labels.get(key).cloned())
+    };
+    let os = setting(&pool.os, well_known::OS).unwrap_or_else(|| DEFAULT_OS.to_string());
+    let arch = setting(&pool.arch, well_known::ARCH).unwrap_or_else(|| DEFAULT_ARCH.to_string());
+    let instance_type =
+        setting(&pool.instance_type, well_known::INSTANCE_TYPE).unwrap_or_else(|| pool.name.get_ref().clone());
+    let region = setting(&pool.region, well_known::REGION);
+    let mut labels = Labels::new();
+    labels.insert(well_known::HOSTNAME.into(), name.to_string());
+    let mut twins = |stable: &str, beta: &str, value: String| {
+        labels.insert(stable.to_string(), value.clone());
+        labels.insert(beta.to_string(), value);
+    };
+    twins(well_known::OS, well_known::BETA_OS, os);
+    twins(well_known::ARCH, well_known::BETA_ARCH, arch);
+    twins(well_known::INSTANCE_TYPE, well_known::BETA_INSTANCE_TYPE, instance_type);
+    if let Some(zone) = zone {
+        twins(well_known::ZONE, well_known::BETA_ZONE, zone.to_string());
+    }
+    if let Some(region) = region {
+        twins(well_known::REGION, well_known::BETA_REGION, region);
+    }
+    labels.extend(pool.labels.iter().map(|(k, v)| (k.clone(), v.clone())));
+    labels.insert(domains.node.clone(), name.to_string());
+    if let Some(zone) = zone {
+        labels.insert(domains.zone.clone(), zone.to_string());
+    }
+    for (key, values) in &pool.domains {
+        if let Some(value) = values.get((index as usize - 1) % values.len().max(1)) {
+            labels.insert(key.get_ref().clone(), value.get_ref().clone());
+        }
+    }
+    labels
+}
+
 /// A zone name made safe for a node name (lower-case letters, digits and '-').
 fn dns_safe(zone: &str) -> String {
     zone.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect()
 }
+
+#[cfg(test)]
+#[path = "inventory_tests.rs"]
+mod tests;

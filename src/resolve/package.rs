@@ -7,8 +7,10 @@
 
 use super::model::{Package, Sourced, Workload};
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
+use crate::kube::autoscaler::Autoscaler as AutoscalerView;
 use crate::kube::kind::{ControllerKind, WorkloadKind};
 use crate::kube::names;
+use crate::kube::strict::CustomKinds;
 use crate::kube::workload::{MAX_REPLICAS, PdbView, Workload as WorkloadView};
 use crate::level::Level;
 use crate::load::PackageDir;
@@ -131,6 +133,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
 
     let (views, pdbs) = read_workloads_and_budgets(&documents, &subject, diagnostics);
     report_broad_budgets(&documents, &views, &pdbs, &subject, diagnostics);
+    check_strictly(&documents, &views, &pdbs, &subject, diagnostics);
     if complete {
         report_unknown_entries(&raw, &documents, &manifest, &subject, diagnostics);
     }
@@ -199,6 +202,30 @@ fn read_workloads_and_budgets(
         }
     }
     (views, pdbs)
+}
+
+/// Strict validation of every object of the package (`kube::strict`): built-in kinds against
+/// Kubernetes 1.33, custom resources against the package's own CRDs. A workload or budget whose
+/// reader already reported a problem (K0410-K0413), or an autoscaler kix could not read (K0430), is
+/// left out, so one mistake gives one error.
+fn check_strictly(
+    documents: &[Document],
+    views: &[Indexed<WorkloadView>],
+    pdbs: &[Indexed<PdbView>],
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) {
+    let custom = CustomKinds::from_objects(documents.iter().map(|d| &d.value));
+    for (index, document) in documents.iter().enumerate() {
+        let unreadable = (WorkloadKind::of(&document.value).is_some() && !views.iter().any(|(i, _)| *i == index))
+            || (PdbView::is_pdb(&document.value) && !pdbs.iter().any(|(i, _)| *i == index))
+            || AutoscalerView::read(&document.value).is_err();
+        if !unreadable {
+            for problem in super::views::strict_problems(document, &custom) {
+                diagnostics.push(problem.about(subject));
+            }
+        }
+    }
 }
 
 /// R9: every `[workloads.X]` entry names a Deployment or StatefulSet of the package.

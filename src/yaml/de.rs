@@ -25,6 +25,8 @@ pub struct DeError {
     /// Path segments from the failing node up to the root (reversed while unwinding).
     reversed_path: Vec<PathSeg>,
     message: String,
+    /// The field, when the error is a required field that is absent (serde's `missing_field`).
+    missing: Option<&'static str>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +57,12 @@ impl DeError {
         &self.message
     }
 
+    /// The field a type requires and the value lacks, when that is what went wrong (the path is
+    /// then the mapping's).
+    pub fn missing_field(&self) -> Option<&'static str> {
+        self.missing
+    }
+
     fn within(mut self, seg: PathSeg) -> DeError {
         self.reversed_path.push(seg);
         self
@@ -72,7 +80,11 @@ impl fmt::Display for DeError {
 
 impl de::Error for DeError {
     fn custom<T: fmt::Display>(message: T) -> DeError {
-        DeError { reversed_path: Vec::new(), message: message.to_string() }
+        DeError { reversed_path: Vec::new(), message: message.to_string(), missing: None }
+    }
+
+    fn missing_field(field: &'static str) -> DeError {
+        DeError { missing: Some(field), ..de::Error::custom(format_args!("missing field `{field}`")) }
     }
 }
 

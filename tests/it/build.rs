@@ -137,7 +137,7 @@ fn json_diagnostics_carry_code_location_and_subject() {
     let ceiling = lines.iter().find(|d| d["code"] == "K0307").unwrap();
     assert_eq!(ceiling["severity"], "warning");
     assert_eq!(ceiling["file"], "clusters/prod.toml");
-    assert_eq!(ceiling["line"], 23);
+    assert_eq!(ceiling["line"], 24);
     assert_eq!(ceiling["column"], 8);
     assert_eq!(ceiling["cluster"], "prod");
     assert_eq!(ceiling["instance"], "sessions");

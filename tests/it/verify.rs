@@ -190,3 +190,151 @@ fn a_workload_under_an_autoscaler_is_verified_at_its_raised_minimum() {
     assert_eq!(php["meets_level"], true, "{php}");
     assert_eq!(php["worst_case_running"], 2, "{php}");
 }
+
+/// A real package's controller (`nodeSelector: kubernetes.io/os: linux`) schedules on an inventory:
+/// its nodes carry the labels every kubelet sets (issue 9: every such workload was Pending).
+#[test]
+fn ingress_nginx_controller_selecting_linux_verifies_on_an_inventory() {
+    let root = "tests/fixtures/ingress-nginx-linux";
+    // The fixture is the real-world corpus's file, byte for byte.
+    let fixture = std::fs::read(repo_path(root).join("packages/ingress-nginx/deploy.yaml")).unwrap();
+    let upstream = std::fs::read(repo_path("tests/realworld/ingress-nginx/deploy.yaml")).unwrap();
+    assert!(fixture == upstream, "the fixture's deploy.yaml differs from tests/realworld/ingress-nginx/deploy.yaml");
+    assert!(String::from_utf8_lossy(&fixture).contains("nodeSelector:\n        kubernetes.io/os: linux"));
+
+    let (run, report) = verify_json(Test::in_dir(root), &[]);
+    let run = run.status(0);
+    let controller = workload(&report, "prod", "ingress", "ingress-nginx-controller");
+    assert_eq!(controller["meets_level"], true, "{controller}");
+    assert_eq!(controller["replicas"], 3);
+    assert_eq!(controller["worst_case_running"], 2);
+    assert_eq!(report[0]["missing_keys"], serde_json::json!([]));
+    assert!(!run.stderr.contains("K0610"), "{}", run.stderr);
+
+    // The same nodes as Windows nodes: the selector matches none, and verify says so in the scheduler's words.
+    let t = Test::new().fixture(root);
+    let cluster = t.root().join("clusters/prod.toml");
+    let text = std::fs::read_to_string(&cluster).unwrap();
+    std::fs::write(&cluster, text.replace("region = \"eu-1\"", "region = \"eu-1\"\nos = \"windows\"")).unwrap();
+    let (run, report) = verify_json(t, &[]);
+    run.status(1);
+    let controller = workload(&report, "prod", "ingress", "ingress-nginx-controller");
+    assert_eq!(controller["meets_level"], false);
+    assert!(controller.to_string().contains("node affinity/selector"), "{controller}");
+}
+
+/// The one diagnostic with `code` among the JSON lines of `--format json`'s stderr.
+fn json_diagnostic(stderr: &str, code: &str) -> serde_json::Value {
+    let found: Vec<serde_json::Value> = stderr
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|d| d["code"] == code)
+        .collect();
+    assert_eq!(found.len(), 1, "one {code} expected in {stderr}");
+    found.into_iter().next().unwrap()
+}
+
+/// The shipped `edge` cluster declares an `example.com/rack` key; with an inventory that gives no
+/// node a rack, build (K0313) and verify (K0610) say so, and what it does to spreading.
+fn edge_with_inventory(pool_extra: &str) -> Test {
+    let t = Test::new().examples();
+    let edge = t.root().join("clusters/edge.toml");
+    let text = std::fs::read_to_string(&edge).unwrap();
+    let inventory = format!(
+        "\n[capabilities]\nmultiNode = true\navailabilityZones = [\"eu-1a\", \"eu-1b\", \"eu-1c\"]\n\n\
+         [[nodePools]]\nname = \"general\"\nzones = [\"eu-1a\", \"eu-1b\", \"eu-1c\"]\nnodesPerZone = 2\n{pool_extra}"
+    );
+    std::fs::write(&edge, format!("{text}{inventory}")).unwrap();
+    t
+}
+
+#[test]
+fn an_extra_key_no_inventory_node_carries_is_warned_about_by_build_and_verify() {
+    edge_with_inventory("")
+        .args(["build", "--cluster", "edge"])
+        .run()
+        .status(0)
+        .stderr_contains("warning[K0313]: failure-domain key `example.com/rack` is declared, but no node of the inventory carries it")
+        .stderr_contains("--> clusters/edge.toml:")
+        .stderr_contains("| extra = [\"example.com/rack\"]");
+
+    let (run, report) = verify_json(edge_with_inventory(""), &["--cluster", "edge"]);
+    let run = run.status(0);
+    let missing = report[0]["missing_keys"].as_array().unwrap();
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    let rack = &missing[0];
+    assert_eq!(rack["key"], "example.com/rack");
+    assert_eq!(rack["role"], "extra");
+    assert_eq!((rack["lacking"].as_u64(), rack["nodes"].as_u64()), (Some(6), Some(6)));
+    assert_eq!(rack["soft"], serde_json::json!(["shop/Deployment/api"]));
+    assert_eq!(rack["hard"], serde_json::json!([]));
+    assert!(rack["effect"].as_str().unwrap().contains("soft spreading does nothing"), "{rack}");
+    let k0610 = json_diagnostic(&run.stderr, "K0610");
+    assert_eq!(k0610["severity"], "warning");
+    assert_eq!(k0610["cluster"], "edge");
+    assert_eq!(k0610["file"], "clusters/edge.toml");
+    let message = k0610["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "cluster `edge`: failure-domain key `example.com/rack` (extra key) is missing from 6 of 6 nodes"
+        ),
+        "{message}"
+    );
+
+    // The text report lists it under warnings.
+    edge_with_inventory("")
+        .args(["verify", "--cluster", "edge"])
+        .run()
+        .status(0)
+        .stdout_contains("warnings:\n  cluster `edge`: failure-domain key `example.com/rack` (extra key) is missing from 6 of 6 nodes (general-eu-1a-1, general-eu-1a-2, general-eu-1b-1, ...)");
+
+    // Racks dealt to the pool's nodes: neither warns.
+    let racked = "[nodePools.domains]\n\"example.com/rack\" = [\"r1\", \"r2\"]\n";
+    let run = edge_with_inventory(racked).args(["build", "--cluster", "edge"]).run().status(0);
+    assert!(!run.stderr.clone().contains("K0313"));
+    let (run, report) = verify_json(edge_with_inventory(racked), &["--cluster", "edge"]);
+    let run = run.status(0);
+    assert_eq!(report[0]["missing_keys"], serde_json::json!([]));
+    assert!(!run.stderr.clone().contains("K0610"));
+}
+
+#[test]
+fn a_snapshot_without_the_extra_key_is_warned_about() {
+    let state = repo_path("tests/sim/three-zones.yaml");
+    let state = state.to_str().unwrap();
+    let (run, report) = verify_json(Test::in_repo(), &["--cluster", "edge", "--state", state]);
+    let run = run.status(0);
+    assert_eq!(report[0]["nodes_from"], "state");
+    let missing = report[0]["missing_keys"].as_array().unwrap();
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    assert_eq!(missing[0]["key"], "example.com/rack");
+    assert_eq!(missing[0]["lacking"], 6);
+    let k0610 = json_diagnostic(&run.stderr, "K0610");
+    assert!(k0610["file"].as_str().unwrap().ends_with("tests/sim/three-zones.yaml"), "{k0610}");
+    let message = k0610["message"].as_str().unwrap();
+    assert!(message.contains("missing from 6 of 6 nodes (node-a1, node-a2, node-b1, ...)"), "{message}");
+
+    // The same snapshot for prod, whose keys every node carries: nothing to say.
+    let (run, report) = verify_json(Test::in_repo(), &["--cluster", "prod", "--state", state]);
+    let run = run.status(0);
+    assert_eq!(report[0]["missing_keys"], serde_json::json!([]));
+    assert!(!run.stderr.contains("K0610"), "{}", run.stderr);
+}
+
+/// K0610 is found by verify, after the compile, and still follows `allow` and `--deny-warnings`.
+#[test]
+fn verify_warnings_are_acknowledged_and_denied_like_any_warning() {
+    let t = Test::new().examples();
+    let edge = t.root().join("clusters/edge.toml");
+    let text = std::fs::read_to_string(&edge).unwrap();
+    // An inventory without the declared rack key: K0313 at build, K0610 in verify.
+    let with_pool = format!("{text}\n[[nodePools]]\nname = \"general\"\nnodesPerZone = 3\n");
+    std::fs::write(&edge, &with_pool).unwrap();
+    t.clone().args(["verify", "--cluster", "edge"]).run().stderr_contains("warning[K0610]");
+    t.clone().args(["verify", "--cluster", "edge", "--deny-warnings"]).run().status(1).stderr_contains("error[K0502]");
+    std::fs::write(&edge, with_pool.replace("allow = [\"K0303\"]", "allow = [\"K0303\", \"K0313\", \"K0610\"]"))
+        .unwrap();
+    let run = t.clone().args(["verify", "--cluster", "edge", "--deny-warnings"]).run().status(0);
+    assert!(!run.stderr.contains("K0610"), "{}", run.stderr);
+    run.stderr_contains("acknowledged)");
+}
