@@ -175,7 +175,7 @@ fn derive_instance(cluster: &Cluster, instance: &Instance, diagnostics: &mut Dia
         }
         workloads.push(plan);
     }
-    objects::report_duplicate_objects(&objects, &origins, package, &instance.namespace, &instance.subject, diagnostics);
+    objects::report_duplicate_objects(&objects, &origins, package, &instance.subject, diagnostics);
     objects::report_invalid_objects(&objects, &origins, package, &instance.subject, diagnostics);
     // Valid by construction (a DNS-1123 name, kix's labels), and only when not shipped: after the checks.
     if instance.create_namespace && !namespaces::ships_namespace(&objects, &instance.namespace) {

@@ -44,12 +44,14 @@ pub fn report_invalid_objects(
     }
 }
 
-/// Two objects of one instance with the same group, kind and name would overwrite each other on apply.
+/// Two objects of one instance with the same group, kind, namespace and name would overwrite each
+/// other on apply. The namespace is the one each object is emitted in (after `derive::namespaces`
+/// placed it): kube-prometheus ships a Role `prometheus-k8s` in each of `default`, `kube-system` and
+/// `monitoring`, three objects, and cluster-scoped objects have none.
 pub fn report_duplicate_objects(
     objects: &[Value],
     origins: &[Origin],
     package: &Package,
-    namespace: &str,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
 ) {
@@ -57,17 +59,19 @@ pub fn report_duplicate_objects(
         let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
         let group = crate::kube::kind::api_group(api_version).to_string();
         let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
-        let name = object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default();
-        (group, kind, name.to_string())
+        let metadata = object.get("metadata");
+        let namespace = metadata.and_then(|m| m.get("namespace")).and_then(Value::as_str).unwrap_or_default();
+        let name = metadata.and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default();
+        (group, kind, namespace.to_string(), name.to_string())
     };
-    let mut first_seen: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+    let mut first_seen: BTreeMap<(String, String, String, String), usize> = BTreeMap::new();
     for (index, object) in objects.iter().enumerate() {
         let key = identity(object);
         let Some(&first) = first_seen.get(&key) else {
             first_seen.insert(key, index);
             continue;
         };
-        let (_, kind, name) = &key;
+        let (_, kind, namespace, name) = &key;
         let describe = |origin: &Origin| match &origin.derived_for {
             Some(workload) => format!("the one kix derives for {workload}"),
             None => {
@@ -84,7 +88,13 @@ pub fn report_duplicate_objects(
         diagnostics.push(
             Diagnostic::new(
                 Code::DuplicateObject,
-                format!("{kind} {name} is defined twice in namespace `{namespace}`: here and {}", describe(other)),
+                match namespace.as_str() {
+                    "" => format!("{kind} {name} is defined twice: here and {}", describe(other)),
+                    _ => format!(
+                        "{kind} {name} is defined twice in namespace `{namespace}`: here and {}",
+                        describe(other)
+                    ),
+                },
             )
             .at(package.documents[here.document].location())
             .about(subject),

@@ -528,3 +528,33 @@ fn differing_cluster_scoped_objects_name_the_difference() {
     assert!(message.contains("differing at `subjects[0].namespace`"), "{message}");
     assert!(message.contains("RoleBinding auth-reader (in namespace `kube-system`)"), "{message}");
 }
+
+// K0412 compares objects in the namespace each is emitted in: a Role per namespace (kube-prometheus's
+// RoleList of `prometheus-k8s` in default, kube-system and monitoring) is three objects, one moved and
+// two kept; the same Role twice in one namespace is still a duplicate.
+#[test]
+fn duplicates_are_per_emitted_namespace() {
+    let role = |namespace: &str| {
+        format!(
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: reader\n  namespace: {namespace}\n\
+             rules: []\n"
+        )
+    };
+    let meta = "namespace = \"src\"\nkeepNamespaces = [\"kube-system\", \"default\"]\n";
+    let yaml = format!("{}---\n{}---\n{}", role("src"), role("kube-system"), role("default"));
+    let compiled = compile_one("none", MULTI_NODE, web(meta, &yaml));
+    assert!(compiled.diagnostics.is_empty(), "{:?}", compiled.messages());
+    let namespaces: Vec<&str> =
+        compiled.instance("c", "app").objects.iter().map(|o| o["metadata"]["namespace"].as_str().unwrap()).collect();
+    assert_eq!(namespaces, ["app", "kube-system", "default"]);
+
+    // `src` moves to the instance's namespace, where the one written for it already is.
+    let yaml = format!("{}---\n{}", role("src"), role("app"));
+    let compiled = compile_one("none", MULTI_NODE, web(meta, &yaml));
+    assert_eq!(compiled.codes(), vec![Code::DuplicateObject]);
+    assert!(
+        compiled.messages()[0].contains("Role reader is defined twice in namespace `app`"),
+        "{:?}",
+        compiled.messages()
+    );
+}

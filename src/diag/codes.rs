@@ -64,6 +64,8 @@ codes! {
         "Every entry of resources = [...] must name at least one file of the package directory (directories are not resources, and kix.toml never is). Correct the path or remove the entry.";
     KustomizationSkipped = "K0112", Warning, "a kustomization file asks for transformations kix does not apply",
         "A Kustomization (kustomization.yaml, .yml or Kustomization, or a document of kind Kustomization or Component in group kustomize.config.k8s.io) is not a Kubernetes object, so kix skips it. It asks kustomize to change the resources (names, labels, images, namespace, patches, generated objects, replicas...), and kix does not: the objects are emitted as written. Apply the changes to the YAML files, or render the kustomization first and package its output.";
+    UnreadSubdirectory = "K0113", Warning, "a package subdirectory holds YAML files kix does not read",
+        "Without `resources` in kix.toml, a package is the YAML files at the top of its directory; YAML files in subdirectories (crds/, hpa/, ...) are not read. List them, for example resources = [\"*.yaml\", \"crds/*.yaml\"], or move them up.";
     NothingToSimulate = "K0115", Error, "the manifests given to kix simulate hold no workload",
         "kix simulate places the replicas of the Deployments and StatefulSets (apps/v1) in the manifests it is given; none of the files holds one. Check the file names, or that the workloads' apiVersion is apps/v1.";
     // K02xx: names, keys and versions.

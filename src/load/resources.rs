@@ -287,7 +287,59 @@ pub fn default_files(
             files.push(path.clone());
         }
     }
+    report_unread_subdirectories(reader, entries, diagnostics);
     files
+}
+
+/// Without `resources`, a package is the YAML files at its top level: YAML in a subdirectory is not read.
+/// Upstream packages often keep CRDs or autoscalers in one (`crds/`, `hpa/`), so say so (K0113) rather than
+/// drop them silently.
+fn report_unread_subdirectories(reader: &Reader<'_>, entries: &[PathBuf], diagnostics: &mut Diagnostics) {
+    fn yaml_files(dir: &Path, depth: usize) -> usize {
+        if depth > 8 {
+            return 0;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+        entries
+            .flatten()
+            .map(|entry| {
+                let path = entry.path();
+                let hidden = entry.file_name().to_string_lossy().starts_with('.');
+                let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
+                if hidden || is_link {
+                    0
+                } else if path.is_dir() {
+                    yaml_files(&path, depth + 1)
+                } else {
+                    usize::from(path.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+                }
+            })
+            .sum()
+    }
+    for dir in entries {
+        let hidden = dir.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        let is_link = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
+        if hidden || is_link || !dir.is_dir() {
+            continue;
+        }
+        let count = yaml_files(dir, 0);
+        if count == 0 {
+            continue;
+        }
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        diagnostics.push(
+            Diagnostic::new(
+                Code::UnreadSubdirectory,
+                format!(
+                    "{name}/ holds {count} YAML file{} that kix does not read: without `resources`, a package is \
+                     the YAML files at its top level",
+                    if count == 1 { "" } else { "s" }
+                ),
+            )
+            .at(Location::file(reader.display(dir)))
+            .help(format!("list them in kix.toml, e.g. resources = [\"*.yaml\", \"{name}/**/*.yaml\"]")),
+        );
+    }
 }
 
 #[cfg(test)]

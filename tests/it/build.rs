@@ -65,7 +65,7 @@ fn check_writes_nothing_and_out_flag_is_honoured() {
     let t = Test::new().examples();
     let root = t.root().to_path_buf();
     let run = t.clone().args(["check"]).run().status(0);
-    assert_eq!(run.stderr, "kix: 0 errors, 0 warnings (4 acknowledged)\n", "the examples acknowledge their warnings");
+    assert_eq!(run.stderr, "kix: 0 errors, 0 warnings (5 acknowledged)\n", "the examples acknowledge their warnings");
     assert!(!root.join("out").exists());
     t.clone().args(["build", "--out", "elsewhere/manifests"]).run().status(0);
     assert!(root.join("elsewhere/manifests/prod/shop.yaml").is_file());
@@ -99,7 +99,7 @@ fn deny_warnings_fails_and_writes_nothing() {
 #[test]
 fn acknowledged_warnings_are_counted_not_printed_and_only_for_their_instance() {
     let t = examples_unacknowledged();
-    t.clone().args(["check"]).run().status(0).stderr_ends_with("kix: 0 errors, 4 warnings\n");
+    t.clone().args(["check"]).run().status(0).stderr_ends_with("kix: 0 errors, 5 warnings\n");
     // prod's `operator` acknowledges K0308; staging's does not: only staging's warning is printed.
     let prod = t.root().join("clusters/prod.toml");
     let text = std::fs::read_to_string(&prod).unwrap();
@@ -109,7 +109,7 @@ fn acknowledged_warnings_are_counted_not_printed_and_only_for_their_instance() {
     )
     .unwrap();
     let run =
-        t.clone().args(["check"]).run().status(0).stderr_ends_with("kix: 0 errors, 3 warnings (1 acknowledged)\n");
+        t.clone().args(["check"]).run().status(0).stderr_ends_with("kix: 0 errors, 4 warnings (1 acknowledged)\n");
     assert!(run.stderr.contains("cluster `staging` instance `operator`: workload `controller`"), "{}", run.stderr);
     assert!(!run.stderr.contains("cluster `prod` instance `operator`"), "{}", run.stderr);
     // An error cannot be acknowledged, and an unknown code is refused.
@@ -133,7 +133,7 @@ fn json_diagnostics_carry_code_location_and_subject() {
     let run = examples_unacknowledged().args(["check", "--format", "json"]).run().status(0);
     let lines: Vec<serde_json::Value> =
         run.stdout.lines().chain(run.stderr.lines()).map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 4);
+    assert_eq!(lines.len(), 5);
     let ceiling = lines.iter().find(|d| d["code"] == "K0307").unwrap();
     assert_eq!(ceiling["severity"], "warning");
     assert_eq!(ceiling["file"], "clusters/prod.toml");
@@ -277,7 +277,7 @@ fn kix_finds_its_root_upward_and_says_how_to_point_at_one() {
     // Inside a package directory, kix builds the tree above it (as cargo finds Cargo.toml).
     let inside = Test::new().examples().in_subdirectory("packages/web");
     let run = inside.args(["check"]).run().status(0);
-    assert_eq!(run.stderr, "kix: 0 errors, 0 warnings (4 acknowledged)\n");
+    assert_eq!(run.stderr, "kix: 0 errors, 0 warnings (5 acknowledged)\n");
     // Outside any kix root: one error that says what to do.
     Test::new()
         .args(["check"])
@@ -293,7 +293,7 @@ fn build_check_lists_what_a_build_would_change_and_writes_nothing() {
     let root = t.root().to_path_buf();
     // Nothing built yet: every file is missing, nothing is written.
     let run = t.clone().args(["build", "--check"]).run().status(1);
-    run.stdout_contains("missing  ./out/prod/shop.yaml").stdout_contains("16 files differ");
+    run.stdout_contains("missing  ./out/prod/shop.yaml").stdout_contains("18 files differ");
     assert!(!root.join("out").exists());
     // Right after a build: clean.
     t.clone().args(["build"]).run().status(0);
@@ -364,4 +364,30 @@ fn stdout_prints_shared_objects_once_then_instances_in_kustomization_order() {
         "  shared (_shared.yaml): CustomResourceDefinition prometheusrules.monitoring.coreos.com (instances grafana, \
          grafana-dev)\n",
     );
+}
+
+#[test]
+fn yaml_in_a_subdirectory_without_resources_is_warned_about_not_dropped_silently() {
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n";
+    let crd_dir = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n";
+    let t = Test::new().tree([
+        ("clusters/c.toml", "availability = \"none\"\n[[instances]]\nname = \"app\"\npackage = \"p\"\n"),
+        ("packages/p/kix.toml", "[meta]\nname = \"p\"\nversion = \"1.0.0\"\n"),
+        ("packages/p/cm.yaml", cm),
+        ("packages/p/crds/extra.yaml", crd_dir),
+        ("packages/p/.git/ignored.yaml", cm),
+    ]);
+    t.clone()
+        .args(["check"])
+        .run()
+        .status(0)
+        .stderr_contains("warning[K0113]: crds/ holds 1 YAML file that kix does not read")
+        .stderr_contains("resources = [\"*.yaml\", \"crds/**/*.yaml\"]");
+    std::fs::write(
+        t.root().join("packages/p/kix.toml"),
+        "resources = [\"*.yaml\", \"crds/*.yaml\"]\n[meta]\nname = \"p\"\nversion = \"1.0.0\"\n",
+    )
+    .unwrap();
+    let run = t.args(["check"]).run().status(0);
+    assert!(!run.stderr.contains("K0113"), "{}", run.stderr);
 }

@@ -141,7 +141,7 @@ fn unknown_cluster_is_an_error() {
 /// not goldened).
 #[test]
 fn realworld_packages_lint_without_crashing() {
-    for entry in std::fs::read_dir(repo_path("tests/realworld")).unwrap() {
+    for entry in std::fs::read_dir(repo_path("tests/realworld/packages")).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
             let out = Test::in_repo().args(["lint", path.to_str().unwrap()]).run();

@@ -12,6 +12,7 @@ mod guide;
 mod init;
 mod invariants;
 mod lint;
+mod realworld;
 mod schema;
 mod schema_files;
 mod sim_cli;

@@ -404,7 +404,7 @@ fn one_zone_nodes(n: usize) -> State {
     State::from_yaml_str(&text).unwrap()
 }
 
-/// argo-cd's HA install (tests/realworld/argo-cd-ha, upstream manifests/ha/install.yaml, read as it
+/// argo-cd's HA install (tests/realworld/packages/argo-cd-ha, upstream manifests/ha/install.yaml, read as it
 /// is): `argocd-redis-ha-haproxy` runs 3 replicas with required pod anti-affinity on
 /// `kubernetes.io/hostname` and the default strategy (25%/25%: maxSurge 1, maxUnavailable 0 at 3
 /// replicas). On 3 nodes the surge pod has no node (each holds an old pod it must avoid) and no old
@@ -412,7 +412,8 @@ fn one_zone_nodes(n: usize) -> State {
 /// nodes both finish.
 #[test]
 fn argo_cd_ha_haproxy_anti_affinity_deadlocks_its_rollout_on_three_nodes() {
-    let corpus = std::fs::read_to_string(crate::support::repo_path("tests/realworld/argo-cd-ha/install.yaml")).unwrap();
+    let corpus =
+        std::fs::read_to_string(crate::support::repo_path("tests/realworld/packages/argo-cd-ha/install.yaml")).unwrap();
     let haproxy: Vec<kix::yaml::Value> = objects(&corpus)
         .into_iter()
         .filter(|o| {

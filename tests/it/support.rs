@@ -45,6 +45,8 @@ pub const SHIPPED_EXAMPLES: &[&str] = &[
     "packages/operator/operator.yaml",
     "packages/quorum/kix.toml",
     "packages/quorum/store.yaml",
+    "packages/storefront/kix.toml",
+    "packages/storefront/storefront.yaml",
     "packages/web-1.3/api.yaml",
     "packages/web-1.3/kix.toml",
     "packages/web/api.yaml",

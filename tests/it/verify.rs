@@ -198,8 +198,11 @@ fn ingress_nginx_controller_selecting_linux_verifies_on_an_inventory() {
     let root = "tests/fixtures/ingress-nginx-linux";
     // The fixture is the real-world corpus's file, byte for byte.
     let fixture = std::fs::read(repo_path(root).join("packages/ingress-nginx/deploy.yaml")).unwrap();
-    let upstream = std::fs::read(repo_path("tests/realworld/ingress-nginx/deploy.yaml")).unwrap();
-    assert!(fixture == upstream, "the fixture's deploy.yaml differs from tests/realworld/ingress-nginx/deploy.yaml");
+    let upstream = std::fs::read(repo_path("tests/realworld/packages/ingress-nginx/deploy.yaml")).unwrap();
+    assert!(
+        fixture == upstream,
+        "the fixture's deploy.yaml differs from tests/realworld/packages/ingress-nginx/deploy.yaml"
+    );
     assert!(String::from_utf8_lossy(&fixture).contains("nodeSelector:\n        kubernetes.io/os: linux"));
 
     let (run, report) = verify_json(Test::in_dir(root), &[]);
