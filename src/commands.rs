@@ -94,7 +94,7 @@ fn build(args: &BuildArgs) -> ExitCode {
         Output::Directory(args.out.clone())
     };
     let built = match compile::build(&BuildRequest { selection: args.select.selection(), output }) {
-        Ok(built) => built,
+        Ok(built) => exiting(built),
         Err(usage) => return usage_error(&usage.to_string()),
     };
     if let Some(stream) = &built.stream {
@@ -133,6 +133,14 @@ fn build(args: &BuildArgs) -> ExitCode {
         )
     });
     report(&built.compiled.diagnostics, args.select.format, done.as_deref())
+}
+
+/// A compiled fleet the command reads until the process exits, never freed: the process ends right after
+/// the command, and the kernel takes its pages back at once, where freeing hundreds of thousands of small
+/// allocations one by one cost a sixth of a 10,000-instance build (issue 11, docs/performance.md).
+/// `commands` is the terminal edge, run once per process; library callers drop what `compile` returns.
+fn exiting<T>(value: T) -> std::mem::ManuallyDrop<T> {
+    std::mem::ManuallyDrop::new(value)
 }
 
 /// The build summary: per cluster, each instance's package version, requested -> resolved level, and each
@@ -249,7 +257,7 @@ fn render_differences(differences: &[crate::emit::Difference], diff: bool) -> St
 
 /// `kix check`.
 fn check(args: &SelectArgs) -> ExitCode {
-    let compiled = compile::compile(&args.selection());
+    let compiled = exiting(compile::compile(&args.selection()));
     report(&compiled.diagnostics, args.format, None)
 }
 

@@ -11,7 +11,6 @@
 
 use crate::derive::{ClusterPlan, InstancePlan, SHARED_FILE};
 use crate::diag::{Code, Diagnostic, Location};
-use crate::yaml::Value;
 use std::path::{Path, PathBuf};
 
 /// The YAML stream of one instance: a header comment, then one document per object.
@@ -22,7 +21,7 @@ pub fn render_instance(cluster: &str, instance: &InstancePlan) -> String {
     );
     for object in &instance.objects {
         text.push_str("---\n");
-        text.push_str(&to_yaml(object));
+        crate::yaml::emit::write_document(&mut text, object);
     }
     text
 }
@@ -41,7 +40,7 @@ pub fn render_shared(cluster: &ClusterPlan) -> String {
     for shared in &cluster.shared {
         text.push_str("---\n");
         text.push_str(&format!("# emitted by instances {}\n", shared.instances.join(", ")));
-        text.push_str(&to_yaml(&shared.object));
+        crate::yaml::emit::write_document(&mut text, &shared.object);
     }
     text
 }
@@ -162,10 +161,6 @@ pub fn render_stream(clusters: &[ClusterPlan], name_clusters: bool) -> String {
     text
 }
 
-fn to_yaml(value: &Value) -> String {
-    crate::yaml::emit::to_string(value)
-}
-
 /// Refuses an output directory that would overwrite the inputs: the root itself, an ancestor
 /// of it, or anything inside `clusters/` or `packages/`.
 pub fn check_destination(root: &Path, out: &Path) -> Result<(), Diagnostic> {
@@ -235,8 +230,12 @@ pub fn write(out: &Path, clusters: &[ClusterPlan], all_clusters: bool) -> Result
         for cluster in clusters {
             let dir = staging.join(&cluster.name);
             std::fs::create_dir(&dir).map_err(|e| fail("cannot create", &dir, e))?;
+            let previous_dir = out.join(&cluster.name);
             for (name, text) in render_cluster(cluster) {
-                let path = dir.join(name);
+                let path = dir.join(&name);
+                if carried_over(&previous_dir.join(&name), text.as_bytes(), &path) {
+                    continue;
+                }
                 std::fs::write(&path, text).map_err(|e| fail("cannot write", &path, e))?;
             }
         }
@@ -271,6 +270,18 @@ pub fn write(out: &Path, clusters: &[ClusterPlan], all_clusters: bool) -> Result
         let _ = std::fs::remove_dir_all(&previous);
     }
     Ok(())
+}
+
+/// Carries a file of the previous output into the staged directory when its bytes are the ones a build
+/// would write: a hard link, so a rebuild rewrites only what changed (creating thousands of files right
+/// after the swap deleted the old ones is slow on ext4; issue 11, docs/performance.md). False when the
+/// file is absent, not a regular file, differs, or cannot be linked (another file system): then the
+/// caller writes it.
+fn carried_over(previous: &Path, bytes: &[u8], staged: &Path) -> bool {
+    let same_length = std::fs::symlink_metadata(previous).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64);
+    same_length
+        && std::fs::read(previous).is_ok_and(|found| found == bytes)
+        && std::fs::hard_link(previous, staged).is_ok()
 }
 
 /// A cluster directory kix wrote: its kustomization.yaml carries kix's header.
@@ -330,5 +341,46 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         }
     } else {
         std::fs::copy(from, to).map(|_| ())
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::carried_over;
+    use std::os::unix::fs::MetadataExt;
+
+    /// A previous file is carried over (the same inode, by hard link) only when it is a regular file with
+    /// exactly the bytes a build would write.
+    #[test]
+    fn unchanged_files_are_linked_and_others_written() {
+        let cases: &[(&str, Option<&[u8]>, bool)] = &[
+            ("same bytes", Some(b"kind: A\n"), true),
+            ("other bytes, same length", Some(b"kind: B\n"), false),
+            ("other length", Some(b"kind: A\n\n"), false),
+            ("absent", None, false),
+        ];
+        for (what, previous_bytes, expected) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            let (previous, staged) = (dir.path().join("previous.yaml"), dir.path().join("staged.yaml"));
+            if let Some(bytes) = previous_bytes {
+                std::fs::write(&previous, bytes).unwrap();
+            }
+            assert_eq!(carried_over(&previous, b"kind: A\n", &staged), *expected, "{what}");
+            assert_eq!(staged.exists(), *expected, "{what}: staged file");
+            if *expected {
+                let inode = |p: &std::path::Path| std::fs::metadata(p).unwrap().ino();
+                assert_eq!(inode(&previous), inode(&staged), "{what}: linked, not copied");
+            }
+        }
+    }
+
+    #[test]
+    fn a_symlink_is_never_carried_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.yaml");
+        std::fs::write(&target, b"kind: A\n").unwrap();
+        let link = dir.path().join("previous.yaml");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(!carried_over(&link, b"kind: A\n", &dir.path().join("staged.yaml")));
     }
 }

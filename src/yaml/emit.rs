@@ -17,29 +17,46 @@ use std::fmt::Write as _;
 /// One document, ending in a newline.
 pub fn to_string(value: &Value) -> String {
     let mut out = String::new();
-    match value {
-        Value::Mapping(map) if !map.is_empty() => write_mapping(&mut out, map, 0),
-        Value::Sequence(items) if !items.is_empty() => write_sequence(&mut out, items, 0),
-        other => {
-            out.push_str(&inline(other, 0));
-            out.push('\n');
-        }
-    }
+    write_document(&mut out, value);
     out
 }
 
-fn write_mapping(out: &mut String, map: &Mapping, indent: usize) {
-    for (key, value) in map {
-        out.push_str(&" ".repeat(indent));
-        out.push_str(&inline(key, indent));
+/// One document, ending in a newline, appended to `out`: a file's documents are written into one
+/// buffer, with no string allocated per node (issue 11: the writer near its floor).
+pub fn write_document(out: &mut String, value: &Value) {
+    match value {
+        Value::Mapping(map) if !map.is_empty() => write_mapping(out, map, 0, false),
+        Value::Sequence(items) if !items.is_empty() => write_sequence(out, items, 0, false),
+        other => {
+            write_inline(out, other, 0);
+            out.push('\n');
+        }
+    }
+}
+
+fn indent_to(out: &mut String, indent: usize) {
+    out.extend(std::iter::repeat_n(' ', indent));
+}
+
+/// A block mapping at `indent`; with `after_dash`, its first line continues the line of a `- `
+/// (the first key is not indented).
+fn write_mapping(out: &mut String, map: &Mapping, indent: usize, after_dash: bool) {
+    for (i, (key, value)) in map.into_iter().enumerate() {
+        if i > 0 || !after_dash {
+            indent_to(out, indent);
+        }
+        write_inline(out, key, indent);
         out.push(':');
         write_child(out, value, indent, false);
     }
 }
 
-fn write_sequence(out: &mut String, items: &[Value], indent: usize) {
-    for item in items {
-        out.push_str(&" ".repeat(indent));
+/// A block sequence at `indent`; `after_dash` as for [`write_mapping`].
+fn write_sequence(out: &mut String, items: &[Value], indent: usize, after_dash: bool) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 || !after_dash {
+            indent_to(out, indent);
+        }
         out.push('-');
         write_child(out, item, indent, true);
     }
@@ -51,19 +68,21 @@ fn write_child(out: &mut String, value: &Value, indent: usize, in_sequence: bool
         Value::Mapping(map) if !map.is_empty() => {
             if in_sequence {
                 // `- first: x` then the rest of the mapping two columns in.
-                after_dash(out, indent, |nested| write_mapping(nested, map, indent + 2));
+                out.push(' ');
+                write_mapping(out, map, indent + 2, true);
             } else {
                 out.push('\n');
-                write_mapping(out, map, indent + 2);
+                write_mapping(out, map, indent + 2, false);
             }
         }
         Value::Sequence(items) if !items.is_empty() => {
             if in_sequence {
-                after_dash(out, indent, |nested| write_sequence(nested, items, indent + 2));
+                out.push(' ');
+                write_sequence(out, items, indent + 2, true);
             } else {
                 // Indentless, as serde_yaml and kubectl write sequences under a key.
                 out.push('\n');
-                write_sequence(out, items, indent);
+                write_sequence(out, items, indent, false);
             }
         }
         Value::String(text) if text.contains('\n') && block_literal_fits(text) => {
@@ -71,49 +90,58 @@ fn write_child(out: &mut String, value: &Value, indent: usize, in_sequence: bool
         }
         scalar => {
             out.push(' ');
-            out.push_str(&inline(scalar, indent));
+            write_inline(out, scalar, indent);
             out.push('\n');
         }
     }
 }
 
-/// Writes a block nested two columns in, starting on the line of its `-`.
-fn after_dash(out: &mut String, indent: usize, write: impl FnOnce(&mut String)) {
-    let mut nested = String::new();
-    write(&mut nested);
-    out.push(' ');
-    out.push_str(&nested[indent + 2..]);
-}
-
 /// A scalar (or an empty collection) on one line.
-fn inline(value: &Value, indent: usize) -> String {
+fn write_inline(out: &mut String, value: &Value, indent: usize) {
     match value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => scalar_string(s),
-        Value::Sequence(items) if items.is_empty() => "[]".into(),
-        Value::Mapping(map) if map.is_empty() => "{}".into(),
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::String(s) => write_scalar_string(out, s),
+        Value::Sequence(items) if items.is_empty() => out.push_str("[]"),
+        Value::Mapping(map) if map.is_empty() => out.push_str("{}"),
         // A collection used as a mapping key: rare; flow style keeps it on one line.
-        other => serde_json::to_string(&serde_json::to_value(other).unwrap_or_default())
-            .unwrap_or_default()
-            .replace('\n', &format!("\n{}", " ".repeat(indent))),
+        other => out.push_str(
+            &serde_json::to_string(&serde_json::to_value(other).unwrap_or_default())
+                .unwrap_or_default()
+                .replace('\n', &format!("\n{}", " ".repeat(indent))),
+        ),
     }
 }
 
 /// A string as a plain scalar when that reads back as the same string everywhere, else quoted.
 pub fn scalar_string(text: &str) -> String {
+    let mut out = String::new();
+    write_scalar_string(&mut out, text);
+    out
+}
+
+fn write_scalar_string(out: &mut String, text: &str) {
     if plain_is_safe(text) {
-        text.to_string()
+        out.push_str(text);
     } else if text.chars().all(|c| !c.is_control()) {
-        format!("'{}'", text.replace('\'', "''"))
+        out.push('\'');
+        for (i, part) in text.split('\'').enumerate() {
+            if i > 0 {
+                out.push_str("''");
+            }
+            out.push_str(part);
+        }
+        out.push('\'');
     } else {
-        double_quoted(text)
+        double_quoted(out, text);
     }
 }
 
-fn double_quoted(text: &str) -> String {
-    let mut out = String::from("\"");
+fn double_quoted(out: &mut String, text: &str) {
+    out.push('"');
     for c in text.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -128,7 +156,6 @@ fn double_quoted(text: &str) -> String {
         }
     }
     out.push('"');
-    out
 }
 
 /// Words YAML 1.1 resolves as booleans or null (and 1.2's null and special floats).
@@ -140,10 +167,11 @@ const RESERVED: &[&str] = &[
 
 fn plain_is_safe(text: &str) -> bool {
     let Some(first) = text.chars().next() else { return false };
-    if RESERVED.contains(&text) || looks_numeric(text) {
+    // Every reserved word is at most six bytes long.
+    if (text.len() <= 6 && RESERVED.contains(&text)) || looks_numeric(text) {
         return false;
     }
-    if text.starts_with(char::is_whitespace) || text.ends_with(char::is_whitespace) {
+    if first.is_whitespace() || text.chars().next_back().is_some_and(char::is_whitespace) || text.ends_with(':') {
         return false;
     }
     // `--flag` is plain everywhere (a dash then a non-space); `?x` and `:x` are quoted to be safe.
@@ -151,10 +179,15 @@ fn plain_is_safe(text: &str) -> bool {
     if "-?:,[]{}#&*!|>'\"%@`".contains(first) && !dash_word {
         return false;
     }
-    if text.contains(": ") || text.contains(" #") || text.ends_with(':') {
-        return false;
+    // One pass for the rest: `: ` and ` #` (which end a plain scalar), control characters and the BOM.
+    let mut previous = '\0';
+    for c in text.chars() {
+        if (previous == ':' && c == ' ') || (previous == ' ' && c == '#') || c.is_control() || c == '\u{feff}' {
+            return false;
+        }
+        previous = c;
     }
-    !text.chars().any(|c| c.is_control() || c == '\u{feff}')
+    true
 }
 
 /// Anything a YAML 1.1 or 1.2 resolver could take for a number or a timestamp: an optional
@@ -193,7 +226,9 @@ fn write_block_literal(out: &mut String, text: &str, indent: usize) {
         if line.is_empty() {
             out.push('\n');
         } else {
-            let _ = writeln!(out, "{}{line}", " ".repeat(indent));
+            indent_to(out, indent);
+            out.push_str(line);
+            out.push('\n');
         }
     }
 }

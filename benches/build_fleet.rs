@@ -1,0 +1,110 @@
+//! Fleet-scale benchmarks (issue 11), on the roots `examples/genfleet.rs` writes (this file includes it).
+//!
+//! * `build/10x100x3`: compile and write a fleet of 10 clusters x 100 instances x 3 workloads (3,000
+//!   workloads, 1,010 files), output directory on tmpfs (`/dev/shm`) when there is one;
+//! * `build/rebuild_one_package`: the same fleet rebuilt into its existing output after one package
+//!   changed (one image tag);
+//! * `check/10x100x3`: compile only (`kix check`);
+//! * `verify/300_nodes`: `kix verify` on 300 nodes in three zones, one Deployment of 300 replicas;
+//! * `simulate/scheduler_perf`: `kix simulate` end to end, loading included, on scheduler_perf's
+//!   TopologySpreading/5000Nodes_5000Pods shape (5,000 nodes, 5,000 pods, 5,000 more to place);
+//! * `snapshot/load_10k` beside `snapshot/parse_10k`: the same 10,000-object snapshot loaded into the
+//!   scheduler model's `State`, and only parsed into kix's generic YAML tree (the floor).
+//!
+//! The larger figures (100 and 1,000 clusters, verify at 3,000 and 5,000 nodes) take seconds to minutes
+//! per run, too long for criterion's samples: docs/performance.md gives the `--release` commands that
+//! measure them. Run: `cargo bench --bench build_fleet`
+
+#[allow(dead_code)]
+#[path = "../examples/genfleet.rs"]
+mod genfleet;
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use kix::compile::{BuildRequest, Output, Selection};
+use std::path::{Path, PathBuf};
+
+/// A scratch directory on tmpfs where there is one, so the figures measure kix and not the disk.
+fn scratch() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() { tempfile::tempdir_in(shm).unwrap() } else { tempfile::tempdir().unwrap() }
+}
+
+fn fleet(dir: &Path, clusters: usize, instances: usize, workloads: usize) {
+    let args = genfleet::Args { clusters, instances, workloads, ..Default::default() };
+    genfleet::fleet(dir, &args).unwrap();
+}
+
+fn build(root: &Path) {
+    let request = BuildRequest {
+        selection: Selection { root: root.to_path_buf(), ..Default::default() },
+        output: Output::Directory(None),
+    };
+    let built = kix::compile::build(&request).unwrap();
+    assert!(built.written.is_some(), "the fleet builds");
+}
+
+fn bench_build(c: &mut Criterion) {
+    let dir = scratch();
+    let root = dir.path().to_path_buf();
+    fleet(&root, 10, 100, 3);
+    let mut group = c.benchmark_group("build");
+    group.sample_size(10);
+    group.bench_function("10x100x3", |b| b.iter(|| build(&root)));
+    // One package changed between builds: flip one image tag back and forth.
+    let package: PathBuf = root.join("packages/pkg-1/workloads.yaml");
+    let original = std::fs::read_to_string(&package).unwrap();
+    let changed = original.replacen(":1.1.0", ":1.1.1", 1);
+    let mut flip = false;
+    group.bench_function("rebuild_one_package", |b| {
+        b.iter_batched(
+            || {
+                flip = !flip;
+                std::fs::write(&package, if flip { &changed } else { &original }).unwrap();
+            },
+            |()| build(&root),
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+    let mut group = c.benchmark_group("check");
+    group.sample_size(10);
+    let selection = Selection { root: root.clone(), ..Default::default() };
+    group.bench_function("10x100x3", |b| b.iter(|| assert!(kix::compile::compile(&selection).ok())));
+    group.finish();
+}
+
+fn bench_verify(c: &mut Criterion) {
+    let dir = scratch();
+    genfleet::verify_cluster(dir.path(), 300, 300).unwrap();
+    let compiled = kix::compile::compile(&Selection { root: dir.path().to_path_buf(), ..Default::default() });
+    assert!(compiled.ok());
+    let mut group = c.benchmark_group("verify");
+    group.sample_size(10);
+    group.bench_function("300_nodes", |b| b.iter(|| kix::verify::verify(&compiled.clusters, None)));
+    group.finish();
+}
+
+fn bench_simulate(c: &mut Criterion) {
+    let dir = scratch();
+    genfleet::scheduler_perf(dir.path()).unwrap();
+    let request = kix::sim::SimulateRequest {
+        state: dir.path().join("state.yaml"),
+        manifests: vec![dir.path().join("spread.yaml")],
+    };
+    let mut group = c.benchmark_group("simulate");
+    group.sample_size(10);
+    group.bench_function("scheduler_perf", |b| {
+        b.iter(|| assert_eq!(kix::sim::simulate(&request).unwrap().pending(), 0))
+    });
+    group.finish();
+    let text = std::fs::read_to_string(dir.path().join("state.yaml")).unwrap();
+    let mut group = c.benchmark_group("snapshot");
+    group.sample_size(10);
+    group
+        .bench_function("parse_10k", |b| b.iter(|| kix::yaml::parse_stream(&text, &kix::yaml::Limits::SNAPSHOT).len()));
+    group.bench_function("load_10k", |b| b.iter(|| kix::sim::State::from_yaml_str(&text).unwrap()));
+    group.finish();
+}
+
+criterion_group!(benches, bench_build, bench_verify, bench_simulate);
+criterion_main!(benches);

@@ -1,0 +1,533 @@
+//! genfleet: writes synthetic kix roots for the performance figures of docs/performance.md (issue 11).
+//!
+//! Three shapes, one per kind of figure:
+//!
+//! * a **fleet** (the default): `--clusters N --instances M --workloads K OUT` writes `OUT/clusters/`
+//!   (N cluster files of M instances each) and `OUT/packages/` (eight packages of K workloads each, one of
+//!   them in two versions). The mix is what a platform team owns: clusters at `zone` (three zones, some
+//!   with an extra failure-domain key), `node` (one zone) and `pod`; instances overriding their level;
+//!   packages with a ceiling, a workload capped at `none`, Deployments and StatefulSets (with their
+//!   headless Services), a HorizontalPodAutoscaler, a workload bringing its own spread and budget
+//!   (explicit placement), a Service per workload and a ConfigMap per package. With `--nodes P` every
+//!   cluster also gets an inventory of P nodes (for `kix verify`). With `--kustomize`, the same fleet as
+//!   a kustomize tree under `OUT/kustomize/`: one base per package directory and, per cluster, one
+//!   overlay per instance setting its namespace and labels and patching in the replicas, spread
+//!   constraints, autoscaler minimum and PodDisruptionBudgets that kix derives (read from kix's own
+//!   compile of the fleet, so both sides produce the same placement).
+//! * a **verify** cluster: `--verify-nodes N --replicas R OUT` writes one cluster `big` of N nodes in
+//!   three zones and one instance of a Deployment with R replicas at level `zone` (the shape of issue
+//!   11's verify figures).
+//! * the **scheduler_perf** shape: `--scheduler-perf OUT` writes `OUT/state.yaml` (5,000 nodes in three
+//!   zones, 5,000 existing pods, as `kubectl get -o yaml` prints them) and `OUT/spread.yaml` (a
+//!   Deployment of 5,000 replicas with a hard zone spread), for `kix simulate --state`.
+//!
+//! Output is deterministic: the same arguments write the same bytes.
+//!
+//! Run: `cargo run --release --example genfleet -- --clusters 100 --instances 100 --workloads 3 /tmp/fleet`
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// How many package templates the fleet uses (instances pick them round-robin).
+const PACKAGES: usize = 8;
+
+/// The command line, parsed (also built directly by benches/build_fleet.rs, which includes this file).
+#[derive(Debug, Default)]
+pub struct Args {
+    pub clusters: usize,
+    pub instances: usize,
+    pub workloads: usize,
+    pub nodes: usize,
+    pub kustomize: bool,
+    pub verify_nodes: usize,
+    pub replicas: usize,
+    pub scheduler_perf: bool,
+    pub out: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args { clusters: 10, instances: 100, workloads: 3, ..Args::default() };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut number = |name: &str| -> Result<usize, String> {
+            it.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("{name} takes a number"))
+        };
+        match arg.as_str() {
+            "--clusters" => args.clusters = number("--clusters")?,
+            "--instances" => args.instances = number("--instances")?,
+            "--workloads" => args.workloads = number("--workloads")?.max(1),
+            "--nodes" => args.nodes = number("--nodes")?,
+            "--verify-nodes" => args.verify_nodes = number("--verify-nodes")?,
+            "--replicas" => args.replicas = number("--replicas")?,
+            "--kustomize" => args.kustomize = true,
+            "--scheduler-perf" => args.scheduler_perf = true,
+            other if other.starts_with("--") => return Err(format!("unknown flag {other}")),
+            other => args.out = Some(PathBuf::from(other)),
+        }
+    }
+    Ok(args)
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(Args { out: None, .. }) => Err("missing OUT directory".to_string()),
+        other => other,
+    };
+    let args = args.unwrap_or_else(|message| {
+        eprintln!(
+            "genfleet: {message}\nusage: genfleet [--clusters N] [--instances M] [--workloads K] [--nodes P] \
+             [--kustomize] OUT\n       genfleet --verify-nodes N --replicas R OUT\n       genfleet --scheduler-perf OUT"
+        );
+        std::process::exit(2)
+    });
+    let out = args.out.clone().expect("checked above");
+    let result = if args.scheduler_perf {
+        scheduler_perf(&out)
+    } else if args.verify_nodes > 0 {
+        verify_cluster(&out, args.verify_nodes, args.replicas.max(1))
+    } else {
+        fleet(&out, &args)
+    };
+    if let Err(error) = result {
+        eprintln!("genfleet: {error}");
+        std::process::exit(1);
+    }
+}
+
+fn write(path: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(path, text)
+}
+
+/// A package template: its directory, name, version and what makes it different.
+struct Template {
+    dir: String,
+    name: String,
+    version: &'static str,
+    index: usize,
+}
+
+fn templates() -> Vec<Template> {
+    let mut list: Vec<Template> = (0..PACKAGES)
+        .map(|index| Template { dir: format!("pkg-{index}"), name: format!("pkg-{index}"), version: "1.1.0", index })
+        .collect();
+    // An older release of pkg-0, kept for clusters that pin it.
+    list.push(Template { dir: "pkg-0-1.0".into(), name: "pkg-0".into(), version: "1.0.0", index: 0 });
+    list
+}
+
+/// The fleet root (and, with `--kustomize`, its kustomize twin).
+pub fn fleet(out: &Path, args: &Args) -> std::io::Result<()> {
+    for template in templates() {
+        let dir = out.join("packages").join(&template.dir);
+        write(&dir.join("kix.toml"), &package_toml(&template, args.workloads))?;
+        write(&dir.join("workloads.yaml"), &package_yaml(&template, args.workloads))?;
+    }
+    for c in 0..args.clusters {
+        write(&out.join("clusters").join(format!("{}.toml", cluster_name(c))), &cluster_toml(c, args))?;
+    }
+    if args.kustomize {
+        kustomize(out)?;
+    }
+    Ok(())
+}
+
+fn cluster_name(c: usize) -> String {
+    format!("c{c:04}")
+}
+
+/// Workload `w` of a package: a StatefulSet every third, else a Deployment.
+fn is_stateful(w: usize) -> bool {
+    w % 3 == 2
+}
+
+fn package_toml(t: &Template, workloads: usize) -> String {
+    let mut text = format!("[meta]\nname = \"{}\"\nversion = \"{}\"\n", t.name, t.version);
+    if t.index % 4 == 1 {
+        text.push_str("[meta.availability]\nmax = \"node\"\n");
+    }
+    for w in 0..workloads {
+        let _ = write!(text, "\n[workloads.app-{w}]\n");
+        if t.index % 8 == 5 && w == workloads - 1 && workloads > 1 {
+            text.push_str("availability = { max = \"none\" }\n");
+        } else if is_stateful(w) {
+            text.push_str("replicas = { none = 1, pod = 3 }\n[workloads.app-");
+            let _ = writeln!(text, "{w}.pdb]\nunhealthyPodEvictionPolicy = \"AlwaysAllow\"");
+        } else {
+            text.push_str("replicas = { none = 1, pod = 2, zone = 3 }\n");
+        }
+    }
+    text
+}
+
+fn package_yaml(t: &Template, workloads: usize) -> String {
+    let (name, version) = (&t.name, t.version);
+    let mut text = format!(
+        "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {name}-config
+  labels:
+    app.kubernetes.io/name: {name}
+data:
+  LOG_LEVEL: info
+  FEATURE_FLAGS: \"a,b,c\"
+  config.yaml: |
+    listen: :8080
+    upstream: http://backend.example.com
+"
+    );
+    for w in 0..workloads {
+        let app = format!("app-{w}");
+        let kind = if is_stateful(w) { "StatefulSet" } else { "Deployment" };
+        let service_name = if is_stateful(w) { format!("  serviceName: {app}\n") } else { String::new() };
+        let explicit = t.index % 4 == 3 && w == 0;
+        let _ = write!(
+            text,
+            "---
+apiVersion: apps/v1
+kind: {kind}
+metadata:
+  name: {app}
+  labels:
+    app.kubernetes.io/name: {name}
+    app.kubernetes.io/component: {app}
+spec:
+{service_name}  selector:
+    matchLabels:
+      app.kubernetes.io/name: {name}
+      app.kubernetes.io/component: {app}
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: {name}
+        app.kubernetes.io/component: {app}
+    spec:
+"
+        );
+        if explicit {
+            let _ = write!(
+                text,
+                "      topologySpreadConstraints:
+        - maxSkew: 1
+          topologyKey: kubernetes.io/hostname
+          whenUnsatisfiable: ScheduleAnyway
+          labelSelector:
+            matchLabels:
+              app.kubernetes.io/component: {app}
+"
+            );
+        }
+        let _ = write!(
+            text,
+            "      containers:
+        - name: {app}
+          image: registry.example.com/{name}/{app}:{version}
+          args: [\"--port=8080\", \"--config=/etc/{app}/config.yaml\"]
+          envFrom:
+            - configMapRef:
+                name: {name}-config
+          ports:
+            - name: http
+              containerPort: 8080
+          readinessProbe:
+            httpGet:
+              path: /healthz
+              port: http
+          resources:
+            requests:
+              cpu: 100m
+              memory: 128Mi
+            limits:
+              memory: 256Mi
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {app}
+spec:
+"
+        );
+        if is_stateful(w) {
+            text.push_str("  clusterIP: None\n");
+        }
+        let _ = write!(
+            text,
+            "  selector:
+    app.kubernetes.io/name: {name}
+    app.kubernetes.io/component: {app}
+  ports:
+    - name: http
+      port: 80
+      targetPort: http
+"
+        );
+        if explicit {
+            let _ = write!(
+                text,
+                "---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {app}
+spec:
+  maxUnavailable: 1
+  selector:
+    matchLabels:
+      app.kubernetes.io/component: {app}
+"
+            );
+        }
+        if t.index % 4 == 2 && w == 0 {
+            let _ = write!(
+                text,
+                "---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {app}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {app}
+  minReplicas: 1
+  maxReplicas: 10
+  metrics:
+    - type: Resource
+      resource:
+        name: cpu
+        target:
+          type: Utilization
+          averageUtilization: 70
+"
+            );
+        }
+    }
+    text
+}
+
+/// Cluster `c`: its level and substrate by `c % 4`, instances picking packages round-robin.
+fn cluster_toml(c: usize, args: &Args) -> String {
+    let zones: &[&str] = match c % 4 {
+        0 | 2 => &["z-a", "z-b", "z-c"],
+        1 => &["z-a"],
+        _ => &["z-a", "z-b"],
+    };
+    let level = ["zone", "node", "zone", "pod"][c % 4];
+    let mut text = format!(
+        "availability = \"{level}\"\n# Ceilings, single-active workloads and autoscalers raised: by design here.\nallow = \
+         [\"K0307\", \"K0308\", \"K0432\"]\n\n[capabilities]\nmultiNode = true\navailabilityZones = [{}]\n",
+        zones.iter().map(|z| format!("\"{z}\"")).collect::<Vec<_>>().join(", ")
+    );
+    if c % 4 == 2 {
+        text.push_str("\n[failureDomains]\nextra = [\"example.com/rack\"]\n");
+    }
+    for i in 0..args.instances {
+        let package = (i + c) % PACKAGES;
+        let _ = write!(text, "\n[[instances]]\nname = \"i{i:04}\"\npackage = \"pkg-{package}\"\n");
+        if package == 0 && i % 2 == 1 {
+            text.push_str("version = \"~1.0\"\n");
+        }
+        if i % 10 == 3 {
+            text.push_str("availability = \"pod\"\n");
+        }
+        if i % 25 == 7 {
+            let _ = writeln!(text, "namespace = \"team-{}\"", i / 25);
+        }
+    }
+    if args.nodes > 0 {
+        let per_zone = args.nodes.div_ceil(zones.len());
+        let _ = write!(
+            text,
+            "\n[[nodePools]]\nname = \"general\"\nzones = [{}]\nnodesPerZone = {per_zone}\nlabels = {{ \
+             \"example.com/rack\" = \"r1\" }}\nallocatable = {{ cpu = \"16\", memory = \"64Gi\", pods = 110 }}\n",
+            zones.iter().map(|z| format!("\"{z}\"")).collect::<Vec<_>>().join(", ")
+        );
+    }
+    text
+}
+
+/// The kustomize twin: bases per package directory, an overlay per instance, a kustomization per cluster.
+fn kustomize(out: &Path) -> std::io::Result<()> {
+    let root = out.join("kustomize");
+    for template in templates() {
+        let base = root.join("base").join(&template.dir);
+        std::fs::create_dir_all(&base)?;
+        std::fs::copy(out.join("packages").join(&template.dir).join("workloads.yaml"), base.join("workloads.yaml"))?;
+        write(&base.join("kustomization.yaml"), "resources:\n- workloads.yaml\n")?;
+    }
+    let compiled = kix::compile::compile(&kix::compile::Selection { root: out.to_path_buf(), ..Default::default() });
+    if !compiled.ok() {
+        return Err(std::io::Error::other("the generated fleet does not compile"));
+    }
+    for cluster in &compiled.clusters {
+        let dir = root.join("clusters").join(&cluster.name);
+        let mut list = String::from("resources:\n");
+        for instance in &cluster.instances {
+            let _ = writeln!(list, "- {}", instance.name);
+            overlay(&dir.join(&instance.name), instance)?;
+        }
+        write(&dir.join("kustomization.yaml"), &list)?;
+    }
+    Ok(())
+}
+
+/// One instance's overlay: namespace, kix's labels, and a patch per workload.
+fn overlay(dir: &Path, instance: &kix::derive::InstancePlan) -> std::io::Result<()> {
+    let base = if instance.package == "pkg-0" && instance.package_version == "1.0.0" {
+        "pkg-0-1.0".to_string()
+    } else {
+        instance.package.clone()
+    };
+    let name = &instance.name;
+    let mut text = format!(
+        "resources:\n- ../../../base/{base}\n- budgets.yaml\nnamespace: {}\nlabels:\n- pairs:\n    \
+         app.kubernetes.io/managed-by: kix\n    app.kubernetes.io/instance: {name}\n    kix.dev/instance: {name}\n\
+         patches:\n",
+        instance.namespace
+    );
+    let mut budgets = String::new();
+    for workload in &instance.workloads {
+        let kind = workload.kind.as_str();
+        let app = &workload.name;
+        let mut patch = format!(
+            "apiVersion: apps/v1\nkind: {kind}\nmetadata:\n  name: {app}\n  annotations:\n    \
+             kix.dev/availability-requested: {}\n    kix.dev/availability-resolved: {}\n",
+            workload.requested.as_str(),
+            workload.level.as_str()
+        );
+        if workload.autoscaler.is_none() {
+            let _ = writeln!(patch, "spec:\n  replicas: {}", workload.replicas);
+        } else {
+            patch.push_str("spec:\n");
+        }
+        if !workload.spread_keys.is_empty() {
+            patch.push_str("  template:\n    spec:\n      topologySpreadConstraints:\n");
+            for key in &workload.spread_keys {
+                let hard = workload.hard_key.as_ref() == Some(key);
+                let _ = write!(
+                    patch,
+                    "      - maxSkew: 1\n        topologyKey: {key}\n        whenUnsatisfiable: {}\n        \
+                     labelSelector:\n          matchLabels:\n            app.kubernetes.io/name: {}\n            \
+                     app.kubernetes.io/component: {app}\n        matchLabelKeys: [pod-template-hash]\n        \
+                     nodeTaintsPolicy: Honor\n",
+                    if hard { "DoNotSchedule" } else { "ScheduleAnyway" },
+                    instance.package
+                );
+            }
+        }
+        let file = format!("{}-{app}.yaml", kind.to_lowercase());
+        write(&dir.join(&file), &patch)?;
+        let _ = writeln!(text, "- path: {file}");
+        if let Some(autoscaler) = &workload.autoscaler {
+            let hpa = format!(
+                "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: {}\nspec:\n  \
+                 minReplicas: {}\n  maxReplicas: {}\n",
+                autoscaler.name, autoscaler.min_replicas, autoscaler.max_replicas
+            );
+            write(&dir.join("hpa.yaml"), &hpa)?;
+            text.push_str("- path: hpa.yaml\n");
+        }
+        if workload.derived_pdb {
+            let _ = write!(
+                budgets,
+                "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: {app}\nspec:\n  \
+                 maxUnavailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: {}\n      \
+                 app.kubernetes.io/component: {app}\n",
+                instance.package
+            );
+        }
+    }
+    write(&dir.join("budgets.yaml"), &budgets)?;
+    write(&dir.join("kustomization.yaml"), &text)
+}
+
+/// One cluster of `nodes` nodes in three zones and one Deployment of `replicas` replicas at level zone.
+pub fn verify_cluster(out: &Path, nodes: usize, replicas: usize) -> std::io::Result<()> {
+    write(
+        &out.join("clusters/big.toml"),
+        &format!(
+            "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"z-a\", \"z-b\", \
+             \"z-c\"]\n[[instances]]\nname = \"web\"\npackage = \"web\"\n[[nodePools]]\nname = \"general\"\nzones = \
+             [\"z-a\", \"z-b\", \"z-c\"]\nnodesPerZone = {}\nallocatable = {{ cpu = \"64\", memory = \"256Gi\", pods = \
+             110 }}\n",
+            nodes.div_ceil(3)
+        ),
+    )?;
+    write(
+        &out.join("packages/web/kix.toml"),
+        &format!(
+            "[meta]\nname = \"web\"\nversion = \"1.0.0\"\n[workloads.api]\nreplicas = {{ none = 1, zone = {replicas} }}\n"
+        ),
+    )?;
+    write(
+        &out.join("packages/web/api.yaml"),
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  selector:
+    matchLabels: {app: api}
+  template:
+    metadata:
+      labels: {app: api}
+    spec:
+      containers:
+      - name: api
+        image: example/api:1
+        resources:
+          requests: {cpu: 10m, memory: 16Mi}
+",
+    )
+}
+
+/// scheduler_perf TopologySpreading/5000Nodes_5000Pods as a snapshot and a Deployment to place.
+pub fn scheduler_perf(out: &Path) -> std::io::Result<()> {
+    let mut state = String::new();
+    for i in 0..5000 {
+        let zone = ["zone-a", "zone-b", "zone-c"][i % 3];
+        let _ = write!(
+            state,
+            "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: node-{i:05}\n  labels:\n    kubernetes.io/hostname: \
+             node-{i:05}\n    kubernetes.io/os: linux\n    topology.kubernetes.io/zone: {zone}\nstatus:\n  \
+             allocatable:\n    cpu: \"4\"\n    memory: 32Gi\n    pods: \"110\"\n"
+        );
+    }
+    for i in 0..5000 {
+        let _ = write!(
+            state,
+            "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: init-{i:05}\n  namespace: default\nspec:\n  nodeName: \
+             node-{i:05}\n  containers:\n  - name: c\n    image: registry.k8s.io/pause:3.10\n    resources:\n      \
+             requests:\n        cpu: 100m\n        memory: 500Mi\nstatus:\n  phase: Running\n"
+        );
+    }
+    write(&out.join("state.yaml"), &state)?;
+    write(
+        &out.join("spread.yaml"),
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: spread
+  namespace: default
+spec:
+  replicas: 5000
+  selector:
+    matchLabels: {color: blue}
+  template:
+    metadata:
+      labels: {color: blue}
+    spec:
+      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {color: blue}}}
+      containers:
+      - name: c
+        image: registry.k8s.io/pause:3.10
+        resources:
+          requests: {cpu: 100m, memory: 500Mi}
+",
+    )
+}
