@@ -8,6 +8,7 @@
 use crate::derive::{self, ClusterPlan};
 use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
 use crate::{crosscheck, emit, load, resolve};
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// Which tree to read and which clusters to compile.
@@ -61,9 +62,22 @@ pub fn compile_keeping_model(selection: &Selection) -> (resolve::Model, Compiled
     let mut diagnostics = Diagnostics::default();
     let tree = load::load(&selection.root, &selection.clusters, &mut diagnostics);
     let model = resolve::resolve(tree, &mut diagnostics);
-    let clusters = derive::derive(&model, &mut diagnostics);
-    for (cluster, plan) in model.clusters.iter().zip(&clusters) {
-        crosscheck::check(cluster, plan, &mut diagnostics);
+    // Clusters are independent from here on: derive and check them on every core, each with its own
+    // findings, then merge in cluster order (`finish` sorts anyway, so the report is the same).
+    let derived: Vec<(ClusterPlan, Diagnostics)> = model
+        .clusters
+        .par_iter()
+        .map(|cluster| {
+            let mut found = Diagnostics::default();
+            let plan = derive::derive_cluster(cluster, &mut found);
+            crosscheck::check(cluster, &plan, &mut found);
+            (plan, found)
+        })
+        .collect();
+    let mut clusters = Vec::with_capacity(derived.len());
+    for (plan, found) in derived {
+        diagnostics.extend(found);
+        clusters.push(plan);
     }
     diagnostics.finish();
     diagnostics.acknowledge(|d| acknowledged(&model, d));

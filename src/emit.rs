@@ -11,6 +11,7 @@
 
 use crate::derive::{ClusterPlan, InstancePlan, SHARED_FILE};
 use crate::diag::{Code, Diagnostic, Location};
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// The YAML stream of one instance: a header comment, then one document per object.
@@ -227,18 +228,25 @@ pub fn write(out: &Path, clusters: &[ClusterPlan], all_clusters: bool) -> Result
                 copy_tree(&entry.path(), &staging.join(&name)).map_err(|e| fail("cannot copy", &entry.path(), e))?;
             }
         }
-        for cluster in clusters {
-            let dir = staging.join(&cluster.name);
-            std::fs::create_dir(&dir).map_err(|e| fail("cannot create", &dir, e))?;
-            let previous_dir = out.join(&cluster.name);
-            for (name, text) in render_cluster(cluster) {
-                let path = dir.join(&name);
-                if carried_over(&previous_dir.join(&name), text.as_bytes(), &path) {
-                    continue;
+        // Each cluster's directory is rendered and staged on its own core; the first failure in cluster
+        // order is the one reported, so a run reports the same failure whatever the scheduling.
+        let staged: Vec<Result<(), Diagnostic>> = clusters
+            .par_iter()
+            .map(|cluster| {
+                let dir = staging.join(&cluster.name);
+                std::fs::create_dir(&dir).map_err(|e| fail("cannot create", &dir, e))?;
+                let previous_dir = out.join(&cluster.name);
+                for (name, text) in render_cluster(cluster) {
+                    let path = dir.join(&name);
+                    if carried_over(&previous_dir.join(&name), text.as_bytes(), &path) {
+                        continue;
+                    }
+                    std::fs::write(&path, text).map_err(|e| fail("cannot write", &path, e))?;
                 }
-                std::fs::write(&path, text).map_err(|e| fail("cannot write", &path, e))?;
-            }
-        }
+                Ok(())
+            })
+            .collect();
+        staged.into_iter().collect::<Result<Vec<()>, Diagnostic>>()?;
         Ok(())
     })();
     if let Err(diagnostic) = staged {

@@ -109,23 +109,22 @@ pub struct AutoscalerPlan {
 /// Derives every instance of every resolved cluster, then writes once the cluster-scoped objects that
 /// several of its instances emit identically.
 pub fn derive(model: &Model, diagnostics: &mut Diagnostics) -> Vec<ClusterPlan> {
-    model
-        .clusters
-        .iter()
-        .map(|cluster| {
-            let mut instances: Vec<InstancePlan> =
-                cluster.instances.iter().map(|instance| derive_instance(cluster, instance, diagnostics)).collect();
-            let shared = shared::share(&mut instances);
-            ClusterPlan {
-                name: cluster.name.clone(),
-                instances,
-                shared,
-                nodes: cluster.inventory.clone(),
-                domains: cluster.domains.clone(),
-                file: cluster.source.path().to_path_buf(),
-            }
-        })
-        .collect()
+    model.clusters.iter().map(|cluster| derive_cluster(cluster, diagnostics)).collect()
+}
+
+/// Derives one cluster's instances (clusters are independent: `compile` runs them in parallel).
+pub fn derive_cluster(cluster: &Cluster, diagnostics: &mut Diagnostics) -> ClusterPlan {
+    let mut instances: Vec<InstancePlan> =
+        cluster.instances.iter().map(|instance| derive_instance(cluster, instance, diagnostics)).collect();
+    let shared = shared::share(&mut instances);
+    ClusterPlan {
+        name: cluster.name.clone(),
+        instances,
+        shared,
+        nodes: cluster.inventory.clone(),
+        domains: cluster.domains.clone(),
+        file: cluster.source.path().to_path_buf(),
+    }
 }
 
 /// One instance: every document copied and patched, each workload's budget right after it, and the

@@ -12,12 +12,12 @@
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use crate::kube::list;
 use crate::yaml::{self, Limits, Marks, Seg, Value, YamlError, YamlErrorKind};
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// One Kubernetes object as the user wrote it.
 #[derive(Debug)]
 pub struct Document {
-    pub source: Rc<SourceFile>,
+    pub source: Arc<SourceFile>,
     pub value: Value,
     /// Positions of every node of `value` in `source`.
     marks: Marks,
@@ -78,7 +78,7 @@ impl Document {
 
 /// Parses every document of one file; problems become diagnostics and the rest is kept.
 pub fn parse_documents(source: SourceFile, diagnostics: &mut Diagnostics) -> Vec<Document> {
-    let source = Rc::new(source);
+    let source = Arc::new(source);
     let mut documents = Vec::new();
     for parsed in yaml::parse_stream(&source.text, &Limits::PACKAGE) {
         match parsed {
@@ -100,7 +100,7 @@ pub fn parse_documents(source: SourceFile, diagnostics: &mut Diagnostics) -> Vec
                     }
                 };
                 for (value, marks) in objects {
-                    let document = Document { source: Rc::clone(&source), value, marks };
+                    let document = Document { source: Arc::clone(&source), value, marks };
                     match object_problem(&document.value) {
                         Some((problem, path)) => diagnostics.push(
                             Diagnostic::new(

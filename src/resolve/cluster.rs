@@ -15,13 +15,13 @@ use crate::kube::labels::{HOSTNAME as HOSTNAME_KEY, ZONE as ZONE_KEY};
 use crate::kube::names;
 use crate::level::Level;
 use crate::load::ClusterFile;
-use std::rc::Rc;
+use std::sync::Arc;
 use toml::Spanned;
 
 /// Resolves one cluster file; `None` when its own settings are unusable (every reason reported).
 pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut Diagnostics) -> Option<Cluster> {
     let ClusterFile { name, source, raw } = file;
-    let source = Rc::new(source);
+    let source = Arc::new(source);
     let subject = Subject { cluster: Some(name.clone()), ..Subject::default() };
     let errors_before = diagnostics.count(crate::diag::Severity::Error);
     if let Err(why) = names::dns1123_label(&name) {
@@ -91,7 +91,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
     let zones_at = raw.capabilities.availability_zones.as_ref().map(|z| source.locate(z.span()));
     cluster_valid.then(|| Cluster {
         name,
-        source: Rc::clone(&source),
+        source: Arc::clone(&source),
         level,
         substrate,
         multi_node_at,

@@ -89,7 +89,7 @@ pub fn resolve_instance(
         create_namespace: raw.create_namespace.as_ref().is_some_and(|c| *c.get_ref()),
         location,
         subject,
-        package: std::rc::Rc::clone(&package),
+        package: std::sync::Arc::clone(&package),
         version_requirement: raw
             .version
             .as_ref()

@@ -18,7 +18,7 @@ use crate::load::package::EvictionPolicy;
 use semver::Version;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Every cluster that resolved, in file-name order.
 #[derive(Debug, Default)]
@@ -38,7 +38,7 @@ pub struct Sourced<T> {
 pub struct Cluster {
     pub name: String,
     /// The cluster file.
-    pub source: Rc<SourceFile>,
+    pub source: Arc<SourceFile>,
     /// The cluster's own `availability`.
     pub level: Sourced<Level>,
     pub substrate: Substrate,
@@ -71,7 +71,7 @@ pub struct Instance {
     /// Cluster, instance and package.
     pub subject: Subject,
     /// The version chosen for it (R13).
-    pub package: Rc<Package>,
+    pub package: Arc<Package>,
     /// The instance's `version` requirement, when it has one (else the highest version won).
     pub version_requirement: Option<Sourced<String>>,
     /// R2: the instance's own `availability`, else the cluster's, with the line it was read from.
@@ -125,7 +125,7 @@ pub struct Package {
     /// The package directory, relative to the root.
     pub dir: PathBuf,
     /// Its kix.toml.
-    pub manifest: Rc<SourceFile>,
+    pub manifest: Arc<SourceFile>,
     /// `meta.availability.max` (R4).
     pub ceiling: Option<Sourced<Level>>,
     /// Every document of every YAML file, files in name order, documents in file order.

@@ -18,13 +18,13 @@ use crate::load::documents::Document;
 use crate::load::package::{EvictionPolicy, RawWorkload};
 use semver::Version;
 use std::collections::{BTreeMap, BTreeSet};
-use std::rc::Rc;
+use std::sync::Arc;
 use toml::Spanned;
 
 /// The packages that validated, and the names of those that did not.
 #[derive(Debug, Default)]
 pub struct Packages {
-    pub valid: Vec<Rc<Package>>,
+    pub valid: Vec<Arc<Package>>,
     /// `meta.name` of every failed package (`None` where no usable name could be read: then any
     /// missing package may be that one).
     pub failed: BTreeSet<Option<String>>,
@@ -53,7 +53,7 @@ pub fn resolve_packages(dirs: Vec<PackageDir>, failed: Vec<Option<String>>, diag
         }
         match package {
             Some(package) if loaded_whole && diagnostics.count(crate::diag::Severity::Error) == errors_before => {
-                packages.valid.push(Rc::new(package))
+                packages.valid.push(Arc::new(package))
             }
             _ => {
                 packages.failed.insert(usable_name);
@@ -163,7 +163,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         name,
         version,
         dir: path,
-        manifest: Rc::new(manifest),
+        manifest: Arc::new(manifest),
         ceiling,
         documents,
         workloads,

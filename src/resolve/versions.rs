@@ -10,7 +10,7 @@ use super::package::Packages;
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
 use crate::load::cluster::RawInstance;
 use semver::{Version, VersionReq};
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// The version of the named package the instance runs, or `None` with the reason reported.
 pub fn choose_package(
@@ -19,9 +19,9 @@ pub fn choose_package(
     packages: &Packages,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
-) -> Option<Rc<Package>> {
+) -> Option<Arc<Package>> {
     let wanted = instance.package.get_ref();
-    let candidates: Vec<&Rc<Package>> = packages.valid.iter().filter(|p| &p.name == wanted).collect();
+    let candidates: Vec<&Arc<Package>> = packages.valid.iter().filter(|p| &p.name == wanted).collect();
     let may_have_failed = packages.may_have_failed(wanted);
     if candidates.is_empty() && may_have_failed {
         // The package's own error is reported; a second one here would only mislead.
@@ -82,5 +82,5 @@ pub fn choose_package(
             .about(subject),
         );
     }
-    best.map(|p| Rc::clone(p))
+    best.map(|p| Arc::clone(p))
 }
