@@ -449,3 +449,39 @@ fn argo_cd_ha_haproxy_anti_affinity_deadlocks_its_rollout_on_three_nodes() {
         assert!(scenario(&four, s).pass, "{s}: {four:#?}");
     }
 }
+
+/// StatefulSet updates (pkg/controller/statefulset/stateful_set_control.go, `updateStatefulSet`): only
+/// ordinals at or above `partition` are replaced, highest first; `OnDelete` replaces nothing.
+#[test]
+fn a_statefulset_update_respects_partition_and_on_delete() {
+    let verdict = |strategy: &str| {
+        let manifest = include_str!("../sim/db.yaml").replacen(
+            "  serviceName: db\n",
+            &format!("  serviceName: db\n{strategy}"),
+            1,
+        );
+        let state = State::from_yaml_str(include_str!("../sim/three-zones.yaml")).unwrap();
+        let request = VerifyRequest {
+            workloads: vec![WorkloadLevel {
+                kind: "StatefulSet".into(),
+                namespace: "shop".into(),
+                name: "db".into(),
+                level: Level::Zone,
+                min_replicas: None,
+            }],
+            node_key: "kubernetes.io/hostname".into(),
+            zone_key: "topology.kubernetes.io/zone".into(),
+        };
+        verify_workloads(&state, &objects(&manifest), &request).remove(0)
+    };
+    let partitioned = verdict("  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate: {partition: 2}\n");
+    let update = scenario(&partitioned, "rolling-update");
+    assert!(update.pass, "{update:?}");
+    assert!(
+        update.findings[0].starts_with("partition 2: 1 updated highest ordinal first, one at a time (db-2)"),
+        "{update:?}"
+    );
+    let on_delete = verdict("  updateStrategy: {type: OnDelete}\n");
+    let update = scenario(&on_delete, "rolling-update");
+    assert!(update.pass && update.findings[0].contains("OnDelete"), "{update:?}");
+}
