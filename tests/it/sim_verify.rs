@@ -15,10 +15,15 @@ fn run(manifest: &str, name: &str, level: Level) -> WorkloadVerdict {
 
 /// Like `run`, with an autoscaler's minimum as the replica count to verify at.
 fn run_at(manifest: &str, name: &str, level: Level, min_replicas: Option<u32>) -> WorkloadVerdict {
+    verdict_of("Deployment", manifest, name, level, min_replicas)
+}
+
+/// The verdict on one workload of `kind` in namespace `shop` on the three-zone snapshot.
+fn verdict_of(kind: &str, manifest: &str, name: &str, level: Level, min_replicas: Option<u32>) -> WorkloadVerdict {
     let state = State::from_yaml_str(include_str!("../sim/three-zones.yaml")).unwrap();
     let request = VerifyRequest {
         workloads: vec![WorkloadLevel {
-            kind: "Deployment".into(),
+            kind: kind.into(),
             namespace: "shop".into(),
             name: name.into(),
             level,
@@ -127,19 +132,7 @@ fn verdicts_serialize_to_json() {
 
 #[test]
 fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
-    let state = State::from_yaml_str(include_str!("../sim/three-zones.yaml")).unwrap();
-    let request = VerifyRequest {
-        workloads: vec![WorkloadLevel {
-            kind: "StatefulSet".into(),
-            namespace: "shop".into(),
-            name: "db".into(),
-            level: Level::Zone,
-            min_replicas: None,
-        }],
-        node_key: "kubernetes.io/hostname".into(),
-        zone_key: "topology.kubernetes.io/zone".into(),
-    };
-    let v = verify_workloads(&state, &objects(include_str!("../sim/db.yaml")), &request).remove(0);
+    let v = verdict_of("StatefulSet", include_str!("../sim/db.yaml"), "db", Level::Zone, None);
     assert!(v.meets_level, "{v:#?}");
     assert_eq!(v.worst_case_running, Some(2));
     assert_eq!(v.replacements_scheduled, 0);
@@ -460,19 +453,7 @@ fn a_statefulset_update_respects_partition_and_on_delete() {
             &format!("  serviceName: db\n{strategy}"),
             1,
         );
-        let state = State::from_yaml_str(include_str!("../sim/three-zones.yaml")).unwrap();
-        let request = VerifyRequest {
-            workloads: vec![WorkloadLevel {
-                kind: "StatefulSet".into(),
-                namespace: "shop".into(),
-                name: "db".into(),
-                level: Level::Zone,
-                min_replicas: None,
-            }],
-            node_key: "kubernetes.io/hostname".into(),
-            zone_key: "topology.kubernetes.io/zone".into(),
-        };
-        verify_workloads(&state, &objects(&manifest), &request).remove(0)
+        verdict_of("StatefulSet", &manifest, "db", Level::Zone, None)
     };
     let partitioned = verdict("  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate: {partition: 2}\n");
     let update = scenario(&partitioned, "rolling-update");
