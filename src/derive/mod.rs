@@ -40,7 +40,7 @@ use crate::kube::kind::WorkloadKind;
 use crate::level::Level;
 use crate::load::documents::Document;
 use crate::resolve::inventory::InventoryNode;
-use crate::resolve::{Cluster, FailureDomains, Instance, Model};
+use crate::resolve::{Cluster, FailureDomains, Instance};
 use crate::yaml::Value;
 use namespaces::Placement;
 use objects::Origin;
@@ -106,13 +106,8 @@ pub struct AutoscalerPlan {
     pub max_replicas: u32,
 }
 
-/// Derives every instance of every resolved cluster, then writes once the cluster-scoped objects that
-/// several of its instances emit identically.
-pub fn derive(model: &Model, diagnostics: &mut Diagnostics) -> Vec<ClusterPlan> {
-    model.clusters.iter().map(|cluster| derive_cluster(cluster, diagnostics)).collect()
-}
-
-/// Derives one cluster's instances (clusters are independent: `compile` runs them in parallel).
+/// Derives one cluster's instances, then writes once the cluster-scoped objects that several of them emit
+/// identically. Clusters are independent: `compile` runs them in parallel.
 pub fn derive_cluster(cluster: &Cluster, diagnostics: &mut Diagnostics) -> ClusterPlan {
     let mut instances: Vec<InstancePlan> =
         cluster.instances.iter().map(|instance| derive_instance(cluster, instance, diagnostics)).collect();
