@@ -9,7 +9,7 @@
 
 use crate::support::*;
 use kix::level::Level;
-use kix::sim::{VerifyRequest, WorkloadLevel, WorkloadVerdict, verify_workloads};
+use kix::sim::{WorkloadVerdict, verify_workloads};
 use std::fmt::Write;
 
 fn render(v: &WorkloadVerdict) -> String {
@@ -65,17 +65,7 @@ fn snapshot_corpus_verdicts_match_their_goldens() {
         let manifest = std::fs::read_to_string(repo_path(header("manifest"))).unwrap();
         let want_meets = header("Expected").starts_with("meets");
         let state = kix::sim::input::read_state(&path).unwrap_or_else(|_| panic!("{} does not read", path.display()));
-        let request = VerifyRequest {
-            workloads: vec![WorkloadLevel {
-                kind: "Deployment".into(),
-                namespace: "shop".into(),
-                name: "web".into(),
-                level: Level::Zone,
-                min_replicas: None,
-            }],
-            node_key: "kubernetes.io/hostname".into(),
-            zone_key: "topology.kubernetes.io/zone".into(),
-        };
+        let request = verify_request("Deployment", "shop", "web", Level::Zone, None);
         let verdict = verify_workloads(&state, &kix::yaml::from_str_all(&manifest).unwrap(), &request).remove(0);
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
         if verdict.meets_level != want_meets {

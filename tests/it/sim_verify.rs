@@ -2,8 +2,9 @@
 //! a hard zone rule without `nodeTaintsPolicy: Honor` fails domain loss, a single-replica
 //! PDB blocks a drain.
 
+use crate::support::verify_request;
 use kix::level::Level;
-use kix::sim::{State, VerifyRequest, WorkloadLevel, WorkloadVerdict, verify_workloads};
+use kix::sim::{State, VerifyRequest, WorkloadVerdict, verify_workloads};
 
 fn objects(text: &str) -> Vec<kix::yaml::Value> {
     kix::yaml::from_str_all(text).unwrap()
@@ -21,17 +22,7 @@ fn run_at(manifest: &str, name: &str, level: Level, min_replicas: Option<u32>) -
 /// The verdict on one workload of `kind` in namespace `shop` on the three-zone snapshot.
 fn verdict_of(kind: &str, manifest: &str, name: &str, level: Level, min_replicas: Option<u32>) -> WorkloadVerdict {
     let state = State::from_yaml_str(include_str!("../sim/three-zones.yaml")).unwrap();
-    let request = VerifyRequest {
-        workloads: vec![WorkloadLevel {
-            kind: kind.into(),
-            namespace: "shop".into(),
-            name: name.into(),
-            level,
-            min_replicas,
-        }],
-        node_key: "kubernetes.io/hostname".into(),
-        zone_key: "topology.kubernetes.io/zone".into(),
-    };
+    let request = verify_request(kind, "shop", name, level, min_replicas);
     let mut verdicts = verify_workloads(&state, &objects(manifest), &request);
     assert_eq!(verdicts.len(), 1);
     verdicts.remove(0)
@@ -154,17 +145,7 @@ fn pods_of_the_workload_already_in_the_snapshot_are_replaced_not_doubled() {
         "---\nkind: Pod\nmetadata: {name: web-old-1, namespace: shop, labels: {app: web}}\nspec: {nodeName: node-a1}\n",
     );
     let state = State::from_yaml_str(&text).unwrap();
-    let request = VerifyRequest {
-        workloads: vec![WorkloadLevel {
-            kind: "Deployment".into(),
-            namespace: "shop".into(),
-            name: "web".into(),
-            level: Level::Zone,
-            min_replicas: None,
-        }],
-        node_key: "kubernetes.io/hostname".into(),
-        zone_key: "topology.kubernetes.io/zone".into(),
-    };
+    let request = verify_request("Deployment", "shop", "web", Level::Zone, None);
     let v = verify_workloads(&state, &objects(include_str!("../sim/web.yaml")), &request).remove(0);
     assert!(v.meets_level, "{v:#?}");
     assert_eq!(v.domain_losses.iter().map(|l| l.running + l.lost).max(), Some(3));
@@ -241,17 +222,7 @@ fn budgets_block_drains_as_the_disruption_controller_computes_them() {
 
 /// A verify request for one Deployment of namespace `shop`.
 fn request(name: &str, level: Level) -> VerifyRequest {
-    VerifyRequest {
-        workloads: vec![WorkloadLevel {
-            kind: "Deployment".into(),
-            namespace: "shop".into(),
-            name: name.into(),
-            level,
-            min_replicas: None,
-        }],
-        node_key: "kubernetes.io/hostname".into(),
-        zone_key: "topology.kubernetes.io/zone".into(),
-    }
+    verify_request("Deployment", "shop", name, level, None)
 }
 
 /// Nodes `(name, zone)` with hostname and zone labels and 4 CPU / 16Gi each.
@@ -415,17 +386,7 @@ fn argo_cd_ha_haproxy_anti_affinity_deadlocks_its_rollout_on_three_nodes() {
         })
         .collect();
     assert_eq!(haproxy.len(), 1);
-    let request = VerifyRequest {
-        workloads: vec![WorkloadLevel {
-            kind: "Deployment".into(),
-            namespace: "default".into(),
-            name: "argocd-redis-ha-haproxy".into(),
-            level: Level::Node,
-            min_replicas: None,
-        }],
-        node_key: "kubernetes.io/hostname".into(),
-        zone_key: "topology.kubernetes.io/zone".into(),
-    };
+    let request = verify_request("Deployment", "default", "argocd-redis-ha-haproxy", Level::Node, None);
     let three = verify_workloads(&one_zone_nodes(3), &haproxy, &request).remove(0);
     assert!(scenario(&three, "rollout").pass, "{three:#?}");
     assert!(!three.meets_level);

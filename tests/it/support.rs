@@ -395,3 +395,24 @@ impl Output {
         &self.test.dir
     }
 }
+
+/// A verify request for one workload, with the default hostname and zone keys.
+pub fn verify_request(
+    kind: &str,
+    namespace: &str,
+    name: &str,
+    level: kix::level::Level,
+    min_replicas: Option<u32>,
+) -> kix::sim::VerifyRequest {
+    kix::sim::VerifyRequest {
+        workloads: vec![kix::sim::WorkloadLevel {
+            kind: kind.into(),
+            namespace: namespace.into(),
+            name: name.into(),
+            level,
+            min_replicas,
+        }],
+        node_key: "kubernetes.io/hostname".into(),
+        zone_key: "topology.kubernetes.io/zone".into(),
+    }
+}
