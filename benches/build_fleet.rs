@@ -2,7 +2,8 @@
 //!
 //! * `build/10x100x3`: compile and write a fleet of 10 clusters x 100 instances x 3 workloads (3,000
 //!   workloads, 1,010 files), output directory on tmpfs (`/dev/shm`) when there is one;
-//! * `build/rebuild_one_package`: the same fleet rebuilt into its existing output after one package
+//! * `build/100x100x3`: the same at 100 clusters (30,000 workloads, 10,100 files);
+//! * `build/rebuild_one_package`: the 100-cluster fleet rebuilt into its existing output after one package
 //!   changed (one image tag);
 //! * `check/10x100x3`: compile only (`kix check`);
 //! * `verify/300_nodes`: `kix verify` on 300 nodes in three zones, one Deployment of 300 replicas;
@@ -11,7 +12,7 @@
 //! * `snapshot/load_10k` beside `snapshot/parse_10k`: the same 10,000-object snapshot loaded into the
 //!   scheduler model's `State`, and only parsed into kix's generic YAML tree (the floor).
 //!
-//! The larger figures (100 and 1,000 clusters, verify at 3,000 and 5,000 nodes) take seconds to minutes
+//! The larger figures (1,000 clusters, verify at 3,000 and 5,000 nodes) take seconds to minutes
 //! per run, too long for criterion's samples: docs/performance.md gives the `--release` commands that
 //! measure them. Run: `cargo bench --bench build_fleet`
 
@@ -20,6 +21,10 @@
 mod genfleet;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+
+/// The allocator the `kix` binary runs with (src/main.rs), so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use kix::compile::{BuildRequest, Output, Selection};
 use std::path::{Path, PathBuf};
 
@@ -50,8 +55,11 @@ fn bench_build(c: &mut Criterion) {
     let mut group = c.benchmark_group("build");
     group.sample_size(10);
     group.bench_function("10x100x3", |b| b.iter(|| build(&root)));
-    // One package changed between builds: flip one image tag back and forth.
-    let package: PathBuf = root.join("packages/pkg-1/workloads.yaml");
+    let large = scratch();
+    fleet(large.path(), 100, 100, 3);
+    group.bench_function("100x100x3", |b| b.iter(|| build(large.path())));
+    // One package changed between builds of the 100-cluster fleet: flip one image tag back and forth.
+    let package: PathBuf = large.path().join("packages/pkg-1/workloads.yaml");
     let original = std::fs::read_to_string(&package).unwrap();
     let changed = original.replacen(":1.1.0", ":1.1.1", 1);
     let mut flip = false;
@@ -61,11 +69,12 @@ fn bench_build(c: &mut Criterion) {
                 flip = !flip;
                 std::fs::write(&package, if flip { &changed } else { &original }).unwrap();
             },
-            |()| build(&root),
+            |()| build(large.path()),
             BatchSize::PerIteration,
         )
     });
     group.finish();
+    drop(large);
     let mut group = c.benchmark_group("check");
     group.sample_size(10);
     let selection = Selection { root: root.clone(), ..Default::default() };

@@ -24,8 +24,9 @@ pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagn
         // Per earlier instance: the objects this one emits again (one diagnostic per pair of instances).
         let mut clashes: BTreeMap<&str, Vec<Clash>> = BTreeMap::new();
         for (index, object) in plan.objects.iter().enumerate() {
-            let text =
-                |path: &[&str]| path.iter().try_fold(object, |v, k| v.get(k)).and_then(Value::as_str).unwrap_or_default();
+            let text = |path: &[&str]| {
+                path.iter().try_fold(object, |v, k| v.get(k)).and_then(Value::as_str).unwrap_or_default()
+            };
             let group = crate::kube::kind::api_group(text(&["apiVersion"]));
             let key = (text(&["metadata", "namespace"]), group, text(&["kind"]), text(&["metadata", "name"]));
             match first_owner.get(&key) {
