@@ -98,6 +98,7 @@ pub mod plugins;
 pub mod verify;
 mod voluntary;
 pub mod workload;
+mod world;
 
 pub use cluster::{Cluster, Cycle, Outcome};
 pub use objects::State;
