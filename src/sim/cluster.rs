@@ -496,6 +496,23 @@ impl Cluster {
         if !self.fast_path_applies(pod, &spread) || self.interpod_applies(pod) {
             return self.select_per_node(pod, &spread);
         }
+        self.grouped(pod, &spread, &|_| 0)
+    }
+
+    /// Like [`Cluster::select`], but among the nodes with the best total score the one with the
+    /// highest `rank`, then the lowest name. `rank` must give every node of a class the same
+    /// value (read no name or hostname). None when the grouped path does not apply: the caller
+    /// then ranks [`Cluster::cycle`]'s nodes itself.
+    pub fn select_ranked(&mut self, pod: &Pod, rank: &dyn Fn(&Node) -> i64) -> Option<Option<String>> {
+        let spread = Spread::of(pod);
+        if !self.fast_path_applies(pod, &spread) || self.interpod_applies(pod) {
+            return None;
+        }
+        Some(self.grouped(pod, &spread, rank))
+    }
+
+    /// The grouped path: one node per group of interchangeable nodes.
+    fn grouped(&mut self, pod: &Pod, spread: &Spread, rank: &dyn Fn(&Node) -> i64) -> Option<String> {
         let tallies = self.tallies_for(pod, &spread);
         let constraints: Vec<&plugins::Constraint> = spread.hard.iter().chain(&spread.soft).collect();
         let host = constraints.iter().position(|c| c.key == HOSTNAME);
@@ -565,17 +582,14 @@ impl Cluster {
             }
         }
         let scores = plugins::score(pod, &spread, &candidates, &soft, |k, _| units[k].1);
-        let mut best: Option<(i64, usize)> = None;
+        let mut best: Option<(i64, i64, usize)> = None;
         for (k, (first, _)) in units.iter().enumerate() {
-            let better = match best {
-                None => true,
-                Some((total, node)) => scores[k].total > total || (scores[k].total == total && *first < node),
-            };
-            if better {
-                best = Some((scores[k].total, *first));
+            let key = (scores[k].total, rank(&this.nodes[*first]), std::cmp::Reverse(*first));
+            if best.is_none_or(|(total, r, node)| key > (total, r, std::cmp::Reverse(node))) {
+                best = Some((key.0, key.1, *first));
             }
         }
-        best.map(|(_, i)| this.nodes[i].name.clone())
+        best.map(|(_, _, i)| this.nodes[i].name.clone())
     }
 }
 

@@ -266,11 +266,13 @@ impl<'a> World<'a> {
         held
     }
 
-    /// Schedules a pod of workload `w` on the reference path (every node, so the set of nodes
-    /// with the best total score is exact), breaking ties **against** the level: among the best
-    /// nodes, the one whose domain under `key` already holds the most pods of the workload
-    /// (`held`, from [`World::held`], kept up to date here), then the lowest name. Without a key
-    /// this is the lowest-name choice. Binds the pod.
+    /// Schedules a pod of workload `w`, breaking ties **against** the level: among the nodes
+    /// with the best total score, the one whose domain under `key` already holds the most pods of
+    /// the workload (`held`, from [`World::held`], kept up to date here), then the lowest name.
+    /// Without a key this is the lowest-name choice. A key other than the hostname is shared by
+    /// every node of a node class, so the grouped path ranks the groups
+    /// ([`Cluster::select_ranked`]); otherwise every node is evaluated on the reference path, so
+    /// the set of nodes with the best total is exact. Binds the pod.
     pub(super) fn schedule_against(
         &mut self,
         pod: Pod,
@@ -278,6 +280,20 @@ impl<'a> World<'a> {
         key: Option<&str>,
         held: &mut BTreeMap<String, usize>,
     ) -> Result<String, String> {
+        #[cfg(test)]
+        let grouped = !self.reference;
+        #[cfg(not(test))]
+        let grouped = true;
+        if grouped && key.is_none_or(|k| k != crate::kube::labels::HOSTNAME) {
+            let rank = |node: &super::objects::Node| {
+                key.and_then(|k| node.labels.get(k)).and_then(|v| held.get(v)).map_or(0, |&n| n as i64)
+            };
+            if let Some(chosen) = self.cluster.select_ranked(&pod, &rank) {
+                let node = chosen.ok_or_else(|| self.cluster.cycle(&pod).failure_message())?;
+                self.bound_against(pod, &node, w, key, held);
+                return Ok(node);
+            }
+        }
         let cycle = self.cluster.cycle(&pod);
         let total = |o: &Outcome| match o {
             Outcome::Feasible(s) => Some(s.total),
@@ -298,18 +314,25 @@ impl<'a> World<'a> {
             }
         }
         let node = chosen.map(|(n, _)| n.clone()).ok_or_else(|| cycle.failure_message())?;
+        self.bound_against(pod, &node, w, key, held);
+        Ok(node)
+    }
+
+    /// Binds a pod [`World::schedule_against`] placed and counts it in `held`.
+    fn bound_against(&mut self, pod: Pod, node: &str, w: usize, key: Option<&str>, held: &mut BTreeMap<String, usize>) {
+        let domain =
+            |cluster: &Cluster, node: &str| key.and_then(|k| cluster.node(node).and_then(|n| n.labels.get(k))).cloned();
         let owned = self.workloads[w].owns(&pod);
-        if let Some((old, on)) = self.bind(pod, &node)
+        if let Some((old, on)) = self.bind(pod, node)
             && self.workloads[w].owns(&old)
             && let Some(value) = domain(&self.cluster, &on)
             && let Some(n) = held.get_mut(&value)
         {
             *n -= 1;
         }
-        if owned && let Some(value) = domain(&self.cluster, &node) {
+        if owned && let Some(value) = domain(&self.cluster, node) {
             *held.entry(value).or_insert(0) += 1;
         }
-        Ok(node)
     }
 
     /// A pod's controller and its scale, for a budget's expected count (`getExpectedScale`): a
@@ -339,3 +362,7 @@ impl<'a> World<'a> {
         super::budget::evict(pod, self.budgets, |b| self.budget_status(b))
     }
 }
+
+#[cfg(test)]
+#[path = "world_tests.rs"]
+mod tests;

@@ -143,3 +143,127 @@ impl Cluster {
         self.class_of[ni] = to;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::Cluster;
+    use crate::kube::taints::Taint;
+    use crate::sim::objects::{Pod, State, parse_pod};
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::fmt::Write as _;
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    /// Everything scheduling reads, in a form that does not depend on hash order: nodes, pods by
+    /// slot, each node's pods, usage, the classes as sets of nodes with their buckets, the first
+    /// `tallies` tallies (tallies made since count pods all the same).
+    fn fingerprint(c: &Cluster, tallies: usize) -> String {
+        let tallies = &c.tallies[..tallies];
+        let mut out = format!("{:?}\n{:?}\n{:?}\n{:?}\n", c.nodes, c.pods, c.on_node, c.usage);
+        let slots: BTreeMap<_, _> = c.pod_slot.iter().collect();
+        let classes: BTreeSet<String> = c
+            .classes
+            .iter()
+            .enumerate()
+            .filter(|(_, class)| class.size > 0)
+            .map(|(ci, class)| {
+                let tallies: Vec<_> =
+                    tallies.iter().map(|t| (t.per_class[ci], t.groups.as_ref().map(|g| &g[ci]))).collect();
+                format!("{} {:?} {:?}", class.representative, class.buckets, tallies)
+            })
+            .collect();
+        let tallies: Vec<_> = tallies.iter().map(|t| &t.per_node).collect();
+        let _ = write!(out, "{slots:?}\n{classes:?}\n{tallies:?}\n{:?} {:?}", c.namespaces, c.pods_with_affinity);
+        out
+    }
+
+    fn random_state(rng: &mut Rng) -> String {
+        let mut out = String::new();
+        let nodes = 3 + rng.below(10);
+        for i in 0..nodes {
+            let zone = ["a", "b", "c"][rng.below(3) as usize];
+            let cpu = ["2", "4"][rng.below(2) as usize];
+            let taints = if rng.below(5) == 0 { "[{key: dedicated, effect: NoSchedule}]" } else { "[]" };
+            let _ = writeln!(
+                out,
+                "---\nkind: Node\nmetadata: {{name: n{i}, labels: {{kubernetes.io/hostname: n{i}, topology.kubernetes.io/zone: {zone}}}}}\nspec: {{taints: {taints}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '20'}}}}"
+            );
+        }
+        for p in 0..rng.below(15) {
+            let _ = writeln!(
+                out,
+                "---\nkind: Pod\nmetadata: {{name: e{p}, namespace: default, labels: {{app: web}}}}\nspec: {{nodeName: n{}, containers: [{{name: c, resources: {{requests: {{cpu: 250m}}}}}}]}}",
+                rng.below(nodes)
+            );
+        }
+        out
+    }
+
+    fn pod(name: &str, namespace: &str, host: &str) -> Pod {
+        let yaml = format!(
+            "kind: Pod\nmetadata: {{name: {name}, namespace: {namespace}, labels: {{app: web}}}}\nspec:\n  containers: [{{name: c, resources: {{requests: {{cpu: 500m}}}}}}]\n  topologySpreadConstraints:\n  - {{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, nodeTaintsPolicy: Honor, labelSelector: {{matchLabels: {{app: web}}}}}}\n  - {{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: {host}, labelSelector: {{matchLabels: {{app: web}}}}}}\n"
+        );
+        parse_pod(&crate::yaml::from_str(&yaml).unwrap(), namespace).unwrap()
+    }
+
+    /// Random binds, deletions, taints and cordons: in place, the fast path still picks the
+    /// reference path's node; rolled back, the cluster is exactly what it was.
+    #[test]
+    fn changes_roll_back_exactly_and_classes_moved_in_place_schedule_as_the_reference() {
+        for seed in 1..=60u64 {
+            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let mut cluster = Cluster::new(&State::from_yaml_str(&random_state(&mut rng)).unwrap());
+            let n = cluster.nodes.len() as u64;
+            // Warm the tallies and groups a scenario would find.
+            let _ = cluster.select(&pod("warm", "default", "ScheduleAnyway"));
+            let _ = cluster.select(&pod("warm", "default", "DoNotSchedule"));
+            let tallies = cluster.tallies.len();
+            let before = fingerprint(&cluster, tallies);
+            let outer = cluster.checkpoint();
+            for round in 0..3 {
+                let inner = cluster.checkpoint();
+                for step in 0..12 {
+                    let node = format!("n{}", rng.below(n));
+                    match rng.below(5) {
+                        0 => cluster.taint(&node, &Taint::unreachable()),
+                        1 => cluster.cordon(&node, rng.below(2) == 0),
+                        2 => {
+                            let victim = cluster.pods().nth(rng.below(20) as usize).map(|(p, _)| p.clone());
+                            if let Some(p) = victim {
+                                cluster.remove(&p.namespace, &p.name);
+                            }
+                        }
+                        _ => {
+                            let ns = if rng.below(4) == 0 { "fresh" } else { "default" };
+                            let host = if rng.below(2) == 0 { "DoNotSchedule" } else { "ScheduleAnyway" };
+                            let p = pod(&format!("p{round}-{step}"), ns, host);
+                            let want = cluster.cycle(&p).selected;
+                            assert_eq!(cluster.select(&p), want, "seed {seed} round {round} step {step}");
+                            if let Some(node) = want {
+                                cluster.bind(p, &node).unwrap();
+                            }
+                        }
+                    }
+                }
+                let mut heard = 0;
+                let middle = if round == 1 { Some(fingerprint(&cluster, tallies)) } else { None };
+                cluster.rollback(inner, |_, _| heard += 1);
+                if let Some(middle) = middle {
+                    assert!(middle != fingerprint(&cluster, tallies), "seed {seed}: the changes changed nothing");
+                }
+            }
+            cluster.rollback(outer, |_, _| {});
+            assert!(before == fingerprint(&cluster, tallies), "seed {seed}: not rolled back exactly");
+            assert!(cluster.journal.is_empty() && cluster.open == 0);
+        }
+    }
+}
