@@ -1,7 +1,10 @@
 //! `kix verify`'s engine: availability scenarios for the workloads of one instance.
 //!
-//! Every scenario starts from a fresh copy of the state after all workloads of
-//! the instance were placed in order, and asks what the level promises:
+//! Every scenario starts from the state after all workloads of the instance were
+//! placed in order, and asks what the level promises. Each failed domain, drained
+//! node and update is applied to that state as changes and undone afterwards
+//! (see [`super::world`]): a scenario costs what it changes, not a copy of the
+//! cluster.
 //! 1. Rollout: every replica places; none Pending.
 //! 2. Domain loss: for each domain of the level (each zone, each node, each
 //!    pod) that holds a replica, the domain fails: its nodes get the
