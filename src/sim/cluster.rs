@@ -513,7 +513,7 @@ impl Cluster {
 
     /// The grouped path: one node per group of interchangeable nodes.
     fn grouped(&mut self, pod: &Pod, spread: &Spread, rank: &dyn Fn(&Node) -> i64) -> Option<String> {
-        let tallies = self.tallies_for(pod, &spread);
+        let tallies = self.tallies_for(pod, spread);
         let constraints: Vec<&plugins::Constraint> = spread.hard.iter().chain(&spread.soft).collect();
         let host = constraints.iter().position(|c| c.key == HOSTNAME);
         // The tally whose per-node count joins the group key (None: every count is 0).
@@ -573,7 +573,7 @@ impl Cluster {
                 };
             for (usage, own, members) in grouped {
                 if plugins::filter_fit(pod, &node.allocatable, &usage).is_ok()
-                    && plugins::filter_spread(pod, &spread, &hard, &node.labels, own).is_ok()
+                    && plugins::filter_spread(pod, spread, &hard, &node.labels, own).is_ok()
                 {
                     let first = *members.first()?;
                     units.push((first, own));
@@ -581,7 +581,7 @@ impl Cluster {
                 }
             }
         }
-        let scores = plugins::score(pod, &spread, &candidates, &soft, |k, _| units[k].1);
+        let scores = plugins::score(pod, spread, &candidates, &soft, |k, _| units[k].1);
         let mut best: Option<(i64, i64, usize)> = None;
         for (k, (first, _)) in units.iter().enumerate() {
             let key = (scores[k].total, rank(&this.nodes[*first]), std::cmp::Reverse(*first));
