@@ -47,7 +47,9 @@ use crate::resolve::{Cluster, FailureDomains, Instance};
 use crate::yaml::Value;
 use namespaces::Placement;
 use objects::Origin;
+pub use shape::RenderedObject;
 use shape::{ShapeKey, Shapes, Template};
+use std::sync::Arc;
 
 /// The compiled output of one cluster.
 #[derive(Clone, Debug)]
@@ -70,6 +72,7 @@ impl ClusterPlan {
         for instance in &mut self.instances {
             instance.objects = Vec::new();
             instance.instance_label_added = Vec::new();
+            instance.rendered = Vec::new();
         }
     }
 }
@@ -88,6 +91,9 @@ pub struct InstancePlan {
     /// Index for index with `objects`: whether kix added `app.kubernetes.io/instance` (the user had not written
     /// it), so that comparing instances' objects can leave out kix's per-instance labels.
     pub instance_label_added: Vec<bool>,
+    /// Index for index with `objects` (where present): the object's YAML rendered once for its shape, which
+    /// `emit` copies instead of rendering the object (see [`shape`]).
+    pub rendered: Vec<Option<Arc<RenderedObject>>>,
     pub workloads: Vec<WorkloadPlan>,
 }
 
@@ -173,18 +179,27 @@ fn derive_instance(
         .collect();
 
     let key = ShapeKey::of(instance, &placements, &workloads);
-    let (mut objects, mut instance_label_added) = match shapes.get(&key) {
-        Some(template) => (template.stamp(&instance.namespace, &instance.name), template.instance_label_added.clone()),
+    let from_template = |template: &Template| {
+        let objects = template.stamp(&instance.namespace, &instance.name);
+        (objects, template.instance_label_added.clone(), template.rendered.clone())
+    };
+    let (mut objects, mut instance_label_added, mut rendered) = match shapes.get(&key) {
+        Some(template) => from_template(template),
         None => {
             let mut found = Diagnostics::default();
-            let template = derive_objects(instance, &placements, &workloads, &mut found);
-            let objects = (template.objects.clone(), template.instance_label_added.clone());
+            let (objects, label_added, in_namespace) = derive_objects(instance, &placements, &workloads, &mut found);
             // A shape whose objects drew findings is derived again for each instance, which reports its own.
-            if found.is_empty() && !placements.iter().flatten().any(|p| matches!(p, Placement::Foreign(_))) {
-                shapes.insert(key, template);
-            }
+            let foreign = placements.iter().flatten().any(|p| matches!(p, Placement::Foreign(_)));
+            let reusable = found.is_empty() && !foreign;
             diagnostics.extend(found);
-            objects
+            if reusable {
+                let template = Template::new(objects, label_added, in_namespace);
+                let derived = from_template(&template);
+                shapes.insert(key, template);
+                derived
+            } else {
+                (objects, label_added, Vec::new())
+            }
         }
     };
     // Valid by construction (a DNS-1123 name, kix's labels), and only when not shipped: after the checks.
@@ -192,6 +207,9 @@ fn derive_instance(
         let mut namespace = namespaces::namespace_object(&instance.namespace);
         instance_label_added.insert(0, patch::set_labels(&mut namespace, &instance.name));
         objects.insert(0, namespace);
+        if !rendered.is_empty() {
+            rendered.insert(0, None);
+        }
     }
 
     InstancePlan {
@@ -203,6 +221,7 @@ fn derive_instance(
         level: instance.level.value,
         objects,
         instance_label_added,
+        rendered,
         workloads,
     }
 }
@@ -214,7 +233,7 @@ fn derive_objects(
     placements: &[Option<Placement>],
     workloads: &[WorkloadPlan],
     diagnostics: &mut Diagnostics,
-) -> Template {
+) -> (Vec<Value>, Vec<bool>, Vec<bool>) {
     let package = &instance.package;
     let capacity = package.documents.len() + instance.workloads.len();
     let mut objects = Vec::with_capacity(capacity);
@@ -262,7 +281,7 @@ fn derive_objects(
     }
     objects::report_duplicate_objects(&objects, &origins, package, &instance.subject, diagnostics);
     objects::report_invalid_objects(&objects, &origins, package, &instance.subject, diagnostics);
-    Template { objects, instance_label_added, in_instance_namespace }
+    (objects, instance_label_added, in_instance_namespace)
 }
 
 /// One user's document copied for the instance: cluster-scoped (`None`) without a namespace, namespaced

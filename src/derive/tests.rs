@@ -570,11 +570,17 @@ fn stamped_instances_equal_instances_derived_alone() {
     let yaml = format!("{user_label}{workload}---\n{}", package_in("src"));
     let workloads = "[workloads.api]\nreplicas = { none = 2 }\n";
     // With a namespace of its own, each namespace is a shape of its own (`d` runs in the package's own
-    // namespace); without one, instances in different namespaces share one shape.
+    // namespace); without one, instances in different namespaces share one shape (names YAML would read
+    // as a boolean or a number are quoted where they are stamped).
     let own: &[(&str, &str, bool)] =
         &[("a", "apps-a", false), ("b", "apps-b", true), ("c", "apps-c", false), ("d", "src", true)];
-    let kept: &[(&str, &str, bool)] =
-        &[("a", "apps-a", false), ("b", "apps-b", true), ("c", "apps-c", false), ("e", "apps-a", false)];
+    let kept: &[(&str, &str, bool)] = &[
+        ("a", "apps-a", false),
+        ("b", "apps-b", true),
+        ("c", "apps-c", false),
+        ("e", "apps-a", false),
+        ("on", "123", false),
+    ];
     for (meta, instances, expected) in [
         ("namespace = \"src\"\nkeepNamespaces = [\"kube-system\"]\n", own, 4),
         ("keepNamespaces = [\"kube-system\", \"src\"]\n", kept, 1),
@@ -599,8 +605,35 @@ fn stamped_instances_equal_instances_derived_alone() {
             assert!(found.is_empty(), "{meta}: {:?}", found);
             assert_eq!(stamped.objects, alone.objects, "{meta}: instance {}", instance.name);
             assert_eq!(stamped.instance_label_added, alone.instance_label_added, "{meta}: instance {}", instance.name);
+            // The text copied from the shape's rendering is the text of the instance's own objects.
+            let rendered_now = InstancePlan { rendered: Vec::new(), ..alone };
+            // Every object but the Namespace createNamespace adds is pre-rendered.
+            let created = usize::from(stamped.objects[0]["kind"] == "Namespace");
+            assert!(stamped.rendered[created..].iter().all(Option::is_some), "{meta}: {}", instance.name);
+            assert_eq!(
+                crate::emit::render_instance("c", &stamped),
+                crate::emit::render_instance("c", &rendered_now),
+                "{meta}: instance {}",
+                instance.name
+            );
             shapes_used = shared.len();
         }
         assert_eq!(shapes_used, expected, "{meta}");
+    }
+}
+
+// An object whose own text holds a stand-in of derive::shape is not pre-rendered (and renders as ever).
+#[test]
+fn objects_holding_a_stand_in_are_rendered_from_their_value() {
+    let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: odd\ndata: {a: kix-stamp-instance-5b0d7c41}\n---\n\
+                apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\ndata: {}\n";
+    let compiled = compile_cluster(&[("a", "apps-a", false), ("b", "apps-b", false)], "", yaml);
+    for name in ["a", "b"] {
+        let plan = compiled.instance("c", name);
+        assert_eq!(plan.rendered.iter().map(Option::is_some).collect::<Vec<_>>(), [false, true]);
+        let text = crate::emit::render_instance("c", plan);
+        assert!(
+            text.contains("a: kix-stamp-instance-5b0d7c41\n") && text.contains(&format!("kix.dev/instance: {name}\n"))
+        );
     }
 }

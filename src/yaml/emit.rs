@@ -123,7 +123,8 @@ pub fn scalar_string(text: &str) -> String {
     out
 }
 
-fn write_scalar_string(out: &mut String, text: &str) {
+/// A string scalar as [`scalar_string`] writes it, appended to `out`.
+pub fn write_scalar_string(out: &mut String, text: &str) {
     if plain_is_safe(text) {
         out.push_str(text);
     } else if text.chars().all(|c| !c.is_control()) {
