@@ -6,13 +6,14 @@
 //! * `build/rebuild_one_package`: the 100-cluster fleet rebuilt into its existing output after one package
 //!   changed (one image tag);
 //! * `check/10x100x3`: compile only (`kix check`);
-//! * `verify/300_nodes`: `kix verify` on 300 nodes in three zones, one Deployment of 300 replicas;
+//! * `verify/300_nodes`, `verify/3000_nodes`: `kix verify` on 300 (3,000) nodes in three zones, one
+//!   Deployment of 300 (3,000) replicas;
 //! * `simulate/scheduler_perf`: `kix simulate` end to end, loading included, on scheduler_perf's
 //!   TopologySpreading/5000Nodes_5000Pods shape (5,000 nodes, 5,000 pods, 5,000 more to place);
 //! * `snapshot/load_10k` beside `snapshot/parse_10k`: the same 10,000-object snapshot loaded into the
 //!   scheduler model's `State`, and only parsed into kix's generic YAML tree (the floor).
 //!
-//! The larger figures (1,000 clusters, verify at 3,000 and 5,000 nodes) take seconds to minutes
+//! The larger figures (1,000 clusters, verify at 5,000 nodes) take seconds to minutes
 //! per run, too long for criterion's samples: docs/performance.md gives the `--release` commands that
 //! measure them. Run: `cargo bench --bench build_fleet`
 
@@ -83,13 +84,15 @@ fn bench_build(c: &mut Criterion) {
 }
 
 fn bench_verify(c: &mut Criterion) {
-    let dir = scratch();
-    genfleet::verify_cluster(dir.path(), 300, 300).unwrap();
-    let compiled = kix::compile::compile(&Selection { root: dir.path().to_path_buf(), ..Default::default() });
-    assert!(compiled.ok());
     let mut group = c.benchmark_group("verify");
     group.sample_size(10);
-    group.bench_function("300_nodes", |b| b.iter(|| kix::verify::verify(&compiled.clusters, None)));
+    for nodes in [300, 3000] {
+        let dir = scratch();
+        genfleet::verify_cluster(dir.path(), nodes, nodes).unwrap();
+        let compiled = kix::compile::compile(&Selection { root: dir.path().to_path_buf(), ..Default::default() });
+        assert!(compiled.ok());
+        group.bench_function(format!("{nodes}_nodes"), |b| b.iter(|| kix::verify::verify(&compiled.clusters, None)));
+    }
     group.finish();
 }
 

@@ -92,20 +92,26 @@ impl Budget {
             }
             scales.values().sum::<i64>()
         };
+        let healthy = covered.iter().filter(|p| !p.terminating && p.ready).count() as i64;
+        self.status_from(covered.len() as i64, healthy, controllers)
+    }
+
+    /// The status from counts: the pods the budget covers, the healthy ones among them (Ready and
+    /// not terminating), and the sum of the scales of their controllers (asked only when needed).
+    pub fn status_from(&self, covered: i64, healthy: i64, controllers: impl Fn() -> i64) -> BudgetStatus {
         let (expected, desired, rule) = match (&self.max_unavailable, &self.min_available) {
             (Some(max), _) => {
                 let expected = controllers();
                 (expected, (expected - max.scaled_value(expected, true)).max(0), format!("maxUnavailable {max}"))
             }
-            (None, Some(IntOrPercent::Int(min))) => (covered.len() as i64, *min, format!("minAvailable {min}")),
+            (None, Some(IntOrPercent::Int(min))) => (covered, *min, format!("minAvailable {min}")),
             (None, Some(min)) => {
                 let expected = controllers();
                 (expected, min.scaled_value(expected, true), format!("minAvailable {min}"))
             }
             // Validation requires one of the two; a budget without either guards nothing here.
-            (None, None) => (covered.len() as i64, 0, "no policy".to_string()),
+            (None, None) => (covered, 0, "no policy".to_string()),
         };
-        let healthy = covered.iter().filter(|p| !p.terminating && p.ready).count() as i64;
         let allowed = if expected <= 0 { 0 } else { (healthy - desired).max(0) };
         BudgetStatus { expected, desired, healthy, allowed, rule }
     }

@@ -24,6 +24,11 @@
 //! preferred and required terms score it), takes the per-node path. Node classes cannot stand
 //! for such pods: the terms count pods per node and per domain of any label key.
 
+mod journal;
+
+pub use journal::Checkpoint;
+use journal::{Change, ClassKey, class_key};
+
 use super::interpod::{self, NamespaceIndex};
 use super::objects::{Node, Pod, State};
 use super::plugins::{self, Candidate, Domains, Rejection, Scores, Spread, Usage};
@@ -108,6 +113,8 @@ pub struct Cluster {
     usage: Vec<Usage>,
     class_of: Vec<usize>,
     classes: Vec<Class>,
+    /// Each class by what its nodes share; a class whose nodes all left stays, empty.
+    class_index: BTreeMap<ClassKey, usize>,
     tallies: Vec<Tally>,
     tally_index: HashMap<String, usize>,
     /// Every node has its own `kubernetes.io/hostname` value (or none): then a hostname
@@ -117,6 +124,10 @@ pub struct Cluster {
     namespaces: NamespaceIndex,
     /// Bound pods with pod affinity or anti-affinity terms.
     pods_with_affinity: i64,
+    /// Changes since the oldest open checkpoint (see [`journal`]).
+    journal: Vec<Change>,
+    /// Checkpoints open.
+    open: usize,
 }
 
 impl Cluster {
@@ -135,11 +146,14 @@ impl Cluster {
             usage: vec![Usage::default(); n],
             class_of: Vec::new(),
             classes: Vec::new(),
+            class_index: BTreeMap::new(),
             tallies: Vec::new(),
             tally_index: HashMap::new(),
             unique_hostnames: true,
             namespaces: NamespaceIndex::default(),
             pods_with_affinity: 0,
+            journal: Vec::new(),
+            open: 0,
         };
         for namespace in &state.namespaces {
             cluster.namespaces.declare(&namespace.name, &namespace.labels);
@@ -183,9 +197,12 @@ impl Cluster {
         let &ni = self.by_name.get(node).ok_or_else(|| format!("no node `{node}`"))?;
         self.remove(&pod.namespace.clone(), &pod.name.clone());
         pod.node_name = Some(node.to_string());
-        self.namespaces.note(&pod.namespace);
+        if self.namespaces.note(&pod.namespace) {
+            self.record(|| Change::Namespace(pod.namespace.clone()));
+        }
         self.account(ni, &pod, 1);
         let slot = self.pods.len();
+        self.record(|| Change::Bound { slot });
         self.pod_slot.insert((pod.namespace.clone(), pod.name.clone()), slot);
         self.on_node[ni].push(slot);
         self.pods.push(Some((pod, ni)));
@@ -196,20 +213,23 @@ impl Cluster {
     pub fn remove(&mut self, namespace: &str, name: &str) -> Option<Pod> {
         let slot = self.pod_slot.remove(&(namespace.to_string(), name.to_string()))?;
         let (pod, ni) = self.pods[slot].take()?;
-        self.on_node[ni].retain(|&s| s != slot);
+        let position = self.on_node[ni].iter().position(|&s| s == slot).expect("a bound pod on its node");
+        self.on_node[ni].remove(position);
         self.account(ni, &pod, -1);
+        self.record(|| Change::Removed { slot, node: ni, position, pod: pod.clone() });
         Some(pod)
     }
 
     /// Adds taints to a node (skipping ones it already has).
     pub fn taint(&mut self, node: &str, taints: &[Taint]) {
         if let Some(&i) = self.by_name.get(node) {
+            self.record_node(i);
             for t in taints {
                 if !self.nodes[i].taints.contains(t) {
                     self.nodes[i].taints.push(t.clone());
                 }
             }
-            self.rebuild_classes();
+            self.reclass(i);
         }
     }
 
@@ -217,6 +237,7 @@ impl Cluster {
     /// taint the node lifecycle controller adds to a cordoned node and takes off an uncordoned one.
     pub fn cordon(&mut self, node: &str, unschedulable: bool) {
         if let Some(&i) = self.by_name.get(node) {
+            self.record_node(i);
             let taint = Taint::unschedulable();
             let node = &mut self.nodes[i];
             node.unschedulable = unschedulable;
@@ -224,7 +245,7 @@ impl Cluster {
             if unschedulable {
                 node.taints.push(taint);
             }
-            self.rebuild_classes();
+            self.reclass(i);
         }
     }
 
@@ -266,15 +287,13 @@ impl Cluster {
         self.tallies[t].groups = Some(groups);
     }
 
-    fn rebuild_classes(&mut self) {
-        type Key<'a> = (Vec<(&'a String, &'a String)>, bool, &'a [Taint], bool, super::objects::Resources);
-        let mut keys: BTreeMap<Key<'_>, usize> = BTreeMap::new();
+    /// Groups the nodes into classes from scratch (tallies are rebuilt on next use).
+    pub(super) fn rebuild_classes(&mut self) {
+        let mut keys: BTreeMap<ClassKey, usize> = BTreeMap::new();
         let mut class_of = Vec::with_capacity(self.nodes.len());
         let mut classes: Vec<Class> = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
-            let labels: Vec<_> = node.labels.iter().filter(|(k, _)| *k != HOSTNAME).collect();
-            let has_hostname = node.labels.contains_key(HOSTNAME);
-            let key = (labels, has_hostname, node.taints.as_slice(), node.unschedulable, node.allocatable);
+            let key = class_key(node);
             let next = classes.len();
             let c = *keys.entry(key).or_insert(next);
             if c == next {
@@ -291,6 +310,7 @@ impl Cluster {
         self.unique_hostnames = hostnames.len() == labelled;
         self.class_of = class_of;
         self.classes = classes;
+        self.class_index = keys;
         self.tallies.clear();
         self.tally_index.clear();
     }
@@ -306,7 +326,7 @@ impl Cluster {
         let mut counts = HashMap::new();
         for (ci, class) in self.classes.iter().enumerate() {
             let node = &self.nodes[class.representative];
-            if !plugins::has_all_keys(&node.labels, all) || !con.includes(pod, node) {
+            if class.size == 0 || !plugins::has_all_keys(&node.labels, all) || !con.includes(pod, node) {
                 continue;
             }
             let value = node.labels.get(&con.key).map_or("", String::as_str);
@@ -476,7 +496,24 @@ impl Cluster {
         if !self.fast_path_applies(pod, &spread) || self.interpod_applies(pod) {
             return self.select_per_node(pod, &spread);
         }
-        let tallies = self.tallies_for(pod, &spread);
+        self.grouped(pod, &spread, &|_| 0)
+    }
+
+    /// Like [`Cluster::select`], but among the nodes with the best total score the one with the
+    /// highest `rank`, then the lowest name. `rank` must give every node of a class the same
+    /// value (read no name or hostname). None when the grouped path does not apply: the caller
+    /// then ranks [`Cluster::cycle`]'s nodes itself.
+    pub fn select_ranked(&mut self, pod: &Pod, rank: &dyn Fn(&Node) -> i64) -> Option<Option<String>> {
+        let spread = Spread::of(pod);
+        if !self.fast_path_applies(pod, &spread) || self.interpod_applies(pod) {
+            return None;
+        }
+        Some(self.grouped(pod, &spread, rank))
+    }
+
+    /// The grouped path: one node per group of interchangeable nodes.
+    fn grouped(&mut self, pod: &Pod, spread: &Spread, rank: &dyn Fn(&Node) -> i64) -> Option<String> {
+        let tallies = self.tallies_for(pod, spread);
         let constraints: Vec<&plugins::Constraint> = spread.hard.iter().chain(&spread.soft).collect();
         let host = constraints.iter().position(|c| c.key == HOSTNAME);
         // The tally whose per-node count joins the group key (None: every count is 0).
@@ -497,7 +534,8 @@ impl Cluster {
                 let (mut len, mut min) = (0usize, i64::MAX);
                 for (ci, class) in this.classes.iter().enumerate() {
                     let node = &this.nodes[class.representative];
-                    if !plugins::has_all_keys(&node.labels, &spread.hard) || !con.includes(pod, node) {
+                    if class.size == 0 || !plugins::has_all_keys(&node.labels, &spread.hard) || !con.includes(pod, node)
+                    {
                         continue;
                     }
                     len += class.size;
@@ -525,7 +563,7 @@ impl Cluster {
         let mut candidates = Vec::new();
         for (ci, class) in this.classes.iter().enumerate() {
             let node = &this.nodes[class.representative];
-            if plugins::filter_node(pod, node).is_err() {
+            if class.size == 0 || plugins::filter_node(pod, node).is_err() {
                 continue;
             }
             let grouped: Box<dyn Iterator<Item = (Usage, i64, &BTreeSet<usize>)>> =
@@ -535,7 +573,7 @@ impl Cluster {
                 };
             for (usage, own, members) in grouped {
                 if plugins::filter_fit(pod, &node.allocatable, &usage).is_ok()
-                    && plugins::filter_spread(pod, &spread, &hard, &node.labels, own).is_ok()
+                    && plugins::filter_spread(pod, spread, &hard, &node.labels, own).is_ok()
                 {
                     let first = *members.first()?;
                     units.push((first, own));
@@ -543,18 +581,15 @@ impl Cluster {
                 }
             }
         }
-        let scores = plugins::score(pod, &spread, &candidates, &soft, |k, _| units[k].1);
-        let mut best: Option<(i64, usize)> = None;
+        let scores = plugins::score(pod, spread, &candidates, &soft, |k, _| units[k].1);
+        let mut best: Option<(i64, i64, usize)> = None;
         for (k, (first, _)) in units.iter().enumerate() {
-            let better = match best {
-                None => true,
-                Some((total, node)) => scores[k].total > total || (scores[k].total == total && *first < node),
-            };
-            if better {
-                best = Some((scores[k].total, *first));
+            let key = (scores[k].total, rank(&this.nodes[*first]), std::cmp::Reverse(*first));
+            if best.is_none_or(|(total, r, node)| key > (total, r, std::cmp::Reverse(node))) {
+                best = Some((key.0, key.1, *first));
             }
         }
-        best.map(|(_, i)| this.nodes[i].name.clone())
+        best.map(|(_, _, i)| this.nodes[i].name.clone())
     }
 }
 

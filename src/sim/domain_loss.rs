@@ -4,7 +4,8 @@
 use super::cluster::{Cluster, Outcome};
 use super::objects::Pod;
 use super::plugins::REASON_SPREAD;
-use super::verify::{DomainLoss, Scenario, ScenarioResult, VerifyRequest, World};
+use super::verify::{DomainLoss, Scenario, ScenarioResult, VerifyRequest};
+use super::world::World;
 use crate::kube::kind::WorkloadKind;
 use crate::kube::taints::{Taint, no_execute_eviction_seconds};
 use crate::level::Level;
@@ -14,7 +15,8 @@ use std::collections::BTreeMap;
 /// `unreachable` NoSchedule and NoExecute): after its tolerationSeconds, None for never. A pod lost
 /// at level pod (no node fails) is deleted at once.
 fn eviction_after(world: &World<'_>, pod: &Pod, nodes: &[String]) -> Option<i64> {
-    let node = world.cluster.node_of(&pod.namespace, &pod.name).and_then(|n| world.cluster.node(n));
+    let cluster = world.cluster();
+    let node = cluster.node_of(&pod.namespace, &pod.name).and_then(|n| cluster.node(n));
     match node {
         Some(node) if nodes.contains(&node.name) => no_execute_eviction_seconds(&pod.spec.tolerations, &node.taints),
         _ => Some(0),
@@ -22,7 +24,7 @@ fn eviction_after(world: &World<'_>, pod: &Pod, nodes: &[String]) -> Option<i64>
 }
 
 pub(super) fn domain_loss(
-    world: &World<'_>,
+    world: &mut World<'_>,
     w: usize,
     level: Level,
     request: &VerifyRequest,
@@ -39,18 +41,24 @@ pub(super) fn domain_loss(
             }
         }
         _ => {
+            let cluster = world.cluster();
+            // The nodes of each domain, in name order, read once.
+            let mut domains: BTreeMap<&String, Vec<String>> = BTreeMap::new();
+            for n in cluster.nodes() {
+                if let Some(value) = n.labels.get(key) {
+                    domains.entry(value).or_default().push(n.name.clone());
+                }
+            }
             for (_, node) in &owned {
-                let Some(value) = world.cluster.node(node).and_then(|n| n.labels.get(key)) else { continue };
-                let nodes: Vec<String> = world
-                    .cluster
-                    .nodes()
-                    .iter()
-                    .filter(|n| n.labels.get(key) == Some(value))
-                    .map(|n| n.name.clone())
-                    .collect();
-                let pods = nodes.iter().flat_map(|n| world.cluster.pods_on(n)).cloned().collect();
+                let Some(value) = cluster.node(node).and_then(|n| n.labels.get(key)) else { continue };
                 let label = if level == Level::Zone { format!("zone {value}") } else { format!("node {value}") };
-                units.insert((label, value.clone()), (nodes, pods));
+                let unit = (label, value.clone());
+                if units.contains_key(&unit) {
+                    continue;
+                }
+                let nodes = domains.get(value).cloned().unwrap_or_default();
+                let pods = nodes.iter().flat_map(|n| cluster.pods_on(n)).cloned().collect();
+                units.insert(unit, (nodes, pods));
             }
         }
     }
@@ -62,27 +70,53 @@ pub(super) fn domain_loss(
         pass = false;
     }
     for ((label, value), (nodes, pods)) in units {
-        let mut world = world.clone();
-        for node in &nodes {
-            world.cluster.taint(node, &Taint::unreachable());
+        let saved = world.checkpoint();
+        let loss =
+            fail(world, w, level, key, &label, value, &nodes, &pods, owned.len() as i64, &mut pass, &mut findings);
+        world.rollback(saved);
+        losses.push(loss);
+    }
+    (ScenarioResult { scenario: Scenario::DomainLoss, pass, findings }, losses)
+}
+
+/// One domain fails (its `nodes`, or at level pod the one pod in `pods`): the pods on it are lost
+/// and the controllers replace what they can. Changes `world`; the caller rolls it back.
+#[allow(clippy::too_many_arguments)]
+fn fail(
+    world: &mut World<'_>,
+    w: usize,
+    level: Level,
+    key: &str,
+    label: &str,
+    value: String,
+    nodes: &[String],
+    pods: &[Pod],
+    owned: i64,
+    pass: &mut bool,
+    findings: &mut Vec<String>,
+) -> DomainLoss {
+    for node in nodes {
+        world.taint(node, &Taint::unreachable());
+    }
+    // When each lost pod is deleted (taint eviction); None: it stays bound for the outage.
+    let mut timed: Vec<(Option<i64>, usize, Pod)> = Vec::new();
+    for pod in pods {
+        let after = eviction_after(world, pod, nodes);
+        if after.is_some() {
+            world.remove(&pod.namespace, &pod.name);
         }
-        // When each lost pod is deleted (taint eviction); None: it stays bound for the outage.
-        let mut timed: Vec<(Option<i64>, usize, Pod)> = Vec::new();
-        for pod in &pods {
-            let after = eviction_after(&world, pod, &nodes);
-            if after.is_some() {
-                world.cluster.remove(&pod.namespace, &pod.name);
-            }
-            if let Some(owner) = world.owner_of(pod) {
-                timed.push((after, owner, pod.clone()));
-            }
+        if let Some(owner) = world.owner_of(pod) {
+            timed.push((after, owner, pod.clone()));
         }
-        let running = world.owned(w).iter().filter(|(_, node)| !nodes.contains(node)).count() as i64;
+    }
+    // Every pod of the workload in the failed domain is lost, deleted or not; the rest run.
+    let running = owned - pods.iter().filter(|p| world.workloads[w].owns(p)).count() as i64;
+    {
         let mut loss = DomainLoss {
-            domain: label.clone(),
+            domain: label.to_string(),
             value,
             running,
-            lost: owned.len() as i64 - running,
+            lost: owned - running,
             replacements: BTreeMap::new(),
             pending: BTreeMap::new(),
             replaced_after_seconds: None,
@@ -122,9 +156,9 @@ pub(super) fn domain_loss(
                     loss.replacements.insert(name, node);
                 }
                 Err(message) if owner == w => {
-                    let room = level >= Level::Node && has_room(&world.cluster, &probe, &nodes);
+                    let room = level >= Level::Node && has_room(world.cluster(), &probe, nodes);
                     if room {
-                        pass = false;
+                        *pass = false;
                         findings.push(format!(
                             "{label} lost: replacement {name} stays Pending although surviving nodes have room: {message}{}",
                             hint(&probe, key)
@@ -139,12 +173,11 @@ pub(super) fn domain_loss(
             }
         }
         if running == 0 {
-            pass = false;
+            *pass = false;
             findings.push(format!("{label} lost: no replica keeps running ({} lost)", loss.lost));
         }
-        losses.push(loss);
+        loss
     }
-    (ScenarioResult { scenario: Scenario::DomainLoss, pass, findings }, losses)
 }
 
 /// Scenario "tie-break": the domain-loss scenario on the adversarial placement. The real scheduler
@@ -154,7 +187,7 @@ pub(super) fn domain_loss(
 /// would depend on luck: the workload fails.
 pub(super) fn tie_break(
     world: &World<'_>,
-    adversarial: &World<'_>,
+    adversarial: &mut World<'_>,
     w: usize,
     level: Level,
     request: &VerifyRequest,
@@ -176,7 +209,7 @@ pub(super) fn tie_break(
             let inside: Vec<&str> = theirs
                 .iter()
                 .filter(|n| {
-                    adversarial.cluster.node(n).and_then(|n| n.labels.get(key)).map(String::as_str) == Some(value)
+                    adversarial.cluster().node(n).and_then(|n| n.labels.get(key)).map(String::as_str) == Some(value)
                 })
                 .map(String::as_str)
                 .collect();

@@ -24,22 +24,33 @@
 
 use super::budget::Eviction;
 use super::objects::Pod;
-use super::verify::{Scenario, ScenarioResult, World};
+use super::verify::{Scenario, ScenarioResult};
+use super::world::World;
 use crate::level::Level;
 
 /// kubectl's reason for a pod without a controller (filters.go, `unmanagedFatal`).
 pub const UNMANAGED_FATAL: &str = "cannot delete Pods that declare no controller (use --force to override)";
 
-pub(super) fn drain(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
+pub(super) fn drain(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
     let mut nodes: Vec<String> = world.owned(w).into_iter().map(|(_, n)| n).collect();
     nodes.sort();
     nodes.dedup();
     let mut findings = Vec::new();
     let mut pass = true;
     for node in nodes {
-        let mut world = world.clone();
-        world.cluster.cordon(&node, true);
-        let mut pods: Vec<Pod> = world.cluster.pods_on(&node).into_iter().filter(|p| !p.drain_skips).cloned().collect();
+        let saved = world.checkpoint();
+        drain_node(world, w, level, &node, &mut pass, &mut findings);
+        world.rollback(saved);
+    }
+    ScenarioResult { scenario: Scenario::Drain, pass, findings }
+}
+
+/// Cordons and drains one node. Changes `world`; the caller rolls it back.
+fn drain_node(world: &mut World<'_>, w: usize, level: Level, node: &str, pass: &mut bool, findings: &mut Vec<String>) {
+    {
+        world.cordon(node);
+        let mut pods: Vec<Pod> =
+            world.cluster().pods_on(node).into_iter().filter(|p| !p.drain_skips).cloned().collect();
         pods.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
         let unmanaged: Vec<String> = pods
             .iter()
@@ -51,7 +62,7 @@ pub(super) fn drain(world: &World<'_>, w: usize, level: Level) -> ScenarioResult
                 "drain of {node} stops before evicting anything: {UNMANAGED_FATAL}: {} (not pods of this workload; its replicas there stay)",
                 unmanaged.join(", ")
             ));
-            continue;
+            return;
         }
         loop {
             let mut progress = false;
@@ -60,13 +71,13 @@ pub(super) fn drain(world: &World<'_>, w: usize, level: Level) -> ScenarioResult
                 match world.evict(&pod) {
                     Eviction::Evicted => {
                         progress = true;
-                        evicted(&mut world, w, level, &node, &pod, &mut pass, &mut findings);
+                        evicted(world, w, level, node, &pod, pass, findings);
                     }
                     Eviction::TooManyRequests(why) => refused.push((pod, why)),
                     Eviction::InternalError(why) => {
                         // kubectl gives up on this pod: the drain fails.
                         let own = world.owner_of(&pod) == Some(w);
-                        pass &= !own;
+                        *pass &= !own;
                         findings.push(format!(
                             "drain of {node} fails: evicting {}{} fails: {why}",
                             pod.name,
@@ -81,7 +92,7 @@ pub(super) fn drain(world: &World<'_>, w: usize, level: Level) -> ScenarioResult
             if !progress {
                 for (pod, why) in refused {
                     if world.owner_of(&pod) == Some(w) {
-                        pass = false;
+                        *pass = false;
                         findings.push(format!("drain of {node} is blocked: evicting {} fails: {why}", pod.name));
                     } else {
                         findings.push(format!(
@@ -95,7 +106,6 @@ pub(super) fn drain(world: &World<'_>, w: usize, level: Level) -> ScenarioResult
             pods = refused.into_iter().map(|(p, _)| p).collect();
         }
     }
-    ScenarioResult { scenario: Scenario::Drain, pass, findings }
 }
 
 /// A pod was evicted: its controller recreates it and the scheduler places the replacement.
@@ -108,7 +118,7 @@ fn evicted(
     pass: &mut bool,
     findings: &mut Vec<String>,
 ) {
-    world.cluster.remove(&pod.namespace, &pod.name);
+    world.remove(&pod.namespace, &pod.name);
     let Some(owner) = world.owner_of(pod) else { return };
     let replacement = world.replacement(owner, pod);
     if let Err(message) = world.schedule(replacement.clone())

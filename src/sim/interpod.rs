@@ -149,10 +149,18 @@ impl NamespaceIndex {
     }
 
     /// Makes a namespace a pod is in known, with only its name label unless it was declared.
-    pub fn note(&mut self, name: &str) {
-        if !self.labels.contains_key(name) {
-            self.labels.insert(name.to_string(), implicit_labels(name));
+    /// Returns whether it was new.
+    pub fn note(&mut self, name: &str) -> bool {
+        if self.labels.contains_key(name) {
+            return false;
         }
+        self.labels.insert(name.to_string(), implicit_labels(name));
+        true
+    }
+
+    /// Forgets a namespace [`NamespaceIndex::note`] learnt (to undo it).
+    pub fn forget(&mut self, name: &str) {
+        self.labels.remove(name);
     }
 
     /// A namespace's labels (the name label alone for one the model has not seen).

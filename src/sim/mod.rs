@@ -81,9 +81,11 @@
 //! [`plugins`] holds the filters and scores, [`interpod`] InterPodAffinity, [`cluster`] the mutable cluster
 //! with the reference path ([`cluster::Cluster::cycle`], every node) and the
 //! fast path ([`cluster::Cluster::select`], node classes and usage buckets,
-//! same answer), [`workload`] stamps pods from Deployments and StatefulSets,
+//! same answer; changes journalled and undone in place, see [`cluster::Checkpoint`]),
+//! [`workload`] stamps pods from Deployments and StatefulSets,
 //! [`commands`] answers typed `schedule`/`simulate` requests with reports, [`verify`] runs the
-//! availability scenarios `kix verify` reports ([`domain_loss`] the domain losses and the
+//! availability scenarios `kix verify` reports ([`world`] the state they change and roll back,
+//! with per-workload and per-budget counters; [`domain_loss`] the domain losses and the
 //! tie-break, [`voluntary`] the rolling update, [`drain`] the drain).
 
 pub mod budget;
@@ -98,6 +100,7 @@ pub mod plugins;
 pub mod verify;
 mod voluntary;
 pub mod workload;
+mod world;
 
 pub use cluster::{Cluster, Cycle, Outcome};
 pub use objects::State;

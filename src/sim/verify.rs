@@ -1,7 +1,10 @@
 //! `kix verify`'s engine: availability scenarios for the workloads of one instance.
 //!
-//! Every scenario starts from a fresh copy of the state after all workloads of
-//! the instance were placed in order, and asks what the level promises:
+//! Every scenario starts from the state after all workloads of the instance were
+//! placed in order, and asks what the level promises. Each failed domain, drained
+//! node and update is applied to that state as changes and undone afterwards
+//! (see [`super::world`]): a scenario costs what it changes, not a copy of the
+//! cluster.
 //! 1. Rollout: every replica places; none Pending.
 //! 2. Domain loss: for each domain of the level (each zone, each node, each
 //!    pod) that holds a replica, the domain fails: its nodes get the
@@ -42,14 +45,15 @@
 //! Also, each spread constraint's selector is counted: a selector that counts
 //! a set of one pod balances nothing.
 
-use super::budget::{Budget, BudgetStatus, Eviction};
-use super::cluster::{Cluster, Outcome};
+use super::budget::Budget;
+use super::cluster::Cluster;
 use super::domain_loss::{domain_loss, tie_break};
 use super::drain::drain;
-use super::objects::{Controller, Pod, State};
+use super::objects::{Controller, State};
 use super::plugins::Spread;
 use super::voluntary::{rolling_update, statefulset_update};
 use super::workload::Workload;
+use super::world::World;
 use crate::kube::kind::WorkloadKind;
 use crate::level::Level;
 use crate::yaml::Value;
@@ -165,121 +169,6 @@ pub struct WorkloadVerdict {
     pub meets_level: bool,
 }
 
-/// The world a scenario mutates: the cluster, the workloads and who owns which bound pod.
-#[derive(Clone)]
-pub(super) struct World<'a> {
-    pub(super) cluster: Cluster,
-    pub(super) workloads: &'a [Workload],
-    pub(super) budgets: &'a [Budget],
-    /// Pods per snapshot controller (namespace, controller), as the snapshot had them.
-    scales: &'a BTreeMap<(String, Controller), i64>,
-    /// Replacement counter per workload, for fresh Deployment pod names.
-    next_index: Vec<usize>,
-}
-
-impl<'a> World<'a> {
-    pub(super) fn owned(&self, w: usize) -> Vec<(Pod, String)> {
-        let workload = &self.workloads[w];
-        let mut pods: Vec<(Pod, String)> =
-            self.cluster.pods().filter(|(p, _)| workload.owns(p)).map(|(p, n)| (p.clone(), n.to_string())).collect();
-        pods.sort_by(|a, b| a.0.name.cmp(&b.0.name));
-        pods
-    }
-
-    pub(super) fn owner_of(&self, pod: &Pod) -> Option<usize> {
-        self.workloads.iter().position(|w| w.owns(pod))
-    }
-
-    /// The controller's replacement for a deleted pod (same revision; StatefulSets keep the name).
-    pub(super) fn replacement(&mut self, w: usize, deleted: &Pod) -> Pod {
-        let workload = &self.workloads[w];
-        let spec = std::sync::Arc::clone(&deleted.spec);
-        let mut pod = match workload.kind {
-            WorkloadKind::StatefulSet => deleted.clone(),
-            WorkloadKind::Deployment => {
-                let index = self.next_index[w];
-                self.next_index[w] += 1;
-                let mut pod = workload.pod(&spec, 0, index);
-                pod.labels = deleted.labels.clone();
-                pod
-            }
-        };
-        pod.node_name = None;
-        pod
-    }
-
-    /// Schedules a pod; binds it and returns the node, or the Pending message.
-    pub(super) fn schedule(&mut self, pod: Pod) -> Result<String, String> {
-        match self.cluster.select(&pod) {
-            Some(node) => {
-                let _ = self.cluster.bind(pod, &node);
-                Ok(node)
-            }
-            None => Err(self.cluster.cycle(&pod).failure_message()),
-        }
-    }
-
-    /// Schedules a pod of workload `w` on the reference path (every node, so the set of nodes
-    /// with the best total score is exact), breaking ties **against** the level: among the best
-    /// nodes, the one whose domain under `key` already holds the most pods of the workload, then
-    /// the lowest name. Without a key this is the lowest-name choice. Binds the pod.
-    pub(super) fn schedule_against(&mut self, pod: Pod, w: usize, key: Option<&str>) -> Result<String, String> {
-        let cycle = self.cluster.cycle(&pod);
-        let total = |o: &Outcome| match o {
-            Outcome::Feasible(s) => Some(s.total),
-            Outcome::Rejected(_) => None,
-        };
-        let Some(best) = cycle.nodes.values().filter_map(total).max() else { return Err(cycle.failure_message()) };
-        let domain = |node: &str| key.and_then(|k| self.cluster.node(node).and_then(|n| n.labels.get(k)));
-        let mut held: BTreeMap<&String, usize> = BTreeMap::new();
-        for (p, node) in self.cluster.pods() {
-            if self.workloads[w].owns(p)
-                && let Some(value) = domain(node)
-            {
-                *held.entry(value).or_insert(0) += 1;
-            }
-        }
-        let mut chosen: Option<(&String, usize)> = None;
-        // Nodes in name order: only a strictly larger count displaces the lowest name.
-        for (node, outcome) in &cycle.nodes {
-            if total(outcome) != Some(best) {
-                continue;
-            }
-            let count = domain(node).and_then(|v| held.get(v)).copied().unwrap_or(0);
-            if chosen.is_none_or(|(_, c)| count > c) {
-                chosen = Some((node, count));
-            }
-        }
-        let node = chosen.map(|(n, _)| n.clone()).ok_or_else(|| cycle.failure_message())?;
-        let _ = self.cluster.bind(pod, &node);
-        Ok(node)
-    }
-
-    /// A pod's controller and its scale, for a budget's expected count (`getExpectedScale`): a
-    /// verified workload's pods count its replicas; a snapshot pod's controller (a ReplicaSet or
-    /// StatefulSet the snapshot does not hold) counts the pods it had in the snapshot, the one
-    /// scale kix can know; a pod without a controller counts nothing.
-    pub(super) fn scale_of(&self, pod: &Pod) -> Option<(String, i64)> {
-        if let Some(w) = self.owner_of(pod) {
-            let workload = &self.workloads[w];
-            return Some((format!("{}/{}/{}", workload.kind, workload.namespace, workload.name), workload.replicas));
-        }
-        let c = pod.controller.as_ref()?;
-        let key = (pod.namespace.clone(), c.clone());
-        Some((format!("{}/{}/{}", c.kind, pod.namespace, c.name), self.scales.get(&key).copied().unwrap_or(0)))
-    }
-
-    /// A budget's status as the disruption controller computes it now.
-    pub(super) fn budget_status(&self, budget: &Budget) -> BudgetStatus {
-        budget.status(self.cluster.pods().map(|(p, _)| p), |p| self.scale_of(p))
-    }
-
-    /// The eviction API's answer for a bound pod now.
-    pub(super) fn evict(&self, pod: &Pod) -> Eviction {
-        super::budget::evict(pod, self.budgets, |b| self.budget_status(b))
-    }
-}
-
 /// Every budget in force: the compiled ones and the snapshot's (all namespaces, foreign budgets
 /// included, as the eviction API lists them). A snapshot budget with the namespace and name of a
 /// compiled one is that budget as deployed before: the compiled one replaces it.
@@ -299,6 +188,12 @@ fn budgets(state: &State, objects: &[Value]) -> Vec<Budget> {
 /// in their namespaces; workloads are placed in object order. Workloads the request does not
 /// list are placed but get no verdict.
 pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyRequest) -> Vec<WorkloadVerdict> {
+    run(state, objects, request, false)
+}
+
+/// [`verify_workloads`]; `reference` (tests) runs every scenario on a copy, as the engine did
+/// before the journal (see [`super::world`]).
+pub(super) fn run(state: &State, objects: &[Value], request: &VerifyRequest, reference: bool) -> Vec<WorkloadVerdict> {
     let mut unreadable: Vec<(String, String, String)> = Vec::new();
     let mut workloads: Vec<Workload> = Vec::new();
     for object in objects {
@@ -344,13 +239,13 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
     // A snapshot of a live cluster may already hold these workloads' pods: the rollout replaces them.
     let mut state = state.clone();
     state.pods.retain(|p| !workloads.iter().any(|w| w.owns(p)));
-    let mut world = World {
-        cluster: Cluster::new(&state),
-        workloads: &workloads,
-        budgets: &budgets,
-        scales: &scales,
-        next_index: workloads.iter().map(|w| w.replicas.max(0) as usize).collect(),
-    };
+    let mut world = World::new(Cluster::new(&state), &workloads, &budgets, &scales);
+    #[cfg(test)]
+    {
+        world.reference = reference;
+    }
+    #[cfg(not(test))]
+    let _ = reference;
     // The adversarial placement (see `tie_break`): the same rollout from the same start, each
     // workload's ties broken against its own level's key (node or zone).
     let level_of = |w: &Workload| {
@@ -360,7 +255,7 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
             .find(|x| w.kind.as_str() == x.kind && x.namespace == w.namespace && x.name == w.name)
             .map(|x| x.level)
     };
-    let adversarial = request.workloads.iter().any(|x| x.level >= Level::Node).then(|| {
+    let mut adversarial = request.workloads.iter().any(|x| x.level >= Level::Node).then(|| {
         let mut adversarial = world.clone();
         for (w, workload) in workloads.iter().enumerate() {
             let key = match level_of(workload) {
@@ -369,8 +264,9 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
                 _ => None,
             };
             let spec = workload.pod_spec(0);
+            let mut held = adversarial.held(w, key);
             for index in 0..workload.replicas.max(0) as usize {
-                let _ = adversarial.schedule_against(workload.pod(&spec, 0, index), w, key);
+                let _ = adversarial.schedule_against(workload.pod(&spec, 0, index), w, key, &mut held);
             }
         }
         adversarial
@@ -416,20 +312,21 @@ pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyReques
             }
             continue;
         };
-        verdicts.push(verdict(&world, adversarial.as_ref(), w, wanted.level, request, &rollout_pending[w]));
+        verdicts.push(verdict(&mut world, adversarial.as_mut(), w, wanted.level, request, &rollout_pending[w]));
     }
     verdicts
 }
 
 fn verdict(
-    world: &World<'_>,
-    adversarial: Option<&World<'_>>,
+    world: &mut World<'_>,
+    adversarial: Option<&mut World<'_>>,
     w: usize,
     level: Level,
     request: &VerifyRequest,
     pending: &BTreeMap<String, String>,
 ) -> WorkloadVerdict {
-    let workload = &world.workloads[w];
+    let workloads = world.workloads;
+    let workload = &workloads[w];
     let mut scenarios = Vec::new();
     let rollout_findings: Vec<String> = pending.iter().map(|(p, m)| format!("{p} Pending: {m}")).collect();
     scenarios.push(ScenarioResult {
@@ -492,7 +389,7 @@ fn selector_counts(world: &World<'_>, w: usize) -> BTreeMap<String, usize> {
     for (con, when) in
         spread.hard.iter().map(|c| (c, "DoNotSchedule")).chain(spread.soft.iter().map(|c| (c, "ScheduleAnyway")))
     {
-        let n = world.cluster.pods().filter(|(p, _)| con.matches(&workload.namespace, p)).count();
+        let n = world.cluster().pods().filter(|(p, _)| con.matches(&workload.namespace, p)).count();
         out.insert(format!("{} ({when})", con.key), n);
     }
     out

@@ -4,13 +4,23 @@
 //! (maxSurge rounded up, maxUnavailable down). The drain is in [`super::drain`].
 
 use super::objects::{Phase, Pod};
-use super::verify::{Scenario, ScenarioResult, World};
+use super::verify::{Scenario, ScenarioResult};
+use super::world::World;
 use crate::kube::labels::POD_TEMPLATE_HASH;
 use crate::level::Level;
 
-pub(super) fn rolling_update(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
-    let mut world = world.clone();
-    let workload = world.workloads[w].clone();
+/// The rolling update of a Deployment, from the placed state and back to it.
+pub(super) fn rolling_update(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+    let saved = world.checkpoint();
+    let result = deployment_update(world, w, level);
+    world.rollback(saved);
+    result
+}
+
+/// The syncs of [`rolling_update`]; changes `world`, the caller rolls it back.
+fn deployment_update(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+    let workloads = world.workloads;
+    let workload = &workloads[w];
     let replicas = workload.replicas;
     let surge = workload.max_surge.scaled_value(replicas, true);
     let mut unavailable = workload.max_unavailable.scaled_value(replicas, false);
@@ -49,11 +59,13 @@ pub(super) fn rolling_update(world: &World<'_>, w: usize, level: Level) -> Scena
             }
         }
         pending = still;
-        // Scale up the new ReplicaSet within maxSurge.
+        // Scale up the new ReplicaSet within maxSurge (new pods have fresh names: binding one
+        // changes no other pod, so the counts are kept here).
+        let owned = world.owned_count(w);
+        let old = world.owned(w).iter().filter(|(p, _)| !is_new(p)).count() as i64;
+        let mut new_bound = owned - old;
         loop {
-            let owned = world.owned(w);
-            let old = owned.iter().filter(|(p, _)| !is_new(p)).count() as i64;
-            let new_total = (owned.len() as i64 - old) + pending.len() as i64;
+            let new_total = new_bound + pending.len() as i64;
             if new_total >= replicas || old + new_total >= replicas + surge {
                 break;
             }
@@ -61,6 +73,8 @@ pub(super) fn rolling_update(world: &World<'_>, w: usize, level: Level) -> Scena
             created += 1;
             if world.schedule(pod.clone()).is_err() {
                 pending.push(pod);
+            } else {
+                new_bound += 1;
             }
             progress = true;
         }
@@ -73,7 +87,7 @@ pub(super) fn rolling_update(world: &World<'_>, w: usize, level: Level) -> Scena
             old.len() as i64 + owned.iter().filter(|(p, _)| is_new(p) && ready.contains(&p.name)).count() as i64;
         let removable = (available - (replicas - unavailable)).clamp(0, old.len() as i64) as usize;
         for pod in &old[..removable] {
-            world.cluster.remove(&pod.namespace, &pod.name);
+            world.remove(&pod.namespace, &pod.name);
             progress = true;
         }
         min_available = min_available.min(available - removable as i64);
@@ -91,7 +105,7 @@ pub(super) fn rolling_update(world: &World<'_>, w: usize, level: Level) -> Scena
             pass = false;
             let reasons: Vec<String> = pending
                 .iter()
-                .map(|p| format!("{} Pending: {}", p.name, world.cluster.cycle(p).failure_message()))
+                .map(|p| format!("{} Pending: {}", p.name, world.cluster().cycle(p).failure_message()))
                 .collect();
             findings.push(format!(
                 "the rollout deadlocks with {} new and {} old pods running (maxSurge {surge}, maxUnavailable {unavailable}): {}",
@@ -122,10 +136,11 @@ pub(super) fn rolling_update(world: &World<'_>, w: usize, level: Level) -> Scena
 }
 
 /// `strategy.type: Recreate`: every old pod is deleted, then the new ones are created.
-fn recreate(mut world: World<'_>, w: usize, level: Level) -> ScenarioResult {
-    let workload = world.workloads[w].clone();
+fn recreate(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+    let workloads = world.workloads;
+    let workload = &workloads[w];
     for (pod, _) in world.owned(w) {
-        world.cluster.remove(&pod.namespace, &pod.name);
+        world.remove(&pod.namespace, &pod.name);
     }
     let spec = workload.pod_spec(1);
     let mut findings =
@@ -174,9 +189,17 @@ pub(super) fn sort_for_deletion(pods: &mut [(Pod, String)], related: &[(Pod, Str
 /// replaces nothing by itself. (`Parallel` only changes scaling, not updates: the same order
 /// applies.) At level pod and up one replica must stay available throughout; a replacement left
 /// Pending stops the update there for good.
-pub(super) fn statefulset_update(world: &World<'_>, w: usize, level: Level) -> ScenarioResult {
-    let mut world = world.clone();
-    let workload = world.workloads[w].clone();
+pub(super) fn statefulset_update(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+    let saved = world.checkpoint();
+    let result = statefulset_steps(world, w, level);
+    world.rollback(saved);
+    result
+}
+
+/// The steps of [`statefulset_update`]; changes `world`, the caller rolls it back.
+fn statefulset_steps(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+    let workloads = world.workloads;
+    let workload = &workloads[w];
     let replicas = workload.replicas.max(0);
     let Some(partition) = workload.partition else {
         let f = "updateStrategy OnDelete: the controller replaces pods only when they are deleted".to_string();
@@ -185,12 +208,12 @@ pub(super) fn statefulset_update(world: &World<'_>, w: usize, level: Level) -> S
     let spec = workload.pod_spec(1);
     let mut findings = Vec::new();
     let mut pass = true;
-    let mut min_available = world.owned(w).len() as i64;
+    let mut min_available = world.owned_count(w);
     let mut updated = Vec::new();
     for ordinal in (partition.clamp(0, replicas)..replicas).rev() {
         let name = format!("{}-{ordinal}", workload.name);
-        world.cluster.remove(&workload.namespace, &name);
-        min_available = min_available.min(world.owned(w).len() as i64);
+        world.remove(&workload.namespace, &name);
+        min_available = min_available.min(world.owned_count(w));
         let pod = workload.pod(&spec, 1, ordinal as usize);
         if let Err(message) = world.schedule(pod) {
             pass = false;
