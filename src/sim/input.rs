@@ -115,12 +115,12 @@ impl LocatedObjects {
 
 /// Reads a YAML stream (bounded, UTF-8) into objects with the positions of their nodes.
 pub fn read_located(path: &Path) -> Result<LocatedObjects, InputError> {
-    locate_objects(read_source(path)?)
+    locate_objects(SourceFile::new(path, read_input(path)?))
 }
 
 /// Reads an input file's text (bounded, UTF-8).
-fn read_source(path: &Path) -> Result<SourceFile, InputError> {
-    let text = source::read_text(path, MAX_SNAPSHOT_BYTES).map_err(|error| {
+fn read_input(path: &Path) -> Result<String, InputError> {
+    source::read_text(path, MAX_SNAPSHOT_BYTES).map_err(|error| {
         let message = match &error {
             ReadError::TooLarge { .. } => {
                 format!(
@@ -132,8 +132,7 @@ fn read_source(path: &Path) -> Result<SourceFile, InputError> {
             other => format!("{}: {other}", path.display()),
         };
         single(Diagnostic::new(error.code(), message).at(Location::file(path)))
-    })?;
-    Ok(SourceFile::new(path, text))
+    })
 }
 
 /// An input file's objects (lists expanded) with the positions of their nodes.
@@ -204,11 +203,11 @@ pub fn not_an_object(path: &Path, message: impl Into<String>) -> Diagnostic {
 /// of loading a big snapshot. On the first problem of any kind the file is read again whole, with
 /// positions, and every problem is reported from there exactly as if there had been no first pass.
 pub fn read_state(path: &Path) -> Result<State, InputError> {
-    let source = read_source(path)?;
-    if let Some(state) = state_streaming(&source.text) {
+    let text = read_input(path)?;
+    if let Some(state) = state_streaming(&text) {
         return Ok(state);
     }
-    let file = locate_objects(source)?;
+    let file = locate_objects(SourceFile::new(path, text))?;
     let mut reader = StateReader::default();
     let mut errors = InputError::default();
     for (index, object) in file.objects.iter().enumerate() {
