@@ -207,7 +207,12 @@ pub fn read_state(path: &Path) -> Result<State, InputError> {
     if let Some(state) = state_streaming(&text) {
         return Ok(state);
     }
-    let file = locate_objects(SourceFile::new(path, text))?;
+    state_located(SourceFile::new(path, text))
+}
+
+/// [`read_state`] from the objects with their positions, every problem reported.
+fn state_located(source: SourceFile) -> Result<State, InputError> {
+    let file = locate_objects(source)?;
     let mut reader = StateReader::default();
     let mut errors = InputError::default();
     for (index, object) in file.objects.iter().enumerate() {
@@ -224,7 +229,7 @@ fn state_streaming(text: &str) -> Option<State> {
     let mut reader = StateReader::default();
     let mut clean = true;
     yaml::parse_stream_each(text, &Limits::SNAPSHOT, |document| {
-        let readable = document.ok().is_none_or(|document| {
+        let readable = document.is_ok_and(|document| {
             document.value.is_null()
                 || (document.value.is_mapping()
                     && list::flatten(document.value, document.marks).is_ok_and(|flat| {
@@ -302,6 +307,31 @@ mod tests {
         let file = located("kind: Node\n---\nkind: PodList\nitems: [{kind: Pod},\n  {kind: Pod}]\n");
         assert_eq!(file.objects.len(), 3);
         assert_eq!((line(&file, 1), line(&file, 2)), (Some(4), Some(5)));
+    }
+
+    #[test]
+    fn the_streaming_read_gives_the_located_reads_state_or_leaves_the_problem_to_it() {
+        let node = |name: &str| format!("kind: Node\nmetadata: {{name: {name}}}\n");
+        let pod = "kind: Pod\nmetadata: {name: p}\nspec: {nodeName: b, containers: [{name: c}]}\n";
+        let texts = [
+            format!("{}---\n{}---\n{pod}", node("b"), node("a")),
+            format!("kind: List\nitems:\n- {}", node("a").replace('\n', "\n  ")),
+            format!("{}---\n# only a comment\n---\n{pod}---\nkind: ConfigMap\n", node("a")),
+            // A problem anywhere: a node twice, a bad object, a bad list, not a mapping, bad YAML last.
+            format!("{}---\n{}", node("a"), node("a")),
+            format!("{}---\nkind: Node\n", node("a")),
+            format!("{}---\nkind: List\nitems: 3\n", node("a")),
+            format!("{}---\n- 1\n", node("a")),
+            format!("{}---\nkind: Pod\nmetadata: {{name: [\n", node("a")),
+        ];
+        for (i, text) in texts.iter().enumerate() {
+            let located = state_located(SourceFile::new("state.yaml", text.clone()));
+            match state_streaming(text) {
+                Some(state) => assert_eq!(Some(state), located.ok(), "{text}"),
+                None => assert!(located.is_err(), "{text}"),
+            }
+            assert_eq!(state_streaming(text).is_some(), i < 3, "{text}");
+        }
     }
 
     #[test]
