@@ -59,25 +59,52 @@ pub fn compile(selection: &Selection) -> Compiled {
 /// Like [`compile`], also handing back the resolved model the plans were derived from (for
 /// `kix explain --cluster`, which shows where each decision came from).
 pub fn compile_keeping_model(selection: &Selection) -> (resolve::Model, Compiled) {
+    let (model, compiled, _) = compile_each(selection, Objects::Keep, |_| ());
+    (model, compiled)
+}
+
+/// Whether the returned plans keep their objects once `each` has seen them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Objects {
+    Keep,
+    /// Dropped right after `each`, so a build holds one cluster's objects per core, not the fleet's
+    /// (the plans keep what the summary shows).
+    Drop,
+}
+
+/// The pipeline, handing each cluster's plan to `each` as soon as it is derived and checked, while no
+/// error has been found so far in the inputs or in that cluster (`None` for the others), in cluster order.
+/// Clusters are independent after resolve: they are derived, checked and handed over on every core, each
+/// with its own findings, merged in cluster order (`finish` sorts anyway, so the report is the same).
+fn compile_each<T: Send>(
+    selection: &Selection,
+    objects: Objects,
+    each: impl Fn(&ClusterPlan) -> T + Sync,
+) -> (resolve::Model, Compiled, Vec<Option<T>>) {
     let mut diagnostics = Diagnostics::default();
     let tree = load::load(&selection.root, &selection.clusters, &mut diagnostics);
     let model = resolve::resolve(tree, &mut diagnostics);
-    // Clusters are independent from here on: derive and check them on every core, each with its own
-    // findings, then merge in cluster order (`finish` sorts anyway, so the report is the same).
-    let derived: Vec<(ClusterPlan, Diagnostics)> = model
+    let clean_inputs = !diagnostics.has_errors();
+    let derived: Vec<(ClusterPlan, Diagnostics, Option<T>)> = model
         .clusters
         .par_iter()
         .map(|cluster| {
             let mut found = Diagnostics::default();
-            let plan = derive::derive_cluster(cluster, &mut found);
+            let mut plan = derive::derive_cluster(cluster, &mut found);
             crosscheck::check(cluster, &plan, &mut found);
-            (plan, found)
+            let handed = (clean_inputs && !found.has_errors()).then(|| each(&plan));
+            if objects == Objects::Drop {
+                plan.drop_objects();
+            }
+            (plan, found, handed)
         })
         .collect();
     let mut clusters = Vec::with_capacity(derived.len());
-    for (plan, found) in derived {
+    let mut handed = Vec::with_capacity(derived.len());
+    for (plan, found, result) in derived {
         diagnostics.extend(found);
         clusters.push(plan);
+        handed.push(result);
     }
     diagnostics.finish();
     diagnostics.acknowledge(|d| acknowledged(&model, d));
@@ -88,7 +115,7 @@ pub fn compile_keeping_model(selection: &Selection) -> (resolve::Model, Compiled
         ));
         diagnostics.finish();
     }
-    (model, Compiled { clusters, diagnostics })
+    (model, Compiled { clusters, diagnostics }, handed)
 }
 
 /// Whether the inputs acknowledge a warning: its code is in the `allow` of its instance or of its cluster.
@@ -155,28 +182,53 @@ pub struct Written {
 }
 
 /// Compiles, then writes the output directory or renders the stream; nothing is written on any error.
+/// Each cluster is rendered (and staged, or compared) as soon as it is compiled and its objects dropped
+/// then, so a build's memory is bounded by its largest clusters, not by the fleet (issue 11).
 pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
-    let mut compiled = compile(&request.selection);
-    let (mut stream, mut written, mut differences) = (None, None, None);
     let root = &request.selection.root;
     let all_clusters = request.selection.clusters.is_empty();
-    if compiled.ok() {
-        match &request.output {
-            Output::Stream { all } => {
+    let selection = &request.selection;
+    let (mut stream, mut written, mut differences) = (None, None, None);
+    let compiled = match &request.output {
+        Output::Stream { all } => {
+            let (_, compiled, parts) =
+                compile_each(selection, Objects::Drop, |cluster| emit::render_stream_part(cluster, *all));
+            if compiled.ok() {
                 if !all && compiled.clusters.len() > 1 {
                     return Err(UsageError::StreamNeedsOneCluster { clusters: cluster_names(&compiled.clusters) });
                 }
-                stream = Some(emit::render_stream(&compiled.clusters, *all))
+                stream = Some(parts.into_iter().flatten().collect::<String>());
             }
-            Output::Check(out) => {
-                let directory = out.clone().unwrap_or_else(|| root.join("out"));
-                differences = Some(emit::compare(&directory, &compiled.clusters, all_clusters));
+            compiled
+        }
+        Output::Check(out) => {
+            let directory = out.clone().unwrap_or_else(|| root.join("out"));
+            let (_, compiled, found) =
+                compile_each(selection, Objects::Drop, |cluster| emit::compare_cluster(&directory, cluster));
+            if compiled.ok() {
+                let mut all: Vec<emit::Difference> = found.into_iter().flatten().flatten().collect();
+                let names: Vec<&str> = compiled.clusters.iter().map(|c| c.name.as_str()).collect();
+                all.extend(emit::compare_removed(&directory, &names, all_clusters));
+                all.sort_by(|a, b| a.path().cmp(b.path()));
+                differences = Some(all);
             }
-            Output::Directory(out) => {
-                let directory = out.clone().unwrap_or_else(|| root.join("out"));
-                match emit::check_destination(root, &directory)
-                    .and_then(|()| emit::write(&directory, &compiled.clusters, all_clusters))
-                {
+            compiled
+        }
+        Output::Directory(out) => {
+            let directory = out.clone().unwrap_or_else(|| root.join("out"));
+            let destination = emit::check_destination(root, &directory);
+            let staging = emit::Staging::new(&directory);
+            let (_, mut compiled, staged) = compile_each(selection, Objects::Drop, |cluster| match &destination {
+                Ok(()) => staging.stage(cluster),
+                Err(refused) => Err(refused.clone()),
+            });
+            if compiled.ok() {
+                // The first failure in cluster order is the one reported, whatever the scheduling.
+                let names: Vec<&str> = compiled.clusters.iter().map(|c| c.name.as_str()).collect();
+                let done = destination
+                    .and_then(|()| staged.into_iter().flatten().collect::<Result<Vec<()>, _>>())
+                    .and_then(|_| staging.finish(&names, all_clusters));
+                match done {
                     Ok(()) => {
                         let instances = compiled.clusters.iter().map(|c| c.instances.len()).sum();
                         let shared = compiled.clusters.iter().map(|c| c.shared.len()).sum();
@@ -185,8 +237,9 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
                     Err(diagnostic) => compiled.diagnostics.push(diagnostic),
                 }
             }
+            compiled
         }
-    }
+    };
     Ok(Built { compiled, stream, written, differences })
 }
 

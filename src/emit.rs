@@ -11,7 +11,6 @@
 
 use crate::derive::{ClusterPlan, InstancePlan, SHARED_FILE};
 use crate::diag::{Code, Diagnostic, Location};
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// The YAML stream of one instance: a header comment, then one document per object.
@@ -106,58 +105,76 @@ impl Difference {
     }
 }
 
-/// What `out` would change if the clusters were built into it (`kix build --check`), in path order.
+/// What `out` would change if the clusters were built into it (`kix build --check`), in path order:
+/// [`compare_cluster`] for each cluster, then [`compare_removed`].
 pub fn compare(out: &Path, clusters: &[ClusterPlan], all_clusters: bool) -> Vec<Difference> {
-    let mut differences = Vec::new();
-    for cluster in clusters {
-        let dir = out.join(&cluster.name);
-        let files = render_cluster(cluster);
-        for (name, written) in &files {
-            let path = dir.join(name);
-            match std::fs::read(&path) {
-                Err(_) => differences.push(Difference::Missing { path }),
-                Ok(found) if found != written.as_bytes() => differences.push(Difference::Changed {
-                    path,
-                    found: String::from_utf8_lossy(&found).into_owned(),
-                    written: written.clone(),
-                }),
-                Ok(_) => {}
-            }
-        }
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if !files.iter().any(|(file, _)| *file == name) {
-                differences.push(Difference::Extra { path: entry.path() });
-            }
-        }
-    }
-    if all_clusters {
-        for entry in std::fs::read_dir(out).into_iter().flatten().flatten() {
-            let name = entry.file_name();
-            let kept = clusters.iter().any(|c| name.to_str() == Some(c.name.as_str()));
-            if !kept && generated_by_kix(&entry.path()) {
-                differences.push(Difference::Extra { path: entry.path() });
-            }
-        }
-    }
+    let mut differences: Vec<Difference> = clusters.iter().flat_map(|cluster| compare_cluster(out, cluster)).collect();
+    let names: Vec<&str> = clusters.iter().map(|c| c.name.as_str()).collect();
+    differences.extend(compare_removed(out, &names, all_clusters));
     differences.sort_by(|a, b| a.path().cmp(b.path()));
     differences
 }
 
-/// Every cluster as one YAML stream (`kix build --stdout`): per cluster, its shared objects, then its
-/// instances in name order; with `name_clusters`, each cluster's part starts with a comment naming it.
+/// How one cluster's directory under `out` differs from its build.
+pub fn compare_cluster(out: &Path, cluster: &ClusterPlan) -> Vec<Difference> {
+    let mut differences = Vec::new();
+    let dir = out.join(&cluster.name);
+    let files = render_cluster(cluster);
+    for (name, written) in &files {
+        let path = dir.join(name);
+        match std::fs::read(&path) {
+            Err(_) => differences.push(Difference::Missing { path }),
+            Ok(found) if found != written.as_bytes() => differences.push(Difference::Changed {
+                path,
+                found: String::from_utf8_lossy(&found).into_owned(),
+                written: written.clone(),
+            }),
+            Ok(_) => {}
+        }
+    }
+    for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !files.iter().any(|(file, _)| *file == name) {
+            differences.push(Difference::Extra { path: entry.path() });
+        }
+    }
+    differences
+}
+
+/// On a full build (`all_clusters`), the directories of `out` that kix generated for clusters not among
+/// `built`: a build removes them.
+pub fn compare_removed(out: &Path, built: &[&str], all_clusters: bool) -> Vec<Difference> {
+    if !all_clusters {
+        return Vec::new();
+    }
+    let mut differences = Vec::new();
+    for entry in std::fs::read_dir(out).into_iter().flatten().flatten() {
+        let name = entry.file_name();
+        let kept = built.iter().any(|c| name.to_str() == Some(*c));
+        if !kept && generated_by_kix(&entry.path()) {
+            differences.push(Difference::Extra { path: entry.path() });
+        }
+    }
+    differences
+}
+
+/// Every cluster as one YAML stream (`kix build --stdout`): [`render_stream_part`] of each, in order.
 pub fn render_stream(clusters: &[ClusterPlan], name_clusters: bool) -> String {
+    clusters.iter().map(|cluster| render_stream_part(cluster, name_clusters)).collect()
+}
+
+/// One cluster's part of the stream: its shared objects, then its instances in name order; with
+/// `name_cluster`, first a comment naming it.
+pub fn render_stream_part(cluster: &ClusterPlan, name_cluster: bool) -> String {
     let mut text = String::new();
-    for cluster in clusters {
-        if name_clusters {
-            text.push_str(&format!("# kix: cluster {}\n", cluster.name));
-        }
-        text.push_str(&render_shared(cluster));
-        let mut instances: Vec<&InstancePlan> = cluster.instances.iter().collect();
-        instances.sort_by(|a, b| a.name.cmp(&b.name));
-        for instance in instances {
-            text.push_str(&render_instance(&cluster.name, instance));
-        }
+    if name_cluster {
+        text.push_str(&format!("# kix: cluster {}\n", cluster.name));
+    }
+    text.push_str(&render_shared(cluster));
+    let mut instances: Vec<&InstancePlan> = cluster.instances.iter().collect();
+    instances.sort_by(|a, b| a.name.cmp(&b.name));
+    for instance in instances {
+        text.push_str(&render_instance(&cluster.name, instance));
     }
     text
 }
@@ -189,95 +206,121 @@ pub fn check_destination(root: &Path, out: &Path) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// Writes every cluster's directory under `out`, replacing those directories whole. Other
-/// entries of `out` are kept as they were, except, on a full build (`all_clusters`), directories
-/// kix generated for clusters that no longer exist: their manifests must not linger in GitOps.
-pub fn write(out: &Path, clusters: &[ClusterPlan], all_clusters: bool) -> Result<(), Diagnostic> {
-    let fail = |what: &str, path: &Path, error: std::io::Error| {
-        Diagnostic::new(Code::WriteFailed, format!("{what} {}: {error}", path.display())).at(Location::file(path))
-    };
-    if out.exists() && !out.is_dir() {
-        return Err(Diagnostic::new(Code::WriteFailed, format!("{} exists and is not a directory", out.display()))
-            .at(Location::file(out)));
-    }
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent).map_err(|e| fail("cannot create", &parent, e))?;
-    let base = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-    let staging = parent.join(format!(".{base}.kix-staging-{}", std::process::id()));
-    let previous = parent.join(format!(".{base}.kix-previous-{}", std::process::id()));
-    remove_stale(&parent, &base);
-    let _ = std::fs::remove_dir_all(&staging);
+/// A build's output directory being written: each cluster's directory is staged beside `out` as soon
+/// as the cluster is compiled (so a build holds one cluster's output at a time, not the fleet's), then
+/// [`Staging::finish`] swaps the staged directory in whole. Dropped without `finish` (a compile error,
+/// a failed write), the staged directory is removed and `out` is as it was.
+pub struct Staging {
+    out: PathBuf,
+    parent: PathBuf,
+    base: String,
+    /// Created on first use, so a run that stages nothing writes nothing.
+    staging: std::sync::OnceLock<Result<PathBuf, Diagnostic>>,
+}
 
-    let staged = (|| {
-        std::fs::create_dir(&staging).map_err(|e| fail("cannot create", &staging, e))?;
-        // Keep what this run does not replace.
+fn write_failed(what: &str, path: &Path, error: std::io::Error) -> Diagnostic {
+    Diagnostic::new(Code::WriteFailed, format!("{what} {}: {error}", path.display())).at(Location::file(path))
+}
+
+impl Staging {
+    pub fn new(out: &Path) -> Staging {
+        let parent = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let base = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+        Staging { out: out.to_path_buf(), parent, base, staging: std::sync::OnceLock::new() }
+    }
+
+    /// The staged directory, created (with `out`'s parent, and after removing what killed runs left)
+    /// the first time it is asked for.
+    fn directory(&self) -> Result<&Path, Diagnostic> {
+        let created = self.staging.get_or_init(|| {
+            if self.out.exists() && !self.out.is_dir() {
+                return Err(Diagnostic::new(
+                    Code::WriteFailed,
+                    format!("{} exists and is not a directory", self.out.display()),
+                )
+                .at(Location::file(&self.out)));
+            }
+            std::fs::create_dir_all(&self.parent).map_err(|e| write_failed("cannot create", &self.parent, e))?;
+            remove_stale(&self.parent, &self.base);
+            let staging = self.parent.join(format!(".{}.kix-staging-{}", self.base, std::process::id()));
+            let _ = std::fs::remove_dir_all(&staging);
+            std::fs::create_dir(&staging).map_err(|e| write_failed("cannot create", &staging, e))?;
+            Ok(staging)
+        });
+        created.as_deref().map_err(Clone::clone)
+    }
+
+    /// Renders and stages one cluster's directory; files whose bytes equal `out`'s are carried over.
+    pub fn stage(&self, cluster: &ClusterPlan) -> Result<(), Diagnostic> {
+        let dir = self.directory()?.join(&cluster.name);
+        std::fs::create_dir(&dir).map_err(|e| write_failed("cannot create", &dir, e))?;
+        let previous_dir = self.out.join(&cluster.name);
+        for (name, text) in render_cluster(cluster) {
+            let path = dir.join(&name);
+            if carried_over(&previous_dir.join(&name), text.as_bytes(), &path) {
+                continue;
+            }
+            std::fs::write(&path, text).map_err(|e| write_failed("cannot write", &path, e))?;
+        }
+        Ok(())
+    }
+
+    /// Completes the staged directory with what this run does not replace (every entry of `out` but the
+    /// `built` clusters' directories and, on a full build (`all_clusters`), directories kix generated for
+    /// clusters that no longer exist: their manifests must not linger in GitOps), then swaps it in.
+    pub fn finish(self, built: &[&str], all_clusters: bool) -> Result<(), Diagnostic> {
+        let staging = self.directory()?.to_path_buf();
+        let out = &self.out;
         if out.is_dir() {
-            let entries = std::fs::read_dir(out).map_err(|e| fail("cannot list", out, e))?;
+            let entries = std::fs::read_dir(out).map_err(|e| write_failed("cannot list", out, e))?;
             for entry in entries {
-                let entry = entry.map_err(|e| fail("cannot list", out, e))?;
+                let entry = entry.map_err(|e| write_failed("cannot list", out, e))?;
                 let name = entry.file_name();
-                if clusters.iter().any(|c| name.to_str() == Some(c.name.as_str())) {
+                if built.iter().any(|c| name.to_str() == Some(*c)) {
                     continue;
                 }
                 if all_clusters && generated_by_kix(&entry.path()) {
                     continue;
                 }
-                copy_tree(&entry.path(), &staging.join(&name)).map_err(|e| fail("cannot copy", &entry.path(), e))?;
+                copy_tree(&entry.path(), &staging.join(&name))
+                    .map_err(|e| write_failed("cannot copy", &entry.path(), e))?;
             }
         }
-        // Each cluster's directory is rendered and staged on its own core; the first failure in cluster
-        // order is the one reported, so a run reports the same failure whatever the scheduling.
-        let staged: Vec<Result<(), Diagnostic>> = clusters
-            .par_iter()
-            .map(|cluster| {
-                let dir = staging.join(&cluster.name);
-                std::fs::create_dir(&dir).map_err(|e| fail("cannot create", &dir, e))?;
-                let previous_dir = out.join(&cluster.name);
-                for (name, text) in render_cluster(cluster) {
-                    let path = dir.join(&name);
-                    if carried_over(&previous_dir.join(&name), text.as_bytes(), &path) {
-                        continue;
-                    }
-                    std::fs::write(&path, text).map_err(|e| fail("cannot write", &path, e))?;
-                }
-                Ok(())
-            })
-            .collect();
-        staged.into_iter().collect::<Result<Vec<()>, Diagnostic>>()?;
-        Ok(())
-    })();
-    if let Err(diagnostic) = staged {
-        let _ = std::fs::remove_dir_all(&staging);
-        return Err(diagnostic);
-    }
-
-    // Swap atomically where the kernel can (Linux renameat2 RENAME_EXCHANGE): at no moment is there
-    // no out/. Elsewhere: out -> previous, staging -> out, drop previous; on failure put out back.
-    if out.exists() && exchange(&staging, out) {
-        let _ = std::fs::remove_dir_all(&staging);
-        return Ok(());
-    }
-    let had_out = out.exists();
-    if had_out {
-        if let Err(e) = std::fs::rename(out, &previous) {
-            let _ = std::fs::remove_dir_all(&staging);
-            return Err(fail("cannot move aside", out, e));
+        // Swap atomically where the kernel can (Linux renameat2 RENAME_EXCHANGE): at no moment is there
+        // no out/. Elsewhere: out -> previous, staging -> out, drop previous; on failure put out back
+        // (dropping `self` removes what is left of the staged directory).
+        if out.exists() && exchange(&staging, out) {
+            return Ok(());
         }
-    }
-    if let Err(e) = std::fs::rename(&staging, out) {
+        let previous = self.parent.join(format!(".{}.kix-previous-{}", self.base, std::process::id()));
+        let had_out = out.exists();
         if had_out {
-            let _ = std::fs::rename(&previous, out);
+            std::fs::rename(out, &previous).map_err(|e| write_failed("cannot move aside", out, e))?;
         }
-        let _ = std::fs::remove_dir_all(&staging);
-        return Err(fail("cannot move into place", out, e));
+        if let Err(e) = std::fs::rename(&staging, out) {
+            if had_out {
+                let _ = std::fs::rename(&previous, out);
+            }
+            return Err(write_failed("cannot move into place", out, e));
+        }
+        if had_out {
+            let _ = std::fs::remove_dir_all(&previous);
+        }
+        Ok(())
     }
-    if had_out {
-        let _ = std::fs::remove_dir_all(&previous);
+}
+
+impl Drop for Staging {
+    /// Whatever is left at the staged path: the old `out` after an exchange, or a staged directory that
+    /// was never swapped in.
+    fn drop(&mut self) {
+        if let Some(Ok(staging)) = self.staging.get() {
+            let _ = std::fs::remove_dir_all(staging);
+        }
     }
-    Ok(())
 }
 
 /// Carries a file of the previous output into the staged directory when its bytes are the ones a build

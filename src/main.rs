@@ -2,6 +2,12 @@
 
 use clap::{CommandFactory, Parser};
 
+/// A build allocates and frees millions of small YAML nodes (each cluster's objects are freed as soon as the
+/// cluster is written); mimalloc's thread-local free lists make that a fraction of glibc malloc's cost
+/// (issue 11, docs/performance.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     // `COMPLETE=<shell> kix ...`: the shell asking for completions (see `kix completions`).
     clap_complete::CompleteEnv::with_factory(kix::cli::Cli::command).complete();

@@ -60,6 +60,16 @@ pub struct ClusterPlan {
     pub file: std::path::PathBuf,
 }
 
+impl ClusterPlan {
+    /// Drops the instances' objects once they were emitted, keeping what the build summary shows.
+    pub fn drop_objects(&mut self) {
+        for instance in &mut self.instances {
+            instance.objects = Vec::new();
+            instance.instance_label_added = Vec::new();
+        }
+    }
+}
+
 /// The compiled output of one instance: its objects in emit order.
 #[derive(Clone, Debug)]
 pub struct InstancePlan {
