@@ -229,6 +229,7 @@ pub struct SimulateReport {
     /// The snapshot and the cluster after every placement, kept with the report so that the command
     /// line can leave them to the process exit (`exiting` in src/commands.rs) rather than free a
     /// 5,000-node model piece by piece just before exiting; library callers drop them with the report.
+    #[expect(dead_code, reason = "held until the report is dropped, never read")]
     model: Option<Box<(State, Cluster)>>,
 }
 
