@@ -18,15 +18,15 @@ use std::collections::BTreeMap;
 /// overwrites the first, and kustomize refuses the pair.
 pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagnostics) {
     // Per object: the instance that emitted it first, and which of its objects it is.
-    let mut first_owner: BTreeMap<(String, String, String, String), (&InstancePlan, usize)> = BTreeMap::new();
+    // Keys borrow from the objects: this runs over every object of the cluster.
+    let mut first_owner: BTreeMap<(&str, &str, &str, &str), (&InstancePlan, usize)> = BTreeMap::new();
     for plan in plans {
         // Per earlier instance: the objects this one emits again (one diagnostic per pair of instances).
         let mut clashes: BTreeMap<&str, Vec<Clash>> = BTreeMap::new();
         for (index, object) in plan.objects.iter().enumerate() {
-            let text = |path: &[&str]| {
-                path.iter().try_fold(object, |v, k| v.get(k)).and_then(Value::as_str).unwrap_or_default().to_string()
-            };
-            let group = crate::kube::kind::api_group(&text(&["apiVersion"])).to_string();
+            let text =
+                |path: &[&str]| path.iter().try_fold(object, |v, k| v.get(k)).and_then(Value::as_str).unwrap_or_default();
+            let group = crate::kube::kind::api_group(text(&["apiVersion"]));
             let key = (text(&["metadata", "namespace"]), group, text(&["kind"]), text(&["metadata", "name"]));
             match first_owner.get(&key) {
                 Some((owner, _)) if owner.name == plan.name => {}
@@ -39,9 +39,9 @@ pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagn
                         continue;
                     }
                     clashes.entry(&owner.name).or_default().push(Clash {
-                        namespace: key.0.clone(),
-                        kind: key.2.clone(),
-                        name: key.3.clone(),
+                        namespace: key.0.to_string(),
+                        kind: key.2.to_string(),
+                        name: key.3.to_string(),
                         differs_at,
                     });
                 }

@@ -17,7 +17,9 @@
 //! kinds are cluster-scoped, [`namespaces`] places objects and moves
 //! references, [`objects`] checks one instance's objects, [`shared`] writes
 //! once what several instances emit identically, [`rollout`] checks a
-//! workload's own pod anti-affinity against the declared domains (K0450).
+//! workload's own pod anti-affinity against the declared domains (K0450),
+//! [`shape`] reuses one instance's objects for the next instance of the same
+//! shape.
 
 mod budget;
 mod namespaces;
@@ -26,6 +28,7 @@ mod patch;
 mod placement;
 mod rollout;
 mod scope;
+mod shape;
 mod shared;
 #[cfg(test)]
 mod tests;
@@ -44,6 +47,9 @@ use crate::resolve::{Cluster, FailureDomains, Instance};
 use crate::yaml::Value;
 use namespaces::Placement;
 use objects::Origin;
+pub use shape::RenderedObject;
+use shape::{ShapeKey, Shapes, Template};
+use std::sync::Arc;
 
 /// The compiled output of one cluster.
 #[derive(Clone, Debug)]
@@ -66,6 +72,7 @@ impl ClusterPlan {
         for instance in &mut self.instances {
             instance.objects = Vec::new();
             instance.instance_label_added = Vec::new();
+            instance.rendered = Vec::new();
         }
     }
 }
@@ -84,6 +91,9 @@ pub struct InstancePlan {
     /// Index for index with `objects`: whether kix added `app.kubernetes.io/instance` (the user had not written
     /// it), so that comparing instances' objects can leave out kix's per-instance labels.
     pub instance_label_added: Vec<bool>,
+    /// Index for index with `objects` (where present): the object's YAML rendered once for its shape, which
+    /// `emit` copies instead of rendering the object (see [`shape`]).
+    pub rendered: Vec<Option<Arc<RenderedObject>>>,
     pub workloads: Vec<WorkloadPlan>,
 }
 
@@ -119,8 +129,9 @@ pub struct AutoscalerPlan {
 /// Derives one cluster's instances, then writes once the cluster-scoped objects that several of them emit
 /// identically. Clusters are independent: `compile` runs them in parallel.
 pub fn derive_cluster(cluster: &Cluster, diagnostics: &mut Diagnostics) -> ClusterPlan {
+    let mut shapes = Shapes::default();
     let mut instances: Vec<InstancePlan> =
-        cluster.instances.iter().map(|instance| derive_instance(cluster, instance, diagnostics)).collect();
+        cluster.instances.iter().map(|instance| derive_instance(cluster, instance, &mut shapes, diagnostics)).collect();
     let shared = shared::share(&mut instances);
     ClusterPlan {
         name: cluster.name.clone(),
@@ -132,60 +143,73 @@ pub fn derive_cluster(cluster: &Cluster, diagnostics: &mut Diagnostics) -> Clust
     }
 }
 
-/// One instance: every document copied and patched, each workload's budget right after it, and the
-/// instance's Namespace first when it asks for one the package does not ship.
-fn derive_instance(cluster: &Cluster, instance: &Instance, diagnostics: &mut Diagnostics) -> InstancePlan {
+/// One instance: where each document goes and each workload's plan (with their findings), then its objects:
+/// those of an earlier instance of the same shape, stamped for this one, or every document copied and patched,
+/// each workload's budget right after it; then the instance's Namespace first when it asks for one the
+/// package does not ship.
+fn derive_instance(
+    cluster: &Cluster,
+    instance: &Instance,
+    shapes: &mut Shapes,
+    diagnostics: &mut Diagnostics,
+) -> InstancePlan {
     let package = &instance.package;
-    let mut objects = Vec::with_capacity(package.documents.len() + instance.workloads.len());
-    let mut instance_label_added = Vec::with_capacity(objects.capacity());
-    let mut workloads = Vec::with_capacity(instance.workloads.len());
-    // Where each object came from, index for index with `objects`.
-    let mut origins: Vec<Origin> = Vec::with_capacity(objects.capacity());
-    // Autoscalers to patch, by document: their view and the range they are emitted with.
-    let autoscalers: Vec<_> = instance
+    let placements: Vec<Option<Placement>> = package
+        .documents
+        .iter()
+        .map(|document| {
+            if scope::is_cluster_scoped(document, &package.cluster_scoped_kinds) {
+                return None;
+            }
+            let placement = namespaces::placement(document, instance, package);
+            if let Placement::Foreign(theirs) = &placement {
+                report_foreign_namespace(document, theirs, instance, diagnostics);
+            }
+            Some(placement)
+        })
+        .collect();
+    let workloads: Vec<WorkloadPlan> = instance
         .workloads
         .iter()
-        .filter_map(|w| Some((package.workloads[w.workload].autoscaler.as_ref()?, w.autoscaler?)))
+        .map(|resolved| {
+            let workload = &package.workloads[resolved.workload];
+            rollout::check_anti_affinity(cluster, instance, workload, resolved, diagnostics);
+            placement::plan_workload(cluster, instance, workload, resolved, diagnostics)
+        })
         .collect();
 
-    for (index, document) in package.documents.iter().enumerate() {
-        let mut value = place_document(document, instance, diagnostics);
-        instance_label_added.push(patch::set_labels(&mut value, &instance.name));
-        if let Some((autoscaler, range)) = autoscalers.iter().find(|(a, _)| a.document == index) {
-            patch::set_autoscaler_range(&mut value, &autoscaler.view, range.min, range.max);
+    let key = ShapeKey::of(instance, &placements, &workloads);
+    let from_template = |template: &Template| {
+        let objects = template.stamp(&instance.namespace, &instance.name);
+        (objects, template.instance_label_added.clone(), template.rendered.clone())
+    };
+    let (mut objects, mut instance_label_added, mut rendered) = match shapes.get(&key) {
+        Some(template) => from_template(template),
+        None => {
+            let mut found = Diagnostics::default();
+            let (objects, label_added, in_namespace) = derive_objects(instance, &placements, &workloads, &mut found);
+            // A shape whose objects drew findings is derived again for each instance, which reports its own.
+            let foreign = placements.iter().flatten().any(|p| matches!(p, Placement::Foreign(_)));
+            let reusable = found.is_empty() && !foreign;
+            diagnostics.extend(found);
+            if reusable {
+                let template = Template::new(objects, label_added, in_namespace);
+                let derived = from_template(&template);
+                shapes.insert(key, template);
+                derived
+            } else {
+                (objects, label_added, Vec::new())
+            }
         }
-        objects.push(value);
-        origins.push(Origin { document: index, derived_for: None });
-
-        let Some(resolved) = instance.workloads.iter().find(|w| package.workloads[w.workload].document == index) else {
-            continue;
-        };
-        let workload = &package.workloads[resolved.workload];
-        let plan = placement::plan_workload(cluster, instance, workload, resolved, diagnostics);
-        rollout::check_anti_affinity(cluster, instance, workload, resolved, diagnostics);
-        patch::patch_workload(objects.last_mut().expect("pushed above"), &workload.view, &plan);
-        if plan.derived_pdb {
-            objects.push(budget::derived_pdb(
-                &workload.view,
-                &instance.namespace,
-                &instance.name,
-                workload.eviction_policy,
-            ));
-            instance_label_added.push(true);
-            origins.push(Origin {
-                document: index,
-                derived_for: Some(format!("{} {}", workload.kind().as_str(), workload.name())),
-            });
-        }
-        workloads.push(plan);
-    }
-    objects::report_duplicate_objects(&objects, &origins, package, &instance.subject, diagnostics);
-    objects::report_invalid_objects(&objects, &origins, package, &instance.subject, diagnostics);
+    };
     // Valid by construction (a DNS-1123 name, kix's labels), and only when not shipped: after the checks.
     if instance.create_namespace && !namespaces::ships_namespace(&objects, &instance.namespace) {
         let mut namespace = namespaces::namespace_object(&instance.namespace);
         instance_label_added.insert(0, patch::set_labels(&mut namespace, &instance.name));
         objects.insert(0, namespace);
+        if !rendered.is_empty() {
+            rendered.insert(0, None);
+        }
     }
 
     InstancePlan {
@@ -197,23 +221,77 @@ fn derive_instance(cluster: &Cluster, instance: &Instance, diagnostics: &mut Dia
         level: instance.level.value,
         objects,
         instance_label_added,
+        rendered,
         workloads,
     }
 }
 
-/// One user's document copied for the instance: cluster-scoped without a namespace, namespaced where
-/// it belongs (K0409 when nowhere), references to the package's own namespace moved to the instance's.
-fn place_document(document: &Document, instance: &Instance, diagnostics: &mut Diagnostics) -> Value {
+/// Every document of the package copied and patched for the instance, each workload's budget right after
+/// it, then checked (duplicates, API validation).
+fn derive_objects(
+    instance: &Instance,
+    placements: &[Option<Placement>],
+    workloads: &[WorkloadPlan],
+    diagnostics: &mut Diagnostics,
+) -> (Vec<Value>, Vec<bool>, Vec<bool>) {
+    let package = &instance.package;
+    let capacity = package.documents.len() + instance.workloads.len();
+    let mut objects = Vec::with_capacity(capacity);
+    let mut instance_label_added = Vec::with_capacity(capacity);
+    let mut in_instance_namespace = Vec::with_capacity(capacity);
+    // Where each object came from, index for index with `objects`.
+    let mut origins: Vec<Origin> = Vec::with_capacity(capacity);
+    // Autoscalers to patch, by document: their view and the range they are emitted with.
+    let autoscalers: Vec<_> = instance
+        .workloads
+        .iter()
+        .filter_map(|w| Some((package.workloads[w.workload].autoscaler.as_ref()?, w.autoscaler?)))
+        .collect();
+
+    for (index, (document, placement)) in package.documents.iter().zip(placements).enumerate() {
+        let mut value = place_document(document, placement.as_ref(), instance);
+        instance_label_added.push(patch::set_labels(&mut value, &instance.name));
+        in_instance_namespace.push(placement.as_ref() == Some(&Placement::Instance));
+        if let Some((autoscaler, range)) = autoscalers.iter().find(|(a, _)| a.document == index) {
+            patch::set_autoscaler_range(&mut value, &autoscaler.view, range.min, range.max);
+        }
+        objects.push(value);
+        origins.push(Origin { document: index, derived_for: None });
+
+        let Some(at) = instance.workloads.iter().position(|w| package.workloads[w.workload].document == index) else {
+            continue;
+        };
+        let workload = &package.workloads[instance.workloads[at].workload];
+        let plan = &workloads[at];
+        patch::patch_workload(objects.last_mut().expect("pushed above"), &workload.view, plan);
+        if plan.derived_pdb {
+            objects.push(budget::derived_pdb(
+                &workload.view,
+                &instance.namespace,
+                &instance.name,
+                workload.eviction_policy,
+            ));
+            instance_label_added.push(true);
+            in_instance_namespace.push(true);
+            origins.push(Origin {
+                document: index,
+                derived_for: Some(format!("{} {}", workload.kind().as_str(), workload.name())),
+            });
+        }
+    }
+    objects::report_duplicate_objects(&objects, &origins, package, &instance.subject, diagnostics);
+    objects::report_invalid_objects(&objects, &origins, package, &instance.subject, diagnostics);
+    (objects, instance_label_added, in_instance_namespace)
+}
+
+/// One user's document copied for the instance: cluster-scoped (`None`) without a namespace, namespaced
+/// where it belongs, references to the package's own namespace moved to the instance's.
+fn place_document(document: &Document, placement: Option<&Placement>, instance: &Instance) -> Value {
     let package = &instance.package;
     let mut value = document.value.clone();
-    if scope::is_cluster_scoped(document, &package.cluster_scoped_kinds) {
-        patch::clear_namespace(&mut value);
-    } else {
-        let placement = namespaces::placement(document, instance, package);
-        if let Placement::Foreign(theirs) = &placement {
-            report_foreign_namespace(document, theirs, instance, diagnostics);
-        }
-        namespaces::place(&mut value, &placement, instance);
+    match placement {
+        None => patch::clear_namespace(&mut value),
+        Some(placement) => namespaces::place(&mut value, placement, instance),
     }
     if let Some(own) = &package.namespaces.own {
         namespaces::rewrite_references(&mut value, document.group(), document.kind(), &own.value, &instance.namespace);

@@ -101,6 +101,8 @@ pub fn share(instances: &mut [InstancePlan]) -> Vec<SharedObject> {
         plan.objects.retain(|_| !moved.contains(&index.next().unwrap_or_default()));
         let mut index = 0..;
         plan.instance_label_added.retain(|_| !moved.contains(&index.next().unwrap_or_default()));
+        let mut index = 0..;
+        plan.rendered.retain(|_| !moved.contains(&index.next().unwrap_or_default()));
     }
     shared
 }

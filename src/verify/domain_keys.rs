@@ -203,6 +203,7 @@ mod tests {
             level: crate::level::Level::Node,
             objects: vec![crate::yaml::from_str(&yaml).unwrap()],
             instance_label_added: vec![true],
+            rendered: Vec::new(),
             workloads: Vec::new(),
         }
     }

@@ -123,7 +123,8 @@ pub fn scalar_string(text: &str) -> String {
     out
 }
 
-fn write_scalar_string(out: &mut String, text: &str) {
+/// A string scalar as [`scalar_string`] writes it, appended to `out`.
+pub fn write_scalar_string(out: &mut String, text: &str) {
     if plain_is_safe(text) {
         out.push_str(text);
     } else if text.chars().all(|c| !c.is_control()) {
@@ -158,17 +159,57 @@ fn double_quoted(out: &mut String, text: &str) {
     out.push('"');
 }
 
-/// Words YAML 1.1 resolves as booleans or null (and 1.2's null and special floats).
-const RESERVED: &[&str] = &[
-    "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on",
-    "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~", "<<", "=", ".inf", ".Inf", ".INF", "-.inf", "-.Inf",
-    "-.INF", "+.inf", "+.Inf", "+.INF", ".nan", ".NaN", ".NAN",
-];
+/// Words YAML 1.1 resolves as booleans or null (and 1.2's null and special floats). A `match`, which
+/// compiles to a switch on length and a few comparisons, where a list scanned with `contains` was the
+/// writer's hottest spot (issue 11).
+fn is_reserved(text: &str) -> bool {
+    matches!(
+        text,
+        "y" | "Y"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "n"
+            | "N"
+            | "no"
+            | "No"
+            | "NO"
+            | "true"
+            | "True"
+            | "TRUE"
+            | "false"
+            | "False"
+            | "FALSE"
+            | "on"
+            | "On"
+            | "ON"
+            | "off"
+            | "Off"
+            | "OFF"
+            | "null"
+            | "Null"
+            | "NULL"
+            | "~"
+            | "<<"
+            | "="
+            | ".inf"
+            | ".Inf"
+            | ".INF"
+            | "-.inf"
+            | "-.Inf"
+            | "-.INF"
+            | "+.inf"
+            | "+.Inf"
+            | "+.INF"
+            | ".nan"
+            | ".NaN"
+            | ".NAN"
+    )
+}
 
 fn plain_is_safe(text: &str) -> bool {
     let Some(first) = text.chars().next() else { return false };
-    // Every reserved word is at most six bytes long.
-    if (text.len() <= 6 && RESERVED.contains(&text)) || looks_numeric(text) {
+    if is_reserved(text) || looks_numeric(text) {
         return false;
     }
     if first.is_whitespace() || text.chars().next_back().is_some_and(char::is_whitespace) || text.ends_with(':') {
@@ -179,7 +220,19 @@ fn plain_is_safe(text: &str) -> bool {
     if "-?:,[]{}#&*!|>'\"%@`".contains(first) && !dash_word {
         return false;
     }
-    // One pass for the rest: `: ` and ` #` (which end a plain scalar), control characters and the BOM.
+    // One pass for the rest: `: ` and ` #` (which end a plain scalar), control characters and the BOM;
+    // over bytes when the text is ASCII (nearly always), where the only control characters are below
+    // 0x20 and DEL.
+    if text.is_ascii() {
+        let mut previous = 0u8;
+        for &b in text.as_bytes() {
+            if (previous == b':' && b == b' ') || (previous == b' ' && b == b'#') || b < 0x20 || b == 0x7f {
+                return false;
+            }
+            previous = b;
+        }
+        return true;
+    }
     let mut previous = '\0';
     for c in text.chars() {
         if (previous == ':' && c == ' ') || (previous == ' ' && c == '#') || c.is_control() || c == '\u{feff}' {
