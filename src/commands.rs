@@ -23,12 +23,16 @@ pub fn run(cli: Cli) -> ExitCode {
             let report = sim::schedule(&sim::ScheduleRequest { state: args.state, pod: args.pod });
             let json = args.format == Format::Json;
             // A pod left Pending is a finding: exit 1, as verify does for a workload that misses its level.
+            // The report holds the 5,000-node model it was computed on: left to the process exit.
+            let report = report.map(exiting);
             let report = report.map(|r| (if json { r.to_json() } else { r.to_text() }, r.selected.is_none()));
             finish_report(report, args.format)
         }
         Command::Simulate(args) => {
             let report = sim::simulate(&sim::SimulateRequest { state: args.state, manifests: args.manifests });
             let json = args.format == Format::Json;
+            // The report holds the 5,000-node model it was computed on: left to the process exit.
+            let report = report.map(exiting);
             let report = report.map(|r| (if json { r.to_json() } else { r.to_text() }, r.pending() > 0));
             finish_report(report, args.format)
         }

@@ -6,7 +6,7 @@
 
 use super::cluster::{Cluster, Cycle, Outcome};
 use super::input::{InputError, read_located, read_state};
-use super::objects::{Pod, parse_pod};
+use super::objects::{Pod, State, parse_pod};
 use super::workload::Workload;
 use crate::kube::kind::WorkloadKind;
 use crate::kube::value::str_at;
@@ -44,6 +44,9 @@ pub struct ScheduleReport {
     /// The reference cycle behind the report.
     #[serde(skip)]
     pub cycle: Cycle,
+    /// The snapshot and cluster the report was computed on: see [`SimulateReport`]'s `model`.
+    #[serde(skip)]
+    model: Option<Box<(State, Cluster)>>,
 }
 
 /// `kix schedule`: one reference cycle for one pod.
@@ -69,6 +72,7 @@ pub fn schedule(request: &ScheduleRequest) -> Result<ScheduleReport, InputError>
         selected: cycle.selected.clone(),
         pod: format!("{}/{}", pod.namespace, pod.name),
         cycle: Cycle { nodes: BTreeMap::new(), selected: None },
+        model: None,
     };
     for (node, outcome) in &cycle.nodes {
         match outcome {
@@ -82,6 +86,7 @@ pub fn schedule(request: &ScheduleRequest) -> Result<ScheduleReport, InputError>
         }
     }
     report.cycle = cycle;
+    report.model = Some(Box::new((state, cluster)));
     Ok(report)
 }
 
@@ -221,6 +226,11 @@ pub fn place(cluster: &mut Cluster, workload: &Workload) -> Placement {
 #[derive(Debug)]
 pub struct SimulateReport {
     pub workloads: Vec<Placement>,
+    /// The snapshot and the cluster after every placement, kept with the report so that the command
+    /// line can leave them to the process exit (`exiting` in src/commands.rs) rather than free a
+    /// 5,000-node model piece by piece just before exiting; library callers drop them with the report.
+    #[expect(dead_code, reason = "held until the report is dropped, never read")]
+    model: Option<Box<(State, Cluster)>>,
 }
 
 /// `kix simulate`: places every workload of the manifests in order.
@@ -249,7 +259,8 @@ pub fn simulate(request: &SimulateRequest) -> Result<SimulateReport, InputError>
         return Err(errors);
     }
     let mut cluster = Cluster::new(&state);
-    Ok(SimulateReport { workloads: workloads.iter().map(|w| place(&mut cluster, w)).collect() })
+    let workloads = workloads.iter().map(|w| place(&mut cluster, w)).collect();
+    Ok(SimulateReport { workloads, model: Some(Box::new((state, cluster))) })
 }
 
 impl SimulateReport {

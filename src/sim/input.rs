@@ -19,6 +19,8 @@ use crate::kube::taints::Effect;
 use crate::kube::value::{at, str_at};
 use crate::source::{self, MAX_SNAPSHOT_BYTES, ReadError};
 use crate::yaml::{self, Limits, Marks, Seg, Value};
+use std::collections::HashSet;
+use std::ops::ControlFlow;
 use std::path::Path;
 
 /// What the model could not read, each problem located in its file: the one place sim builds
@@ -113,7 +115,12 @@ impl LocatedObjects {
 
 /// Reads a YAML stream (bounded, UTF-8) into objects with the positions of their nodes.
 pub fn read_located(path: &Path) -> Result<LocatedObjects, InputError> {
-    let text = source::read_text(path, MAX_SNAPSHOT_BYTES).map_err(|error| {
+    locate_objects(SourceFile::new(path, read_input(path)?))
+}
+
+/// Reads an input file's text (bounded, UTF-8).
+fn read_input(path: &Path) -> Result<String, InputError> {
+    source::read_text(path, MAX_SNAPSHOT_BYTES).map_err(|error| {
         let message = match &error {
             ReadError::TooLarge { .. } => {
                 format!(
@@ -125,8 +132,13 @@ pub fn read_located(path: &Path) -> Result<LocatedObjects, InputError> {
             other => format!("{}: {other}", path.display()),
         };
         single(Diagnostic::new(error.code(), message).at(Location::file(path)))
-    })?;
-    let source = SourceFile::new(path, text);
+    })
+}
+
+/// An input file's objects (lists expanded) with the positions of their nodes.
+fn locate_objects(source: SourceFile) -> Result<LocatedObjects, InputError> {
+    let path = source.path().to_path_buf();
+    let path = path.as_path();
     let mut objects = Vec::new();
     for document in yaml::parse_stream(&source.text, &Limits::SNAPSHOT) {
         let document = document.map_err(|error| {
@@ -185,22 +197,70 @@ pub fn not_an_object(path: &Path, message: impl Into<String>) -> Diagnostic {
 /// Reads a state snapshot file (Nodes, Pods and PodDisruptionBudgets; pods in phase Succeeded or
 /// Failed are left out, as the scheduler leaves them out); every object kix cannot read gets its
 /// own located diagnostic.
+///
+/// A snapshot is first read one document at a time, each document converted and dropped at once
+/// ([`state_streaming`]): its generic tree never exists whole, which is most of the time and memory
+/// of loading a big snapshot. On the first problem of any kind the file is read again whole, with
+/// positions, and every problem is reported from there exactly as if there had been no first pass.
 pub fn read_state(path: &Path) -> Result<State, InputError> {
-    let file = read_located(path)?;
-    let mut state = State::default();
+    let text = read_input(path)?;
+    if let Some(state) = state_streaming(&text) {
+        return Ok(state);
+    }
+    state_located(SourceFile::new(path, text))
+}
+
+/// [`read_state`] from the objects with their positions, every problem reported.
+fn state_located(source: SourceFile) -> Result<State, InputError> {
+    let file = locate_objects(source)?;
+    let mut reader = StateReader::default();
     let mut errors = InputError::default();
-    // Node name to the index of its first object, for duplicates.
-    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (index, object) in file.objects.iter().enumerate() {
-        let value = &object.value;
-        let result = match str_at(value, &["kind"]) {
-            Some("Node") => parse_node(value).and_then(|node| match seen.get(&node.name) {
-                Some(_) => Err(format!("node `{}` appears twice", node.name)),
-                None => {
-                    seen.insert(node.name.clone(), index);
-                    state.nodes.push(node);
-                    Ok(())
+        if let Err(e) = reader.add(&object.value) {
+            errors.object(&file, index, e);
+        }
+    }
+    if errors.is_empty() { Ok(reader.finish()) } else { Err(errors) }
+}
+
+/// The state of a snapshot in which every document is an object kix can read (lists expanded as
+/// [`locate_objects`] expands them), read document by document; `None` at the first problem.
+fn state_streaming(text: &str) -> Option<State> {
+    let mut reader = StateReader::default();
+    let mut clean = true;
+    yaml::parse_stream_each(text, &Limits::SNAPSHOT, |document| {
+        let readable = document.is_ok_and(|document| {
+            document.value.is_null()
+                || (document.value.is_mapping()
+                    && list::flatten(document.value, document.marks).is_ok_and(|flat| {
+                        flat.iter().all(|(value, _)| value.is_mapping() && reader.add(value).is_ok())
+                    }))
+        });
+        clean &= readable;
+        if readable { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
+    });
+    clean.then(|| reader.finish())
+}
+
+/// A state being read object by object, in file order.
+#[derive(Default)]
+struct StateReader {
+    state: State,
+    /// Names of the nodes read so far, for duplicates.
+    seen: HashSet<String>,
+}
+
+impl StateReader {
+    /// Adds one object (a mapping); an object kix cannot read is an error and adds nothing.
+    fn add(&mut self, value: &Value) -> Result<(), String> {
+        let state = &mut self.state;
+        match str_at(value, &["kind"]) {
+            Some("Node") => parse_node(value).and_then(|node| {
+                if !self.seen.insert(node.name.clone()) {
+                    return Err(format!("node `{}` appears twice", node.name));
                 }
+                state.nodes.push(node);
+                Ok(())
             }),
             // Terminal pods: the scheduler never sees them (objects::is_terminal).
             Some("Pod") if is_terminal(value) => Ok(()),
@@ -208,13 +268,13 @@ pub fn read_state(path: &Path) -> Result<State, InputError> {
             Some("Namespace") => super::objects::parse_namespace(value).map(|n| state.namespaces.push(n)),
             Some(_) => Budget::read(value).map(|b| state.budgets.extend(b)),
             None => Err("a document has no `kind`".to_string()),
-        };
-        if let Err(e) = result {
-            errors.object(&file, index, e);
         }
     }
-    state.nodes.sort_by(|a, b| a.name.cmp(&b.name));
-    if errors.is_empty() { Ok(state) } else { Err(errors) }
+
+    fn finish(mut self) -> State {
+        self.state.nodes.sort_by(|a, b| a.name.cmp(&b.name));
+        self.state
+    }
 }
 
 #[cfg(test)]
@@ -247,6 +307,31 @@ mod tests {
         let file = located("kind: Node\n---\nkind: PodList\nitems: [{kind: Pod},\n  {kind: Pod}]\n");
         assert_eq!(file.objects.len(), 3);
         assert_eq!((line(&file, 1), line(&file, 2)), (Some(4), Some(5)));
+    }
+
+    #[test]
+    fn the_streaming_read_gives_the_located_reads_state_or_leaves_the_problem_to_it() {
+        let node = |name: &str| format!("kind: Node\nmetadata: {{name: {name}}}\n");
+        let pod = "kind: Pod\nmetadata: {name: p}\nspec: {nodeName: b, containers: [{name: c}]}\n";
+        let texts = [
+            format!("{}---\n{}---\n{pod}", node("b"), node("a")),
+            format!("kind: List\nitems:\n- {}", node("a").replace('\n', "\n  ")),
+            format!("{}---\n# only a comment\n---\n{pod}---\nkind: ConfigMap\n", node("a")),
+            // A problem anywhere: a node twice, a bad object, a bad list, not a mapping, bad YAML last.
+            format!("{}---\n{}", node("a"), node("a")),
+            format!("{}---\nkind: Node\n", node("a")),
+            format!("{}---\nkind: List\nitems: 3\n", node("a")),
+            format!("{}---\n- 1\n", node("a")),
+            format!("{}---\nkind: Pod\nmetadata: {{name: [\n", node("a")),
+        ];
+        for (i, text) in texts.iter().enumerate() {
+            let located = state_located(SourceFile::new("state.yaml", text.clone()));
+            match state_streaming(text) {
+                Some(state) => assert_eq!(Some(state), located.ok(), "{text}"),
+                None => assert!(located.is_err(), "{text}"),
+            }
+            assert_eq!(state_streaming(text).is_some(), i < 3, "{text}");
+        }
     }
 
     #[test]

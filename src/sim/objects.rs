@@ -22,6 +22,7 @@ use crate::kube::taints::{Effect, Taint, Toleration};
 use crate::kube::value::{at, str_at};
 use crate::kube::workload::PdbView;
 use crate::yaml::Value;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// Upstream's non-zero default CPU request for scoring (`DefaultMilliCPURequest`).
@@ -239,16 +240,31 @@ impl State {
     /// Reads a YAML stream of objects (lists expanded, see [`crate::kube::list`]) into a state; other kinds
     /// are skipped.
     pub fn from_yaml_str(text: &str) -> Result<State, String> {
-        let mut objects = Vec::new();
-        for document in crate::yaml::parse_stream(text, &crate::yaml::Limits::SNAPSHOT) {
-            let document = document.map_err(|e| e.to_string())?;
-            if document.value.is_null() {
-                continue;
+        // Each document is converted as soon as it is read and then dropped, so the stream's generic
+        // tree never exists whole; the first YAML or list error wins, as when every document is read first.
+        let mut state = State::default();
+        let mut errors = Vec::new();
+        let mut failed = None;
+        crate::yaml::parse_stream_each(text, &crate::yaml::Limits::SNAPSHOT, |document| {
+            let items = document.map_err(|e| e.to_string()).and_then(|document| match document.value.is_null() {
+                true => Ok(Vec::new()),
+                false => crate::kube::list::flatten(document.value, document.marks).map_err(|e| e.to_string()),
+            });
+            match items {
+                Ok(items) => {
+                    items.iter().for_each(|(object, _)| state.add(object, &mut errors));
+                    ControlFlow::Continue(())
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    ControlFlow::Break(())
+                }
             }
-            let items = crate::kube::list::flatten(document.value, document.marks).map_err(|e| e.to_string())?;
-            objects.extend(items.into_iter().map(|(value, _)| value));
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => state.finish(errors).map_err(|errors| errors.join("; ")),
         }
-        State::from_objects(objects)
     }
 
     /// Builds a state from parsed objects: Nodes and Pods; other kinds are skipped.
@@ -260,29 +276,39 @@ impl State {
     pub fn from_objects_each(objects: Vec<Value>) -> Result<State, Vec<String>> {
         let mut state = State::default();
         let mut errors = Vec::new();
-        for object in objects {
-            if !object.is_mapping() {
-                errors.push("a document is not a mapping (a Kubernetes object)".to_string());
-                continue;
-            }
-            let result = match str_at(&object, &["kind"]) {
-                Some("Node") => parse_node(&object).map(|n| state.nodes.push(n)),
-                Some("Pod") if is_terminal(&object) => Ok(()),
-                Some("Pod") => parse_pod(&object, "default").map(|p| state.pods.push(p)),
-                Some("Namespace") => parse_namespace(&object).map(|n| state.namespaces.push(n)),
-                Some(_) if PdbView::is_pdb(&object) => Budget::read(&object).map(|b| state.budgets.extend(b)),
-                Some(_) => Ok(()),
-                None => Err("a document has no `kind`".to_string()),
-            };
-            if let Err(e) = result {
-                errors.push(e);
-            }
+        for object in &objects {
+            state.add(object, &mut errors);
         }
-        state.nodes.sort_by(|a, b| a.name.cmp(&b.name));
-        if let Some(pair) = state.nodes.windows(2).find(|w| w[0].name == w[1].name) {
+        state.finish(errors)
+    }
+
+    /// Adds one object of [`State::from_objects_each`]; a problem goes to `errors`.
+    fn add(&mut self, object: &Value, errors: &mut Vec<String>) {
+        if !object.is_mapping() {
+            errors.push("a document is not a mapping (a Kubernetes object)".to_string());
+            return;
+        }
+        let result = match str_at(object, &["kind"]) {
+            Some("Node") => parse_node(object).map(|n| self.nodes.push(n)),
+            Some("Pod") if is_terminal(object) => Ok(()),
+            Some("Pod") => parse_pod(object, "default").map(|p| self.pods.push(p)),
+            Some("Namespace") => parse_namespace(object).map(|n| self.namespaces.push(n)),
+            Some(_) if PdbView::is_pdb(object) => Budget::read(object).map(|b| self.budgets.extend(b)),
+            Some(_) => Ok(()),
+            None => Err("a document has no `kind`".to_string()),
+        };
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+
+    /// The state once every object is added: nodes sorted by name, a name twice an error.
+    fn finish(mut self, mut errors: Vec<String>) -> Result<State, Vec<String>> {
+        self.nodes.sort_by(|a, b| a.name.cmp(&b.name));
+        if let Some(pair) = self.nodes.windows(2).find(|w| w[0].name == w[1].name) {
             errors.push(format!("node `{}` appears twice", pair[0].name));
         }
-        if errors.is_empty() { Ok(state) } else { Err(errors) }
+        if errors.is_empty() { Ok(self) } else { Err(errors) }
     }
 }
 

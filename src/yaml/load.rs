@@ -31,6 +31,7 @@ use super::{Limits, Mapping, Mark, Span, Value, YamlError, YamlErrorKind};
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Tag};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
 
 /// Mapping size from which duplicate keys are found through a hash set rather than a scan.
 const HASH_KEYS_FROM: usize = 16;
@@ -47,22 +48,39 @@ pub struct Document {
 /// Parses every document of `text`: one entry per document, in order; documents with no content
 /// are skipped. After a syntax error the stream ends with that error.
 pub fn parse_stream(text: &str, limits: &Limits) -> Vec<Result<Document, YamlError>> {
+    let mut documents = Vec::new();
+    parse_stream_each(text, limits, |document| {
+        documents.push(document);
+        ControlFlow::Continue(())
+    });
+    documents
+}
+
+/// [`parse_stream`] one document at a time: `each` gets exactly the entries `parse_stream` returns,
+/// in order, each as soon as its document is read, so a caller that converts and drops each one
+/// never holds the whole stream's tree (a 10,000-object snapshot's tree is many times its text).
+/// `each` returns `Break` to stop reading.
+pub fn parse_stream_each(
+    text: &str,
+    limits: &Limits,
+    mut each: impl FnMut(Result<Document, YamlError>) -> ControlFlow<()>,
+) {
     // Marks hold `u32` offsets: nothing past 4 GiB, whatever the limits say.
     let max_bytes = limits.max_bytes.min(u32::MAX as usize);
     if text.len() > max_bytes {
         let message = format!("input is {} bytes, over the limit of {max_bytes} bytes", text.len());
-        return vec![Err(YamlError::new(YamlErrorKind::SizeLimit, Mark { line: 1, column: 1, offset: 0 }, message))];
+        let _ = each(Err(YamlError::new(YamlErrorKind::SizeLimit, Mark { line: 1, column: 1, offset: 0 }, message)));
+        return;
     }
     let positions = Positions::new(text);
     let mut parser = Parser::new_from_str(text);
-    let mut documents = Vec::new();
     let mut builder: Option<Builder> = None;
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
             Ok(next) => next,
             Err(error) => {
                 let open = builder.as_ref().map(|b| b.open_starts()).unwrap_or_default();
-                documents.push(Err(syntax_error(&error, text, &positions, &open)));
+                let _ = each(Err(syntax_error(&error, text, &positions, &open)));
                 break;
             }
         };
@@ -72,7 +90,9 @@ pub fn parse_stream(text: &str, limits: &Limits) -> Vec<Result<Document, YamlErr
             Event::DocumentStart(_) => builder = Some(Builder::new(positions.mark(span.start), limits)),
             Event::DocumentEnd => {
                 if let Some(result) = builder.take().and_then(Builder::finish) {
-                    documents.push(result);
+                    if each(result).is_break() {
+                        break;
+                    }
                 }
             }
             event => {
@@ -82,20 +102,22 @@ pub fn parse_stream(text: &str, limits: &Limits) -> Vec<Result<Document, YamlErr
             }
         }
     }
-    documents
 }
 
-/// A collection being built.
+/// A collection being built. Its children wait on the builder's shared scratch stacks (from
+/// `first` on) until it closes, then move into one allocation of exactly their number: per-frame
+/// vectors would keep their spare capacity in the finished tree, several times its size on the
+/// small mappings Kubernetes objects are made of.
 enum Frame {
-    Sequence { anchor: usize, start: Mark, items: Vec<Value>, marks: Vec<Marks> },
+    Sequence { anchor: usize, start: Mark, first: usize },
     Mapping(MappingFrame),
 }
 
 struct MappingFrame {
     anchor: usize,
     start: Mark,
-    entries: Vec<(Value, Value)>,
-    marks: Vec<EntryMarks>,
+    /// Where this mapping's entries start in the builder's `entries` and `entry_marks`.
+    first: usize,
     /// The key waiting for its value.
     key: Option<(Value, Span, Option<KeyText>)>,
     /// Key hashes, once the mapping is big enough to need them.
@@ -106,6 +128,12 @@ struct Builder<'l> {
     limits: &'l Limits,
     start: Mark,
     stack: Vec<Frame>,
+    /// Items of the open sequences, innermost last (see [`Frame`]).
+    items: Vec<Value>,
+    item_marks: Vec<Marks>,
+    /// Entries of the open mappings, innermost last.
+    entries: Vec<(Value, Value)>,
+    entry_marks: Vec<EntryMarks>,
     root: Option<(Value, Marks)>,
     /// True when the root is the empty scalar of a document without content.
     empty: bool,
@@ -120,6 +148,10 @@ impl<'l> Builder<'l> {
             limits,
             start,
             stack: Vec::new(),
+            items: Vec::new(),
+            item_marks: Vec::new(),
+            entries: Vec::new(),
+            entry_marks: Vec::new(),
             root: None,
             empty: false,
             anchors: HashMap::new(),
@@ -165,12 +197,7 @@ impl<'l> Builder<'l> {
                 if self.too_deep(span.start) {
                     return;
                 }
-                self.stack.push(Frame::Sequence {
-                    anchor,
-                    start: span.start,
-                    items: Vec::with_capacity(4),
-                    marks: Vec::with_capacity(4),
-                });
+                self.stack.push(Frame::Sequence { anchor, start: span.start, first: self.items.len() });
             }
             Event::MappingStart(anchor, _) => {
                 if self.too_deep(span.start) {
@@ -179,14 +206,15 @@ impl<'l> Builder<'l> {
                 self.stack.push(Frame::Mapping(MappingFrame {
                     anchor,
                     start: span.start,
-                    entries: Vec::with_capacity(8),
-                    marks: Vec::with_capacity(8),
+                    first: self.entries.len(),
                     key: None,
                     hashes: None,
                 }));
             }
             Event::SequenceEnd => {
-                let Some(Frame::Sequence { anchor, start, items, marks }) = self.stack.pop() else { return };
+                let Some(Frame::Sequence { anchor, start, first }) = self.stack.pop() else { return };
+                let items: Vec<Value> = self.items.drain(first..).collect();
+                let marks: Vec<Marks> = self.item_marks.drain(first..).collect();
                 let end = end_of(span, marks.last().map(|m| m.span.end), start);
                 self.complete(
                     Value::Sequence(items),
@@ -196,9 +224,11 @@ impl<'l> Builder<'l> {
             }
             Event::MappingEnd => {
                 let Some(Frame::Mapping(frame)) = self.stack.pop() else { return };
-                let end = end_of(span, frame.marks.last().map(|m| m.value.span.end), frame.start);
+                let entries: Vec<(Value, Value)> = self.entries.drain(frame.first..).collect();
+                let marks: Vec<EntryMarks> = self.entry_marks.drain(frame.first..).collect();
+                let end = end_of(span, marks.last().map(|m| m.value.span.end), frame.start);
                 let (anchor, start) = (frame.anchor, frame.start);
-                match merge(frame.entries, frame.marks) {
+                match merge(entries, marks) {
                     Ok((mapping, marks)) => {
                         let marks = Marks { span: Span { start, end }, kind: MarksKind::Mapping(marks) };
                         self.complete(Value::Mapping(mapping), marks, anchor);
@@ -258,17 +288,18 @@ impl<'l> Builder<'l> {
         }
         match self.stack.last_mut() {
             None => self.root = Some((value, marks)),
-            Some(Frame::Sequence { items, marks: item_marks, .. }) => {
-                items.push(value);
-                item_marks.push(marks);
+            Some(Frame::Sequence { .. }) => {
+                self.items.push(value);
+                self.item_marks.push(marks);
             }
             Some(Frame::Mapping(frame)) => match frame.key.take() {
                 Some((key, key_span, key_text)) => {
-                    frame.entries.push((key, value));
-                    frame.marks.push(EntryMarks { key_text, key: key_span, value: marks });
+                    self.entries.push((key, value));
+                    self.entry_marks.push(EntryMarks { key_text, key: key_span, value: marks });
                 }
                 None => {
-                    if let Some(first) = frame.duplicate_of(&value) {
+                    let (entries, entry_marks) = (&self.entries[frame.first..], &self.entry_marks[frame.first..]);
+                    if let Some(first) = frame.duplicate_of(entries, entry_marks, &value) {
                         let message = format!(
                             "duplicate key {} in one mapping (first written at line {first})",
                             describe_key(&value)
@@ -285,15 +316,14 @@ impl<'l> Builder<'l> {
 
 impl MappingFrame {
     /// The line of an earlier entry with this key, if any; records the key otherwise.
-    fn duplicate_of(&mut self, key: &Value) -> Option<u32> {
-        let find = |frame: &MappingFrame| {
-            frame.entries.iter().position(|(k, _)| k == key).map(|i| frame.marks[i].key.start.line)
-        };
-        if self.entries.len() < HASH_KEYS_FROM {
-            return find(self);
+    /// `entries` and `marks` are this mapping's, so far.
+    fn duplicate_of(&mut self, entries: &[(Value, Value)], marks: &[EntryMarks], key: &Value) -> Option<u32> {
+        let find = || entries.iter().position(|(k, _)| k == key).map(|i| marks[i].key.start.line);
+        if entries.len() < HASH_KEYS_FROM {
+            return find();
         }
-        let hashes = self.hashes.get_or_insert_with(|| self.entries.iter().map(|(k, _)| key_hash(k)).collect());
-        if hashes.insert(key_hash(key)) { None } else { find(self) }
+        let hashes = self.hashes.get_or_insert_with(|| entries.iter().map(|(k, _)| key_hash(k)).collect());
+        if hashes.insert(key_hash(key)) { None } else { find() }
     }
 }
 

@@ -242,3 +242,26 @@ fn tags_and_non_string_keys() {
     assert_eq!(map.get(&Value::Bool(true)).and_then(Value::as_str), Some("yes"));
     assert_eq!(map.get(&Value::Null).and_then(Value::as_str), Some("n"));
 }
+
+#[test]
+fn documents_come_one_at_a_time_until_the_caller_stops() {
+    // Nested collections of every size, closed in every order, so the shared scratch stacks are
+    // exercised: each collection gets exactly its own children.
+    let text = "a: [1, [2, 3], {b: 4}]\nc:\n  d:\n  - e: 5\n    f: [6]\n  - 7\ng: 8\n---\nh: 9\n---\n[\n";
+    let mut seen = Vec::new();
+    parse_stream_each(text, &Limits::PACKAGE, |document| {
+        seen.push(document);
+        ControlFlow::Continue(())
+    });
+    assert_eq!(seen, docs(text));
+    assert_eq!(seen[0].as_ref().unwrap().value["c"]["d"][0]["f"][0].as_u64(), Some(6));
+    assert_eq!(seen[0].as_ref().unwrap().value["a"][1][1].as_u64(), Some(3));
+    assert!(seen[2].is_err());
+    let mut first = Vec::new();
+    parse_stream_each(text, &Limits::PACKAGE, |document| {
+        first.push(document);
+        ControlFlow::Break(())
+    });
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].as_ref().unwrap().value["g"].as_u64(), Some(8));
+}

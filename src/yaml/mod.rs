@@ -39,7 +39,7 @@ mod ser;
 mod value;
 
 pub use de::{DeError, from_value};
-pub use load::{Document, parse_stream};
+pub use load::{Document, parse_stream, parse_stream_each};
 pub use mapping::Mapping;
 pub use marks::{EntryMarks, KeyText, Located, Marks, MarksKind, Seg};
 pub use number::Number;
