@@ -88,7 +88,7 @@ fn bench_verify(c: &mut Criterion) {
     group.sample_size(10);
     for nodes in [300, 3000] {
         let dir = scratch();
-        genfleet::verify_cluster(dir.path(), nodes, nodes).unwrap();
+        genfleet::verify_cluster(dir.path(), nodes, nodes, 1).unwrap();
         let compiled = kix::compile::compile(&Selection { root: dir.path().to_path_buf(), ..Default::default() });
         assert!(compiled.ok());
         group.bench_function(format!("{nodes}_nodes"), |b| b.iter(|| kix::verify::verify(&compiled.clusters, None)));

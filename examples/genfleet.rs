@@ -16,7 +16,8 @@
 //!   compile of the fleet, so both sides produce the same placement).
 //! * a **verify** cluster: `--verify-nodes N --replicas R OUT` writes one cluster `big` of N nodes in
 //!   three zones and one instance of a Deployment with R replicas at level `zone` (the shape of issue
-//!   11's verify figures).
+//!   11's verify figures); with `--verify-workloads W`, W Deployments sharing the R replicas (kix
+//!   verifies at most 10,000 replicas per workload: 5,000 nodes and 15,000 replicas are W = 3).
 //! * the **scheduler_perf** shape: `--scheduler-perf OUT` writes `OUT/state.yaml` (5,000 nodes in three
 //!   zones, 5,000 existing pods, as `kubectl get -o yaml` prints them) and `OUT/spread.yaml` (a
 //!   Deployment of 5,000 replicas with a hard zone spread), for `kix simulate --state`.
@@ -41,6 +42,8 @@ pub struct Args {
     pub kustomize: bool,
     pub verify_nodes: usize,
     pub replicas: usize,
+    /// Verify shape: the replicas split over this many Deployments of the one instance (default 1).
+    pub verify_workloads: usize,
     pub scheduler_perf: bool,
     pub out: Option<PathBuf>,
 }
@@ -59,6 +62,7 @@ fn parse_args() -> Result<Args, String> {
             "--nodes" => args.nodes = number("--nodes")?,
             "--verify-nodes" => args.verify_nodes = number("--verify-nodes")?,
             "--replicas" => args.replicas = number("--replicas")?,
+            "--verify-workloads" => args.verify_workloads = number("--verify-workloads")?,
             "--kustomize" => args.kustomize = true,
             "--scheduler-perf" => args.scheduler_perf = true,
             other if other.starts_with("--") => return Err(format!("unknown flag {other}")),
@@ -76,7 +80,7 @@ fn main() {
     let args = args.unwrap_or_else(|message| {
         eprintln!(
             "genfleet: {message}\nusage: genfleet [--clusters N] [--instances M] [--workloads K] [--nodes P] \
-             [--kustomize] OUT\n       genfleet --verify-nodes N --replicas R OUT\n       genfleet --scheduler-perf OUT"
+             [--kustomize] OUT\n       genfleet --verify-nodes N --replicas R [--verify-workloads W] OUT\n       genfleet --scheduler-perf OUT"
         );
         std::process::exit(2)
     });
@@ -84,7 +88,7 @@ fn main() {
     let result = if args.scheduler_perf {
         scheduler_perf(&out)
     } else if args.verify_nodes > 0 {
-        verify_cluster(&out, args.verify_nodes, args.replicas.max(1))
+        verify_cluster(&out, args.verify_nodes, args.replicas.max(1), args.verify_workloads.max(1))
     } else {
         fleet(&out, &args)
     };
@@ -445,8 +449,9 @@ fn overlay(dir: &Path, instance: &kix::derive::InstancePlan) -> std::io::Result<
     write(&dir.join("kustomization.yaml"), &text)
 }
 
-/// One cluster of `nodes` nodes in three zones and one Deployment of `replicas` replicas at level zone.
-pub fn verify_cluster(out: &Path, nodes: usize, replicas: usize) -> std::io::Result<()> {
+/// One cluster of `nodes` nodes in three zones and one instance at level zone of `workloads` Deployments
+/// sharing `replicas` replicas (one Deployment is named `api`, several `api-0`, `api-1`, ...).
+pub fn verify_cluster(out: &Path, nodes: usize, replicas: usize, workloads: usize) -> std::io::Result<()> {
     write(
         &out.join("clusters/big.toml"),
         &format!(
@@ -457,32 +462,40 @@ pub fn verify_cluster(out: &Path, nodes: usize, replicas: usize) -> std::io::Res
             nodes.div_ceil(3)
         ),
     )?;
-    write(
-        &out.join("packages/web/kix.toml"),
-        &format!(
-            "[meta]\nname = \"web\"\nversion = \"1.0.0\"\n[workloads.api]\nreplicas = {{ none = 1, zone = {replicas} }}\n"
-        ),
-    )?;
-    write(
-        &out.join("packages/web/api.yaml"),
-        "apiVersion: apps/v1
+    let names: Vec<String> =
+        if workloads == 1 { vec!["api".to_string()] } else { (0..workloads).map(|i| format!("api-{i}")).collect() };
+    let mut toml = String::from("[meta]\nname = \"web\"\nversion = \"1.0.0\"\n");
+    let mut yaml = String::new();
+    for (i, name) in names.iter().enumerate() {
+        // The first Deployments take the remainder.
+        let share = replicas / workloads + usize::from(i < replicas % workloads);
+        let _ = write!(toml, "[workloads.{name}]\nreplicas = {{ none = 1, zone = {share} }}\n");
+        if i > 0 {
+            yaml.push_str("---\n");
+        }
+        let _ = write!(
+            yaml,
+            "apiVersion: apps/v1
 kind: Deployment
 metadata:
-  name: api
+  name: {name}
 spec:
   selector:
-    matchLabels: {app: api}
+    matchLabels: {{app: {name}}}
   template:
     metadata:
-      labels: {app: api}
+      labels: {{app: {name}}}
     spec:
       containers:
       - name: api
         image: example/api:1
         resources:
-          requests: {cpu: 10m, memory: 16Mi}
-",
-    )
+          requests: {{cpu: 10m, memory: 16Mi}}
+"
+        );
+    }
+    write(&out.join("packages/web/kix.toml"), &toml)?;
+    write(&out.join("packages/web/api.yaml"), &yaml)
 }
 
 /// scheduler_perf TopologySpreading/5000Nodes_5000Pods as a snapshot and a Deployment to place.

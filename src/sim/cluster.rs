@@ -133,7 +133,20 @@ pub struct Cluster {
 impl Cluster {
     /// Builds a cluster from a snapshot; pods not bound to a known node are left out.
     pub fn new(state: &State) -> Cluster {
-        let mut nodes = state.nodes.clone();
+        Cluster::with(state.nodes.clone(), state.pods.iter().cloned(), &state.namespaces)
+    }
+
+    /// [`Cluster::new`] taking the snapshot's nodes and pods instead of copying them (`simulate` and
+    /// `schedule` read a snapshot once: copying 5,000 nodes and pods was a fifth of `kix simulate`).
+    pub fn from_state(state: State) -> Cluster {
+        Cluster::with(state.nodes, state.pods.into_iter(), &state.namespaces)
+    }
+
+    fn with(
+        mut nodes: Vec<Node>,
+        pods: impl Iterator<Item = Pod>,
+        namespaces: &[super::objects::Namespace],
+    ) -> Cluster {
         nodes.sort_by(|a, b| a.name.cmp(&b.name));
         let by_name = nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i)).collect();
         let n = nodes.len();
@@ -155,13 +168,13 @@ impl Cluster {
             journal: Vec::new(),
             open: 0,
         };
-        for namespace in &state.namespaces {
+        for namespace in namespaces {
             cluster.namespaces.declare(&namespace.name, &namespace.labels);
         }
         cluster.rebuild_classes();
-        for pod in &state.pods {
+        for pod in pods {
             if let Some(node) = pod.node_name.clone() {
-                let _ = cluster.bind(pod.clone(), &node);
+                let _ = cluster.bind(pod, &node);
             }
         }
         cluster

@@ -6,7 +6,7 @@
 
 use super::cluster::{Cluster, Cycle, Outcome};
 use super::input::{InputError, read_located, read_state};
-use super::objects::{Pod, State, parse_pod};
+use super::objects::{Pod, parse_pod};
 use super::workload::Workload;
 use crate::kube::kind::WorkloadKind;
 use crate::kube::value::str_at;
@@ -44,9 +44,9 @@ pub struct ScheduleReport {
     /// The reference cycle behind the report.
     #[serde(skip)]
     pub cycle: Cycle,
-    /// The snapshot and cluster the report was computed on: see [`SimulateReport`]'s `model`.
+    /// The cluster the report was computed on: see [`SimulateReport`]'s `model`.
     #[serde(skip)]
-    model: Option<Box<(State, Cluster)>>,
+    model: Option<Box<Cluster>>,
 }
 
 /// `kix schedule`: one reference cycle for one pod.
@@ -63,7 +63,7 @@ pub fn schedule(request: &ScheduleRequest) -> Result<ScheduleReport, InputError>
         errors
     };
     let pod = first_pod(&objects).map_err(err)?;
-    let cluster = Cluster::new(&state);
+    let cluster = Cluster::from_state(state);
     let cycle = cluster.cycle(&pod);
     let mut report = ScheduleReport {
         feasible: Vec::new(),
@@ -86,7 +86,7 @@ pub fn schedule(request: &ScheduleRequest) -> Result<ScheduleReport, InputError>
         }
     }
     report.cycle = cycle;
-    report.model = Some(Box::new((state, cluster)));
+    report.model = Some(Box::new(cluster));
     Ok(report)
 }
 
@@ -226,11 +226,11 @@ pub fn place(cluster: &mut Cluster, workload: &Workload) -> Placement {
 #[derive(Debug)]
 pub struct SimulateReport {
     pub workloads: Vec<Placement>,
-    /// The snapshot and the cluster after every placement, kept with the report so that the command
+    /// The cluster (the snapshot's nodes and pods) after every placement, kept with the report so that the command
     /// line can leave them to the process exit (`exiting` in src/commands.rs) rather than free a
     /// 5,000-node model piece by piece just before exiting; library callers drop them with the report.
     #[expect(dead_code, reason = "held until the report is dropped, never read")]
-    model: Option<Box<(State, Cluster)>>,
+    model: Option<Box<Cluster>>,
 }
 
 /// `kix simulate`: places every workload of the manifests in order.
@@ -258,9 +258,9 @@ pub fn simulate(request: &SimulateRequest) -> Result<SimulateReport, InputError>
     if !errors.is_empty() {
         return Err(errors);
     }
-    let mut cluster = Cluster::new(&state);
+    let mut cluster = Cluster::from_state(state);
     let workloads = workloads.iter().map(|w| place(&mut cluster, w)).collect();
-    Ok(SimulateReport { workloads, model: Some(Box::new((state, cluster))) })
+    Ok(SimulateReport { workloads, model: Some(Box::new(cluster)) })
 }
 
 impl SimulateReport {
