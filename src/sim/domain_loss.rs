@@ -70,10 +70,9 @@ pub(super) fn domain_loss(
         pass = false;
     }
     for ((label, value), (nodes, pods)) in units {
-        let saved = world.checkpoint();
-        let loss =
-            fail(world, w, level, key, &label, value, &nodes, &pods, owned.len() as i64, &mut pass, &mut findings);
-        world.rollback(saved);
+        let owned = owned.len() as i64;
+        let loss = world
+            .trial(|world| fail(world, w, level, key, &label, value, &nodes, &pods, owned, &mut pass, &mut findings));
         losses.push(loss);
     }
     (ScenarioResult { scenario: Scenario::DomainLoss, pass, findings }, losses)

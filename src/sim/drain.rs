@@ -38,9 +38,7 @@ pub(super) fn drain(world: &mut World<'_>, w: usize, level: Level) -> ScenarioRe
     let mut findings = Vec::new();
     let mut pass = true;
     for node in nodes {
-        let saved = world.checkpoint();
-        drain_node(world, w, level, &node, &mut pass, &mut findings);
-        world.rollback(saved);
+        world.trial(|world| drain_node(world, w, level, &node, &mut pass, &mut findings));
     }
     ScenarioResult { scenario: Scenario::Drain, pass, findings }
 }

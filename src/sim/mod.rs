@@ -97,6 +97,8 @@ pub mod input;
 pub mod interpod;
 pub mod objects;
 pub mod plugins;
+#[cfg(test)]
+mod test_rng;
 pub mod verify;
 mod voluntary;
 pub mod workload;

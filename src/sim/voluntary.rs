@@ -11,10 +11,7 @@ use crate::level::Level;
 
 /// The rolling update of a Deployment, from the placed state and back to it.
 pub(super) fn rolling_update(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
-    let saved = world.checkpoint();
-    let result = deployment_update(world, w, level);
-    world.rollback(saved);
-    result
+    world.trial(|world| deployment_update(world, w, level))
 }
 
 /// The syncs of [`rolling_update`]; changes `world`, the caller rolls it back.
@@ -190,10 +187,7 @@ pub(super) fn sort_for_deletion(pods: &mut [(Pod, String)], related: &[(Pod, Str
 /// applies.) At level pod and up one replica must stay available throughout; a replacement left
 /// Pending stops the update there for good.
 pub(super) fn statefulset_update(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
-    let saved = world.checkpoint();
-    let result = statefulset_steps(world, w, level);
-    world.rollback(saved);
-    result
+    world.trial(|world| statefulset_steps(world, w, level))
 }
 
 /// The steps of [`statefulset_update`]; changes `world`, the caller rolls it back.

@@ -153,6 +153,14 @@ impl<'a> World<'a> {
         Saved { mark: Mark::Journal(self.cluster.checkpoint()), next_index: self.next_index.clone() }
     }
 
+    /// Runs a scenario step on the world and undoes every change it made: the world is as it was after.
+    pub(super) fn trial<R>(&mut self, step: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = self.checkpoint();
+        let result = step(self);
+        self.rollback(saved);
+        result
+    }
+
     /// Undoes every change since `saved`.
     pub(super) fn rollback(&mut self, saved: Saved) {
         let World { cluster, workloads, budgets, scales, counts, .. } = self;

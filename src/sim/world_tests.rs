@@ -10,19 +10,7 @@ use crate::level::Level;
 use crate::sim::objects::State;
 use std::fmt::Write as _;
 
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len() as u64) as usize]
-    }
-}
+use crate::sim::test_rng::Rng;
 
 fn state(rng: &mut Rng) -> String {
     let mut out = String::new();

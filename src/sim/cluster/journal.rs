@@ -152,16 +152,7 @@ mod tests {
     use std::collections::{BTreeMap, BTreeSet};
     use std::fmt::Write as _;
 
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
+    use crate::sim::test_rng::Rng;
 
     /// Everything scheduling reads, in a form that does not depend on hash order: nodes, pods by
     /// slot, each node's pods, usage, the classes as sets of nodes with their buckets, the first
