@@ -322,7 +322,7 @@ impl Drop for Staging {
     /// was never swapped in.
     fn drop(&mut self) {
         if let Some(Ok(staging)) = self.staging.get() {
-            let _ = std::fs::remove_dir_all(staging);
+            remove_tree(staging);
         }
     }
 }
@@ -333,10 +333,43 @@ impl Drop for Staging {
 /// file is absent, not a regular file, differs, or cannot be linked (another file system): then the
 /// caller writes it.
 fn carried_over(previous: &Path, bytes: &[u8], staged: &Path) -> bool {
-    let same_length = std::fs::symlink_metadata(previous).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64);
-    same_length
-        && std::fs::read(previous).is_ok_and(|found| found == bytes)
-        && std::fs::hard_link(previous, staged).is_ok()
+    holds_exactly(previous, bytes) && std::fs::hard_link(previous, staged).is_ok()
+}
+
+/// Whether `path` is a regular file, not a symbolic link, holding exactly `bytes`. One open, one stat and
+/// one read into a buffer each thread keeps: a rebuild compares every file it would write.
+fn holds_exactly(path: &Path, bytes: &[u8]) -> bool {
+    use std::io::Read;
+    thread_local! {
+        static FOUND: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let Ok(mut file) = open_not_following(path) else { return false };
+    if !file.metadata().is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64) {
+        return false;
+    }
+    FOUND.with_borrow_mut(|found| {
+        if found.len() < bytes.len() {
+            found.resize(bytes.len(), 0);
+        }
+        let found = &mut found[..bytes.len()];
+        file.read_exact(found).is_ok() && found == bytes
+    })
+}
+
+/// Opens a file for reading; an error for a symbolic link (where the platform says so at open, else before).
+#[cfg(target_os = "linux")]
+fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let no_follow = rustix::fs::OFlags::NOFOLLOW.bits() as i32;
+    std::fs::OpenOptions::new().read(true).custom_flags(no_follow).open(path)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> {
+    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(std::io::Error::other("a symbolic link"));
+    }
+    std::fs::File::open(path)
 }
 
 /// A cluster directory kix wrote: its kustomization.yaml carries kix's header.
@@ -354,6 +387,18 @@ fn exchange(a: &Path, b: &Path) -> bool {
 #[cfg(not(target_os = "linux"))]
 fn exchange(_: &Path, _: &Path) -> bool {
     false
+}
+
+/// Removes a directory tree, its top-level entries (clusters' directories) on every core: after a build
+/// swapped `out` in, the previous one is removed before kix exits, thousands of files.
+fn remove_tree(dir: &Path) {
+    use rayon::prelude::*;
+    let entries: Vec<PathBuf> = std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()).collect();
+    entries.par_iter().for_each(|entry| match std::fs::symlink_metadata(entry) {
+        Ok(m) if m.is_dir() => _ = std::fs::remove_dir_all(entry),
+        _ => _ = std::fs::remove_file(entry),
+    });
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Removes staging and set-aside directories left by a kix run that was killed (its process is gone).
@@ -437,5 +482,25 @@ mod tests {
         let link = dir.path().join("previous.yaml");
         std::os::unix::fs::symlink(&target, &link).unwrap();
         assert!(!carried_over(&link, b"kind: A\n", &dir.path().join("staged.yaml")));
+    }
+
+    #[test]
+    fn a_directory_is_never_carried_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let previous = dir.path().join("previous.yaml");
+        std::fs::create_dir(&previous).unwrap();
+        assert!(!carried_over(&previous, b"", &dir.path().join("staged.yaml")));
+    }
+
+    /// The read buffer a thread keeps is compared only up to the new file's length.
+    #[test]
+    fn a_long_file_compared_first_does_not_leak_into_the_next_comparison() {
+        let dir = tempfile::tempdir().unwrap();
+        let (long, short) = (dir.path().join("long.yaml"), dir.path().join("short.yaml"));
+        std::fs::write(&long, b"kind: A\nlong: tail\n").unwrap();
+        std::fs::write(&short, b"kind: B\n").unwrap();
+        assert!(carried_over(&long, b"kind: A\nlong: tail\n", &dir.path().join("1.yaml")));
+        assert!(!carried_over(&short, b"kind: A\n", &dir.path().join("2.yaml")));
+        assert!(carried_over(&short, b"kind: B\n", &dir.path().join("3.yaml")));
     }
 }

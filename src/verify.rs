@@ -12,7 +12,7 @@ mod domain_keys;
 
 pub use domain_keys::{KeyRole, MissingKey};
 
-use crate::compile::{Compiled, Selection, UsageError, acknowledged, cluster_names, compile_keeping_model};
+use crate::compile::{Acknowledged, Compiled, Selection, UsageError, cluster_names, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan};
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, Severity, Subject};
 use crate::resolve::inventory::InventoryNode;
@@ -75,7 +75,8 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
         }
     }
     // Verify's own warnings are acknowledged (`allow`) and denied (`--deny-warnings`) like the compile's.
-    diagnostics.acknowledge(|d| acknowledged(&model, d));
+    let acknowledged = Acknowledged::of(&model);
+    diagnostics.acknowledge(|d| acknowledged.contains(d));
     let warned = diagnostics.count(Severity::Warning) > 0;
     let denied = diagnostics.iter().any(|d| d.code == Code::WarningsDenied);
     if request.selection.deny_warnings && warned && !denied {

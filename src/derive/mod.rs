@@ -48,7 +48,8 @@ use crate::yaml::Value;
 use namespaces::Placement;
 use objects::Origin;
 pub use shape::RenderedObject;
-use shape::{ShapeKey, Shapes, Template};
+pub use shape::Shapes;
+use shape::{ShapeKey, Template};
 use std::sync::Arc;
 
 /// The compiled output of one cluster.
@@ -98,7 +99,7 @@ pub struct InstancePlan {
 }
 
 /// What kix decided for one workload.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct WorkloadPlan {
     pub kind: WorkloadKind,
     pub name: String,
@@ -118,7 +119,7 @@ pub struct WorkloadPlan {
 }
 
 /// The autoscaler of a workload as emitted: its range after kix raised it to the level's floor.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AutoscalerPlan {
     pub kind: AutoscalerKind,
     pub name: String,
@@ -127,11 +128,10 @@ pub struct AutoscalerPlan {
 }
 
 /// Derives one cluster's instances, then writes once the cluster-scoped objects that several of them emit
-/// identically. Clusters are independent: `compile` runs them in parallel.
-pub fn derive_cluster(cluster: &Cluster, diagnostics: &mut Diagnostics) -> ClusterPlan {
-    let mut shapes = Shapes::default();
+/// identically. Clusters are independent: `compile` runs them in parallel, sharing the `shapes` derived so far.
+pub fn derive_cluster(cluster: &Cluster, shapes: &Shapes, diagnostics: &mut Diagnostics) -> ClusterPlan {
     let mut instances: Vec<InstancePlan> =
-        cluster.instances.iter().map(|instance| derive_instance(cluster, instance, &mut shapes, diagnostics)).collect();
+        cluster.instances.iter().map(|instance| derive_instance(cluster, instance, shapes, diagnostics)).collect();
     let shared = shared::share(&mut instances);
     ClusterPlan {
         name: cluster.name.clone(),
@@ -150,7 +150,7 @@ pub fn derive_cluster(cluster: &Cluster, diagnostics: &mut Diagnostics) -> Clust
 fn derive_instance(
     cluster: &Cluster,
     instance: &Instance,
-    shapes: &mut Shapes,
+    shapes: &Shapes,
     diagnostics: &mut Diagnostics,
 ) -> InstancePlan {
     let package = &instance.package;
@@ -184,7 +184,7 @@ fn derive_instance(
         (objects, template.instance_label_added.clone(), template.rendered.clone())
     };
     let (mut objects, mut instance_label_added, mut rendered) = match shapes.get(&key) {
-        Some(template) => from_template(template),
+        Some(template) => from_template(&template),
         None => {
             let mut found = Diagnostics::default();
             let (objects, label_added, in_namespace) = derive_objects(instance, &placements, &workloads, &mut found);

@@ -35,7 +35,7 @@ use crate::resolve::{Instance, Package};
 use crate::yaml::{Mapping, Value};
 
 /// Where a namespaced object goes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Placement {
     /// Into the instance's namespace: it had none, the instance's, or the package's own.
     Instance,

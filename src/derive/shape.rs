@@ -1,8 +1,10 @@
-//! Derive once per shape: most instances of a package in a cluster derive the
+//! Derive once per shape: most instances of a package in a fleet derive the
 //! same objects but for their namespace and their instance labels, so the
 //! copy, patching and validation of a package's documents are done once per
-//! shape and the objects of every other instance of that shape are a copy
-//! stamped with its own namespace and name (issue 11).
+//! shape (for the whole compile: [`Shapes`] is shared by the clusters) and the
+//! objects of every other instance of that shape are a copy stamped with its
+//! own namespace and name (issue 11). The copy shares all but `metadata` with
+//! the template (mappings are copy-on-write, [`crate::yaml::Mapping`]).
 //!
 //! A shape is what the objects depend on besides those two values: the
 //! package version, where each document goes ([`Placement`]), every
@@ -26,15 +28,6 @@
 //! pre-rendered, and `emit` renders it from its value as before. Scalars render
 //! the same wherever they stand, so the text equals rendering the stamped
 //! object.
-//!
-//! Each object of a shape is also rendered once ([`RenderedObject`]): its YAML
-//! with the places where the namespace and the instance's name go, so `emit`
-//! writes an instance's file by copying text. It is rendered with stand-in
-//! values and cut where they appear; an object in which they appear other than
-//! exactly where stamping writes (a user's text containing one) is not
-//! pre-rendered, and `emit` renders it from its value as before. Scalars render
-//! the same wherever they stand, so the text equals rendering the stamped
-//! object.
 
 use super::WorkloadPlan;
 use super::namespaces::Placement;
@@ -44,7 +37,7 @@ use crate::yaml::Value;
 use std::sync::Arc;
 
 /// What an instance's derived objects depend on, besides its namespace and name.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct ShapeKey {
     /// The package version, by identity: the address of the `Arc<Package>` instances of one version share
     /// (the model holds it while the cluster derives).
@@ -174,23 +167,32 @@ impl RenderedObject {
     }
 }
 
-/// The shapes of one cluster, in the order they were first derived.
+/// The shapes derived so far in one compile, shared by the clusters deriving on every core: clusters of
+/// one fleet run the same packages at the same levels, so a shape is mostly derived and rendered once for
+/// the fleet. Which instance derived a shape first does not matter: stamping writes every per-instance
+/// value (`stamped_instances_equal_instances_derived_alone`), so the output is the same in any order.
 #[derive(Default)]
 pub struct Shapes {
-    entries: Vec<(ShapeKey, Template)>,
+    entries: std::sync::Mutex<std::collections::HashMap<ShapeKey, Arc<Template>>>,
 }
 
 impl Shapes {
-    pub fn get(&self, key: &ShapeKey) -> Option<&Template> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, template)| template)
+    pub fn get(&self, key: &ShapeKey) -> Option<Arc<Template>> {
+        self.lock().get(key).cloned()
     }
 
-    pub fn insert(&mut self, key: ShapeKey, template: Template) {
-        self.entries.push((key, template));
+    /// Keeps the first template of a shape (another core may have derived the same shape meanwhile).
+    pub fn insert(&self, key: ShapeKey, template: Template) {
+        self.lock().entry(key).or_insert_with(|| Arc::new(template));
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<ShapeKey, Arc<Template>>> {
+        // A panic while holding the lock can only leave a complete entry or none: the map is sound.
+        self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     #[cfg(test)]
-    pub fn len(&self) -> usize {
-        self.entries.len()
+    pub fn count(&self) -> usize {
+        self.lock().len()
     }
 }

@@ -596,12 +596,12 @@ fn stamped_instances_equal_instances_derived_alone() {
         let (model, _) = crate::compile::compile_keeping_model(&selection);
         let cluster = &model.clusters[0];
         assert_eq!(cluster.instances.len(), instances.len(), "{meta}");
-        let mut shared = Shapes::default();
+        let shared = Shapes::default();
         let mut shapes_used = 0;
         for instance in &cluster.instances {
             let mut found = Diagnostics::default();
-            let stamped = derive_instance(cluster, instance, &mut shared, &mut found);
-            let alone = derive_instance(cluster, instance, &mut Shapes::default(), &mut found);
+            let stamped = derive_instance(cluster, instance, &shared, &mut found);
+            let alone = derive_instance(cluster, instance, &Shapes::default(), &mut found);
             assert!(found.is_empty(), "{meta}: {:?}", found);
             assert_eq!(stamped.objects, alone.objects, "{meta}: instance {}", instance.name);
             assert_eq!(stamped.instance_label_added, alone.instance_label_added, "{meta}: instance {}", instance.name);
@@ -616,7 +616,7 @@ fn stamped_instances_equal_instances_derived_alone() {
                 "{meta}: instance {}",
                 instance.name
             );
-            shapes_used = shared.len();
+            shapes_used = shared.count();
         }
         assert_eq!(shapes_used, expected, "{meta}");
     }
@@ -636,4 +636,48 @@ fn objects_holding_a_stand_in_are_rendered_from_their_value() {
             text.contains("a: kix-stamp-instance-5b0d7c41\n") && text.contains(&format!("kix.dev/instance: {name}\n"))
         );
     }
+}
+
+// Shapes are shared by every cluster of a compile (issue 11): each instance of a fleet, compiled with the
+// shapes its clusters derived on every core, equals what deriving it alone gives, in clusters at the same
+// level (one shape for the fleet) and at another (a shape of its own).
+#[test]
+fn instances_stamped_from_other_clusters_shapes_equal_instances_derived_alone() {
+    let workload = workload_yaml("Deployment", "api", None, "");
+    let yaml = format!("{workload}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata: {{}}\n");
+    let package = web("[workloads.api]\nreplicas = { none = 2, node = 3 }\n", &yaml).0;
+    let at_node = |instances: &[(&str, &str, bool)]| {
+        cluster_of(instances).replace("availability = \"none\"", "availability = \"node\"")
+    };
+    let mut tree = TestTree::new().package("web", &package, &[("w.yaml", &yaml)]);
+    for (cluster, text) in [
+        ("east", cluster_of(&[("a", "apps-a", false), ("b", "apps-b", true)])),
+        ("west", cluster_of(&[("c", "apps-c", false), ("on", "123", false)])),
+        ("north", at_node(&[("d", "apps-d", false)])),
+    ] {
+        tree = tree.cluster(cluster, &text);
+    }
+    let selection = crate::compile::Selection { root: tree.root().to_path_buf(), ..Default::default() };
+    let (model, compiled) = crate::compile::compile_keeping_model(&selection);
+    assert!(!compiled.diagnostics.has_errors(), "{:?}", compiled.messages());
+    for cluster in &model.clusters {
+        let plan = compiled.clusters.iter().find(|p| p.name == cluster.name).unwrap();
+        for instance in &cluster.instances {
+            let mut found = Diagnostics::default();
+            let alone = derive_instance(cluster, instance, &Shapes::default(), &mut found);
+            let stamped = plan.instances.iter().find(|i| i.name == instance.name).unwrap();
+            assert_eq!(stamped.objects, alone.objects, "{}/{}", cluster.name, instance.name);
+            let alone = InstancePlan { rendered: Vec::new(), ..alone };
+            assert_eq!(
+                crate::emit::render_instance(&cluster.name, stamped),
+                crate::emit::render_instance(&cluster.name, &alone),
+                "{}/{}",
+                cluster.name,
+                instance.name
+            );
+        }
+    }
+    let replicas =
+        |cluster: &str, instance: &str| compiled.instance(cluster, instance).objects[0]["spec"]["replicas"].clone();
+    assert_eq!((replicas("east", "a"), replicas("north", "d")), (2.into(), 3.into()));
 }

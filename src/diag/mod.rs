@@ -295,17 +295,11 @@ impl Diagnostics {
     /// Sorts into a stable order (file, line, column, code, message) and drops exact repeats,
     /// so the same inputs always print the same report.
     pub fn finish(&mut self) {
-        self.items.sort_by(|a, b| {
-            let key = |d: &Diagnostic| {
-                (
-                    d.location.as_ref().map(|l| (l.file.clone(), l.line, l.column)),
-                    d.code,
-                    d.subject.clone(),
-                    d.message.clone(),
-                )
-            };
-            key(a).cmp(&key(b))
-        });
+        type Place<'a> = Option<(&'a PathBuf, Option<usize>, Option<usize>)>;
+        fn key(d: &Diagnostic) -> (Place<'_>, Code, &Subject, &String) {
+            (d.location.as_ref().map(|l| (&l.file, l.line, l.column)), d.code, &d.subject, &d.message)
+        }
+        self.items.sort_by(|a, b| key(a).cmp(&key(b)));
         self.items.dedup();
     }
 

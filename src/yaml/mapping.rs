@@ -9,18 +9,31 @@
 //!
 //! Equality and hashing ignore order, as serde_yaml's did: two mappings are equal when they hold
 //! the same entries.
+//!
+//! A mapping's entries are shared, copy-on-write: cloning a mapping (and so a whole object) is one
+//! reference count, and changing a clone copies only the mappings on the path to the change. Derive
+//! stamps each instance's objects from one template per shape by changing `metadata` alone
+//! (issue 11): the rest of every object stays shared with the template. Values behave exactly as
+//! owned values: no change is ever seen through another clone.
 
 use super::Value;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
 
 /// Size from which a mapping keeps a hash index beside its entries.
 const INDEX_FROM: usize = 24;
 
 /// An insertion-ordered YAML mapping.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Mapping {
+    inner: Arc<Entries>,
+}
+
+/// A mapping's entries and index, shared by its clones until one of them changes.
+#[derive(Clone, Debug, Default)]
+struct Entries {
     entries: Vec<(Value, Value)>,
     /// Key hash to entry positions; present once the mapping has `INDEX_FROM` entries. Boxed so
     /// that small mappings (and so every `Value`) stay small: 8 bytes here instead of 48.
@@ -86,37 +99,46 @@ impl Mapping {
     }
 
     pub fn with_capacity(capacity: usize) -> Mapping {
-        Mapping { entries: Vec::with_capacity(capacity), index: None }
+        Mapping::from_entries(Entries { entries: Vec::with_capacity(capacity), index: None })
+    }
+
+    fn from_entries(entries: Entries) -> Mapping {
+        Mapping { inner: Arc::new(entries) }
+    }
+
+    /// The entries for a change: this mapping's own, copied first when a clone shares them.
+    fn entries_mut(&mut self) -> &mut Entries {
+        Arc::make_mut(&mut self.inner)
     }
 
     /// Builds a mapping from entries known to have distinct keys (the loader checked them).
     pub(crate) fn from_distinct(entries: Vec<(Value, Value)>) -> Mapping {
-        let mut mapping = Mapping { entries, index: None };
-        mapping.reindex();
-        mapping
+        let mut inner = Entries { entries, index: None };
+        inner.reindex();
+        Mapping::from_entries(inner)
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.inner.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.inner.entries.is_empty()
     }
 
     fn position<K: MapKey + ?Sized>(&self, key: &K) -> Option<usize> {
-        match &self.index {
-            Some(index) => index.get(&key.key_hash())?.iter().copied().find(|&i| key.matches(&self.entries[i].0)),
-            None => self.entries.iter().position(|(k, _)| key.matches(k)),
-        }
+        self.inner.position(key)
     }
 
     pub fn get<K: MapKey + ?Sized>(&self, key: &K) -> Option<&Value> {
-        self.position(key).map(|i| &self.entries[i].1)
+        self.position(key).map(|i| &self.inner.entries[i].1)
     }
 
+    /// The value under `key`, to change (copying the entries first if a clone shares them; not when the
+    /// key is absent).
     pub fn get_mut<K: MapKey + ?Sized>(&mut self, key: &K) -> Option<&mut Value> {
-        self.position(key).map(|i| &mut self.entries[i].1)
+        let i = self.position(key)?;
+        Some(&mut self.entries_mut().entries[i].1)
     }
 
     pub fn contains_key<K: MapKey + ?Sized>(&self, key: &K) -> bool {
@@ -127,13 +149,14 @@ impl Mapping {
     /// appended at the end.
     pub fn insert(&mut self, key: Value, value: Value) -> Option<Value> {
         if let Some(i) = self.position(&key) {
-            return Some(std::mem::replace(&mut self.entries[i].1, value));
+            return Some(std::mem::replace(&mut self.entries_mut().entries[i].1, value));
         }
-        let hash = self.index.as_ref().map(|_| key_hash(&key));
-        self.entries.push((key, value));
-        match (&mut self.index, hash) {
-            (Some(index), Some(hash)) => index.entry(hash).or_default().push(self.entries.len() - 1),
-            _ if self.entries.len() >= INDEX_FROM => self.reindex(),
+        let inner = self.entries_mut();
+        let hash = inner.index.as_ref().map(|_| key_hash(&key));
+        inner.entries.push((key, value));
+        match (&mut inner.index, hash) {
+            (Some(index), Some(hash)) => index.entry(hash).or_default().push(inner.entries.len() - 1),
+            _ if inner.entries.len() >= INDEX_FROM => inner.reindex(),
             _ => {}
         }
         None
@@ -147,15 +170,26 @@ impl Mapping {
     /// Removes `key` and returns the entry, keeping the order of the other entries.
     pub fn remove_entry<K: MapKey + ?Sized>(&mut self, key: &K) -> Option<(Value, Value)> {
         let i = self.position(key)?;
-        let entry = self.entries.remove(i);
-        self.reindex();
+        let inner = self.entries_mut();
+        let entry = inner.entries.remove(i);
+        inner.reindex();
         Some(entry)
     }
 
     /// Keeps the entries for which `keep` is true, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(&Value, &mut Value) -> bool) {
-        self.entries.retain_mut(|(k, v)| keep(k, v));
-        self.reindex();
+        let inner = self.entries_mut();
+        inner.entries.retain_mut(|(k, v)| keep(k, v));
+        inner.reindex();
+    }
+}
+
+impl Entries {
+    fn position<K: MapKey + ?Sized>(&self, key: &K) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(&key.key_hash())?.iter().copied().find(|&i| key.matches(&self.entries[i].0)),
+            None => self.entries.iter().position(|(k, _)| key.matches(k)),
+        }
     }
 
     fn reindex(&mut self) {
@@ -167,37 +201,52 @@ impl Mapping {
             Box::new(index)
         });
     }
+}
 
+impl Mapping {
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&Value, &Value)> + ExactSizeIterator {
-        self.entries.iter().map(|(k, v)| (k, v))
+        self.inner.entries.iter().map(|(k, v)| (k, v))
     }
 
     /// Entries with mutable values (keys stay fixed, so the index stays valid).
     pub fn iter_mut(&mut self) -> impl DoubleEndedIterator<Item = (&Value, &mut Value)> + ExactSizeIterator {
-        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+        self.entries_mut().entries.iter_mut().map(|(k, v)| (&*k, v))
     }
 
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
-        self.entries.iter().map(|(k, _)| k)
+        self.inner.entries.iter().map(|(k, _)| k)
     }
 
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
-        self.entries.iter().map(|(_, v)| v)
+        self.inner.entries.iter().map(|(_, v)| v)
     }
 
     pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Value> + ExactSizeIterator {
-        self.entries.iter_mut().map(|(_, v)| v)
+        self.entries_mut().entries.iter_mut().map(|(_, v)| v)
     }
 
     /// The entries as written, for code that rebuilds a mapping in another order.
     pub(crate) fn into_entries(self) -> Vec<(Value, Value)> {
-        self.entries
+        Arc::unwrap_or_clone(self.inner).entries
+    }
+
+    /// Whether the two share their entries (so are equal without looking).
+    pub fn shares_entries_with(&self, other: &Mapping) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+/// As the derived `Debug` of the unshared mapping printed (sharing is not part of a value).
+impl std::fmt::Debug for Mapping {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mapping").field("entries", &self.inner.entries).field("index", &self.inner.index).finish()
     }
 }
 
 impl PartialEq for Mapping {
     fn eq(&self, other: &Mapping) -> bool {
-        self.len() == other.len() && self.iter().all(|(k, v)| other.get(k) == Some(v))
+        self.shares_entries_with(other)
+            || (self.len() == other.len() && self.iter().all(|(k, v)| other.get(k) == Some(v)))
     }
 }
 
@@ -255,7 +304,7 @@ impl IntoIterator for Mapping {
     type Item = (Value, Value);
     type IntoIter = std::vec::IntoIter<(Value, Value)>;
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.into_iter()
+        self.into_entries().into_iter()
     }
 }
 
@@ -264,7 +313,7 @@ impl<'a> IntoIterator for &'a Mapping {
     type IntoIter =
         std::iter::Map<std::slice::Iter<'a, (Value, Value)>, fn(&'a (Value, Value)) -> (&'a Value, &'a Value)>;
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.iter().map(|(k, v)| (k, v))
+        self.inner.entries.iter().map(|(k, v)| (k, v))
     }
 }
 
@@ -275,7 +324,7 @@ impl<'a> IntoIterator for &'a mut Mapping {
         fn(&'a mut (Value, Value)) -> (&'a Value, &'a mut Value),
     >;
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+        self.entries_mut().entries.iter_mut().map(|(k, v)| (&*k, v))
     }
 }
 
@@ -331,6 +380,41 @@ mod tests {
         assert_eq!(key_hash(&Value::Mapping(a.clone())), key_hash(&Value::Mapping(b)));
         assert_eq!(a.get(&Value::from(1)), Some(&Value::from("one")));
         assert_eq!(a.get("1"), None);
+    }
+
+    /// Clones share their entries until one changes; no change is ever seen through another clone,
+    /// through any of the ways to change a mapping, nested or not.
+    #[test]
+    fn clones_are_independent_values() {
+        let original: Mapping = (0..INDEX_FROM + 2).map(|i| (Value::from(format!("k{i}")), Value::from(i))).collect();
+        let mut nested = Mapping::new();
+        nested.insert("inner".into(), Value::Mapping(original.clone()));
+        let changes: [fn(&mut Mapping); 6] = [
+            |m| _ = m.insert("k0".into(), "changed".into()),
+            |m| _ = m.insert("new".into(), 1.into()),
+            |m| _ = m.remove("k1"),
+            |m| m.retain(|k, _| k != "k2"),
+            |m| m.values_mut().for_each(|v| *v = Value::Null),
+            |m| *m.get_mut("k3").unwrap() = Value::Null,
+        ];
+        for (n, change) in changes.iter().enumerate() {
+            let mut copy = original.clone();
+            assert!(copy.shares_entries_with(&original));
+            change(&mut copy);
+            assert!(!copy.shares_entries_with(&original), "change {n}");
+            assert_ne!(copy, original, "change {n}");
+            assert_eq!(original.get("k0"), Some(&Value::from(0)), "change {n}");
+            assert_eq!(original.len(), INDEX_FROM + 2, "change {n}");
+            assert!(original.contains_key("k1") && original.contains_key("k2"), "change {n}");
+
+            let mut outer = nested.clone();
+            change(outer.get_mut("inner").and_then(Value::as_mapping_mut).unwrap());
+            assert_eq!(nested["inner"], Value::Mapping(original.clone()), "nested change {n}");
+        }
+        // Probing for an absent key to change copies nothing.
+        let mut copy = original.clone();
+        assert!(copy.get_mut("absent").is_none());
+        assert!(copy.shares_entries_with(&original));
     }
 
     #[test]
