@@ -8,7 +8,7 @@ use crate::derive::InstancePlan;
 use crate::diag::{Code, Diagnostic, Diagnostics, Subject};
 use crate::kube::selector::Selector;
 use crate::yaml::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// Reports every workload whose pods two budgets select. `overlapping` workloads are skipped: their
 /// overlap (K0406) already explains why two budgets cover their pods.
@@ -19,9 +19,10 @@ pub fn report(
     diagnostics: &mut Diagnostics,
 ) {
     // Per entry, the budgets that select its pods, in budget order.
-    let mut covering: Vec<Vec<String>> = vec![Vec::new(); workloads.entries.len()];
+    // Each budget as (its name, its instance's name).
+    let mut covering: Vec<Vec<(&str, &str)>> = vec![Vec::new(); workloads.entries.len()];
     // A budget two instances both emit is one object (reported as a duplicate, K0417): count it once.
-    let mut seen: BTreeSet<(&str, &str)> = BTreeSet::new();
+    let mut seen: HashSet<(&str, &str)> = HashSet::new();
     for plan in plans {
         for object in &plan.objects {
             let Some((name, selector)) = budget(object) else { continue };
@@ -30,7 +31,7 @@ pub fn report(
             }
             let Some(selector) = selector else { continue };
             for entry in workloads.selected_by(&plan.namespace, &selector) {
-                covering[entry].push(format!("{name} (instance `{}`)", plan.name));
+                covering[entry].push((name, &plan.name));
             }
         }
     }
@@ -49,7 +50,7 @@ pub fn report(
                     workload.name(),
                     instance.namespace,
                     budgets.len(),
-                    budgets.join(", ")
+                    budgets.iter().map(|(name, instance)| format!("{name} (instance `{instance}`)")).collect::<Vec<_>>().join(", ")
                 ),
             )
             .at(instance.package.documents[workload.document].locate(&["spec", "selector"]))

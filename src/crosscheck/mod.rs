@@ -21,7 +21,7 @@ use crate::derive::ClusterPlan;
 use crate::diag::Diagnostics;
 use crate::kube::selector::{Labels, Selector};
 use crate::resolve::{Cluster, Instance, Workload};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 /// Runs every cross-instance check of one cluster.
 pub fn check(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostics) {
@@ -52,7 +52,7 @@ impl Entry<'_> {
 /// Every workload of a cluster's instances, indexed by namespace and template label.
 pub struct ClusterWorkloads<'a> {
     pub entries: Vec<Entry<'a>>,
-    index: LabelIndex,
+    index: LabelIndex<'a>,
 }
 
 impl<'a> ClusterWorkloads<'a> {
@@ -62,7 +62,12 @@ impl<'a> ClusterWorkloads<'a> {
             .iter()
             .flat_map(|instance| instance.package.workloads.iter().map(move |workload| Entry { instance, workload }))
             .collect();
-        let index = LabelIndex::new(entries.iter().map(|e| (e.namespace(), e.labels())));
+        let index = LabelIndex::new(
+            cluster.instances.iter().flat_map(|instance| {
+                (instance.package.workloads.iter())
+                    .map(move |workload| (instance.namespace.as_str(), &workload.view.template_labels))
+            }),
+        );
         ClusterWorkloads { entries, index }
     }
 
@@ -81,30 +86,38 @@ impl<'a> ClusterWorkloads<'a> {
 ///
 /// A selector's candidates are the posting list of its rarest `matchLabels` pair (every match carries all
 /// of them), or the whole namespace for a selector with expressions only; the caller confirms each.
-pub struct LabelIndex {
-    by_namespace: BTreeMap<String, Vec<usize>>,
-    by_label: BTreeMap<(String, String, String), Vec<usize>>,
+/// Keys borrow from the cluster's model (this is built for every cluster of a fleet), one level per part
+/// so that a lookup borrows its parts too.
+pub struct LabelIndex<'a> {
+    by_namespace: HashMap<&'a str, Namespace<'a>>,
 }
 
-impl LabelIndex {
-    fn new<'l>(items: impl Iterator<Item = (&'l str, &'l Labels)>) -> LabelIndex {
-        let mut index = LabelIndex { by_namespace: BTreeMap::new(), by_label: BTreeMap::new() };
+/// One namespace's positions, and its positions by label key and value.
+#[derive(Default)]
+struct Namespace<'a> {
+    all: Vec<usize>,
+    by_label: HashMap<&'a str, HashMap<&'a str, Vec<usize>>>,
+}
+
+impl<'a> LabelIndex<'a> {
+    fn new(items: impl Iterator<Item = (&'a str, &'a Labels)>) -> LabelIndex<'a> {
+        let mut by_namespace: HashMap<&'a str, Namespace<'a>> = HashMap::new();
         for (position, (namespace, labels)) in items.enumerate() {
-            index.by_namespace.entry(namespace.to_string()).or_default().push(position);
+            let namespace = by_namespace.entry(namespace).or_default();
+            namespace.all.push(position);
             for (key, value) in labels {
-                index.by_label.entry((namespace.to_string(), key.clone(), value.clone())).or_default().push(position);
+                namespace.by_label.entry(key).or_default().entry(value).or_default().push(position);
             }
         }
-        index
+        LabelIndex { by_namespace }
     }
 
     fn candidates(&self, namespace: &str, selector: &Selector) -> &[usize] {
+        let Some(namespace) = self.by_namespace.get(namespace) else { return &[] };
         let postings = selector.match_labels.iter().map(|(key, value)| {
-            self.by_label.get(&(namespace.to_string(), key.clone(), value.clone())).map_or(&[][..], Vec::as_slice)
+            let list = namespace.by_label.get(key.as_str()).and_then(|values| values.get(value.as_str()));
+            list.map_or(&[][..], Vec::as_slice)
         });
-        match postings.min_by_key(|list| list.len()) {
-            Some(rarest) => rarest,
-            None => self.by_namespace.get(namespace).map_or(&[][..], Vec::as_slice),
-        }
+        postings.min_by_key(|list| list.len()).unwrap_or(&namespace.all)
     }
 }

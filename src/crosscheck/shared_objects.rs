@@ -11,7 +11,7 @@ use crate::derive::{InstancePlan, comparable, first_difference};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::resolve::Cluster;
 use crate::yaml::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Two instances of one cluster must not emit the same object (same namespace, or both
 /// cluster-scoped, and the same group, kind and name): applied together, the second silently
@@ -19,7 +19,8 @@ use std::collections::BTreeMap;
 pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagnostics) {
     // Per object: the instance that emitted it first, and which of its objects it is.
     // Keys borrow from the objects: this runs over every object of the cluster.
-    let mut first_owner: BTreeMap<(&str, &str, &str, &str), (&InstancePlan, usize)> = BTreeMap::new();
+    let objects = plans.iter().map(|p| p.objects.len()).sum();
+    let mut first_owner: HashMap<(&str, &str, &str, &str), (&InstancePlan, usize)> = HashMap::with_capacity(objects);
     for plan in plans {
         // Per earlier instance: the objects this one emits again (one diagnostic per pair of instances).
         let mut clashes: BTreeMap<&str, Vec<Clash>> = BTreeMap::new();

@@ -64,7 +64,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
     let cluster_valid = diagnostics.count(crate::diag::Severity::Error) == errors_before;
 
     // Instances (R2, R4-R8, R13, R14).
-    let mut instances = Vec::new();
+    let mut instances = Vec::with_capacity(raw.instances.len());
     let mut seen_names: Vec<&str> = Vec::new();
     for raw_instance in &raw.instances {
         let instance_name = raw_instance.name.get_ref();

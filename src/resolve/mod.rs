@@ -31,14 +31,26 @@ pub use model::{
 pub use substrate::{FailureDomains, Substrate, Support};
 
 use crate::diag::Diagnostics;
+use rayon::prelude::*;
 use crate::load::Tree;
 
 /// Validates every package and cluster of a loaded tree and binds instances to packages.
 pub fn resolve(tree: Tree, diagnostics: &mut Diagnostics) -> Model {
     let Tree { clusters, packages, broken_packages } = tree;
     let packages = package::resolve_packages(packages, broken_packages, diagnostics);
-    let clusters =
-        clusters.into_iter().filter_map(|file| cluster::resolve_cluster(file, &packages, diagnostics)).collect();
+    // Clusters resolve independently against the packages, on every core; findings merge in cluster order.
+    let resolved: Vec<(Option<Cluster>, Diagnostics)> = clusters
+        .into_par_iter()
+        .map(|file| {
+            let mut found = Diagnostics::default();
+            (cluster::resolve_cluster(file, &packages, &mut found), found)
+        })
+        .collect();
+    let mut clusters = Vec::with_capacity(resolved.len());
+    for (cluster, found) in resolved {
+        diagnostics.extend(found);
+        clusters.extend(cluster);
+    }
     Model { clusters }
 }
 
