@@ -39,7 +39,10 @@ impl ReadError {
 /// Reads a whole file as UTF-8 text, refusing files over `limit` bytes without reading past it.
 pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
     let file = std::fs::File::open(path)?;
-    let mut bytes = Vec::new();
+    // Sized from the file's length when it is known (and within the limit), so a big snapshot is
+    // read into one allocation rather than a buffer doubled (and its pages touched) a dozen times.
+    let known = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(known.min(limit) as usize + 1);
     file.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge { limit });

@@ -56,6 +56,28 @@ pub fn flatten(value: Value, marks: Marks) -> Result<Vec<(Value, Marks)>, ListEr
     Ok(objects)
 }
 
+/// [`flatten`] of a document read without positions (the fast reader's): the same objects in
+/// the same order, or the same error (its span left empty).
+pub fn flatten_values(value: Value) -> Result<Vec<Value>, ListError> {
+    let mut objects = Vec::new();
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        if !is_list(&value) {
+            objects.push(value);
+            continue;
+        }
+        let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
+        let Value::Mapping(mut map) = value else { unreachable!("a list has a kind, so it is a mapping") };
+        match map.remove("items") {
+            Some(Value::Null) | None => {}
+            // Reversed, so the stack pops the items in their order.
+            Some(Value::Sequence(items)) => pending.extend(items.into_iter().rev()),
+            Some(_) => return Err(ListError { kind, at: Span::default() }),
+        }
+    }
+    Ok(objects)
+}
+
 /// The marks of a mapping's entry, taken out of the tree.
 fn take_entry(marks: Marks, key: &str) -> Option<Marks> {
     match marks.kind {
@@ -114,7 +136,18 @@ mod tests {
         ];
         for (text, expected) in cases {
             let expected = expected.clone().map(|v| v.into_iter().map(|(n, l)| (n.to_string(), l)).collect::<Vec<_>>());
-            assert_eq!(flat(text), expected.map_err(str::to_string), "{text}");
+            assert_eq!(flat(text), expected.clone().map_err(str::to_string), "{text}");
+            // Without positions: the same objects, or the same error.
+            let value = parse_stream(text, &Limits::PACKAGE).remove(0).unwrap().value;
+            let names = |objects: Vec<Value>| -> Vec<String> {
+                objects.iter().map(|o| o["metadata"]["name"].as_str().unwrap_or("-").to_string()).collect()
+            };
+            let expected = expected.map(|v| v.into_iter().map(|(n, _)| n).collect::<Vec<_>>());
+            match (flatten_values(value), expected) {
+                (Ok(objects), Ok(expected)) => assert_eq!(names(objects), expected, "{text}"),
+                (Err(error), Err(expected)) => assert!(expected.starts_with(&error.to_string()), "{text}"),
+                (got, expected) => panic!("{text}: {got:?} against {expected:?}"),
+            }
         }
     }
 }

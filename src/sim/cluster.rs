@@ -153,8 +153,8 @@ impl Cluster {
         let mut cluster = Cluster {
             nodes,
             by_name,
-            pods: Vec::new(),
-            pod_slot: HashMap::new(),
+            pods: Vec::with_capacity(pods.size_hint().0),
+            pod_slot: HashMap::with_capacity(pods.size_hint().0),
             on_node: vec![Vec::new(); n],
             usage: vec![Usage::default(); n],
             class_of: Vec::new(),

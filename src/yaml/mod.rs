@@ -30,6 +30,7 @@
 
 mod de;
 pub mod emit;
+mod fast;
 mod load;
 mod mapping;
 mod marks;
@@ -39,6 +40,7 @@ mod ser;
 mod value;
 
 pub use de::{DeError, from_value};
+pub use fast::{FastRead, MAX_KEY_BYTES, check_against_loader, fast_stream, fast_stream_each};
 pub use load::{Document, parse_stream, parse_stream_each};
 pub use mapping::Mapping;
 pub use marks::{EntryMarks, KeyText, Located, Marks, MarksKind, Seg};

@@ -32,8 +32,13 @@ pub fn plain_non_string(text: &str) -> Option<Resolved> {
     // Fast path: every null, bool, integer and float serde_yaml accepts starts with one of these
     // (its floats must be finite, so `inf` and `nan` without a dot are strings).
     let Some(&first) = text.as_bytes().first() else { return Some(Resolved::Value(Value::Null)) };
-    if !matches!(first, b'0'..=b'9' | b'+' | b'-' | b'.' | b'~' | b'n' | b'N' | b't' | b'T' | b'f' | b'F') {
-        return None;
+    match first {
+        b'0'..=b'9' | b'+' | b'-' | b'.' | b'~' => {}
+        // Nothing numeric starts with a letter (Rust's float parser reads `nan` and `inf`, but
+        // serde_yaml's floats must be finite), so these are null, a boolean or a string.
+        b'n' | b'N' => return is_null(text).then_some(Resolved::Value(Value::Null)),
+        b't' | b'T' | b'f' | b'F' => return parse_bool(text).map(|b| Resolved::Value(Value::Bool(b))),
+        _ => return None,
     }
     match plain_slow(text) {
         Resolved::Value(Value::String(_)) => None,
@@ -311,6 +316,20 @@ mod tests {
         for text in TRICKY {
             let (ours, theirs) = (ours(text), theirs(text));
             assert!(same(&ours, &theirs), "{text:?}: ours {ours:?}, serde_yaml {theirs:?}");
+        }
+    }
+
+    /// The first-character shortcut of `plain_non_string` agrees with the full rules.
+    #[test]
+    fn the_shortcut_agrees_with_the_full_rules() {
+        let words =
+            ["node-00001", "nan", "NaN", "n", "no", "nul", "t", "tru", "f", "fals", "falsey", "Nullable", "zone"];
+        for text in TRICKY.iter().chain(&words) {
+            let full = match plain_slow(text) {
+                Resolved::Value(Value::String(_)) => None,
+                resolved => Some(resolved),
+            };
+            assert_eq!(plain_non_string(text), full, "{text}");
         }
     }
 

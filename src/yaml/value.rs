@@ -131,6 +131,22 @@ impl Value {
         self.as_number().is_some_and(Number::is_f64)
     }
 
+    /// `==` that also requires every mapping to hold its keys in the same order (`==` ignores
+    /// order, as serde_yaml's did): what "read the same" means for two readers of one text.
+    pub fn eq_in_order(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Sequence(a), Value::Sequence(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.eq_in_order(b))
+            }
+            (Value::Mapping(a), Value::Mapping(b)) => {
+                a.len() == b.len()
+                    && a.iter().zip(b.iter()).all(|((ka, va), (kb, vb))| ka.eq_in_order(kb) && va.eq_in_order(vb))
+            }
+            (Value::Sequence(_) | Value::Mapping(_), _) | (_, Value::Sequence(_) | Value::Mapping(_)) => false,
+            _ => self == other,
+        }
+    }
+
     /// How many nodes this value holds (itself included): what an alias to it expands into.
     pub(crate) fn node_count(&self) -> usize {
         let mut count = 0;
