@@ -10,8 +10,10 @@
 //!   Deployment of 300 (3,000) replicas;
 //! * `simulate/scheduler_perf`: `kix simulate` end to end, loading included, on scheduler_perf's
 //!   TopologySpreading/5000Nodes_5000Pods shape (5,000 nodes, 5,000 pods, 5,000 more to place);
-//! * `snapshot/load_10k` beside `snapshot/parse_10k`: the same 10,000-object snapshot loaded into the
-//!   scheduler model's `State`, and only parsed into kix's generic YAML tree (the floor).
+//! * `snapshot/load_10k` beside `snapshot/parse_10k` and `snapshot/fast_parse_10k`: the same
+//!   10,000-object snapshot loaded into the scheduler model's `State`, and only parsed into kix's
+//!   generic YAML tree, by the located loader (values and positions) and by the fast reader (values
+//!   only, what loading uses for this text).
 //!
 //! The larger figures (1,000 clusters, verify at 5,000 nodes) take seconds to minutes
 //! per run, too long for criterion's samples: docs/performance.md gives the `--release` commands that
@@ -114,6 +116,13 @@ fn bench_simulate(c: &mut Criterion) {
     group.sample_size(10);
     group
         .bench_function("parse_10k", |b| b.iter(|| kix::yaml::parse_stream(&text, &kix::yaml::Limits::SNAPSHOT).len()));
+    assert!(
+        kix::yaml::fast_stream(&text, &kix::yaml::Limits::SNAPSHOT).is_some(),
+        "the fast reader reads the snapshot"
+    );
+    group.bench_function("fast_parse_10k", |b| {
+        b.iter(|| kix::yaml::fast_stream(&text, &kix::yaml::Limits::SNAPSHOT).map(|documents| documents.len()))
+    });
     group.bench_function("load_10k", |b| b.iter(|| kix::sim::State::from_yaml_str(&text).unwrap()));
     group.finish();
 }

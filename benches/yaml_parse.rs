@@ -7,13 +7,15 @@
 //!   lines each, as `kubectl get nodes,pods -A -o yaml` prints them, as a `---` stream).
 //!
 //! serde_yaml reads each document into a `serde_yaml::Value` with `Deserializer::from_str`, as
-//! kix's loaders did before. `snapshot_10k/saphyr_events_only` is the floor: saphyr-parser's events
-//! with no tree built.
+//! kix's loaders did before. `snapshot_10k/saphyr_events_only` is the located loader's floor:
+//! saphyr-parser's events with no tree built. `snapshot_10k/kix_fast` is the fast reader
+//! (`kix::yaml::fast_stream`: values without positions, for the block YAML kubectl writes), which
+//! snapshot reads try first.
 //!
 //! Run: `cargo bench --bench yaml_parse`
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use kix::yaml::{Limits, parse_stream};
+use kix::yaml::{Limits, fast_stream, parse_stream};
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -198,6 +200,7 @@ fn bench(c: &mut Criterion) {
     let snapshot = snapshot_yaml(10_000);
     assert_eq!(serde_yaml_documents(&packages), kix_documents(&packages, &Limits::PACKAGE));
     assert_eq!(kix_documents(&snapshot, &Limits::SNAPSHOT), 10_000);
+    assert_eq!(fast_stream(&snapshot, &Limits::SNAPSHOT).map(|documents| documents.len()), Some(10_000));
 
     let mut group = c.benchmark_group("packages");
     group.throughput(Throughput::Bytes(packages.len() as u64));
@@ -210,6 +213,9 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(snapshot.len() as u64));
     group.bench_function("serde_yaml", |b| b.iter(|| serde_yaml_documents(black_box(&snapshot))));
     group.bench_function("kix_yaml", |b| b.iter(|| kix_documents(black_box(&snapshot), &Limits::SNAPSHOT)));
+    group.bench_function("kix_fast", |b| {
+        b.iter(|| fast_stream(black_box(&snapshot), &Limits::SNAPSHOT).map(|documents| documents.len()))
+    });
     group.bench_function("saphyr_events_only", |b| {
         b.iter(|| {
             let mut parser = saphyr_parser::Parser::new_from_str(black_box(&snapshot));

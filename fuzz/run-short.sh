@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 seconds="${KIX_FUZZ_SECONDS:-20}"
-targets=(cluster_parser package_parser build_tree)
+targets=(cluster_parser package_parser build_tree yaml_fast)
 
 if ! command -v cargo-fuzz >/dev/null 2>&1 && ! cargo fuzz --version >/dev/null 2>&1; then
     echo "== installing cargo-fuzz"

@@ -208,7 +208,7 @@ impl Cluster {
     /// Binds a pod to a node (replacing a bound pod of the same namespace and name).
     pub fn bind(&mut self, mut pod: Pod, node: &str) -> Result<(), String> {
         let &ni = self.by_name.get(node).ok_or_else(|| format!("no node `{node}`"))?;
-        self.remove(&pod.namespace.clone(), &pod.name.clone());
+        self.remove(&pod.namespace, &pod.name);
         pod.node_name = Some(node.to_string());
         if self.namespaces.note(&pod.namespace) {
             self.record(|| Change::Namespace(pod.namespace.clone()));

@@ -258,49 +258,46 @@ impl State {
     /// Reads a YAML stream of objects (lists expanded, see [`crate::kube::list`]) into a state; other kinds
     /// are skipped.
     pub fn from_yaml_str(text: &str) -> Result<State, String> {
-        // Each document is converted as soon as it is read and then dropped, so the stream's generic
-        // tree never exists whole; the first YAML or list error wins, as when every document is read first.
-        // The fast reader goes first; when it gives up, the located loader reads the text afresh.
-        let mut state = State::sized_for(text);
-        let mut errors = Vec::new();
-        let mut failed = None;
-        let add = |items: Result<Vec<Value>, String>, state: &mut State, errors: &mut Vec<String>| match items {
-            Ok(items) => {
-                items.iter().for_each(|object| state.add(object, errors));
-                Ok(())
-            }
-            Err(e) => Err(e),
-        };
-        let flatten = |value: Value| match value.is_null() {
-            true => Ok(Vec::new()),
-            false => crate::kube::list::flatten_values(value).map_err(|e| e.to_string()),
-        };
-        let read = crate::yaml::fast_stream_each(text, &crate::yaml::Limits::SNAPSHOT, |value| {
-            match add(flatten(value), &mut state, &mut errors) {
-                Ok(()) => ControlFlow::Continue(()),
+        // The fast reader first; when it gives up, the located loader reads the text afresh.
+        State::read_stream(text, true).or_else(|| State::read_stream(text, false)).expect("the loader reads any text")
+    }
+
+    /// [`State::from_yaml_str`] through the fast reader (`None` when it gives up) or the located loader.
+    /// Each document is converted as soon as it is read and then dropped, so the stream's generic tree
+    /// never exists whole; the first YAML or list error wins, as when every document is read first.
+    fn read_stream(text: &str, fast: bool) -> Option<Result<State, String>> {
+        let (mut state, mut errors, mut failed) = (State::sized_for(text), Vec::new(), None);
+        let mut add = |document: Result<Value, String>| {
+            let objects = document.and_then(|value| match value.is_null() {
+                true => Ok(Vec::new()),
+                false => crate::kube::list::flatten_values(value).map_err(|e| e.to_string()),
+            });
+            match objects {
+                Ok(objects) => {
+                    objects.iter().for_each(|object| state.add(object, &mut errors));
+                    ControlFlow::Continue(())
+                }
                 Err(e) => {
                     failed = Some(e);
                     ControlFlow::Break(())
                 }
             }
-        });
-        if read == crate::yaml::FastRead::Refused {
-            (state, errors, failed) = (State::sized_for(text), Vec::new(), None);
-            crate::yaml::parse_stream_each(text, &crate::yaml::Limits::SNAPSHOT, |document| {
-                let items = document.map_err(|e| e.to_string()).and_then(|document| flatten(document.value));
-                match add(items, &mut state, &mut errors) {
-                    Ok(()) => ControlFlow::Continue(()),
-                    Err(e) => {
-                        failed = Some(e);
-                        ControlFlow::Break(())
-                    }
-                }
+        };
+        let limits = &crate::yaml::Limits::SNAPSHOT;
+        if fast {
+            let read = crate::yaml::fast_stream_each(text, limits, |value| add(Ok(value)));
+            if read == crate::yaml::FastRead::Refused {
+                return None;
+            }
+        } else {
+            crate::yaml::parse_stream_each(text, limits, |document| {
+                add(document.map(|d| d.value).map_err(|e| e.to_string()))
             });
         }
-        match failed {
+        Some(match failed {
             Some(e) => Err(e),
             None => state.finish(errors).map_err(|errors| errors.join("; ")),
-        }
+        })
     }
 
     /// Builds a state from parsed objects: Nodes and Pods; other kinds are skipped.
@@ -672,59 +669,5 @@ fn pod_requests(spec: &Value) -> Result<(Resources, Resources), String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn spec(yaml: &str) -> PodSpec {
-        parse_pod_spec(&crate::yaml::from_str(yaml).unwrap()).unwrap()
-    }
-
-    #[test]
-    fn requests_follow_the_init_container_max_rule() {
-        let s = spec(
-            "containers: [{name: a, resources: {requests: {cpu: 100m, memory: 1Gi}}}, {name: b, resources: {requests: {cpu: 200m}}}]\n\
-             initContainers: [{name: i, resources: {requests: {cpu: '1', memory: 10Mi}}}]",
-        );
-        assert_eq!(s.requests.milli_cpu, 1000);
-        assert_eq!(s.requests.memory, 1 << 30);
-        // b has no memory request: the scoring default 200Mi is added for it.
-        assert_eq!(s.nonzero_requests.memory, (1 << 30) + DEFAULT_MEMORY_REQUEST);
-    }
-
-    #[test]
-    fn list_and_stream_read_the_same() {
-        let stream = "kind: Node\nmetadata: {name: b}\n---\nkind: Node\nmetadata: {name: a}\n";
-        let list = "kind: List\nitems:\n- {kind: Node, metadata: {name: a}}\n- {kind: Node, metadata: {name: b}}\n";
-        let a = State::from_yaml_str(stream).unwrap();
-        assert_eq!(a, State::from_yaml_str(list).unwrap());
-        assert_eq!(a.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
-    }
-
-    #[test]
-    fn daemonset_and_mirror_pods_are_left_by_drains() {
-        let read = |meta: &str| {
-            parse_pod(&crate::yaml::from_str(&format!("kind: Pod\nmetadata: {meta}\n")).unwrap(), "ns").unwrap()
-        };
-        assert!(read("{name: a, ownerReferences: [{kind: DaemonSet, name: d, controller: true}]}").drain_skips);
-        // Only the controller reference counts (filters.go, metav1.GetControllerOf).
-        assert!(!read("{name: d, ownerReferences: [{kind: DaemonSet, name: d}]}").drain_skips);
-        assert!(read("{name: b, annotations: {kubernetes.io/config.mirror: x}}").drain_skips);
-        let plain = read("{name: c, ownerReferences: [{kind: ReplicaSet, name: r, controller: true}]}");
-        assert!(!plain.drain_skips);
-        assert_eq!(plain.controller, Some(Controller { kind: "ReplicaSet".into(), name: "r".into() }));
-        assert!(!plain.ready);
-        assert_eq!(plain.namespace, "ns");
-    }
-
-    #[test]
-    fn bad_objects_are_errors_not_panics() {
-        for text in [
-            "kind: Node\n",
-            "- 1\n",
-            "kind: Node\nmetadata: {name: a}\nspec: {taints: 3}\n",
-            "kind: Pod\nmetadata: {name: p}\nspec: {topologySpreadConstraints: [{maxSkew: 0, topologyKey: k, whenUnsatisfiable: DoNotSchedule}]}\n",
-        ] {
-            assert!(State::from_yaml_str(text).is_err(), "{text}");
-        }
-    }
-}
+#[path = "objects_tests.rs"]
+mod tests;

@@ -24,6 +24,15 @@
 //! * **Merge keys** (`<<`) are applied at load time as kubectl applies them, in the entry order
 //!   serde_yaml's `Value::apply_merge` produced (see [`load`]).
 //!
+//! * **A fast path for snapshots.** [`fast_stream`] reads the block YAML that `kubectl get -o yaml`
+//!   and kix write (block mappings and sequences, single-line plain and quoted scalars, single-line
+//!   flow collections, comments) straight into [`Value`]s, several times faster than
+//!   [`parse_stream`] and without positions. It gives up on the whole text at anything outside that
+//!   subset (anchors, aliases, tags, merge keys, block or multi-line scalars, complex keys,
+//!   directives, duplicate keys, the limits, ...), and the caller then reads it with
+//!   [`parse_stream`], so errors are always the located loader's. For text it accepts, its documents
+//!   are exactly [`parse_stream`]'s (`fast.rs` gives the subset and how that is tested).
+//!
 //! [`from_value`] turns a [`Value`] into any `serde` type (k8s-openapi structs included) and
 //! reports the path where a field failed, e.g. `spec.replicas: invalid type: string "3", expected
 //! i32`.
