@@ -191,7 +191,7 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
     InstanceReport {
         instance: instance.name.clone(),
         namespace: instance.namespace.clone(),
-        workloads: verify_workloads(state, &instance.objects, &request),
+        workloads: verify_workloads(state, instance.objects(), &request),
     }
 }
 

@@ -31,8 +31,8 @@ pub use model::{
 pub use substrate::{FailureDomains, Substrate, Support};
 
 use crate::diag::Diagnostics;
-use rayon::prelude::*;
 use crate::load::Tree;
+use rayon::prelude::*;
 
 /// Validates every package and cluster of a loaded tree and binds instances to packages.
 pub fn resolve(tree: Tree, diagnostics: &mut Diagnostics) -> Model {
