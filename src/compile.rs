@@ -7,9 +7,9 @@
 
 use crate::derive::{self, ClusterPlan};
 use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
+use crate::resolve::Acknowledged;
 use crate::{crosscheck, emit, load, resolve};
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Which tree to read and which clusters to compile.
@@ -94,6 +94,8 @@ fn compile_each<T: Send>(
             let mut found = Diagnostics::default();
             let mut plan = derive::derive_cluster(cluster, &shapes, &mut found);
             crosscheck::check(cluster, &plan, &mut found);
+            let allowed = Acknowledged::of_cluster(cluster);
+            found.acknowledge(|d| allowed.contains(d));
             let handed = (clean_inputs && !found.has_errors()).then(|| each(&plan));
             if objects == Objects::Drop {
                 plan.drop_objects();
@@ -108,9 +110,9 @@ fn compile_each<T: Send>(
         clusters.push(plan);
         handed.push(result);
     }
-    diagnostics.finish();
     let acknowledged = Acknowledged::of(&model);
     diagnostics.acknowledge(|d| acknowledged.contains(d));
+    diagnostics.finish();
     if selection.deny_warnings && diagnostics.count(Severity::Warning) > 0 {
         diagnostics.push(Diagnostic::new(
             Code::WarningsDenied,
@@ -119,37 +121,6 @@ fn compile_each<T: Send>(
         diagnostics.finish();
     }
     (model, Compiled { clusters, diagnostics }, handed)
-}
-
-/// What the inputs acknowledge: each cluster's `allow` and its instances' (by name, so that a fleet's
-/// thousands of acknowledged warnings are each looked up once, not searched for).
-pub struct Acknowledged<'a> {
-    /// Per cluster: its own `allow`, and each instance's by name.
-    clusters: HashMap<&'a str, (Allowed<'a>, HashMap<&'a str, Allowed<'a>>)>,
-}
-
-type Allowed<'a> = &'a [Code];
-
-impl<'a> Acknowledged<'a> {
-    pub fn of(model: &'a resolve::Model) -> Acknowledged<'a> {
-        let clusters = (model.clusters.iter())
-            .map(|c| {
-                let instances = c.instances.iter().map(|i| (i.name.as_str(), i.allow.as_slice())).collect();
-                (c.name.as_str(), (c.allow.as_slice(), instances))
-            })
-            .collect();
-        Acknowledged { clusters }
-    }
-
-    /// Whether the inputs acknowledge a warning: its code is in the `allow` of its instance or of its cluster.
-    pub fn contains(&self, diagnostic: &Diagnostic) -> bool {
-        let subject = &diagnostic.subject;
-        let Some((cluster, instances)) = subject.cluster.as_deref().and_then(|name| self.clusters.get(name)) else {
-            return false;
-        };
-        let instance = subject.instance.as_deref().and_then(|name| instances.get(name));
-        cluster.contains(&diagnostic.code) || instance.is_some_and(|allow| allow.contains(&diagnostic.code))
-    }
 }
 
 /// Where a build's manifests go.

@@ -12,9 +12,10 @@ mod domain_keys;
 
 pub use domain_keys::{KeyRole, MissingKey};
 
-use crate::compile::{Acknowledged, Compiled, Selection, UsageError, cluster_names, compile_keeping_model};
+use crate::compile::{Compiled, Selection, UsageError, cluster_names, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan};
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, Severity, Subject};
+use crate::resolve::Acknowledged;
 use crate::resolve::inventory::InventoryNode;
 use crate::sim::objects::{Node, Resources};
 use crate::sim::{State, WorkloadLevel, WorkloadVerdict, verify_workloads};
@@ -191,7 +192,7 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
     InstanceReport {
         instance: instance.name.clone(),
         namespace: instance.namespace.clone(),
-        workloads: verify_workloads(state, &instance.objects, &request),
+        workloads: verify_workloads(state, instance.objects(), &request),
     }
 }
 

@@ -338,7 +338,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = kix::emit::render_stream(&compiled.clusters, true);
     for cluster in &compiled.clusters {
         for instance in &cluster.instances {
-            for object in &instance.objects {
+            for object in instance.objects() {
                 let kind = object["kind"].as_str().unwrap_or_default();
                 let name = object["metadata"]["name"].as_str().unwrap_or_default();
                 let key = format!("{kind}/{name}");

@@ -24,7 +24,8 @@ pub fn report(
     // A budget two instances both emit is one object (reported as a duplicate, K0417): count it once.
     let mut seen: HashSet<(&str, &str)> = HashSet::new();
     for plan in plans {
-        for object in &plan.objects {
+        // A budget's name and selector are never stamped.
+        for object in plan.unstamped() {
             let Some((name, selector)) = budget(object) else { continue };
             if !seen.insert((plan.namespace.as_str(), name)) {
                 continue;
@@ -50,7 +51,11 @@ pub fn report(
                     workload.name(),
                     instance.namespace,
                     budgets.len(),
-                    budgets.iter().map(|(name, instance)| format!("{name} (instance `{instance}`)")).collect::<Vec<_>>().join(", ")
+                    budgets
+                        .iter()
+                        .map(|(name, instance)| format!("{name} (instance `{instance}`)"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             )
             .at(instance.package.documents[workload.document].locate(&["spec", "selector"]))

@@ -23,7 +23,8 @@ pub fn report(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnosti
     let created: BTreeSet<String> = plan
         .instances
         .iter()
-        .flat_map(|i| i.objects.iter())
+        // Kinds and names are never stamped.
+        .flat_map(|i| i.unstamped().iter())
         .chain(plan.shared.iter().map(|s| &s.object))
         .filter(|o| is_namespace(o))
         .filter_map(name_of)

@@ -62,12 +62,10 @@ impl<'a> ClusterWorkloads<'a> {
             .iter()
             .flat_map(|instance| instance.package.workloads.iter().map(move |workload| Entry { instance, workload }))
             .collect();
-        let index = LabelIndex::new(
-            cluster.instances.iter().flat_map(|instance| {
-                (instance.package.workloads.iter())
-                    .map(move |workload| (instance.namespace.as_str(), &workload.view.template_labels))
-            }),
-        );
+        let index = LabelIndex::new(cluster.instances.iter().flat_map(|instance| {
+            (instance.package.workloads.iter())
+                .map(move |workload| (instance.namespace.as_str(), &workload.view.template_labels))
+        }));
         ClusterWorkloads { entries, index }
     }
 

@@ -7,7 +7,7 @@
 //! left here of them differs, and the diagnostic names the first field that
 //! does (compared without kix's per-instance labels).
 
-use crate::derive::{InstancePlan, comparable, first_difference};
+use crate::derive::{InstancePlan, first_difference};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::resolve::Cluster;
 use crate::yaml::Value;
@@ -19,22 +19,23 @@ use std::collections::{BTreeMap, HashMap};
 pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagnostics) {
     // Per object: the instance that emitted it first, and which of its objects it is.
     // Keys borrow from the objects: this runs over every object of the cluster.
-    let objects = plans.iter().map(|p| p.objects.len()).sum();
+    let objects = plans.iter().map(|p| p.unstamped().len()).sum();
     let mut first_owner: HashMap<(&str, &str, &str, &str), (&InstancePlan, usize)> = HashMap::with_capacity(objects);
     for plan in plans {
         // Per earlier instance: the objects this one emits again (one diagnostic per pair of instances).
         let mut clashes: BTreeMap<&str, Vec<Clash>> = BTreeMap::new();
-        for (index, object) in plan.objects.iter().enumerate() {
+        // Only the namespace of the key is stamped (read for the instance); group, kind and name never are.
+        for (index, object) in plan.unstamped().iter().enumerate() {
             let text = |path: &[&str]| {
                 path.iter().try_fold(object, |v, k| v.get(k)).and_then(Value::as_str).unwrap_or_default()
             };
             let group = crate::kube::kind::api_group(text(&["apiVersion"]));
-            let key = (text(&["metadata", "namespace"]), group, text(&["kind"]), text(&["metadata", "name"]));
+            let namespace = plan.namespace_of(index).unwrap_or_default();
+            let key = (namespace, group, text(&["kind"]), text(&["metadata", "name"]));
             match first_owner.get(&key) {
                 Some((owner, _)) if owner.name == plan.name => {}
                 Some(&(owner, at)) => {
-                    let theirs = comparable(&owner.objects[at], owner.instance_label_added[at]);
-                    let differs_at = first_difference(&theirs, &comparable(object, plan.instance_label_added[index]));
+                    let differs_at = first_difference(&owner.comparable(at), &plan.comparable(index));
                     // Identical and cluster-scoped: left unshared only because a third instance differs (reported
                     // on its own).
                     if key.0.is_empty() && differs_at.is_none() {

@@ -22,6 +22,7 @@
 //! shape.
 
 mod budget;
+mod instance_plan;
 mod namespaces;
 mod objects;
 mod patch;
@@ -45,12 +46,12 @@ use crate::load::documents::Document;
 use crate::resolve::inventory::InventoryNode;
 use crate::resolve::{Cluster, FailureDomains, Instance};
 use crate::yaml::Value;
+pub use instance_plan::InstancePlan;
 use namespaces::Placement;
 use objects::Origin;
 pub use shape::RenderedObject;
 pub use shape::Shapes;
 use shape::{ShapeKey, Template};
-use std::sync::Arc;
 
 /// The compiled output of one cluster.
 #[derive(Clone, Debug)]
@@ -71,31 +72,9 @@ impl ClusterPlan {
     /// Drops the instances' objects once they were emitted, keeping what the build summary shows.
     pub fn drop_objects(&mut self) {
         for instance in &mut self.instances {
-            instance.objects = Vec::new();
-            instance.instance_label_added = Vec::new();
-            instance.rendered = Vec::new();
+            instance.drop_objects();
         }
     }
-}
-
-/// The compiled output of one instance: its objects in emit order.
-#[derive(Clone, Debug)]
-pub struct InstancePlan {
-    pub name: String,
-    pub namespace: String,
-    pub package: String,
-    /// The package version chosen for the instance (R13).
-    pub package_version: String,
-    pub requested: Level,
-    pub level: Level,
-    pub objects: Vec<Value>,
-    /// Index for index with `objects`: whether kix added `app.kubernetes.io/instance` (the user had not written
-    /// it), so that comparing instances' objects can leave out kix's per-instance labels.
-    pub instance_label_added: Vec<bool>,
-    /// Index for index with `objects` (where present): the object's YAML rendered once for its shape, which
-    /// `emit` copies instead of rendering the object (see [`shape`]).
-    pub rendered: Vec<Option<Arc<RenderedObject>>>,
-    pub workloads: Vec<WorkloadPlan>,
 }
 
 /// What kix decided for one workload.
@@ -178,13 +157,23 @@ fn derive_instance(
         })
         .collect();
 
+    let mut plan = InstancePlan::new(
+        &instance.name,
+        &instance.namespace,
+        &package.name,
+        &package.version.to_string(),
+        instance.requested.value,
+        instance.level.value,
+    );
     let key = ShapeKey::of(instance, &placements, &workloads);
-    let from_template = |template: &Template| {
-        let objects = template.stamp(&instance.namespace, &instance.name);
-        (objects, template.instance_label_added.clone(), template.rendered.clone())
+    // The shape's objects as derived for its first instance: stamped for this one when asked for.
+    let from_template = |plan: &mut InstancePlan, template: &Template| {
+        let (objects, in_namespace) = (template.objects.clone(), template.in_instance_namespace.clone());
+        plan.set_objects(objects, in_namespace, template.instance_label_added.clone(), true);
+        plan.rendered = template.rendered.clone();
     };
-    let (mut objects, mut instance_label_added, mut rendered) = match shapes.get(&key) {
-        Some(template) => from_template(&template),
+    match shapes.get(&key) {
+        Some(template) => from_template(&mut plan, &template),
         None => {
             let mut found = Diagnostics::default();
             let (objects, label_added, in_namespace) = derive_objects(instance, &placements, &workloads, &mut found);
@@ -194,36 +183,22 @@ fn derive_instance(
             diagnostics.extend(found);
             if reusable {
                 let template = Template::new(objects, label_added, in_namespace);
-                let derived = from_template(&template);
+                from_template(&mut plan, &template);
                 shapes.insert(key, template);
-                derived
             } else {
-                (objects, label_added, Vec::new())
+                plan.set_objects(objects, in_namespace, label_added, false);
             }
         }
-    };
+    }
     // Valid by construction (a DNS-1123 name, kix's labels), and only when not shipped: after the checks.
-    if instance.create_namespace && !namespaces::ships_namespace(&objects, &instance.namespace) {
+    // (The package's objects say whether it ships the Namespace, so stamping is not needed to look.)
+    if instance.create_namespace && !namespaces::ships_namespace(plan.unstamped(), &instance.namespace) {
         let mut namespace = namespaces::namespace_object(&instance.namespace);
-        instance_label_added.insert(0, patch::set_labels(&mut namespace, &instance.name));
-        objects.insert(0, namespace);
-        if !rendered.is_empty() {
-            rendered.insert(0, None);
-        }
+        let label_added = patch::set_labels(&mut namespace, &instance.name);
+        plan.insert_first(namespace, label_added);
     }
-
-    InstancePlan {
-        name: instance.name.clone(),
-        namespace: instance.namespace.clone(),
-        package: package.name.clone(),
-        package_version: package.version.to_string(),
-        requested: instance.requested.value,
-        level: instance.level.value,
-        objects,
-        instance_label_added,
-        rendered,
-        workloads,
-    }
+    plan.workloads = workloads;
+    plan
 }
 
 /// Every document of the package copied and patched for the instance, each workload's budget right after

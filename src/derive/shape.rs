@@ -92,20 +92,27 @@ impl Template {
         for ((object, &namespaced), &instance_label) in
             objects.iter_mut().zip(&self.in_instance_namespace).zip(&self.instance_label_added)
         {
-            if namespaced {
-                set_namespace(object, namespace);
-            }
-            let labels = object.get_mut("metadata").and_then(|m| m.get_mut("labels")).and_then(Value::as_mapping_mut);
-            if let Some(labels) = labels {
-                if labels.contains_key(KIX_INSTANCE_LABEL) {
-                    labels.insert(KIX_INSTANCE_LABEL.into(), instance.into());
-                }
-                if instance_label {
-                    labels.insert(INSTANCE_LABEL.into(), instance.into());
-                }
-            }
+            stamp(object, namespace, instance, namespaced, instance_label);
         }
         objects
+    }
+}
+
+/// Writes an instance's namespace and name where stamping writes them (see the module comment): the
+/// namespace of an object in the instance's namespace, the value of `kix.dev/instance` and, where kix added
+/// it, of `app.kubernetes.io/instance`. Stamping an object derived for the same instance changes nothing.
+pub fn stamp(object: &mut Value, namespace: &str, instance: &str, in_instance_namespace: bool, label_added: bool) {
+    if in_instance_namespace {
+        set_namespace(object, namespace);
+    }
+    let labels = object.get_mut("metadata").and_then(|m| m.get_mut("labels")).and_then(Value::as_mapping_mut);
+    if let Some(labels) = labels {
+        if labels.contains_key(KIX_INSTANCE_LABEL) {
+            labels.insert(KIX_INSTANCE_LABEL.into(), instance.into());
+        }
+        if label_added {
+            labels.insert(INSTANCE_LABEL.into(), instance.into());
+        }
     }
 }
 

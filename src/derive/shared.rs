@@ -64,7 +64,8 @@ pub fn share(instances: &mut [InstancePlan]) -> Vec<SharedObject> {
     let mut groups: BTreeMap<(String, String, String), Vec<(usize, usize)>> = BTreeMap::new();
     let mut first_seen = Vec::new();
     for &i in &order {
-        for (j, object) in instances[i].objects.iter().enumerate() {
+        // Whether an object is cluster-scoped, and its group, kind and name, are never stamped.
+        for (j, object) in instances[i].unstamped().iter().enumerate() {
             let Some(key) = cluster_scoped_identity(object) else { continue };
             let entries = groups.entry(key.clone()).or_default();
             if entries.is_empty() {
@@ -82,8 +83,7 @@ pub fn share(instances: &mut [InstancePlan]) -> Vec<SharedObject> {
         if owners.len() < 2 || owners.len() != entries.len() {
             continue;
         }
-        let form =
-            |&(i, j): &(usize, usize)| comparable(&instances[i].objects[j], instances[i].instance_label_added[j]);
+        let form = |&(i, j): &(usize, usize)| instances[i].comparable(j);
         let first = form(&entries[0]);
         if entries[1..].iter().any(|entry| form(entry) != first) {
             continue;
@@ -97,12 +97,9 @@ pub fn share(instances: &mut [InstancePlan]) -> Vec<SharedObject> {
         });
     }
     for (plan, moved) in instances.iter_mut().zip(moved) {
-        let mut index = 0..;
-        plan.objects.retain(|_| !moved.contains(&index.next().unwrap_or_default()));
-        let mut index = 0..;
-        plan.instance_label_added.retain(|_| !moved.contains(&index.next().unwrap_or_default()));
-        let mut index = 0..;
-        plan.rendered.retain(|_| !moved.contains(&index.next().unwrap_or_default()));
+        if !moved.is_empty() {
+            plan.retain_objects(|index| !moved.contains(&index));
+        }
     }
     shared
 }

@@ -21,7 +21,7 @@ fn compile_one(level: &str, capabilities: &str, package: (String, String)) -> cr
 }
 
 fn constraints(compiled: &crate::compile::Compiled) -> Vec<(String, String)> {
-    let object = &compiled.instance("c", "app").objects[0];
+    let object = &compiled.instance("c", "app").objects()[0];
     object["spec"]["template"]["spec"]["topologySpreadConstraints"]
         .as_sequence()
         .map(|list| {
@@ -78,7 +78,7 @@ fn r6_replicas_step_function() {
             "{map} at {level}: {:?}",
             compiled.messages()
         );
-        assert_eq!(compiled.instance("c", "app").objects[0]["spec"]["replicas"].as_u64(), Some(expected as u64));
+        assert_eq!(compiled.instance("c", "app").objects()[0]["spec"]["replicas"].as_u64(), Some(expected as u64));
     }
 }
 
@@ -190,7 +190,7 @@ fn r9_extra_keys_and_exact_constraint_fields() {
     let keys: Vec<String> = constraints(&compiled).into_iter().map(|(k, _)| k).collect();
     assert_eq!(keys, ["kubernetes.io/hostname", "topology.kubernetes.io/zone", "example.com/rack"]);
     let constraint =
-        &compiled.instance("c", "app").objects[0]["spec"]["template"]["spec"]["topologySpreadConstraints"][1];
+        &compiled.instance("c", "app").objects()[0]["spec"]["template"]["spec"]["topologySpreadConstraints"][1];
     let expected: Value = crate::yaml::from_str(
         "maxSkew: 1\ntopologyKey: topology.kubernetes.io/zone\nwhenUnsatisfiable: DoNotSchedule\n\
              labelSelector:\n  matchLabels:\n    app: w\nnodeTaintsPolicy: Honor\n",
@@ -207,7 +207,7 @@ fn r9_deployments_get_pod_template_hash_and_other_kinds_pass_through() {
         workload_yaml("Deployment", "w", Some(2), "")
     );
     let compiled = compile_one("node", MULTI_NODE, web("", &yaml));
-    let objects = &compiled.instance("c", "app").objects;
+    let objects = &compiled.instance("c", "app").objects();
     let constraint = &objects[0]["spec"]["template"]["spec"]["topologySpreadConstraints"][0];
     assert_eq!(constraint["matchLabelKeys"], crate::yaml::from_str("[pod-template-hash]").unwrap());
     let daemonset = objects.iter().find(|o| o["kind"] == "DaemonSet").unwrap();
@@ -240,7 +240,7 @@ fn r10_derived_pdb_shape_and_policy() {
         web("[workloads.s.pdb]\nunhealthyPodEvictionPolicy = \"AlwaysAllow\"\n", &yaml),
     );
     assert!(compiled.diagnostics.is_empty(), "{:?}", compiled.messages());
-    let objects = &compiled.instance("c", "app").objects;
+    let objects = &compiled.instance("c", "app").objects();
     let kinds: Vec<&str> = objects.iter().map(|o| o["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["Deployment", "PodDisruptionBudget", "StatefulSet", "PodDisruptionBudget"]);
     let expected: Value = crate::yaml::from_str(
@@ -253,7 +253,10 @@ fn r10_derived_pdb_shape_and_policy() {
     assert_eq!(objects[3]["spec"]["unhealthyPodEvictionPolicy"], "AlwaysAllow");
 
     let default_policy = compile_one("node", MULTI_NODE, web("", &workload_yaml("StatefulSet", "s", Some(3), "")));
-    assert_eq!(default_policy.instance("c", "app").objects[1]["spec"]["unhealthyPodEvictionPolicy"], "IfHealthyBudget");
+    assert_eq!(
+        default_policy.instance("c", "app").objects()[1]["spec"]["unhealthyPodEvictionPolicy"],
+        "IfHealthyBudget"
+    );
 }
 
 #[test]
@@ -263,7 +266,7 @@ fn r10_shipped_pdb_suppresses_the_derived_one() {
         workload_yaml("Deployment", "d", Some(2), "")
     );
     let compiled = compile_one("node", MULTI_NODE, web("", &yaml));
-    let objects = &compiled.instance("c", "app").objects;
+    let objects = &compiled.instance("c", "app").objects();
     assert_eq!(objects.iter().filter(|o| o["kind"] == "PodDisruptionBudget").count(), 1);
     assert!(!compiled.workload("c", "app", "d").derived_pdb);
     // Spread is still derived.
@@ -273,7 +276,7 @@ fn r10_shipped_pdb_suppresses_the_derived_one() {
 #[test]
 fn r10_one_replica_gets_neither_spread_nor_pdb() {
     let compiled = compile_one("none", THREE_ZONES, web("", &workload_yaml("Deployment", "d", Some(1), "")));
-    let objects = &compiled.instance("c", "app").objects;
+    let objects = &compiled.instance("c", "app").objects();
     assert_eq!(objects.len(), 1);
     assert!(objects[0]["spec"]["template"]["spec"].get("topologySpreadConstraints").is_none());
 }
@@ -284,7 +287,7 @@ fn r11_explicit_placement_is_left_alone() {
     let yaml = workload_yaml("Deployment", "d", None, "      topologySpreadConstraints: []\n");
     let compiled = compile_one("node", MULTI_NODE, web("[workloads.d]\nreplicas = { none = 1, pod = 2 }\n", &yaml));
     assert_eq!(compiled.codes(), vec![Code::ExplicitPlacementWithoutPdb]);
-    let objects = &compiled.instance("c", "app").objects;
+    let objects = &compiled.instance("c", "app").objects();
     assert_eq!(objects.len(), 1, "no PDB derived");
     assert_eq!(objects[0]["spec"]["template"]["spec"]["topologySpreadConstraints"], Value::Sequence(vec![]));
     assert_eq!(objects[0]["spec"]["replicas"], 2, "replicas are still derived");
@@ -371,7 +374,7 @@ fn namespaces_labels_and_annotations() {
         workload_yaml("Deployment", "d", Some(2), "")
     );
     let compiled = compile_one("node", MULTI_NODE, web("", &yaml));
-    let objects = &compiled.instance("c", "app").objects;
+    let objects = &compiled.instance("c", "app").objects();
     let metadata = objects[0]["metadata"].as_mapping().unwrap();
     let keys: Vec<&str> = metadata.keys().map(|k| k.as_str().unwrap()).collect();
     assert_eq!(keys, ["name", "namespace", "labels", "annotations"]);
@@ -391,7 +394,7 @@ fn fields_kix_does_not_read_survive_in_their_order() {
     let yaml = workload_yaml("Deployment", "d", Some(2), "      hostAliases: [{ip: 10.0.0.1, hostnames: [x]}]\n")
         .replace("spec:\n  replicas", "spec:\n  minReadySeconds: 5\n  replicas");
     let compiled = compile_one("node", MULTI_NODE, web("", &yaml));
-    let spec = compiled.instance("c", "app").objects[0]["spec"].as_mapping().unwrap().clone();
+    let spec = compiled.instance("c", "app").objects()[0]["spec"].as_mapping().unwrap().clone();
     let keys: Vec<&str> = spec.keys().map(|k| k.as_str().unwrap()).collect();
     assert_eq!(keys, ["minReadySeconds", "replicas", "selector", "template"]);
     assert_eq!(spec["template"]["spec"]["hostAliases"][0]["hostnames"][0], "x");
@@ -411,7 +414,7 @@ fn labels_keep_the_users_values() {
         let yaml = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n{labels}data: {{}}\n");
         let compiled = compile_one("none", MULTI_NODE, web("", &yaml));
         let plan = compiled.instance("c", "app");
-        let got = &plan.objects[0]["metadata"]["labels"];
+        let got = &plan.objects()[0]["metadata"]["labels"];
         assert_eq!(got[MANAGED_BY_LABEL], *managed_by, "{labels}");
         assert_eq!(got[INSTANCE_LABEL], *instance, "{labels}");
         assert_eq!(got[KIX_INSTANCE_LABEL], *tracking, "{labels}");
@@ -440,7 +443,7 @@ fn namespaces_move_with_references_and_kept_ones_stay() {
     let meta = "namespace = \"src\"\nkeepNamespaces = [\"kube-system\"]\n";
     let compiled = compile_one("none", MULTI_NODE, web(meta, &package_in("src")));
     assert!(compiled.diagnostics.is_empty(), "{:?}", compiled.messages());
-    let objects = &compiled.instance("c", "app").objects;
+    let objects = &compiled.instance("c", "app").objects();
     let namespaces: Vec<Option<&str>> = objects.iter().map(|o| o["metadata"]["namespace"].as_str()).collect();
     assert_eq!(namespaces, [Some("app"), Some("app"), Some("kube-system"), None]);
     assert_eq!(objects[2]["subjects"][0]["namespace"], "app", "a kept RoleBinding's subject moves with its account");
@@ -481,14 +484,14 @@ const CRD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefi
 #[test]
 fn create_namespace_emits_it_unless_shipped() {
     let compiled = compile_cluster(&[("a", "apps", true)], "", CRD);
-    let objects = &compiled.instance("c", "a").objects;
+    let objects = &compiled.instance("c", "a").objects();
     assert_eq!(objects[0]["kind"], "Namespace");
     assert_eq!(objects[0]["metadata"]["name"], "apps");
     assert_eq!(objects[0]["metadata"]["labels"][KIX_INSTANCE_LABEL], "a");
 
     let shipped = format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: src\n  labels: {{team: t}}\n---\n{CRD}");
     let compiled = compile_cluster(&[("a", "apps", true)], "namespace = \"src\"\n", &shipped);
-    let objects = &compiled.instance("c", "a").objects;
+    let objects = &compiled.instance("c", "a").objects();
     let kinds: Vec<&str> = objects.iter().map(|o| o["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["Namespace", "CustomResourceDefinition"], "the shipped Namespace, renamed, and no other");
     assert_eq!(objects[0]["metadata"]["name"], "apps");
@@ -513,7 +516,7 @@ fn identical_cluster_scoped_objects_are_shared() {
         assert_eq!(keys, [MANAGED_BY_LABEL], "no per-instance label on a shared object");
     }
     for plan in &cluster.instances {
-        assert!(plan.objects.is_empty(), "{}: {:?}", plan.name, plan.objects);
+        assert!(plan.objects().is_empty(), "{}: {:?}", plan.name, plan.objects());
         assert!(plan.instance_label_added.is_empty());
     }
 }
@@ -545,7 +548,7 @@ fn duplicates_are_per_emitted_namespace() {
     let compiled = compile_one("none", MULTI_NODE, web(meta, &yaml));
     assert!(compiled.diagnostics.is_empty(), "{:?}", compiled.messages());
     let namespaces: Vec<&str> =
-        compiled.instance("c", "app").objects.iter().map(|o| o["metadata"]["namespace"].as_str().unwrap()).collect();
+        compiled.instance("c", "app").objects().iter().map(|o| o["metadata"]["namespace"].as_str().unwrap()).collect();
     assert_eq!(namespaces, ["app", "kube-system", "default"]);
 
     // `src` moves to the instance's namespace, where the one written for it already is.
@@ -603,12 +606,27 @@ fn stamped_instances_equal_instances_derived_alone() {
             let stamped = derive_instance(cluster, instance, &shared, &mut found);
             let alone = derive_instance(cluster, instance, &Shapes::default(), &mut found);
             assert!(found.is_empty(), "{meta}: {:?}", found);
-            assert_eq!(stamped.objects, alone.objects, "{meta}: instance {}", instance.name);
+            assert_eq!(stamped.objects(), alone.objects(), "{meta}: instance {}", instance.name);
             assert_eq!(stamped.instance_label_added, alone.instance_label_added, "{meta}: instance {}", instance.name);
+            // What the checks read without stamping is what stamping gives.
+            for (i, object) in stamped.objects().iter().enumerate() {
+                let at = format!("{meta}: instance {} object {i}", instance.name);
+                assert_eq!(stamped.namespace_of(i), object["metadata"]["namespace"].as_str(), "{at}");
+                assert_eq!(stamped.comparable(i), comparable(object, stamped.instance_label_added[i]), "{at}");
+                let without_stamped_fields = |object: &Value| {
+                    let mut object = object.clone();
+                    let metadata = object.get_mut("metadata").and_then(Value::as_mapping_mut).unwrap();
+                    metadata.remove("namespace");
+                    metadata.remove("labels");
+                    object
+                };
+                assert_eq!(without_stamped_fields(&stamped.unstamped()[i]), without_stamped_fields(object), "{at}");
+            }
             // The text copied from the shape's rendering is the text of the instance's own objects.
-            let rendered_now = InstancePlan { rendered: Vec::new(), ..alone };
+            let mut rendered_now = alone;
+            rendered_now.rendered = Vec::new();
             // Every object but the Namespace createNamespace adds is pre-rendered.
-            let created = usize::from(stamped.objects[0]["kind"] == "Namespace");
+            let created = usize::from(stamped.objects()[0]["kind"] == "Namespace");
             assert!(stamped.rendered[created..].iter().all(Option::is_some), "{meta}: {}", instance.name);
             assert_eq!(
                 crate::emit::render_instance("c", &stamped),
@@ -666,8 +684,9 @@ fn instances_stamped_from_other_clusters_shapes_equal_instances_derived_alone() 
             let mut found = Diagnostics::default();
             let alone = derive_instance(cluster, instance, &Shapes::default(), &mut found);
             let stamped = plan.instances.iter().find(|i| i.name == instance.name).unwrap();
-            assert_eq!(stamped.objects, alone.objects, "{}/{}", cluster.name, instance.name);
-            let alone = InstancePlan { rendered: Vec::new(), ..alone };
+            assert_eq!(stamped.objects(), alone.objects(), "{}/{}", cluster.name, instance.name);
+            let mut alone = alone;
+            alone.rendered = Vec::new();
             assert_eq!(
                 crate::emit::render_instance(&cluster.name, stamped),
                 crate::emit::render_instance(&cluster.name, &alone),
@@ -678,6 +697,6 @@ fn instances_stamped_from_other_clusters_shapes_equal_instances_derived_alone() 
         }
     }
     let replicas =
-        |cluster: &str, instance: &str| compiled.instance(cluster, instance).objects[0]["spec"]["replicas"].clone();
+        |cluster: &str, instance: &str| compiled.instance(cluster, instance).objects()[0]["spec"]["replicas"].clone();
     assert_eq!((replicas("east", "a"), replicas("north", "d")), (2.into(), 3.into()));
 }

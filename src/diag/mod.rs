@@ -261,6 +261,7 @@ impl Diagnostics {
 
     pub fn extend(&mut self, other: Diagnostics) {
         self.items.extend(other.items);
+        self.acknowledged.extend(other.acknowledged);
     }
 
     pub fn has_errors(&self) -> bool {
@@ -287,20 +288,23 @@ impl Diagnostics {
         self.acknowledged.extend(moved);
     }
 
-    /// The acknowledged warnings, in report order.
+    /// The acknowledged warnings, in report order (once [`Diagnostics::finish`] ran).
     pub fn acknowledged(&self) -> &[Diagnostic] {
         &self.acknowledged
     }
 
     /// Sorts into a stable order (file, line, column, code, message) and drops exact repeats,
-    /// so the same inputs always print the same report.
+    /// so the same inputs always print the same report; the acknowledged warnings too (they may have
+    /// been acknowledged cluster by cluster, as they were found).
     pub fn finish(&mut self) {
         type Place<'a> = Option<(&'a PathBuf, Option<usize>, Option<usize>)>;
         fn key(d: &Diagnostic) -> (Place<'_>, Code, &Subject, &String) {
             (d.location.as_ref().map(|l| (&l.file, l.line, l.column)), d.code, &d.subject, &d.message)
         }
-        self.items.sort_by(|a, b| key(a).cmp(&key(b)));
-        self.items.dedup();
+        for list in [&mut self.items, &mut self.acknowledged] {
+            list.sort_by(|a, b| key(a).cmp(&key(b)));
+            list.dedup();
+        }
     }
 
     /// The closing summary line, e.g. `kix: 2 errors, 1 warning` or `0 errors, 0 warnings (4 acknowledged)`.
@@ -479,5 +483,44 @@ mod tests {
             text,
             "error[K0302]: too high\n --> clusters/dev.toml:1:16\n  |\n1 | availability = \"zone\"\n  |                ^^^^^^\n  = in cluster dev\n"
         );
+    }
+
+    /// Warnings acknowledged cluster by cluster, as they were found, end in the same order and without the
+    /// same repeats as when the merged report is acknowledged at once.
+    #[test]
+    fn acknowledging_per_part_equals_acknowledging_the_whole() {
+        let warning = |file: &str, line: usize, cluster: &str| {
+            let mut diagnostic =
+                Diagnostic::new(Code::ALL.iter().copied().find(|c| c.severity() == Severity::Warning).unwrap(), "w")
+                    .about(&Subject { cluster: Some(cluster.into()), ..Subject::default() });
+            diagnostic.location = Some(Location { line: Some(line), ..Location::file(file) });
+            diagnostic
+        };
+        let parts = [
+            vec![
+                warning("packages/p/a.yaml", 9, "one"),
+                warning("clusters/one.toml", 2, "one"),
+                warning("clusters/one.toml", 2, "one"),
+            ],
+            vec![warning("packages/p/a.yaml", 3, "two"), warning("clusters/two.toml", 1, "two")],
+        ];
+        let allowed = |d: &Diagnostic| {
+            d.subject.cluster.as_deref() != Some("two") || d.location.as_ref().unwrap().line == Some(3)
+        };
+        let mut whole = Diagnostics::default();
+        parts.iter().flatten().cloned().for_each(|d| whole.push(d));
+        whole.finish();
+        whole.acknowledge(allowed);
+        let mut merged = Diagnostics::default();
+        for part in &parts {
+            let mut found = Diagnostics::default();
+            part.iter().cloned().for_each(|d| found.push(d));
+            found.acknowledge(allowed);
+            merged.extend(found);
+        }
+        merged.finish();
+        assert_eq!(merged.acknowledged(), whole.acknowledged());
+        assert_eq!(merged.acknowledged().len(), 3, "the repeat counted once");
+        assert_eq!(merged.iter().collect::<Vec<_>>(), whole.iter().collect::<Vec<_>>());
     }
 }

@@ -18,6 +18,7 @@ pub use package::PackageDir;
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use crate::source::{self, MAX_PACKAGE_FILE_BYTES as MAX_FILE_BYTES, ReadError};
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// Everything read from one root.
@@ -74,12 +75,18 @@ pub fn load(root: &Path, only_clusters: &[String], diagnostics: &mut Diagnostics
                 .at(Location::file(reader.display(&clusters_dir))),
         );
     }
-    for path in cluster_paths {
-        if let Some(source) = reader.read(&path, diagnostics) {
-            if let Some(cluster) = cluster::parse(&path, source, diagnostics) {
-                tree.clusters.push(cluster);
-            }
-        }
+    // Cluster files are read and parsed on every core (a fleet has thousands); findings merge in file order.
+    let parsed: Vec<(Option<ClusterFile>, Diagnostics)> = cluster_paths
+        .par_iter()
+        .map(|path| {
+            let mut found = Diagnostics::default();
+            let cluster = reader.read(path, &mut found).and_then(|source| cluster::parse(path, source, &mut found));
+            (cluster, found)
+        })
+        .collect();
+    for (cluster, found) in parsed {
+        diagnostics.extend(found);
+        tree.clusters.extend(cluster);
     }
 
     let packages_dir = root.join("packages");

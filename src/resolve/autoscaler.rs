@@ -254,7 +254,7 @@ mod tests {
             let plan = compiled.workload("c", "app", "web");
             assert_eq!(plan.replicas, *replicas, "{level} {autoscaler}");
             assert_eq!(plan.autoscaler.as_ref().map(|a| a.min_replicas), Some(*replicas));
-            let objects = &compiled.instance("c", "app").objects;
+            let objects = &compiled.instance("c", "app").objects();
             let workload = objects.iter().find(|o| o["kind"] == "Deployment").unwrap();
             assert!(workload["spec"].get("replicas").is_none(), "spec.replicas is left to the autoscaler");
             let scaler =
@@ -323,7 +323,7 @@ mod tests {
         }
         let compiled = compile("zone", MAPPING, &other);
         assert!(compiled.workload("c", "app", "web").autoscaler.is_none());
-        let objects = &compiled.instance("c", "app").objects;
+        let objects = &compiled.instance("c", "app").objects();
         assert_eq!(objects[0]["spec"]["replicas"], 3);
     }
 

@@ -13,6 +13,7 @@
 //! The result is an owned [`Model`]: whatever failed is absent from it, with
 //! its diagnostic reported; `derive` reads nothing else.
 
+mod acknowledged;
 mod autoscaler;
 mod cluster;
 mod instance;
@@ -24,6 +25,7 @@ pub mod substrate;
 mod versions;
 pub mod views;
 
+pub use acknowledged::Acknowledged;
 pub use model::{
     AutoscaledRange, Autoscaler, Cluster, Instance, InstanceWorkload, Model, Package, PackageNamespaces, ReplicaSource,
     Sourced, Workload,
@@ -31,8 +33,8 @@ pub use model::{
 pub use substrate::{FailureDomains, Substrate, Support};
 
 use crate::diag::Diagnostics;
-use rayon::prelude::*;
 use crate::load::Tree;
+use rayon::prelude::*;
 
 /// Validates every package and cluster of a loaded tree and binds instances to packages.
 pub fn resolve(tree: Tree, diagnostics: &mut Diagnostics) -> Model {
@@ -43,7 +45,12 @@ pub fn resolve(tree: Tree, diagnostics: &mut Diagnostics) -> Model {
         .into_par_iter()
         .map(|file| {
             let mut found = Diagnostics::default();
-            (cluster::resolve_cluster(file, &packages, &mut found), found)
+            let cluster = cluster::resolve_cluster(file, &packages, &mut found);
+            if let Some(cluster) = &cluster {
+                let allowed = Acknowledged::of_cluster(cluster);
+                found.acknowledge(|d| allowed.contains(d));
+            }
+            (cluster, found)
         })
         .collect();
     let mut clusters = Vec::with_capacity(resolved.len());

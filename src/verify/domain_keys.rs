@@ -113,7 +113,7 @@ pub fn missing_keys(domains: &FailureDomains, nodes: &[Node], instances: &[Insta
 fn spreading_on(key: &str, instances: &[InstancePlan]) -> (Vec<String>, Vec<String>) {
     let (mut hard, mut soft) = (Vec::new(), Vec::new());
     for instance in instances {
-        for object in &instance.objects {
+        for object in instance.objects() {
             let Ok(Some(workload)) = Workload::from_object(object, &instance.namespace) else { continue };
             let name = format!("{}/{}/{}", instance.name, workload.kind.as_str(), workload.name);
             let on_key = |when| workload.spec.spread.iter().any(|c| c.topology_key == key && c.when == when);
@@ -194,18 +194,10 @@ mod tests {
              {{matchLabels: {{app: api}}}}\n  template:\n    metadata: {{labels: {{app: api}}}}\n    spec:\n      \
              topologySpreadConstraints: {spread}\n      containers: [{{name: c, image: i}}]\n"
         );
-        InstancePlan {
-            name: "shop".into(),
-            namespace: "shop".into(),
-            package: "web".into(),
-            package_version: "1.0.0".into(),
-            requested: crate::level::Level::Node,
-            level: crate::level::Level::Node,
-            objects: vec![crate::yaml::from_str(&yaml).unwrap()],
-            instance_label_added: vec![true],
-            rendered: Vec::new(),
-            workloads: Vec::new(),
-        }
+        let node = crate::level::Level::Node;
+        let mut plan = InstancePlan::new("shop", "shop", "web", "1.0.0", node, node);
+        plan.push_object(crate::yaml::from_str(&yaml).unwrap(), true);
+        plan
     }
 
     const HOST_HARD_RACK_SOFT: &str = "[{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: \

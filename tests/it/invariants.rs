@@ -646,7 +646,7 @@ fn check_instance(
     assert_eq!(plan.namespace, instance_namespace(index, instance), "{at}");
 
     // Every emitted object is valid, namespaced to the instance and labelled.
-    for object in &plan.objects {
+    for object in plan.objects() {
         let problems = validate_object(object);
         assert!(problems.is_empty(), "{at}: kix emitted an object the API server refuses: {problems:?}\n{object:?}");
         assert_eq!(object["metadata"]["namespace"].as_str(), Some(plan.namespace.as_str()), "{at}");
@@ -656,10 +656,10 @@ fn check_instance(
     }
     let input_count: usize = documents(version).iter().map(Vec::len).sum();
     let derived_pdbs = plan.workloads.iter().filter(|w| w.derived_pdb).count();
-    assert_eq!(plan.objects.len(), input_count + derived_pdbs, "{at}: objects are the inputs plus derived PDBs");
+    assert_eq!(plan.objects().len(), input_count + derived_pdbs, "{at}: objects are the inputs plus derived PDBs");
     assert_eq!(plan.workloads.len(), version.workloads.len(), "{at}");
 
-    let pdbs: Vec<&Value> = plan.objects.iter().filter(|o| o["kind"] == "PodDisruptionBudget").collect();
+    let pdbs: Vec<&Value> = plan.objects().iter().filter(|o| o["kind"] == "PodDisruptionBudget").collect();
     for (w, workload) in version.workloads.iter().enumerate() {
         let name = workload_name(w);
         let workload_plan = plan.workloads.iter().find(|p| p.name == name).expect("workload plan");
@@ -690,7 +690,7 @@ fn check_workload(
     assert_eq!(workload_plan.replicas, replicas, "{at}");
 
     let object = plan
-        .objects
+        .objects()
         .iter()
         .find(|o| name_of(o) == name && o["kind"] != "PodDisruptionBudget")
         .unwrap_or_else(|| panic!("{at}: workload missing from the output"));
@@ -774,7 +774,7 @@ fn canonical(compiled: &Compiled) -> Canonical {
     let mut instances = BTreeMap::new();
     for cluster in &compiled.clusters {
         for instance in &cluster.instances {
-            let mut objects: Vec<String> = instance.objects.iter().map(kix::yaml::emit::to_string).collect();
+            let mut objects: Vec<String> = instance.objects().iter().map(kix::yaml::emit::to_string).collect();
             objects.sort();
             let mut workloads: Vec<String> = instance.workloads.iter().map(|w| format!("{w:?}")).collect();
             workloads.sort();
@@ -858,7 +858,7 @@ fn shipped_examples_and_fixtures_pass_validation() {
         let compiled = compile(&Selection { root: root.clone(), ..Selection::default() });
         assert!(!compiled.diagnostics.has_errors(), "{}: {:#?}", root.display(), messages(&compiled));
         let objects: Vec<&Value> =
-            compiled.clusters.iter().flat_map(|c| &c.instances).flat_map(|i| &i.objects).collect();
+            compiled.clusters.iter().flat_map(|c| &c.instances).flat_map(|i| i.objects()).collect();
         assert!(!objects.is_empty(), "{}: nothing compiled", root.display());
         for object in objects {
             let problems = validate_object(object);
