@@ -19,7 +19,8 @@
 //! once what several instances emit identically, [`rollout`] checks a
 //! workload's own pod anti-affinity against the declared domains (K0450),
 //! [`shape`] reuses one instance's objects for the next instance of the same
-//! shape.
+//! shape, [`instance_plan`] holds an instance's output (its objects stamped only
+//! when asked for).
 
 mod budget;
 mod instance_plan;
