@@ -36,7 +36,8 @@ use crate::diag::Diagnostics;
 use crate::load::Tree;
 use rayon::prelude::*;
 
-/// Validates every package and cluster of a loaded tree and binds instances to packages.
+/// Validates every package and cluster of a loaded tree and binds instances to packages. A resolved
+/// cluster's warnings that its inputs acknowledge (`allow`) are set aside as found ([`Acknowledged`]).
 pub fn resolve(tree: Tree, diagnostics: &mut Diagnostics) -> Model {
     let Tree { clusters, packages, broken_packages } = tree;
     let packages = package::resolve_packages(packages, broken_packages, diagnostics);
