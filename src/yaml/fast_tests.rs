@@ -346,6 +346,12 @@ const EDITS: &[&str] = &[
     "  ", "- ", ": ", "---\n", "...", "é", "\n  ", "0x",
 ];
 
+/// Pieces of YAML lines, for text assembled at random.
+const PIECES: &[&str] = &[
+    "- ", "-", "a", "b: ", "k:", "'q'", "'q''s'", "\"d\"", "\"e\\n\"", "[", "]", "{", "}", ", ", ": ", ":", " #c", "#",
+    "---", "...", " ", "  ", "~", "1", "0x1F", "x:y", "a b", "?", "&a", "*a", "!t", "|", ">", "<<", "%", "é",
+];
+
 proptest! {
     // 512 cases unless PROPTEST_CASES asks for more (a longer hunt for disagreements).
     #![proptest_config(ProptestConfig {
@@ -385,19 +391,6 @@ proptest! {
         }
         check(&text, &Limits::PACKAGE);
     }
-}
-
-/// Pieces of YAML lines, for text assembled at random.
-const PIECES: &[&str] = &[
-    "- ", "-", "a", "b: ", "k:", "'q'", "'q''s'", "\"d\"", "\"e\\n\"", "[", "]", "{", "}", ", ", ": ", ":", " #c", "#",
-    "---", "...", " ", "  ", "~", "1", "0x1F", "x:y", "a b", "?", "&a", "*a", "!t", "|", ">", "<<", "%", "é",
-];
-
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(512),
-        ..ProptestConfig::default()
-    })]
 
     /// Lines of random indentation and pieces: read as the loader reads them, or refused.
     #[test]
