@@ -101,29 +101,24 @@ fn bench_verify(c: &mut Criterion) {
 fn bench_simulate(c: &mut Criterion) {
     let dir = scratch();
     genfleet::scheduler_perf(dir.path()).unwrap();
-    let request = kix::sim::SimulateRequest {
+    let request = kix_sim::SimulateRequest {
         state: dir.path().join("state.yaml"),
         manifests: vec![dir.path().join("spread.yaml")],
     };
     let mut group = c.benchmark_group("simulate");
     group.sample_size(10);
-    group.bench_function("scheduler_perf", |b| {
-        b.iter(|| assert_eq!(kix::sim::simulate(&request).unwrap().pending(), 0))
-    });
+    group
+        .bench_function("scheduler_perf", |b| b.iter(|| assert_eq!(kix_sim::simulate(&request).unwrap().pending(), 0)));
     group.finish();
     let text = std::fs::read_to_string(dir.path().join("state.yaml")).unwrap();
     let mut group = c.benchmark_group("snapshot");
     group.sample_size(10);
-    group
-        .bench_function("parse_10k", |b| b.iter(|| kix::yaml::parse_stream(&text, &kix::yaml::Limits::SNAPSHOT).len()));
-    assert!(
-        kix::yaml::fast_stream(&text, &kix::yaml::Limits::SNAPSHOT).is_some(),
-        "the fast reader reads the snapshot"
-    );
+    group.bench_function("parse_10k", |b| b.iter(|| kix_yaml::parse_stream(&text, &kix_yaml::Limits::SNAPSHOT).len()));
+    assert!(kix_yaml::fast_stream(&text, &kix_yaml::Limits::SNAPSHOT).is_some(), "the fast reader reads the snapshot");
     group.bench_function("fast_parse_10k", |b| {
-        b.iter(|| kix::yaml::fast_stream(&text, &kix::yaml::Limits::SNAPSHOT).map(|documents| documents.len()))
+        b.iter(|| kix_yaml::fast_stream(&text, &kix_yaml::Limits::SNAPSHOT).map(|documents| documents.len()))
     });
-    group.bench_function("load_10k", |b| b.iter(|| kix::sim::State::from_yaml_str(&text).unwrap()));
+    group.bench_function("load_10k", |b| b.iter(|| kix_sim::State::from_yaml_str(&text).unwrap()));
     group.finish();
 }
 

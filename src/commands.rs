@@ -7,8 +7,9 @@
 
 use crate::cli::{BuildArgs, Cli, Command, ExplainArgs, Format, LintArgs, SelectArgs, VerifyArgs};
 use crate::compile::{self, BuildRequest, Output, Selection};
-use crate::diag::{Code, Diagnostics, Style};
-use crate::{explain, lint, sim, verify};
+use crate::{explain, lint, verify};
+use kix_diag::{Code, Diagnostics, Style};
+use kix_sim as sim;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -192,8 +193,8 @@ fn summary_text(clusters: &[crate::derive::ClusterPlan]) -> String {
 }
 
 /// `Kind name` of an emitted object.
-fn object_name(object: &crate::yaml::Value) -> String {
-    let text = |value: Option<&crate::yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
+fn object_name(object: &kix_yaml::Value) -> String {
+    let text = |value: Option<&kix_yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
     format!("{} {}", text(object.get("kind")), text(object.get("metadata").and_then(|m| m.get("name"))))
 }
 

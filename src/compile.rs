@@ -6,9 +6,9 @@
 //! into requests and the results into output and an exit status.
 
 use crate::derive::{self, ClusterPlan};
-use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
 use crate::resolve::Acknowledged;
 use crate::{crosscheck, emit, load, resolve};
+use kix_diag::{Code, Diagnostic, Diagnostics, Severity};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 

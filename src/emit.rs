@@ -10,7 +10,7 @@
 //! directory is replaced whole, so files of removed instances do not linger.
 
 use crate::derive::{ClusterPlan, InstancePlan, SHARED_FILE};
-use crate::diag::{Code, Diagnostic, Location};
+use kix_diag::{Code, Diagnostic, Location};
 use std::path::{Path, PathBuf};
 
 /// The YAML stream of one instance: a header comment, then one document per object.
@@ -24,7 +24,7 @@ pub fn render_instance(cluster: &str, instance: &InstancePlan) -> String {
         // Rendered once for the instance's shape (derive::shape): copied, with its namespace and name.
         match instance.rendered.get(index).and_then(Option::as_ref) {
             Some(rendered) => rendered.write(&mut text, &instance.namespace, &instance.name),
-            None => crate::yaml::emit::write_document(&mut text, &instance.object(index)),
+            None => kix_yaml::emit::write_document(&mut text, &instance.object(index)),
         }
     }
     text
@@ -44,7 +44,7 @@ pub fn render_shared(cluster: &ClusterPlan) -> String {
     for shared in &cluster.shared {
         text.push_str("---\n");
         text.push_str(&format!("# emitted by instances {}\n", shared.instances.join(", ")));
-        crate::yaml::emit::write_document(&mut text, &shared.object);
+        kix_yaml::emit::write_document(&mut text, &shared.object);
     }
     text
 }

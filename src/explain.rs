@@ -9,10 +9,10 @@
 
 use crate::compile::{Selection, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan, WorkloadPlan};
-use crate::diag::{Diagnostic, Diagnostics, Location};
-use crate::kube::kind::WorkloadKind;
-use crate::level::Level;
 use crate::resolve::{Cluster, Instance, InstanceWorkload, ReplicaSource, Support, Workload};
+use kix_diag::{Diagnostic, Diagnostics, Location};
+use kix_kube::kind::WorkloadKind;
+use kix_kube::level::Level;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -178,8 +178,8 @@ fn derivation(
     let findings = diagnostics
         .iter()
         .filter(|d| about(d, cluster, instance, only))
-        .map(|d| d.render(crate::diag::Style::Plain))
-        .chain(acknowledged.map(|d| format!("(acknowledged by allow) {}", d.render(crate::diag::Style::Plain))))
+        .map(|d| d.render(kix_diag::Style::Plain))
+        .chain(acknowledged.map(|d| format!("(acknowledged by allow) {}", d.render(kix_diag::Style::Plain))))
         .collect();
     Derivation {
         cluster: cluster.name.clone(),

@@ -11,11 +11,11 @@
 //! Both refuse to overwrite a file. The text written is deterministic (sorted, fixed layout) and is
 //! read back by kix's own loaders in the tests, so `init` never writes something `build` refuses.
 
-use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
-use crate::kube::kind::WorkloadKind;
-use crate::kube::labels::{HOSTNAME, ZONE};
-use crate::kube::workload::Workload;
-use crate::sim::objects::Node;
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
+use kix_kube::kind::WorkloadKind;
+use kix_kube::labels::{HOSTNAME, ZONE};
+use kix_kube::workload::Workload;
+use kix_sim::objects::Node;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -32,7 +32,7 @@ pub fn init(request: &InitRequest) -> Result<PathBuf, Diagnostics> {
     let (path, text) = match request {
         InitRequest::Package { dir } => (dir.join("kix.toml"), package_manifest(dir)?),
         InitRequest::Cluster { root, name, from_state } => {
-            if let Err(why) = crate::kube::names::dns1123_label(name) {
+            if let Err(why) = kix_kube::names::dns1123_label(name) {
                 return Err(one(Diagnostic::new(
                     Code::InvalidName,
                     format!("cluster name `{name}` is not valid: {why}"),
@@ -79,7 +79,7 @@ fn package_manifest(dir: &Path) -> Result<String, Diagnostics> {
     files.sort();
     let mut workloads: Vec<(WorkloadKind, String, Option<u32>)> = Vec::new();
     for file in &files {
-        let text = match crate::source::read_text(file, crate::source::MAX_PACKAGE_FILE_BYTES) {
+        let text = match kix_diag::source::read_text(file, kix_diag::source::MAX_PACKAGE_FILE_BYTES) {
             Ok(text) => text,
             Err(error) => {
                 diagnostics.push(Diagnostic::new(error.code(), error.to_string()).at(Location::file(file)));
@@ -174,7 +174,7 @@ fn cluster_template(name: &str) -> String {
 
 /// A cluster file from a snapshot's nodes.
 fn cluster_from_state(name: &str, path: &Path) -> Result<String, Diagnostics> {
-    let state = crate::sim::input::read_state(path).map_err(Diagnostics::from)?;
+    let state = kix_sim::input::read_state(path).map_err(Diagnostics::from)?;
     if state.nodes.is_empty() {
         return Err(one(Diagnostic::new(
             Code::NotAnObject,
@@ -234,7 +234,7 @@ fn pools(nodes: &[Node]) -> Vec<String> {
         let taints: Vec<(String, String, String)> = node
             .taints
             .iter()
-            .filter(|t| t.key != crate::kube::labels::TAINT_UNSCHEDULABLE)
+            .filter(|t| t.key != kix_kube::labels::TAINT_UNSCHEDULABLE)
             .map(|t| (t.key.clone(), t.value.clone(), t.effect.as_str().to_string()))
             .collect();
         let allocatable = (node.allocatable.milli_cpu, node.allocatable.memory, node.allocatable.pods);

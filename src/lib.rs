@@ -18,20 +18,14 @@ pub mod compile;
 pub mod completion;
 pub mod crosscheck;
 pub mod derive;
-pub mod diag;
 pub mod emit;
 pub mod explain;
 pub mod init;
-pub mod kube;
-pub mod level;
 pub mod lint;
 pub mod load;
 pub mod resolve;
-pub mod sim;
-pub mod source;
 #[cfg(test)]
 pub mod testing;
 pub mod verify;
-pub mod yaml;
 
 pub use commands::run;

@@ -3,7 +3,7 @@
 
 use crate::compile::{Compiled, Selection, compile};
 use crate::derive::{InstancePlan, WorkloadPlan};
-use crate::diag::Code;
+use kix_diag::Code;
 use std::path::Path;
 
 /// A tree under a temporary directory.

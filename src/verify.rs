@@ -14,11 +14,11 @@ pub use domain_keys::{KeyRole, MissingKey};
 
 use crate::compile::{Compiled, Selection, UsageError, cluster_names, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan};
-use crate::diag::{Code, Diagnostic, Diagnostics, Location, Severity, Subject};
 use crate::resolve::Acknowledged;
 use crate::resolve::inventory::InventoryNode;
-use crate::sim::objects::{Node, Resources};
-use crate::sim::{State, WorkloadLevel, WorkloadVerdict, verify_workloads};
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, Severity, Subject};
+use kix_sim::objects::{Node, Resources};
+use kix_sim::{State, WorkloadLevel, WorkloadVerdict, verify_workloads};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -55,7 +55,7 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
     if request.state.is_some() && clusters.len() != 1 {
         return Err(UsageError::StateNeedsOneCluster { clusters: cluster_names(&clusters) });
     }
-    let snapshot = match request.state.as_deref().map(crate::sim::input::read_state).transpose() {
+    let snapshot = match request.state.as_deref().map(kix_sim::input::read_state).transpose() {
         Ok(snapshot) => snapshot,
         Err(problems) => {
             diagnostics.extend(Diagnostics::from(problems));
@@ -173,7 +173,7 @@ fn simulated_node(node: &InventoryNode) -> Node {
 }
 
 fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State) -> InstanceReport {
-    let request = crate::sim::VerifyRequest {
+    let request = kix_sim::VerifyRequest {
         workloads: instance
             .workloads
             .iter()

@@ -12,9 +12,9 @@
 //!   invalid PodDisruptionBudget of its own.
 #![no_main]
 
-use kix::diag::Style;
-use kix::kube::validate::validate_object;
-use kix::yaml::Value;
+use kix_diag::Style;
+use kix_kube::validate::validate_object;
+use kix_yaml::Value;
 use libfuzzer_sys::fuzz_target;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -301,7 +301,7 @@ fn generate(c: &mut Choices<'_>, root: &Path) -> BTreeMap<String, Vec<Value>> {
                 continue;
             }
             let text = documents.join("---\n");
-            for value in kix::yaml::from_str_all(&text).unwrap_or_default() {
+            for value in kix_yaml::from_str_all(&text).unwrap_or_default() {
                 {
                     let kind = value["kind"].as_str().unwrap_or_default().to_string();
                     let object = value["metadata"]["name"].as_str().unwrap_or_default().to_string();

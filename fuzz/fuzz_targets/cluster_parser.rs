@@ -6,7 +6,7 @@
 //! rendering slices lines by them.
 #![no_main]
 
-use kix::diag::{Diagnostics, SourceFile, Style};
+use kix_diag::{Diagnostics, SourceFile, Style};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 //! answer the questions later stages ask of it (kind, name, key locations).
 #![no_main]
 
-use kix::diag::{Diagnostics, SourceFile, Style};
+use kix_diag::{Diagnostics, SourceFile, Style};
 use kix::load::package::RawPackage;
 use libfuzzer_sys::fuzz_target;
 
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = document.locate(path);
             let _ = document.locate_field("spec.template.spec.containers[0].image");
         }
-        let _ = kix::kube::validate::validate_object(&document.value);
+        let _ = kix_kube::validate::validate_object(&document.value);
     }
     for diagnostic in diagnostics.iter() {
         let _ = diagnostic.render(Style::Plain);

@@ -1,10 +1,10 @@
-//! Fuzzes the fast YAML reader (`kix::yaml::fast_stream`) against the located loader
-//! (`kix::yaml::parse_stream`): for any UTF-8 text, the fast reader either gives up or reads
+//! Fuzzes the fast YAML reader (`kix_yaml::fast_stream`) against the located loader
+//! (`kix_yaml::parse_stream`): for any UTF-8 text, the fast reader either gives up or reads
 //! exactly the loader's documents (same values, same key order), and it never accepts a text the
 //! loader reports an error for.
 #![no_main]
 
-use kix::yaml::{Limits, check_against_loader};
+use kix_yaml::{Limits, check_against_loader};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -5,9 +5,9 @@
 
 use super::ClusterWorkloads;
 use crate::derive::InstancePlan;
-use crate::diag::{Code, Diagnostic, Diagnostics, Subject};
-use crate::kube::selector::Selector;
-use crate::yaml::Value;
+use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
+use kix_kube::selector::Selector;
+use kix_yaml::Value;
 use std::collections::{BTreeSet, HashSet};
 
 /// Reports every workload whose pods two budgets select. `overlapping` workloads are skipped: their
@@ -67,7 +67,7 @@ pub fn report(
 /// A `policy` PodDisruptionBudget's name and its selector (`None` when absent or unreadable: it selects nothing).
 fn budget(object: &Value) -> Option<(&str, Option<Selector>)> {
     let is_pdb = object.get("kind").and_then(Value::as_str) == Some("PodDisruptionBudget")
-        && object.get("apiVersion").and_then(Value::as_str).map(crate::kube::kind::api_group) == Some("policy");
+        && object.get("apiVersion").and_then(Value::as_str).map(kix_kube::kind::api_group) == Some("policy");
     if !is_pdb {
         return None;
     }

@@ -4,9 +4,9 @@
 //! cluster has (`default`, `kube-system`, `kube-public`, `kube-node-lease`) need nothing.
 
 use crate::derive::ClusterPlan;
-use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::resolve::Cluster;
-use crate::yaml::Value;
+use kix_diag::{Code, Diagnostic, Diagnostics};
+use kix_yaml::Value;
 use std::collections::BTreeSet;
 
 /// Namespaces the API server creates on every cluster.

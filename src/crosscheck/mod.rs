@@ -18,9 +18,9 @@ mod overlap;
 mod shared_objects;
 
 use crate::derive::ClusterPlan;
-use crate::diag::Diagnostics;
-use crate::kube::selector::{Labels, Selector};
 use crate::resolve::{Cluster, Instance, Workload};
+use kix_diag::Diagnostics;
+use kix_kube::selector::{Labels, Selector};
 use std::collections::HashMap;
 
 /// Runs every cross-instance check of one cluster.

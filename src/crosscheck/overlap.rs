@@ -3,8 +3,8 @@
 //! object twice is a duplicate (K0412/K0417), not an overlap with itself.
 
 use super::{ClusterWorkloads, Entry};
-use crate::diag::{Code, Diagnostic, Diagnostics, Subject};
 use crate::resolve::Cluster;
+use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use std::collections::BTreeSet;
 
 /// Reports every overlapping pair; returns the (instance, workload) names involved in one.

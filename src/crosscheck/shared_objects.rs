@@ -8,9 +8,9 @@
 //! does (compared without kix's per-instance labels).
 
 use crate::derive::{InstancePlan, first_difference};
-use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::resolve::Cluster;
-use crate::yaml::Value;
+use kix_diag::{Code, Diagnostic, Diagnostics};
+use kix_yaml::Value;
 use std::collections::{BTreeMap, HashMap};
 
 /// Two instances of one cluster must not emit the same object (same namespace, or both
@@ -29,7 +29,7 @@ pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagn
             let text = |path: &[&str]| {
                 path.iter().try_fold(object, |v, k| v.get(k)).and_then(Value::as_str).unwrap_or_default()
             };
-            let group = crate::kube::kind::api_group(text(&["apiVersion"]));
+            let group = kix_kube::kind::api_group(text(&["apiVersion"]));
             let namespace = plan.namespace_of(index).unwrap_or_default();
             let key = (namespace, group, text(&["kind"]), text(&["metadata", "name"]));
             match first_owner.get(&key) {

@@ -3,9 +3,9 @@
 //! the package chose (or the one that fits the kind).
 
 use super::patch::set_labels;
-use crate::kube::workload::Workload as WorkloadView;
 use crate::load::package::EvictionPolicy;
-use crate::yaml::{Mapping, Value};
+use kix_kube::workload::Workload as WorkloadView;
+use kix_yaml::{Mapping, Value};
 
 /// R10: the derived budget.
 pub fn derived_pdb(view: &WorkloadView, namespace: &str, instance: &str, policy: EvictionPolicy) -> Value {

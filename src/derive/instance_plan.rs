@@ -11,8 +11,8 @@
 
 use super::WorkloadPlan;
 use super::shape::{RenderedObject, stamp};
-use crate::level::Level;
-use crate::yaml::Value;
+use kix_kube::level::Level;
+use kix_yaml::Value;
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 

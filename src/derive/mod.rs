@@ -39,15 +39,15 @@ pub use patch::{INSTANCE_LABEL, KIX_INSTANCE_LABEL, MANAGED_BY_LABEL, REQUESTED_
 pub use placement::spread_keys;
 pub use shared::{SHARED_FILE, SharedObject, comparable, first_difference};
 
-use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::kube::autoscaler::AutoscalerKind;
-use crate::kube::kind::WorkloadKind;
-use crate::level::Level;
 use crate::load::documents::Document;
 use crate::resolve::inventory::InventoryNode;
 use crate::resolve::{Cluster, FailureDomains, Instance};
-use crate::yaml::Value;
 pub use instance_plan::InstancePlan;
+use kix_diag::{Code, Diagnostic, Diagnostics};
+use kix_kube::autoscaler::AutoscalerKind;
+use kix_kube::kind::WorkloadKind;
+use kix_kube::level::Level;
+use kix_yaml::Value;
 use namespaces::Placement;
 use objects::Origin;
 pub use shape::RenderedObject;

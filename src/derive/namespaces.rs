@@ -32,7 +32,7 @@
 use super::patch;
 use crate::load::documents::Document;
 use crate::resolve::{Instance, Package};
-use crate::yaml::{Mapping, Value};
+use kix_yaml::{Mapping, Value};
 
 /// Where a namespaced object goes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -137,7 +137,7 @@ mod tests {
     use super::*;
 
     fn yaml(text: &str) -> Value {
-        crate::yaml::from_str(text).expect("test YAML")
+        kix_yaml::from_str(text).expect("test YAML")
     }
 
     /// (group, kind, object, path to the reference, its value after moving `src` to `dst`).

@@ -1,9 +1,9 @@
 //! Checks over one instance's objects: every one must pass the API server's
 //! validation, and no two may share group, kind and name.
 
-use crate::diag::{Code, Diagnostic, Diagnostics, Subject};
 use crate::resolve::Package;
-use crate::yaml::Value;
+use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
+use kix_yaml::Value;
 use std::collections::BTreeMap;
 
 /// Where an emitted object came from: a user's document, or derived for the workload in that document.
@@ -24,7 +24,7 @@ pub fn report_invalid_objects(
     diagnostics: &mut Diagnostics,
 ) {
     for (object, origin) in objects.iter().zip(origins) {
-        let problems = crate::kube::validate::validate_object(object);
+        let problems = kix_kube::validate::validate_object(object);
         let Some(first) = problems.first() else { continue };
         let joined = problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
         let document = &package.documents[origin.document];
@@ -57,7 +57,7 @@ pub fn report_duplicate_objects(
 ) {
     let identity = |object: &Value| {
         let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
-        let group = crate::kube::kind::api_group(api_version).to_string();
+        let group = kix_kube::kind::api_group(api_version).to_string();
         let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
         let metadata = object.get("metadata");
         let namespace = metadata.and_then(|m| m.get("namespace")).and_then(Value::as_str).unwrap_or_default();

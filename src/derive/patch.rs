@@ -6,11 +6,11 @@
 //! written, and the autoscaler's range is raised in place.
 
 use super::WorkloadPlan;
-use crate::kube::autoscaler::Autoscaler as AutoscalerView;
-use crate::kube::kind::WorkloadKind;
-use crate::kube::labels::POD_TEMPLATE_HASH;
-use crate::kube::workload::Workload as WorkloadView;
-use crate::yaml::{Mapping, Value};
+use kix_kube::autoscaler::Autoscaler as AutoscalerView;
+use kix_kube::kind::WorkloadKind;
+use kix_kube::labels::POD_TEMPLATE_HASH;
+use kix_kube::workload::Workload as WorkloadView;
+use kix_yaml::{Mapping, Value};
 
 /// Labels kix adds to every object it emits where the user has not written them (their value is the user's).
 pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";

@@ -7,9 +7,9 @@
 //! budget of its instance selects its pods.
 
 use super::{AutoscalerPlan, WorkloadPlan};
-use crate::diag::{Code, Diagnostic, Diagnostics, Subject};
-use crate::level::Level;
 use crate::resolve::{Cluster, Instance, InstanceWorkload, Workload};
+use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
+use kix_kube::level::Level;
 
 /// R9-R11 for one workload of an instance.
 pub fn plan_workload(

@@ -21,13 +21,13 @@
 //! Namespaces follow the scheduler: none named and no `namespaceSelector` means the pod's own; a
 //! `namespaceSelector` is matched against `kubernetes.io/metadata.name`, the one label kix knows.
 
-use crate::diag::{Code, Diagnostic, Diagnostics, Subject};
-use crate::kube::kind::WorkloadKind;
-use crate::kube::labels::{NAMESPACE_NAME, POD_TEMPLATE_HASH};
-use crate::kube::selector::{Labels, Selector};
-use crate::kube::value::{at, str_at};
 use crate::resolve::{Cluster, Instance, InstanceWorkload, Workload};
-use crate::yaml::Value;
+use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
+use kix_kube::kind::WorkloadKind;
+use kix_kube::labels::{NAMESPACE_NAME, POD_TEMPLATE_HASH};
+use kix_kube::selector::{Labels, Selector};
+use kix_kube::value::{at, str_at};
+use kix_yaml::Value;
 use std::collections::BTreeSet;
 
 /// K0450 for one workload of an instance.

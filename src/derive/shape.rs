@@ -4,7 +4,7 @@
 //! shape (for the whole compile: [`Shapes`] is shared by the clusters) and the
 //! objects of every other instance of that shape are a copy stamped with its
 //! own namespace and name (issue 11). The copy shares all but `metadata` with
-//! the template (mappings are copy-on-write, [`crate::yaml::Mapping`]).
+//! the template (mappings are copy-on-write, [`kix_yaml::Mapping`]).
 //!
 //! A shape is what the objects depend on besides those two values: the
 //! package version, where each document goes ([`Placement`]), every
@@ -33,7 +33,7 @@ use super::WorkloadPlan;
 use super::namespaces::Placement;
 use super::patch::{INSTANCE_LABEL, KIX_INSTANCE_LABEL, set_namespace};
 use crate::resolve::Instance;
-use crate::yaml::Value;
+use kix_yaml::Value;
 use std::sync::Arc;
 
 /// What an instance's derived objects depend on, besides its namespace and name.
@@ -143,7 +143,7 @@ impl RenderedObject {
     /// The object (stamped with the stand-ins) rendered and cut at them; `None` unless they appear exactly
     /// `sites` times, once per place stamping writes.
     fn cut(object: &Value, sites: usize) -> Option<RenderedObject> {
-        let text = crate::yaml::emit::to_string(object);
+        let text = kix_yaml::emit::to_string(object);
         let mut pieces = Vec::new();
         let mut rest = text.as_str();
         let mut found = 0;
@@ -167,8 +167,8 @@ impl RenderedObject {
         for piece in &self.pieces {
             match piece {
                 Piece::Text(text) => out.push_str(text),
-                Piece::Namespace => crate::yaml::emit::write_scalar_string(out, namespace),
-                Piece::Instance => crate::yaml::emit::write_scalar_string(out, instance),
+                Piece::Namespace => kix_yaml::emit::write_scalar_string(out, namespace),
+                Piece::Instance => kix_yaml::emit::write_scalar_string(out, instance),
             }
         }
     }

@@ -17,7 +17,7 @@
 
 use super::InstancePlan;
 use super::patch::{INSTANCE_LABEL, KIX_INSTANCE_LABEL};
-use crate::yaml::Value;
+use kix_yaml::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The file, beside the instances' files, that holds a cluster's shared objects. Instance names are
@@ -52,7 +52,7 @@ fn cluster_scoped_identity(object: &Value) -> Option<(String, String, String)> {
         return None;
     }
     let text = |value: Option<&Value>| value.and_then(Value::as_str).unwrap_or_default().to_string();
-    let group = crate::kube::kind::api_group(object.get("apiVersion").and_then(Value::as_str).unwrap_or_default());
+    let group = kix_kube::kind::api_group(object.get("apiVersion").and_then(Value::as_str).unwrap_or_default());
     Some((group.to_string(), text(object.get("kind")), text(metadata.and_then(|m| m.get("name")))))
 }
 
@@ -161,7 +161,7 @@ mod tests {
     use super::*;
 
     fn yaml(text: &str) -> Value {
-        crate::yaml::from_str(text).expect("test YAML")
+        kix_yaml::from_str(text).expect("test YAML")
     }
 
     #[test]

@@ -191,7 +191,7 @@ fn r9_extra_keys_and_exact_constraint_fields() {
     assert_eq!(keys, ["kubernetes.io/hostname", "topology.kubernetes.io/zone", "example.com/rack"]);
     let constraint =
         &compiled.instance("c", "app").objects()[0]["spec"]["template"]["spec"]["topologySpreadConstraints"][1];
-    let expected: Value = crate::yaml::from_str(
+    let expected: Value = kix_yaml::from_str(
         "maxSkew: 1\ntopologyKey: topology.kubernetes.io/zone\nwhenUnsatisfiable: DoNotSchedule\n\
              labelSelector:\n  matchLabels:\n    app: w\nnodeTaintsPolicy: Honor\n",
     )
@@ -209,7 +209,7 @@ fn r9_deployments_get_pod_template_hash_and_other_kinds_pass_through() {
     let compiled = compile_one("node", MULTI_NODE, web("", &yaml));
     let objects = &compiled.instance("c", "app").objects();
     let constraint = &objects[0]["spec"]["template"]["spec"]["topologySpreadConstraints"][0];
-    assert_eq!(constraint["matchLabelKeys"], crate::yaml::from_str("[pod-template-hash]").unwrap());
+    assert_eq!(constraint["matchLabelKeys"], kix_yaml::from_str("[pod-template-hash]").unwrap());
     let daemonset = objects.iter().find(|o| o["kind"] == "DaemonSet").unwrap();
     assert!(daemonset["spec"]["template"]["spec"].get("topologySpreadConstraints").is_none());
     assert_eq!(daemonset["spec"].get("replicas"), None);
@@ -243,7 +243,7 @@ fn r10_derived_pdb_shape_and_policy() {
     let objects = &compiled.instance("c", "app").objects();
     let kinds: Vec<&str> = objects.iter().map(|o| o["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["Deployment", "PodDisruptionBudget", "StatefulSet", "PodDisruptionBudget"]);
-    let expected: Value = crate::yaml::from_str(
+    let expected: Value = kix_yaml::from_str(
         "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: d\n  namespace: app\n  labels:\n    \
              app.kubernetes.io/managed-by: kix\n    app.kubernetes.io/instance: app\n    kix.dev/instance: app\nspec:\n  maxUnavailable: 1\n  \
              selector:\n    matchLabels:\n      app: d\n  unhealthyPodEvictionPolicy: AlwaysAllow\n",

@@ -11,11 +11,11 @@
 
 use super::cluster::ClusterFacts;
 use super::{Set, Target};
-use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::kube::labels::ZONE;
-use crate::kube::selector::Selector;
-use crate::kube::value::{at, str_at};
-use crate::yaml::Value;
+use kix_diag::{Code, Diagnostic, Diagnostics};
+use kix_kube::labels::ZONE;
+use kix_kube::selector::Selector;
+use kix_kube::value::{at, str_at};
+use kix_yaml::Value;
 
 /// The deprecated beta zone key, still on many clusters' nodes.
 const BETA_ZONE: &str = "failure-domain.beta.kubernetes.io/zone";

@@ -5,11 +5,11 @@
 //! blocks every drain (minAvailable) or protects nothing at that scale.
 
 use super::{Set, Target};
-use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::kube::kind::api_group;
-use crate::kube::value::{at, str_at};
 use crate::load::documents::Document;
-use crate::yaml::Value;
+use kix_diag::{Code, Diagnostic, Diagnostics};
+use kix_kube::kind::api_group;
+use kix_kube::value::{at, str_at};
+use kix_yaml::Value;
 
 /// What lint reads of an HPA.
 pub(crate) struct Autoscaler {

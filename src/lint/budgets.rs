@@ -7,9 +7,9 @@
 //! is healthy (`unhealthyPodEvictionPolicy`, GA in 1.31).
 
 use super::{Budget, Set, Target};
-use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::kube::int_or_percent::IntOrPercent;
-use crate::kube::value::at;
+use kix_diag::{Code, Diagnostic, Diagnostics};
+use kix_kube::int_or_percent::IntOrPercent;
+use kix_kube::value::at;
 
 /// Every budget rule.
 pub fn check(set: &Set, diagnostics: &mut Diagnostics) {

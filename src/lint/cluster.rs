@@ -28,9 +28,9 @@
 use super::affinity::{required_affinity_keys, required_anti_affinity};
 use super::spread::constraints;
 use super::{Set, Target};
-use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
-use crate::kube::labels::HOSTNAME;
-use crate::kube::selector::Labels;
+use kix_diag::{Code, Diagnostic, Diagnostics, Severity};
+use kix_kube::labels::HOSTNAME;
+use kix_kube::selector::Labels;
 use std::collections::BTreeSet;
 use std::path::Path;
 

@@ -2,11 +2,11 @@
 //! (`helm template` output, a directory of YAML, a stream on stdin).
 //!
 //! Files are read with the package loader's bounds and parsed by
-//! [`load::documents::parse_documents`] (lists flattened by [`crate::kube::list`], every object
+//! [`load::documents::parse_documents`] (lists flattened by [`kix_kube::list`], every object
 //! with the YAML loader's marks), so every finding has a file, line and column. Directories are
 //! walked for `*.yaml`/`*.yml` in path order (kustomize's `kustomization.yaml` is not a manifest
 //! and is skipped). Workloads (Deployments, StatefulSets) and budgets are read through the one
-//! reader in [`crate::kube::workload`], HorizontalPodAutoscalers by [`autoscaler`].
+//! reader in [`kix_kube::workload`], HorizontalPodAutoscalers by [`autoscaler`].
 //!
 //! Rules come in families, one file each: [`spread`] (topologySpreadConstraints),
 //! [`budgets`] (PodDisruptionBudgets), [`affinity`] (pod anti-affinity and the lack of any
@@ -25,12 +25,12 @@ mod budgets;
 mod cluster;
 mod spread;
 
-use crate::diag::{Diagnostics, SourceFile};
-use crate::kube::kind::WorkloadKind;
-use crate::kube::selector::Labels;
-use crate::kube::workload::{PdbView, Workload};
 use crate::load::documents::{Document, parse_documents};
-use crate::source::{self, MAX_PACKAGE_FILE_BYTES};
+use kix_diag::source::{self, MAX_PACKAGE_FILE_BYTES};
+use kix_diag::{Diagnostics, SourceFile};
+use kix_kube::kind::WorkloadKind;
+use kix_kube::selector::Labels;
+use kix_kube::workload::{PdbView, Workload};
 use std::path::{Path, PathBuf};
 
 /// Where manifests come from.
@@ -141,16 +141,15 @@ fn read_file(path: &Path, diagnostics: &mut Diagnostics) -> Option<SourceFile> {
     match source::read_text(path, MAX_PACKAGE_FILE_BYTES) {
         Ok(text) => Some(SourceFile::new(path, text)),
         Err(error) => {
-            diagnostics.push(
-                crate::diag::Diagnostic::new(error.code(), error.to_string()).at(crate::diag::Location::file(path)),
-            );
+            diagnostics
+                .push(kix_diag::Diagnostic::new(error.code(), error.to_string()).at(kix_diag::Location::file(path)));
             None
         }
     }
 }
 
-fn io_error(path: &Path, message: &str) -> crate::diag::Diagnostic {
-    crate::diag::Diagnostic::new(crate::diag::Code::Io, message).at(crate::diag::Location::file(path))
+fn io_error(path: &Path, message: &str) -> kix_diag::Diagnostic {
+    kix_diag::Diagnostic::new(kix_diag::Code::Io, message).at(kix_diag::Location::file(path))
 }
 
 /// The objects of one lint run, read through kix's typed views.
@@ -256,7 +255,7 @@ impl Target {
     }
 
     /// The pod spec (`spec.template.spec`).
-    pub fn pod_spec(&self) -> Option<&crate::yaml::Value> {
+    pub fn pod_spec(&self) -> Option<&kix_yaml::Value> {
         self.view.template.get("spec")
     }
 }

@@ -6,12 +6,12 @@
 //! `ValidateTopologySpreadConstraints` (`pkg/apis/core/validation/validation.go`).
 
 use super::{Set, Target};
-use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::kube::kind::WorkloadKind;
-use crate::kube::labels::{CONTROLLER_REVISION_HASH, POD_TEMPLATE_HASH};
-use crate::kube::selector::{Labels, Selector};
-use crate::kube::value::{at, str_at};
-use crate::yaml::Value;
+use kix_diag::{Code, Diagnostic, Diagnostics};
+use kix_kube::kind::WorkloadKind;
+use kix_kube::labels::{CONTROLLER_REVISION_HASH, POD_TEMPLATE_HASH};
+use kix_kube::selector::{Labels, Selector};
+use kix_kube::value::{at, str_at};
+use kix_yaml::Value;
 
 /// `labelSelector` as written.
 pub(crate) enum SelectorField {

@@ -5,8 +5,8 @@
 //! keys, level against substrate) happen in `resolve`, which points back into
 //! the file through the spans kept here.
 
-use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
-use crate::level::Level;
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
+use kix_kube::level::Level;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;

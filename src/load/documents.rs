@@ -1,17 +1,17 @@
 //! The documents of a package's YAML files: every object with its real
 //! position, so a diagnostic points at the exact key or list item.
 //!
-//! Files are parsed by [`crate::yaml::parse_stream`] within
-//! [`Limits::PACKAGE`](crate::yaml::Limits::PACKAGE); each YAML document
+//! Files are parsed by [`kix_yaml::parse_stream`] within
+//! [`Limits::PACKAGE`](kix_yaml::Limits::PACKAGE); each YAML document
 //! keeps its position tree ([`Marks`]). A list (`v1 List`, or a typed one such
 //! as `RoleBindingList`) stands for its items, each located at its own lines
-//! (see [`crate::kube::list`]). YAML merge
+//! (see [`kix_kube::list`]). YAML merge
 //! keys (`<<: *defaults`) are applied by the loader, as kubectl applies them.
 //! A kustomize `Kustomization` document is skipped (see [`super::kustomization`]).
 
-use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
-use crate::kube::list;
-use crate::yaml::{self, Limits, Marks, Seg, Value, YamlError, YamlErrorKind};
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
+use kix_kube::list;
+use kix_yaml::{self as yaml, Limits, Marks, Seg, Value, YamlError, YamlErrorKind};
 use std::sync::Arc;
 
 /// One Kubernetes object as the user wrote it.
@@ -39,7 +39,7 @@ impl Document {
 
     /// The API group (`apps` of `apps/v1`, empty for the core group).
     pub fn group(&self) -> &str {
-        crate::kube::kind::api_group(self.api_version())
+        kix_kube::kind::api_group(self.api_version())
     }
 
     /// Where the object starts.

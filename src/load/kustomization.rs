@@ -16,9 +16,9 @@
 //! `validators`) change nothing by themselves and are not reported.
 
 use super::documents::yaml_diagnostic;
-use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile};
-use crate::kube::kind::api_group;
-use crate::yaml::{self, Limits, Marks, Seg, Value};
+use kix_diag::{Code, Diagnostic, Diagnostics, SourceFile};
+use kix_kube::kind::api_group;
+use kix_yaml::{self as yaml, Limits, Marks, Seg, Value};
 use std::path::Path;
 
 /// File names kustomize reads as a kustomization.
@@ -159,7 +159,7 @@ mod tests {
 
     #[test]
     fn kustomize_kinds_are_group_aware() {
-        let read = |text: &str| is_kustomization(&crate::yaml::from_str(text).unwrap());
+        let read = |text: &str| is_kustomization(&kix_yaml::from_str(text).unwrap());
         assert!(read("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"));
         assert!(read("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"));
         assert!(read("kind: Kustomization\n"));

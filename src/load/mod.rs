@@ -16,8 +16,8 @@ mod resources;
 pub use cluster::ClusterFile;
 pub use package::PackageDir;
 
-use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
-use crate::source::{self, MAX_PACKAGE_FILE_BYTES as MAX_FILE_BYTES, ReadError};
+use kix_diag::source::{self, MAX_PACKAGE_FILE_BYTES as MAX_FILE_BYTES, ReadError};
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! The manifest is parsed into raw values with spans; every resource file
 //! (see [`super::resources`]: `resources = [...]`, else every `*.yaml`/`*.yml`
 //! file of the directory) is split into documents (see [`super::yaml`]) and kept as
-//! `crate::yaml::Value`s so that `emit` can patch the user's own document and
+//! `kix_yaml::Value`s so that `emit` can patch the user's own document and
 //! keep its fields and their order. Kustomization files are not resources:
 //! they are checked for transformations kix does not apply
 //! ([`super::kustomization`]) and skipped.
@@ -11,8 +11,8 @@
 use super::Reader;
 use super::cluster::{Shape, shape_problem, toml_diagnostic};
 use super::documents::{self, Document};
-use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
-use crate::level::Level;
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
+use kix_kube::level::Level;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -202,7 +202,7 @@ fn load_package(
             return Err(None);
         }
     };
-    let errors_before = diagnostics.count(crate::diag::Severity::Error);
+    let errors_before = diagnostics.count(kix_diag::Severity::Error);
     let entries = match reader.list(dir) {
         Ok(entries) => entries,
         Err(diagnostic) => {
@@ -226,7 +226,7 @@ fn load_package(
             documents.extend(documents::parse_documents(source, diagnostics));
         }
     }
-    let complete = diagnostics.count(crate::diag::Severity::Error) == errors_before;
+    let complete = diagnostics.count(kix_diag::Severity::Error) == errors_before;
     let Some((manifest, raw)) = manifest else { return Err(broken_name) };
     Ok(Some(PackageDir { dir: reader.display(dir), manifest, raw, documents, complete }))
 }

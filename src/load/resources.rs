@@ -17,7 +17,7 @@
 
 use super::Reader;
 use super::package::escape;
-use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use toml::Spanned;

@@ -7,7 +7,7 @@
 //! ([`Acknowledged::of_cluster`]); the rest at the end ([`Acknowledged::of`]).
 
 use super::{Cluster, Model};
-use crate::diag::{Code, Diagnostic};
+use kix_diag::{Code, Diagnostic};
 use std::collections::HashMap;
 
 /// The `allow` lists of some clusters and of their instances.

@@ -2,7 +2,7 @@
 //! its workloads owns that workload's `spec.replicas`, so the level has to hold at the
 //! autoscaler's minimum.
 //!
-//! Once per package, each autoscaler is read ([`crate::kube::autoscaler`]) and bound to the
+//! Once per package, each autoscaler is read ([`kix_kube::autoscaler`]) and bound to the
 //! Deployment or StatefulSet its `scaleTargetRef` names (group `apps`, kind and name); one that
 //! cannot be read is K0430, two on one workload K0431. An autoscaler naming anything else passes
 //! through untouched.
@@ -15,11 +15,11 @@
 //! R7 and R8 then read that minimum.
 
 use super::model::{AutoscaledRange, Autoscaler, ReplicaSource};
-use crate::diag::{Code, Diagnostic, Diagnostics, Subject};
-use crate::kube::autoscaler::Autoscaler as AutoscalerView;
-use crate::kube::workload::Workload as WorkloadView;
-use crate::level::Level;
 use crate::load::documents::Document;
+use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
+use kix_kube::autoscaler::Autoscaler as AutoscalerView;
+use kix_kube::level::Level;
+use kix_kube::workload::Workload as WorkloadView;
 use std::collections::BTreeMap;
 
 /// Reads the package's autoscalers and binds each to the workload it scales, by index into
@@ -169,9 +169,9 @@ pub fn floor(
 
 #[cfg(test)]
 mod tests {
-    use crate::diag::Code;
     use crate::testing::{TestTree, cluster_toml, workload_yaml};
-    use crate::yaml::Value;
+    use kix_diag::Code;
+    use kix_yaml::Value;
 
     const THREE_ZONES: &str = "multiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]";
 

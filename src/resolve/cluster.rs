@@ -10,11 +10,11 @@ use super::inventory;
 use super::model::{Cluster, Sourced};
 use super::package::Packages;
 use super::substrate::{FailureDomains, Substrate, Support};
-use crate::diag::{Code, Diagnostic, Diagnostics, Location, Subject};
-use crate::kube::labels::{HOSTNAME as HOSTNAME_KEY, ZONE as ZONE_KEY};
-use crate::kube::names;
-use crate::level::Level;
 use crate::load::ClusterFile;
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, Subject};
+use kix_kube::labels::{HOSTNAME as HOSTNAME_KEY, ZONE as ZONE_KEY};
+use kix_kube::level::Level;
+use kix_kube::names;
 use std::sync::Arc;
 use toml::Spanned;
 
@@ -23,7 +23,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
     let ClusterFile { name, source, raw } = file;
     let source = Arc::new(source);
     let subject = Subject { cluster: Some(name.clone()), ..Subject::default() };
-    let errors_before = diagnostics.count(crate::diag::Severity::Error);
+    let errors_before = diagnostics.count(kix_diag::Severity::Error);
     if let Err(why) = names::dns1123_label(&name) {
         diagnostics.push(
             Diagnostic::new(Code::InvalidName, format!("cluster name `{name}` (the file name) is not valid: {why}"))
@@ -61,7 +61,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
     let context =
         ClusterContext { name: &name, source: &source, level: &level, substrate: &substrate, subject: &subject };
     check_support(&context, &level, &subject, diagnostics);
-    let cluster_valid = diagnostics.count(crate::diag::Severity::Error) == errors_before;
+    let cluster_valid = diagnostics.count(kix_diag::Severity::Error) == errors_before;
 
     // Instances (R2, R4-R8, R13, R14).
     let mut instances = Vec::with_capacity(raw.instances.len());
@@ -108,7 +108,7 @@ fn check_capabilities(
     name: &str,
     raw: &crate::load::cluster::RawCapabilities,
     substrate: &Substrate,
-    source: &crate::diag::SourceFile,
+    source: &kix_diag::SourceFile,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
 ) {
@@ -146,7 +146,7 @@ fn check_capabilities(
 /// `allow = [...]`: the warning codes acknowledged; an entry that is not a warning's code is an error.
 pub fn allowed_warnings(
     entries: &[Spanned<String>],
-    source: &crate::diag::SourceFile,
+    source: &kix_diag::SourceFile,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
 ) -> Vec<Code> {
@@ -154,7 +154,7 @@ pub fn allowed_warnings(
     for entry in entries {
         let wanted = entry.get_ref();
         match Code::ALL.iter().find(|c| c.id().eq_ignore_ascii_case(wanted)) {
-            Some(code) if code.severity() == crate::diag::Severity::Warning => codes.push(*code),
+            Some(code) if code.severity() == kix_diag::Severity::Warning => codes.push(*code),
             found => {
                 let why = match found {
                     Some(code) => {
@@ -177,7 +177,7 @@ pub fn allowed_warnings(
 /// R14: the failure-domain keys, defaulted and checked (each a valid label key, used once).
 fn failure_domains(
     raw: &crate::load::cluster::RawFailureDomains,
-    source: &crate::diag::SourceFile,
+    source: &kix_diag::SourceFile,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
 ) -> FailureDomains {

@@ -12,11 +12,11 @@ use super::model::{Instance, InstanceWorkload, Package, ReplicaSource, Sourced, 
 use super::package::Packages;
 use super::substrate::Substrate;
 use super::versions::choose_package;
-use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile, Subject};
-use crate::kube::kind::ControllerKind;
-use crate::kube::names;
-use crate::level::Level;
 use crate::load::cluster::RawInstance;
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile, Subject};
+use kix_kube::kind::ControllerKind;
+use kix_kube::level::Level;
+use kix_kube::names;
 
 /// What an instance is resolved against: its cluster's name, level and substrate.
 pub struct ClusterContext<'a> {

@@ -14,13 +14,13 @@
 //! labels and taints.
 
 use super::substrate::{FailureDomains, Substrate};
-use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
-use crate::kube::labels as well_known;
-use crate::kube::names;
-use crate::kube::quantity;
-use crate::kube::selector::Labels;
-use crate::kube::taints::{Effect, Taint};
 use crate::load::cluster::RawNodePool;
+use kix_diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
+use kix_kube::labels as well_known;
+use kix_kube::names;
+use kix_kube::quantity;
+use kix_kube::selector::Labels;
+use kix_kube::taints::{Effect, Taint};
 use toml::Spanned;
 
 /// A problem with a pool: where in the cluster file, and what.

@@ -32,8 +32,8 @@ pub use model::{
 };
 pub use substrate::{FailureDomains, Substrate, Support};
 
-use crate::diag::Diagnostics;
 use crate::load::Tree;
+use kix_diag::Diagnostics;
 use rayon::prelude::*;
 
 /// Validates every package and cluster of a loaded tree and binds instances to packages. A resolved
@@ -64,9 +64,9 @@ pub fn resolve(tree: Tree, diagnostics: &mut Diagnostics) -> Model {
 
 #[cfg(test)]
 mod tests {
-    use crate::diag::Code;
-    use crate::level::Level;
     use crate::testing::{TestTree, workload_yaml};
+    use kix_diag::Code;
+    use kix_kube::level::Level;
 
     fn package(name: &str, version: &str, extra: &str) -> (String, String) {
         (

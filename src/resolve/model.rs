@@ -8,13 +8,13 @@
 
 use super::inventory::InventoryNode;
 use super::substrate::{FailureDomains, Substrate};
-use crate::diag::{Code, Location, SourceFile, Subject};
-use crate::kube::autoscaler::Autoscaler as AutoscalerView;
-use crate::kube::kind::WorkloadKind;
-use crate::kube::workload::{PdbView, Workload as WorkloadView};
-use crate::level::Level;
 use crate::load::documents::Document;
 use crate::load::package::EvictionPolicy;
+use kix_diag::{Code, Location, SourceFile, Subject};
+use kix_kube::autoscaler::Autoscaler as AutoscalerView;
+use kix_kube::kind::WorkloadKind;
+use kix_kube::level::Level;
+use kix_kube::workload::{PdbView, Workload as WorkloadView};
 use semver::Version;
 use std::collections::BTreeSet;
 use std::path::PathBuf;

@@ -9,9 +9,9 @@
 //! namespace nor the instance's may be listed in `keepNamespaces`.
 
 use super::model::{PackageNamespaces, Sourced};
-use crate::diag::{Code, Diagnostic, Diagnostics, Location, SourceFile, Subject};
-use crate::kube::names;
 use crate::load::package::RawMeta;
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile, Subject};
+use kix_kube::names;
 
 /// Validates `meta.namespace` and `meta.keepNamespaces`; an invalid entry is reported and left out.
 pub fn package_namespaces(
@@ -92,8 +92,8 @@ pub fn check_instance_namespace(
 
 #[cfg(test)]
 mod tests {
-    use crate::diag::Code;
     use crate::testing::{TestTree, workload_yaml};
+    use kix_diag::Code;
 
     fn compile(meta: &str, namespace: Option<&str>) -> crate::compile::Compiled {
         let instance_namespace = namespace.map_or(String::new(), |n| format!("namespace = \"{n}\"\n"));

@@ -6,16 +6,16 @@
 //! the failed ones so an instance naming it is not also told it does not exist.
 
 use super::model::{Package, Sourced, Workload};
-use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
-use crate::kube::autoscaler::Autoscaler as AutoscalerView;
-use crate::kube::kind::{ControllerKind, WorkloadKind};
-use crate::kube::names;
-use crate::kube::strict::CustomKinds;
-use crate::kube::workload::{MAX_REPLICAS, PdbView, Workload as WorkloadView};
-use crate::level::Level;
 use crate::load::PackageDir;
 use crate::load::documents::Document;
 use crate::load::package::{EvictionPolicy, RawWorkload};
+use kix_diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
+use kix_kube::autoscaler::Autoscaler as AutoscalerView;
+use kix_kube::kind::{ControllerKind, WorkloadKind};
+use kix_kube::level::Level;
+use kix_kube::names;
+use kix_kube::strict::CustomKinds;
+use kix_kube::workload::{MAX_REPLICAS, PdbView, Workload as WorkloadView};
 use semver::Version;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -44,7 +44,7 @@ pub fn resolve_packages(dirs: Vec<PackageDir>, failed: Vec<Option<String>>, diag
     for dir in dirs {
         let name = dir.raw.meta.name.get_ref().clone();
         let usable_name = names::dns1123_label(&name).is_ok().then(|| name.clone());
-        let errors_before = diagnostics.count(crate::diag::Severity::Error);
+        let errors_before = diagnostics.count(kix_diag::Severity::Error);
         let loaded_whole = dir.complete;
         let version_at = located(&dir.manifest, &dir.raw.meta.version);
         let package = validate_package(dir, diagnostics);
@@ -52,7 +52,7 @@ pub fn resolve_packages(dirs: Vec<PackageDir>, failed: Vec<Option<String>>, diag
             report_duplicate_version(package, version_at, &mut seen, diagnostics);
         }
         match package {
-            Some(package) if loaded_whole && diagnostics.count(crate::diag::Severity::Error) == errors_before => {
+            Some(package) if loaded_whole && diagnostics.count(kix_diag::Severity::Error) == errors_before => {
                 packages.valid.push(Arc::new(package))
             }
             _ => {
@@ -66,7 +66,7 @@ pub fn resolve_packages(dirs: Vec<PackageDir>, failed: Vec<Option<String>>, diag
 /// Build metadata does not distinguish versions (semver 2.0, item 10): 1.0.0 and 1.0.0+b5 are one version.
 fn report_duplicate_version(
     package: &Package,
-    version_at: crate::diag::Location,
+    version_at: kix_diag::Location,
     seen: &mut BTreeMap<(String, Version), (String, std::path::PathBuf)>,
     diagnostics: &mut Diagnostics,
 ) {
@@ -94,7 +94,7 @@ fn report_duplicate_version(
     }
 }
 
-fn located<T>(source: &SourceFile, value: &Spanned<T>) -> crate::diag::Location {
+fn located<T>(source: &SourceFile, value: &Spanned<T>) -> kix_diag::Location {
     source.locate(value.span())
 }
 
@@ -350,7 +350,7 @@ fn check_steps(
     manifest: &SourceFile,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
-) -> Vec<(Level, u32, crate::diag::Location)> {
+) -> Vec<(Level, u32, kix_diag::Location)> {
     let Some(replicas) = &settings.replicas else { return Vec::new() };
     let steps = replicas.get_ref().steps();
     for (level, count) in &steps {
@@ -429,7 +429,7 @@ fn cluster_scoped_custom_kinds(documents: &[Document]) -> BTreeSet<(String, Stri
             let spec = d.value.get("spec")?;
             (spec.get("scope")?.as_str()? == "Cluster").then(|| {
                 let text =
-                    |value: Option<&crate::yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
+                    |value: Option<&kix_yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
                 (text(spec.get("group")), text(spec.get("names").and_then(|n| n.get("kind"))))
             })
         })

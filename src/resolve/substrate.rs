@@ -5,7 +5,7 @@
 //! unverified, and `FailureDomains` holds the node-label keys the levels
 //! name.
 
-use crate::level::Level;
+use kix_kube::level::Level;
 
 /// What a cluster's substrate is known to be able to do (R1).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

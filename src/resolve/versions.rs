@@ -7,8 +7,8 @@
 
 use super::model::Package;
 use super::package::Packages;
-use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
 use crate::load::cluster::RawInstance;
+use kix_diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
 use semver::{Version, VersionReq};
 use std::sync::Arc;
 

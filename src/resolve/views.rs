@@ -1,15 +1,15 @@
-//! Typed views of users' objects, located: the edge between [`kube`](crate::kube) and
-//! [`diag`](crate::diag) on the compiler's side, where the one workload reader's structured errors
+//! Typed views of users' objects, located: the edge between [`kube`](kix_kube) and
+//! [`diag`](kix_diag) on the compiler's side, where the one workload reader's structured errors
 //! become diagnostics with their codes and the exact place in the user's file.
 //!
 //! kube/ knows field paths and reasons; it knows nothing of files, lines or diagnostic
 //! codes. The compiler reads users' documents through these two functions.
 
-use crate::diag::{Code, Diagnostic};
-use crate::kube::kind::WorkloadKind;
-use crate::kube::strict::{self, CustomKinds, Problem};
-use crate::kube::workload::{PdbView, Workload, WorkloadReason};
 use crate::load::documents::Document;
+use kix_diag::{Code, Diagnostic};
+use kix_kube::kind::WorkloadKind;
+use kix_kube::strict::{self, CustomKinds, Problem};
+use kix_kube::workload::{PdbView, Workload, WorkloadReason};
 
 /// Reads a Deployment or StatefulSet; `Err` carries every problem found, located in the document.
 pub fn read_workload(document: &Document, kind: WorkloadKind) -> Result<Workload, Vec<Diagnostic>> {
@@ -43,7 +43,7 @@ pub fn read_workload(document: &Document, kind: WorkloadKind) -> Result<Workload
 pub fn read_pdb(document: &Document) -> Result<PdbView, Diagnostic> {
     PdbView::read(&document.value).map_err(|problem| {
         Diagnostic::new(Code::InvalidSelector, problem.to_string())
-            .at(document.locate(crate::kube::workload::PdbError::PATH))
+            .at(document.locate(kix_kube::workload::PdbError::PATH))
     })
 }
 
@@ -73,8 +73,8 @@ pub fn strict_problems(document: &Document, custom: &CustomKinds<'_>) -> Vec<Dia
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diag::{Diagnostics, SourceFile};
     use crate::load::documents::parse_documents;
+    use kix_diag::{Diagnostics, SourceFile};
 
     const DEPLOYMENT: &str = "apiVersion: apps/v1
 kind: Deployment

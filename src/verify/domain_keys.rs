@@ -22,8 +22,8 @@
 
 use crate::derive::InstancePlan;
 use crate::resolve::FailureDomains;
-use crate::sim::objects::{Node, When};
-use crate::sim::workload::Workload;
+use kix_sim::objects::{Node, When};
+use kix_sim::workload::Workload;
 use serde::Serialize;
 
 /// Which of the cluster's failure-domain keys.
@@ -168,7 +168,7 @@ fn effect(hard: &[String], soft: &[String], all_lack: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::objects::Resources;
+    use kix_sim::objects::Resources;
 
     fn node(name: &str, labels: &[(&str, &str)]) -> Node {
         Node {
@@ -194,9 +194,9 @@ mod tests {
              {{matchLabels: {{app: api}}}}\n  template:\n    metadata: {{labels: {{app: api}}}}\n    spec:\n      \
              topologySpreadConstraints: {spread}\n      containers: [{{name: c, image: i}}]\n"
         );
-        let node = crate::level::Level::Node;
+        let node = kix_kube::level::Level::Node;
         let mut plan = InstancePlan::new("shop", "shop", "web", "1.0.0", node, node);
-        plan.push_object(crate::yaml::from_str(&yaml).unwrap(), true);
+        plan.push_object(kix_yaml::from_str(&yaml).unwrap(), true);
         plan
     }
 

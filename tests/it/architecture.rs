@@ -1,134 +1,554 @@
-//! The module map of ARCHITECTURE.md, checked: which top-level module of src/ may import which,
-//! read from the `use crate::` lines and `crate::` paths of non-test code.
+//! What Cargo cannot enforce about kix's structure, checked: no two files of one crate import
+//! each other in a circle, and no source file is over 700 lines.
 //!
-//! The rules: no import cycle between top-level modules; the scheduler model (`sim`) and the
-//! Kubernetes vocabulary (`kube`) import nothing of the compiler stages or the command line; only
-//! `commands` (and `main`) know the command line.
+//! Which crate may use which is Cargo's business (each crate's `Cargo.toml` names the crates it
+//! depends on, and rustc refuses any other). Inside a crate, rustc allows files to import each other
+//! freely, so a circle (model types and their reader in one file, each needing the other) goes
+//! unnoticed: this test reads every `.rs` file of the workspace, resolves each `use` and each
+//! `crate::`, `super::` and `self::` path to the file that defines the module it names, and reports
+//! every strongly connected set of files. Inline modules (`mod tests { use super::*; }`) are
+//! tracked, so `super` means what rustc means by it; a `mod child;` declaration and a module
+//! root's `pub use child::Item` re-export are the module's shape, not an import. Test-only code
+//! (an item under `#[cfg(test)]`, and the files of a `#[cfg(test)] mod x;`) may reach anywhere in
+//! its crate and is left out; the attribute is read as rustc reads it, on the item it precedes.
 
 use crate::support::repo_path;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Top-level module -> the top-level modules its non-test code names.
-fn imports() -> BTreeMap<String, BTreeSet<String>> {
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let src = repo_path("src");
-    for entry in std::fs::read_dir(&src).unwrap() {
-        let path = entry.unwrap().path();
-        let module = path.file_stem().unwrap().to_string_lossy().into_owned();
-        if module == "testing" {
-            continue;
+/// The workspace's crates: the root package and every crate under crates/.
+fn crate_roots() -> Vec<PathBuf> {
+    let mut roots = vec![repo_path("src")];
+    let mut members: Vec<PathBuf> =
+        std::fs::read_dir(repo_path("crates")).unwrap().map(|e| e.unwrap().path().join("src")).collect();
+    members.sort();
+    roots.extend(members);
+    roots
+}
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
         }
-        let mut names = BTreeSet::new();
-        for file in rust_files(&path) {
-            if file.file_name().is_some_and(|n| n == "tests.rs" || n.to_string_lossy().ends_with("_tests.rs")) {
+    }
+    files.sort();
+    files
+}
+
+/// The module path a file defines: `lib.rs` and `main.rs` are the root, `a/mod.rs` and `a.rs` are
+/// `a`, `a/b.rs` is `a::b`.
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let relative = file.strip_prefix(src).unwrap();
+    let mut parts: Vec<String> = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let last = parts.pop().unwrap();
+    let stem = last.strip_suffix(".rs").unwrap();
+    if !(parts.is_empty() && (stem == "lib" || stem == "main")) && stem != "mod" {
+        parts.push(stem.to_string());
+    }
+    parts
+}
+
+/// Rust source reduced to tokens: comments and string and char literals removed, identifiers,
+/// `::` and single punctuation characters kept.
+fn tokens(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        } else if c == 'r' && (next == Some('"') || (next == Some('#') && raw_string_start(&chars, i + 1))) {
+            // Raw string r"..." or r#"..."#.
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while chars[j] == '#' {
+                hashes += 1;
+                j += 1;
+            }
+            j += 1;
+            loop {
+                if j >= chars.len() {
+                    break;
+                }
+                if chars[j] == '"' && (0..hashes).all(|h| chars.get(j + 1 + h) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                j += 1;
+            }
+            i = j;
+        } else if c == '"' {
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i += 1;
+        } else if c == '\'' {
+            // A char literal ('a', '\n', '\u{1F600}') or a lifetime ('a): a lifetime has no closing quote.
+            if next == Some('\\') {
+                i += 2;
+                while i < chars.len() && chars[i] != '\'' {
+                    i += 1;
+                }
+                i += 1;
+            } else if chars.get(i + 2) == Some(&'\'') {
+                i += 3;
+            } else {
+                i += 1;
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+            }
+        } else if c.is_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            out.push(chars[start..i].iter().collect());
+        } else if c == ':' && next == Some(':') {
+            out.push("::".to_string());
+            i += 2;
+        } else if c.is_whitespace() || c.is_ascii_digit() {
+            i += 1;
+        } else {
+            out.push(c.to_string());
+            i += 1;
+        }
+    }
+    out
+}
+
+fn raw_string_start(chars: &[char], mut at: usize) -> bool {
+    while chars.get(at) == Some(&'#') {
+        at += 1;
+    }
+    chars.get(at) == Some(&'"')
+}
+
+/// Expands one `use` tree (the tokens between `use` and `;`) into its paths.
+fn expand_use(tokens: &[String]) -> Vec<Vec<String>> {
+    fn tree(tokens: &[String], at: &mut usize, prefix: &[String], out: &mut Vec<Vec<String>>) {
+        let mut path = prefix.to_vec();
+        while *at < tokens.len() {
+            match tokens[*at].as_str() {
+                "{" => {
+                    *at += 1;
+                    loop {
+                        tree(tokens, at, &path, out);
+                        match tokens.get(*at).map(String::as_str) {
+                            Some(",") => *at += 1,
+                            Some("}") => {
+                                *at += 1;
+                                break;
+                            }
+                            _ => break,
+                        }
+                        if tokens.get(*at).map(String::as_str) == Some("}") {
+                            *at += 1;
+                            break;
+                        }
+                    }
+                    return;
+                }
+                "," | "}" => break,
+                "::" => *at += 1,
+                "as" => {
+                    *at += 2;
+                    break;
+                }
+                "*" => {
+                    *at += 1;
+                    break;
+                }
+                "self" if !path.is_empty() => *at += 1,
+                segment => {
+                    path.push(segment.to_string());
+                    *at += 1;
+                }
+            }
+        }
+        out.push(path);
+    }
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < tokens.len() {
+        let before = at;
+        tree(tokens, &mut at, &[], &mut out);
+        if at == before {
+            at += 1;
+        }
+    }
+    out
+}
+
+/// One file's references: the paths it names, each with the module it was named in (inline modules
+/// included), the modules it declares inline, and the test-only modules it declares
+/// (`#[cfg(test)] mod x;`), whose files are left out of the graph.
+struct FileRefs {
+    paths: Vec<(Vec<String>, Vec<String>)>,
+    inline_modules: Vec<Vec<String>>,
+    test_modules: Vec<Vec<String>>,
+}
+
+/// Whether `tokens[at..]` is `#[cfg(test)]`.
+fn is_cfg_test(tokens: &[String], at: usize) -> bool {
+    let want = ["#", "[", "cfg", "(", "test", ")", "]"];
+    tokens.len() >= at + want.len() && tokens[at..at + want.len()].iter().zip(want).all(|(t, w)| t == w)
+}
+
+fn references(module: &[String], text: &str) -> FileRefs {
+    let tokens = tokens(text);
+    let mut refs = FileRefs { paths: Vec::new(), inline_modules: Vec::new(), test_modules: Vec::new() };
+    // The stack of inline modules: (module path, brace depth at which it closes).
+    let mut scope: Vec<(Vec<String>, usize)> = vec![(module.to_vec(), 0)];
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < tokens.len() {
+        let current = scope.last().unwrap().0.clone();
+        let token = tokens[i].as_str();
+        if is_cfg_test(&tokens, i) {
+            // Test-only code may reach anywhere in its crate: skip the item the attribute is on.
+            let mut j = i + 7;
+            while tokens.get(j).map(String::as_str) == Some("#") {
+                j = tokens[j..].iter().position(|t| t == "]").map_or(tokens.len(), |p| j + p + 1);
+            }
+            if tokens.get(j).map(String::as_str) == Some("pub") {
+                j += 1;
+            }
+            if tokens.get(j).map(String::as_str) == Some("mod") && tokens.get(j + 2).map(String::as_str) == Some(";") {
+                let mut test_module = current.clone();
+                test_module.push(tokens[j + 1].clone());
+                refs.test_modules.push(test_module);
+                i = j + 3;
                 continue;
             }
-            let text = std::fs::read_to_string(&file).unwrap();
-            // Unit tests sit at the end of a file, after `#[cfg(test)]`.
-            let code = text.split("#[cfg(test)]").next().unwrap();
-            collect_crate_paths(code, &mut names);
+            // Any other item: skip to the end of its block (or its `;` when it has none).
+            let mut k = j;
+            while k < tokens.len() && tokens[k] != "{" && tokens[k] != ";" {
+                k += 1;
+            }
+            if tokens.get(k).map(String::as_str) == Some("{") {
+                let mut level = 0;
+                while k < tokens.len() {
+                    match tokens[k].as_str() {
+                        "{" => level += 1,
+                        "}" => {
+                            level -= 1;
+                            if level == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    k += 1;
+                }
+            }
+            i = k + 1;
+            continue;
         }
-        names.remove(&module);
-        graph.entry(module).or_default().extend(names);
+        match token {
+            "{" => depth += 1,
+            "}" => {
+                depth -= 1;
+                if scope.len() > 1 && scope.last().unwrap().1 == depth {
+                    scope.pop();
+                }
+            }
+            "mod" if tokens.get(i + 2).map(String::as_str) == Some("{") => {
+                let mut inner = current.clone();
+                inner.push(tokens[i + 1].clone());
+                refs.inline_modules.push(inner.clone());
+                scope.push((inner, depth));
+                depth += 1;
+                i += 3;
+                continue;
+            }
+            "use" => {
+                let is_reexport = i > 0 && tokens[i - 1] == "pub";
+                let end = tokens[i..].iter().position(|t| t == ";").map_or(tokens.len(), |p| i + p);
+                if !(is_reexport && scope.len() == 1) {
+                    for path in expand_use(&tokens[i + 1..end]) {
+                        refs.paths.push((current.clone(), path));
+                    }
+                }
+                i = end + 1;
+                continue;
+            }
+            "crate" | "super" | "self" if tokens.get(i + 1).map(String::as_str) == Some("::") => {
+                let previous = if i > 0 { tokens[i - 1].as_str() } else { "" };
+                // `pub(crate)`, `pub(super)` and `$crate` are visibility and macro syntax, not paths.
+                if previous != "(" && previous != "$" && previous != "::" {
+                    let mut path = vec![token.to_string()];
+                    let mut j = i + 1;
+                    while tokens.get(j).map(String::as_str) == Some("::")
+                        && tokens
+                            .get(j + 1)
+                            .is_some_and(|t| t.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
+                    {
+                        path.push(tokens[j + 1].clone());
+                        j += 2;
+                    }
+                    refs.paths.push((current.clone(), path));
+                    i = j;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    refs
+}
+
+/// The import graph of one crate: file -> the files it imports.
+fn file_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
+    let files = rust_files(src);
+    let mut module_file: BTreeMap<Vec<String>, PathBuf> = BTreeMap::new();
+    for file in &files {
+        module_file.insert(module_of(src, file), file.clone());
+    }
+    let texts: BTreeMap<&PathBuf, String> = files.iter().map(|f| (f, std::fs::read_to_string(f).unwrap())).collect();
+    let all_refs: BTreeMap<&PathBuf, FileRefs> =
+        files.iter().map(|f| (f, references(&module_of(src, f), &texts[f]))).collect();
+    for (file, refs) in &all_refs {
+        for inline in &refs.inline_modules {
+            module_file.entry(inline.clone()).or_insert_with(|| (*file).clone());
+        }
+    }
+    // Files of test-only modules, and every file below them.
+    let test_only: BTreeSet<&PathBuf> = all_refs
+        .values()
+        .flat_map(|refs| &refs.test_modules)
+        .flat_map(|test| module_file.iter().filter(move |(m, _)| m.starts_with(test)).map(|(_, f)| f))
+        .collect();
+    let mut graph: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for (file, refs) in all_refs.iter().filter(|(f, _)| !test_only.contains(**f)) {
+        let targets = graph.entry((*file).clone()).or_default();
+        for (within, path) in &refs.paths {
+            let Some(absolute) = absolute_path(within, path, &module_file) else { continue };
+            // The longest prefix of the path that is a module names the file that defines it.
+            let target = (0..=absolute.len()).rev().find_map(|n| module_file.get(&absolute[..n]));
+            if let Some(target) = target
+                && target != *file
+                && !test_only.contains(target)
+            {
+                targets.insert(target.clone());
+            }
+        }
     }
     graph
 }
 
-fn rust_files(path: &Path) -> Vec<std::path::PathBuf> {
-    if path.is_dir() {
-        std::fs::read_dir(path).unwrap().flat_map(|e| rust_files(&e.unwrap().path())).collect()
-    } else if path.extension().is_some_and(|e| e == "rs") {
-        vec![path.to_path_buf()]
-    } else {
-        Vec::new()
-    }
+/// A path as written in module `within`, made absolute within its crate; `None` for paths into
+/// other crates or the standard library.
+fn absolute_path(within: &[String], path: &[String], modules: &BTreeMap<Vec<String>, PathBuf>) -> Option<Vec<String>> {
+    let first = path.first()?;
+    let mut base: Vec<String> = match first.as_str() {
+        "crate" => Vec::new(),
+        "self" => within.to_vec(),
+        "super" => {
+            let mut base = within.to_vec();
+            let mut rest = path;
+            while rest.first().map(String::as_str) == Some("super") {
+                base.pop();
+                rest = &rest[1..];
+            }
+            base.extend(rest.iter().cloned());
+            return Some(base);
+        }
+        // A child module named by its bare name (`use journal::Journal;` in cluster.rs).
+        name => {
+            let mut child = within.to_vec();
+            child.push(name.to_string());
+            if modules.contains_key(&child) {
+                within.to_vec()
+            } else {
+                return None;
+            }
+        }
+    };
+    let skip = usize::from(matches!(first.as_str(), "crate" | "self"));
+    base.extend(path[skip..].iter().cloned());
+    Some(base)
 }
 
-/// The first segment after every `crate::`, including each name of `use crate::{a, b::c}`.
-fn collect_crate_paths(code: &str, names: &mut BTreeSet<String>) {
-    let ident = |s: &str| s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>();
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let inside = &group[..group.find('}').unwrap_or(group.len())];
-            for item in inside.split(',') {
-                let name = ident(item.trim());
-                if !name.is_empty() && name != "self" {
-                    names.insert(name);
+/// The strongly connected sets of more than one file (Tarjan's algorithm).
+fn circles(graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<Vec<PathBuf>> {
+    struct Tarjan<'a> {
+        graph: &'a BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+        index: BTreeMap<&'a PathBuf, usize>,
+        low: BTreeMap<&'a PathBuf, usize>,
+        stack: Vec<&'a PathBuf>,
+        on_stack: BTreeSet<&'a PathBuf>,
+        found: Vec<Vec<PathBuf>>,
+    }
+    impl<'a> Tarjan<'a> {
+        fn visit(&mut self, node: &'a PathBuf) {
+            let n = self.index.len();
+            self.index.insert(node, n);
+            self.low.insert(node, n);
+            self.stack.push(node);
+            self.on_stack.insert(node);
+            for next in self.graph.get(node).into_iter().flatten() {
+                let Some((next, _)) = self.graph.get_key_value(next) else { continue };
+                if !self.index.contains_key(next) {
+                    self.visit(next);
+                    let low = self.low[node].min(self.low[next]);
+                    self.low.insert(node, low);
+                } else if self.on_stack.contains(next) {
+                    let low = self.low[node].min(self.index[next]);
+                    self.low.insert(node, low);
                 }
             }
-        } else {
-            let name = ident(rest);
-            if !name.is_empty() {
-                names.insert(name);
+            if self.low[node] == self.index[node] {
+                let mut set = Vec::new();
+                while let Some(member) = self.stack.pop() {
+                    self.on_stack.remove(member);
+                    set.push(member.clone());
+                    if member == node {
+                        break;
+                    }
+                }
+                if set.len() > 1 {
+                    set.sort();
+                    self.found.push(set);
+                }
             }
         }
     }
+    let mut tarjan = Tarjan {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        found: Vec::new(),
+    };
+    for node in graph.keys() {
+        if !tarjan.index.contains_key(node) {
+            tarjan.visit(node);
+        }
+    }
+    tarjan.found
 }
 
 #[test]
-fn the_scanner_reads_grouped_and_nested_imports() {
-    let mut names = BTreeSet::new();
-    collect_crate_paths("use crate::{load, resolve::Model};\nlet x = crate::kube::names::f();", &mut names);
-    assert_eq!(names.into_iter().collect::<Vec<_>>(), ["kube", "load", "resolve"]);
+fn no_two_files_of_a_crate_import_each_other_in_a_circle() {
+    let root = repo_path("");
+    let mut report = Vec::new();
+    for src in crate_roots() {
+        for set in circles(&file_graph(&src)) {
+            let names: Vec<String> =
+                set.iter().map(|f| f.strip_prefix(&root).unwrap_or(f).display().to_string()).collect();
+            report.push(names.join(" <-> "));
+        }
+    }
+    assert!(report.is_empty(), "files that import each other in a circle:\n{}", report.join("\n"));
 }
 
 #[test]
-fn no_import_cycle_between_modules() {
-    let graph = imports();
-    // Depth-first search; a back edge is a cycle, reported with its path.
-    fn visit(
-        node: &str,
-        graph: &BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<String>,
-        done: &mut BTreeSet<String>,
-    ) -> Option<Vec<String>> {
-        if let Some(start) = path.iter().position(|n| n == node) {
-            let mut cycle = path[start..].to_vec();
-            cycle.push(node.to_string());
-            return Some(cycle);
+fn no_source_file_is_over_700_lines() {
+    let root = repo_path("");
+    let mut dirs: Vec<PathBuf> = crate_roots().into_iter().map(|src| src.parent().unwrap().to_path_buf()).collect();
+    dirs.dedup();
+    let mut long = Vec::new();
+    for dir in [
+        repo_path("src"),
+        repo_path("tests"),
+        repo_path("benches"),
+        repo_path("examples"),
+        repo_path("fuzz/fuzz_targets"),
+    ]
+    .into_iter()
+    .chain(dirs.iter().filter(|d| d.starts_with(repo_path("crates"))).cloned())
+    {
+        if !dir.exists() {
+            continue;
         }
-        if done.contains(node) {
-            return None;
-        }
-        path.push(node.to_string());
-        for next in graph.get(node).into_iter().flatten() {
-            if let Some(cycle) = visit(next, graph, path, done) {
-                return Some(cycle);
+        for file in rust_files(&dir) {
+            let lines = std::fs::read_to_string(&file).unwrap().lines().count();
+            if lines > 700 {
+                long.push(format!("{}: {lines} lines", file.strip_prefix(&root).unwrap().display()));
             }
         }
-        path.pop();
-        done.insert(node.to_string());
-        None
     }
-    let mut done = BTreeSet::new();
-    for module in graph.keys() {
-        if let Some(cycle) = visit(module, &graph, &mut Vec::new(), &mut done) {
-            panic!("import cycle: {}", cycle.join(" -> "));
-        }
-    }
+    assert!(long.is_empty(), "source files over 700 lines:\n{}", long.join("\n"));
 }
 
 #[test]
-fn the_scheduler_model_and_the_vocabulary_stand_alone() {
-    let graph = imports();
-    let allowed: &[(&str, &[&str])] = &[
-        ("sim", &["kube", "level", "diag", "source", "yaml"]),
-        ("kube", &["yaml"]),
-        ("lint", &["diag", "kube", "load", "resolve", "source", "yaml"]),
-        ("yaml", &[]),
-        ("diag", &[]),
-        ("level", &[]),
-    ];
-    for (module, may) in allowed {
-        let names = graph.get(*module).unwrap_or_else(|| panic!("no module {module}"));
-        let extra: Vec<&String> = names.iter().filter(|n| !may.contains(&n.as_str())).collect();
-        assert!(extra.is_empty(), "{module} imports {extra:?}; it may import only {may:?}");
-    }
-    for (module, names) in &graph {
-        if module != "commands" && module != "main" && module != "lib" {
-            assert!(!names.contains("cli"), "{module} imports the command line; only commands may");
-        }
-    }
+fn the_checker_resolves_paths_as_rustc_does() {
+    let modules: BTreeMap<Vec<String>, PathBuf> = [
+        (vec![], "lib.rs"),
+        (vec!["a".to_string()], "a.rs"),
+        (vec!["a".to_string(), "b".to_string()], "a/b.rs"),
+        (vec!["c".to_string()], "c.rs"),
+    ]
+    .into_iter()
+    .map(|(m, f)| (m, PathBuf::from(f)))
+    .collect();
+    let refs = references(
+        &["a".to_string()],
+        "use super::c::{X, y::{self, Z}};\nuse b::Thing; // crate::c::Q in a comment\nfn f() { crate::c::g(); \"self::b\"; }\npub(crate) fn h() {}\nmod inner { use super::*; }\n#[cfg(test)]\nmod tests { use crate::c::T; }\n#[cfg(test)]\nmod more_tests;",
+    );
+    let resolved: BTreeSet<String> = refs
+        .paths
+        .iter()
+        .filter_map(|(within, path)| absolute_path(within, path, &modules))
+        .map(|p| p.join("::"))
+        .collect();
+    assert_eq!(
+        resolved.into_iter().collect::<Vec<_>>(),
+        ["a", "a::b::Thing", "c::X", "c::g", "c::y", "c::y::Z"],
+        "{:?}",
+        refs.paths
+    );
+    assert_eq!(refs.inline_modules, [vec!["a".to_string(), "inner".to_string()]]);
+    assert_eq!(refs.test_modules, [vec!["a".to_string(), "more_tests".to_string()]]);
+}
+
+#[test]
+fn a_circle_of_two_files_is_found() {
+    let a = PathBuf::from("a.rs");
+    let b = PathBuf::from("b.rs");
+    let c = PathBuf::from("c.rs");
+    let graph: BTreeMap<PathBuf, BTreeSet<PathBuf>> = [
+        (a.clone(), BTreeSet::from([b.clone()])),
+        (b.clone(), BTreeSet::from([a.clone(), c.clone()])),
+        (c.clone(), BTreeSet::new()),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(circles(&graph), [vec![a, b]]);
 }

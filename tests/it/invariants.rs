@@ -21,10 +21,10 @@
 
 use kix::compile::{Compiled, Selection, compile};
 use kix::derive::{InstancePlan, WorkloadPlan};
-use kix::kube::selector::{Labels, Selector};
-use kix::kube::validate::validate_object;
-use kix::level::Level;
-use kix::yaml::Value;
+use kix_kube::level::Level;
+use kix_kube::selector::{Labels, Selector};
+use kix_kube::validate::validate_object;
+use kix_yaml::Value;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, RngSeed};
@@ -370,7 +370,7 @@ fn tree(raw: f64) -> impl Strategy<Value = TreeModel> {
 // Writing a tree.
 
 fn yaml(text: &str) -> Value {
-    kix::yaml::from_str(text).unwrap_or_else(|e| panic!("generator YAML does not parse ({e}):\n{text}"))
+    kix_yaml::from_str(text).unwrap_or_else(|e| panic!("generator YAML does not parse ({e}):\n{text}"))
 }
 
 fn workload_name(index: usize) -> String {
@@ -559,7 +559,7 @@ fn cluster_file(cluster: &ClusterModel, packages: &[PackageModel], reverse_insta
 }
 
 fn render_stream(documents: &[Value]) -> String {
-    documents.iter().map(|d| format!("---\n{}", kix::yaml::emit::to_string(d))).collect()
+    documents.iter().map(|d| format!("---\n{}", kix_yaml::emit::to_string(d))).collect()
 }
 
 /// Writes the tree under `root`. `permuted` lists every input in another order: package
@@ -774,7 +774,7 @@ fn canonical(compiled: &Compiled) -> Canonical {
     let mut instances = BTreeMap::new();
     for cluster in &compiled.clusters {
         for instance in &cluster.instances {
-            let mut objects: Vec<String> = instance.objects().iter().map(kix::yaml::emit::to_string).collect();
+            let mut objects: Vec<String> = instance.objects().iter().map(kix_yaml::emit::to_string).collect();
             objects.sort();
             let mut workloads: Vec<String> = instance.workloads.iter().map(|w| format!("{w:?}")).collect();
             workloads.sort();
@@ -821,7 +821,7 @@ proptest! {
             // K0402 many replicas under a none ceiling, K0403 too few replicas.
             let allowed = ["K0301", "K0302", "K0401", "K0402", "K0403"];
             for diagnostic in compiled.diagnostics.iter() {
-                if diagnostic.severity() == kix::diag::Severity::Error {
+                if diagnostic.severity() == kix_diag::Severity::Error {
                     prop_assert!(
                         allowed.contains(&diagnostic.code.id()),
                         "unexpected error {}: {}", diagnostic.code.id(), diagnostic.message

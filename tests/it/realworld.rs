@@ -13,7 +13,7 @@
 //! The schema test (`schema.rs`) validates `expected/out/` too.
 
 use crate::support::*;
-use kix::yaml::{Mapping, Value};
+use kix_yaml::{Mapping, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -125,7 +125,7 @@ fn packages(root: &Path) -> BTreeMap<String, Package> {
         for file in files {
             let text = std::fs::read_to_string(&file).unwrap();
             let local = file.strip_prefix(root).unwrap().display().to_string();
-            for document in kix::yaml::from_str_all(&text).unwrap_or_else(|e| panic!("{local}: {e}")) {
+            for document in kix_yaml::from_str_all(&text).unwrap_or_else(|e| panic!("{local}: {e}")) {
                 let kind = document.get("kind").and_then(Value::as_str).unwrap_or_default();
                 if document.is_null() || kind == "Kustomization" {
                     continue;
@@ -326,7 +326,7 @@ fn emitted_documents(text: &str) -> Vec<(String, Value)> {
         .skip(1)
         .map(|chunk| {
             let comment = chunk.lines().take_while(|l| l.starts_with('#')).collect::<Vec<_>>().join("\n");
-            (comment, kix::yaml::from_str(chunk).unwrap())
+            (comment, kix_yaml::from_str(chunk).unwrap())
         })
         .collect()
 }

@@ -87,8 +87,8 @@ fn kustomizations_list_exactly_the_instance_files() {
     let run = Test::new().examples().args(["build"]).run().status(0);
     for cluster in std::fs::read_dir(run.root().join("out")).unwrap() {
         let dir = cluster.unwrap().path();
-        let kustomization: kix::yaml::Value =
-            kix::yaml::from_str(&std::fs::read_to_string(dir.join("kustomization.yaml")).unwrap()).unwrap();
+        let kustomization: kix_yaml::Value =
+            kix_yaml::from_str(&std::fs::read_to_string(dir.join("kustomization.yaml")).unwrap()).unwrap();
         assert_eq!(kustomization["apiVersion"], "kustomize.config.k8s.io/v1beta1");
         assert_eq!(kustomization["kind"], "Kustomization");
         let listed: Vec<String> =

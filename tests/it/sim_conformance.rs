@@ -8,10 +8,10 @@
 //! normalised scores, InterPodAffinity's (`interpod_scores`), total scores, the selected node. Every case also checks that the fast
 //! path selects the reference path's node.
 
-use kix::kube::selector::Selector;
-use kix::sim::objects::parse_pod;
-use kix::sim::{Cluster, Outcome, State};
-use kix::yaml::{Mapping, Value};
+use kix_kube::selector::Selector;
+use kix_sim::objects::parse_pod;
+use kix_sim::{Cluster, Outcome, State};
+use kix_yaml::{Mapping, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -20,7 +20,7 @@ fn get<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
 }
 
 fn yaml(text: &str) -> Value {
-    kix::yaml::from_str(text).unwrap()
+    kix_yaml::from_str(text).unwrap()
 }
 
 fn node_object(n: &Value) -> Value {
@@ -114,7 +114,7 @@ fn run_case(case: &Value) -> Vec<String> {
     let feasible: Vec<String> =
         cycle.nodes.iter().filter(|(_, o)| matches!(o, Outcome::Feasible(_))).map(|(n, _)| n.clone()).collect();
     let expect = get(case, "expect").unwrap();
-    let mut check_scores = |key: &str, pick: fn(&kix::sim::plugins::Scores) -> i64| {
+    let mut check_scores = |key: &str, pick: fn(&kix_sim::plugins::Scores) -> i64| {
         if let Some(want) = string_map(get(expect, key)) {
             let want: BTreeMap<String, i64> = want.into_iter().map(|(k, v)| (k, v.as_i64().unwrap())).collect();
             let got: BTreeMap<String, i64> = cycle
@@ -176,7 +176,7 @@ fn upstream_tables_pass_through_the_full_model() {
     let mut failures = Vec::new();
     let mut names = std::collections::BTreeSet::new();
     for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "yaml")) {
-        let cases: Value = kix::yaml::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let cases: Value = kix_yaml::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
         for case in cases.as_sequence().unwrap() {
             total += 1;
             let source = get(case, "source").and_then(Value::as_str).unwrap_or("");

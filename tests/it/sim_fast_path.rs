@@ -9,8 +9,8 @@
 //! the second test checks that it still agrees, and that the grouped path resumes once the last
 //! pod with terms is gone.
 
-use kix::sim::objects::parse_pod;
-use kix::sim::{Cluster, State};
+use kix_sim::objects::parse_pod;
+use kix_sim::{Cluster, State};
 use std::fmt::Write as _;
 
 struct Rng(u64);
@@ -166,11 +166,11 @@ fn fast_path_chooses_the_reference_node_on_varied_states() {
         // Place a few pods in sequence, comparing both paths at every step.
         for step in 0..4 {
             let yaml = incoming(&mut rng, &format!("p{step}"), false);
-            let mut pod = parse_pod(&kix::yaml::from_str(&yaml).unwrap(), "default").unwrap();
+            let mut pod = parse_pod(&kix_yaml::from_str(&yaml).unwrap(), "default").unwrap();
             if pod.spec.spread.is_empty() && rng.below(2) == 0 {
                 // Owned by a controller: the system default constraints apply.
                 let selector =
-                    kix::kube::selector::Selector::from_value(&kix::yaml::from_str("matchLabels: {app: web}").unwrap());
+                    kix_kube::selector::Selector::from_value(&kix_yaml::from_str("matchLabels: {app: web}").unwrap());
                 std::sync::Arc::make_mut(&mut pod.spec).default_selector = Some(selector.unwrap());
             }
             let reference = cluster.cycle(&pod).selected;
@@ -197,7 +197,7 @@ fn fast_path_agrees_with_inter_pod_affinity_and_resumes_without_it() {
         let mut cluster = Cluster::new(&state);
         for step in 0..5 {
             let yaml = incoming(&mut rng, &format!("p{step}"), true);
-            let pod = parse_pod(&kix::yaml::from_str(&yaml).unwrap(), "default").unwrap();
+            let pod = parse_pod(&kix_yaml::from_str(&yaml).unwrap(), "default").unwrap();
             let cycle = cluster.cycle(&pod);
             let fast = cluster.select(&pod);
             assert_eq!(fast, cycle.selected, "seed {seed} step {step}\n{text}\n---\n{yaml}");
@@ -216,7 +216,7 @@ fn fast_path_agrees_with_inter_pod_affinity_and_resumes_without_it() {
         for (namespace, name) in with_terms {
             cluster.remove(&namespace, &name);
         }
-        let plain = parse_pod(&kix::yaml::from_str(&incoming(&mut rng, "q", false)).unwrap(), "default").unwrap();
+        let plain = parse_pod(&kix_yaml::from_str(&incoming(&mut rng, "q", false)).unwrap(), "default").unwrap();
         assert_eq!(cluster.select(&plain), cluster.cycle(&plain).selected, "seed {seed} after removal\n{text}");
     }
     assert!(decided > 400, "only {decided} placements");

@@ -3,11 +3,11 @@
 //! PDB blocks a drain.
 
 use crate::support::verify_request;
-use kix::level::Level;
-use kix::sim::{State, VerifyRequest, WorkloadVerdict, verify_workloads};
+use kix_kube::level::Level;
+use kix_sim::{State, VerifyRequest, WorkloadVerdict, verify_workloads};
 
-fn objects(text: &str) -> Vec<kix::yaml::Value> {
-    kix::yaml::from_str_all(text).unwrap()
+fn objects(text: &str) -> Vec<kix_yaml::Value> {
+    kix_yaml::from_str_all(text).unwrap()
 }
 
 fn run(manifest: &str, name: &str, level: Level) -> WorkloadVerdict {
@@ -28,7 +28,7 @@ fn verdict_of(kind: &str, manifest: &str, name: &str, level: Level, min_replicas
     verdicts.remove(0)
 }
 
-fn scenario<'a>(v: &'a WorkloadVerdict, name: &str) -> &'a kix::sim::ScenarioResult {
+fn scenario<'a>(v: &'a WorkloadVerdict, name: &str) -> &'a kix_sim::ScenarioResult {
     v.scenarios.iter().find(|s| s.scenario.as_str() == name).unwrap_or_else(|| panic!("no scenario {name}: {v:#?}"))
 }
 
@@ -202,7 +202,7 @@ fn budgets_block_drains_as_the_disruption_controller_computes_them() {
     let drain = run(&manifest, "one", Level::Pod)
         .scenarios
         .into_iter()
-        .find(|s| s.scenario == kix::sim::Scenario::Drain)
+        .find(|s| s.scenario == kix_sim::Scenario::Drain)
         .unwrap();
     assert!(
         !drain.pass && drain.findings[0].contains("minAvailable 1: 1 expected, 1 healthy, 1 desired healthy"),
@@ -289,7 +289,7 @@ fn snapshot_nodes_marked_unschedulable_get_the_unschedulable_taint() {
     for node in &state.nodes {
         let taints: Vec<_> = node.taints.iter().filter(|t| t.key == "node.kubernetes.io/unschedulable").collect();
         assert_eq!(taints.len(), 1, "{node:?}");
-        assert_eq!(taints[0].effect, kix::kube::taints::Effect::NoSchedule);
+        assert_eq!(taints[0].effect, kix_kube::taints::Effect::NoSchedule);
     }
 }
 
@@ -378,11 +378,11 @@ fn one_zone_nodes(n: usize) -> State {
 fn argo_cd_ha_haproxy_anti_affinity_deadlocks_its_rollout_on_three_nodes() {
     let corpus =
         std::fs::read_to_string(crate::support::repo_path("tests/realworld/packages/argo-cd-ha/install.yaml")).unwrap();
-    let haproxy: Vec<kix::yaml::Value> = objects(&corpus)
+    let haproxy: Vec<kix_yaml::Value> = objects(&corpus)
         .into_iter()
         .filter(|o| {
-            kix::kube::value::str_at(o, &["kind"]) == Some("Deployment")
-                && kix::kube::value::str_at(o, &["metadata", "name"]) == Some("argocd-redis-ha-haproxy")
+            kix_kube::value::str_at(o, &["kind"]) == Some("Deployment")
+                && kix_kube::value::str_at(o, &["metadata", "name"]) == Some("argocd-redis-ha-haproxy")
         })
         .collect();
     assert_eq!(haproxy.len(), 1);

@@ -401,11 +401,11 @@ pub fn verify_request(
     kind: &str,
     namespace: &str,
     name: &str,
-    level: kix::level::Level,
+    level: kix_kube::level::Level,
     min_replicas: Option<u32>,
-) -> kix::sim::VerifyRequest {
-    kix::sim::VerifyRequest {
-        workloads: vec![kix::sim::WorkloadLevel {
+) -> kix_sim::VerifyRequest {
+    kix_sim::VerifyRequest {
+        workloads: vec![kix_sim::WorkloadLevel {
             kind: kind.into(),
             namespace: namespace.into(),
             name: name.into(),

@@ -1,0 +1,214 @@
+//! Object kinds, told apart by API group **and** kind, never by kind alone.
+//!
+//! `extensions/v1beta1` once served a Deployment too, with other defaults; an
+//! object is an `apps` Deployment only when its `apiVersion` says group `apps`.
+//! Follows `schema.ParseGroupVersion` (staging/src/k8s.io/apimachinery/pkg/runtime/schema):
+//! `v1` is the core group (empty), `apps/v1` is group `apps`.
+
+use super::value::str_at;
+use kix_yaml::Value;
+use std::fmt;
+
+/// The API group of an `apiVersion` (`apps` of `apps/v1`, empty for the core group's `v1`).
+pub fn api_group(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(group, _)| group)
+}
+
+/// The kinds of workload kix derives placement for and the scheduler model stamps pods from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub enum WorkloadKind {
+    /// `apps/Deployment`.
+    Deployment,
+    /// `apps/StatefulSet`.
+    StatefulSet,
+}
+
+impl WorkloadKind {
+    /// The workload kind of an `apiVersion` and `kind`, if it is one.
+    pub fn detect(api_version: &str, kind: &str) -> Option<WorkloadKind> {
+        match (api_group(api_version), kind) {
+            ("apps", "Deployment") => Some(WorkloadKind::Deployment),
+            ("apps", "StatefulSet") => Some(WorkloadKind::StatefulSet),
+            _ => None,
+        }
+    }
+
+    /// The workload kind of an object, if it is one.
+    pub fn of(object: &Value) -> Option<WorkloadKind> {
+        WorkloadKind::detect(str_at(object, &["apiVersion"]).unwrap_or_default(), str_at(object, &["kind"])?)
+    }
+
+    /// The kind as the API spells it (`Deployment`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkloadKind::Deployment => "Deployment",
+            WorkloadKind::StatefulSet => "StatefulSet",
+        }
+    }
+}
+
+impl fmt::Display for WorkloadKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Pod controllers kix does not manage: it derives no replicas, spread or budget for their pods.
+/// kix manages Deployments and StatefulSets ([`WorkloadKind`]); a ReplicaSet or
+/// ReplicationController written by hand replicates pods too, so its users expect availability
+/// from it, while DaemonSets, Jobs and CronJobs run pods per node or to completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ControllerKind {
+    /// `apps/ReplicaSet`.
+    ReplicaSet,
+    /// Core `v1` ReplicationController.
+    ReplicationController,
+    /// `apps/DaemonSet`.
+    DaemonSet,
+    /// `batch/Job`.
+    Job,
+    /// `batch/CronJob`.
+    CronJob,
+}
+
+impl ControllerKind {
+    /// The unmanaged controller kind of an `apiVersion` and `kind`, if it is one.
+    pub fn detect(api_version: &str, kind: &str) -> Option<ControllerKind> {
+        match (api_group(api_version), kind) {
+            ("apps", "ReplicaSet") => Some(ControllerKind::ReplicaSet),
+            ("", "ReplicationController") => Some(ControllerKind::ReplicationController),
+            ("apps", "DaemonSet") => Some(ControllerKind::DaemonSet),
+            ("batch", "Job") => Some(ControllerKind::Job),
+            ("batch", "CronJob") => Some(ControllerKind::CronJob),
+            _ => None,
+        }
+    }
+
+    /// The unmanaged controller kind of an object, if it is one.
+    pub fn of(object: &Value) -> Option<ControllerKind> {
+        ControllerKind::detect(str_at(object, &["apiVersion"]).unwrap_or_default(), str_at(object, &["kind"])?)
+    }
+
+    /// Whether it keeps a number of identical pods running (ReplicaSet, ReplicationController).
+    pub fn replicates(self) -> bool {
+        matches!(self, ControllerKind::ReplicaSet | ControllerKind::ReplicationController)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ControllerKind::ReplicaSet => "ReplicaSet",
+            ControllerKind::ReplicationController => "ReplicationController",
+            ControllerKind::DaemonSet => "DaemonSet",
+            ControllerKind::Job => "Job",
+            ControllerKind::CronJob => "CronJob",
+        }
+    }
+}
+
+/// The kinds of object kix reads beyond workloads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ObjectKind {
+    Workload(WorkloadKind),
+    /// Core `v1` Pod.
+    Pod,
+    /// Core `v1` Node.
+    Node,
+    /// `policy/PodDisruptionBudget`.
+    PodDisruptionBudget,
+}
+
+impl ObjectKind {
+    /// The kind of an `apiVersion` and `kind`, if kix reads it.
+    pub fn detect(api_version: &str, kind: &str) -> Option<ObjectKind> {
+        if let Some(workload) = WorkloadKind::detect(api_version, kind) {
+            return Some(ObjectKind::Workload(workload));
+        }
+        match (api_group(api_version), kind) {
+            ("", "Pod") => Some(ObjectKind::Pod),
+            ("", "Node") => Some(ObjectKind::Node),
+            ("policy", "PodDisruptionBudget") => Some(ObjectKind::PodDisruptionBudget),
+            _ => None,
+        }
+    }
+
+    /// The kind of an object, if kix reads it.
+    pub fn of(object: &Value) -> Option<ObjectKind> {
+        ObjectKind::detect(str_at(object, &["apiVersion"]).unwrap_or_default(), str_at(object, &["kind"])?)
+    }
+
+    /// The kind as the API spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ObjectKind::Workload(w) => w.as_str(),
+            ObjectKind::Pod => "Pod",
+            ObjectKind::Node => "Node",
+            ObjectKind::PodDisruptionBudget => "PodDisruptionBudget",
+        }
+    }
+}
+
+impl fmt::Display for ObjectKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_is_group_aware() {
+        let cases = [
+            ("apps/v1", "Deployment", Some(ObjectKind::Workload(WorkloadKind::Deployment))),
+            ("apps/v1beta2", "StatefulSet", Some(ObjectKind::Workload(WorkloadKind::StatefulSet))),
+            ("extensions/v1beta1", "Deployment", None),
+            ("example.com/v1", "StatefulSet", None),
+            ("", "Deployment", None),
+            ("v1", "Deployment", None),
+            ("v1", "Pod", Some(ObjectKind::Pod)),
+            ("apps/v1", "Pod", None),
+            ("v1", "Node", Some(ObjectKind::Node)),
+            ("policy/v1", "PodDisruptionBudget", Some(ObjectKind::PodDisruptionBudget)),
+            ("v1", "PodDisruptionBudget", None),
+        ];
+        for (api_version, kind, expected) in cases {
+            assert_eq!(ObjectKind::detect(api_version, kind), expected, "{api_version} {kind}");
+        }
+    }
+
+    #[test]
+    fn unmanaged_controllers_are_told_apart_by_group() {
+        let cases = [
+            ("apps/v1", "ReplicaSet", Some(ControllerKind::ReplicaSet), true),
+            ("extensions/v1beta1", "ReplicaSet", None, false),
+            ("v1", "ReplicationController", Some(ControllerKind::ReplicationController), true),
+            ("apps/v1", "ReplicationController", None, false),
+            ("apps/v1", "DaemonSet", Some(ControllerKind::DaemonSet), false),
+            ("batch/v1", "Job", Some(ControllerKind::Job), false),
+            ("batch/v1", "CronJob", Some(ControllerKind::CronJob), false),
+            ("apps/v1", "Deployment", None, false),
+        ];
+        for (api_version, kind, expected, replicates) in cases {
+            let detected = ControllerKind::detect(api_version, kind);
+            assert_eq!(detected, expected, "{api_version} {kind}");
+            assert_eq!(detected.is_some_and(ControllerKind::replicates), replicates, "{api_version} {kind}");
+        }
+    }
+
+    #[test]
+    fn objects_are_read_by_api_version_and_kind() {
+        let read = |yaml: &str| WorkloadKind::of(&kix_yaml::from_str(yaml).unwrap());
+        assert_eq!(read("{apiVersion: apps/v1, kind: StatefulSet}"), Some(WorkloadKind::StatefulSet));
+        assert_eq!(read("{kind: Deployment}"), None);
+        assert_eq!(read("{apiVersion: apps/v1}"), None);
+    }
+
+    #[test]
+    fn kinds_display_as_the_api_spells_them() {
+        assert_eq!(WorkloadKind::Deployment.to_string(), "Deployment");
+        assert_eq!(ObjectKind::PodDisruptionBudget.to_string(), "PodDisruptionBudget");
+        assert_eq!(api_group("apps/v1"), "apps");
+        assert_eq!(api_group("v1"), "");
+    }
+}

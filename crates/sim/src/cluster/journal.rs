@@ -1,0 +1,260 @@
+//! Changes to a [`Cluster`] that can be undone, and node classes kept up to date in place.
+//!
+//! `kix verify` runs hundreds or thousands of scenarios (a domain failure, a node drain) from the
+//! same placed state. Instead of copying the whole cluster for each, a scenario opens a
+//! [`Checkpoint`], changes the cluster (binds, deletions, taints, cordons), and rolls back: while a
+//! checkpoint is open every change is written to a journal with what it replaced, and
+//! [`Cluster::rollback`] applies the inverse of each, newest first. Undoing restores the exact
+//! layout (pod slots, each node's pod order, usage, tallies and groups), not just an equal state,
+//! so what a later scenario iterates comes in the same order as on a fresh copy.
+//!
+//! A node's taints or cordon move it from one node class to another ([`Cluster::reclass`]): its
+//! bucket, its tallies' per-class counts and groups move with it; a class left empty stays (with
+//! size 0, skipped by the scheduling paths) so undoing the change finds it again.
+
+use super::{Class, Cluster, take};
+use crate::objects::{Node, Pod, Resources};
+use kix_kube::labels::HOSTNAME;
+use kix_kube::taints::Taint;
+use std::collections::BTreeMap;
+
+/// What makes nodes interchangeable: labels but the hostname, whether it has one, taints,
+/// cordon and allocatable (see [`super`]).
+pub(super) type ClassKey = (Vec<(String, String)>, bool, Vec<Taint>, bool, Resources);
+
+pub(super) fn class_key(node: &Node) -> ClassKey {
+    let labels = node.labels.iter().filter(|(k, _)| *k != HOSTNAME).map(|(k, v)| (k.clone(), v.clone())).collect();
+    (labels, node.labels.contains_key(HOSTNAME), node.taints.clone(), node.unschedulable, node.allocatable)
+}
+
+/// One recorded change and what it replaced.
+#[derive(Clone, Debug)]
+pub(super) enum Change {
+    /// A pod was bound into this slot (the last one).
+    Bound { slot: usize },
+    /// A bound pod was deleted from its slot, at this position of its node's pod list.
+    Removed { slot: usize, node: usize, position: usize, pod: Pod },
+    /// A node's taints and cordon before they changed.
+    Node { node: usize, taints: Vec<Taint>, unschedulable: bool },
+    /// A namespace the model first learnt of from a bound pod.
+    Namespace(String),
+}
+
+/// The state to roll back to: the journal's length when it was taken.
+#[derive(Debug)]
+#[must_use = "a checkpoint must be rolled back"]
+pub struct Checkpoint(usize);
+
+impl Cluster {
+    /// Starts recording changes; [`Cluster::rollback`] undoes every change made since.
+    /// Checkpoints nest.
+    pub fn checkpoint(&mut self) -> Checkpoint {
+        self.open += 1;
+        Checkpoint(self.journal.len())
+    }
+
+    /// Undoes every change since `checkpoint`, newest first. `on_pod` hears of every pod the
+    /// undo binds again (+1) or deletes (-1), for callers that count pods.
+    pub fn rollback(&mut self, checkpoint: Checkpoint, mut on_pod: impl FnMut(&Pod, i64)) {
+        while self.journal.len() > checkpoint.0 {
+            match self.journal.pop().expect("journal entry") {
+                Change::Bound { slot } => {
+                    let (pod, ni) = self.pods[slot].take().expect("a bound pod to unbind");
+                    self.pod_slot.remove(&(pod.namespace.clone(), pod.name.clone()));
+                    debug_assert_eq!(self.on_node[ni].last(), Some(&slot));
+                    self.on_node[ni].pop();
+                    self.account(ni, &pod, -1);
+                    debug_assert_eq!(slot + 1, self.pods.len());
+                    self.pods.truncate(slot);
+                    on_pod(&pod, -1);
+                }
+                Change::Removed { slot, node, position, pod } => {
+                    self.account(node, &pod, 1);
+                    on_pod(&pod, 1);
+                    self.pod_slot.insert((pod.namespace.clone(), pod.name.clone()), slot);
+                    self.on_node[node].insert(position, slot);
+                    self.pods[slot] = Some((pod, node));
+                }
+                Change::Node { node, taints, unschedulable } => {
+                    self.nodes[node].taints = taints;
+                    self.nodes[node].unschedulable = unschedulable;
+                    self.reclass(node);
+                }
+                Change::Namespace(name) => self.namespaces.forget(&name),
+            }
+        }
+        self.open -= 1;
+    }
+
+    /// Records a change while a checkpoint is open.
+    pub(super) fn record(&mut self, change: impl FnOnce() -> Change) {
+        if self.open > 0 {
+            self.journal.push(change());
+        }
+    }
+
+    /// Records a node's taints and cordon before they change.
+    pub(super) fn record_node(&mut self, ni: usize) {
+        let node = &self.nodes[ni];
+        let (taints, unschedulable) = (node.taints.clone(), node.unschedulable);
+        self.record(|| Change::Node { node: ni, taints, unschedulable });
+    }
+
+    /// Moves node `ni` to the class its attributes now give it (creating the class if new),
+    /// carrying its bucket, its tallies' per-class counts and its tally groups along.
+    pub(super) fn reclass(&mut self, ni: usize) {
+        let key = class_key(&self.nodes[ni]);
+        let next = self.classes.len();
+        let to = *self.class_index.entry(key).or_insert(next);
+        let from = self.class_of[ni];
+        if to == from {
+            return;
+        }
+        if to == next {
+            self.classes.push(Class { representative: ni, buckets: BTreeMap::new(), size: 0 });
+            for tally in &mut self.tallies {
+                tally.per_class.push(0);
+                if let Some(groups) = tally.groups.as_mut() {
+                    groups.push(BTreeMap::new());
+                }
+            }
+        }
+        let usage = self.usage[ni];
+        let old = &mut self.classes[from];
+        take(&mut old.buckets, &usage, ni);
+        old.size -= 1;
+        if old.representative == ni {
+            // The lowest member, as a fresh build would pick (any member would do).
+            old.representative = old.buckets.values().filter_map(|m| m.first().copied()).min().unwrap_or(ni);
+        }
+        let new = &mut self.classes[to];
+        new.buckets.entry(usage).or_default().insert(ni);
+        new.representative = if new.size == 0 { ni } else { new.representative.min(ni) };
+        new.size += 1;
+        for tally in &mut self.tallies {
+            let own = tally.per_node[ni];
+            tally.per_class[from] -= own;
+            tally.per_class[to] += own;
+            if let Some(groups) = tally.groups.as_mut() {
+                take(&mut groups[from], &(usage, own), ni);
+                groups[to].entry((usage, own)).or_default().insert(ni);
+            }
+        }
+        self.class_of[ni] = to;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Cluster;
+    use crate::objects::{Pod, State, parse_pod};
+    use kix_kube::taints::Taint;
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::fmt::Write as _;
+
+    use crate::test_rng::Rng;
+
+    /// Everything scheduling reads, in a form that does not depend on hash order: nodes, pods by
+    /// slot, each node's pods, usage, the classes as sets of nodes with their buckets, the first
+    /// `tallies` tallies (tallies made since count pods all the same).
+    fn fingerprint(c: &Cluster, tallies: usize) -> String {
+        let tallies = &c.tallies[..tallies];
+        let mut out = format!("{:?}\n{:?}\n{:?}\n{:?}\n", c.nodes, c.pods, c.on_node, c.usage);
+        let slots: BTreeMap<_, _> = c.pod_slot.iter().collect();
+        let classes: BTreeSet<String> = c
+            .classes
+            .iter()
+            .enumerate()
+            .filter(|(_, class)| class.size > 0)
+            .map(|(ci, class)| {
+                let tallies: Vec<_> =
+                    tallies.iter().map(|t| (t.per_class[ci], t.groups.as_ref().map(|g| &g[ci]))).collect();
+                format!("{} {:?} {:?}", class.representative, class.buckets, tallies)
+            })
+            .collect();
+        let tallies: Vec<_> = tallies.iter().map(|t| &t.per_node).collect();
+        let _ = write!(out, "{slots:?}\n{classes:?}\n{tallies:?}\n{:?} {:?}", c.namespaces, c.pods_with_affinity);
+        out
+    }
+
+    fn random_state(rng: &mut Rng) -> String {
+        let mut out = String::new();
+        let nodes = 3 + rng.below(10);
+        for i in 0..nodes {
+            let zone = ["a", "b", "c"][rng.below(3) as usize];
+            let cpu = ["2", "4"][rng.below(2) as usize];
+            let taints = if rng.below(5) == 0 { "[{key: dedicated, effect: NoSchedule}]" } else { "[]" };
+            let _ = writeln!(
+                out,
+                "---\nkind: Node\nmetadata: {{name: n{i}, labels: {{kubernetes.io/hostname: n{i}, topology.kubernetes.io/zone: {zone}}}}}\nspec: {{taints: {taints}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '20'}}}}"
+            );
+        }
+        for p in 0..rng.below(15) {
+            let _ = writeln!(
+                out,
+                "---\nkind: Pod\nmetadata: {{name: e{p}, namespace: default, labels: {{app: web}}}}\nspec: {{nodeName: n{}, containers: [{{name: c, resources: {{requests: {{cpu: 250m}}}}}}]}}",
+                rng.below(nodes)
+            );
+        }
+        out
+    }
+
+    fn pod(name: &str, namespace: &str, host: &str) -> Pod {
+        let yaml = format!(
+            "kind: Pod\nmetadata: {{name: {name}, namespace: {namespace}, labels: {{app: web}}}}\nspec:\n  containers: [{{name: c, resources: {{requests: {{cpu: 500m}}}}}}]\n  topologySpreadConstraints:\n  - {{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, nodeTaintsPolicy: Honor, labelSelector: {{matchLabels: {{app: web}}}}}}\n  - {{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: {host}, labelSelector: {{matchLabels: {{app: web}}}}}}\n"
+        );
+        parse_pod(&kix_yaml::from_str(&yaml).unwrap(), namespace).unwrap()
+    }
+
+    /// Random binds, deletions, taints and cordons: in place, the fast path still picks the
+    /// reference path's node; rolled back, the cluster is exactly what it was.
+    #[test]
+    fn changes_roll_back_exactly_and_classes_moved_in_place_schedule_as_the_reference() {
+        for seed in 1..=60u64 {
+            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let mut cluster = Cluster::new(&State::from_yaml_str(&random_state(&mut rng)).unwrap());
+            let n = cluster.nodes.len() as u64;
+            // Warm the tallies and groups a scenario would find.
+            let _ = cluster.select(&pod("warm", "default", "ScheduleAnyway"));
+            let _ = cluster.select(&pod("warm", "default", "DoNotSchedule"));
+            let tallies = cluster.tallies.len();
+            let before = fingerprint(&cluster, tallies);
+            let outer = cluster.checkpoint();
+            for round in 0..3 {
+                let inner = cluster.checkpoint();
+                for step in 0..12 {
+                    let node = format!("n{}", rng.below(n));
+                    match rng.below(5) {
+                        0 => cluster.taint(&node, &Taint::unreachable()),
+                        1 => cluster.cordon(&node, rng.below(2) == 0),
+                        2 => {
+                            let victim = cluster.pods().nth(rng.below(20) as usize).map(|(p, _)| p.clone());
+                            if let Some(p) = victim {
+                                cluster.remove(&p.namespace, &p.name);
+                            }
+                        }
+                        _ => {
+                            let ns = if rng.below(4) == 0 { "fresh" } else { "default" };
+                            let host = if rng.below(2) == 0 { "DoNotSchedule" } else { "ScheduleAnyway" };
+                            let p = pod(&format!("p{round}-{step}"), ns, host);
+                            let want = cluster.cycle(&p).selected;
+                            assert_eq!(cluster.select(&p), want, "seed {seed} round {round} step {step}");
+                            if let Some(node) = want {
+                                cluster.bind(p, &node).unwrap();
+                            }
+                        }
+                    }
+                }
+                let mut heard = 0;
+                let middle = if round == 1 { Some(fingerprint(&cluster, tallies)) } else { None };
+                cluster.rollback(inner, |_, _| heard += 1);
+                if let Some(middle) = middle {
+                    assert!(middle != fingerprint(&cluster, tallies), "seed {seed}: the changes changed nothing");
+                }
+            }
+            cluster.rollback(outer, |_, _| {});
+            assert!(before == fingerprint(&cluster, tallies), "seed {seed}: not rolled back exactly");
+            assert!(cluster.journal.is_empty() && cluster.open == 0);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Scenario "drain" of `kix verify`: each node holding a replica is cordoned and drained as
+//! `kubectl drain --ignore-daemonsets --delete-emptydir-data` drains it.
+//!
+//! - Which pods go (k8s.io/kubectl/pkg/drain/filters.go, `makeFilters`): pods whose controller is
+//!   a DaemonSet stay (`daemonSetFilter` with --ignore-daemonsets), mirror pods stay
+//!   (`mirrorPodFilter`), pods with emptyDir volumes go (`localStorageFilter` with
+//!   --delete-emptydir-data), and a pod that declares no controller stops the drain of the node
+//!   before anything is evicted (`unreplicatedFilter` without --force: "cannot delete Pods that
+//!   declare no controller (use --force to override)"). Terminal pods are not in the model (see
+//!   [`super::objects::is_terminal`]).
+//! - Evictions (k8s.io/kubectl/pkg/drain/drain.go, `evictPods`): every pod is evicted through the
+//!   eviction API ([`super::budget::evict`]); a 429 TooManyRequests is retried (kubectl waits 5 s
+//!   and tries again, without end by default), any other error gives up on that pod and fails the
+//!   drain. kix retries in rounds while some eviction succeeds; a round in which only 429s come
+//!   back can never change, so the drain is stuck there.
+//! - Evicted pods of a controller are recreated and rescheduled (Ready once bound); other pods of
+//!   the snapshot are gone.
+//!
+//! The verdict is the workload's: the scenario fails when the drain of one of its nodes is stuck
+//! on, or refused for, one of its own pods, or when at level pod and up a replacement of one of its
+//! evicted pods stays Pending. A drain stopped by another pod (one with no controller, or under
+//! another workload's budget) is reported, not held against the workload: its replicas are not
+//! disrupted by a drain that does not happen.
+
+use super::budget::Eviction;
+use super::objects::Pod;
+use super::verify::{Scenario, ScenarioResult};
+use super::world::World;
+use kix_kube::level::Level;
+
+/// kubectl's reason for a pod without a controller (filters.go, `unmanagedFatal`).
+pub const UNMANAGED_FATAL: &str = "cannot delete Pods that declare no controller (use --force to override)";
+
+pub(super) fn drain(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+    let mut nodes: Vec<String> = world.owned(w).into_iter().map(|(_, n)| n).collect();
+    nodes.sort();
+    nodes.dedup();
+    let mut findings = Vec::new();
+    let mut pass = true;
+    for node in nodes {
+        world.trial(|world| drain_node(world, w, level, &node, &mut pass, &mut findings));
+    }
+    ScenarioResult { scenario: Scenario::Drain, pass, findings }
+}
+
+/// Cordons and drains one node. Changes `world`; the caller rolls it back.
+fn drain_node(world: &mut World<'_>, w: usize, level: Level, node: &str, pass: &mut bool, findings: &mut Vec<String>) {
+    {
+        world.cordon(node);
+        let mut pods: Vec<Pod> =
+            world.cluster().pods_on(node).into_iter().filter(|p| !p.drain_skips).cloned().collect();
+        pods.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        let unmanaged: Vec<String> = pods
+            .iter()
+            .filter(|p| p.controller.is_none() && world.owner_of(p).is_none())
+            .map(|p| format!("{}/{}", p.namespace, p.name))
+            .collect();
+        if !unmanaged.is_empty() {
+            findings.push(format!(
+                "drain of {node} stops before evicting anything: {UNMANAGED_FATAL}: {} (not pods of this workload; its replicas there stay)",
+                unmanaged.join(", ")
+            ));
+            return;
+        }
+        loop {
+            let mut progress = false;
+            let mut refused = Vec::new();
+            for pod in std::mem::take(&mut pods) {
+                match world.evict(&pod) {
+                    Eviction::Evicted => {
+                        progress = true;
+                        evicted(world, w, level, node, &pod, pass, findings);
+                    }
+                    Eviction::TooManyRequests(why) => refused.push((pod, why)),
+                    Eviction::InternalError(why) => {
+                        // kubectl gives up on this pod: the drain fails.
+                        let own = world.owner_of(&pod) == Some(w);
+                        *pass &= !own;
+                        findings.push(format!(
+                            "drain of {node} fails: evicting {}{} fails: {why}",
+                            pod.name,
+                            if own { "" } else { " (not a pod of this workload)" }
+                        ));
+                    }
+                }
+            }
+            if refused.is_empty() {
+                break;
+            }
+            if !progress {
+                for (pod, why) in refused {
+                    if world.owner_of(&pod) == Some(w) {
+                        *pass = false;
+                        findings.push(format!("drain of {node} is blocked: evicting {} fails: {why}", pod.name));
+                    } else {
+                        findings.push(format!(
+                            "drain of {node} never finishes: evicting {}/{} (not a pod of this workload) fails: {why}",
+                            pod.namespace, pod.name
+                        ));
+                    }
+                }
+                break;
+            }
+            pods = refused.into_iter().map(|(p, _)| p).collect();
+        }
+    }
+}
+
+/// A pod was evicted: its controller recreates it and the scheduler places the replacement.
+fn evicted(
+    world: &mut World<'_>,
+    w: usize,
+    level: Level,
+    node: &str,
+    pod: &Pod,
+    pass: &mut bool,
+    findings: &mut Vec<String>,
+) {
+    world.remove(&pod.namespace, &pod.name);
+    let Some(owner) = world.owner_of(pod) else { return };
+    let replacement = world.replacement(owner, pod);
+    if let Err(message) = world.schedule(replacement.clone())
+        && owner == w
+    {
+        // Evicted pods must reschedule from level pod up; below, it is downtime allowed.
+        if level >= Level::Pod {
+            *pass = false;
+        }
+        findings.push(format!(
+            "drain of {node}: replacement {} of evicted {} stays Pending: {message}",
+            replacement.name, pod.name
+        ));
+    }
+}

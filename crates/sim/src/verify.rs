@@ -1,0 +1,396 @@
+//! `kix verify`'s engine: availability scenarios for the workloads of one instance.
+//!
+//! Every scenario starts from the state after all workloads of the instance were
+//! placed in order, and asks what the level promises. Each failed domain, drained
+//! node and update is applied to that state as changes and undone afterwards
+//! (see [`super::world`]): a scenario costs what it changes, not a copy of the
+//! cluster.
+//! 1. Rollout: every replica places; none Pending.
+//! 2. Domain loss: for each domain of the level (each zone, each node, each
+//!    pod) that holds a replica, the domain fails: its nodes get the
+//!    `node.kubernetes.io/unreachable` NoSchedule and NoExecute taints; their
+//!    pods stay bound for their unreachable tolerationSeconds, then are
+//!    deleted (one pod at level pod, at once); pods tolerating it forever stay
+//!    (see [`super::domain_loss`]). At least one replica must keep running;
+//!    the controllers recreate the deleted pods, and at level node or zone a
+//!    replacement left Pending while a surviving node has room fails the level
+//!    (the Pending reason is shown). StatefulSet pods on an unreachable node
+//!    stay Terminating and get no replacement (the controller keeps at most
+//!    one pod per identity); kix says so.
+//!    Tie-break (level node and zone): the workloads are placed again with
+//!    ties among equal best scores broken against the level (see the
+//!    Tie-break section of [`super`]), and the domain losses are run on that
+//!    placement too: a loss that leaves no replica running only there fails,
+//!    since the outcome would depend on the scheduler's random choice.
+//! 3. Rolling update: Deployments by the deployment controller's surge and
+//!    unavailability arithmetic (old pods in the ReplicaSet controller's
+//!    order), StatefulSets one ordinal at a time down to the partition (see
+//!    [`super::voluntary`]); it must finish, and at level pod or above never
+//!    leave fewer than one available replica.
+//! 4. Drain: each node holding a replica is cordoned and drained as `kubectl
+//!    drain --ignore-daemonsets --delete-emptydir-data` drains it, through the
+//!    eviction API, honouring every PodDisruptionBudget (the compiled ones and
+//!    the snapshot's) as the disruption controller computes it (see
+//!    [`super::drain`] and [`super::budget`]); evicted pods are recreated and
+//!    rescheduled (ready once bound). The drain must finish, and at level pod
+//!    or above every evicted replica's replacement must schedule (at level none
+//!    a replacement left Pending is reported, not failed). Cordoning adds the
+//!    `node.kubernetes.io/unschedulable:NoSchedule` taint, as the node
+//!    lifecycle controller does, so constraints with `nodeTaintsPolicy: Honor`
+//!    no longer count the drained node as a domain.
+//!
+//! Pods of the verified workloads already in the snapshot are replaced by the
+//! simulated rollout, so a live snapshot does not count them twice.
+//!
+//! Also, each spread constraint's selector is counted: a selector that counts
+//! a set of one pod balances nothing.
+
+use super::budget::Budget;
+use super::cluster::Cluster;
+use super::domain_loss::{domain_loss, tie_break};
+use super::drain::drain;
+use super::objects::{Controller, State};
+use super::plugins::Spread;
+use super::voluntary::{rolling_update, statefulset_update};
+use super::workload::Workload;
+use super::world::World;
+use kix_kube::kind::WorkloadKind;
+use kix_kube::level::Level;
+use kix_yaml::Value;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One workload to verify and the level it was compiled for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkloadLevel {
+    /// `Deployment` or `StatefulSet`.
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub level: Level,
+    /// The minimum of the autoscaler that owns the workload's `spec.replicas`: verified at this
+    /// many replicas instead of `spec.replicas` (an HPA or ScaledObject may scale down to it).
+    pub min_replicas: Option<u32>,
+}
+
+/// What to verify: per-workload levels and the cluster's failure-domain keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyRequest {
+    pub workloads: Vec<WorkloadLevel>,
+    /// The node failure-domain key (usually `kubernetes.io/hostname`).
+    pub node_key: String,
+    /// The zone failure-domain key (usually `topology.kubernetes.io/zone`).
+    pub zone_key: String,
+}
+
+/// The scenarios `kix verify` runs, in the order it runs them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scenario {
+    Rollout,
+    /// Spread constraints whose selector counts one pod.
+    Selectors,
+    DomainLoss,
+    TieBreak,
+    RollingUpdate,
+    Drain,
+}
+
+impl Scenario {
+    /// The name reports use (`domain-loss`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scenario::Rollout => "rollout",
+            Scenario::Selectors => "selectors",
+            Scenario::DomainLoss => "domain-loss",
+            Scenario::TieBreak => "tie-break",
+            Scenario::RollingUpdate => "rolling-update",
+            Scenario::Drain => "drain",
+        }
+    }
+}
+
+impl std::fmt::Display for Scenario {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The outcome of one scenario for one workload.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ScenarioResult {
+    pub scenario: Scenario,
+    pub pass: bool,
+    pub findings: Vec<String>,
+}
+
+/// One failed domain in scenario 2.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DomainLoss {
+    /// The zone, node or pod that failed, as reports show it (`zone eu-1a`).
+    pub domain: String,
+    /// Its label value (the zone or node name; the pod's name at level pod).
+    #[serde(skip)]
+    pub value: String,
+    /// Replicas still running right after the failure.
+    pub running: i64,
+    /// Replicas the failure took.
+    pub lost: i64,
+    /// Replacement pod to the node it was scheduled on.
+    pub replacements: BTreeMap<String, String>,
+    /// Replacement pod to the scheduler's message, for those left Pending.
+    pub pending: BTreeMap<String, String>,
+    /// Seconds from the failure until the controller has recreated the last of the lost pods it
+    /// replaces: the pods stay bound to the unreachable nodes for their
+    /// `node.kubernetes.io/unreachable` tolerationSeconds (300 by default). None when no pod is
+    /// replaced; 0 when the pods are deleted at once (a pod lost at level pod).
+    pub replaced_after_seconds: Option<i64>,
+    /// Lost pods that get no replacement during the outage, with the reason (they tolerate
+    /// `unreachable` forever, or are StatefulSet pods that stay Terminating).
+    pub not_replaced: BTreeMap<String, String>,
+}
+
+/// The verdict on one workload (instance-agnostic: the caller adds cluster and instance).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WorkloadVerdict {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub level: Level,
+    pub replicas: i64,
+    /// Fewest replicas left running under the loss of one domain of the level (None below pod).
+    pub worst_case_running: Option<i64>,
+    /// Replacements scheduled, summed over the domain losses, and per loss where they went.
+    pub replacements_scheduled: i64,
+    pub domain_losses: Vec<DomainLoss>,
+    /// For each spread constraint (by topology key and whenUnsatisfiable), the pods its selector counts.
+    pub selector_counts: BTreeMap<String, usize>,
+    pub scenarios: Vec<ScenarioResult>,
+    pub meets_level: bool,
+}
+
+/// Every budget in force: the compiled ones and the snapshot's (all namespaces, foreign budgets
+/// included, as the eviction API lists them). A snapshot budget with the namespace and name of a
+/// compiled one is that budget as deployed before: the compiled one replaces it.
+fn budgets(state: &State, objects: &[Value]) -> Vec<Budget> {
+    let mut budgets: Vec<Budget> = objects.iter().filter_map(|o| Budget::read(o).ok().flatten()).collect();
+    for budget in &state.budgets {
+        if !budgets.iter().any(|b| b.namespace == budget.namespace && b.name == budget.name) {
+            budgets.push(budget.clone());
+        }
+    }
+    budgets
+}
+
+/// Runs every scenario for the workloads of one instance.
+///
+/// `objects` are the compiled objects of the instance (Deployments, StatefulSets, PDBs, ...)
+/// in their namespaces; workloads are placed in object order. Workloads the request does not
+/// list are placed but get no verdict.
+pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyRequest) -> Vec<WorkloadVerdict> {
+    run(state, objects, request, false)
+}
+
+/// [`verify_workloads`]; `reference` (tests) runs every scenario on a copy, as the engine did
+/// before the journal (see [`super::world`]).
+pub(super) fn run(state: &State, objects: &[Value], request: &VerifyRequest, reference: bool) -> Vec<WorkloadVerdict> {
+    let mut unreadable: Vec<(String, String, String)> = Vec::new();
+    let mut workloads: Vec<Workload> = Vec::new();
+    for object in objects {
+        match Workload::from_object(object, "default") {
+            Ok(Some(mut workload)) => {
+                let wanted = request.workloads.iter().find(|x| {
+                    x.kind == workload.kind.as_str() && x.namespace == workload.namespace && x.name == workload.name
+                });
+                if let Some(min) = wanted.and_then(|x| x.min_replicas) {
+                    workload.replicas = i64::from(min);
+                }
+                if workload.replicas > super::workload::MAX_SIMULATED_REPLICAS {
+                    let why = format!(
+                        "its autoscaler's minimum {} is above the {} replicas kix simulates",
+                        workload.replicas,
+                        super::workload::MAX_SIMULATED_REPLICAS
+                    );
+                    unreadable.push((workload.namespace.clone(), workload.name.clone(), why));
+                } else {
+                    workloads.push(workload);
+                }
+            }
+            Ok(None) => {}
+            Err(why) => {
+                let field = |path: &[&str]| {
+                    path.iter()
+                        .try_fold(object, |v, k| v.get(k))
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                unreadable.push((field(&["metadata", "namespace"]), field(&["metadata", "name"]), why.to_string()));
+            }
+        }
+    }
+    let budgets = budgets(state, objects);
+    let mut scales: BTreeMap<(String, Controller), i64> = BTreeMap::new();
+    for pod in &state.pods {
+        if let Some(c) = &pod.controller {
+            *scales.entry((pod.namespace.clone(), c.clone())).or_insert(0) += 1;
+        }
+    }
+    // A snapshot of a live cluster may already hold these workloads' pods: the rollout replaces them.
+    let mut state = state.clone();
+    state.pods.retain(|p| !workloads.iter().any(|w| w.owns(p)));
+    let mut world = World::new(Cluster::new(&state), &workloads, &budgets, &scales);
+    #[cfg(test)]
+    {
+        world.reference = reference;
+    }
+    #[cfg(not(test))]
+    let _ = reference;
+    // The adversarial placement (see `tie_break`): the same rollout from the same start, each
+    // workload's ties broken against its own level's key (node or zone).
+    let level_of = |w: &Workload| {
+        request
+            .workloads
+            .iter()
+            .find(|x| w.kind.as_str() == x.kind && x.namespace == w.namespace && x.name == w.name)
+            .map(|x| x.level)
+    };
+    let mut adversarial = request.workloads.iter().any(|x| x.level >= Level::Node).then(|| {
+        let mut adversarial = world.clone();
+        for (w, workload) in workloads.iter().enumerate() {
+            let key = match level_of(workload) {
+                Some(Level::Zone) => Some(request.zone_key.as_str()),
+                Some(Level::Node) => Some(request.node_key.as_str()),
+                _ => None,
+            };
+            let spec = workload.pod_spec(0);
+            let mut held = adversarial.held(w, key);
+            for index in 0..workload.replicas.max(0) as usize {
+                let _ = adversarial.schedule_against(workload.pod(&spec, 0, index), w, key, &mut held);
+            }
+        }
+        adversarial
+    });
+    let mut rollout_pending: Vec<BTreeMap<String, String>> = vec![BTreeMap::new(); workloads.len()];
+    for (w, workload) in workloads.iter().enumerate() {
+        let spec = workload.pod_spec(0);
+        for index in 0..workload.replicas.max(0) as usize {
+            let pod = workload.pod(&spec, 0, index);
+            let name = pod.name.clone();
+            if let Err(message) = world.schedule(pod) {
+                rollout_pending[w].insert(name, message);
+            }
+        }
+    }
+    let mut verdicts = Vec::new();
+    for wanted in &request.workloads {
+        let Some(w) = workloads
+            .iter()
+            .position(|x| x.kind.as_str() == wanted.kind && x.namespace == wanted.namespace && x.name == wanted.name)
+        else {
+            // A workload the model cannot take (say, too many replicas) fails visibly, never silently.
+            if let Some((_, _, why)) =
+                unreadable.iter().find(|(ns, name, _)| *ns == wanted.namespace && *name == wanted.name)
+            {
+                verdicts.push(WorkloadVerdict {
+                    kind: wanted.kind.clone(),
+                    namespace: wanted.namespace.clone(),
+                    name: wanted.name.clone(),
+                    level: wanted.level,
+                    replicas: 0,
+                    worst_case_running: None,
+                    replacements_scheduled: 0,
+                    domain_losses: Vec::new(),
+                    selector_counts: BTreeMap::new(),
+                    scenarios: vec![ScenarioResult {
+                        scenario: Scenario::Rollout,
+                        pass: false,
+                        findings: vec![format!("not simulated: {why}")],
+                    }],
+                    meets_level: false,
+                });
+            }
+            continue;
+        };
+        verdicts.push(verdict(&mut world, adversarial.as_mut(), w, wanted.level, request, &rollout_pending[w]));
+    }
+    verdicts
+}
+
+fn verdict(
+    world: &mut World<'_>,
+    adversarial: Option<&mut World<'_>>,
+    w: usize,
+    level: Level,
+    request: &VerifyRequest,
+    pending: &BTreeMap<String, String>,
+) -> WorkloadVerdict {
+    let workloads = world.workloads;
+    let workload = &workloads[w];
+    let mut scenarios = Vec::new();
+    let rollout_findings: Vec<String> = pending.iter().map(|(p, m)| format!("{p} Pending: {m}")).collect();
+    scenarios.push(ScenarioResult {
+        scenario: Scenario::Rollout,
+        pass: pending.is_empty(),
+        findings: rollout_findings,
+    });
+    let selector_counts = selector_counts(world, w);
+    let mut verdict = WorkloadVerdict {
+        kind: workload.kind.to_string(),
+        namespace: workload.namespace.clone(),
+        name: workload.name.clone(),
+        level,
+        replicas: workload.replicas,
+        worst_case_running: None,
+        replacements_scheduled: 0,
+        domain_losses: Vec::new(),
+        selector_counts: selector_counts.clone(),
+        scenarios: Vec::new(),
+        meets_level: false,
+    };
+    if level >= Level::Pod {
+        let ones: Vec<String> = selector_counts
+            .iter()
+            .filter(|(_, n)| **n <= 1)
+            .map(|(c, n)| format!("the spread constraint {c} counts a set of {n} pod(s): it balances nothing"))
+            .collect();
+        scenarios.push(ScenarioResult { scenario: Scenario::Selectors, pass: ones.is_empty(), findings: ones });
+        let (result, losses) = domain_loss(world, w, level, request);
+        verdict.worst_case_running = losses.iter().map(|l| l.running).min();
+        verdict.replacements_scheduled = losses.iter().map(|l| l.replacements.len() as i64).sum();
+        scenarios.push(result);
+        if let Some(adversarial) = adversarial.filter(|_| level >= Level::Node) {
+            scenarios.push(tie_break(world, adversarial, w, level, request, &losses));
+        }
+        verdict.domain_losses = losses;
+    }
+    // Rolling updates and drains run at every level: below pod downtime is allowed, but an update
+    // that deadlocks or a drain that never finishes blocks the cluster's operators, whatever the level.
+    if workload.kind == WorkloadKind::Deployment {
+        scenarios.push(rolling_update(world, w, level));
+    } else {
+        scenarios.push(statefulset_update(world, w, level));
+    }
+    scenarios.push(drain(world, w, level));
+    verdict.meets_level = scenarios.iter().all(|s| s.pass);
+    verdict.scenarios = scenarios;
+    verdict
+}
+
+/// For each spread constraint of the template, the bound pods its (merged) selector counts.
+fn selector_counts(world: &World<'_>, w: usize) -> BTreeMap<String, usize> {
+    let workload = &world.workloads[w];
+    let mut out = BTreeMap::new();
+    let Some((sample, _)) = world.owned(w).into_iter().next() else { return out };
+    let spread = Spread::of(&sample);
+    if sample.spec.spread.is_empty() {
+        return out;
+    }
+    for (con, when) in
+        spread.hard.iter().map(|c| (c, "DoNotSchedule")).chain(spread.soft.iter().map(|c| (c, "ScheduleAnyway")))
+    {
+        let n = world.cluster().pods().filter(|(p, _)| con.matches(&workload.namespace, p)).count();
+        out.insert(format!("{} ({when})", con.key), n);
+    }
+    out
+}

@@ -1,0 +1,290 @@
+//! `kix verify`'s rolling-update scenario: the rolling update (or Recreate)
+//! of a Deployment, and the rolling update of a StatefulSet. See [`super::verify`] for what each scenario promises; this file holds
+//! the Deployment controller's arithmetic: `deploymentutil.ResolveFenceposts`
+//! (maxSurge rounded up, maxUnavailable down). The drain is in [`super::drain`].
+
+use super::objects::{Phase, Pod};
+use super::verify::{Scenario, ScenarioResult};
+use super::world::World;
+use kix_kube::labels::POD_TEMPLATE_HASH;
+use kix_kube::level::Level;
+
+/// The rolling update of a Deployment, from the placed state and back to it.
+pub(super) fn rolling_update(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+    world.trial(|world| deployment_update(world, w, level))
+}
+
+/// The syncs of [`rolling_update`]; changes `world`, the caller rolls it back.
+fn deployment_update(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+    let workloads = world.workloads;
+    let workload = &workloads[w];
+    let replicas = workload.replicas;
+    let surge = workload.max_surge.scaled_value(replicas, true);
+    let mut unavailable = workload.max_unavailable.scaled_value(replicas, false);
+    let mut findings = Vec::new();
+    if workload.max_surge.is_zero() && workload.max_unavailable.is_zero() {
+        let f = "maxSurge and maxUnavailable are both 0: the API server refuses this strategy".to_string();
+        return ScenarioResult { scenario: Scenario::RollingUpdate, pass: false, findings: vec![f] };
+    }
+    if surge == 0 && unavailable == 0 {
+        // The deployment controller's fencepost: both rounded to 0, so one pod may be unavailable.
+        unavailable = 1;
+    }
+    if workload.recreate {
+        return recreate(world, w, level);
+    }
+    let new_spec = workload.pod_spec(1);
+    let new_hash = workload.revision_hash(1);
+    let is_new = |p: &Pod| p.labels.get(POD_TEMPLATE_HASH) == Some(&new_hash);
+    // The Deployment controller works in syncs: it scales the new ReplicaSet up within maxSurge
+    // and the old one down by as much as maxUnavailable allows, counting only *available* pods.
+    // A new pod becomes available one sync after it is bound (readiness is not instant), so a
+    // strategy like maxUnavailable 100% takes every old pod down before any new one is ready.
+    let mut ready: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    let mut pending: Vec<Pod> = Vec::new();
+    let mut created = 0usize;
+    let mut min_available = i64::MAX;
+    let mut pass = true;
+    loop {
+        let mut progress = false;
+        // Pending new pods get another scheduling attempt each sync.
+        let mut still = Vec::new();
+        for pod in std::mem::take(&mut pending) {
+            match world.schedule(pod.clone()) {
+                Ok(_) => progress = true,
+                Err(_) => still.push(pod),
+            }
+        }
+        pending = still;
+        // Scale up the new ReplicaSet within maxSurge (new pods have fresh names: binding one
+        // changes no other pod, so the counts are kept here).
+        let owned = world.owned_count(w);
+        let old = world.owned(w).iter().filter(|(p, _)| !is_new(p)).count() as i64;
+        let mut new_bound = owned - old;
+        loop {
+            let new_total = new_bound + pending.len() as i64;
+            if new_total >= replicas || old + new_total >= replicas + surge {
+                break;
+            }
+            let pod = workload.pod(&new_spec, 1, created);
+            created += 1;
+            if world.schedule(pod.clone()).is_err() {
+                pending.push(pod);
+            } else {
+                new_bound += 1;
+            }
+            progress = true;
+        }
+        // Scale down the old ReplicaSet by what availability allows, all at once.
+        let owned = world.owned(w);
+        let mut old: Vec<(Pod, String)> = owned.iter().filter(|(p, _)| !is_new(p)).cloned().collect();
+        sort_for_deletion(&mut old, &owned);
+        let old: Vec<Pod> = old.into_iter().map(|(p, _)| p).collect();
+        let available =
+            old.len() as i64 + owned.iter().filter(|(p, _)| is_new(p) && ready.contains(&p.name)).count() as i64;
+        let removable = (available - (replicas - unavailable)).clamp(0, old.len() as i64) as usize;
+        for pod in &old[..removable] {
+            world.remove(&pod.namespace, &pod.name);
+            progress = true;
+        }
+        min_available = min_available.min(available - removable as i64);
+        // End of the sync: bound new pods become ready.
+        for (pod, _) in world.owned(w) {
+            if is_new(&pod) && ready.insert(pod.name.clone()) {
+                progress = true;
+            }
+        }
+        let owned = world.owned(w);
+        if owned.len() as i64 == replicas && owned.iter().all(|(p, _)| is_new(p)) && pending.is_empty() {
+            break;
+        }
+        if !progress {
+            pass = false;
+            let reasons: Vec<String> = pending
+                .iter()
+                .map(|p| format!("{} Pending: {}", p.name, world.cluster().cycle(p).failure_message()))
+                .collect();
+            findings.push(format!(
+                "the rollout deadlocks with {} new and {} old pods running (maxSurge {surge}, maxUnavailable {unavailable}): {}",
+                owned.iter().filter(|(p, _)| is_new(p)).count(),
+                owned.iter().filter(|(p, _)| !is_new(p)).count(),
+                reasons.join("; ")
+            ));
+            break;
+        }
+        if created > 4 * replicas.max(1) as usize + 16 {
+            pass = false;
+            findings.push("the rollout does not converge".into());
+            break;
+        }
+    }
+    if level >= Level::Pod && min_available < 1 && replicas > 0 {
+        pass = false;
+        findings.push(format!("the rollout drops to {min_available} available replicas"));
+    }
+    findings.insert(
+        0,
+        format!(
+            "maxSurge {surge}, maxUnavailable {unavailable}; fewest available during the rollout: {}",
+            min_available.max(0)
+        ),
+    );
+    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
+}
+
+/// `strategy.type: Recreate`: every old pod is deleted, then the new ones are created.
+fn recreate(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+    let workloads = world.workloads;
+    let workload = &workloads[w];
+    for (pod, _) in world.owned(w) {
+        world.remove(&pod.namespace, &pod.name);
+    }
+    let spec = workload.pod_spec(1);
+    let mut findings =
+        vec!["strategy Recreate stops every old pod before the new ones start: no replica runs meanwhile".to_string()];
+    for index in 0..workload.replicas.max(0) as usize {
+        let pod = workload.pod(&spec, 1, index);
+        let name = pod.name.clone();
+        if let Err(message) = world.schedule(pod) {
+            findings.push(format!("{name} Pending: {message}"));
+        }
+    }
+    let pass = level < Level::Pod && findings.len() == 1;
+    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
+}
+
+/// The ReplicaSet controller's order for scaling down (kubernetes/kubernetes
+/// pkg/controller/replicaset/replica_set.go `getPodsToDelete`, `getPodsRankedByRelatedPodsOnSameNode`;
+/// pkg/controller/controller_utils.go `ActivePodsWithRanks.Less`): unassigned before assigned,
+/// Pending before Unknown before Running, not Ready before Ready, then pods on nodes holding more
+/// of the Deployment's active pods (old and new ReplicaSets: the related pods) first. The model's
+/// pods have no deletion cost, ready time, restarts or creation time to tell them apart further,
+/// so the rest is by name (upstream: creation time, then a pseudo-random order).
+pub(super) fn sort_for_deletion(pods: &mut [(Pod, String)], related: &[(Pod, String)]) {
+    let mut on_node: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for (_, node) in related.iter().filter(|(p, _)| !p.terminating) {
+        *on_node.entry(node.as_str()).or_insert(0) += 1;
+    }
+    // podPhaseToOrdinal; a phase it does not list (none at all, here) looks up as 0.
+    let phase = |p: &Pod| match p.phase {
+        Some(Phase::Pending) | None => 0,
+        Some(Phase::Unknown) => 1,
+        Some(Phase::Running) => 2,
+    };
+    let key = |(p, node): &(Pod, String)| {
+        let rank = on_node.get(node.as_str()).copied().unwrap_or(0);
+        (!node.is_empty(), phase(p), p.ready, std::cmp::Reverse(rank), p.name.clone())
+    };
+    pods.sort_by_cached_key(key);
+}
+
+/// A StatefulSet's rolling update (kubernetes/kubernetes pkg/controller/statefulset/
+/// stateful_set_control.go, `updateStatefulSet`): with `podManagementPolicy: OrderedReady` the
+/// controller replaces pods one at a time from the highest ordinal down to `partition`, deleting
+/// the old pod, recreating it under the same name at the new revision and waiting until it is
+/// Running and Ready before the next; pods below the partition keep the old revision. `OnDelete`
+/// replaces nothing by itself. (`Parallel` only changes scaling, not updates: the same order
+/// applies.) At level pod and up one replica must stay available throughout; a replacement left
+/// Pending stops the update there for good.
+pub(super) fn statefulset_update(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+    world.trial(|world| statefulset_steps(world, w, level))
+}
+
+/// The steps of [`statefulset_update`]; changes `world`, the caller rolls it back.
+fn statefulset_steps(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+    let workloads = world.workloads;
+    let workload = &workloads[w];
+    let replicas = workload.replicas.max(0);
+    let Some(partition) = workload.partition else {
+        let f = "updateStrategy OnDelete: the controller replaces pods only when they are deleted".to_string();
+        return ScenarioResult { scenario: Scenario::RollingUpdate, pass: true, findings: vec![f] };
+    };
+    let spec = workload.pod_spec(1);
+    let mut findings = Vec::new();
+    let mut pass = true;
+    let mut min_available = world.owned_count(w);
+    let mut updated = Vec::new();
+    for ordinal in (partition.clamp(0, replicas)..replicas).rev() {
+        let name = format!("{}-{ordinal}", workload.name);
+        world.remove(&workload.namespace, &name);
+        min_available = min_available.min(world.owned_count(w));
+        let pod = workload.pod(&spec, 1, ordinal as usize);
+        if let Err(message) = world.schedule(pod) {
+            pass = false;
+            findings.push(format!(
+                "the update stops at {name}: its new revision stays Pending, so the controller (OrderedReady) never moves on: {message}"
+            ));
+            break;
+        }
+        updated.push(name);
+    }
+    if level >= Level::Pod && min_available < 1 && replicas > 0 {
+        pass = false;
+        findings.push(format!("the update drops to {min_available} available replicas"));
+    }
+    findings.insert(
+        0,
+        format!(
+            "partition {partition}: {} updated highest ordinal first, one at a time ({}); fewest available during the update: {}",
+            updated.len(),
+            if updated.is_empty() { "none".to_string() } else { updated.join(", ") },
+            min_available.max(0)
+        ),
+    );
+    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(name: &str, phase: &str, ready: bool) -> Pod {
+        let status = match (phase, ready) {
+            ("", _) => String::new(),
+            (p, r) => format!(
+                "status: {{phase: {p}, conditions: [{{type: Ready, status: '{}'}}]}}\n",
+                if r { "True" } else { "False" }
+            ),
+        };
+        let yaml = format!("kind: Pod\nmetadata: {{name: {name}, namespace: ns}}\n{status}");
+        super::super::objects::parse_pod(&kix_yaml::from_str(&yaml).unwrap(), "ns").unwrap()
+    }
+
+    /// controller_utils.go ActivePodsWithRanks.Less, as a table: pods (name, node, phase, ready),
+    /// related pods per node beyond them, and the deletion order.
+    #[test]
+    fn old_pods_go_in_the_replicaset_controllers_order() {
+        type Case = (
+            &'static [(&'static str, &'static str, &'static str, bool)],
+            &'static [&'static str],
+            &'static [&'static str],
+        );
+        let cases: &[Case] = &[
+            // 1. Unassigned before assigned.
+            (&[("a", "n1", "Running", true), ("b", "", "Pending", false)], &[], &["b", "a"]),
+            // 2. Pending < Unknown < Running.
+            (
+                &[("a", "n1", "Running", true), ("b", "n2", "Unknown", true), ("c", "n3", "Pending", true)],
+                &[],
+                &["c", "b", "a"],
+            ),
+            // 3. Not ready before ready.
+            (&[("a", "n1", "Running", true), ("b", "n2", "Running", false)], &[], &["b", "a"]),
+            // 4. More of the set's pods on the pod's node first (new pods on n2 count too).
+            (&[("a", "n1", "Running", true), ("b", "n2", "Running", true)], &["n2"], &["b", "a"]),
+            // Otherwise by name.
+            (&[("b", "n1", "Running", true), ("a", "n2", "Running", true)], &[], &["a", "b"]),
+        ];
+        for (pods, extra, want) in cases {
+            let mut list: Vec<(Pod, String)> =
+                pods.iter().map(|(n, node, phase, ready)| (pod(n, phase, *ready), node.to_string())).collect();
+            let mut related = list.clone();
+            related.extend(
+                extra.iter().enumerate().map(|(i, node)| (pod(&format!("new{i}"), "Running", true), node.to_string())),
+            );
+            sort_for_deletion(&mut list, &related);
+            let got: Vec<&str> = list.iter().map(|(p, _)| p.name.as_str()).collect();
+            assert_eq!(&got, want, "{pods:?}");
+        }
+    }
+}

@@ -1,0 +1,376 @@
+//! The world `kix verify`'s scenarios change: the cluster, the verified workloads, the budgets in
+//! force, and counters kept up to date as pods come and go.
+//!
+//! Every scenario starts from the placed state and must leave it as it found it. A scenario takes
+//! a [`Saved`] mark ([`World::checkpoint`]), applies its failure or drain as changes, and undoes
+//! them ([`World::rollback`]): the cluster journals its changes and undoes them in place (see
+//! [`super::cluster::Checkpoint`]), so a scenario costs what it changes, not a copy of the
+//! cluster. All changes go through the world's methods, so its counters follow them: the pods each
+//! workload owns, and per PodDisruptionBudget the pods it covers, the healthy ones and their
+//! controllers, from which a budget's status is read without a pass over every pod.
+//!
+//! Unit tests run the same scenarios in a reference mode that copies the cluster per scenario,
+//! rebuilds node classes on every taint and cordon and counts by scanning every pod (the engine
+//! before the journal), and check both give the same verdicts.
+
+use super::budget::{Budget, BudgetStatus, Eviction};
+use super::cluster::{Checkpoint, Cluster, Outcome};
+use super::objects::{Controller, Pod};
+use super::workload::Workload;
+use kix_kube::kind::WorkloadKind;
+use kix_kube::taints::Taint;
+use std::collections::BTreeMap;
+
+/// The pods one budget covers, counted.
+#[derive(Clone, Debug, Default)]
+struct Covered {
+    pods: i64,
+    /// Covered pods that are Ready and not terminating.
+    healthy: i64,
+    /// Per controller key (see [`World::scale_of`]): pods per scale it reported.
+    controllers: BTreeMap<String, BTreeMap<i64, i64>>,
+}
+
+/// Counters over the bound pods.
+#[derive(Clone, Debug, Default)]
+struct Counts {
+    /// Per workload, the bound pods it owns.
+    owned: Vec<i64>,
+    /// Per budget, the bound pods it covers.
+    covered: Vec<Covered>,
+}
+
+/// A world, with its references: what scenarios read and change.
+#[derive(Clone)]
+pub(super) struct World<'a> {
+    cluster: Cluster,
+    pub(super) workloads: &'a [Workload],
+    pub(super) budgets: &'a [Budget],
+    /// Pods per snapshot controller (namespace, controller), as the snapshot had them.
+    scales: &'a BTreeMap<(String, Controller), i64>,
+    /// Replacement counter per workload, for fresh Deployment pod names.
+    next_index: Vec<usize>,
+    counts: Counts,
+    /// Reference mode (tests): copy per scenario, rebuild classes, count by scanning.
+    #[cfg(test)]
+    pub(super) reference: bool,
+}
+
+enum Mark {
+    Journal(Checkpoint),
+    #[cfg(test)]
+    Copy(Box<Cluster>),
+}
+
+/// The state a scenario rolls back to.
+pub(super) struct Saved {
+    mark: Mark,
+    next_index: Vec<usize>,
+}
+
+/// A pod's controller and its scale (see [`World::scale_of`]).
+fn scale_of(workloads: &[Workload], scales: &BTreeMap<(String, Controller), i64>, pod: &Pod) -> Option<(String, i64)> {
+    if let Some(workload) = workloads.iter().find(|w| w.owns(pod)) {
+        return Some((format!("{}/{}/{}", workload.kind, workload.namespace, workload.name), workload.replicas));
+    }
+    let c = pod.controller.as_ref()?;
+    let key = (pod.namespace.clone(), c.clone());
+    Some((format!("{}/{}/{}", c.kind, pod.namespace, c.name), scales.get(&key).copied().unwrap_or(0)))
+}
+
+impl Counts {
+    /// Counts a pod bound (`sign` 1) or gone (-1).
+    fn apply(
+        &mut self,
+        workloads: &[Workload],
+        budgets: &[Budget],
+        scales: &BTreeMap<(String, Controller), i64>,
+        pod: &Pod,
+        sign: i64,
+    ) {
+        for (w, workload) in workloads.iter().enumerate() {
+            if workload.owns(pod) {
+                self.owned[w] += sign;
+            }
+        }
+        for (b, budget) in budgets.iter().enumerate() {
+            if !budget.covers(pod) {
+                continue;
+            }
+            let covered = &mut self.covered[b];
+            covered.pods += sign;
+            if !pod.terminating && pod.ready {
+                covered.healthy += sign;
+            }
+            if let Some((key, scale)) = scale_of(workloads, scales, pod) {
+                let scales = covered.controllers.entry(key.clone()).or_default();
+                let n = scales.entry(scale).or_insert(0);
+                *n += sign;
+                if *n == 0 {
+                    scales.remove(&scale);
+                }
+                if scales.is_empty() {
+                    covered.controllers.remove(&key);
+                }
+            }
+        }
+    }
+}
+
+impl<'a> World<'a> {
+    pub(super) fn new(
+        cluster: Cluster,
+        workloads: &'a [Workload],
+        budgets: &'a [Budget],
+        scales: &'a BTreeMap<(String, Controller), i64>,
+    ) -> World<'a> {
+        let mut counts = Counts { owned: vec![0; workloads.len()], covered: vec![Covered::default(); budgets.len()] };
+        for (pod, _) in cluster.pods() {
+            counts.apply(workloads, budgets, scales, pod, 1);
+        }
+        World {
+            cluster,
+            workloads,
+            budgets,
+            scales,
+            next_index: workloads.iter().map(|w| w.replicas.max(0) as usize).collect(),
+            counts,
+            #[cfg(test)]
+            reference: false,
+        }
+    }
+
+    pub(super) fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    /// Marks the state to come back to; every change until [`World::rollback`] is undone there.
+    pub(super) fn checkpoint(&mut self) -> Saved {
+        #[cfg(test)]
+        if self.reference {
+            return Saved { mark: Mark::Copy(Box::new(self.cluster.clone())), next_index: self.next_index.clone() };
+        }
+        Saved { mark: Mark::Journal(self.cluster.checkpoint()), next_index: self.next_index.clone() }
+    }
+
+    /// Runs a scenario step on the world and undoes every change it made: the world is as it was after.
+    pub(super) fn trial<R>(&mut self, step: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = self.checkpoint();
+        let result = step(self);
+        self.rollback(saved);
+        result
+    }
+
+    /// Undoes every change since `saved`.
+    pub(super) fn rollback(&mut self, saved: Saved) {
+        let World { cluster, workloads, budgets, scales, counts, .. } = self;
+        match saved.mark {
+            Mark::Journal(checkpoint) => {
+                cluster.rollback(checkpoint, |pod, sign| counts.apply(workloads, budgets, scales, pod, sign));
+            }
+            #[cfg(test)]
+            Mark::Copy(copy) => *cluster = *copy,
+        }
+        self.next_index = saved.next_index;
+    }
+
+    /// Deletes a bound pod.
+    pub(super) fn remove(&mut self, namespace: &str, name: &str) -> Option<Pod> {
+        let pod = self.cluster.remove(namespace, name)?;
+        self.counts.apply(self.workloads, self.budgets, self.scales, &pod, -1);
+        Some(pod)
+    }
+
+    /// Binds a pod to a node; returns the pod of the same name it replaced, with its node.
+    fn bind(&mut self, pod: Pod, node: &str) -> Option<(Pod, String)> {
+        let before = self.cluster.node_of(&pod.namespace, &pod.name).map(str::to_string);
+        let replaced = before.and_then(|n| self.remove(&pod.namespace, &pod.name).map(|p| (p, n)));
+        self.counts.apply(self.workloads, self.budgets, self.scales, &pod, 1);
+        let _ = self.cluster.bind(pod, node);
+        replaced
+    }
+
+    /// Adds taints to a node.
+    pub(super) fn taint(&mut self, node: &str, taints: &[Taint]) {
+        self.cluster.taint(node, taints);
+        self.rebuild_in_reference_mode();
+    }
+
+    /// Cordons a node.
+    pub(super) fn cordon(&mut self, node: &str) {
+        self.cluster.cordon(node, true);
+        self.rebuild_in_reference_mode();
+    }
+
+    fn rebuild_in_reference_mode(&mut self) {
+        #[cfg(test)]
+        if self.reference {
+            self.cluster.rebuild_classes();
+        }
+    }
+
+    /// Bound pods of workload `w` with their nodes, by pod name.
+    pub(super) fn owned(&self, w: usize) -> Vec<(Pod, String)> {
+        let workload = &self.workloads[w];
+        let mut pods: Vec<(Pod, String)> =
+            self.cluster.pods().filter(|(p, _)| workload.owns(p)).map(|(p, n)| (p.clone(), n.to_string())).collect();
+        pods.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        pods
+    }
+
+    /// How many bound pods workload `w` owns.
+    pub(super) fn owned_count(&self, w: usize) -> i64 {
+        #[cfg(test)]
+        if self.reference {
+            return self.owned(w).len() as i64;
+        }
+        self.counts.owned[w]
+    }
+
+    pub(super) fn owner_of(&self, pod: &Pod) -> Option<usize> {
+        self.workloads.iter().position(|w| w.owns(pod))
+    }
+
+    /// The controller's replacement for a deleted pod (same revision; StatefulSets keep the name).
+    pub(super) fn replacement(&mut self, w: usize, deleted: &Pod) -> Pod {
+        let workload = &self.workloads[w];
+        let spec = std::sync::Arc::clone(&deleted.spec);
+        let mut pod = match workload.kind {
+            WorkloadKind::StatefulSet => deleted.clone(),
+            WorkloadKind::Deployment => {
+                let index = self.next_index[w];
+                self.next_index[w] += 1;
+                let mut pod = workload.pod(&spec, 0, index);
+                pod.labels = deleted.labels.clone();
+                pod
+            }
+        };
+        pod.node_name = None;
+        pod
+    }
+
+    /// Schedules a pod; binds it and returns the node, or the Pending message.
+    pub(super) fn schedule(&mut self, pod: Pod) -> Result<String, String> {
+        match self.cluster.select(&pod) {
+            Some(node) => {
+                self.bind(pod, &node);
+                Ok(node)
+            }
+            None => Err(self.cluster.cycle(&pod).failure_message()),
+        }
+    }
+
+    /// Pods of workload `w` per value of `key` on their nodes: what [`World::schedule_against`]
+    /// breaks ties by.
+    pub(super) fn held(&self, w: usize, key: Option<&str>) -> BTreeMap<String, usize> {
+        let mut held = BTreeMap::new();
+        for (p, node) in self.cluster.pods() {
+            if self.workloads[w].owns(p)
+                && let Some(value) = key.and_then(|k| self.cluster.node(node).and_then(|n| n.labels.get(k)))
+            {
+                *held.entry(value.clone()).or_insert(0) += 1;
+            }
+        }
+        held
+    }
+
+    /// Schedules a pod of workload `w`, breaking ties **against** the level: among the nodes
+    /// with the best total score, the one whose domain under `key` already holds the most pods of
+    /// the workload (`held`, from [`World::held`], kept up to date here), then the lowest name.
+    /// Without a key this is the lowest-name choice. A key other than the hostname is shared by
+    /// every node of a node class, so the grouped path ranks the groups
+    /// ([`Cluster::select_ranked`]); otherwise every node is evaluated on the reference path, so
+    /// the set of nodes with the best total is exact. Binds the pod.
+    pub(super) fn schedule_against(
+        &mut self,
+        pod: Pod,
+        w: usize,
+        key: Option<&str>,
+        held: &mut BTreeMap<String, usize>,
+    ) -> Result<String, String> {
+        #[cfg(test)]
+        let grouped = !self.reference;
+        #[cfg(not(test))]
+        let grouped = true;
+        if grouped && key.is_none_or(|k| k != kix_kube::labels::HOSTNAME) {
+            let rank = |node: &super::objects::Node| {
+                key.and_then(|k| node.labels.get(k)).and_then(|v| held.get(v)).map_or(0, |&n| n as i64)
+            };
+            if let Some(chosen) = self.cluster.select_ranked(&pod, &rank) {
+                let node = chosen.ok_or_else(|| self.cluster.cycle(&pod).failure_message())?;
+                self.bound_against(pod, &node, w, key, held);
+                return Ok(node);
+            }
+        }
+        let cycle = self.cluster.cycle(&pod);
+        let total = |o: &Outcome| match o {
+            Outcome::Feasible(s) => Some(s.total),
+            Outcome::Rejected(_) => None,
+        };
+        let Some(best) = cycle.nodes.values().filter_map(total).max() else { return Err(cycle.failure_message()) };
+        let domain =
+            |cluster: &Cluster, node: &str| key.and_then(|k| cluster.node(node).and_then(|n| n.labels.get(k))).cloned();
+        let mut chosen: Option<(&String, usize)> = None;
+        // Nodes in name order: only a strictly larger count displaces the lowest name.
+        for (node, outcome) in &cycle.nodes {
+            if total(outcome) != Some(best) {
+                continue;
+            }
+            let count = domain(&self.cluster, node).and_then(|v| held.get(&v)).copied().unwrap_or(0);
+            if chosen.is_none_or(|(_, c)| count > c) {
+                chosen = Some((node, count));
+            }
+        }
+        let node = chosen.map(|(n, _)| n.clone()).ok_or_else(|| cycle.failure_message())?;
+        self.bound_against(pod, &node, w, key, held);
+        Ok(node)
+    }
+
+    /// Binds a pod [`World::schedule_against`] placed and counts it in `held`.
+    fn bound_against(&mut self, pod: Pod, node: &str, w: usize, key: Option<&str>, held: &mut BTreeMap<String, usize>) {
+        let domain =
+            |cluster: &Cluster, node: &str| key.and_then(|k| cluster.node(node).and_then(|n| n.labels.get(k))).cloned();
+        let owned = self.workloads[w].owns(&pod);
+        if let Some((old, on)) = self.bind(pod, node)
+            && self.workloads[w].owns(&old)
+            && let Some(value) = domain(&self.cluster, &on)
+            && let Some(n) = held.get_mut(&value)
+        {
+            *n -= 1;
+        }
+        if owned && let Some(value) = domain(&self.cluster, node) {
+            *held.entry(value).or_insert(0) += 1;
+        }
+    }
+
+    /// A pod's controller and its scale, for a budget's expected count (`getExpectedScale`): a
+    /// verified workload's pods count its replicas; a snapshot pod's controller (a ReplicaSet or
+    /// StatefulSet the snapshot does not hold) counts the pods it had in the snapshot, the one
+    /// scale kix can know; a pod without a controller counts nothing.
+    pub(super) fn scale_of(&self, pod: &Pod) -> Option<(String, i64)> {
+        scale_of(self.workloads, self.scales, pod)
+    }
+
+    /// A budget's status as the disruption controller computes it now, from the counters.
+    pub(super) fn budget_status(&self, budget: &Budget) -> BudgetStatus {
+        let counted = self.budgets.iter().position(|b| std::ptr::eq(b, budget)).map(|b| &self.counts.covered[b]);
+        #[cfg(test)]
+        let counted = counted.filter(|_| !self.reference);
+        // Two scales under one controller key (a workload and a foreign controller of the same
+        // kind and name): the scan settles which one counts.
+        match counted.filter(|c| c.controllers.values().all(|s| s.len() == 1)) {
+            Some(c) => budget
+                .status_from(c.pods, c.healthy, || c.controllers.values().filter_map(|s| s.keys().next()).sum::<i64>()),
+            None => budget.status(self.cluster.pods().map(|(p, _)| p), |p| self.scale_of(p)),
+        }
+    }
+
+    /// The eviction API's answer for a bound pod now.
+    pub(super) fn evict(&self, pod: &Pod) -> Eviction {
+        super::budget::evict(pod, self.budgets, |b| self.budget_status(b))
+    }
+}
+
+#[cfg(test)]
+#[path = "world_tests.rs"]
+mod tests;
