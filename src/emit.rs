@@ -189,7 +189,7 @@ pub fn check_destination(root: &Path, out: &Path) -> Result<(), Diagnostic> {
     let absolute = |path: &Path| {
         path.canonicalize().unwrap_or_else(|_| {
             let joined = std::env::current_dir().unwrap_or_default().join(path);
-            crate::load::package::lexically_normal(&joined)
+            crate::fs::lexically_normal(&joined)
         })
     };
     let (root, target) = (absolute(root), absolute(out));

@@ -20,6 +20,7 @@ pub mod crosscheck;
 pub mod derive;
 pub mod emit;
 pub mod explain;
+mod fs;
 pub mod init;
 pub mod lint;
 pub mod load;

@@ -9,7 +9,7 @@
 //! ([`InstancePlan::unstamped`], [`InstancePlan::namespace_of`], [`InstancePlan::comparable`]),
 //! and `emit` copies each object's text rendered once for its shape.
 
-use super::WorkloadPlan;
+use super::plan::WorkloadPlan;
 use super::shape::{RenderedObject, stamp};
 use kix_kube::level::Level;
 use kix_yaml::Value;

@@ -28,6 +28,7 @@ mod namespaces;
 mod objects;
 mod patch;
 mod placement;
+mod plan;
 mod rollout;
 mod scope;
 mod shape;
@@ -44,12 +45,10 @@ use crate::resolve::inventory::InventoryNode;
 use crate::resolve::{Cluster, FailureDomains, Instance};
 pub use instance_plan::InstancePlan;
 use kix_diag::{Code, Diagnostic, Diagnostics};
-use kix_kube::autoscaler::AutoscalerKind;
-use kix_kube::kind::WorkloadKind;
-use kix_kube::level::Level;
 use kix_yaml::Value;
 use namespaces::Placement;
 use objects::Origin;
+pub use plan::{AutoscalerPlan, WorkloadPlan};
 pub use shape::RenderedObject;
 pub use shape::Shapes;
 use shape::{ShapeKey, Template};
@@ -76,35 +75,6 @@ impl ClusterPlan {
             instance.drop_objects();
         }
     }
-}
-
-/// What kix decided for one workload.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct WorkloadPlan {
-    pub kind: WorkloadKind,
-    pub name: String,
-    pub requested: Level,
-    pub level: Level,
-    pub replicas: u32,
-    /// The topology keys of the derived constraints (empty when none were derived).
-    pub spread_keys: Vec<String>,
-    /// The key of the one `DoNotSchedule` constraint, if any.
-    pub hard_key: Option<String>,
-    pub derived_pdb: bool,
-    /// R11: the workload brings its own topologySpreadConstraints.
-    pub explicit_placement: bool,
-    /// The autoscaler that owns its `spec.replicas` (kix then leaves that field as written, and
-    /// `replicas` is the autoscaler's minimum).
-    pub autoscaler: Option<AutoscalerPlan>,
-}
-
-/// The autoscaler of a workload as emitted: its range after kix raised it to the level's floor.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct AutoscalerPlan {
-    pub kind: AutoscalerKind,
-    pub name: String,
-    pub min_replicas: u32,
-    pub max_replicas: u32,
 }
 
 /// Derives one cluster's instances, then writes once the cluster-scoped objects that several of them emit

@@ -5,7 +5,7 @@
 //! right after `metadata.name`. Under an autoscaler `spec.replicas` is left as
 //! written, and the autoscaler's range is raised in place.
 
-use super::WorkloadPlan;
+use super::plan::WorkloadPlan;
 use kix_kube::autoscaler::Autoscaler as AutoscalerView;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::labels::POD_TEMPLATE_HASH;

@@ -6,7 +6,7 @@
 //! that brings its own placement keeps it (R11) and is warned about when no
 //! budget of its instance selects its pods.
 
-use super::{AutoscalerPlan, WorkloadPlan};
+use super::plan::{AutoscalerPlan, WorkloadPlan};
 use crate::resolve::{Cluster, Instance, InstanceWorkload, Workload};
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use kix_kube::level::Level;

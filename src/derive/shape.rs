@@ -29,9 +29,9 @@
 //! the same wherever they stand, so the text equals rendering the stamped
 //! object.
 
-use super::WorkloadPlan;
 use super::namespaces::Placement;
 use super::patch::{INSTANCE_LABEL, KIX_INSTANCE_LABEL, set_namespace};
+use super::plan::WorkloadPlan;
 use crate::resolve::Instance;
 use kix_yaml::Value;
 use std::sync::Arc;

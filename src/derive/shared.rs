@@ -15,7 +15,7 @@
 //! their instances and are refused across instances (K0417, in
 //! `crosscheck::shared_objects`, naming the first field that differs).
 
-use super::InstancePlan;
+use super::instance_plan::InstancePlan;
 use super::patch::{INSTANCE_LABEL, KIX_INSTANCE_LABEL};
 use kix_yaml::Value;
 use std::collections::{BTreeMap, BTreeSet};

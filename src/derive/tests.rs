@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::testing::{TestTree, cluster_toml, workload_yaml};
+use kix_kube::level::Level;
 use patch::KIX_INSTANCE_LABEL;
 
 const THREE_ZONES: &str = "multiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]";

@@ -9,7 +9,7 @@
 //! `systemDefaultConstraints`: ScheduleAnyway over hostname and zone), which a busy node
 //! outweighs; kube-score, kube-linter (`no-anti-affinity`) and Polaris flag it too.
 
-use super::cluster::ClusterFacts;
+use super::facts::ClusterFacts;
 use super::{Set, Target};
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_kube::labels::ZONE;

@@ -23,10 +23,11 @@ mod affinity;
 mod autoscaler;
 mod budgets;
 mod cluster;
+mod facts;
 mod spread;
 
 use crate::load::documents::{Document, parse_documents};
-use kix_diag::source::{self, MAX_PACKAGE_FILE_BYTES};
+use kix_diag::source::MAX_PACKAGE_FILE_BYTES;
 use kix_diag::{Diagnostics, SourceFile};
 use kix_kube::kind::WorkloadKind;
 use kix_kube::selector::Labels;
@@ -66,7 +67,7 @@ pub struct Linted {
 pub fn lint(request: &LintRequest) -> Linted {
     let mut diagnostics = Diagnostics::default();
     let facts = match &request.cluster {
-        Some(name) => match cluster::ClusterFacts::load(&request.root, name) {
+        Some(name) => match facts::ClusterFacts::load(&request.root, name) {
             Ok(facts) => Some(facts),
             Err(why) => {
                 diagnostics.extend(why);
@@ -105,9 +106,12 @@ fn read_inputs(inputs: &[Input], diagnostics: &mut Diagnostics) -> Vec<SourceFil
         match input {
             Input::Text { name, text } => sources.push(SourceFile::new(name, text.clone())),
             Input::Path(path) if path.is_dir() => {
-                let mut files = Vec::new();
-                walk(path, &mut files, diagnostics);
-                files.sort();
+                // `*.yaml`/`*.yml`, but not kustomize's own file.
+                let (files, problems) = crate::fs::walk(path, |path| {
+                    path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+                        && path.file_stem().is_none_or(|s| s != "kustomization")
+                });
+                problems.into_iter().for_each(|d| diagnostics.push(d));
                 sources.extend(files.iter().filter_map(|file| read_file(file, diagnostics)));
             }
             Input::Path(path) => sources.extend(read_file(path, diagnostics)),
@@ -116,40 +120,8 @@ fn read_inputs(inputs: &[Input], diagnostics: &mut Diagnostics) -> Vec<SourceFil
     sources
 }
 
-/// Collects `*.yaml`/`*.yml` under a directory (not kustomize's own file).
-fn walk(dir: &Path, files: &mut Vec<PathBuf>, diagnostics: &mut Diagnostics) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(error) => {
-            diagnostics.push(io_error(dir, &format!("cannot list directory: {error}")));
-            return;
-        }
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            walk(&path, files, diagnostics);
-        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml")
-            && path.file_stem().is_none_or(|s| s != "kustomization")
-        {
-            files.push(path);
-        }
-    }
-}
-
 fn read_file(path: &Path, diagnostics: &mut Diagnostics) -> Option<SourceFile> {
-    match source::read_text(path, MAX_PACKAGE_FILE_BYTES) {
-        Ok(text) => Some(SourceFile::new(path, text)),
-        Err(error) => {
-            diagnostics
-                .push(kix_diag::Diagnostic::new(error.code(), error.to_string()).at(kix_diag::Location::file(path)));
-            None
-        }
-    }
-}
-
-fn io_error(path: &Path, message: &str) -> kix_diag::Diagnostic {
-    kix_diag::Diagnostic::new(kix_diag::Code::Io, message).at(kix_diag::Location::file(path))
+    crate::fs::read_source(path, path.to_path_buf(), MAX_PACKAGE_FILE_BYTES).map_err(|d| diagnostics.push(d)).ok()
 }
 
 /// The objects of one lint run, read through kix's typed views.

@@ -9,9 +9,10 @@
 //! keys (`<<: *defaults`) are applied by the loader, as kubectl applies them.
 //! A kustomize `Kustomization` document is skipped (see [`super::kustomization`]).
 
+use super::yaml_error::yaml_diagnostic;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use kix_kube::list;
-use kix_yaml::{self as yaml, Limits, Marks, Seg, Value, YamlError, YamlErrorKind};
+use kix_yaml::{self as yaml, Limits, Marks, Seg, Value};
 use std::sync::Arc;
 
 /// One Kubernetes object as the user wrote it.
@@ -134,32 +135,6 @@ fn object_problem(value: &Value) -> Option<(&'static str, &'static [&'static str
     match metadata.get("name").and_then(Value::as_str) {
         Some(name) if !name.is_empty() => None,
         _ => Some(("metadata.name is missing or not a string (generateName is not supported)", &["metadata", "name"])),
-    }
-}
-
-/// One located diagnostic for a YAML problem: limits are refusals (K0108), the rest malformed YAML (K0104).
-pub fn yaml_diagnostic(source: &SourceFile, error: &YamlError) -> Diagnostic {
-    let (line, column) = (error.mark.line as usize, error.mark.column as usize);
-    match error.kind {
-        YamlErrorKind::SizeLimit | YamlErrorKind::DepthLimit | YamlErrorKind::AliasLimit => {
-            Diagnostic::new(Code::InputRefused, format!("YAML {}", error.message)).at(source.locate_line(line, column))
-        }
-        _ if error.message.starts_with("tabs ") => {
-            // Point at the tab itself: the parser notices it one character later.
-            let tab_column = source
-                .text
-                .lines()
-                .nth(line.saturating_sub(1))
-                .and_then(|text| text.chars().position(|c| c == '\t'))
-                .map_or(column, |index| index + 1);
-            Diagnostic::new(Code::YamlSyntax, "invalid YAML: tabs cannot be used for indentation")
-                .at(source.locate_line(line, tab_column))
-                .help("indent with spaces")
-        }
-        _ => {
-            let message = error.message.strip_prefix("invalid YAML: ").unwrap_or(&error.message);
-            Diagnostic::new(Code::YamlSyntax, format!("invalid YAML: {message}")).at(source.locate_line(line, column))
-        }
     }
 }
 

@@ -15,7 +15,7 @@
 //! `generatorOptions`, `configurations`, `openapi`, `helmGlobals`, `buildMetadata`,
 //! `validators`) change nothing by themselves and are not reported.
 
-use super::documents::yaml_diagnostic;
+use super::yaml_error::yaml_diagnostic;
 use kix_diag::{Code, Diagnostic, Diagnostics, SourceFile};
 use kix_kube::kind::api_group;
 use kix_yaml::{self as yaml, Limits, Marks, Seg, Value};

@@ -12,11 +12,12 @@ pub mod documents;
 pub mod kustomization;
 pub mod package;
 mod resources;
+mod yaml_error;
 
 pub use cluster::ClusterFile;
 pub use package::PackageDir;
 
-use kix_diag::source::{self, MAX_PACKAGE_FILE_BYTES as MAX_FILE_BYTES, ReadError};
+use kix_diag::source::MAX_PACKAGE_FILE_BYTES as MAX_FILE_BYTES;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -123,14 +124,11 @@ pub fn schema(cluster: bool) -> String {
 
 /// A package directory that is a symlink resolving outside `packages/` is refused: kix reads only the tree it was given.
 fn package_dir_escape(dir: &Path, packages_dir: &Path) -> Option<String> {
-    let is_symlink = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
-    if !is_symlink {
+    if !crate::fs::is_symlink(dir) {
         return None;
     }
-    let inside = match (dir.canonicalize(), packages_dir.canonicalize()) {
-        (Ok(target), Ok(packages)) => target.starts_with(packages),
-        _ => false,
-    };
+    // A dangling link leads nowhere inside either: both are refused with the same words.
+    let inside = packages_dir.canonicalize().is_ok_and(|packages| crate::fs::escape(dir, &packages).is_none());
     (!inside)
         .then(|| "package directory is a symlink that points outside packages/; kix does not follow it".to_string())
 }
@@ -148,35 +146,13 @@ impl Reader<'_> {
 
     /// Directory entries, sorted by name so every run sees the same order.
     pub fn list(&self, dir: &Path) -> Result<Vec<PathBuf>, Diagnostic> {
-        let entries = std::fs::read_dir(dir).map_err(|e| {
+        crate::fs::list(dir).map_err(|e| {
             Diagnostic::new(Code::Io, format!("cannot list directory: {e}")).at(Location::file(self.display(dir)))
-        })?;
-        let mut paths = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|e| {
-                Diagnostic::new(Code::Io, format!("cannot list directory: {e}")).at(Location::file(self.display(dir)))
-            })?;
-            paths.push(entry.path());
-        }
-        paths.sort();
-        Ok(paths)
+        })
     }
 
     /// Reads one text file, refusing files that are too large or not UTF-8.
     pub fn read(&self, path: &Path, diagnostics: &mut Diagnostics) -> Option<SourceFile> {
-        let display = self.display(path);
-        match source::read_text(path, MAX_FILE_BYTES) {
-            Ok(text) => Some(SourceFile::new(display, text)),
-            Err(error) => {
-                let location = match &error {
-                    ReadError::NotUtf8 { offset, lossy } => {
-                        SourceFile::new(display, lossy.clone()).locate(*offset..offset + 1)
-                    }
-                    _ => Location::file(display),
-                };
-                diagnostics.push(Diagnostic::new(error.code(), error.to_string()).at(location));
-                None
-            }
-        }
+        crate::fs::read_source(path, self.display(path), MAX_FILE_BYTES).map_err(|d| diagnostics.push(d)).ok()
     }
 }

@@ -11,6 +11,7 @@
 use super::Reader;
 use super::cluster::{Shape, shape_problem, toml_diagnostic};
 use super::documents::{self, Document};
+use crate::fs::package_escape;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use kix_kube::level::Level;
 use serde::Deserialize;
@@ -244,7 +245,7 @@ fn read_manifest(
             .ok()
             .and_then(|t| t.get("meta")?.get("name")?.as_str().map(str::to_string))
     };
-    if let Some(why) = escape(path, canonical_dir) {
+    if let Some(why) = package_escape(path, canonical_dir) {
         diagnostics.push(Diagnostic::new(Code::InputRefused, why).at(Location::file(reader.display(path))));
         return (None, None);
     }
@@ -264,40 +265,4 @@ fn read_manifest(
             (None, name)
         }
     }
-}
-
-/// Why kix will not read a path of a package, if it will not: a symlink that resolves outside
-/// the package directory, or one whose target does not exist.
-pub(super) fn escape(path: &Path, canonical_dir: &Path) -> Option<String> {
-    let is_symlink = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    match path.canonicalize() {
-        Ok(target) if target.starts_with(canonical_dir) => None,
-        Ok(_) => Some("symlink points outside the package directory; kix does not follow it".into()),
-        Err(_) if is_symlink => {
-            // Dangling: judge where the link text leads, without following anything.
-            let link = std::fs::read_link(path).unwrap_or_default();
-            let parent = path.parent().and_then(|p| p.canonicalize().ok()).unwrap_or_default();
-            if lexically_normal(&parent.join(link)).starts_with(canonical_dir) {
-                Some("symlink points to a file that does not exist".into())
-            } else {
-                Some("symlink points outside the package directory; kix does not follow it".into())
-            }
-        }
-        Err(_) => None,
-    }
-}
-
-/// Resolves `.` and `..` in a path by its text alone.
-pub(crate) fn lexically_normal(path: &Path) -> PathBuf {
-    let mut normal = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                normal.pop();
-            }
-            other => normal.push(other),
-        }
-    }
-    normal
 }

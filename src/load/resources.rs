@@ -16,7 +16,7 @@
 //! walk has to stop at escaping symlinks and symlink cycles, which a path matcher alone does not.
 
 use super::Reader;
-use super::package::escape;
+use crate::fs::package_escape;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -121,8 +121,8 @@ impl Package<'_> {
     /// where it stands for a directory.
     fn enterable(&self, rel: &Path, walk: &mut Walk) -> bool {
         let path = self.dir.join(rel);
-        let is_symlink = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
-        if is_symlink && let Some(why) = escape(&path, self.canonical) {
+        let is_symlink = crate::fs::is_symlink(&path);
+        if is_symlink && let Some(why) = package_escape(&path, self.canonical) {
             walk.refused.insert(rel.to_path_buf(), why);
             return false;
         }
@@ -134,7 +134,7 @@ impl Package<'_> {
             return;
         }
         let path = self.dir.join(rel);
-        if let Some(why) = escape(&path, self.canonical) {
+        if let Some(why) = package_escape(&path, self.canonical) {
             walk.refused.insert(rel.to_path_buf(), why);
         } else if path.is_file() {
             walk.files.insert(rel.to_path_buf());
@@ -279,7 +279,7 @@ pub fn default_files(
         if !(name.ends_with(".yaml") || name.ends_with(".yml") || name == "Kustomization") {
             continue;
         }
-        if let Some(why) = escape(path, canonical_dir) {
+        if let Some(why) = package_escape(path, canonical_dir) {
             diagnostics.push(Diagnostic::new(Code::InputRefused, why).at(Location::file(reader.display(path))));
             continue;
         }
@@ -318,7 +318,7 @@ fn report_unread_subdirectories(reader: &Reader<'_>, entries: &[PathBuf], diagno
     }
     for dir in entries {
         let hidden = dir.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
-        let is_link = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
+        let is_link = crate::fs::is_symlink(dir);
         if hidden || is_link || !dir.is_dir() {
             continue;
         }

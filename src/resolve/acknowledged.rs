@@ -7,8 +7,9 @@
 //! ([`Acknowledged::of_cluster`]); the rest at the end ([`Acknowledged::of`]).
 
 use super::{Cluster, Model};
-use kix_diag::{Code, Diagnostic};
+use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use std::collections::HashMap;
+use toml::Spanned;
 
 /// The `allow` lists of some clusters and of their instances.
 pub struct Acknowledged<'a> {
@@ -43,4 +44,35 @@ impl<'a> Acknowledged<'a> {
 fn entry(cluster: &Cluster) -> (&str, (Allowed<'_>, HashMap<&str, Allowed<'_>>)) {
     let instances = cluster.instances.iter().map(|i| (i.name.as_str(), i.allow.as_slice())).collect();
     (cluster.name.as_str(), (cluster.allow.as_slice(), instances))
+}
+
+/// `allow = [...]`: the warning codes acknowledged; an entry that is not a warning's code is an error.
+pub(super) fn allowed_warnings(
+    entries: &[Spanned<String>],
+    source: &kix_diag::SourceFile,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) -> Vec<Code> {
+    let mut codes = Vec::new();
+    for entry in entries {
+        let wanted = entry.get_ref();
+        match Code::ALL.iter().find(|c| c.id().eq_ignore_ascii_case(wanted)) {
+            Some(code) if code.severity() == kix_diag::Severity::Warning => codes.push(*code),
+            found => {
+                let why = match found {
+                    Some(code) => {
+                        format!("`{}` is an error ({}); errors cannot be acknowledged", code.id(), code.summary())
+                    }
+                    None => format!("`{wanted}` is not a diagnostic code"),
+                };
+                diagnostics.push(
+                    Diagnostic::new(Code::UnknownAllow, format!("allow: {why}"))
+                        .at(source.locate(entry.span()))
+                        .about(subject)
+                        .help("`kix explain` lists every code with its severity"),
+                );
+            }
+        }
+    }
+    codes
 }

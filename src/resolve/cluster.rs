@@ -9,14 +9,12 @@ use super::instance::{ClusterContext, resolve_instance};
 use super::inventory;
 use super::model::{Cluster, Sourced};
 use super::package::Packages;
-use super::substrate::{FailureDomains, Substrate, Support};
+use super::substrate::{FailureDomains, Substrate};
 use crate::load::ClusterFile;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, Subject};
 use kix_kube::labels::{HOSTNAME as HOSTNAME_KEY, ZONE as ZONE_KEY};
-use kix_kube::level::Level;
 use kix_kube::names;
 use std::sync::Arc;
-use toml::Spanned;
 
 /// Resolves one cluster file; `None` when its own settings are unusable (every reason reported).
 pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut Diagnostics) -> Option<Cluster> {
@@ -54,13 +52,13 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
         }
     }
 
-    let allow = allowed_warnings(&raw.allow, &source, &subject, diagnostics);
+    let allow = super::acknowledged::allowed_warnings(&raw.allow, &source, &subject, diagnostics);
 
     // The cluster's own level against its substrate (R3).
     let level = Sourced { value: *raw.availability.get_ref(), from: source.locate(raw.availability.span()) };
     let context =
         ClusterContext { name: &name, source: &source, level: &level, substrate: &substrate, subject: &subject };
-    check_support(&context, &level, &subject, diagnostics);
+    super::support::check_support(context.name, context.substrate, &level, &subject, diagnostics);
     let cluster_valid = diagnostics.count(kix_diag::Severity::Error) == errors_before;
 
     // Instances (R2, R4-R8, R13, R14).
@@ -143,37 +141,6 @@ fn check_capabilities(
     }
 }
 
-/// `allow = [...]`: the warning codes acknowledged; an entry that is not a warning's code is an error.
-pub fn allowed_warnings(
-    entries: &[Spanned<String>],
-    source: &kix_diag::SourceFile,
-    subject: &Subject,
-    diagnostics: &mut Diagnostics,
-) -> Vec<Code> {
-    let mut codes = Vec::new();
-    for entry in entries {
-        let wanted = entry.get_ref();
-        match Code::ALL.iter().find(|c| c.id().eq_ignore_ascii_case(wanted)) {
-            Some(code) if code.severity() == kix_diag::Severity::Warning => codes.push(*code),
-            found => {
-                let why = match found {
-                    Some(code) => {
-                        format!("`{}` is an error ({}); errors cannot be acknowledged", code.id(), code.summary())
-                    }
-                    None => format!("`{wanted}` is not a diagnostic code"),
-                };
-                diagnostics.push(
-                    Diagnostic::new(Code::UnknownAllow, format!("allow: {why}"))
-                        .at(source.locate(entry.span()))
-                        .about(subject)
-                        .help("`kix explain` lists every code with its severity"),
-                );
-            }
-        }
-    }
-    codes
-}
-
 /// R14: the failure-domain keys, defaulted and checked (each a valid label key, used once).
 fn failure_domains(
     raw: &crate::load::cluster::RawFailureDomains,
@@ -205,42 +172,4 @@ fn failure_domains(
         used_keys.push(key);
     }
     domains
-}
-
-/// R3: a requested level against the substrate; false when declared capabilities rule it out.
-pub fn check_support(
-    cluster: &ClusterContext<'_>,
-    level: &Sourced<Level>,
-    subject: &Subject,
-    diagnostics: &mut Diagnostics,
-) -> bool {
-    let (name, value) = (cluster.name, level.value);
-    match cluster.substrate.support(value) {
-        Support::Supported => true,
-        Support::Unsupported(why) => {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::LevelAboveSubstrate,
-                    format!("cluster `{name}` cannot meet availability `{value}`: {why}"),
-                )
-                .at(level.from.clone())
-                .about(subject)
-                .help("lower the availability, or correct [capabilities]"),
-            );
-            false
-        }
-        Support::Unverified(what) => {
-            diagnostics.push(
-                Diagnostic::new(Code::LevelUnverified, format!("cluster `{name}`: {what}"))
-                    .at(level.from.clone())
-                    .about(subject)
-                    .help(if value == Level::Zone {
-                        "declare capabilities.availabilityZones"
-                    } else {
-                        "declare capabilities.multiNode"
-                    }),
-            );
-            true
-        }
-    }
 }

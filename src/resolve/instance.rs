@@ -61,12 +61,13 @@ pub fn resolve_instance(
     let (requested, supported) = match &raw.availability {
         Some(own) => {
             let requested = Sourced { value: *own.get_ref(), from: source.locate(own.span()) };
-            let supported = super::cluster::check_support(cluster, &requested, &subject, diagnostics);
+            let supported =
+                super::support::check_support(cluster.name, cluster.substrate, &requested, &subject, diagnostics);
             (requested, supported)
         }
         None => (cluster.level.clone(), true),
     };
-    let allow = super::cluster::allowed_warnings(&raw.allow, source, &subject, diagnostics);
+    let allow = super::acknowledged::allowed_warnings(&raw.allow, source, &subject, diagnostics);
     let package = choose_package(source, raw, packages, &subject, diagnostics)?;
     if !supported {
         return None;

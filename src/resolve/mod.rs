@@ -22,6 +22,7 @@ pub mod model;
 mod namespaces;
 mod package;
 pub mod substrate;
+mod support;
 mod versions;
 pub mod views;
 

@@ -9,7 +9,7 @@
 //! path selects the reference path's node.
 
 use kix_kube::selector::Selector;
-use kix_sim::objects::parse_pod;
+use kix_sim::snapshot::parse_pod;
 use kix_sim::{Cluster, Outcome, State};
 use kix_yaml::{Mapping, Value};
 use std::collections::BTreeMap;

@@ -9,7 +9,7 @@
 //! the second test checks that it still agrees, and that the grouped path resumes once the last
 //! pod with terms is gone.
 
-use kix_sim::objects::parse_pod;
+use kix_sim::snapshot::parse_pod;
 use kix_sim::{Cluster, State};
 use std::fmt::Write as _;
 

@@ -41,7 +41,7 @@ fn spread_pods(count: usize, constraints: &str) -> Vec<kix_sim::objects::Pod> {
         "kind: Pod\nmetadata: {{name: p, namespace: default, labels: {{color: blue}}}}\nspec:\n  containers: [{{name: c, resources: {{requests: {{cpu: 100m, memory: 500Mi}}}}}}]\n  topologySpreadConstraints:\n{constraints}"
     );
     let template = template.as_str();
-    let pod = kix_sim::objects::parse_pod(&kix_yaml::from_str(template).unwrap(), "default").unwrap();
+    let pod = kix_sim::snapshot::parse_pod(&kix_yaml::from_str(template).unwrap(), "default").unwrap();
     (0..count)
         .map(|i| {
             let mut p = pod.clone();

@@ -208,7 +208,7 @@ mod tests {
         let yaml = format!(
             "kind: Pod\nmetadata: {{name: {name}, namespace: ns, labels: {{app: a}}{owner}}}\nspec: {{nodeName: n}}\nstatus: {{phase: Running, conditions: {conditions}}}\n"
         );
-        super::super::objects::parse_pod(&kix_yaml::from_str(&yaml).unwrap(), "default").unwrap()
+        crate::snapshot::parse_pod(&kix_yaml::from_str(&yaml).unwrap(), "default").unwrap()
     }
 
     /// The controller's scale: the pod's ReplicaSet at 3 replicas.

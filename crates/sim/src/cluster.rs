@@ -24,14 +24,16 @@
 //! preferred and required terms score it), takes the per-node path. Node classes cannot stand
 //! for such pods: the terms count pods per node and per domain of any label key.
 
+mod change;
 mod journal;
 
-pub use journal::Checkpoint;
-use journal::{Change, ClassKey, class_key};
+pub use change::Checkpoint;
+use change::{Change, ClassKey, class_key};
 
 use super::interpod::{self, NamespaceIndex};
-use super::objects::{Node, Pod, State};
+use super::objects::{Node, Pod};
 use super::plugins::{self, Candidate, Domains, Rejection, Scores, Spread, Usage};
+use super::snapshot::State;
 use kix_kube::labels::HOSTNAME;
 use kix_kube::selector::{Labels, Selector};
 use kix_kube::taints::Taint;
@@ -634,7 +636,7 @@ mod tests {
     }
 
     fn pod(yaml: &str) -> Pod {
-        super::super::objects::parse_pod(&kix_yaml::from_str(yaml).unwrap(), "default").unwrap()
+        crate::snapshot::parse_pod(&kix_yaml::from_str(yaml).unwrap(), "default").unwrap()
     }
 
     #[test]

@@ -6,7 +6,8 @@
 
 use super::cluster::{Cluster, Cycle, Outcome};
 use super::input::{InputError, read_located, read_state};
-use super::objects::{Pod, parse_pod};
+use super::objects::Pod;
+use super::snapshot::parse_pod;
 use super::workload::Workload;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::value::str_at;

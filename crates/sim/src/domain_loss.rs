@@ -4,7 +4,7 @@
 use super::cluster::{Cluster, Outcome};
 use super::objects::Pod;
 use super::plugins::REASON_SPREAD;
-use super::verify::{DomainLoss, Scenario, ScenarioResult, VerifyRequest};
+use super::verdict::{DomainLoss, Scenario, ScenarioResult, VerifyRequest};
 use super::world::World;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;

@@ -7,7 +7,7 @@
 //!   --delete-emptydir-data), and a pod that declares no controller stops the drain of the node
 //!   before anything is evicted (`unreplicatedFilter` without --force: "cannot delete Pods that
 //!   declare no controller (use --force to override)"). Terminal pods are not in the model (see
-//!   [`super::objects::is_terminal`]).
+//!   [`super::snapshot::is_terminal`]).
 //! - Evictions (k8s.io/kubectl/pkg/drain/drain.go, `evictPods`): every pod is evicted through the
 //!   eviction API ([`super::budget::evict`]); a 429 TooManyRequests is retried (kubectl waits 5 s
 //!   and tries again, without end by default), any other error gives up on that pod and fails the
@@ -24,7 +24,7 @@
 
 use super::budget::Eviction;
 use super::objects::Pod;
-use super::verify::{Scenario, ScenarioResult};
+use super::verdict::{Scenario, ScenarioResult};
 use super::world::World;
 use kix_kube::level::Level;
 

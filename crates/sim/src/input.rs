@@ -12,7 +12,7 @@
 //! within [`Limits::SNAPSHOT`].
 
 use super::budget::Budget;
-use super::objects::{State, is_terminal, parse_node, parse_pod};
+use super::snapshot::{State, is_terminal, parse_namespace, parse_node, parse_pod};
 use kix_diag::source::{self, MAX_SNAPSHOT_BYTES, ReadError};
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use kix_kube::list;
@@ -278,10 +278,10 @@ impl StateReader {
                 state.nodes.push(node);
                 Ok(())
             }),
-            // Terminal pods: the scheduler never sees them (objects::is_terminal).
+            // Terminal pods: the scheduler never sees them (snapshot::is_terminal).
             Some("Pod") if is_terminal(value) => Ok(()),
             Some("Pod") => parse_pod(value, "default").map(|p| state.pods.push(p)),
-            Some("Namespace") => super::objects::parse_namespace(value).map(|n| state.namespaces.push(n)),
+            Some("Namespace") => parse_namespace(value).map(|n| state.namespaces.push(n)),
             Some(_) => Budget::read(value).map(|b| state.budgets.extend(b)),
             None => Err("a document has no `kind`".to_string()),
         }

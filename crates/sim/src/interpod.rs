@@ -33,12 +33,10 @@
 //!   (0 everywhere when nothing applies).
 //! - Terminating pods count (the plugin reads the scheduler cache's pods, terminating or not).
 
-use super::objects::Pod;
-use super::plugins::Rejection;
+use super::framework::Rejection;
+use super::objects::{AffinityTerm, Pod};
 use kix_kube::labels::NAMESPACE_NAME;
 use kix_kube::selector::{Labels, Operator, Requirement, Selector};
-use kix_kube::value::{at, str_at};
-use kix_yaml::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// `ErrReasonAffinityRulesNotMatch` (UnschedulableAndUnresolvable).
@@ -49,92 +47,6 @@ pub const REASON_ANTI_AFFINITY: &str = "node(s) didn't match pod anti-affinity r
 pub const REASON_EXISTING_ANTI_AFFINITY: &str = "node(s) didn't satisfy existing pods anti-affinity rules";
 /// `InterPodAffinityArgs.hardPodAffinityWeight` default (`DefaultHardPodAffinitySymmetricWeight`).
 pub const HARD_POD_AFFINITY_WEIGHT: i64 = 1;
-
-/// A `PodAffinityTerm` as written.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct AffinityTerm {
-    /// None: a nil selector, which selects no pod.
-    pub selector: Option<Selector>,
-    pub namespaces: Vec<String>,
-    /// None: absent (no namespace beyond `namespaces`); `Some(empty)`: every namespace.
-    pub namespace_selector: Option<Selector>,
-    pub topology_key: String,
-    pub match_label_keys: Vec<String>,
-    pub mismatch_label_keys: Vec<String>,
-}
-
-/// A pod's `affinity.podAffinity` and `affinity.podAntiAffinity`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PodAffinity {
-    pub required: Vec<AffinityTerm>,
-    pub required_anti: Vec<AffinityTerm>,
-    /// Preferred terms with their weights.
-    pub preferred: Vec<(i64, AffinityTerm)>,
-    pub preferred_anti: Vec<(i64, AffinityTerm)>,
-}
-
-impl PodAffinity {
-    /// No term at all (the pod is not in upstream's `PodsWithAffinity`).
-    pub fn is_empty(&self) -> bool {
-        self.required.is_empty()
-            && self.required_anti.is_empty()
-            && self.preferred.is_empty()
-            && self.preferred_anti.is_empty()
-    }
-
-    /// Reads `spec.affinity` (its `podAffinity` and `podAntiAffinity`; node affinity is read elsewhere).
-    pub fn parse(affinity: Option<&Value>) -> Result<PodAffinity, String> {
-        let mut out = PodAffinity::default();
-        let Some(affinity) = affinity.filter(|v| !v.is_null()) else { return Ok(out) };
-        for (field, required, preferred) in [
-            ("podAffinity", &mut out.required, &mut out.preferred),
-            ("podAntiAffinity", &mut out.required_anti, &mut out.preferred_anti),
-        ] {
-            let Some(section) = at(affinity, &[field]).filter(|v| !v.is_null()) else { continue };
-            for term in list(section.get("requiredDuringSchedulingIgnoredDuringExecution"), field)? {
-                required.push(parse_term(term).map_err(|e| format!("{field}: {e}"))?);
-            }
-            for item in list(section.get("preferredDuringSchedulingIgnoredDuringExecution"), field)? {
-                let weight = at(item, &["weight"])
-                    .and_then(Value::as_i64)
-                    .ok_or_else(|| format!("{field}: a preferred term needs a weight"))?;
-                let term = at(item, &["podAffinityTerm"])
-                    .ok_or_else(|| format!("{field}: a preferred term needs a podAffinityTerm"))?;
-                preferred.push((weight, parse_term(term).map_err(|e| format!("{field}: {e}"))?));
-            }
-        }
-        Ok(out)
-    }
-}
-
-fn list<'a>(value: Option<&'a Value>, what: &str) -> Result<&'a [Value], String> {
-    match value {
-        None | Some(Value::Null) => Ok(&[]),
-        Some(v) => v.as_sequence().map(Vec::as_slice).ok_or_else(|| format!("{what} terms must be a list")),
-    }
-}
-
-fn strings(value: Option<&Value>, what: &str) -> Result<Vec<String>, String> {
-    list(value, what)?
-        .iter()
-        .map(|v| v.as_str().map(str::to_string).ok_or_else(|| format!("{what} must be strings")))
-        .collect()
-}
-
-fn parse_term(term: &Value) -> Result<AffinityTerm, String> {
-    let selector = |field: &str| match at(term, &[field]).filter(|v| !v.is_null()) {
-        Some(s) => Selector::from_value(s).map(Some).map_err(|e| format!("{field}: {e}")),
-        None => Ok(None),
-    };
-    Ok(AffinityTerm {
-        selector: selector("labelSelector")?,
-        namespaces: strings(term.get("namespaces"), "namespaces")?,
-        namespace_selector: selector("namespaceSelector")?,
-        topology_key: str_at(term, &["topologyKey"]).ok_or("a pod affinity term has no topologyKey")?.to_string(),
-        match_label_keys: strings(term.get("matchLabelKeys"), "matchLabelKeys")?,
-        mismatch_label_keys: strings(term.get("mismatchLabelKeys"), "mismatchLabelKeys")?,
-    })
-}
 
 /// The namespaces the model knows, with their labels (for `namespaceSelector`).
 #[derive(Clone, Debug, Default)]
@@ -389,7 +301,7 @@ fn reject(reason: &str, unresolvable: bool) -> Rejection {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::objects::parse_pod;
+    use crate::snapshot::parse_pod;
 
     fn pod(yaml: &str) -> Pod {
         parse_pod(&kix_yaml::from_str(yaml).unwrap(), "default").unwrap()

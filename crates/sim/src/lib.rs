@@ -61,10 +61,10 @@
 //! value, not per node). An empty `labelSelector: {}` matches every pod here.
 //!
 //! # Scenarios (`kix verify`)
-//! [`verify::verify_workloads`] places an instance's workloads, then checks
+//! [`scenarios::verify_workloads`] places an instance's workloads, then checks
 //! rollout, the loss of each domain of the resolved level, the same loss on a
 //! placement with ties broken against the level (above), the rolling update
-//! and a drain of each node through the eviction API (see [`verify`]).
+//! and a drain of each node through the eviction API (see [`scenarios`]).
 //!
 //! # Performance
 //! `cargo bench --bench sim_topology_spreading` runs upstream scheduler_perf's
@@ -83,7 +83,7 @@
 //! fast path ([`cluster::Cluster::select`], node classes and usage buckets,
 //! same answer; changes journalled and undone in place, see [`cluster::Checkpoint`]),
 //! [`workload`] stamps pods from Deployments and StatefulSets,
-//! [`commands`] answers typed `schedule`/`simulate` requests with reports, [`verify`] runs the
+//! [`commands`] answers typed `schedule`/`simulate` requests with reports, [`scenarios`] runs the
 //! availability scenarios `kix verify` reports ([`world`] the state they change and roll back,
 //! with per-workload and per-budget counters; [`domain_loss`] the domain losses and the
 //! tie-break, [`voluntary`] the rolling update, [`drain`] the drain).
@@ -93,22 +93,24 @@ pub mod cluster;
 pub mod commands;
 mod domain_loss;
 mod drain;
+mod framework;
 pub mod input;
 pub mod interpod;
 pub mod objects;
 pub mod plugins;
+pub mod scenarios;
+pub mod snapshot;
 #[cfg(test)]
 mod test_rng;
-pub mod verify;
+mod verdict;
 mod voluntary;
 pub mod workload;
 mod world;
 
 pub use cluster::{Cluster, Cycle, Outcome};
-pub use objects::State;
-pub use verify::{
-    DomainLoss, Scenario, ScenarioResult, VerifyRequest, WorkloadLevel, WorkloadVerdict, verify_workloads,
-};
+pub use scenarios::verify_workloads;
+pub use snapshot::State;
+pub use verdict::{DomainLoss, Scenario, ScenarioResult, VerifyRequest, WorkloadLevel, WorkloadVerdict};
 
 pub use commands::{ScheduleReport, ScheduleRequest, SimulateReport, SimulateRequest, schedule, simulate};
 pub use input::InputError;

@@ -8,6 +8,7 @@
 //! nodename,tainttoleration,nodeaffinity,noderesources,podtopologyspread}`; InterPodAffinity has its
 //! own file, [`super::interpod`].
 
+pub use super::framework::{MAX_SCORE, Rejection};
 use super::objects::{Node, Pod, Resources, When};
 use kix_kube::labels::{HOSTNAME, ZONE};
 use kix_kube::selector::{Labels, Selector};
@@ -22,8 +23,6 @@ pub const WEIGHT_FIT: i64 = 1;
 pub const WEIGHT_BALANCED: i64 = 1;
 /// InterPodAffinity (see [`super::interpod`]).
 pub const WEIGHT_INTER_POD: i64 = 2;
-/// `framework.MaxNodeScore`.
-pub const MAX_SCORE: i64 = 100;
 
 pub const REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
 pub const REASON_NODE_NAME: &str = "node(s) didn't match the requested node name";
@@ -52,24 +51,6 @@ impl Usage {
         add(&mut self.requested.pods, 1);
         add(&mut self.nonzero.milli_cpu, n.milli_cpu);
         add(&mut self.nonzero.memory, n.memory);
-    }
-}
-
-/// A failed filter: the plugin's reasons and whether preemption could ever help.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rejection {
-    pub reasons: Vec<String>,
-    pub unresolvable: bool,
-}
-
-impl Rejection {
-    fn one(reason: impl Into<String>, unresolvable: bool) -> Rejection {
-        Rejection { reasons: vec![reason.into()], unresolvable }
-    }
-
-    /// The reasons as one line, as `kubectl describe` joins them.
-    pub fn message(&self) -> String {
-        self.reasons.join(", ")
     }
 }
 
@@ -455,7 +436,7 @@ fn spread_scores(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::objects::parse_pod;
+    use crate::snapshot::parse_pod;
 
     fn pod(yaml: &str) -> Pod {
         parse_pod(&kix_yaml::from_str(yaml).unwrap(), "default").unwrap()

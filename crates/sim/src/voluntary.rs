@@ -4,7 +4,7 @@
 //! (maxSurge rounded up, maxUnavailable down). The drain is in [`super::drain`].
 
 use super::objects::{Phase, Pod};
-use super::verify::{Scenario, ScenarioResult};
+use super::verdict::{Scenario, ScenarioResult};
 use super::world::World;
 use kix_kube::labels::POD_TEMPLATE_HASH;
 use kix_kube::level::Level;
@@ -247,7 +247,7 @@ mod tests {
             ),
         };
         let yaml = format!("kind: Pod\nmetadata: {{name: {name}, namespace: ns}}\n{status}");
-        super::super::objects::parse_pod(&kix_yaml::from_str(&yaml).unwrap(), "ns").unwrap()
+        crate::snapshot::parse_pod(&kix_yaml::from_str(&yaml).unwrap(), "ns").unwrap()
     }
 
     /// controller_utils.go ActivePodsWithRanks.Less, as a table: pods (name, node, phase, ready),

@@ -8,7 +8,8 @@
 //! The owning ReplicaSet's (or StatefulSet's) selector becomes the pod's
 //! default-spread selector, as `helper.DefaultSelector` finds it upstream.
 
-use super::objects::{Pod, PodSpec, parse_pod_spec};
+use super::objects::{Pod, PodSpec};
+use super::snapshot::parse_pod_spec;
 use kix_kube::int_or_percent::IntOrPercent;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::labels::{

@@ -5,8 +5,9 @@
 //! once with every scenario rolled back through the journal and the counters, once on a copy per
 //! scenario with node classes rebuilt and pods counted by scanning. The verdicts must be equal.
 
-use super::super::verify::{VerifyRequest, WorkloadLevel, run};
-use crate::objects::State;
+use crate::scenarios::run;
+use crate::snapshot::State;
+use crate::verdict::{VerifyRequest, WorkloadLevel};
 use kix_kube::level::Level;
 use std::fmt::Write as _;
 

@@ -105,8 +105,8 @@ impl StrictError {
 pub fn check_object(object: &Value, custom: &CustomKinds<'_>) -> Vec<StrictError> {
     let text = |key: &str| object.get(key).and_then(Value::as_str);
     let (Some(api_version), Some(kind)) = (text("apiVersion"), text("kind")) else { return Vec::new() };
-    if let Some(check) = served::typed_check(api_version, kind) {
-        return one_error_per_typo(check(object));
+    if let Some(errors) = served::typed_check(api_version, kind, object) {
+        return one_error_per_typo(errors);
     }
     let group = super::kind::api_group(api_version);
     if served::is_builtin_group(group) {

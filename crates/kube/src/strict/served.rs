@@ -14,6 +14,7 @@
 //! so that its objects are refused instead of taken for custom resources.
 
 use super::StrictError;
+use super::typed::IsServed;
 use k8s_openapi::Resource;
 use kix_yaml::Value;
 
@@ -22,7 +23,7 @@ pub struct Served {
     pub group: &'static str,
     pub version: &'static str,
     pub kind: &'static str,
-    check: fn(&Value) -> Vec<StrictError>,
+    check: fn(&Value, IsServed) -> Vec<StrictError>,
 }
 
 impl Served {
@@ -150,9 +151,11 @@ pub fn lookup(api_version: &str, kind: &str) -> Option<&'static Served> {
     SERVED.iter().find(|s| s.group == group && s.version == version && s.kind == kind)
 }
 
-/// The typed check of an `apiVersion` and `kind`, if Kubernetes 1.33 serves it.
-pub(super) fn typed_check(api_version: &str, kind: &str) -> Option<fn(&Value) -> Vec<StrictError>> {
-    lookup(api_version, kind).map(|served| served.check)
+/// The typed check of an object of `apiVersion` and `kind`: its problems, or `None` when
+/// Kubernetes 1.33 does not serve that kind.
+pub(super) fn typed_check(api_version: &str, kind: &str, object: &Value) -> Option<Vec<StrictError>> {
+    lookup(api_version, kind)
+        .map(|served| (served.check)(object, |api_version, kind| lookup(api_version, kind).is_some()))
 }
 
 /// Whether a group is Kubernetes' own (the core group is `""`): its kinds are all in [`SERVED`].

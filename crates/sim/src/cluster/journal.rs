@@ -12,38 +12,10 @@
 //! bucket, its tallies' per-class counts and groups move with it; a class left empty stays (with
 //! size 0, skipped by the scheduling paths) so undoing the change finds it again.
 
+use super::change::{Change, Checkpoint, class_key};
 use super::{Class, Cluster, take};
-use crate::objects::{Node, Pod, Resources};
-use kix_kube::labels::HOSTNAME;
-use kix_kube::taints::Taint;
+use crate::objects::Pod;
 use std::collections::BTreeMap;
-
-/// What makes nodes interchangeable: labels but the hostname, whether it has one, taints,
-/// cordon and allocatable (see [`super`]).
-pub(super) type ClassKey = (Vec<(String, String)>, bool, Vec<Taint>, bool, Resources);
-
-pub(super) fn class_key(node: &Node) -> ClassKey {
-    let labels = node.labels.iter().filter(|(k, _)| *k != HOSTNAME).map(|(k, v)| (k.clone(), v.clone())).collect();
-    (labels, node.labels.contains_key(HOSTNAME), node.taints.clone(), node.unschedulable, node.allocatable)
-}
-
-/// One recorded change and what it replaced.
-#[derive(Clone, Debug)]
-pub(super) enum Change {
-    /// A pod was bound into this slot (the last one).
-    Bound { slot: usize },
-    /// A bound pod was deleted from its slot, at this position of its node's pod list.
-    Removed { slot: usize, node: usize, position: usize, pod: Pod },
-    /// A node's taints and cordon before they changed.
-    Node { node: usize, taints: Vec<Taint>, unschedulable: bool },
-    /// A namespace the model first learnt of from a bound pod.
-    Namespace(String),
-}
-
-/// The state to roll back to: the journal's length when it was taken.
-#[derive(Debug)]
-#[must_use = "a checkpoint must be rolled back"]
-pub struct Checkpoint(usize);
 
 impl Cluster {
     /// Starts recording changes; [`Cluster::rollback`] undoes every change made since.
@@ -147,7 +119,8 @@ impl Cluster {
 #[cfg(test)]
 mod tests {
     use super::super::Cluster;
-    use crate::objects::{Pod, State, parse_pod};
+    use crate::objects::Pod;
+    use crate::snapshot::{State, parse_pod};
     use kix_kube::taints::Taint;
     use std::collections::{BTreeMap, BTreeSet};
     use std::fmt::Write as _;

@@ -1,0 +1,35 @@
+//! The records of [`super::journal`]: one change to a [`super::Cluster`] and what it replaced, the
+//! checkpoint a scenario rolls back to, and the key that makes nodes interchangeable (a node
+//! class). Plain data, so the cluster that holds them and the journal that applies them both use
+//! this file without importing each other.
+
+use crate::objects::{Node, Pod, Resources};
+use kix_kube::labels::HOSTNAME;
+use kix_kube::taints::Taint;
+
+/// What makes nodes interchangeable: labels but the hostname, whether it has one, taints,
+/// cordon and allocatable (see [`super`]).
+pub(super) type ClassKey = (Vec<(String, String)>, bool, Vec<Taint>, bool, Resources);
+
+pub(super) fn class_key(node: &Node) -> ClassKey {
+    let labels = node.labels.iter().filter(|(k, _)| *k != HOSTNAME).map(|(k, v)| (k.clone(), v.clone())).collect();
+    (labels, node.labels.contains_key(HOSTNAME), node.taints.clone(), node.unschedulable, node.allocatable)
+}
+
+/// One recorded change and what it replaced.
+#[derive(Clone, Debug)]
+pub(super) enum Change {
+    /// A pod was bound into this slot (the last one).
+    Bound { slot: usize },
+    /// A bound pod was deleted from its slot, at this position of its node's pod list.
+    Removed { slot: usize, node: usize, position: usize, pod: Pod },
+    /// A node's taints and cordon before they changed.
+    Node { node: usize, taints: Vec<Taint>, unschedulable: bool },
+    /// A namespace the model first learnt of from a bound pod.
+    Namespace(String),
+}
+
+/// The state to roll back to: the journal's length when it was taken.
+#[derive(Debug)]
+#[must_use = "a checkpoint must be rolled back"]
+pub struct Checkpoint(pub(super) usize);

@@ -1,0 +1,537 @@
+//! Reading a snapshot: real Kubernetes objects into the scheduler's view ([`super::objects`]).
+//!
+//! `kubectl get nodes,pods -A -o yaml` prints a `v1 List`; users also keep
+//! YAML streams. Both are read through `kix_yaml::Value` so that a field of
+//! the wrong shape becomes a message naming the object, never a panic.
+//!
+//! A node with `spec.unschedulable: true` but without the
+//! `node.kubernetes.io/unschedulable:NoSchedule` taint gets the taint: on a real
+//! cluster the node lifecycle controller adds it to every cordoned node, so a
+//! live snapshot has it and only a hand-written one can lack it. It matters to
+//! spread constraints with `nodeTaintsPolicy: Honor`, which then leave the
+//! cordoned node out of their domains.
+
+use super::budget::Budget;
+use super::objects::*;
+use kix_kube::labels::CONFIG_MIRROR;
+use kix_kube::quantity;
+use kix_kube::selector::{Selector, labels_from_value};
+use kix_kube::taints::{Effect, Taint, Toleration};
+use kix_kube::value::{at, str_at};
+use kix_kube::workload::PdbView;
+use kix_yaml::Value;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+/// Whether an object is a Pod in phase Succeeded or Failed. The scheduler never sees these: its
+/// pod informer lists with the field selector `status.phase!=Succeeded,status.phase!=Failed`
+/// (kubernetes/kubernetes pkg/scheduler/scheduler.go, `newPodInformer`), so they take no pod slot,
+/// CPU or memory and no spreading counts them; `kubectl drain` deletes them without a second look
+/// (filters.go, "any finished pod can be removed") and the eviction API ignores budgets for them
+/// (eviction.go). kix drops them when it reads a snapshot.
+pub fn is_terminal(object: &Value) -> bool {
+    str_at(object, &["kind"]) == Some("Pod")
+        && matches!(str_at(object, &["status", "phase"]), Some("Succeeded" | "Failed"))
+}
+
+/// Nodes, pods and namespaces: a snapshot of a cluster.
+///
+/// A namespace a pod is in but no Namespace object describes is known by its name alone: it
+/// carries only `kubernetes.io/metadata.name` (see [`super::interpod::NamespaceIndex`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    pub nodes: Vec<Node>,
+    pub pods: Vec<Pod>,
+    pub namespaces: Vec<Namespace>,
+    /// The snapshot's PodDisruptionBudgets (`kubectl get nodes,pods,pdb -A -o yaml`).
+    pub budgets: Vec<Budget>,
+}
+
+impl State {
+    /// An empty state with room for the nodes and pods `text` appears to hold: the lines
+    /// `kind: Node` and `kind: Pod` counted (a hint, never a limit; vectors still grow past it).
+    /// Growing 5,000 nodes and pods by doubling touched several megabytes of fresh memory, which
+    /// cost more than reading the objects (issue 11: memory first touched costs about 1 ms per MB).
+    pub fn sized_for(text: &str) -> State {
+        let (mut nodes, mut pods) = (0, 0);
+        for (at, _) in text.match_indices("kind: ") {
+            let rest = &text.as_bytes()[at + "kind: ".len()..];
+            let kind_is = |kind: &[u8]| rest.starts_with(kind) && matches!(rest.get(kind.len()), Some(b'\n' | b'\r'));
+            if kind_is(b"Node") {
+                nodes += 1;
+            } else if kind_is(b"Pod") {
+                pods += 1;
+            }
+        }
+        State { nodes: Vec::with_capacity(nodes), pods: Vec::with_capacity(pods), ..State::default() }
+    }
+
+    /// Reads a YAML stream of objects (lists expanded, see [`kix_kube::list`]) into a state; other kinds
+    /// are skipped.
+    pub fn from_yaml_str(text: &str) -> Result<State, String> {
+        // The fast reader first; when it gives up, the located loader reads the text afresh.
+        State::read_stream(text, true).or_else(|| State::read_stream(text, false)).expect("the loader reads any text")
+    }
+
+    /// [`State::from_yaml_str`] through the fast reader (`None` when it gives up) or the located loader.
+    /// Each document is converted as soon as it is read and then dropped, so the stream's generic tree
+    /// never exists whole; the first YAML or list error wins, as when every document is read first.
+    fn read_stream(text: &str, fast: bool) -> Option<Result<State, String>> {
+        let (mut state, mut errors, mut failed) = (State::sized_for(text), Vec::new(), None);
+        let mut add = |document: Result<Value, String>| {
+            let objects = document.and_then(|value| match value.is_null() {
+                true => Ok(Vec::new()),
+                false => kix_kube::list::flatten_values(value).map_err(|e| e.to_string()),
+            });
+            match objects {
+                Ok(objects) => {
+                    objects.iter().for_each(|object| state.add(object, &mut errors));
+                    ControlFlow::Continue(())
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        };
+        let limits = &kix_yaml::Limits::SNAPSHOT;
+        if fast {
+            let read = kix_yaml::fast_stream_each(text, limits, |value| add(Ok(value)));
+            if read == kix_yaml::FastRead::Refused {
+                return None;
+            }
+        } else {
+            kix_yaml::parse_stream_each(text, limits, |document| {
+                add(document.map(|d| d.value).map_err(|e| e.to_string()))
+            });
+        }
+        Some(match failed {
+            Some(e) => Err(e),
+            None => state.finish(errors).map_err(|errors| errors.join("; ")),
+        })
+    }
+
+    /// Builds a state from parsed objects: Nodes and Pods; other kinds are skipped.
+    pub fn from_objects(objects: Vec<Value>) -> Result<State, String> {
+        State::from_objects_each(objects).map_err(|errors| errors.join("; "))
+    }
+
+    /// Like [`State::from_objects`], with one message per object that cannot be read.
+    pub fn from_objects_each(objects: Vec<Value>) -> Result<State, Vec<String>> {
+        let mut state = State::default();
+        let mut errors = Vec::new();
+        for object in &objects {
+            state.add(object, &mut errors);
+        }
+        state.finish(errors)
+    }
+
+    /// Adds one object of [`State::from_objects_each`]; a problem goes to `errors`.
+    fn add(&mut self, object: &Value, errors: &mut Vec<String>) {
+        if !object.is_mapping() {
+            errors.push("a document is not a mapping (a Kubernetes object)".to_string());
+            return;
+        }
+        let result = match str_at(object, &["kind"]) {
+            Some("Node") => parse_node(object).map(|n| self.nodes.push(n)),
+            Some("Pod") if is_terminal(object) => Ok(()),
+            Some("Pod") => parse_pod(object, "default").map(|p| self.pods.push(p)),
+            Some("Namespace") => parse_namespace(object).map(|n| self.namespaces.push(n)),
+            Some(_) if PdbView::is_pdb(object) => Budget::read(object).map(|b| self.budgets.extend(b)),
+            Some(_) => Ok(()),
+            None => Err("a document has no `kind`".to_string()),
+        };
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+
+    /// The state once every object is added: nodes sorted by name, a name twice an error.
+    fn finish(mut self, mut errors: Vec<String>) -> Result<State, Vec<String>> {
+        self.nodes.sort_by(|a, b| a.name.cmp(&b.name));
+        if let Some(pair) = self.nodes.windows(2).find(|w| w[0].name == w[1].name) {
+            errors.push(format!("node `{}` appears twice", pair[0].name));
+        }
+        if errors.is_empty() { Ok(self) } else { Err(errors) }
+    }
+}
+
+fn seq<'a>(value: Option<&'a Value>, what: &str) -> Result<&'a [Value], String> {
+    match value {
+        None => Ok(&[]),
+        Some(Value::Sequence(items)) => Ok(items),
+        Some(_) => Err(format!("{what} must be a list")),
+    }
+}
+
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn object_name(object: &Value, kind: &str) -> Result<String, String> {
+    str_at(object, &["metadata", "name"]).map(str::to_string).ok_or_else(|| format!("a {kind} has no metadata.name"))
+}
+
+/// Reads a Node.
+pub fn parse_node(object: &Value) -> Result<Node, String> {
+    let name = object_name(object, "Node")?;
+    let ctx = |e: String| format!("node `{name}`: {e}");
+    let labels = labels_from_value(at(object, &["metadata", "labels"])).map_err(ctx)?;
+    let mut taints = Vec::new();
+    for taint in seq(at(object, &["spec", "taints"]), "spec.taints").map_err(ctx)? {
+        let key = str_at(taint, &["key"]).ok_or_else(|| ctx("a taint has no key".into()))?.to_string();
+        let value = str_at(taint, &["value"]).unwrap_or("").to_string();
+        let effect = str_at(taint, &["effect"])
+            .and_then(Effect::parse)
+            .ok_or_else(|| ctx(format!("taint `{key}` has no valid effect")))?;
+        taints.push(Taint { key, value, effect });
+    }
+    let unschedulable = at(object, &["spec", "unschedulable"]).and_then(Value::as_bool).unwrap_or(false);
+    // The node lifecycle controller taints every cordoned node (doNoScheduleTaintingPass); a
+    // hand-written snapshot may lack the taint, a real one has it.
+    if unschedulable {
+        let taint = Taint::unschedulable();
+        if !taints.contains(&taint) {
+            taints.push(taint);
+        }
+    }
+    // Allocatable falls back to capacity; a node with neither has no room at all (as upstream).
+    let resources = at(object, &["status", "allocatable"]).or_else(|| at(object, &["status", "capacity"]));
+    let mut allocatable = Resources::default();
+    if let Some(resources) = resources {
+        let get = |key: &str| resources.get(key).and_then(scalar_text);
+        if let Some(cpu) = get("cpu") {
+            allocatable.milli_cpu = quantity::milli(&cpu).map_err(|e| ctx(e.to_string()))?;
+        }
+        if let Some(memory) = get("memory") {
+            allocatable.memory = quantity::units(&memory).map_err(|e| ctx(e.to_string()))?;
+        }
+        if let Some(pods) = get("pods") {
+            allocatable.pods = quantity::units(&pods).map_err(|e| ctx(e.to_string()))?;
+        }
+    }
+    Ok(Node { name, labels, taints, unschedulable, allocatable })
+}
+
+/// Reads a Namespace, adding the `kubernetes.io/metadata.name` label the API server sets on every
+/// namespace (pkg/registry/core/namespace/strategy.go, `PrepareForCreate`/`PrepareForUpdate`).
+pub fn parse_namespace(object: &Value) -> Result<Namespace, String> {
+    let name = object_name(object, "Namespace")?;
+    let mut labels =
+        labels_from_value(at(object, &["metadata", "labels"])).map_err(|e| format!("namespace `{name}`: {e}"))?;
+    labels.insert(kix_kube::labels::NAMESPACE_NAME.to_string(), name.clone());
+    Ok(Namespace { name, labels })
+}
+
+/// Reads a Pod; `default_namespace` applies when metadata.namespace is unset.
+pub fn parse_pod(object: &Value, default_namespace: &str) -> Result<Pod, String> {
+    let name = object_name(object, "Pod")?;
+    let ctx = |e: String| format!("pod `{name}`: {e}");
+    let namespace = str_at(object, &["metadata", "namespace"]).unwrap_or(default_namespace).to_string();
+    let labels = labels_from_value(at(object, &["metadata", "labels"])).map_err(ctx)?;
+    let terminating = at(object, &["metadata", "deletionTimestamp"]).is_some();
+    let spec = match at(object, &["spec"]) {
+        Some(spec) => parse_pod_spec(spec).map_err(ctx)?,
+        None => PodSpec::default(),
+    };
+    let node_name = spec.node_name.clone();
+    let controller = seq(at(object, &["metadata", "ownerReferences"]), "metadata.ownerReferences")
+        .map_err(ctx)?
+        .iter()
+        .find(|r| at(r, &["controller"]).and_then(Value::as_bool) == Some(true))
+        .map(|r| Controller {
+            kind: str_at(r, &["kind"]).unwrap_or_default().to_string(),
+            name: str_at(r, &["name"]).unwrap_or_default().to_string(),
+        });
+    // kubectl's daemonSetFilter and mirrorPodFilter (k8s.io/kubectl/pkg/drain/filters.go): a pod
+    // whose controller is a DaemonSet, or with the mirror annotation, stays.
+    let daemon = controller.as_ref().is_some_and(|c| c.kind == "DaemonSet");
+    let mirror = at(object, &["metadata", "annotations", CONFIG_MIRROR]).is_some();
+    let phase = match str_at(object, &["status", "phase"]) {
+        Some("Pending") => Some(Phase::Pending),
+        Some("Running") => Some(Phase::Running),
+        Some(_) => Some(Phase::Unknown),
+        None => None,
+    };
+    // podutil.IsPodReady: a condition of type Ready with status True.
+    let ready = seq(at(object, &["status", "conditions"]), "status.conditions")
+        .map_err(ctx)?
+        .iter()
+        .any(|c| str_at(c, &["type"]) == Some("Ready") && str_at(c, &["status"]) == Some("True"));
+    Ok(Pod {
+        name,
+        namespace,
+        labels,
+        node_name,
+        terminating,
+        drain_skips: daemon || mirror,
+        spec: Arc::new(spec),
+        phase,
+        ready,
+        controller,
+    })
+}
+
+/// Reads the parts of a `PodSpec` the model uses.
+pub fn parse_pod_spec(spec: &Value) -> Result<PodSpec, String> {
+    let mut out = PodSpec {
+        node_name: str_at(spec, &["nodeName"]).filter(|s| !s.is_empty()).map(str::to_string),
+        ..PodSpec::default()
+    };
+    let (requests, nonzero) = pod_requests(spec)?;
+    out.requests = requests;
+    out.nonzero_requests = nonzero;
+    for t in seq(at(spec, &["tolerations"]), "tolerations")? {
+        let operator = str_at(t, &["operator"]).unwrap_or("Equal");
+        let effect = match str_at(t, &["effect"]) {
+            None | Some("") => None,
+            Some(e) => Some(Effect::parse(e).ok_or_else(|| format!("toleration effect `{e}` is not valid"))?),
+        };
+        out.tolerations.push(Toleration {
+            key: str_at(t, &["key"]).unwrap_or("").to_string(),
+            exists: match operator {
+                "Exists" => true,
+                "Equal" | "" => false,
+                other => return Err(format!("toleration operator `{other}` is not Exists or Equal")),
+            },
+            value: str_at(t, &["value"]).unwrap_or("").to_string(),
+            effect,
+            seconds: at(t, &["tolerationSeconds"]).and_then(Value::as_i64),
+        });
+    }
+    out.node_selector = labels_from_value(at(spec, &["nodeSelector"])).map_err(|e| format!("nodeSelector: {e}"))?;
+    if let Some(required) = at(spec, &["affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"]) {
+        let mut terms = Vec::new();
+        for term in seq(required.get("nodeSelectorTerms"), "nodeSelectorTerms")? {
+            terms.push(parse_term(term)?);
+        }
+        out.required_terms = Some(terms);
+    }
+    let preferred = at(spec, &["affinity", "nodeAffinity", "preferredDuringSchedulingIgnoredDuringExecution"]);
+    for item in seq(preferred, "preferredDuringSchedulingIgnoredDuringExecution")? {
+        let weight = at(item, &["weight"]).and_then(Value::as_i64).ok_or("a preferred term needs a weight")?;
+        let term = match at(item, &["preference"]) {
+            Some(p) => parse_term(p)?,
+            None => NodeSelectorTerm::default(),
+        };
+        out.preferred_terms.push((weight, term));
+    }
+    for c in seq(at(spec, &["topologySpreadConstraints"]), "topologySpreadConstraints")? {
+        out.spread.push(parse_spread(c)?);
+    }
+    out.pod_affinity = parse_pod_affinity(at(spec, &["affinity"]))?;
+    Ok(out)
+}
+
+fn parse_term(term: &Value) -> Result<NodeSelectorTerm, String> {
+    let mut out = NodeSelectorTerm::default();
+    for (field, list) in [("matchExpressions", &mut out.expressions), ("matchFields", &mut out.fields)] {
+        for r in seq(term.get(field).filter(|v| !v.is_null()), field)? {
+            let key = str_at(r, &["key"]).ok_or_else(|| format!("a {field} entry has no key"))?.to_string();
+            let op = match str_at(r, &["operator"]) {
+                Some("In") => NodeOp::In,
+                Some("NotIn") => NodeOp::NotIn,
+                Some("Exists") => NodeOp::Exists,
+                Some("DoesNotExist") => NodeOp::DoesNotExist,
+                Some("Gt") => NodeOp::Gt,
+                Some("Lt") => NodeOp::Lt,
+                other => return Err(format!("node selector operator `{}` is not valid", other.unwrap_or(""))),
+            };
+            let mut values = Vec::new();
+            for v in seq(r.get("values").filter(|v| !v.is_null()), "values")? {
+                values.push(scalar_text(v).ok_or("node selector values must be strings")?);
+            }
+            let requirement = NodeRequirement { key, op, values };
+            out.invalid |=
+                if field == "matchFields" { !valid_field(&requirement) } else { !valid_expression(&requirement) };
+            list.push(requirement);
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a node-selector expression parses as a label requirement (`labels.NewRequirement`).
+fn valid_expression(r: &NodeRequirement) -> bool {
+    if kix_kube::names::label_key(&r.key).is_err() {
+        return false;
+    }
+    match r.op {
+        NodeOp::In | NodeOp::NotIn => {
+            !r.values.is_empty() && r.values.iter().all(|v| kix_kube::names::label_value(v).is_ok())
+        }
+        NodeOp::Exists | NodeOp::DoesNotExist => r.values.is_empty(),
+        NodeOp::Gt | NodeOp::Lt => r.values.len() == 1 && r.values[0].parse::<i64>().is_ok(),
+    }
+}
+
+/// Whether a `matchFields` requirement parses as a field selector: `metadata.name`, In or NotIn, one value.
+fn valid_field(r: &NodeRequirement) -> bool {
+    r.key == "metadata.name" && matches!(r.op, NodeOp::In | NodeOp::NotIn) && r.values.len() == 1
+}
+
+fn parse_spread(c: &Value) -> Result<SpreadConstraint, String> {
+    let topology_key = str_at(c, &["topologyKey"]).ok_or("a topologySpreadConstraint has no topologyKey")?.to_string();
+    let max_skew = at(c, &["maxSkew"]).and_then(Value::as_i64).ok_or("a topologySpreadConstraint needs maxSkew")?;
+    if max_skew < 1 {
+        return Err(format!("maxSkew {max_skew} on `{topology_key}` must be at least 1"));
+    }
+    let when = match str_at(c, &["whenUnsatisfiable"]) {
+        Some("DoNotSchedule") => When::DoNotSchedule,
+        Some("ScheduleAnyway") => When::ScheduleAnyway,
+        other => {
+            return Err(format!("whenUnsatisfiable `{}` is not DoNotSchedule or ScheduleAnyway", other.unwrap_or("")));
+        }
+    };
+    let selector = match at(c, &["labelSelector"]) {
+        Some(s) => Some(Selector::from_value(s).map_err(|e| format!("labelSelector: {e}"))?),
+        None => None,
+    };
+    let mut match_label_keys = Vec::new();
+    for k in seq(at(c, &["matchLabelKeys"]), "matchLabelKeys")? {
+        match_label_keys.push(k.as_str().ok_or("matchLabelKeys must be strings")?.to_string());
+    }
+    let min_domains = match at(c, &["minDomains"]) {
+        Some(v) => v.as_i64().filter(|n| *n >= 1).ok_or("minDomains must be a positive integer")?,
+        None => 1,
+    };
+    let policy = |field: &str, default: bool| match str_at(c, &[field]) {
+        None => Ok(default),
+        Some("Honor") => Ok(true),
+        Some("Ignore") => Ok(false),
+        Some(other) => Err(format!("{field} `{other}` is not Honor or Ignore")),
+    };
+    Ok(SpreadConstraint {
+        max_skew,
+        topology_key,
+        when,
+        selector,
+        match_label_keys,
+        min_domains,
+        honor_affinity: policy("nodeAffinityPolicy", true)?,
+        honor_taints: policy("nodeTaintsPolicy", false)?,
+    })
+}
+
+/// (cpu, memory) requests of one container; `nonzero` substitutes the scoring defaults for missing ones.
+fn container_requests(container: &Value, nonzero: bool) -> Result<Resources, String> {
+    let requests = at(container, &["resources", "requests"]);
+    let get = |key: &str| requests.and_then(|r| r.get(key)).and_then(scalar_text);
+    let milli_cpu = match get("cpu") {
+        Some(q) => quantity::milli(&q).map_err(|e| e.to_string())?,
+        None if nonzero => DEFAULT_MILLI_CPU_REQUEST,
+        None => 0,
+    };
+    let memory = match get("memory") {
+        Some(q) => quantity::units(&q).map_err(|e| e.to_string())?,
+        None if nonzero => DEFAULT_MEMORY_REQUEST,
+        None => 0,
+    };
+    Ok(Resources { milli_cpu, memory, pods: 0 })
+}
+
+fn add(a: Resources, b: Resources) -> Resources {
+    Resources {
+        milli_cpu: a.milli_cpu.saturating_add(b.milli_cpu),
+        memory: a.memory.saturating_add(b.memory),
+        pods: a.pods.saturating_add(b.pods),
+    }
+}
+
+fn max(a: Resources, b: Resources) -> Resources {
+    Resources { milli_cpu: a.milli_cpu.max(b.milli_cpu), memory: a.memory.max(b.memory), pods: a.pods.max(b.pods) }
+}
+
+/// Upstream `PodRequests`: containers summed, restartable init containers (sidecars) added,
+/// plain init containers as a peak (`max`), then overhead. Returns (requests, non-zero requests).
+fn pod_requests(spec: &Value) -> Result<(Resources, Resources), String> {
+    let mut results = [Resources::default(); 2];
+    for (slot, nonzero) in [(0, false), (1, true)] {
+        let mut sum = Resources::default();
+        for c in seq(at(spec, &["containers"]), "containers")? {
+            sum = add(sum, container_requests(c, nonzero)?);
+        }
+        let mut sidecars = Resources::default();
+        let mut init_peak = Resources::default();
+        for c in seq(at(spec, &["initContainers"]), "initContainers")? {
+            let own = container_requests(c, nonzero)?;
+            if str_at(c, &["restartPolicy"]) == Some("Always") {
+                sidecars = add(sidecars, own);
+                init_peak = max(init_peak, sidecars);
+            } else {
+                init_peak = max(init_peak, add(own, sidecars));
+            }
+        }
+        let mut total = max(add(sum, sidecars), init_peak);
+        if let Some(overhead) = at(spec, &["overhead"]) {
+            if let Some(cpu) = overhead.get("cpu").and_then(scalar_text) {
+                total.milli_cpu = total.milli_cpu.saturating_add(quantity::milli(&cpu).map_err(|e| e.to_string())?);
+            }
+            if let Some(memory) = overhead.get("memory").and_then(scalar_text) {
+                total.memory = total.memory.saturating_add(quantity::units(&memory).map_err(|e| e.to_string())?);
+            }
+        }
+        results[slot] = total;
+    }
+    Ok((results[0], results[1]))
+}
+
+/// Reads `spec.affinity` (its `podAffinity` and `podAntiAffinity`; node affinity is read elsewhere).
+pub fn parse_pod_affinity(affinity: Option<&Value>) -> Result<PodAffinity, String> {
+    let mut out = PodAffinity::default();
+    let Some(affinity) = affinity.filter(|v| !v.is_null()) else { return Ok(out) };
+    for (field, required, preferred) in [
+        ("podAffinity", &mut out.required, &mut out.preferred),
+        ("podAntiAffinity", &mut out.required_anti, &mut out.preferred_anti),
+    ] {
+        let Some(section) = at(affinity, &[field]).filter(|v| !v.is_null()) else { continue };
+        for term in terms(section.get("requiredDuringSchedulingIgnoredDuringExecution"), field)? {
+            required.push(parse_affinity_term(term).map_err(|e| format!("{field}: {e}"))?);
+        }
+        for item in terms(section.get("preferredDuringSchedulingIgnoredDuringExecution"), field)? {
+            let weight = at(item, &["weight"])
+                .and_then(Value::as_i64)
+                .ok_or_else(|| format!("{field}: a preferred term needs a weight"))?;
+            let term = at(item, &["podAffinityTerm"])
+                .ok_or_else(|| format!("{field}: a preferred term needs a podAffinityTerm"))?;
+            preferred.push((weight, parse_affinity_term(term).map_err(|e| format!("{field}: {e}"))?));
+        }
+    }
+    Ok(out)
+}
+
+fn terms<'a>(value: Option<&'a Value>, what: &str) -> Result<&'a [Value], String> {
+    match value {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(v) => v.as_sequence().map(Vec::as_slice).ok_or_else(|| format!("{what} terms must be a list")),
+    }
+}
+
+fn strings(value: Option<&Value>, what: &str) -> Result<Vec<String>, String> {
+    terms(value, what)?
+        .iter()
+        .map(|v| v.as_str().map(str::to_string).ok_or_else(|| format!("{what} must be strings")))
+        .collect()
+}
+
+fn parse_affinity_term(term: &Value) -> Result<AffinityTerm, String> {
+    let selector = |field: &str| match at(term, &[field]).filter(|v| !v.is_null()) {
+        Some(s) => Selector::from_value(s).map(Some).map_err(|e| format!("{field}: {e}")),
+        None => Ok(None),
+    };
+    Ok(AffinityTerm {
+        selector: selector("labelSelector")?,
+        namespaces: strings(term.get("namespaces"), "namespaces")?,
+        namespace_selector: selector("namespaceSelector")?,
+        topology_key: str_at(term, &["topologyKey"]).ok_or("a pod affinity term has no topologyKey")?.to_string(),
+        match_label_keys: strings(term.get("matchLabelKeys"), "matchLabelKeys")?,
+        mismatch_label_keys: strings(term.get("mismatchLabelKeys"), "mismatchLabelKeys")?,
+    })
+}
+
+#[cfg(test)]
+#[path = "snapshot_tests.rs"]
+mod tests;
