@@ -93,7 +93,7 @@ fn bench_verify(c: &mut Criterion) {
         genfleet::verify_cluster(dir.path(), nodes, nodes, 1).unwrap();
         let compiled = kix::compile::compile(&Selection { root: dir.path().to_path_buf(), ..Default::default() });
         assert!(compiled.ok());
-        group.bench_function(format!("{nodes}_nodes"), |b| b.iter(|| kix::verify::verify(&compiled.clusters, None)));
+        group.bench_function(format!("{nodes}_nodes"), |b| b.iter(|| kix::api::verify(&compiled.clusters, None)));
     }
     group.finish();
 }

@@ -380,7 +380,7 @@ fn kustomize(out: &Path) -> std::io::Result<()> {
 }
 
 /// One instance's overlay: namespace, kix's labels, and a patch per workload.
-fn overlay(dir: &Path, instance: &kix::derive::InstancePlan) -> std::io::Result<()> {
+fn overlay(dir: &Path, instance: &kix::api::InstancePlan) -> std::io::Result<()> {
     let base = if instance.package == "pkg-0" && instance.package_version == "1.0.0" {
         "pkg-0-1.0".to_string()
     } else {

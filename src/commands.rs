@@ -319,7 +319,7 @@ fn lint(args: &LintArgs) -> ExitCode {
 }
 
 /// Prints a command's report (exit 1 when it says something failed), or its diagnostics when it could not run.
-fn finish_report(result: Result<(String, bool), sim::input::InputError>, format: Format) -> ExitCode {
+fn finish_report(result: Result<(String, bool), sim::InputError>, format: Format) -> ExitCode {
     match result {
         Ok((report, failed)) => {
             print_stdout(&report);

@@ -109,16 +109,6 @@ impl Difference {
     }
 }
 
-/// What `out` would change if the clusters were built into it (`kix build --check`), in path order:
-/// [`compare_cluster`] for each cluster, then [`compare_removed`].
-pub fn compare(out: &Path, clusters: &[ClusterPlan], all_clusters: bool) -> Vec<Difference> {
-    let mut differences: Vec<Difference> = clusters.iter().flat_map(|cluster| compare_cluster(out, cluster)).collect();
-    let names: Vec<&str> = clusters.iter().map(|c| c.name.as_str()).collect();
-    differences.extend(compare_removed(out, &names, all_clusters));
-    differences.sort_by(|a, b| a.path().cmp(b.path()));
-    differences
-}
-
 /// How one cluster's directory under `out` differs from its build.
 pub fn compare_cluster(out: &Path, cluster: &ClusterPlan) -> Vec<Difference> {
     let mut differences = Vec::new();

@@ -8,8 +8,8 @@
 //! scheduler model's snapshot reader); a symlink is judged before it is followed: one that
 //! resolves outside the directory kix was given, or to nothing, is refused ([`Escape`]).
 
-use kix_diag::source::{self, ReadError};
-use kix_diag::{Code, Diagnostic, Location, SourceFile};
+use kix_diag::source::{self, MAX_PACKAGE_FILE_BYTES, ReadError};
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use std::path::{Component, Path, PathBuf};
 
 /// Why a path inside a directory is refused.
@@ -142,6 +142,36 @@ pub(crate) fn walk(dir: &Path, wanted: impl Fn(&Path) -> bool) -> (Vec<PathBuf>,
     descend(dir, &wanted, &mut Vec::new(), &mut files, &mut problems);
     files.sort();
     (files, problems)
+}
+
+/// Bounded, root-relative file access shared by the loaders.
+pub(crate) struct Reader<'a> {
+    root: &'a Path,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(root: &'a Path) -> Reader<'a> {
+        Reader { root }
+    }
+}
+
+impl Reader<'_> {
+    /// The path as diagnostics show it: relative to the root when it lies under it.
+    pub fn display(&self, path: &Path) -> PathBuf {
+        path.strip_prefix(self.root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
+    }
+
+    /// Directory entries, sorted by name so every run sees the same order.
+    pub fn list(&self, dir: &Path) -> Result<Vec<PathBuf>, Diagnostic> {
+        list(dir).map_err(|e| {
+            Diagnostic::new(Code::Io, format!("cannot list directory: {e}")).at(Location::file(self.display(dir)))
+        })
+    }
+
+    /// Reads one text file, refusing files that are too large or not UTF-8.
+    pub fn read(&self, path: &Path, diagnostics: &mut Diagnostics) -> Option<SourceFile> {
+        read_source(path, self.display(path), MAX_PACKAGE_FILE_BYTES).map_err(|d| diagnostics.push(d)).ok()
+    }
 }
 
 #[cfg(test)]

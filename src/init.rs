@@ -14,7 +14,7 @@
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use kix_kube::kind::WorkloadKind;
 use kix_kube::labels::{HOSTNAME, ZONE};
-use kix_kube::workload::Workload;
+use kix_kube::workload::WorkloadView;
 use kix_sim::objects::Node;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -88,7 +88,7 @@ fn package_manifest(dir: &Path) -> Result<String, Diagnostics> {
         };
         for document in crate::load::documents::parse_documents(SourceFile::new(file, text), &mut diagnostics) {
             if let Some(kind) = WorkloadKind::of(&document.value) {
-                let replicas = Workload::read_as(&document.value, kind).ok().and_then(|w| w.manifest_replicas);
+                let replicas = WorkloadView::read_as(&document.value, kind).ok().and_then(|w| w.manifest_replicas);
                 workloads.push((kind, document.name().to_string(), replicas));
             }
         }
@@ -174,7 +174,7 @@ fn cluster_template(name: &str) -> String {
 
 /// A cluster file from a snapshot's nodes.
 fn cluster_from_state(name: &str, path: &Path) -> Result<String, Diagnostics> {
-    let state = kix_sim::input::read_state(path).map_err(Diagnostics::from)?;
+    let state = kix_sim::read_state(path).map_err(Diagnostics::from)?;
     if state.nodes.is_empty() {
         return Err(one(Diagnostic::new(
             Code::NotAnObject,

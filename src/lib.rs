@@ -13,20 +13,32 @@
 //! placement mistakes kix never makes.
 
 pub mod cli;
-pub mod commands;
+mod commands;
 pub mod compile;
-pub mod completion;
-pub mod crosscheck;
-pub mod derive;
-pub mod emit;
-pub mod explain;
+mod completion;
+mod crosscheck;
+mod derive;
+mod emit;
+mod explain;
 mod fs;
-pub mod init;
-pub mod lint;
-pub mod load;
-pub mod resolve;
+mod init;
+mod lint;
+mod load;
+mod resolve;
 #[cfg(test)]
 pub mod testing;
-pub mod verify;
+mod verify;
 
 pub use commands::run;
+
+/// What the integration tests, benches and fuzz targets reach below the commands: the compiler's
+/// typed entry points and the few readers the fuzz targets drive directly. Everything else is
+/// private to the crate, so rustc reports what nothing uses.
+pub mod api {
+    pub use crate::derive::{InstancePlan, WorkloadPlan};
+    pub use crate::emit::render_stream;
+    pub use crate::load::cluster::{parse as parse_cluster, toml_diagnostic};
+    pub use crate::load::documents::parse_documents;
+    pub use crate::load::package::RawPackage;
+    pub use crate::verify::verify;
+}

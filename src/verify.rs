@@ -10,7 +10,7 @@
 
 mod domain_keys;
 
-pub use domain_keys::{KeyRole, MissingKey};
+pub use domain_keys::MissingKey;
 
 use crate::compile::{Compiled, Selection, UsageError, cluster_names, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan};
@@ -55,7 +55,7 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
     if request.state.is_some() && clusters.len() != 1 {
         return Err(UsageError::StateNeedsOneCluster { clusters: cluster_names(&clusters) });
     }
-    let snapshot = match request.state.as_deref().map(kix_sim::input::read_state).transpose() {
+    let snapshot = match request.state.as_deref().map(kix_sim::read_state).transpose() {
         Ok(snapshot) => snapshot,
         Err(problems) => {
             diagnostics.extend(Diagnostics::from(problems));

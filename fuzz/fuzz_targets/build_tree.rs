@@ -335,7 +335,7 @@ fuzz_target!(|data: &[u8]| {
     if !compiled.ok() {
         return;
     }
-    let _ = kix::emit::render_stream(&compiled.clusters, true);
+    let _ = kix::api::render_stream(&compiled.clusters, true);
     for cluster in &compiled.clusters {
         for instance in &cluster.instances {
             for object in instance.objects() {

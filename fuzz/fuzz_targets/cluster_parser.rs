@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let mut diagnostics = Diagnostics::default();
     let source = SourceFile::new("clusters/fuzz.toml", text.to_string());
-    let _ = kix::load::cluster::parse(Path::new("clusters/fuzz.toml"), source, &mut diagnostics);
+    let _ = kix::api::parse_cluster(Path::new("clusters/fuzz.toml"), source, &mut diagnostics);
     for diagnostic in diagnostics.iter() {
         let _ = diagnostic.render(Style::Plain);
         let _ = diagnostic.render(Style::Colour);

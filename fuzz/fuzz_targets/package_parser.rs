@@ -7,7 +7,7 @@
 #![no_main]
 
 use kix_diag::{Diagnostics, SourceFile, Style};
-use kix::load::package::RawPackage;
+use kix::api::RawPackage;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -16,11 +16,11 @@ fuzz_target!(|data: &[u8]| {
 
     let manifest = SourceFile::new("packages/fuzz/kix.toml", text.to_string());
     if let Err(error) = toml::from_str::<RawPackage>(text) {
-        diagnostics.push(kix::load::cluster::toml_diagnostic(&manifest, &error));
+        diagnostics.push(kix::api::toml_diagnostic(&manifest, &error));
     }
 
     let yaml = SourceFile::new("packages/fuzz/fuzz.yaml", text.to_string());
-    for document in kix::load::documents::parse_documents(yaml, &mut diagnostics) {
+    for document in kix::api::parse_documents(yaml, &mut diagnostics) {
         let _ = (document.kind(), document.name(), document.group());
         for path in
             [&["spec", "selector"][..], &["spec", "template", "spec", "topologySpreadConstraints"], &["metadata"]]

@@ -3,7 +3,7 @@
 //! Budgets come from every instance of the cluster that shares the namespace:
 //! shipped ones and the ones kix derives.
 
-use super::ClusterWorkloads;
+use super::index::ClusterWorkloads;
 use crate::derive::InstancePlan;
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use kix_kube::selector::Selector;

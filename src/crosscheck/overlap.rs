@@ -2,7 +2,7 @@
 //! (each controller would adopt or fight over the other's pods). The same
 //! object twice is a duplicate (K0412/K0417), not an overlap with itself.
 
-use super::{ClusterWorkloads, Entry};
+use super::index::{ClusterWorkloads, Entry};
 use crate::resolve::Cluster;
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use std::collections::BTreeSet;

@@ -4,7 +4,7 @@
 
 use super::patch::set_labels;
 use crate::load::package::EvictionPolicy;
-use kix_kube::workload::Workload as WorkloadView;
+use kix_kube::workload::WorkloadView;
 use kix_yaml::{Mapping, Value};
 
 /// R10: the derived budget.

@@ -146,14 +146,14 @@ impl InstancePlan {
         self.derived[index].get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str)
     }
 
-    /// An object as instances are compared ([`super::comparable`]: without kix's per-instance labels).
+    /// An object as instances are compared ([`super::patch::comparable`]: without kix's per-instance labels).
     /// Those labels are all stamping writes outside the instance's namespace, so such an object is
     /// compared without stamping.
     pub fn comparable(&self, index: usize) -> Value {
         let label_added = self.instance_label_added[index];
         match self.in_instance_namespace[index] {
-            true => super::comparable(&self.object(index), label_added),
-            false => super::comparable(&self.derived[index], label_added),
+            true => super::patch::comparable(&self.object(index), label_added),
+            false => super::patch::comparable(&self.derived[index], label_added),
         }
     }
 

@@ -36,9 +36,7 @@ mod shared;
 #[cfg(test)]
 mod tests;
 
-pub use patch::{INSTANCE_LABEL, KIX_INSTANCE_LABEL, MANAGED_BY_LABEL, REQUESTED_ANNOTATION, RESOLVED_ANNOTATION};
-pub use placement::spread_keys;
-pub use shared::{SHARED_FILE, SharedObject, comparable, first_difference};
+pub use shared::{SHARED_FILE, SharedObject, first_difference};
 
 use crate::load::documents::Document;
 use crate::resolve::inventory::InventoryNode;
@@ -48,8 +46,7 @@ use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_yaml::Value;
 use namespaces::Placement;
 use objects::Origin;
-pub use plan::{AutoscalerPlan, WorkloadPlan};
-pub use shape::RenderedObject;
+pub use plan::WorkloadPlan;
 pub use shape::Shapes;
 use shape::{ShapeKey, Template};
 

@@ -6,10 +6,10 @@
 //! written, and the autoscaler's range is raised in place.
 
 use super::plan::WorkloadPlan;
-use kix_kube::autoscaler::Autoscaler as AutoscalerView;
+use kix_kube::autoscaler::AutoscalerView;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::labels::POD_TEMPLATE_HASH;
-use kix_kube::workload::Workload as WorkloadView;
+use kix_kube::workload::WorkloadView;
 use kix_yaml::{Mapping, Value};
 
 /// Labels kix adds to every object it emits where the user has not written them (their value is the user's).
@@ -163,4 +163,16 @@ pub fn clear_namespace(object: &mut Value) {
     if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) {
         metadata.remove("namespace");
     }
+}
+
+/// An object as instances are compared: without kix's per-instance labels.
+pub fn comparable(object: &Value, instance_label_added: bool) -> Value {
+    let mut object = object.clone();
+    if let Some(labels) = object.get_mut("metadata").and_then(|m| m.get_mut("labels")).and_then(Value::as_mapping_mut) {
+        labels.remove(KIX_INSTANCE_LABEL);
+        if instance_label_added {
+            labels.remove(INSTANCE_LABEL);
+        }
+    }
+    object
 }

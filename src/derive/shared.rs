@@ -16,7 +16,7 @@
 //! `crosscheck::shared_objects`, naming the first field that differs).
 
 use super::instance_plan::InstancePlan;
-use super::patch::{INSTANCE_LABEL, KIX_INSTANCE_LABEL};
+
 use kix_yaml::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -30,18 +30,6 @@ pub struct SharedObject {
     pub object: Value,
     /// The instances that emit it, in name order.
     pub instances: Vec<String>,
-}
-
-/// An object as instances are compared: without kix's per-instance labels.
-pub fn comparable(object: &Value, instance_label_added: bool) -> Value {
-    let mut object = object.clone();
-    if let Some(labels) = object.get_mut("metadata").and_then(|m| m.get_mut("labels")).and_then(Value::as_mapping_mut) {
-        labels.remove(KIX_INSTANCE_LABEL);
-        if instance_label_added {
-            labels.remove(INSTANCE_LABEL);
-        }
-    }
-    object
 }
 
 /// (group, kind, name) of a cluster-scoped object; `None` for a namespaced one (derive gives every
@@ -159,6 +147,7 @@ fn join(path: &str, key: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::derive::patch::comparable;
 
     fn yaml(text: &str) -> Value {
         kix_yaml::from_str(text).expect("test YAML")

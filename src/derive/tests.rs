@@ -1,5 +1,6 @@
 //! Rule tests for derive (R5-R12), end to end through an in-process compile.
 
+use super::patch::{INSTANCE_LABEL, MANAGED_BY_LABEL, RESOLVED_ANNOTATION, comparable};
 use super::*;
 use crate::testing::{TestTree, cluster_toml, workload_yaml};
 use kix_kube::level::Level;

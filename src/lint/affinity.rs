@@ -10,7 +10,7 @@
 //! outweighs; kube-score, kube-linter (`no-anti-affinity`) and Polaris flag it too.
 
 use super::facts::ClusterFacts;
-use super::{Set, Target};
+use super::set::{Set, Target};
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_kube::labels::ZONE;
 use kix_kube::selector::Selector;

@@ -6,7 +6,7 @@
 //! selects, and evicts a not-ready pod under the default `IfHealthyBudget` only while the budget
 //! is healthy (`unhealthyPodEvictionPolicy`, GA in 1.31).
 
-use super::{Budget, Set, Target};
+use super::set::{Budget, Set, Target};
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_kube::int_or_percent::IntOrPercent;
 use kix_kube::value::at;
@@ -43,7 +43,7 @@ pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
                         "the pods of {} are selected by {}: the eviction API refuses to evict them, so no drain of \
                          their nodes finishes",
                         target.label(),
-                        super::and_list(&names)
+                        super::text::and_list(&names)
                     ),
                 )
                 .at(set.document(target.document).locate(&["spec", "selector"]))
@@ -96,7 +96,7 @@ fn coverage(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mut 
                     budget,
                     &["spec", "selector"],
                     Code::LintPdbOverSeveral,
-                    format!("{} selects the pods of {}", budget.label(), super::and_list(&names)),
+                    format!("{} selects the pods of {}", budget.label(), super::text::and_list(&names)),
                 )
                 .help("give each workload its own budget with the workload's own selector"),
             );
@@ -147,7 +147,7 @@ fn arithmetic(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mu
             budget,
             format!(
                 "is minAvailable: {min} over the {replicas} of {}{scale}, which leaves no disruption allowed",
-                super::and_list(&names)
+                super::text::and_list(&names)
             ),
         ));
     } else if expected == 1 && allowed >= 1 && selected.iter().all(|w| w.autoscaler.is_none()) {
@@ -157,7 +157,7 @@ fn arithmetic(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mu
                 budget,
                 &["spec"],
                 Code::LintPdbOverOneReplica,
-                format!("{who} covers {}, which runs 1 replica: the budget lets the only pod be evicted and protects nothing", super::and_list(&names)),
+                format!("{who} covers {}, which runs 1 replica: the budget lets the only pod be evicted and protects nothing", super::text::and_list(&names)),
             )
             .help("run two or more replicas, or drop the budget"),
         );

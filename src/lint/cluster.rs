@@ -27,8 +27,8 @@
 
 use super::affinity::{required_affinity_keys, required_anti_affinity};
 use super::facts::{ClusterFacts, Key};
+use super::set::{Set, Target};
 use super::spread::constraints;
-use super::{Set, Target};
 use kix_diag::{Code, Diagnostic, Diagnostics};
 
 /// K0720-K0722 over every workload.

@@ -24,14 +24,14 @@ mod autoscaler;
 mod budgets;
 mod cluster;
 mod facts;
+mod set;
 mod spread;
+mod text;
 
 use crate::load::documents::{Document, parse_documents};
 use kix_diag::source::MAX_PACKAGE_FILE_BYTES;
 use kix_diag::{Diagnostics, SourceFile};
-use kix_kube::kind::WorkloadKind;
-use kix_kube::selector::Labels;
-use kix_kube::workload::{PdbView, Workload};
+use set::Set;
 use std::path::{Path, PathBuf};
 
 /// Where manifests come from.
@@ -122,129 +122,6 @@ fn read_inputs(inputs: &[Input], diagnostics: &mut Diagnostics) -> Vec<SourceFil
 
 fn read_file(path: &Path, diagnostics: &mut Diagnostics) -> Option<SourceFile> {
     crate::fs::read_source(path, path.to_path_buf(), MAX_PACKAGE_FILE_BYTES).map_err(|d| diagnostics.push(d)).ok()
-}
-
-/// The objects of one lint run, read through kix's typed views.
-pub(crate) struct Set {
-    pub documents: Vec<Document>,
-    pub workloads: Vec<Target>,
-    pub budgets: Vec<Budget>,
-    pub autoscalers: Vec<autoscaler::Autoscaler>,
-}
-
-/// A Deployment or StatefulSet.
-pub(crate) struct Target {
-    pub document: usize,
-    pub view: Workload,
-    pub namespace: String,
-    /// Index into `Set::autoscalers` of the HPA that scales it.
-    pub autoscaler: Option<usize>,
-}
-
-/// A PodDisruptionBudget.
-pub(crate) struct Budget {
-    pub document: usize,
-    pub view: PdbView,
-    pub namespace: String,
-}
-
-impl Set {
-    fn read(documents: Vec<Document>, diagnostics: &mut Diagnostics) -> Set {
-        let mut set =
-            Set { documents: Vec::new(), workloads: Vec::new(), budgets: Vec::new(), autoscalers: Vec::new() };
-        for (index, document) in documents.iter().enumerate() {
-            let namespace = document
-                .value
-                .get("metadata")
-                .and_then(|m| m.get("namespace"))
-                .and_then(|n| n.as_str())
-                .unwrap_or_default()
-                .to_string();
-            if let Some(kind) = WorkloadKind::of(&document.value) {
-                match crate::resolve::views::read_workload(document, kind) {
-                    Ok(view) => set.workloads.push(Target { document: index, view, namespace, autoscaler: None }),
-                    Err(problems) => problems.into_iter().for_each(|d| diagnostics.push(d)),
-                }
-            } else if PdbView::is_pdb(&document.value) {
-                match crate::resolve::views::read_pdb(document) {
-                    Ok(view) => set.budgets.push(Budget { document: index, view, namespace }),
-                    Err(problem) => diagnostics.push(problem),
-                }
-            } else if let Some(hpa) = autoscaler::Autoscaler::read(index, document, namespace) {
-                set.autoscalers.push(hpa);
-            }
-        }
-        for (index, hpa) in set.autoscalers.iter().enumerate() {
-            if let Some(target) = set.workloads.iter_mut().find(|w| hpa.targets(w)) {
-                target.autoscaler = Some(index);
-            }
-        }
-        set.documents = documents;
-        set
-    }
-
-    pub fn document(&self, index: usize) -> &Document {
-        &self.documents[index]
-    }
-
-    /// The HPA scaling a workload.
-    pub fn autoscaler(&self, target: &Target) -> Option<&autoscaler::Autoscaler> {
-        target.autoscaler.map(|i| &self.autoscalers[i])
-    }
-
-    /// The count the disruption controller expects at the workload's lowest scale: the HPA's
-    /// minReplicas when one scales it, else `spec.replicas` (1 when absent).
-    pub fn low_replicas(&self, target: &Target) -> u32 {
-        match self.autoscaler(target) {
-            Some(hpa) => hpa.min_replicas,
-            None => target.view.manifest_replicas.unwrap_or(1),
-        }
-    }
-
-    /// The most replicas the workload can run: the HPA's maxReplicas, else `spec.replicas`.
-    pub fn high_replicas(&self, target: &Target) -> u32 {
-        match self.autoscaler(target) {
-            Some(hpa) => hpa.max_replicas.max(hpa.min_replicas),
-            None => target.view.manifest_replicas.unwrap_or(1),
-        }
-    }
-
-    /// Other workloads of the namespace.
-    pub fn neighbours<'a>(&'a self, target: &'a Target) -> impl Iterator<Item = &'a Target> + 'a {
-        self.workloads.iter().filter(move |w| w.namespace == target.namespace && w.document != target.document)
-    }
-}
-
-impl Target {
-    /// `Deployment/web`, as messages name a workload.
-    pub fn label(&self) -> String {
-        format!("{} `{}`", self.view.kind, self.view.name)
-    }
-
-    /// The labels its pods carry (the template's; the controller adds its hash labels).
-    pub fn pod_labels(&self) -> &Labels {
-        &self.view.template_labels
-    }
-
-    /// The pod spec (`spec.template.spec`).
-    pub fn pod_spec(&self) -> Option<&kix_yaml::Value> {
-        self.view.template.get("spec")
-    }
-}
-
-impl Budget {
-    pub fn label(&self) -> String {
-        format!("PodDisruptionBudget `{}`", self.view.name)
-    }
-}
-
-/// `a`, `a and b`, `a, b and c`.
-pub(crate) fn and_list(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
 }
 
 #[cfg(test)]

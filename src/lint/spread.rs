@@ -5,7 +5,7 @@
 //! `filterTopologySpreadConstraints`, `filtering.go`) and against the API server's
 //! `ValidateTopologySpreadConstraints` (`pkg/apis/core/validation/validation.go`).
 
-use super::{Set, Target};
+use super::set::{Set, Target};
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_kube::kind::WorkloadKind;
 use kix_kube::labels::{CONTROLLER_REVISION_HASH, POD_TEMPLATE_HASH};
@@ -185,7 +185,7 @@ fn selector_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut 
         let message = format!(
             "{} of {who} also counts the pods of {}, so the scheduler balances them together",
             c.describe(),
-            super::and_list(&others)
+            super::text::and_list(&others)
         );
         let help = match target.view.kind {
             WorkloadKind::Deployment => {

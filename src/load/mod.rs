@@ -17,10 +17,10 @@ mod yaml_error;
 pub use cluster::ClusterFile;
 pub use package::PackageDir;
 
-use kix_diag::source::MAX_PACKAGE_FILE_BYTES as MAX_FILE_BYTES;
-use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
+use crate::fs::Reader;
+use kix_diag::{Code, Diagnostic, Diagnostics, Location};
 use rayon::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Everything read from one root.
 #[derive(Debug, Default)]
@@ -34,7 +34,7 @@ pub struct Tree {
 /// Reads the clusters (all, or those named) and every package under `root`.
 pub fn load(root: &Path, only_clusters: &[String], diagnostics: &mut Diagnostics) -> Tree {
     let mut tree = Tree::default();
-    let reader = Reader { root };
+    let reader = Reader::new(root);
 
     let clusters_dir = root.join("clusters");
     if !clusters_dir.is_dir() {
@@ -131,28 +131,4 @@ fn package_dir_escape(dir: &Path, packages_dir: &Path) -> Option<String> {
     let inside = packages_dir.canonicalize().is_ok_and(|packages| crate::fs::escape(dir, &packages).is_none());
     (!inside)
         .then(|| "package directory is a symlink that points outside packages/; kix does not follow it".to_string())
-}
-
-/// Bounded, root-relative file access shared by the loaders.
-pub(crate) struct Reader<'a> {
-    root: &'a Path,
-}
-
-impl Reader<'_> {
-    /// The path as diagnostics show it: relative to the root when it lies under it.
-    pub fn display(&self, path: &Path) -> PathBuf {
-        path.strip_prefix(self.root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
-    }
-
-    /// Directory entries, sorted by name so every run sees the same order.
-    pub fn list(&self, dir: &Path) -> Result<Vec<PathBuf>, Diagnostic> {
-        crate::fs::list(dir).map_err(|e| {
-            Diagnostic::new(Code::Io, format!("cannot list directory: {e}")).at(Location::file(self.display(dir)))
-        })
-    }
-
-    /// Reads one text file, refusing files that are too large or not UTF-8.
-    pub fn read(&self, path: &Path, diagnostics: &mut Diagnostics) -> Option<SourceFile> {
-        crate::fs::read_source(path, self.display(path), MAX_FILE_BYTES).map_err(|d| diagnostics.push(d)).ok()
-    }
 }

@@ -8,9 +8,9 @@
 //! they are checked for transformations kix does not apply
 //! ([`super::kustomization`]) and skipped.
 
-use super::Reader;
 use super::cluster::{Shape, shape_problem, toml_diagnostic};
 use super::documents::{self, Document};
+use crate::fs::Reader;
 use crate::fs::package_escape;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use kix_kube::level::Level;

@@ -15,7 +15,7 @@
 //! kix's own matcher (some 100 lines) rather than a crate: the syntax is small and fixed, and the
 //! walk has to stop at escaping symlinks and symlink cycles, which a path matcher alone does not.
 
-use super::Reader;
+use crate::fs::Reader;
 use crate::fs::package_escape;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use std::collections::{BTreeMap, BTreeSet};
@@ -413,7 +413,7 @@ mod tests {
         let raw: Raw = toml::from_str(&text).unwrap();
         let manifest = SourceFile::new("kix.toml", text);
         let mut diagnostics = Diagnostics::default();
-        let reader = Reader { root: dir };
+        let reader = Reader::new(dir);
         let canonical = dir.canonicalize().unwrap();
         let files = listed(&reader, dir, &canonical, &manifest, &raw.resources, &mut diagnostics);
         let names = files.iter().map(|f| f.strip_prefix(dir).unwrap().display().to_string()).collect();

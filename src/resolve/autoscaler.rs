@@ -17,9 +17,9 @@
 use super::model::{AutoscaledRange, Autoscaler, ReplicaSource};
 use crate::load::documents::Document;
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
-use kix_kube::autoscaler::Autoscaler as AutoscalerView;
+use kix_kube::autoscaler::AutoscalerView;
 use kix_kube::level::Level;
-use kix_kube::workload::Workload as WorkloadView;
+use kix_kube::workload::WorkloadView;
 use std::collections::BTreeMap;
 
 /// Reads the package's autoscalers and binds each to the workload it scales, by index into

@@ -27,11 +27,8 @@ mod versions;
 pub mod views;
 
 pub use acknowledged::Acknowledged;
-pub use model::{
-    AutoscaledRange, Autoscaler, Cluster, Instance, InstanceWorkload, Model, Package, PackageNamespaces, ReplicaSource,
-    Sourced, Workload,
-};
-pub use substrate::{FailureDomains, Substrate, Support};
+pub use model::{Cluster, Instance, InstanceWorkload, Model, Package, ReplicaSource, Workload};
+pub use substrate::{FailureDomains, Support};
 
 use crate::load::Tree;
 use kix_diag::Diagnostics;

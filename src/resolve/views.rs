@@ -9,11 +9,11 @@ use crate::load::documents::Document;
 use kix_diag::{Code, Diagnostic};
 use kix_kube::kind::WorkloadKind;
 use kix_kube::strict::{self, CustomKinds, Problem};
-use kix_kube::workload::{PdbView, Workload, WorkloadReason};
+use kix_kube::workload::{PdbView, WorkloadReason, WorkloadView};
 
 /// Reads a Deployment or StatefulSet; `Err` carries every problem found, located in the document.
-pub fn read_workload(document: &Document, kind: WorkloadKind) -> Result<Workload, Vec<Diagnostic>> {
-    Workload::read_as(&document.value, kind).map_err(|problems| {
+pub fn read_workload(document: &Document, kind: WorkloadKind) -> Result<WorkloadView, Vec<Diagnostic>> {
+    WorkloadView::read_as(&document.value, kind).map_err(|problems| {
         problems
             .iter()
             .map(|problem| {

@@ -22,8 +22,8 @@
 
 use crate::derive::InstancePlan;
 use crate::resolve::FailureDomains;
+use kix_sim::Workload;
 use kix_sim::objects::{Node, When};
-use kix_sim::workload::Workload;
 use serde::Serialize;
 
 /// Which of the cluster's failure-domain keys.

@@ -220,6 +220,9 @@ struct FileRefs {
     paths: Vec<(Vec<String>, Vec<String>)>,
     inline_modules: Vec<Vec<String>>,
     test_modules: Vec<Vec<String>>,
+    /// A module root's `pub use` items, each with the module it is written in: a path naming the
+    /// re-exported item is followed to the file that defines it.
+    reexports: Vec<(Vec<String>, Vec<String>)>,
 }
 
 /// Whether `tokens[at..]` is `#[cfg(test)]`.
@@ -230,7 +233,8 @@ fn is_cfg_test(tokens: &[String], at: usize) -> bool {
 
 fn references(module: &[String], text: &str) -> FileRefs {
     let tokens = tokens(text);
-    let mut refs = FileRefs { paths: Vec::new(), inline_modules: Vec::new(), test_modules: Vec::new() };
+    let mut refs =
+        FileRefs { paths: Vec::new(), inline_modules: Vec::new(), test_modules: Vec::new(), reexports: Vec::new() };
     // The stack of inline modules: (module path, brace depth at which it closes).
     let mut scope: Vec<(Vec<String>, usize)> = vec![(module.to_vec(), 0)];
     let mut depth = 0usize;
@@ -298,8 +302,10 @@ fn references(module: &[String], text: &str) -> FileRefs {
             "use" => {
                 let is_reexport = i > 0 && tokens[i - 1] == "pub";
                 let end = tokens[i..].iter().position(|t| t == ";").map_or(tokens.len(), |p| i + p);
-                if !(is_reexport && scope.len() == 1) {
-                    for path in expand_use(&tokens[i + 1..end]) {
+                for path in expand_use(&tokens[i + 1..end]) {
+                    if is_reexport && scope.len() == 1 {
+                        refs.reexports.push((current.clone(), path));
+                    } else {
                         refs.paths.push((current.clone(), path));
                     }
                 }
@@ -324,6 +330,15 @@ fn references(module: &[String], text: &str) -> FileRefs {
                     i = j;
                     continue;
                 }
+            }
+            // A path starting with a bare name (`journal::Journal::new()`, `affinity::check(..)`):
+            // kept when the name is a child module of the module it is written in (see
+            // `absolute_path`); `std::`, other crates and types (`Vec::new`) resolve to nothing.
+            name if tokens.get(i + 1).map(String::as_str) == Some("::")
+                && (i == 0 || tokens[i - 1] != "::")
+                && name.chars().next().is_some_and(|c| c.is_ascii_lowercase()) =>
+            {
+                refs.paths.push((current.clone(), vec![name.to_string()]));
             }
             _ => {}
         }
@@ -353,11 +368,35 @@ fn file_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
         .flat_map(|refs| &refs.test_modules)
         .flat_map(|test| module_file.iter().filter(move |(m, _)| m.starts_with(test)).map(|(_, f)| f))
         .collect();
+    // `pub use a::B;` in module `m`: the path `m::B` stands for `m::a::B`.
+    let mut reexported: BTreeMap<Vec<String>, Vec<String>> = BTreeMap::new();
+    for refs in all_refs.values() {
+        for (within, path) in &refs.reexports {
+            if let Some(target) = absolute_path(within, path, &module_file)
+                && let Some(name) = target.last()
+            {
+                let mut key = within.clone();
+                key.push(name.clone());
+                if key != target {
+                    reexported.insert(key, target);
+                }
+            }
+        }
+    }
     let mut graph: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
     for (file, refs) in all_refs.iter().filter(|(f, _)| !test_only.contains(**f)) {
         let targets = graph.entry((*file).clone()).or_default();
         for (within, path) in &refs.paths {
-            let Some(absolute) = absolute_path(within, path, &module_file) else { continue };
+            let Some(mut absolute) = absolute_path(within, path, &module_file) else { continue };
+            // Follow re-exports (a bounded number of hops: a re-export of a re-export).
+            for _ in 0..8 {
+                let Some(n) = (1..=absolute.len()).rev().find(|n| reexported.contains_key(&absolute[..*n])) else {
+                    break;
+                };
+                let mut followed = reexported[&absolute[..n]].clone();
+                followed.extend(absolute[n..].iter().cloned());
+                absolute = followed;
+            }
             // The longest prefix of the path that is a module names the file that defines it.
             let target = (0..=absolute.len()).rev().find_map(|n| module_file.get(&absolute[..n]));
             if let Some(target) = target
@@ -520,7 +559,7 @@ fn the_checker_resolves_paths_as_rustc_does() {
     .collect();
     let refs = references(
         &["a".to_string()],
-        "use super::c::{X, y::{self, Z}};\nuse b::Thing; // crate::c::Q in a comment\nfn f() { crate::c::g(); \"self::b\"; }\npub(crate) fn h() {}\nmod inner { use super::*; }\n#[cfg(test)]\nmod tests { use crate::c::T; }\n#[cfg(test)]\nmod more_tests;",
+        "use super::c::{X, y::{self, Z}};\nuse b::Thing; // crate::c::Q in a comment\nfn f() { crate::c::g(); \"self::b\"; b::h(); Vec::new(); std::mem::take(x); }\npub(crate) fn h() {}\nmod inner { use super::*; }\n#[cfg(test)]\nmod tests { use crate::c::T; }\n#[cfg(test)]\nmod more_tests;",
     );
     let resolved: BTreeSet<String> = refs
         .paths
@@ -530,7 +569,7 @@ fn the_checker_resolves_paths_as_rustc_does() {
         .collect();
     assert_eq!(
         resolved.into_iter().collect::<Vec<_>>(),
-        ["a", "a::b::Thing", "c::X", "c::g", "c::y", "c::y::Z"],
+        ["a", "a::b", "a::b::Thing", "c::X", "c::g", "c::y", "c::y::Z"],
         "{:?}",
         refs.paths
     );

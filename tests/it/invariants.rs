@@ -19,8 +19,8 @@
 //! Seeds are fixed so `cargo test` is deterministic; `PROPTEST_CASES` raises the count and
 //! `PROPTEST_RNG_SEED` picks another seed for a longer hunt.
 
+use kix::api::{InstancePlan, WorkloadPlan};
 use kix::compile::{Compiled, Selection, compile};
-use kix::derive::{InstancePlan, WorkloadPlan};
 use kix_kube::level::Level;
 use kix_kube::selector::{Labels, Selector};
 use kix_kube::validate::validate_object;

@@ -114,7 +114,7 @@ fn run_case(case: &Value) -> Vec<String> {
     let feasible: Vec<String> =
         cycle.nodes.iter().filter(|(_, o)| matches!(o, Outcome::Feasible(_))).map(|(n, _)| n.clone()).collect();
     let expect = get(case, "expect").unwrap();
-    let mut check_scores = |key: &str, pick: fn(&kix_sim::plugins::Scores) -> i64| {
+    let mut check_scores = |key: &str, pick: fn(&kix_sim::Scores) -> i64| {
         if let Some(want) = string_map(get(expect, key)) {
             let want: BTreeMap<String, i64> = want.into_iter().map(|(k, v)| (k, v.as_i64().unwrap())).collect();
             let got: BTreeMap<String, i64> = cycle

@@ -68,7 +68,7 @@ impl AutoscalerKind {
     }
 
     /// The minimum when the field is absent.
-    pub fn default_min(self) -> u32 {
+    pub(crate) fn default_min(self) -> u32 {
         match self {
             AutoscalerKind::HorizontalPodAutoscaler => 1,
             AutoscalerKind::ScaledObject => 0,
@@ -100,14 +100,14 @@ pub struct ScaleTarget {
 
 impl ScaleTarget {
     /// The apps workload kind the reference names (group `apps`, kind Deployment or StatefulSet).
-    pub fn workload_kind(&self) -> Option<WorkloadKind> {
+    pub(crate) fn workload_kind(&self) -> Option<WorkloadKind> {
         WorkloadKind::detect(&self.api_version, &self.kind)
     }
 }
 
 /// What kix reads from an autoscaler.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Autoscaler {
+pub struct AutoscalerView {
     pub kind: AutoscalerKind,
     pub name: String,
     pub target: ScaleTarget,
@@ -165,9 +165,9 @@ impl fmt::Display for AutoscalerError {
 
 impl std::error::Error for AutoscalerError {}
 
-impl Autoscaler {
+impl AutoscalerView {
     /// Reads an autoscaler (`Ok(None)` for any other object); `Err` carries every problem found.
-    pub fn read(object: &Value) -> Result<Option<Autoscaler>, Vec<AutoscalerError>> {
+    pub fn read(object: &Value) -> Result<Option<AutoscalerView>, Vec<AutoscalerError>> {
         let Some(kind) = AutoscalerKind::of(object) else { return Ok(None) };
         let name = str_at(object, &["metadata", "name"]).unwrap_or_default().to_string();
         let mut problems = Vec::new();
@@ -230,7 +230,7 @@ impl Autoscaler {
             return Err(problems);
         }
         let target = ScaleTarget { api_version, kind: target_kind, name: target_name };
-        Ok(Some(Autoscaler { kind, name, target, min_written, max_written }))
+        Ok(Some(AutoscalerView { kind, name, target, min_written, max_written }))
     }
 
     /// The minimum the autoscaler may scale its target down to.
@@ -253,8 +253,9 @@ impl Autoscaler {
 mod tests {
     use super::*;
 
-    fn read(yaml: &str) -> Result<Option<Autoscaler>, Vec<String>> {
-        Autoscaler::read(&kix_yaml::from_str(yaml).unwrap()).map_err(|e| e.iter().map(ToString::to_string).collect())
+    fn read(yaml: &str) -> Result<Option<AutoscalerView>, Vec<String>> {
+        AutoscalerView::read(&kix_yaml::from_str(yaml).unwrap())
+            .map_err(|e| e.iter().map(ToString::to_string).collect())
     }
 
     const HPA: &str = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\nspec:\n  \

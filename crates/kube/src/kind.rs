@@ -25,7 +25,7 @@ pub enum WorkloadKind {
 
 impl WorkloadKind {
     /// The workload kind of an `apiVersion` and `kind`, if it is one.
-    pub fn detect(api_version: &str, kind: &str) -> Option<WorkloadKind> {
+    pub(crate) fn detect(api_version: &str, kind: &str) -> Option<WorkloadKind> {
         match (api_group(api_version), kind) {
             ("apps", "Deployment") => Some(WorkloadKind::Deployment),
             ("apps", "StatefulSet") => Some(WorkloadKind::StatefulSet),
@@ -73,7 +73,7 @@ pub enum ControllerKind {
 
 impl ControllerKind {
     /// The unmanaged controller kind of an `apiVersion` and `kind`, if it is one.
-    pub fn detect(api_version: &str, kind: &str) -> Option<ControllerKind> {
+    pub(crate) fn detect(api_version: &str, kind: &str) -> Option<ControllerKind> {
         match (api_group(api_version), kind) {
             ("apps", "ReplicaSet") => Some(ControllerKind::ReplicaSet),
             ("", "ReplicationController") => Some(ControllerKind::ReplicationController),
@@ -119,7 +119,7 @@ pub enum ObjectKind {
 
 impl ObjectKind {
     /// The kind of an `apiVersion` and `kind`, if kix reads it.
-    pub fn detect(api_version: &str, kind: &str) -> Option<ObjectKind> {
+    pub(crate) fn detect(api_version: &str, kind: &str) -> Option<ObjectKind> {
         if let Some(workload) = WorkloadKind::detect(api_version, kind) {
             return Some(ObjectKind::Workload(workload));
         }

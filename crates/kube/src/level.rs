@@ -39,16 +39,6 @@ impl Level {
     pub fn parse(name: &str) -> Option<Level> {
         Level::ALL.into_iter().find(|level| level.as_str() == name)
     }
-
-    /// What the level promises, for messages and documentation.
-    pub fn promise(self) -> &'static str {
-        match self {
-            Level::None => "a failure or rolling update may cause downtime",
-            Level::Pod => "losing one pod, or replacing pods during an update, causes no downtime",
-            Level::Node => "losing one node causes no downtime",
-            Level::Zone => "losing one availability zone causes no downtime",
-        }
-    }
 }
 
 /// Levels are read from plain strings, so that a wrong value gets a message in kix's words

@@ -19,7 +19,7 @@ pub struct ListError {
 }
 
 /// Whether an object is a list: its kind ends in `List` and it has `items`.
-pub fn is_list(value: &Value) -> bool {
+pub(crate) fn is_list(value: &Value) -> bool {
     value.get("kind").and_then(Value::as_str).is_some_and(|kind| kind.ends_with("List")) && value.get("items").is_some()
 }
 

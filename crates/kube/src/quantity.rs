@@ -28,7 +28,7 @@ pub enum QuantityError {
 /// suffixes `Ki Mi Gi Ti Pi Ei`, and decimal exponents `e3`, `E-2`, `e+6`. A value whose result
 /// does not fit in 64 bits saturates at `i64::MAX` (or `i64::MIN`), as upstream caps quantities
 /// at 2^63-1. Only an exponent that does not fit in 32 bits is refused, with a message saying so.
-pub fn parse_scaled(text: &str, scale: i128) -> Result<i64, QuantityError> {
+pub(crate) fn parse_scaled(text: &str, scale: i128) -> Result<i64, QuantityError> {
     let text = text.trim();
     let bad = || QuantityError::Syntax(text.to_string());
     if text.is_empty() {

@@ -1,14 +1,14 @@
 //! The one reader of Deployments, StatefulSets and PodDisruptionBudgets.
 //!
 //! The compiler and the scheduler model both read a workload through
-//! [`Workload::read`]: the fields either needs, with their shape checked as the
+//! [`WorkloadView::read`]: the fields either needs, with their shape checked as the
 //! API server checks them (`pkg/apis/apps/validation` `ValidateDeploymentSpec` /
 //! `ValidateStatefulSetSpec`: replicas an int32 >= 0, a non-empty selector that
 //! selects the template's labels, a pod template). Problems come back as
 //! [`WorkloadError`]s (field path, reason); the caller locates and renders them.
 //! Nothing is rebuilt from these views: `emit` patches the original document, so
 //! fields kix does not know survive untouched. The rolling-update strategy is
-//! read on demand ([`Workload::strategy`]) with the Deployment controller's
+//! read on demand ([`WorkloadView::strategy`]) with the Deployment controller's
 //! defaults (`pkg/apis/apps/v1/defaults.go`: 25% / 25%).
 
 use super::int_or_percent::{IntOrPercent, IntOrPercentError};
@@ -24,7 +24,7 @@ pub const MAX_REPLICAS: u32 = i32::MAX as u32;
 
 /// What kix reads from a Deployment or StatefulSet.
 #[derive(Clone, Debug)]
-pub struct Workload {
+pub struct WorkloadView {
     pub kind: WorkloadKind,
     pub name: String,
     /// `metadata.namespace` as written.
@@ -106,18 +106,18 @@ pub struct Strategy {
     pub recreate: bool,
 }
 
-impl Workload {
+impl WorkloadView {
     /// Reads an `apps` Deployment or StatefulSet (`Ok(None)` for any other object); `Err` carries
     /// every problem found.
-    pub fn read(object: &Value) -> Result<Option<Workload>, Vec<WorkloadError>> {
+    pub fn read(object: &Value) -> Result<Option<WorkloadView>, Vec<WorkloadError>> {
         match WorkloadKind::of(object) {
-            Some(kind) => Workload::read_as(object, kind).map(Some),
+            Some(kind) => WorkloadView::read_as(object, kind).map(Some),
             None => Ok(None),
         }
     }
 
     /// Reads a workload of a known kind; `Err` carries every problem found.
-    pub fn read_as(object: &Value, kind: WorkloadKind) -> Result<Workload, Vec<WorkloadError>> {
+    pub fn read_as(object: &Value, kind: WorkloadKind) -> Result<WorkloadView, Vec<WorkloadError>> {
         let name = str_at(object, &["metadata", "name"]).unwrap_or_default().to_string();
         let mut problems = Vec::new();
         let problem = |path: &'static [&'static str], reason| WorkloadError { kind, name: name.clone(), path, reason };
@@ -187,7 +187,7 @@ impl Workload {
         if !problems.is_empty() {
             return Err(problems);
         }
-        Ok(Workload {
+        Ok(WorkloadView {
             kind,
             namespace: str_at(object, &["metadata", "namespace"]).map(str::to_string),
             name,
@@ -285,8 +285,8 @@ impl PdbView {
 mod tests {
     use super::*;
 
-    fn read(yaml: &str) -> Result<Option<Workload>, Vec<String>> {
-        Workload::read(&kix_yaml::from_str(yaml).unwrap()).map_err(|e| e.iter().map(ToString::to_string).collect())
+    fn read(yaml: &str) -> Result<Option<WorkloadView>, Vec<String>> {
+        WorkloadView::read(&kix_yaml::from_str(yaml).unwrap()).map_err(|e| e.iter().map(ToString::to_string).collect())
     }
 
     const WEB: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  \

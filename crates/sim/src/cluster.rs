@@ -35,7 +35,7 @@ use super::objects::{Node, Pod};
 use super::plugins::{self, Candidate, Domains, Rejection, Scores, Spread, Usage};
 use super::snapshot::State;
 use kix_kube::labels::HOSTNAME;
-use kix_kube::selector::{Labels, Selector};
+use kix_kube::selector::Selector;
 use kix_kube::taints::Taint;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -620,11 +620,6 @@ fn take<K: Ord>(map: &mut BTreeMap<K, BTreeSet<usize>>, key: &K, node: usize) {
 
 fn counts(tally: &Tally, pod: &Pod) -> bool {
     !pod.terminating && pod.namespace == tally.namespace && tally.selector.matches(&pod.labels)
-}
-
-/// Labels helper for callers building pods.
-pub fn labels(pairs: &[(&str, &str)]) -> Labels {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
 #[cfg(test)]

@@ -78,11 +78,6 @@ fn single(diagnostic: Diagnostic) -> InputError {
     InputError(d)
 }
 
-/// Reads a YAML stream; lists are expanded into their items.
-pub fn read_objects(path: &Path) -> Result<Vec<Value>, InputError> {
-    Ok(read_located(path)?.objects.into_iter().map(|o| o.value).collect())
-}
-
 /// One object of an input file with the positions of its nodes.
 #[derive(Clone, Debug)]
 pub struct Located {

@@ -88,23 +88,23 @@
 //! with per-workload and per-budget counters; [`domain_loss`] the domain losses and the
 //! tie-break, [`voluntary`] the rolling update, [`drain`] the drain).
 
-pub mod budget;
-pub mod cluster;
-pub mod commands;
+mod budget;
+mod cluster;
+mod commands;
 mod domain_loss;
 mod drain;
 mod framework;
-pub mod input;
-pub mod interpod;
+mod input;
+mod interpod;
 pub mod objects;
-pub mod plugins;
-pub mod scenarios;
+mod plugins;
+mod scenarios;
 pub mod snapshot;
 #[cfg(test)]
 mod test_rng;
 mod verdict;
 mod voluntary;
-pub mod workload;
+mod workload;
 mod world;
 
 pub use cluster::{Cluster, Cycle, Outcome};
@@ -113,4 +113,6 @@ pub use snapshot::State;
 pub use verdict::{DomainLoss, Scenario, ScenarioResult, VerifyRequest, WorkloadLevel, WorkloadVerdict};
 
 pub use commands::{ScheduleReport, ScheduleRequest, SimulateReport, SimulateRequest, schedule, simulate};
-pub use input::InputError;
+pub use input::{InputError, read_state};
+pub use plugins::Scores;
+pub use workload::Workload;

@@ -141,11 +141,6 @@ impl Spread {
         };
         Spread { hard: Vec::new(), soft, require_all_keys: false }
     }
-
-    /// Whether any constraint (or the defaults) counts per node rather than per shared domain.
-    pub fn mentions_hostname(&self) -> bool {
-        self.hard.iter().chain(&self.soft).any(|c| c.key == HOSTNAME)
-    }
 }
 
 /// Whether the node carries every constraint's key.

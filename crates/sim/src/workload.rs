@@ -19,7 +19,7 @@ use kix_kube::labels::{
 use kix_kube::selector::{Labels, Selector};
 use kix_kube::taints::{Effect, Toleration};
 use kix_kube::value::{at, str_at};
-use kix_kube::workload::{Workload as Object, WorkloadError};
+use kix_kube::workload::{WorkloadError, WorkloadView};
 use kix_yaml::Value;
 use std::sync::Arc;
 
@@ -78,7 +78,7 @@ fn encode(mut n: u64, len: usize) -> String {
 pub enum ReadError {
     /// The one reader's problems (every one, joined).
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
-    Object(Vec<WorkloadError>),
+    WorkloadView(Vec<WorkloadError>),
     #[error(transparent)]
     Strategy(WorkloadError),
     #[error(
@@ -99,7 +99,7 @@ impl Workload {
     /// any other object.
     pub fn from_object(object: &Value, default_namespace: &str) -> Result<Option<Workload>, ReadError> {
         let raw = object;
-        let Some(object) = Object::read(object).map_err(ReadError::Object)? else { return Ok(None) };
+        let Some(object) = WorkloadView::read(object).map_err(ReadError::WorkloadView)? else { return Ok(None) };
         let partition = match str_at(raw, &["spec", "updateStrategy", "type"]) {
             Some("OnDelete") => None,
             _ => Some(
@@ -108,7 +108,7 @@ impl Workload {
         };
         let parallel = str_at(raw, &["spec", "podManagementPolicy"]) == Some("Parallel");
         let strategy = object.strategy().map_err(ReadError::Strategy)?;
-        let Object { kind, name, namespace, manifest_replicas, selector, template_labels, template, .. } = object;
+        let WorkloadView { kind, name, namespace, manifest_replicas, selector, template_labels, template, .. } = object;
         let replicas = i64::from(manifest_replicas.unwrap_or(1));
         if replicas > MAX_SIMULATED_REPLICAS {
             return Err(ReadError::TooManyReplicas { kind, name, replicas });

@@ -46,7 +46,7 @@ const HASH_KEYS_FROM: usize = 16;
 /// Longest implicit key read, in bytes from its first character to its `:`. YAML bounds implicit
 /// keys at 1024 characters (saphyr-parser counts from the key to the `:`); a byte is at most a
 /// character, so staying below this keeps well inside that bound.
-pub const MAX_KEY_BYTES: usize = 1000;
+pub(crate) const MAX_KEY_BYTES: usize = 1000;
 
 /// How [`fast_stream_each`] ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

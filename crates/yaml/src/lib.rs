@@ -46,15 +46,15 @@ mod marks;
 mod number;
 pub mod resolve;
 mod ser;
+mod tree;
 mod value;
 
 pub use de::{DeError, from_value};
-pub use fast::{FastRead, MAX_KEY_BYTES, check_against_loader, fast_stream, fast_stream_each};
+pub use fast::{FastRead, check_against_loader, fast_stream, fast_stream_each};
 pub use load::{Document, parse_stream, parse_stream_each};
-pub use mapping::Mapping;
 pub use marks::{EntryMarks, KeyText, Located, Marks, MarksKind, Seg};
 pub use number::Number;
-pub use value::Value;
+pub use tree::{Mapping, Value};
 
 use std::fmt;
 

@@ -16,7 +16,7 @@
 //! (issue 11): the rest of every object stays shared with the template. Values behave exactly as
 //! owned values: no change is ever seen through another clone.
 
-use super::Value;
+use super::tree::{Entries, Mapping, Value};
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -24,22 +24,6 @@ use std::sync::Arc;
 
 /// Size from which a mapping keeps a hash index beside its entries.
 const INDEX_FROM: usize = 24;
-
-/// An insertion-ordered YAML mapping.
-#[derive(Clone, Default)]
-pub struct Mapping {
-    inner: Arc<Entries>,
-}
-
-/// A mapping's entries and index, shared by its clones until one of them changes.
-#[derive(Clone, Debug, Default)]
-struct Entries {
-    entries: Vec<(Value, Value)>,
-    /// Key hash to entry positions; present once the mapping has `INDEX_FROM` entries. Boxed so
-    /// that small mappings (and so every `Value`) stay small: 8 bytes here instead of 48.
-    #[allow(clippy::box_collection)]
-    index: Option<Box<HashMap<u64, Vec<usize>>>>,
-}
 
 /// Something a mapping can be probed with: a `&str` (the common case, no allocation) or a `&Value`.
 pub trait MapKey {
@@ -168,7 +152,7 @@ impl Mapping {
     }
 
     /// Removes `key` and returns the entry, keeping the order of the other entries.
-    pub fn remove_entry<K: MapKey + ?Sized>(&mut self, key: &K) -> Option<(Value, Value)> {
+    pub(crate) fn remove_entry<K: MapKey + ?Sized>(&mut self, key: &K) -> Option<(Value, Value)> {
         let i = self.position(key)?;
         let inner = self.entries_mut();
         let entry = inner.entries.remove(i);
@@ -221,7 +205,8 @@ impl Mapping {
         self.inner.entries.iter().map(|(_, v)| v)
     }
 
-    pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Value> + ExactSizeIterator {
+    #[cfg(test)]
+    pub(crate) fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Value> + ExactSizeIterator {
         self.entries_mut().entries.iter_mut().map(|(_, v)| v)
     }
 
@@ -231,7 +216,7 @@ impl Mapping {
     }
 
     /// Whether the two share their entries (so are equal without looking).
-    pub fn shares_entries_with(&self, other: &Mapping) -> bool {
+    pub(crate) fn shares_entries_with(&self, other: &Mapping) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 }
@@ -332,7 +317,7 @@ impl<'a> IntoIterator for &'a mut Mapping {
 impl std::ops::Index<&str> for Mapping {
     type Output = Value;
     fn index(&self, key: &str) -> &Value {
-        self.get(key).unwrap_or(&super::value::NULL)
+        self.get(key).unwrap_or(&super::tree::NULL)
     }
 }
 

@@ -57,16 +57,12 @@ impl Number {
     }
 
     /// Any number as a float (integers may round), as serde_yaml's `as_f64`.
-    pub fn as_f64(&self) -> Option<f64> {
+    pub(crate) fn as_f64(&self) -> Option<f64> {
         Some(match self.n {
             N::PosInt(u) => u as f64,
             N::NegInt(i) => i as f64,
             N::Float(f) => f,
         })
-    }
-
-    pub fn is_nan(&self) -> bool {
-        matches!(self.n, N::Float(f) if f.is_nan())
     }
 
     pub(crate) fn unexpected(&self) -> serde::de::Unexpected<'static> {

@@ -28,7 +28,7 @@ pub fn plain(text: &str) -> Resolved {
 }
 
 /// [`plain`], but `None` for a string, so the caller can keep the text it owns.
-pub fn plain_non_string(text: &str) -> Option<Resolved> {
+pub(crate) fn plain_non_string(text: &str) -> Option<Resolved> {
     // Fast path: every null, bool, integer and float serde_yaml accepts starts with one of these
     // (its floats must be finite, so `inf` and `nan` without a dot are strings).
     let Some(&first) = text.as_bytes().first() else { return Some(Resolved::Value(Value::Null)) };
@@ -69,7 +69,7 @@ fn plain_slow(text: &str) -> Resolved {
 /// A scalar under an explicit core tag (`!!int`, ...); `None` when the text does not fit the tag
 /// (serde_yaml's `visit_scalar`). Other core tags (`!!str`, `!!binary`, `!!timestamp`) read the
 /// text as a string, as serde_yaml did.
-pub fn tagged(suffix: &str, text: &str) -> Option<Resolved> {
+pub(crate) fn tagged(suffix: &str, text: &str) -> Option<Resolved> {
     Some(match suffix {
         "bool" => Resolved::Value(Value::Bool(parse_bool(text)?)),
         "int" => int(text)?,

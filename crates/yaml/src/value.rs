@@ -5,24 +5,11 @@
 //! [`crate`]). Indexing (`value["spec"]`, `value[0]`) never panics: a missing key, an index
 //! past the end or a value of the wrong kind yields `&Value::Null`, as with serde_yaml.
 
-use super::{Mapping, Number};
+use super::Number;
+use super::tree::{Mapping, NULL, Value};
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 use std::ops::Index;
-
-/// A YAML value.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum Value {
-    #[default]
-    Null,
-    Bool(bool),
-    Number(Number),
-    String(String),
-    Sequence(Vec<Value>),
-    Mapping(Mapping),
-}
-
-pub(super) static NULL: Value = Value::Null;
 
 impl Value {
     /// The value under a string key of a mapping; `None` for other kinds or a missing key.
@@ -56,11 +43,7 @@ impl Value {
         self.as_number()?.as_u64()
     }
 
-    pub fn as_f64(&self) -> Option<f64> {
-        self.as_number()?.as_f64()
-    }
-
-    pub fn as_number(&self) -> Option<&Number> {
+    pub(crate) fn as_number(&self) -> Option<&Number> {
         match self {
             Value::Number(n) => Some(n),
             _ => None,
@@ -133,7 +116,7 @@ impl Value {
 
     /// `==` that also requires every mapping to hold its keys in the same order (`==` ignores
     /// order, as serde_yaml's did): what "read the same" means for two readers of one text.
-    pub fn eq_in_order(&self, other: &Value) -> bool {
+    pub(crate) fn eq_in_order(&self, other: &Value) -> bool {
         match (self, other) {
             (Value::Sequence(a), Value::Sequence(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.eq_in_order(b))
@@ -320,7 +303,7 @@ mod tests {
         assert_eq!(value["metadata"]["name"].as_str(), Some("web"));
         assert_eq!(value["ports"][1].as_u64(), Some(443));
         assert_eq!(value["ports"][1].as_i64(), Some(443));
-        assert_eq!(value["ratio"].as_f64(), Some(0.5));
+        assert_eq!(value["ratio"].as_number().and_then(|n| n.as_f64()), Some(0.5));
         for absent in [&value["missing"], &value["ports"][9], &value["ratio"]["x"], &value[0]] {
             assert!(absent.is_null());
         }

@@ -23,7 +23,7 @@
 //! A mapping whose schema has neither `properties` nor `additionalProperties` is not checked for
 //! unknown keys (the API server would prune them all; kix does not guess that was meant).
 
-use super::{Problem, Schema, Step, StrictError, path_text};
+use super::error::{Problem, Schema, Step, StrictError, path_text};
 use kix_yaml::Value;
 use std::collections::BTreeMap;
 
@@ -191,7 +191,7 @@ impl Walk {
             } else if let (Some(properties), false, false) =
                 (properties, preserve, additional.and_then(Value::as_bool) == Some(true))
             {
-                let suggestion = super::suggest(key, properties.keys().filter_map(Value::as_str));
+                let suggestion = super::error::suggest(key, properties.keys().filter_map(Value::as_str));
                 let suggestion_set = suggestion.as_deref().is_some_and(|s| value.get(s).is_some_and(|v| !v.is_null()));
                 self.push(Problem::UnknownField { suggestion, suggestion_set });
             }

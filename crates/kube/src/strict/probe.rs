@@ -6,7 +6,7 @@
 //! stops. It runs only when an unknown field needs a suggestion, so the field lists never have to
 //! be typed out or kept in step with k8s-openapi.
 
-use super::Step;
+use super::error::Step;
 use serde::de::value::StrDeserializer;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::cell::Cell;

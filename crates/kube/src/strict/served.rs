@@ -13,7 +13,7 @@
 //! NetworkPolicy, went in 1.22: the Kubernetes deprecated API migration guide), is known by name
 //! so that its objects are refused instead of taken for custom resources.
 
-use super::StrictError;
+use super::error::StrictError;
 use super::typed::IsServed;
 use k8s_openapi::Resource;
 use kix_yaml::Value;
@@ -36,7 +36,7 @@ impl Served {
 macro_rules! served {
     ($($ty:ty),* $(,)?) => {
         /// Every built-in kind of Kubernetes 1.33, with its typed check.
-        pub static SERVED: &[Served] = &[$(
+        pub(crate) static SERVED: &[Served] = &[$(
             Served {
                 group: <$ty as Resource>::GROUP,
                 version: <$ty as Resource>::VERSION,
@@ -159,7 +159,7 @@ pub(super) fn typed_check(api_version: &str, kind: &str, object: &Value) -> Opti
 }
 
 /// Whether a group is Kubernetes' own (the core group is `""`): its kinds are all in [`SERVED`].
-pub fn is_builtin_group(group: &str) -> bool {
+pub(crate) fn is_builtin_group(group: &str) -> bool {
     REMOVED_GROUPS.contains(&group) || SERVED.iter().any(|s| s.group == group)
 }
 
@@ -170,7 +170,7 @@ pub(super) fn is_list_kind(kind: &str) -> bool {
 }
 
 /// Every `apiVersion` that serves a kind of this name, in table order.
-pub fn serving(kind: &str) -> Vec<String> {
+pub(crate) fn serving(kind: &str) -> Vec<String> {
     SERVED.iter().filter(|s| s.kind == kind).map(Served::api_version).collect()
 }
 

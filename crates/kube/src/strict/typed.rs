@@ -17,7 +17,8 @@
 //! Quantities and IntOrString fields take numbers and strings, and `null` is an absent optional
 //! field (`metadata.creationTimestamp: null`), exactly as the API server decodes them.
 
-use super::{Problem, Schema, Step, StrictError, path_text, probe, value_at};
+use super::error::{Problem, Schema, Step, StrictError, path_text, value_at};
+use super::probe;
 use kix_yaml::Value;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -68,7 +69,7 @@ fn unknown_field<T: DeserializeOwned>(object: &Value, steps: Vec<Step>) -> Stric
     };
     let suggestion = name.and_then(|name| {
         let fields = probe::fields::<T>(parent)?;
-        super::suggest(name, fields.iter().copied())
+        super::error::suggest(name, fields.iter().copied())
     });
     let suggestion_set = suggestion
         .as_deref()

@@ -1,0 +1,169 @@
+//! The objects of one lint run, read through kix's typed views: the workloads (each with its
+//! namespace and the autoscaler that owns its replicas), the PodDisruptionBudgets and the
+//! HorizontalPodAutoscalers. Every rule file reads them from here.
+
+use crate::load::documents::Document;
+use kix_diag::Diagnostics;
+use kix_kube::kind::{WorkloadKind, api_group};
+use kix_kube::selector::Labels;
+use kix_kube::value::{at, str_at};
+use kix_kube::workload::{PdbView, WorkloadView};
+use kix_yaml::Value;
+
+/// The objects of one lint run, read through kix's typed views.
+pub(crate) struct Set {
+    pub documents: Vec<Document>,
+    pub workloads: Vec<Target>,
+    pub budgets: Vec<Budget>,
+    pub autoscalers: Vec<Autoscaler>,
+}
+
+/// A Deployment or StatefulSet.
+pub(crate) struct Target {
+    pub document: usize,
+    pub view: WorkloadView,
+    pub namespace: String,
+    /// Index into `Set::autoscalers` of the HPA that scales it.
+    pub autoscaler: Option<usize>,
+}
+
+/// A PodDisruptionBudget.
+pub(crate) struct Budget {
+    pub document: usize,
+    pub view: PdbView,
+    pub namespace: String,
+}
+
+impl Set {
+    pub(super) fn read(documents: Vec<Document>, diagnostics: &mut Diagnostics) -> Set {
+        let mut set =
+            Set { documents: Vec::new(), workloads: Vec::new(), budgets: Vec::new(), autoscalers: Vec::new() };
+        for (index, document) in documents.iter().enumerate() {
+            let namespace = document
+                .value
+                .get("metadata")
+                .and_then(|m| m.get("namespace"))
+                .and_then(|n| n.as_str())
+                .unwrap_or_default()
+                .to_string();
+            if let Some(kind) = WorkloadKind::of(&document.value) {
+                match crate::resolve::views::read_workload(document, kind) {
+                    Ok(view) => set.workloads.push(Target { document: index, view, namespace, autoscaler: None }),
+                    Err(problems) => problems.into_iter().for_each(|d| diagnostics.push(d)),
+                }
+            } else if PdbView::is_pdb(&document.value) {
+                match crate::resolve::views::read_pdb(document) {
+                    Ok(view) => set.budgets.push(Budget { document: index, view, namespace }),
+                    Err(problem) => diagnostics.push(problem),
+                }
+            } else if let Some(hpa) = Autoscaler::read(index, document, namespace) {
+                set.autoscalers.push(hpa);
+            }
+        }
+        for (index, hpa) in set.autoscalers.iter().enumerate() {
+            if let Some(target) = set.workloads.iter_mut().find(|w| hpa.targets(w)) {
+                target.autoscaler = Some(index);
+            }
+        }
+        set.documents = documents;
+        set
+    }
+
+    pub fn document(&self, index: usize) -> &Document {
+        &self.documents[index]
+    }
+
+    /// The HPA scaling a workload.
+    pub fn autoscaler(&self, target: &Target) -> Option<&Autoscaler> {
+        target.autoscaler.map(|i| &self.autoscalers[i])
+    }
+
+    /// The count the disruption controller expects at the workload's lowest scale: the HPA's
+    /// minReplicas when one scales it, else `spec.replicas` (1 when absent).
+    pub fn low_replicas(&self, target: &Target) -> u32 {
+        match self.autoscaler(target) {
+            Some(hpa) => hpa.min_replicas,
+            None => target.view.manifest_replicas.unwrap_or(1),
+        }
+    }
+
+    /// The most replicas the workload can run: the HPA's maxReplicas, else `spec.replicas`.
+    pub fn high_replicas(&self, target: &Target) -> u32 {
+        match self.autoscaler(target) {
+            Some(hpa) => hpa.max_replicas.max(hpa.min_replicas),
+            None => target.view.manifest_replicas.unwrap_or(1),
+        }
+    }
+
+    /// Other workloads of the namespace.
+    pub fn neighbours<'a>(&'a self, target: &'a Target) -> impl Iterator<Item = &'a Target> + 'a {
+        self.workloads.iter().filter(move |w| w.namespace == target.namespace && w.document != target.document)
+    }
+}
+
+impl Target {
+    /// `Deployment/web`, as messages name a workload.
+    pub fn label(&self) -> String {
+        format!("{} `{}`", self.view.kind, self.view.name)
+    }
+
+    /// The labels its pods carry (the template's; the controller adds its hash labels).
+    pub fn pod_labels(&self) -> &Labels {
+        &self.view.template_labels
+    }
+
+    /// The pod spec (`spec.template.spec`).
+    pub fn pod_spec(&self) -> Option<&kix_yaml::Value> {
+        self.view.template.get("spec")
+    }
+}
+
+impl Budget {
+    pub fn label(&self) -> String {
+        format!("PodDisruptionBudget `{}`", self.view.name)
+    }
+}
+
+/// What lint reads of an HPA.
+pub(crate) struct Autoscaler {
+    pub document: usize,
+    pub name: String,
+    pub namespace: String,
+    /// `scaleTargetRef.kind` and `.name`.
+    pub target_kind: String,
+    pub target_name: String,
+    pub min_replicas: u32,
+    /// Whether `minReplicas` is written (else the default 1 applies).
+    pub min_written: bool,
+    pub max_replicas: u32,
+}
+
+impl Autoscaler {
+    /// Reads an `autoscaling` HorizontalPodAutoscaler (`None` for anything else).
+    pub fn read(document: usize, object: &Document, namespace: String) -> Option<Autoscaler> {
+        let value = &object.value;
+        if api_group(object.api_version()) != "autoscaling" || object.kind() != "HorizontalPodAutoscaler" {
+            return None;
+        }
+        let count = |field: &str| {
+            at(value, &["spec", field]).and_then(Value::as_u64).map(|n| n.min(u64::from(u32::MAX)) as u32)
+        };
+        Some(Autoscaler {
+            document,
+            name: object.name().to_string(),
+            namespace,
+            target_kind: str_at(value, &["spec", "scaleTargetRef", "kind"]).unwrap_or_default().to_string(),
+            target_name: str_at(value, &["spec", "scaleTargetRef", "name"]).unwrap_or_default().to_string(),
+            min_replicas: count("minReplicas").unwrap_or(1),
+            min_written: count("minReplicas").is_some(),
+            max_replicas: count("maxReplicas").unwrap_or(1),
+        })
+    }
+
+    /// Whether it scales this workload (same namespace, kind and name).
+    pub fn targets(&self, target: &Target) -> bool {
+        self.namespace == target.namespace
+            && self.target_kind == target.view.kind.as_str()
+            && self.target_name == target.view.name
+    }
+}
