@@ -11,16 +11,13 @@
 //! ([`kix_yaml::Marks`]), in block and flow style alike; files are read
 //! within [`Limits::SNAPSHOT`].
 
-use super::budget::Budget;
-use super::snapshot::{State, is_terminal, parse_namespace, parse_node, parse_pod};
+use super::snapshot::{State, StateReader, read_clean};
 use kix_diag::source::{self, MAX_SNAPSHOT_BYTES, ReadError};
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use kix_kube::list;
 use kix_kube::taints::Effect;
-use kix_kube::value::{at, str_at};
-use kix_yaml::{self as yaml, FastRead, Limits, Marks, Seg, Value};
-use std::collections::HashSet;
-use std::ops::ControlFlow;
+use kix_kube::value::at;
+use kix_yaml::{self as yaml, Limits, Marks, Seg, Value};
 use std::path::Path;
 
 /// What the model could not read, each problem located in its file: the one place sim builds
@@ -194,12 +191,12 @@ pub fn not_an_object(path: &Path, message: impl Into<String>) -> Diagnostic {
 /// own located diagnostic.
 ///
 /// A snapshot is first read one document at a time, each document converted and dropped at once
-/// ([`state_streaming`]): its generic tree never exists whole, which is most of the time and memory
+/// ([`read_clean`]): its generic tree never exists whole, which is most of the time and memory
 /// of loading a big snapshot. On the first problem of any kind the file is read again whole, with
 /// positions, and every problem is reported from there exactly as if there had been no first pass.
 pub fn read_state(path: &Path) -> Result<State, InputError> {
     let text = read_input(path)?;
-    if let Some(state) = state_streaming(&text) {
+    if let Some(state) = read_clean(&text) {
         return Ok(state);
     }
     state_located(SourceFile::new(path, text))
@@ -216,85 +213,6 @@ fn state_located(source: SourceFile) -> Result<State, InputError> {
         }
     }
     if errors.is_empty() { Ok(reader.finish()) } else { Err(errors) }
-}
-
-/// The state of a snapshot in which every document is an object kix can read (lists expanded as
-/// [`locate_objects`] expands them), read document by document; `None` at the first problem.
-///
-/// The fast reader ([`yaml::fast_stream_each`]) reads the block YAML kubectl and kix write several
-/// times faster than the located loader; on anything else it gives up and the loader reads the text
-/// from the start, into a fresh state.
-fn state_streaming(text: &str) -> Option<State> {
-    let mut reader = StateReader::sized_for(text);
-    let read = yaml::fast_stream_each(text, &Limits::SNAPSHOT, |value| {
-        if reader.document(value) { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
-    });
-    match read {
-        FastRead::Read => return Some(reader.finish()),
-        FastRead::Stopped => return None,
-        FastRead::Refused => reader = StateReader::sized_for(text),
-    }
-    let mut clean = true;
-    yaml::parse_stream_each(text, &Limits::SNAPSHOT, |document| {
-        let readable = document.is_ok_and(|document| {
-            document.value.is_null()
-                || (document.value.is_mapping()
-                    && list::flatten(document.value, document.marks).is_ok_and(|flat| {
-                        flat.iter().all(|(value, _)| value.is_mapping() && reader.add(value).is_ok())
-                    }))
-        });
-        clean &= readable;
-        if readable { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
-    });
-    clean.then(|| reader.finish())
-}
-
-/// A state being read object by object, in file order.
-#[derive(Default)]
-struct StateReader {
-    state: State,
-    /// Names of the nodes read so far, for duplicates.
-    seen: HashSet<String>,
-}
-
-impl StateReader {
-    fn sized_for(text: &str) -> StateReader {
-        StateReader { state: State::sized_for(text), seen: HashSet::new() }
-    }
-
-    /// Adds one object (a mapping); an object kix cannot read is an error and adds nothing.
-    fn add(&mut self, value: &Value) -> Result<(), String> {
-        let state = &mut self.state;
-        match str_at(value, &["kind"]) {
-            Some("Node") => parse_node(value).and_then(|node| {
-                if !self.seen.insert(node.name.clone()) {
-                    return Err(format!("node `{}` appears twice", node.name));
-                }
-                state.nodes.push(node);
-                Ok(())
-            }),
-            // Terminal pods: the scheduler never sees them (snapshot::is_terminal).
-            Some("Pod") if is_terminal(value) => Ok(()),
-            Some("Pod") => parse_pod(value, "default").map(|p| state.pods.push(p)),
-            Some("Namespace") => parse_namespace(value).map(|n| state.namespaces.push(n)),
-            Some(_) => Budget::read(value).map(|b| state.budgets.extend(b)),
-            None => Err("a document has no `kind`".to_string()),
-        }
-    }
-
-    /// Adds one document read without positions, as `state_streaming` adds a located one:
-    /// whether it was readable (null, or a mapping whose objects, lists expanded, all read).
-    fn document(&mut self, value: Value) -> bool {
-        value.is_null()
-            || (value.is_mapping()
-                && list::flatten_values(value)
-                    .is_ok_and(|flat| flat.iter().all(|value| value.is_mapping() && self.add(value).is_ok())))
-    }
-
-    fn finish(mut self) -> State {
-        self.state.nodes.sort_by(|a, b| a.name.cmp(&b.name));
-        self.state
-    }
 }
 
 #[cfg(test)]
@@ -349,11 +267,11 @@ mod tests {
         ];
         for (i, text) in texts.iter().enumerate() {
             let located = state_located(SourceFile::new("state.yaml", text.clone()));
-            match state_streaming(text) {
+            match read_clean(text) {
                 Some(state) => assert_eq!(Some(state), located.ok(), "{text}"),
                 None => assert!(located.is_err(), "{text}"),
             }
-            assert_eq!(state_streaming(text).is_some(), i < 5, "{text}");
+            assert_eq!(read_clean(text).is_some(), i < 5, "{text}");
             if i < 5 {
                 assert_eq!(yaml::fast_stream(text, &Limits::SNAPSHOT).is_some(), i < 3, "{text}");
             }

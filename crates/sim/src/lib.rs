@@ -83,14 +83,13 @@
 //! fast path ([`cluster::Cluster::select`], node classes and usage buckets,
 //! same answer; changes journalled and undone in place, see [`cluster::Checkpoint`]),
 //! [`workload`] stamps pods from Deployments and StatefulSets,
-//! [`commands`] answers typed `schedule`/`simulate` requests with reports, [`scenarios`] runs the
+//! [`schedule`] answers typed `schedule`/`simulate` requests with reports, [`scenarios`] runs the
 //! availability scenarios `kix verify` reports ([`world`] the state they change and roll back,
 //! with per-workload and per-budget counters; [`domain_loss`] the domain losses and the
 //! tie-break, [`voluntary`] the rolling update, [`drain`] the drain).
 
 mod budget;
 mod cluster;
-mod commands;
 mod domain_loss;
 mod drain;
 mod framework;
@@ -99,6 +98,7 @@ mod interpod;
 pub mod objects;
 mod plugins;
 mod scenarios;
+mod schedule;
 pub mod snapshot;
 #[cfg(test)]
 mod test_rng;
@@ -112,7 +112,7 @@ pub use scenarios::verify_workloads;
 pub use snapshot::State;
 pub use verdict::{DomainLoss, Scenario, ScenarioResult, VerifyRequest, WorkloadLevel, WorkloadVerdict};
 
-pub use commands::{ScheduleReport, ScheduleRequest, SimulateReport, SimulateRequest, schedule, simulate};
 pub use input::{InputError, read_state};
 pub use plugins::Scores;
+pub use schedule::{ScheduleReport, ScheduleRequest, SimulateReport, SimulateRequest, schedule, simulate};
 pub use workload::Workload;

@@ -18,8 +18,8 @@ use kix_kube::quantity;
 use kix_kube::selector::{Selector, labels_from_value};
 use kix_kube::taints::{Effect, Taint, Toleration};
 use kix_kube::value::{at, str_at};
-use kix_kube::workload::PdbView;
 use kix_yaml::Value;
+use std::collections::HashSet;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -67,92 +67,117 @@ impl State {
     }
 
     /// Reads a YAML stream of objects (lists expanded, see [`kix_kube::list`]) into a state; other kinds
-    /// are skipped.
+    /// are skipped. Read as [`read_clean`] reads a snapshot; at the first problem the text is read
+    /// again with the located loader and every problem is reported, joined with `; ` (the first YAML
+    /// or list error alone, as the stream cannot be trusted past it).
     pub fn from_yaml_str(text: &str) -> Result<State, String> {
-        // The fast reader first; when it gives up, the located loader reads the text afresh.
-        State::read_stream(text, true).or_else(|| State::read_stream(text, false)).expect("the loader reads any text")
-    }
-
-    /// [`State::from_yaml_str`] through the fast reader (`None` when it gives up) or the located loader.
-    /// Each document is converted as soon as it is read and then dropped, so the stream's generic tree
-    /// never exists whole; the first YAML or list error wins, as when every document is read first.
-    fn read_stream(text: &str, fast: bool) -> Option<Result<State, String>> {
-        let (mut state, mut errors, mut failed) = (State::sized_for(text), Vec::new(), None);
-        let mut add = |document: Result<Value, String>| {
-            let objects = document.and_then(|value| match value.is_null() {
-                true => Ok(Vec::new()),
-                false => kix_kube::list::flatten_values(value).map_err(|e| e.to_string()),
-            });
-            match objects {
-                Ok(objects) => {
-                    objects.iter().for_each(|object| state.add(object, &mut errors));
-                    ControlFlow::Continue(())
-                }
-                Err(e) => {
-                    failed = Some(e);
-                    ControlFlow::Break(())
-                }
-            }
-        };
-        let limits = &kix_yaml::Limits::SNAPSHOT;
-        if fast {
-            let read = kix_yaml::fast_stream_each(text, limits, |value| add(Ok(value)));
-            if read == kix_yaml::FastRead::Refused {
-                return None;
-            }
-        } else {
-            kix_yaml::parse_stream_each(text, limits, |document| {
-                add(document.map(|d| d.value).map_err(|e| e.to_string()))
-            });
+        if let Some(state) = read_clean(text) {
+            return Ok(state);
         }
-        Some(match failed {
-            Some(e) => Err(e),
-            None => state.finish(errors).map_err(|errors| errors.join("; ")),
-        })
+        let mut reader = StateReader::default();
+        let mut errors = Vec::new();
+        for document in kix_yaml::parse_stream(text, &kix_yaml::Limits::SNAPSHOT) {
+            let value = document.map_err(|e| e.to_string())?.value;
+            if value.is_null() {
+                continue;
+            }
+            for object in kix_kube::list::flatten_values(value).map_err(|e| e.to_string())? {
+                if let Err(e) = reader.add(&object) {
+                    errors.push(e);
+                }
+            }
+        }
+        if errors.is_empty() { Ok(reader.finish()) } else { Err(errors.join("; ")) }
     }
 
     /// Builds a state from parsed objects: Nodes and Pods; other kinds are skipped.
     pub fn from_objects(objects: Vec<Value>) -> Result<State, String> {
-        State::from_objects_each(objects).map_err(|errors| errors.join("; "))
+        let mut reader = StateReader::default();
+        let errors: Vec<String> = objects.iter().filter_map(|object| reader.add(object).err()).collect();
+        if errors.is_empty() { Ok(reader.finish()) } else { Err(errors.join("; ")) }
+    }
+}
+
+/// The state of a snapshot in which every document is an object kix can read (lists expanded),
+/// read document by document, each converted and dropped at once so the stream's generic tree
+/// never exists whole; `None` at the first problem (the callers then read it again to report
+/// every problem, [`State::from_yaml_str`] as text, `kix`'s file reader with positions).
+///
+/// The fast reader ([`kix_yaml::fast_stream_each`]) reads the block YAML kubectl and kix write
+/// several times faster than the located loader; on anything else it gives up and the loader
+/// reads the text from the start, into a fresh state.
+pub(crate) fn read_clean(text: &str) -> Option<State> {
+    let mut reader = StateReader::sized_for(text);
+    let read = kix_yaml::fast_stream_each(text, &kix_yaml::Limits::SNAPSHOT, |value| {
+        if reader.document(value) { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
+    });
+    match read {
+        kix_yaml::FastRead::Read => return Some(reader.finish()),
+        kix_yaml::FastRead::Stopped => return None,
+        kix_yaml::FastRead::Refused => reader = StateReader::sized_for(text),
+    }
+    let mut clean = true;
+    kix_yaml::parse_stream_each(text, &kix_yaml::Limits::SNAPSHOT, |document| {
+        let readable = document.is_ok_and(|document| reader.document(document.value));
+        clean &= readable;
+        if readable { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
+    });
+    clean.then(|| reader.finish())
+}
+
+/// A state being read object by object, in file order: the one reader of snapshot objects, for
+/// text ([`State::from_yaml_str`]), parsed objects ([`State::from_objects`]) and files with
+/// positions (`input::read_state`).
+#[derive(Default)]
+pub(crate) struct StateReader {
+    state: State,
+    /// Names of the nodes read so far, for duplicates.
+    seen: HashSet<String>,
+}
+
+impl StateReader {
+    fn sized_for(text: &str) -> StateReader {
+        StateReader { state: State::sized_for(text), seen: HashSet::new() }
     }
 
-    /// Like [`State::from_objects`], with one message per object that cannot be read.
-    pub fn from_objects_each(objects: Vec<Value>) -> Result<State, Vec<String>> {
-        let mut state = State::default();
-        let mut errors = Vec::new();
-        for object in &objects {
-            state.add(object, &mut errors);
+    /// Adds one object; an object kix cannot read (not a mapping, no kind, a field of the wrong
+    /// shape, a node named twice) is an error and adds nothing. Kinds the model does not read
+    /// are skipped.
+    pub(crate) fn add(&mut self, value: &Value) -> Result<(), String> {
+        if !value.is_mapping() {
+            return Err("a document is not a mapping (a Kubernetes object)".to_string());
         }
-        state.finish(errors)
-    }
-
-    /// Adds one object of [`State::from_objects_each`]; a problem goes to `errors`.
-    fn add(&mut self, object: &Value, errors: &mut Vec<String>) {
-        if !object.is_mapping() {
-            errors.push("a document is not a mapping (a Kubernetes object)".to_string());
-            return;
-        }
-        let result = match str_at(object, &["kind"]) {
-            Some("Node") => parse_node(object).map(|n| self.nodes.push(n)),
-            Some("Pod") if is_terminal(object) => Ok(()),
-            Some("Pod") => parse_pod(object, "default").map(|p| self.pods.push(p)),
-            Some("Namespace") => parse_namespace(object).map(|n| self.namespaces.push(n)),
-            Some(_) if PdbView::is_pdb(object) => Budget::read(object).map(|b| self.budgets.extend(b)),
-            Some(_) => Ok(()),
+        let state = &mut self.state;
+        match str_at(value, &["kind"]) {
+            Some("Node") => parse_node(value).and_then(|node| {
+                if !self.seen.insert(node.name.clone()) {
+                    return Err(format!("node `{}` appears twice", node.name));
+                }
+                state.nodes.push(node);
+                Ok(())
+            }),
+            // Terminal pods: the scheduler never sees them (see `is_terminal`).
+            Some("Pod") if is_terminal(value) => Ok(()),
+            Some("Pod") => parse_pod(value, "default").map(|p| state.pods.push(p)),
+            Some("Namespace") => parse_namespace(value).map(|n| state.namespaces.push(n)),
+            Some(_) => Budget::read(value).map(|b| state.budgets.extend(b)),
             None => Err("a document has no `kind`".to_string()),
-        };
-        if let Err(e) = result {
-            errors.push(e);
         }
     }
 
-    /// The state once every object is added: nodes sorted by name, a name twice an error.
-    fn finish(mut self, mut errors: Vec<String>) -> Result<State, Vec<String>> {
-        self.nodes.sort_by(|a, b| a.name.cmp(&b.name));
-        if let Some(pair) = self.nodes.windows(2).find(|w| w[0].name == w[1].name) {
-            errors.push(format!("node `{}` appears twice", pair[0].name));
-        }
-        if errors.is_empty() { Ok(self) } else { Err(errors) }
+    /// Adds one document: whether it was readable (null, or a mapping whose objects, lists
+    /// expanded, all read).
+    fn document(&mut self, value: Value) -> bool {
+        value.is_null()
+            || (value.is_mapping()
+                && kix_kube::list::flatten_values(value)
+                    .is_ok_and(|flat| flat.iter().all(|value| self.add(value).is_ok())))
+    }
+
+    /// The state once every object is added: nodes sorted by name.
+    pub(crate) fn finish(mut self) -> State {
+        self.state.nodes.sort_by(|a, b| a.name.cmp(&b.name));
+        self.state
     }
 }
 

@@ -1,4 +1,4 @@
-//! The located loader: YAML text to [`Document`]s ([`Value`] plus [`Marks`]), built from
+//! The located loader: YAML text to [`ParsedDocument`]s ([`Value`] plus [`Marks`]), built from
 //! saphyr-parser's events with an explicit stack (no recursion, so no input can overflow it).
 //!
 //! Per document, in event order:
@@ -38,7 +38,7 @@ const HASH_KEYS_FROM: usize = 16;
 
 /// One YAML document of a stream.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Document {
+pub struct ParsedDocument {
     pub value: Value,
     pub marks: Marks,
     /// Where the document starts: its `---`, or its first node when it has none.
@@ -47,7 +47,7 @@ pub struct Document {
 
 /// Parses every document of `text`: one entry per document, in order; documents with no content
 /// are skipped. After a syntax error the stream ends with that error.
-pub fn parse_stream(text: &str, limits: &Limits) -> Vec<Result<Document, YamlError>> {
+pub fn parse_stream(text: &str, limits: &Limits) -> Vec<Result<ParsedDocument, YamlError>> {
     let mut documents = Vec::new();
     parse_stream_each(text, limits, |document| {
         documents.push(document);
@@ -63,7 +63,7 @@ pub fn parse_stream(text: &str, limits: &Limits) -> Vec<Result<Document, YamlErr
 pub fn parse_stream_each(
     text: &str,
     limits: &Limits,
-    mut each: impl FnMut(Result<Document, YamlError>) -> ControlFlow<()>,
+    mut each: impl FnMut(Result<ParsedDocument, YamlError>) -> ControlFlow<()>,
 ) {
     // Marks hold `u32` offsets: nothing past 4 GiB, whatever the limits say.
     let max_bytes = limits.max_bytes.min(u32::MAX as usize);
@@ -160,12 +160,12 @@ impl<'l> Builder<'l> {
         }
     }
 
-    fn finish(self) -> Option<Result<Document, YamlError>> {
+    fn finish(self) -> Option<Result<ParsedDocument, YamlError>> {
         if let Some(error) = self.error {
             return Some(Err(error));
         }
         let (value, marks) = self.root?;
-        (!self.empty).then_some(Ok(Document { value, marks, start: self.start }))
+        (!self.empty).then_some(Ok(ParsedDocument { value, marks, start: self.start }))
     }
 
     fn fail(&mut self, kind: YamlErrorKind, mark: Mark, message: String) {

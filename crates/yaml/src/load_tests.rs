@@ -4,11 +4,11 @@
 use super::*;
 use crate::{Located, Seg};
 
-fn docs(text: &str) -> Vec<Result<Document, YamlError>> {
+fn docs(text: &str) -> Vec<Result<ParsedDocument, YamlError>> {
     parse_stream(text, &Limits::PACKAGE)
 }
 
-fn one(text: &str) -> Document {
+fn one(text: &str) -> ParsedDocument {
     let mut all = docs(text);
     assert_eq!(all.len(), 1, "{text}");
     all.remove(0).unwrap_or_else(|e| panic!("{text}: {e}"))
@@ -68,7 +68,7 @@ fn spans_have_ends_and_byte_offsets() {
 #[test]
 fn multi_document_streams_and_lists() {
     let text = "# only a comment\n---\n---\napiVersion: v1\nkind: List\nitems:\n- kind: A\n  metadata: {name: a}\n- {kind: B, metadata: {name: b}}\n---\n# nothing\n...\n---\nkind: C\n";
-    let all: Vec<Document> = docs(text).into_iter().map(Result::unwrap).collect();
+    let all: Vec<ParsedDocument> = docs(text).into_iter().map(Result::unwrap).collect();
     assert_eq!(all.len(), 2);
     assert_eq!((all[0].start.line, all[1].start.line), (3, 13));
     let list = &all[0];
