@@ -5,7 +5,6 @@
 mod support;
 
 mod architecture;
-mod bad_inputs;
 mod build;
 mod explain;
 mod guide;

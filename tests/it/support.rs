@@ -1,5 +1,5 @@
-//! Test support shared by every module of the integration-test binary (conventions in
-//! tests/README.md):
+//! Test support shared by every module of the integration-test binary and by the corpus runner
+//! (tests/corpus/, which includes this file; conventions in tests/README.md):
 //!
 //! - trees: [`write_tree`] writes files from `(path, contents)` pairs, [`copy_tree`] copies a
 //!   fixture keeping symlinks as symlinks, [`read_tree`] reads one back;
@@ -367,6 +367,7 @@ impl Output {
     }
 
     /// Stderr matches the golden file at `path`.
+    #[allow(dead_code)] // only the corpus target (tests/corpus/, `fixtures::examples`) compares bare stderr
     pub fn stderr_golden(self, path: impl AsRef<Path>) -> Output {
         assert_golden(path, &self.stderr);
         self

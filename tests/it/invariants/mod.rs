@@ -20,7 +20,9 @@
 //! `PROPTEST_RNG_SEED` picks another seed for a longer hunt.
 //!
 //! Layout: [`model`] (the generated tree and what the rules make of it), [`strategies`] (proptest
-//! generators), [`tree`] (writing and compiling it), [`checks`] (the invariants).
+//! generators), [`tree`] (writing and compiling it), [`checks`] (the invariants). The shipped
+//! examples and every fixture are checked the same way, one trial per case, by the `corpus` target
+//! (tests/corpus/fixtures.rs).
 
 mod checks;
 mod model;
@@ -89,35 +91,5 @@ proptest! {
         let first = compile_tree(&tree, false);
         let second = compile_tree(&tree, true);
         prop_assert_eq!(canonical(&first), canonical(&second));
-    }
-}
-
-/// The shipped examples and every fixture pass kix's own validation (the property
-/// tests cover generated trees; these are the trees people read first).
-#[test]
-fn shipped_examples_and_fixtures_pass_validation() {
-    let examples = tempfile::tempdir().unwrap();
-    crate::support::copy_examples(examples.path());
-    let mut roots = vec![examples.path().to_path_buf()];
-    roots.extend(crate::support::fixture_cases());
-    for root in roots {
-        let compiled = kix::compile::compile(&kix::compile::Selection {
-            root: root.clone(),
-            ..kix::compile::Selection::default()
-        });
-        assert!(!compiled.diagnostics.has_errors(), "{}: {:#?}", root.display(), checks::messages(&compiled));
-        let objects: Vec<&kix_yaml::Value> =
-            compiled.clusters.iter().flat_map(|c| &c.instances).flat_map(|i| i.objects()).collect();
-        assert!(!objects.is_empty(), "{}: nothing compiled", root.display());
-        for object in objects {
-            let problems = kix_kube::validate::validate_object(object);
-            assert!(
-                problems.is_empty(),
-                "{}: {} {}: {problems:?}",
-                root.display(),
-                object["kind"].as_str().unwrap_or(""),
-                checks::name_of(object)
-            );
-        }
     }
 }
