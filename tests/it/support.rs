@@ -396,24 +396,3 @@ impl Output {
         &self.test.dir
     }
 }
-
-/// A verify request for one workload, with the default hostname and zone keys.
-pub fn verify_request(
-    kind: &str,
-    namespace: &str,
-    name: &str,
-    level: kix_kube::level::Level,
-    min_replicas: Option<u32>,
-) -> kix_sim::VerifyRequest {
-    kix_sim::VerifyRequest {
-        workloads: vec![kix_sim::WorkloadLevel {
-            kind: kind.into(),
-            namespace: namespace.into(),
-            name: name.into(),
-            level,
-            min_replicas,
-        }],
-        node_key: "kubernetes.io/hostname".into(),
-        zone_key: "topology.kubernetes.io/zone".into(),
-    }
-}
