@@ -1,18 +1,8 @@
-//! `kix build` and `kix check` end to end: the real binary over fixture trees,
-//! compared with golden output.
+//! `kix build` and `kix check` end to end: the real binary over the shipped examples and small
+//! trees. The fixture trees of tests/fixtures/ (the shipped examples' goldens included) are one
+//! trial each in the `corpus` target (tests/corpus/fixtures.rs).
 
 use crate::support::*;
-
-#[test]
-fn shipped_examples_compile_to_the_golden_tree() {
-    Test::new()
-        .examples()
-        .args(["build"])
-        .run()
-        .status(0)
-        .stderr_golden(format!("{EXAMPLES}/expected/stderr.txt"))
-        .files_golden("out", format!("{EXAMPLES}/expected/out"));
-}
 
 #[test]
 fn output_is_byte_identical_across_runs_and_stdout_matches_files() {
@@ -150,21 +140,6 @@ fn usage_errors_exit_2() {
     t.clone().args(["build", "--no-such-flag"]).run().status(2);
     t.clone().args(["explain", "K9999"]).run().status(2);
     t.args(["explain", "K0403"]).run().status(0).stdout_contains("one replica cannot survive losing a pod");
-}
-
-/// Every fixture under tests/fixtures/<case>/ (a root with clusters/ and packages/) is built and its
-/// exit status and stderr and out/ compared with tests/fixtures/<case>/expected/.
-#[test]
-fn fixture_trees_match_their_golden_output() {
-    for case in fixture_cases() {
-        let expected = case.join("expected");
-        Test::new()
-            .fixture(&case)
-            .args(["build"])
-            .run()
-            .status_and_stderr_golden(expected.join("stderr.txt"))
-            .files_golden("out", expected.join("out"));
-    }
 }
 
 /// The README's code table, `kix explain` and the code enum say the same: every code, once, in order, with

@@ -1,81 +1,9 @@
-//! `kix lint` end to end: one case per finding under `tests/lint/<case>/` (`manifests.yaml`, an
-//! optional `args` file of extra arguments one per line, `clusters/` for `--cluster` cases),
-//! each giving exactly the finding its name starts with; goldens `expected.txt` (exit status and
-//! stderr) and, where present, `expected.json` (`--format json`). kix's own output, compiled from
-//! the shipped examples, must lint clean.
+//! `kix lint` end to end: kix's own output, compiled from the shipped examples, must lint clean;
+//! directories, stdin and lists; an unknown `--cluster`; the real-world corpus's findings. The cases
+//! under `tests/lint/<case>/`, one per finding, are one trial each in the `corpus` target
+//! (tests/corpus/lint.rs).
 
 use crate::support::*;
-use std::path::{Path, PathBuf};
-
-const CASES: &str = "tests/lint";
-
-fn cases() -> Vec<PathBuf> {
-    let mut cases: Vec<PathBuf> =
-        std::fs::read_dir(repo_path(CASES)).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
-    cases.sort();
-    cases
-}
-
-fn lint_args(case: &Path, format: &str) -> Vec<String> {
-    let mut args = vec!["lint".to_string(), "manifests.yaml".to_string(), "--format".to_string(), format.to_string()];
-    if let Ok(extra) = std::fs::read_to_string(case.join("args")) {
-        args.extend(extra.lines().filter(|l| !l.is_empty()).map(str::to_string));
-    }
-    args
-}
-
-#[test]
-fn every_case_gives_exactly_its_finding_and_matches_its_golden() {
-    let cases = cases();
-    assert!(cases.len() >= 21, "one case per lint code and a clean one: {cases:?}");
-    let mut failures = Vec::new();
-    for case in &cases {
-        let name = case.file_name().unwrap().to_str().unwrap().to_string();
-        let relative = format!("{CASES}/{name}");
-        let json = Test::in_dir(&relative).args(lint_args(case, "json")).run();
-        let codes: Vec<String> = json
-            .stderr
-            .lines()
-            .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()["code"].as_str().unwrap().to_string())
-            .collect();
-        let expected: Vec<String> = match name.split_once('-') {
-            Some((code, _)) if code.starts_with('k') => vec![code.to_uppercase()],
-            _ => Vec::new(),
-        };
-        if codes != expected {
-            failures.push(format!("{name}: codes {codes:?}, expected {expected:?}\n{}", json.stderr));
-        }
-        // Every finding is located: file, line and column.
-        for line in json.stderr.lines() {
-            let value: serde_json::Value = serde_json::from_str(line).unwrap();
-            if value["file"].is_null()
-                || value["line"].is_null()
-                || value["column"].is_null()
-                || value["help"].is_null()
-            {
-                failures.push(format!("{name}: a finding without location or help: {line}"));
-            }
-        }
-        let text = Test::in_dir(&relative).args(lint_args(case, "text")).run();
-        let golden = format!("exit status {}\n{}", text.status, text.stderr);
-        if let Err(difference) = check_golden(format!("{relative}/expected.txt"), &golden) {
-            failures.push(difference);
-        }
-        if case.join("expected.json").exists() {
-            if let Err(difference) = check_golden(format!("{relative}/expected.json"), &json.stderr) {
-                failures.push(difference);
-            }
-        }
-        let errors = codes.iter().any(|code| {
-            let explained = Test::in_repo().args(["explain", code.as_str()]).run().stdout;
-            explained.contains("(error)")
-        });
-        if text.status != i32::from(errors) {
-            failures.push(format!("{name}: exit status {} with errors {errors}", text.status));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-}
 
 /// kix's own output never trips a lint rule: each shipped cluster's compiled stream lints clean, with and
 /// without its `--cluster` facts.

@@ -5,7 +5,6 @@
 mod support;
 
 mod architecture;
-mod bad_inputs;
 mod build;
 mod explain;
 mod guide;
@@ -16,8 +15,4 @@ mod realworld;
 mod schema;
 mod schema_files;
 mod sim_cli;
-mod sim_conformance;
-mod sim_fast_path;
-mod sim_snapshots;
-mod sim_verify;
 mod verify;

@@ -1,5 +1,5 @@
-//! Test support shared by every module of the integration-test binary (conventions in
-//! tests/README.md):
+//! Test support shared by every module of the integration-test binary and by the corpus runner
+//! (tests/corpus/, which includes this file; conventions in tests/README.md):
 //!
 //! - trees: [`write_tree`] writes files from `(path, contents)` pairs, [`copy_tree`] copies a
 //!   fixture keeping symlinks as symlinks, [`read_tree`] reads one back;
@@ -367,6 +367,7 @@ impl Output {
     }
 
     /// Stderr matches the golden file at `path`.
+    #[allow(dead_code)] // only the corpus target (tests/corpus/, `fixtures::examples`) compares bare stderr
     pub fn stderr_golden(self, path: impl AsRef<Path>) -> Output {
         assert_golden(path, &self.stderr);
         self
@@ -393,26 +394,5 @@ impl Output {
     /// The root the run wrote in.
     pub fn root(&self) -> &Path {
         &self.test.dir
-    }
-}
-
-/// A verify request for one workload, with the default hostname and zone keys.
-pub fn verify_request(
-    kind: &str,
-    namespace: &str,
-    name: &str,
-    level: kix_kube::level::Level,
-    min_replicas: Option<u32>,
-) -> kix_sim::VerifyRequest {
-    kix_sim::VerifyRequest {
-        workloads: vec![kix_sim::WorkloadLevel {
-            kind: kind.into(),
-            namespace: namespace.into(),
-            name: name.into(),
-            level,
-            min_replicas,
-        }],
-        node_key: "kubernetes.io/hostname".into(),
-        zone_key: "topology.kubernetes.io/zone".into(),
     }
 }

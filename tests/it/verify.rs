@@ -97,6 +97,19 @@ fn the_same_tree_compiled_by_kix_meets_zone() {
     assert_eq!(workload(&report, "prod", "shop", "api")["worst_case_running"], 2);
 }
 
+/// The scheduler model's snapshot corpus (crates/sim/tests/snapshots/) through the binary: `kix
+/// verify --state` with a snapshot full of finished Job pods places the shipped examples as on empty
+/// nodes.
+#[test]
+fn kix_verify_state_ignores_finished_pods() {
+    let state = repo_path("crates/sim/tests/snapshots/terminal-pods.yaml");
+    Test::in_repo()
+        .args(["verify", "--cluster", "prod", "--state", state.to_str().unwrap()])
+        .run()
+        .status(0)
+        .stdout_golden(format!("{EXAMPLES}/expected/verify-prod-terminal-pods.txt"));
+}
+
 #[test]
 fn a_state_snapshot_replaces_the_inventory() {
     let state = repo_path("tests/sim/three-zones.yaml");

@@ -1,10 +1,17 @@
-//! Scenario tests for the verify engine (issue 3): the shipped three-zone shape meets zone,
-//! a hard zone rule without `nodeTaintsPolicy: Honor` fails domain loss, a single-replica
-//! PDB blocks a drain.
+//! Scenario tests for the verify engine (issue 3), through `kix_sim::verify_workloads`: the
+//! shipped three-zone shape meets zone, a hard zone rule without `nodeTaintsPolicy: Honor` fails
+//! domain loss, a single-replica PDB blocks a drain.
 
-use crate::support::verify_request;
+use crate::support::{verify_request, workspace_file};
 use kix_kube::level::Level;
 use kix_sim::{State, VerifyRequest, WorkloadVerdict, verify_workloads};
+
+// The states and workloads of the workspace's tests/sim/, which the command line's tests use too.
+const THREE_ZONES: &str = include_str!("../../../../tests/sim/three-zones.yaml");
+const WEB: &str = include_str!("../../../../tests/sim/web.yaml");
+const WEB_NO_HONOR: &str = include_str!("../../../../tests/sim/web-no-honor.yaml");
+const SINGLE: &str = include_str!("../../../../tests/sim/single.yaml");
+const DB: &str = include_str!("../../../../tests/sim/db.yaml");
 
 fn objects(text: &str) -> Vec<kix_yaml::Value> {
     kix_yaml::from_str_all(text).unwrap()
@@ -21,7 +28,7 @@ fn run_at(manifest: &str, name: &str, level: Level, min_replicas: Option<u32>) -
 
 /// The verdict on one workload of `kind` in namespace `shop` on the three-zone snapshot.
 fn verdict_of(kind: &str, manifest: &str, name: &str, level: Level, min_replicas: Option<u32>) -> WorkloadVerdict {
-    let state = State::from_yaml_str(include_str!("../sim/three-zones.yaml")).unwrap();
+    let state = State::from_yaml_str(THREE_ZONES).unwrap();
     let request = verify_request(kind, "shop", name, level, min_replicas);
     let mut verdicts = verify_workloads(&state, &objects(manifest), &request);
     assert_eq!(verdicts.len(), 1);
@@ -36,7 +43,7 @@ fn scenario<'a>(v: &'a WorkloadVerdict, name: &str) -> &'a kix_sim::ScenarioResu
 // spec.replicas (the HPA may scale it down to that).
 #[test]
 fn an_autoscalers_minimum_is_verified_instead_of_spec_replicas() {
-    let web = include_str!("../sim/web.yaml");
+    let web = WEB;
     let at_one = run_at(web, "web", Level::Zone, Some(1));
     assert_eq!(at_one.replicas, 1);
     assert!(!at_one.meets_level, "one replica cannot survive a zone loss: {at_one:#?}");
@@ -50,7 +57,7 @@ fn an_autoscalers_minimum_is_verified_instead_of_spec_replicas() {
 
 #[test]
 fn three_zone_deployment_with_honor_meets_zone() {
-    let v = run(include_str!("../sim/web.yaml"), "web", Level::Zone);
+    let v = run(WEB, "web", Level::Zone);
     assert!(v.meets_level, "{v:#?}");
     assert_eq!(v.worst_case_running, Some(2));
     // Three zones lost in turn, one replacement each, never in the failed zone.
@@ -68,7 +75,7 @@ fn three_zone_deployment_with_honor_meets_zone() {
 
 #[test]
 fn hard_zone_rule_without_taints_policy_honor_leaves_replacements_pending() {
-    let v = run(include_str!("../sim/web-no-honor.yaml"), "web", Level::Zone);
+    let v = run(WEB_NO_HONOR, "web", Level::Zone);
     assert!(!v.meets_level);
     let loss = scenario(&v, "domain-loss");
     assert!(!loss.pass);
@@ -83,7 +90,7 @@ fn hard_zone_rule_without_taints_policy_honor_leaves_replacements_pending() {
 
 #[test]
 fn single_replica_with_zero_budget_blocks_drain() {
-    let v = run(include_str!("../sim/single.yaml"), "solo", Level::Pod);
+    let v = run(SINGLE, "solo", Level::Pod);
     assert!(!v.meets_level);
     let drain = scenario(&v, "drain");
     assert!(!drain.pass);
@@ -103,7 +110,7 @@ fn single_replica_with_zero_budget_blocks_drain() {
 fn level_none_skips_domain_loss_but_still_needs_drains_to_finish() {
     // Below pod, downtime is allowed, so there is no domain loss to survive; a drain that can never
     // finish (a budget over the only replica) still blocks the cluster's operators and fails.
-    let v = run(include_str!("../sim/single.yaml"), "solo", Level::None);
+    let v = run(SINGLE, "solo", Level::None);
     let names: Vec<&str> = v.scenarios.iter().map(|s| s.scenario.as_str()).collect();
     assert_eq!(names, ["rollout", "rolling-update", "drain"]);
     assert!(scenario(&v, "rollout").pass && scenario(&v, "rolling-update").pass, "{v:#?}");
@@ -114,7 +121,7 @@ fn level_none_skips_domain_loss_but_still_needs_drains_to_finish() {
 
 #[test]
 fn verdicts_serialize_to_json() {
-    let v = run(include_str!("../sim/web-no-honor.yaml"), "web", Level::Zone);
+    let v = run(WEB_NO_HONOR, "web", Level::Zone);
     let json = serde_json::to_value(&v).unwrap();
     assert_eq!(json["level"], "zone");
     assert_eq!(json["meets_level"], false);
@@ -123,7 +130,7 @@ fn verdicts_serialize_to_json() {
 
 #[test]
 fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
-    let v = verdict_of("StatefulSet", include_str!("../sim/db.yaml"), "db", Level::Zone, None);
+    let v = verdict_of("StatefulSet", DB, "db", Level::Zone, None);
     assert!(v.meets_level, "{v:#?}");
     assert_eq!(v.worst_case_running, Some(2));
     assert_eq!(v.replacements_scheduled, 0);
@@ -140,13 +147,13 @@ fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
 
 #[test]
 fn pods_of_the_workload_already_in_the_snapshot_are_replaced_not_doubled() {
-    let mut text = include_str!("../sim/three-zones.yaml").to_string();
+    let mut text = THREE_ZONES.to_string();
     text.push_str(
         "---\nkind: Pod\nmetadata: {name: web-old-1, namespace: shop, labels: {app: web}}\nspec: {nodeName: node-a1}\n",
     );
     let state = State::from_yaml_str(&text).unwrap();
     let request = verify_request("Deployment", "shop", "web", Level::Zone, None);
-    let v = verify_workloads(&state, &objects(include_str!("../sim/web.yaml")), &request).remove(0);
+    let v = verify_workloads(&state, &objects(WEB), &request).remove(0);
     assert!(v.meets_level, "{v:#?}");
     assert_eq!(v.domain_losses.iter().map(|l| l.running + l.lost).max(), Some(3));
 }
@@ -340,7 +347,7 @@ fn kix_derived_hard_spread_on_the_levels_key_passes_the_tie_break_check() {
 fn a_strategy_that_takes_every_replica_down_fails_level_pod() {
     // maxUnavailable 100% with no surge: the controller scales the old ReplicaSet to zero in one
     // sync, before any new pod is ready.
-    let manifest = include_str!("../sim/web.yaml").replace(
+    let manifest = WEB.replace(
         "spec:\n  replicas: 3\n",
         "spec:\n  replicas: 3\n  strategy:\n    rollingUpdate: {maxUnavailable: 100%, maxSurge: 0}\n",
     );
@@ -351,7 +358,7 @@ fn a_strategy_that_takes_every_replica_down_fails_level_pod() {
     assert!(update.findings[0].contains("fewest available during the rollout: 0"), "{update:?}");
     assert!(!v.meets_level);
     // The default strategy (25%/25%: surge 1, unavailable 0) keeps all three available.
-    let default = run(include_str!("../sim/web.yaml"), "web", Level::Zone);
+    let default = run(WEB, "web", Level::Zone);
     let update = scenario(&default, "rolling-update");
     assert!(update.pass && update.findings[0].contains("fewest available during the rollout: 3"), "{update:?}");
 }
@@ -376,8 +383,7 @@ fn one_zone_nodes(n: usize) -> State {
 /// nodes both finish.
 #[test]
 fn argo_cd_ha_haproxy_anti_affinity_deadlocks_its_rollout_on_three_nodes() {
-    let corpus =
-        std::fs::read_to_string(crate::support::repo_path("tests/realworld/packages/argo-cd-ha/install.yaml")).unwrap();
+    let corpus = workspace_file("tests/realworld/packages/argo-cd-ha/install.yaml");
     let haproxy: Vec<kix_yaml::Value> = objects(&corpus)
         .into_iter()
         .filter(|o| {
@@ -409,11 +415,7 @@ fn argo_cd_ha_haproxy_anti_affinity_deadlocks_its_rollout_on_three_nodes() {
 #[test]
 fn a_statefulset_update_respects_partition_and_on_delete() {
     let verdict = |strategy: &str| {
-        let manifest = include_str!("../sim/db.yaml").replacen(
-            "  serviceName: db\n",
-            &format!("  serviceName: db\n{strategy}"),
-            1,
-        );
+        let manifest = DB.replacen("  serviceName: db\n", &format!("  serviceName: db\n{strategy}"), 1);
         verdict_of("StatefulSet", &manifest, "db", Level::Zone, None)
     };
     let partitioned = verdict("  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate: {partition: 2}\n");

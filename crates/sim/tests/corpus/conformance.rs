@@ -1,18 +1,20 @@
-//! Upstream's scheduler unit-test tables, carried over as data (tests/sim/conformance/*.yaml)
-//! and run through kix's full model: every filter and score, not one plugin alone.
+//! Upstream's scheduler unit-test tables, carried over as data (crates/sim/tests/conformance/*.yaml)
+//! and run through kix's full model: every filter and score, not one plugin alone. One trial per
+//! case, `conformance::<file>::<upstream test>::<case name>`.
 //!
 //! A case holds nodes (`failed: true` adds an untolerated NoSchedule taint, standing for
 //! upstream's "failedNodes" that another filter rejected), Namespace objects (`namespaces`, name
 //! and labels, for InterPodAffinity's `namespaceSelector`), existing pods, the incoming pod,
 //! and what the scheduler must give: feasible nodes, per-node reasons, PodTopologySpread's
-//! normalised scores, InterPodAffinity's (`interpod_scores`), total scores, the selected node. Every case also checks that the fast
-//! path selects the reference path's node.
+//! normalised scores, InterPodAffinity's (`interpod_scores`), total scores, the selected node. Every
+//! case also checks that the fast path selects the reference path's node.
 
 use kix_kube::selector::Selector;
 use kix_sim::snapshot::parse_pod;
 use kix_sim::{Cluster, Outcome, State};
 use kix_yaml::{Mapping, Value};
-use std::collections::BTreeMap;
+use libtest_mimic::{Failed, Trial};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 fn get<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
@@ -167,31 +169,38 @@ fn run_case(case: &Value) -> Vec<String> {
     problems
 }
 
-#[test]
-fn upstream_tables_pass_through_the_full_model() {
-    let dir = crate::support::repo_path("tests/sim/conformance");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+/// One trial per case of every table, in file order; names are unique.
+pub fn trials() -> Vec<Trial> {
+    let dir = crate::support::crate_path("tests/conformance");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
-    let mut total = 0;
-    let mut failures = Vec::new();
-    let mut names = std::collections::BTreeSet::new();
-    for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "yaml")) {
-        let cases: Value = kix_yaml::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
-        for case in cases.as_sequence().unwrap() {
-            total += 1;
-            let source = get(case, "source").and_then(Value::as_str).unwrap_or("");
+    for file in &files {
+        assert!(file.extension().is_some_and(|e| e == "yaml"), "{} is not a table (*.yaml)", file.display());
+    }
+    let mut trials = Vec::new();
+    let mut names = BTreeSet::new();
+    for file in &files {
+        let table = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let cases: Value = kix_yaml::from_str(&std::fs::read_to_string(file).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let Value::Sequence(cases) = cases else { panic!("{} is not a list of cases", file.display()) };
+        for case in cases {
+            let source = get(&case, "source").and_then(Value::as_str).unwrap_or("");
             let test = source.rsplit(' ').next().unwrap_or("");
-            let name = format!(
-                "{} {test}: {}",
-                file.file_name().unwrap().to_string_lossy(),
-                get(case, "name").unwrap().as_str().unwrap()
-            );
+            let case_name =
+                get(&case, "name").and_then(Value::as_str).unwrap_or_else(|| panic!("{table}: a case without a name"));
+            let name = format!("conformance::{table}::{test}::{case_name}");
             assert!(names.insert(name.clone()), "duplicate case name {name}");
-            for problem in run_case(case) {
-                failures.push(format!("{name}: {problem}"));
-            }
+            trials.push(Trial::test(name, move || {
+                let problems = run_case(&case);
+                if problems.is_empty() { Ok(()) } else { Err(Failed::from(problems.join("\n"))) }
+            }));
         }
     }
-    assert!(failures.is_empty(), "{} of {total} cases failed:\n{}", failures.len(), failures.join("\n"));
-    assert!(total >= 100, "only {total} cases");
+    // Upstream's tables hold 186 cases; a table that stopped parsing must not pass as empty.
+    assert!(trials.len() >= 100, "only {} conformance cases", trials.len());
+    trials
 }
