@@ -202,7 +202,7 @@ pub fn parse(path: &Path, source: SourceFile, diagnostics: &mut Diagnostics) -> 
         diagnostics.push(problem);
         return None;
     }
-    match toml::from_str::<RawCluster>(&source.text) {
+    match toml::from_str::<RawCluster>(source.text()) {
         Ok(raw) => Some(ClusterFile { name, source, raw }),
         Err(error) => {
             diagnostics.push(toml_diagnostic(&source, &error));
@@ -221,12 +221,12 @@ pub fn toml_diagnostic(source: &SourceFile, error: &toml::de::Error) -> Diagnost
     };
     let location = source.locate(span.clone());
     if message == "duplicate key" {
-        let key = source.text.get(span).unwrap_or_default().trim();
+        let key = source.text().get(span).unwrap_or_default().trim();
         return Diagnostic::new(Code::TomlSyntax, format!("duplicate key `{key}`")).at(location);
     }
     if message.starts_with("missing comma between array elements") {
         // The parser notices an unclosed array only at the next line; point at where it opened.
-        let before = &source.text[..span.start.min(source.text.len())];
+        let before = &source.text()[..span.start.min(source.text().len())];
         let mut lines = Vec::new();
         let mut line_start = 0;
         for line in before.split_inclusive('\n') {
@@ -243,8 +243,8 @@ pub fn toml_diagnostic(source: &SourceFile, error: &toml::de::Error) -> Diagnost
         }
     }
     // The value token on the offending line, after its `=`.
-    let line_start = source.text[..span.start.min(source.text.len())].rfind('\n').map_or(0, |i| i + 1);
-    let line = source.text[line_start..].lines().next().unwrap_or("");
+    let line_start = source.text()[..span.start.min(source.text().len())].rfind('\n').map_or(0, |i| i + 1);
+    let line = source.text()[line_start..].lines().next().unwrap_or("");
     let value = line.split_once('=').map(|(_, v)| v.trim()).unwrap_or("");
     let token: String =
         value.chars().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')).collect();
@@ -283,7 +283,7 @@ const CLUSTER_SHAPE: &[Shape] = &[
 
 /// The first key whose value has the wrong shape, located at the key's line.
 pub(crate) fn shape_problem(source: &SourceFile, shapes: &[Shape]) -> Option<Diagnostic> {
-    let Ok(table) = toml::from_str::<toml::Table>(&source.text) else { return None };
+    let Ok(table) = toml::from_str::<toml::Table>(source.text()) else { return None };
     let root = toml::Value::Table(table);
     for shape in shapes {
         let (path, want_tables) = match shape {
@@ -328,7 +328,7 @@ fn collect<'v>(value: &'v toml::Value, path: &[&str], found: &mut Vec<&'v toml::
 /// The first line assigning `key` (`key =` or `"key" =`), for a location when serde gives none.
 fn locate_key(source: &SourceFile, key: &str) -> Location {
     let mut offset = 0;
-    for line in source.text.split_inclusive('\n') {
+    for line in source.text().split_inclusive('\n') {
         let trimmed = line.trim_start();
         let unquoted = trimmed.strip_prefix(key).or_else(|| trimmed.strip_prefix(&format!("\"{key}\"")));
         if unquoted.is_some_and(|rest| rest.trim_start().starts_with('=')) {

@@ -240,7 +240,7 @@ fn read_manifest(
     diagnostics: &mut Diagnostics,
 ) -> (Option<(SourceFile, RawPackage)>, Option<String>) {
     let name_of = |source: &SourceFile| {
-        toml::from_str::<toml::Table>(&source.text)
+        toml::from_str::<toml::Table>(source.text())
             .ok()
             .and_then(|t| t.get("meta")?.get("name")?.as_str().map(str::to_string))
     };
@@ -256,7 +256,7 @@ fn read_manifest(
         diagnostics.push(problem);
         return (None, name_of(&source));
     }
-    match toml::from_str::<RawPackage>(&source.text) {
+    match toml::from_str::<RawPackage>(source.text()) {
         Ok(raw) => (Some((source, raw)), None),
         Err(error) => {
             diagnostics.push(toml_diagnostic(&source, &error));

@@ -106,8 +106,8 @@ mod tests {
         let single =
             tree_with("availability = \"pod\"\n[capabilities]\nmultiNode = false\n", &[("p", p.clone())]).compile();
         assert_eq!(single.codes(), vec![Code::LevelAboveSubstrate]);
-        let location = single.diagnostics.iter().next().unwrap().location.clone().unwrap();
-        assert_eq!((location.line, location.column), (Some(1), Some(16)));
+        let location = single.diagnostics.iter().next().unwrap().location().cloned().unwrap();
+        assert_eq!((location.line(), location.column()), (Some(1), Some(16)));
 
         let unknown =
             tree_with("availability = \"zone\"\n[[instances]]\nname = \"a\"\npackage = \"p\"\n", &[("p", p.clone())])
