@@ -12,6 +12,7 @@ pub mod documents;
 pub mod kustomization;
 pub mod package;
 mod resources;
+mod toml_file;
 
 pub use cluster::ClusterFile;
 pub use package::PackageDir;

@@ -9,8 +9,8 @@
 //! ([`super::kustomization`]) and skipped.
 
 use super::Reader;
-use super::cluster::{Shape, shape_problem, toml_diagnostic};
 use super::documents::{self, Document};
+use super::toml_file::{self, Shape};
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use kix_kube::level::Level;
 use serde::Deserialize;
@@ -252,14 +252,10 @@ fn read_manifest(
         return (None, None);
     }
     let Some(source) = reader.read(path, diagnostics) else { return (None, None) };
-    if let Some(problem) = shape_problem(&source, PACKAGE_SHAPE) {
-        diagnostics.push(problem);
-        return (None, name_of(&source));
-    }
-    match toml::from_str::<RawPackage>(source.text()) {
+    match toml_file::parse::<RawPackage>(&source, PACKAGE_SHAPE) {
         Ok(raw) => (Some((source, raw)), None),
-        Err(error) => {
-            diagnostics.push(toml_diagnostic(&source, &error));
+        Err(problem) => {
+            diagnostics.push(problem);
             let name = name_of(&source);
             (None, name)
         }
