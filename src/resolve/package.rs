@@ -40,7 +40,7 @@ impl Packages {
 /// Validates every package directory; a package with any error is left out.
 pub fn resolve_packages(dirs: Vec<PackageDir>, failed: Vec<Option<String>>, diagnostics: &mut Diagnostics) -> Packages {
     let mut packages = Packages { valid: Vec::new(), failed: failed.into_iter().collect() };
-    let mut seen: BTreeMap<(String, Version), (String, std::path::PathBuf)> = BTreeMap::new();
+    let mut seen: BTreeMap<(String, Version), (std::path::PathBuf, kix_diag::Location)> = BTreeMap::new();
     for dir in dirs {
         let name = dir.raw.meta.name.get_ref().clone();
         let usable_name = names::dns1123_label(&name).is_ok().then(|| name.clone());
@@ -64,17 +64,18 @@ pub fn resolve_packages(dirs: Vec<PackageDir>, failed: Vec<Option<String>>, diag
 }
 
 /// Build metadata does not distinguish versions (semver 2.0, item 10): 1.0.0 and 1.0.0+b5 are one version.
+/// Reported at the second definition's version, with the first as a secondary label.
 fn report_duplicate_version(
     package: &Package,
     version_at: kix_diag::Location,
-    seen: &mut BTreeMap<(String, Version), (String, std::path::PathBuf)>,
+    seen: &mut BTreeMap<(String, Version), (std::path::PathBuf, kix_diag::Location)>,
     diagnostics: &mut Diagnostics,
 ) {
     let mut version = package.version.clone();
     version.build = semver::BuildMetadata::EMPTY;
     let key = (package.name.clone(), version);
     match seen.get(&key) {
-        Some((_, first_dir)) => diagnostics.push(
+        Some((first_dir, first_at)) => diagnostics.push(
             Diagnostic::new(
                 Code::DuplicatePackageVersion,
                 format!(
@@ -86,10 +87,11 @@ fn report_duplicate_version(
                 ),
             )
             .at(version_at)
+            .with_label(first_at.clone(), "first defined here")
             .about(&package.subject()),
         ),
         None => {
-            seen.insert(key, (package.name.clone(), package.dir.clone()));
+            seen.insert(key, (package.dir.clone(), version_at));
         }
     }
 }
