@@ -174,6 +174,12 @@ mod tests {
             tree_with(&cluster(""), &[("p1", package("p", "1.0.0", "")), ("p2", package("p", "1.0.0+b5", ""))])
                 .compile();
         assert_eq!(build_twice.codes(), vec![Code::DuplicatePackageVersion]);
+        // Both definitions are shown, and why two written differently are one version.
+        let text = build_twice.diagnostics.iter().next().unwrap().render(kix_diag::Style::Plain);
+        assert!(text.contains("defined again here") && text.contains("first defined here"), "{text}");
+        let note =
+            "= note: build metadata does not tell versions apart (semver 2.0): 1.0.0 and 1.0.0+b5 are both 1.0.0";
+        assert!(text.contains(note), "{text}");
 
         let none = tree_with(&cluster("version = \"^3\"\n"), &packages).compile();
         assert_eq!(none.codes(), vec![Code::NoMatchingVersion]);
@@ -185,6 +191,7 @@ mod tests {
         let twice =
             tree_with(&cluster(""), &[("p1", package("p", "1.0.0", "")), ("p2", package("p", "1.0.0", ""))]).compile();
         assert_eq!(twice.codes(), vec![Code::DuplicatePackageVersion]);
+        assert!(!twice.diagnostics.iter().next().unwrap().render(kix_diag::Style::Plain).contains("note:"));
 
         let bad_version = tree_with(&cluster(""), &[("p1", package("p", "1.0", ""))]).compile();
         assert!(bad_version.codes().contains(&Code::InvalidVersion));

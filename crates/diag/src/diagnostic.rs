@@ -6,7 +6,7 @@ use crate::{Code, Severity};
 
 /// A place a diagnostic points at, and what to write under it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Label {
+pub(crate) struct Label {
     pub location: Location,
     /// Written beside the underline; a primary label may go without (the message says it), a secondary
     /// label always has one.
@@ -118,10 +118,5 @@ impl Diagnostic {
     /// Where the finding is: its primary label's place.
     pub fn location(&self) -> Option<&Location> {
         self.primary.as_ref().map(|label| &label.location)
-    }
-
-    /// The secondary labels, in the order they were added.
-    pub fn labels(&self) -> &[Label] {
-        &self.secondary
     }
 }

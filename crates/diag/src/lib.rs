@@ -55,7 +55,7 @@ pub mod source;
 mod source_file;
 
 pub use codes::Code;
-pub use diagnostic::{Diagnostic, Label, Subject};
+pub use diagnostic::{Diagnostic, Subject};
 pub use diagnostics::Diagnostics;
 pub use render::Style;
 pub use source_file::{Location, SourceFile};

@@ -31,7 +31,7 @@ impl Style {
     }
 
     /// The rule itself (<https://no-color.org>): any non-empty `NO_COLOR` turns colour off.
-    pub fn choose(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> Style {
+    pub(crate) fn choose(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> Style {
         let no_color = no_color.is_some_and(|v| !v.is_empty());
         if terminal && !no_color { Style::Colour } else { Style::Plain }
     }
