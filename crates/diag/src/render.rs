@@ -135,43 +135,53 @@ impl Diagnostic {
     /// every other file as its first label comes; and the stand-in for tabs.
     fn parts(&self) -> Parts<'_> {
         let labels = self.primary.iter().map(|l| (l, true)).chain(self.secondary.iter().map(|l| (l, false)));
-        // Per file shown: its text and the spans in it (`None` for a file with no known place), and its labels.
-        type Spans<'d> = Option<(&'d SourceFile, Vec<Range<usize>>)>;
-        let mut grouped: Vec<(Spans<'_>, Vec<(&Label, bool)>)> = Vec::new();
+        let mut files: Vec<Spans<'_>> = Vec::new();
+        let mut lone: Vec<(usize, &Label)> = Vec::new();
         for (label, primary) in labels {
-            match label.location.span() {
-                None => grouped.push((None, vec![(label, primary)])),
-                Some((source, span)) => {
-                    let same_file = grouped
-                        .iter_mut()
-                        .find(|(file, _)| file.as_ref().is_some_and(|(other, _)| other.path() == source.path()));
-                    match same_file {
-                        Some((Some((_, spans)), labels)) => {
-                            spans.push(span);
-                            labels.push((label, primary));
-                        }
-                        _ => grouped.push((Some((source, vec![span])), vec![(label, primary)])),
-                    }
+            let Some((source, span)) = label.location.span() else {
+                lone.push((files.len() + lone.len(), label));
+                continue;
+            };
+            match files.iter_mut().find(|file| file.source.path() == source.path()) {
+                Some(file) => file.labels.push((label, primary, span)),
+                None => {
+                    files.push(Spans { at: files.len() + lone.len(), source, labels: vec![(label, primary, span)] })
                 }
             }
         }
-        let drafts: Vec<Option<Draft>> =
-            grouped.iter().map(|(file, _)| file.as_ref().map(|(source, spans)| Draft::new(source, spans))).collect();
-        let mut others: Vec<String> = vec![self.message.clone()];
-        others.extend(self.primary.iter().chain(&self.secondary).filter_map(|l| l.text.clone()));
-        others.extend(self.primary.iter().chain(&self.secondary).map(|l| l.location.path().display().to_string()));
-        let texts = drafts.iter().flatten().flat_map(Draft::texts).chain(others.iter().map(String::as_str));
-        let tab = tab_stand_in(texts);
-        let parts = grouped
-            .into_iter()
-            .zip(drafts)
-            .map(|((_, labels), draft)| match draft {
-                Some(draft) => Part::File(FileLabels { excerpt: draft.give(tab), labels }),
-                None => Part::Origin(labels[0].0),
+        let drafts: Vec<Draft> = files
+            .iter()
+            .map(|file| {
+                Draft::new(file.source, &file.labels.iter().map(|(_, _, span)| span.clone()).collect::<Vec<_>>())
             })
             .collect();
-        Parts { parts, tab }
+        // The tab's stand-in is found in nothing else annotate-snippets is given.
+        let all = || self.primary.iter().chain(&self.secondary);
+        let others: Vec<String> = std::iter::once(self.message.clone())
+            .chain(all().filter_map(|l| l.text.clone()))
+            .chain(all().map(|l| l.location.path().display().to_string()))
+            .collect();
+        let tab = tab_stand_in(drafts.iter().flat_map(Draft::texts).chain(others.iter().map(String::as_str)));
+        let mut parts: Vec<(usize, Part<'_>)> = files
+            .into_iter()
+            .zip(drafts)
+            .map(|(file, draft)| {
+                let labels = file.labels.into_iter().map(|(label, primary, _)| (label, primary)).collect();
+                (file.at, Part::File(FileLabels { excerpt: draft.give(tab), labels }))
+            })
+            .collect();
+        parts.extend(lone.into_iter().map(|(at, label)| (at, Part::Origin(label))));
+        parts.sort_by_key(|(at, _)| *at);
+        Parts { parts: parts.into_iter().map(|(_, part)| part).collect(), tab }
     }
+}
+
+/// A file's labels with spans, before its excerpt is made: where it comes among the parts, and per label
+/// whether it is the primary one and its span.
+struct Spans<'d> {
+    at: usize,
+    source: &'d SourceFile,
+    labels: Vec<(&'d Label, bool, Range<usize>)>,
 }
 
 struct Parts<'d> {

@@ -111,6 +111,34 @@ fn json_keeps_its_keys_in_order_with_nulls_and_labels_only_when_there_are_some()
     );
 }
 
+/// `text` without its ANSI escape sequences (`ESC [ ... letter`).
+fn without_escapes(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            chars.by_ref().find(|c| c.is_ascii_alphabetic());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn colour_lays_out_the_same_text() {
+    let source = SourceFile::new("a.yaml", format!("a:\n\tname:\tapi {}\n", "x".repeat(200)));
+    let diagnostic = Diagnostic::new(Code::YamlSyntax, "tab")
+        .at(source.locate_line(2, 8))
+        .with_label(source.locate_line(1, 1), "here")
+        .about(&cluster("c"))
+        .note("n")
+        .help("h");
+    let plain = diagnostic.render(Style::Plain);
+    assert!(plain.contains("2 | \tname:\tapi x") && plain.contains("  | \t     \t^^^"), "{plain}");
+    assert_eq!(without_escapes(&diagnostic.render(Style::Colour)), plain);
+}
+
 mod never_panics {
     use super::*;
     use proptest::prelude::*;
@@ -134,8 +162,8 @@ mod never_panics {
                 let location = source.locate(a.min(b)..a.max(b));
                 diagnostic = if i == 0 { diagnostic.at(location) } else { diagnostic.with_label(location, "l") };
             }
-            let _ = diagnostic.render(Style::Plain);
-            let _ = diagnostic.render(Style::Colour);
+            // Colour changes nothing but the escape sequences, kix's restorations included.
+            prop_assert_eq!(without_escapes(&diagnostic.render(Style::Colour)), diagnostic.render(Style::Plain));
             let _ = diagnostic.to_json();
         }
     }
