@@ -7,7 +7,6 @@
 #![no_main]
 
 use kix_diag::{Diagnostics, SourceFile, Style};
-use kix::load::package::RawPackage;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -15,8 +14,8 @@ fuzz_target!(|data: &[u8]| {
     let mut diagnostics = Diagnostics::default();
 
     let manifest = SourceFile::new("packages/fuzz/kix.toml", text.to_string());
-    if let Err(error) = toml::from_str::<RawPackage>(text) {
-        diagnostics.push(kix::load::cluster::toml_diagnostic(&manifest, &error));
+    if let Err(problem) = kix::load::package::parse(&manifest) {
+        diagnostics.push(problem);
     }
 
     let yaml = SourceFile::new("packages/fuzz/fuzz.yaml", text.to_string());

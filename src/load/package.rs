@@ -252,7 +252,7 @@ fn read_manifest(
         return (None, None);
     }
     let Some(source) = reader.read(path, diagnostics) else { return (None, None) };
-    match toml_file::parse::<RawPackage>(&source, PACKAGE_SHAPE) {
+    match parse(&source) {
         Ok(raw) => (Some((source, raw)), None),
         Err(problem) => {
             diagnostics.push(problem);
@@ -260,6 +260,11 @@ fn read_manifest(
             (None, name)
         }
     }
+}
+
+/// Parses a kix.toml; its first syntax, shape, type or unknown-key problem as one located diagnostic.
+pub fn parse(source: &SourceFile) -> Result<RawPackage, Diagnostic> {
+    toml_file::parse::<RawPackage>(source, PACKAGE_SHAPE)
 }
 
 /// Why kix will not read a path of a package, if it will not: a symlink that resolves outside
