@@ -1,8 +1,8 @@
 //! The JSON form of a diagnostic (`--format json`), one object per line, serialized with serde from
-//! the diagnostic's own values. Keys are in alphabetical order and every one is always there, `null`
-//! when empty, so tools can rely on the shape: `cluster`, `code`, `column`, `file`, `help`,
-//! `instance`, `line`, `message`, `package`, `severity`, `workload`; the secondary labels (`labels`:
-//! `column`, `file`, `label`, `line` each) and the notes (`notes`) only when there are any.
+//! the diagnostic's own values. Keys are in alphabetical order. These are always there, `null` when
+//! empty, so tools can rely on the shape: `cluster`, `code`, `column`, `file`, `help`, `instance`,
+//! `line`, `message`, `package`, `severity`, `workload`; the secondary labels (`labels`: `column`,
+//! `file`, `label`, `line` each) and the notes (`notes`) are there only when there are some.
 
 use crate::Severity;
 use crate::diagnostic::{Diagnostic, Label};
