@@ -370,7 +370,7 @@ fn print_diagnostics(diagnostics: &Diagnostics, format: Format, done: Option<&st
         }
         Format::Json => {
             for diagnostic in diagnostics.iter() {
-                text.push_str(&diagnostic.to_json().to_string());
+                text.push_str(&diagnostic.to_json());
                 text.push('\n');
             }
         }

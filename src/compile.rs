@@ -8,7 +8,7 @@
 use crate::derive::{self, ClusterPlan};
 use crate::resolve::Acknowledged;
 use crate::{crosscheck, emit, load, resolve};
-use kix_diag::{Code, Diagnostic, Diagnostics, Severity};
+use kix_diag::Diagnostics;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -111,15 +111,7 @@ fn compile_each<T: Send>(
         handed.push(result);
     }
     let acknowledged = Acknowledged::of(&model);
-    diagnostics.acknowledge(|d| acknowledged.contains(d));
-    diagnostics.finish();
-    if selection.deny_warnings && diagnostics.count(Severity::Warning) > 0 {
-        diagnostics.push(Diagnostic::new(
-            Code::WarningsDenied,
-            format!("{} warning(s) denied by --deny-warnings", diagnostics.count(Severity::Warning)),
-        ));
-        diagnostics.finish();
-    }
+    diagnostics.settle(|d| acknowledged.contains(d), selection.deny_warnings);
     (model, Compiled { clusters, diagnostics }, handed)
 }
 

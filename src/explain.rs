@@ -108,14 +108,7 @@ pub fn explain(request: &ExplainRequest) -> Result<Derivation, ExplainError> {
 }
 
 fn at(location: &Location) -> String {
-    let mut text = location.file.display().to_string();
-    if let Some(line) = location.line {
-        let _ = write!(text, ":{line}");
-        if let Some(column) = location.column {
-            let _ = write!(text, ":{column}");
-        }
-    }
-    text
+    location.to_string()
 }
 
 fn step(step: &'static str, value: impl Into<String>, why: impl Into<String>, from: Option<&Location>) -> Step {

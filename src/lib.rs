@@ -37,8 +37,8 @@ pub use commands::run;
 pub mod api {
     pub use crate::derive::{InstancePlan, WorkloadPlan};
     pub use crate::emit::render_stream;
-    pub use crate::load::cluster::{parse as parse_cluster, toml_diagnostic};
+    pub use crate::load::cluster::parse as parse_cluster;
     pub use crate::load::documents::parse_documents;
-    pub use crate::load::package::RawPackage;
+    pub use crate::load::package::parse as parse_package;
     pub use crate::verify::verify;
 }

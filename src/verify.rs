@@ -16,7 +16,7 @@ use crate::compile::{Compiled, Selection, UsageError, cluster_names, compile_kee
 use crate::derive::{ClusterPlan, InstancePlan};
 use crate::resolve::Acknowledged;
 use crate::resolve::inventory::InventoryNode;
-use kix_diag::{Code, Diagnostic, Diagnostics, Location, Severity, Subject};
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, Subject};
 use kix_sim::objects::{Node, Resources};
 use kix_sim::{State, WorkloadLevel, WorkloadVerdict, verify_workloads};
 use serde::Serialize;
@@ -77,15 +77,7 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
     }
     // Verify's own warnings are acknowledged (`allow`) and denied (`--deny-warnings`) like the compile's.
     let acknowledged = Acknowledged::of(&model);
-    diagnostics.acknowledge(|d| acknowledged.contains(d));
-    let warned = diagnostics.count(Severity::Warning) > 0;
-    let denied = diagnostics.iter().any(|d| d.code == Code::WarningsDenied);
-    if request.selection.deny_warnings && warned && !denied {
-        let count = diagnostics.count(Severity::Warning);
-        diagnostics
-            .push(Diagnostic::new(Code::WarningsDenied, format!("{count} warning(s) denied by --deny-warnings")));
-    }
-    diagnostics.finish();
+    diagnostics.settle(|d| acknowledged.contains(d), request.selection.deny_warnings);
     Ok(Verified { diagnostics, reports: Some(reports) })
 }
 

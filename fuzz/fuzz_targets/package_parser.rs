@@ -7,7 +7,6 @@
 #![no_main]
 
 use kix_diag::{Diagnostics, SourceFile, Style};
-use kix::api::RawPackage;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -15,8 +14,8 @@ fuzz_target!(|data: &[u8]| {
     let mut diagnostics = Diagnostics::default();
 
     let manifest = SourceFile::new("packages/fuzz/kix.toml", text.to_string());
-    if let Err(error) = toml::from_str::<RawPackage>(text) {
-        diagnostics.push(kix::api::toml_diagnostic(&manifest, &error));
+    if let Err(problem) = kix::api::parse_package(&manifest) {
+        diagnostics.push(problem);
     }
 
     let yaml = SourceFile::new("packages/fuzz/fuzz.yaml", text.to_string());

@@ -5,14 +5,16 @@
 
 use super::index::ClusterWorkloads;
 use crate::derive::InstancePlan;
-use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
+use crate::resolve::Cluster;
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, Subject};
 use kix_kube::selector::Selector;
 use kix_yaml::Value;
 use std::collections::{BTreeSet, HashSet};
 
-/// Reports every workload whose pods two budgets select. `overlapping` workloads are skipped: their
+/// Reports every workload whose pods two budgets select, at its selector, with each budget as a secondary label. `overlapping` workloads are skipped: their
 /// overlap (K0406) already explains why two budgets cover their pods.
 pub fn report(
+    cluster: &Cluster,
     workloads: &ClusterWorkloads<'_>,
     plans: &[InstancePlan],
     overlapping: &BTreeSet<(String, String)>,
@@ -41,27 +43,45 @@ pub fn report(
         if budgets.len() < 2 || overlapping.contains(&(instance.name.clone(), workload.name().to_string())) {
             continue;
         }
-        diagnostics.push(
-            Diagnostic::new(
-                Code::SharedBudget,
-                format!(
-                    "the pods of {} {} in namespace `{}` are selected by {} PodDisruptionBudgets: {}; the eviction \
+        let diagnostic = Diagnostic::new(
+            Code::SharedBudget,
+            format!(
+                "the pods of {} {} in namespace `{}` are selected by {} PodDisruptionBudgets: {}; the eviction \
                      API refuses to evict such a pod, so every drain of its node blocks",
-                    workload.kind().as_str(),
-                    workload.name(),
-                    instance.namespace,
-                    budgets.len(),
-                    budgets
-                        .iter()
-                        .map(|(name, instance)| format!("{name} (instance `{instance}`)"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            )
-            .at(instance.package.documents[workload.document].locate(&["spec", "selector"]))
-            .about(&Subject { workload: Some(workload.name().to_string()), ..instance.subject.clone() }),
-        );
+                workload.kind().as_str(),
+                workload.name(),
+                instance.namespace,
+                budgets.len(),
+                budgets
+                    .iter()
+                    .map(|(name, instance)| format!("{name} (instance `{instance}`)"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+        .at(instance.package.documents[workload.document].locate(&["spec", "selector"]))
+        .about(&Subject { workload: Some(workload.name().to_string()), ..instance.subject.clone() });
+        let labels = budgets.iter().filter_map(|(name, instance)| budget_label(cluster, name, instance));
+        diagnostics.push(labels.fold(diagnostic, |diagnostic, (at, label)| diagnostic.with_label(at, label)));
     }
+}
+
+/// Where a budget over the pods is: a shipped one at its selector, one kix derives at the instance that
+/// derives it (its name in the cluster file).
+fn budget_label(cluster: &Cluster, name: &str, instance: &str) -> Option<(Location, String)> {
+    let instance = cluster.instances.iter().find(|i| i.name == instance)?;
+    let package = &instance.package;
+    let shipped = package.pdbs.iter().map(|(index, _)| &package.documents[*index]).find(|d| d.name() == name);
+    Some(match shipped {
+        Some(document) => (
+            document.locate(&["spec", "selector"]),
+            format!("PodDisruptionBudget `{name}` of instance `{}`", instance.name),
+        ),
+        None => (
+            instance.location.clone(),
+            format!("kix derives PodDisruptionBudget `{name}` for instance `{}`", instance.name),
+        ),
+    })
 }
 
 /// A `policy` PodDisruptionBudget's name and its selector (`None` when absent or unreadable: it selects nothing).

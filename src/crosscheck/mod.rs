@@ -28,7 +28,7 @@ pub fn check(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostic
     let plans = &plan.instances;
     let workloads = ClusterWorkloads::of(cluster);
     let overlapping = overlap::report(cluster, &workloads, diagnostics);
-    budgets::report(&workloads, plans, &overlapping, diagnostics);
+    budgets::report(cluster, &workloads, plans, &overlapping, diagnostics);
     shared_objects::report(cluster, plans, diagnostics);
     kept_namespaces::report(cluster, plan, diagnostics);
 }

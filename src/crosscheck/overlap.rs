@@ -3,11 +3,14 @@
 //! object twice is a duplicate (K0412/K0417), not an overlap with itself.
 
 use super::index::{ClusterWorkloads, Entry};
+use crate::load::documents::Document;
 use crate::resolve::Cluster;
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use std::collections::BTreeSet;
 
-/// Reports every overlapping pair; returns the (instance, workload) names involved in one.
+/// Reports every overlapping pair, at the selector that takes the other's pods, with the other workload as a
+/// secondary label (its selector when each takes the other's, else its pods' labels); returns the
+/// (instance, workload) names involved in one.
 pub fn report(
     cluster: &Cluster,
     workloads: &ClusterWorkloads<'_>,
@@ -38,18 +41,30 @@ pub fn report(
             (true, false) => format!("the selector of {} also selects the pods of {}", describe(a), describe(b)),
             _ => format!("the selector of {} also selects the pods of {}", describe(b), describe(a)),
         };
-        let at = if a_selects_b { a } else { b };
+        let (at, other) = if a_selects_b { (a, b) } else { (b, a) };
         involved.insert((a.instance.name.clone(), a.workload.name().to_string()));
         involved.insert((b.instance.name.clone(), b.workload.name().to_string()));
-        let document = &at.instance.package.documents[at.workload.document];
+        // The other place: the other selector when each selects the other, else the labels it selects.
+        let (other_at, other_label) = if a_selects_b && b_selects_a {
+            (document(other).locate(&["spec", "selector"]), format!("the selector of {}", describe(other)))
+        } else {
+            let labels = document(other).locate(&["spec", "template", "metadata", "labels"]);
+            (labels, format!("the pods of {}", describe(other)))
+        };
         diagnostics.push(
             Diagnostic::new(
                 Code::OverlappingSelectors,
                 format!("{message} in namespace `{}` of cluster `{}`", a.namespace(), cluster.name),
             )
-            .at(document.locate(&["spec", "selector"]))
+            .at(document(at).locate(&["spec", "selector"]))
+            .with_label(other_at, other_label)
             .about(&Subject { workload: Some(at.workload.name().to_string()), ..at.instance.subject.clone() }),
         );
     }
     involved
+}
+
+/// The document a workload was read from.
+fn document<'a>(entry: &Entry<'a>) -> &'a Document {
+    &entry.instance.package.documents[entry.workload.document]
 }

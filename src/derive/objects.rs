@@ -76,7 +76,7 @@ pub fn report_duplicate_objects(
             Some(workload) => format!("the one kix derives for {workload}"),
             None => {
                 let at = &package.documents[origin.document].location();
-                format!("{}{}", at.file.display(), at.line.map_or(String::new(), |l| format!(":{l}")))
+                format!("{}{}", at.path().display(), at.line().map_or(String::new(), |l| format!(":{l}")))
             }
         };
         // Point at a user's document: the second one when both are, else whichever is.

@@ -36,20 +36,23 @@ pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
             .collect();
         if over.len() >= 2 {
             let names: Vec<String> = over.iter().map(|b| b.label()).collect();
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::LintPodsUnderTwoPdbs,
-                    format!(
-                        "the pods of {} are selected by {}: the eviction API refuses to evict them, so no drain of \
+            let diagnostic = Diagnostic::new(
+                Code::LintPodsUnderTwoPdbs,
+                format!(
+                    "the pods of {} are selected by {}: the eviction API refuses to evict them, so no drain of \
                          their nodes finishes",
-                        target.label(),
-                        super::text::and_list(&names)
-                    ),
-                )
-                .at(set.document(target.document).locate(&["spec", "selector"]))
-                .workload(&target.view.name)
-                .help("keep one budget per workload"),
-            );
+                    target.label(),
+                    super::text::and_list(&names)
+                ),
+            )
+            .at(set.document(target.document).locate(&["spec", "selector"]))
+            .workload(&target.view.name)
+            .help("keep one budget per workload");
+            let labelled = over.iter().fold(diagnostic, |diagnostic, budget| {
+                let at = set.document(budget.document).locate(&["spec", "selector"]);
+                diagnostic.with_label(at, format!("the selector of {}", budget.label()))
+            });
+            diagnostics.push(labelled);
         }
     }
 }
@@ -90,16 +93,19 @@ fn coverage(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mut 
         [_] => {}
         several => {
             let names: Vec<String> = several.iter().map(|w| w.label()).collect();
-            diagnostics.push(
-                locate(
-                    set,
-                    budget,
-                    &["spec", "selector"],
-                    Code::LintPdbOverSeveral,
-                    format!("{} selects the pods of {}", budget.label(), super::text::and_list(&names)),
-                )
-                .help("give each workload its own budget with the workload's own selector"),
-            );
+            let diagnostic = locate(
+                set,
+                budget,
+                &["spec", "selector"],
+                Code::LintPdbOverSeveral,
+                format!("{} selects the pods of {}", budget.label(), super::text::and_list(&names)),
+            )
+            .help("give each workload its own budget with the workload's own selector");
+            let labelled = several.iter().fold(diagnostic, |diagnostic, workload| {
+                let at = set.document(workload.document).locate(&["spec", "template", "metadata", "labels"]);
+                diagnostic.with_label(at, format!("the pods of {}", workload.label()))
+            });
+            diagnostics.push(labelled);
         }
     }
 }

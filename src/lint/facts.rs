@@ -49,7 +49,7 @@ impl ClusterFacts {
                 let mut own = Diagnostics::default();
                 for d in diagnostics.iter().filter(|d| d.severity() == Severity::Error && d.subject.instance.is_none())
                 {
-                    if d.location.as_ref().is_none_or(|l| l.file.starts_with("clusters")) {
+                    if d.location().is_none_or(|l| l.path().starts_with("clusters")) {
                         own.push(d.clone());
                     }
                 }

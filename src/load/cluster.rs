@@ -5,7 +5,8 @@
 //! keys, level against substrate) happen in `resolve`, which points back into
 //! the file through the spans kept here.
 
-use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
+use super::toml_file::{self, Shape};
+use kix_diag::{Diagnostics, SourceFile};
 use kix_kube::level::Level;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -195,79 +196,16 @@ impl Default for RawAllocatable {
     }
 }
 
-/// Parses one cluster file; syntax, type and unknown-key errors become diagnostics.
+/// Parses one cluster file; syntax, shape, type and unknown-key errors become diagnostics.
 pub fn parse(path: &Path, source: SourceFile, diagnostics: &mut Diagnostics) -> Option<ClusterFile> {
     let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    if let Some(problem) = shape_problem(&source, CLUSTER_SHAPE) {
-        diagnostics.push(problem);
-        return None;
-    }
-    match toml::from_str::<RawCluster>(&source.text) {
+    match toml_file::parse::<RawCluster>(&source, CLUSTER_SHAPE) {
         Ok(raw) => Some(ClusterFile { name, source, raw }),
-        Err(error) => {
-            diagnostics.push(toml_diagnostic(&source, &error));
+        Err(problem) => {
+            diagnostics.push(problem);
             None
         }
     }
-}
-
-/// Turns a TOML error into one located diagnostic (K0103 for unknown keys, K0102 otherwise).
-/// Parser messages about a bare word or a missing value are put in plain words.
-pub fn toml_diagnostic(source: &SourceFile, error: &toml::de::Error) -> Diagnostic {
-    let message = error.message().trim().to_string();
-    let code = if message.starts_with("unknown field") { Code::UnknownKey } else { Code::TomlSyntax };
-    let Some(span) = error.span() else {
-        return Diagnostic::new(code, message).at(Location::file(source.path()));
-    };
-    let location = source.locate(span.clone());
-    if message == "duplicate key" {
-        let key = source.text.get(span).unwrap_or_default().trim();
-        return Diagnostic::new(Code::TomlSyntax, format!("duplicate key `{key}`")).at(location);
-    }
-    if message.starts_with("missing comma between array elements") {
-        // The parser notices an unclosed array only at the next line; point at where it opened.
-        let before = &source.text[..span.start.min(source.text.len())];
-        let mut lines = Vec::new();
-        let mut line_start = 0;
-        for line in before.split_inclusive('\n') {
-            lines.push((line_start, line));
-            line_start += line.len();
-        }
-        for (line_start, line) in lines.into_iter().rev() {
-            let opened = line.matches('[').count() > line.matches(']').count();
-            if opened && line.contains('=') {
-                let start = line_start + line.find('[').unwrap_or(0);
-                return Diagnostic::new(Code::TomlSyntax, "array is not closed (missing `]`)")
-                    .at(source.locate(start..start + 1));
-            }
-        }
-    }
-    // The value token on the offending line, after its `=`.
-    let line_start = source.text[..span.start.min(source.text.len())].rfind('\n').map_or(0, |i| i + 1);
-    let line = source.text[line_start..].lines().next().unwrap_or("");
-    let value = line.split_once('=').map(|(_, v)| v.trim()).unwrap_or("");
-    let token: String =
-        value.chars().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')).collect();
-    if message.starts_with("string values must be quoted") && value.is_empty() {
-        return Diagnostic::new(Code::TomlSyntax, "missing value after `=`").at(location);
-    }
-    let bare_word = message.starts_with("string values must be quoted")
-        || message.starts_with("invalid float")
-        || message.starts_with("invalid integer")
-        || message.starts_with("invalid number");
-    if bare_word && !token.is_empty() && !matches!(token.as_str(), "true" | "false") {
-        return Diagnostic::new(Code::TomlSyntax, format!("`{token}` is not a TOML value: strings must be quoted"))
-            .at(location)
-            .help(format!("write \"{token}\""));
-    }
-    Diagnostic::new(code, message).at(location)
-}
-
-/// Keys whose value must be a table (`Table`) or an array of tables (`Tables`); `*` matches any key.
-/// serde would otherwise fill a struct from an array by position (`capabilities = [true, [...]]`).
-pub(crate) enum Shape {
-    Table(&'static [&'static str]),
-    Tables(&'static [&'static str]),
 }
 
 const CLUSTER_SHAPE: &[Shape] = &[
@@ -280,62 +218,3 @@ const CLUSTER_SHAPE: &[Shape] = &[
     Shape::Table(&["nodePools", "*", "domains"]),
     Shape::Tables(&["nodePools", "*", "taints"]),
 ];
-
-/// The first key whose value has the wrong shape, located at the key's line.
-pub(crate) fn shape_problem(source: &SourceFile, shapes: &[Shape]) -> Option<Diagnostic> {
-    let Ok(table) = toml::from_str::<toml::Table>(&source.text) else { return None };
-    let root = toml::Value::Table(table);
-    for shape in shapes {
-        let (path, want_tables) = match shape {
-            Shape::Table(path) => (*path, false),
-            Shape::Tables(path) => (*path, true),
-        };
-        let mut found = Vec::new();
-        collect(&root, path, &mut found);
-        for value in found {
-            let ok = if want_tables {
-                value.as_array().is_some_and(|items| items.iter().all(toml::Value::is_table))
-            } else {
-                value.is_table()
-            };
-            if !ok {
-                let key = path.last().copied().unwrap_or_default();
-                let wanted = if want_tables { "an array of tables" } else { "a table" };
-                let message = format!("`{key}` must be {wanted}, not {}", value.type_str());
-                return Some(Diagnostic::new(Code::TomlSyntax, message).at(locate_key(source, key)));
-            }
-        }
-    }
-    None
-}
-
-fn collect<'v>(value: &'v toml::Value, path: &[&str], found: &mut Vec<&'v toml::Value>) {
-    let Some((first, rest)) = path.split_first() else {
-        found.push(value);
-        return;
-    };
-    let children: Vec<&toml::Value> = match (value, *first) {
-        (toml::Value::Table(table), "*") => table.values().collect(),
-        (toml::Value::Array(items), "*") => items.iter().collect(),
-        (toml::Value::Table(table), key) => table.get(key).into_iter().collect(),
-        _ => Vec::new(),
-    };
-    for child in children {
-        collect(child, rest, found);
-    }
-}
-
-/// The first line assigning `key` (`key =` or `"key" =`), for a location when serde gives none.
-fn locate_key(source: &SourceFile, key: &str) -> Location {
-    let mut offset = 0;
-    for line in source.text.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        let unquoted = trimmed.strip_prefix(key).or_else(|| trimmed.strip_prefix(&format!("\"{key}\"")));
-        if unquoted.is_some_and(|rest| rest.trim_start().starts_with('=')) {
-            let start = offset + (line.len() - trimmed.len());
-            return source.locate(start..start + key.len());
-        }
-        offset += line.len();
-    }
-    Location::file(source.path())
-}

@@ -70,7 +70,7 @@ pub fn is_kustomization(value: &Value) -> bool {
 /// Checks every document of a kustomization file (one that is not valid YAML is K0104, as any
 /// package file would be).
 pub fn check_file(source: SourceFile, diagnostics: &mut Diagnostics) {
-    for parsed in yaml::parse_stream(&source.text, &Limits::PACKAGE) {
+    for parsed in yaml::parse_stream(source.text(), &Limits::PACKAGE) {
         match parsed {
             Ok(parsed) => check(&source, &parsed.value, &parsed.marks, diagnostics),
             Err(error) => diagnostics.push(yaml_diagnostic(&source, &error)),
@@ -121,7 +121,7 @@ mod tests {
     fn warnings(text: &str) -> Vec<(String, Option<usize>)> {
         let mut diagnostics = Diagnostics::default();
         check_file(SourceFile::new("p/kustomization.yaml", text.to_string()), &mut diagnostics);
-        diagnostics.iter().map(|d| (d.message.clone(), d.location.as_ref().and_then(|l| l.line))).collect()
+        diagnostics.iter().map(|d| (d.message.clone(), d.location().and_then(|l| l.line()))).collect()
     }
 
     #[test]

@@ -8,10 +8,9 @@
 //! they are checked for transformations kix does not apply
 //! ([`super::kustomization`]) and skipped.
 
-use super::cluster::{Shape, shape_problem, toml_diagnostic};
 use super::documents::{self, Document};
-use crate::fs::Reader;
-use crate::fs::package_escape;
+use super::toml_file::{self, Shape};
+use crate::fs::{Reader, package_escape};
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use kix_kube::level::Level;
 use serde::Deserialize;
@@ -241,7 +240,7 @@ fn read_manifest(
     diagnostics: &mut Diagnostics,
 ) -> (Option<(SourceFile, RawPackage)>, Option<String>) {
     let name_of = |source: &SourceFile| {
-        toml::from_str::<toml::Table>(&source.text)
+        toml::from_str::<toml::Table>(source.text())
             .ok()
             .and_then(|t| t.get("meta")?.get("name")?.as_str().map(str::to_string))
     };
@@ -253,16 +252,17 @@ fn read_manifest(
         return (None, None);
     }
     let Some(source) = reader.read(path, diagnostics) else { return (None, None) };
-    if let Some(problem) = shape_problem(&source, PACKAGE_SHAPE) {
-        diagnostics.push(problem);
-        return (None, name_of(&source));
-    }
-    match toml::from_str::<RawPackage>(&source.text) {
+    match parse(&source) {
         Ok(raw) => (Some((source, raw)), None),
-        Err(error) => {
-            diagnostics.push(toml_diagnostic(&source, &error));
+        Err(problem) => {
+            diagnostics.push(problem);
             let name = name_of(&source);
             (None, name)
         }
     }
+}
+
+/// Parses a kix.toml; its first syntax, shape, type or unknown-key problem as one located diagnostic.
+pub fn parse(source: &SourceFile) -> Result<RawPackage, Diagnostic> {
+    toml_file::parse::<RawPackage>(source, PACKAGE_SHAPE)
 }

@@ -6,27 +6,34 @@ use kix_diag::{Code, Diagnostic, SourceFile};
 use kix_yaml::{YamlError, YamlErrorKind};
 
 /// One located diagnostic for a YAML problem: limits are refusals (K0108), the rest malformed YAML (K0104).
+/// saphyr's syntax errors carry a position and no kind: a syntax error at the indentation of a line
+/// indented with a tab is that tab (YAML forbids tabs there), read from the text at the error.
 pub fn yaml_diagnostic(source: &SourceFile, error: &YamlError) -> Diagnostic {
     let (line, column) = (error.mark.line as usize, error.mark.column as usize);
+    let tab_column = (error.kind == YamlErrorKind::Syntax).then(|| indenting_tab(source, line, column)).flatten();
     match error.kind {
         YamlErrorKind::SizeLimit | YamlErrorKind::DepthLimit | YamlErrorKind::AliasLimit => {
             Diagnostic::new(Code::InputRefused, format!("YAML {}", error.message)).at(source.locate_line(line, column))
         }
-        _ if error.message.starts_with("tabs ") => {
-            // Point at the tab itself: the parser notices it one character later.
-            let tab_column = source
-                .text
-                .lines()
-                .nth(line.saturating_sub(1))
-                .and_then(|text| text.chars().position(|c| c == '\t'))
-                .map_or(column, |index| index + 1);
-            Diagnostic::new(Code::YamlSyntax, "invalid YAML: tabs cannot be used for indentation")
+        // Point at the tab itself: the parser notices it a character or more later.
+        _ => match tab_column {
+            Some(tab_column) => Diagnostic::new(Code::YamlSyntax, "invalid YAML: tabs cannot be used for indentation")
                 .at(source.locate_line(line, tab_column))
-                .help("indent with spaces")
-        }
-        _ => {
-            let message = error.message.strip_prefix("invalid YAML: ").unwrap_or(&error.message);
-            Diagnostic::new(Code::YamlSyntax, format!("invalid YAML: {message}")).at(source.locate_line(line, column))
-        }
+                .help("indent with spaces"),
+            None => {
+                let message = error.message.strip_prefix("invalid YAML: ").unwrap_or(&error.message);
+                Diagnostic::new(Code::YamlSyntax, format!("invalid YAML: {message}"))
+                    .at(source.locate_line(line, column))
+            }
+        },
     }
+}
+
+/// The 1-based column of the first tab in the indentation of `line`, when `column` is within that
+/// indentation or just after it.
+fn indenting_tab(source: &SourceFile, line: usize, column: usize) -> Option<usize> {
+    let text = source.text().lines().nth(line.checked_sub(1)?)?;
+    let indent = text.chars().take_while(|c| matches!(c, ' ' | '\t')).count();
+    let tab = text.chars().take(indent).position(|c| c == '\t')?;
+    (column <= indent + 1).then_some(tab + 1)
 }

@@ -287,7 +287,7 @@ mod tests {
              kix raises maxReplicas to 3"
         );
         let lines: Vec<Option<usize>> =
-            compiled.diagnostics.iter().map(|d| d.location.as_ref().and_then(|l| l.line)).collect();
+            compiled.diagnostics.iter().map(|d| d.location().and_then(|l| l.line())).collect();
         assert_eq!(lines, [Some(10), Some(11)], "at minReplicas and maxReplicas");
     }
 
@@ -297,7 +297,7 @@ mod tests {
         let compiled = compile("zone", "", &hpa("  minReplicas: 1\n  maxReplicas: 10\n"));
         assert_eq!(compiled.codes(), [Code::TooFewReplicas]);
         let diagnostic = compiled.diagnostics.iter().next().unwrap();
-        assert_eq!(diagnostic.location.as_ref().unwrap().line, Some(10), "at minReplicas");
+        assert_eq!(diagnostic.location().unwrap().line(), Some(10), "at minReplicas");
         assert!(diagnostic.help.as_deref().unwrap().contains("HorizontalPodAutoscaler web may scale it down to 1"));
     }
 

@@ -104,8 +104,8 @@ mod tests {
         let single =
             tree_with("availability = \"pod\"\n[capabilities]\nmultiNode = false\n", &[("p", p.clone())]).compile();
         assert_eq!(single.codes(), vec![Code::LevelAboveSubstrate]);
-        let location = single.diagnostics.iter().next().unwrap().location.clone().unwrap();
-        assert_eq!((location.line, location.column), (Some(1), Some(16)));
+        let location = single.diagnostics.iter().next().unwrap().location().cloned().unwrap();
+        assert_eq!((location.line(), location.column()), (Some(1), Some(16)));
 
         let unknown =
             tree_with("availability = \"zone\"\n[[instances]]\nname = \"a\"\npackage = \"p\"\n", &[("p", p.clone())])
@@ -172,6 +172,12 @@ mod tests {
             tree_with(&cluster(""), &[("p1", package("p", "1.0.0", "")), ("p2", package("p", "1.0.0+b5", ""))])
                 .compile();
         assert_eq!(build_twice.codes(), vec![Code::DuplicatePackageVersion]);
+        // Both definitions are shown, and why two written differently are one version.
+        let text = build_twice.diagnostics.iter().next().unwrap().render(kix_diag::Style::Plain);
+        assert!(text.contains("defined again here") && text.contains("first defined here"), "{text}");
+        let note =
+            "= note: build metadata does not tell versions apart (semver 2.0): 1.0.0 and 1.0.0+b5 are both 1.0.0";
+        assert!(text.contains(note), "{text}");
 
         let none = tree_with(&cluster("version = \"^3\"\n"), &packages).compile();
         assert_eq!(none.codes(), vec![Code::NoMatchingVersion]);
@@ -183,6 +189,7 @@ mod tests {
         let twice =
             tree_with(&cluster(""), &[("p1", package("p", "1.0.0", "")), ("p2", package("p", "1.0.0", ""))]).compile();
         assert_eq!(twice.codes(), vec![Code::DuplicatePackageVersion]);
+        assert!(!twice.diagnostics.iter().next().unwrap().render(kix_diag::Style::Plain).contains("note:"));
 
         let bad_version = tree_with(&cluster(""), &[("p1", package("p", "1.0", ""))]).compile();
         assert!(bad_version.codes().contains(&Code::InvalidVersion));

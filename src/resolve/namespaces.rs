@@ -73,8 +73,8 @@ pub fn check_instance_namespace(
     diagnostics: &mut Diagnostics,
 ) -> bool {
     let Some(kept) = namespaces.keep.iter().find(|k| k.value == namespace) else { return true };
-    let file = kept.from.file.display();
-    let line = kept.from.line.map_or(String::new(), |l| format!(":{l}"));
+    let file = kept.from.path().display();
+    let line = kept.from.line().map_or(String::new(), |l| format!(":{l}"));
     diagnostics.push(
         Diagnostic::new(
             Code::KeptOwnNamespace,

@@ -40,7 +40,7 @@ impl Packages {
 /// Validates every package directory; a package with any error is left out.
 pub fn resolve_packages(dirs: Vec<PackageDir>, failed: Vec<Option<String>>, diagnostics: &mut Diagnostics) -> Packages {
     let mut packages = Packages { valid: Vec::new(), failed: failed.into_iter().collect() };
-    let mut seen: BTreeMap<(String, Version), (String, std::path::PathBuf)> = BTreeMap::new();
+    let mut seen: BTreeMap<(String, Version), FirstDefinition> = BTreeMap::new();
     for dir in dirs {
         let name = dir.raw.meta.name.get_ref().clone();
         let usable_name = names::dns1123_label(&name).is_ok().then(|| name.clone());
@@ -63,33 +63,53 @@ pub fn resolve_packages(dirs: Vec<PackageDir>, failed: Vec<Option<String>>, diag
     packages
 }
 
+/// Where a package version was first defined.
+struct FirstDefinition {
+    dir: std::path::PathBuf,
+    version: Version,
+    at: kix_diag::Location,
+}
+
 /// Build metadata does not distinguish versions (semver 2.0, item 10): 1.0.0 and 1.0.0+b5 are one version.
+/// Reported at the second definition's version, with the first as a secondary label.
 fn report_duplicate_version(
     package: &Package,
     version_at: kix_diag::Location,
-    seen: &mut BTreeMap<(String, Version), (String, std::path::PathBuf)>,
+    seen: &mut BTreeMap<(String, Version), FirstDefinition>,
     diagnostics: &mut Diagnostics,
 ) {
     let mut version = package.version.clone();
     version.build = semver::BuildMetadata::EMPTY;
-    let key = (package.name.clone(), version);
+    let key = (package.name.clone(), version.clone());
     match seen.get(&key) {
-        Some((_, first_dir)) => diagnostics.push(
-            Diagnostic::new(
+        Some(first) => {
+            let mut diagnostic = Diagnostic::new(
                 Code::DuplicatePackageVersion,
                 format!(
                     "package `{}` version {} is defined twice: in {} and in {}",
                     package.name,
                     package.version,
-                    first_dir.display(),
+                    first.dir.display(),
                     package.dir.display()
                 ),
             )
             .at(version_at)
-            .about(&package.subject()),
-        ),
+            .label("defined again here")
+            .with_label(first.at.clone(), "first defined here")
+            .about(&package.subject());
+            if first.version != package.version {
+                diagnostic = diagnostic.note(format!(
+                    "build metadata does not tell versions apart (semver 2.0): {} and {} are both {version}",
+                    first.version, package.version
+                ));
+            }
+            diagnostics.push(diagnostic);
+        }
         None => {
-            seen.insert(key, (package.name.clone(), package.dir.clone()));
+            seen.insert(
+                key,
+                FirstDefinition { dir: package.dir.clone(), version: package.version.clone(), at: version_at },
+            );
         }
     }
 }

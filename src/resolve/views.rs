@@ -142,8 +142,8 @@ spec:
             .iter()
             .flat_map(|document| strict_problems(document, &custom))
             .map(|d| {
-                let location = d.location.unwrap();
-                (d.code.id(), location.line.unwrap(), location.column.unwrap(), d.message, d.help)
+                let location = d.location().cloned().unwrap();
+                (d.code.id(), location.line().unwrap(), location.column().unwrap(), d.message, d.help)
             })
             .collect()
     }

@@ -134,6 +134,25 @@ fn json_diagnostics_carry_code_location_and_subject() {
     assert_eq!(ceiling["package"], "cache");
 }
 
+/// A duplicate package version points at both definitions: the second is where the diagnostic is, the
+/// first a secondary label, in the JSON as in the text (`labels`, only when there are some).
+#[test]
+fn json_diagnostics_carry_secondary_labels() {
+    let run = Test::new().fixture("tests/bad/r13-duplicate-name-and-version").args(["check", "--format", "json"]).run();
+    let run = run.status(1);
+    let lines: Vec<serde_json::Value> =
+        run.stdout.lines().chain(run.stderr.lines()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let duplicate = lines.iter().find(|d| d["code"] == "K0306").unwrap();
+    assert_eq!(
+        (&duplicate["file"], &duplicate["line"], &duplicate["column"]),
+        (&"packages/web-copy/kix.toml".into(), &3.into(), &11.into())
+    );
+    let first =
+        serde_json::json!({"column": 11, "file": "packages/web/kix.toml", "label": "first defined here", "line": 3});
+    assert_eq!(duplicate["labels"], serde_json::json!([first]));
+    assert!(lines.iter().filter(|d| d["code"] != "K0306").all(|d| d.get("labels").is_none()));
+}
+
 #[test]
 fn usage_errors_exit_2() {
     let t = Test::new().examples();

@@ -132,7 +132,7 @@ fn locate_objects(source: SourceFile) -> Result<LocatedObjects, InputError> {
     let path = source.path().to_path_buf();
     let path = path.as_path();
     let mut objects = Vec::new();
-    for document in yaml::parse_stream(&source.text, &Limits::SNAPSHOT) {
+    for document in yaml::parse_stream(source.text(), &Limits::SNAPSHOT) {
         let document = document.map_err(|error| {
             let at = source.locate_line(error.mark.line as usize, error.mark.column as usize);
             single(Diagnostic::new(Code::YamlSyntax, error.message.clone()).at(at))
@@ -228,7 +228,7 @@ mod tests {
     }
 
     fn line(file: &LocatedObjects, index: usize) -> Option<usize> {
-        file.not_an_object(index, "x").location.and_then(|l| l.line)
+        file.not_an_object(index, "x").location().and_then(|l| l.line())
     }
 
     #[test]
@@ -283,7 +283,7 @@ mod tests {
         let file = located(
             "kind: Node\nmetadata: {name: n}\nspec:\n  taints:\n  - {key: a, effect: NoSchedule}\n  - {key: b, effect: Never}\n",
         );
-        let location = file.not_an_object(0, "x").location.unwrap();
-        assert_eq!((location.line, location.column), (Some(6), Some(22)));
+        let location = file.not_an_object(0, "x").location().cloned().unwrap();
+        assert_eq!((location.line(), location.column()), (Some(6), Some(22)));
     }
 }

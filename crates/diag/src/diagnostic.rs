@@ -1,0 +1,122 @@
+//! [`Diagnostic`], one finding: a code and a message, a primary label where it is, secondary
+//! labels for the other places it is about, notes and help.
+
+use crate::source_file::Location;
+use crate::{Code, Severity};
+
+/// A place a diagnostic points at, and what to write under it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Label {
+    pub location: Location,
+    /// Written beside the underline; a primary label may go without (the message says it), a secondary
+    /// label always has one.
+    pub text: Option<String>,
+}
+
+/// What a diagnostic is about, beyond the file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Subject {
+    pub cluster: Option<String>,
+    pub instance: Option<String>,
+    pub package: Option<String>,
+    pub workload: Option<String>,
+}
+
+impl Subject {
+    /// `cluster c, instance i, ...`, as the `= in` line shows it (`None` when nothing is named).
+    pub(crate) fn describe(&self) -> Option<String> {
+        let parts: Vec<String> = [
+            ("cluster", &self.cluster),
+            ("instance", &self.instance),
+            ("package", &self.package),
+            ("workload", &self.workload),
+        ]
+        .into_iter()
+        .filter_map(|(what, name)| name.as_ref().map(|name| format!("{what} {name}")))
+        .collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+}
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub message: String,
+    /// Where the finding is, when it is anywhere.
+    pub(crate) primary: Option<Label>,
+    /// The other places the finding is about, in the order they were added.
+    pub(crate) secondary: Vec<Label>,
+    pub subject: Subject,
+    /// More to know, one `= note:` line each.
+    pub(crate) notes: Vec<String>,
+    /// How to fix it, when there is more to say than the message.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            message: message.into(),
+            primary: None,
+            secondary: Vec::new(),
+            subject: Subject::default(),
+            notes: Vec::new(),
+            help: None,
+        }
+    }
+
+    /// Puts the primary label at `location`.
+    pub fn at(self, location: Location) -> Diagnostic {
+        self.at_opt(Some(location))
+    }
+
+    pub fn at_opt(mut self, location: Option<Location>) -> Diagnostic {
+        self.primary = location.map(|location| Label { location, text: None });
+        self
+    }
+
+    /// Text for the primary label, written beside its underline.
+    pub fn label(mut self, text: impl Into<String>) -> Diagnostic {
+        if let Some(primary) = &mut self.primary {
+            primary.text = Some(text.into());
+        }
+        self
+    }
+
+    /// A secondary label: another place the finding is about, and what it is.
+    pub fn with_label(mut self, location: Location, text: impl Into<String>) -> Diagnostic {
+        self.secondary.push(Label { location, text: Some(text.into()) });
+        self
+    }
+
+    pub fn about(mut self, subject: &Subject) -> Diagnostic {
+        self.subject = subject.clone();
+        self
+    }
+
+    pub fn workload(mut self, workload: &str) -> Diagnostic {
+        self.subject.workload = Some(workload.to_string());
+        self
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn severity(&self) -> Severity {
+        self.code.severity()
+    }
+
+    /// Where the finding is: its primary label's place.
+    pub fn location(&self) -> Option<&Location> {
+        self.primary.as_ref().map(|label| &label.location)
+    }
+}

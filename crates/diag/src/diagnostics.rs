@@ -1,0 +1,180 @@
+//! [`Diagnostics`], the findings of one run: collected by every stage, set aside when the inputs
+//! acknowledge them, denied under `--deny-warnings`, sorted into one stable report.
+
+use crate::diagnostic::{Diagnostic, Subject};
+use crate::{Code, Severity};
+use std::path::Path;
+
+/// The findings of one run, in the order stages reported them (until [`Diagnostics::finish`]).
+#[derive(Clone, Debug, Default)]
+pub struct Diagnostics {
+    items: Vec<Diagnostic>,
+    /// Warnings the inputs acknowledge (`allow = [...]`): not printed, counted in the summary, kept for
+    /// `kix explain`.
+    acknowledged: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.items.push(diagnostic);
+    }
+
+    pub fn extend(&mut self, other: Diagnostics) {
+        self.items.extend(other.items);
+        self.acknowledged.extend(other.acknowledged);
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.items.iter().any(|d| d.severity() == Severity::Error)
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.items.iter().filter(|d| d.severity() == severity).count()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.items.iter()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Moves the warnings `allowed` says the inputs acknowledge out of the report; errors always stay.
+    pub fn acknowledge(&mut self, allowed: impl Fn(&Diagnostic) -> bool) {
+        let (moved, kept): (Vec<Diagnostic>, Vec<Diagnostic>) =
+            std::mem::take(&mut self.items).into_iter().partition(|d| d.severity() == Severity::Warning && allowed(d));
+        self.items = kept;
+        self.acknowledged.extend(moved);
+    }
+
+    /// The acknowledged warnings, in report order (once [`Diagnostics::finish`] ran).
+    pub fn acknowledged(&self) -> &[Diagnostic] {
+        &self.acknowledged
+    }
+
+    /// The end of a run, the one policy for `build`, `check` and `verify`: sets aside the warnings the
+    /// inputs acknowledge, sorts the report ([`Diagnostics::finish`]), and under `--deny-warnings` adds
+    /// K0502 when a warning is left (once: a report that already denies its warnings is not denied again).
+    pub fn settle(&mut self, acknowledged: impl Fn(&Diagnostic) -> bool, deny_warnings: bool) {
+        self.acknowledge(acknowledged);
+        self.finish();
+        let warnings = self.count(Severity::Warning);
+        if deny_warnings && warnings > 0 && !self.items.iter().any(|d| d.code == Code::WarningsDenied) {
+            self.push(Diagnostic::new(
+                Code::WarningsDenied,
+                format!("{warnings} warning(s) denied by --deny-warnings"),
+            ));
+            self.finish();
+        }
+    }
+
+    /// Sorts into a stable order (file, line, column, code, message) and drops exact repeats,
+    /// so the same inputs always print the same report; the acknowledged warnings too (they may have
+    /// been acknowledged cluster by cluster, as they were found).
+    pub fn finish(&mut self) {
+        // The offset in the file orders as line, then column do.
+        type Place<'a> = Option<(&'a Path, Option<usize>)>;
+        fn key(d: &Diagnostic) -> (Place<'_>, Code, &Subject, &String) {
+            (d.location().map(|l| (l.path(), l.offset())), d.code, &d.subject, &d.message)
+        }
+        for list in [&mut self.items, &mut self.acknowledged] {
+            list.sort_by(|a, b| key(a).cmp(&key(b)));
+            list.dedup();
+        }
+    }
+
+    /// The closing summary line, e.g. `kix: 2 errors, 1 warning` or `0 errors, 0 warnings (4 acknowledged)`.
+    pub fn summary(&self) -> String {
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let acknowledged = match self.acknowledged.len() {
+            0 => String::new(),
+            n => format!(" ({n} acknowledged)"),
+        };
+        format!(
+            "{}, {}{acknowledged}",
+            plural(self.count(Severity::Error), "error"),
+            plural(self.count(Severity::Warning), "warning")
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Location, SourceFile};
+
+    fn warning_code() -> Code {
+        Code::ALL.iter().copied().find(|c| c.severity() == Severity::Warning).unwrap()
+    }
+
+    /// Warnings acknowledged cluster by cluster, as they were found, end in the same order and without the
+    /// same repeats as when the merged report is acknowledged at once.
+    #[test]
+    fn acknowledging_per_part_equals_acknowledging_the_whole() {
+        let texts: Vec<SourceFile> = ["packages/p/a.yaml", "clusters/one.toml", "clusters/two.toml"]
+            .into_iter()
+            .map(|path| SourceFile::new(path, "x\n".repeat(10)))
+            .collect();
+        let warning = |file: usize, line: usize, cluster: &str| {
+            Diagnostic::new(warning_code(), "w")
+                .at(texts[file].locate_line(line, 1))
+                .about(&Subject { cluster: Some(cluster.into()), ..Subject::default() })
+        };
+        let parts = [
+            vec![warning(0, 9, "one"), warning(1, 2, "one"), warning(1, 2, "one")],
+            vec![warning(0, 3, "two"), warning(2, 1, "two")],
+        ];
+        let allowed =
+            |d: &Diagnostic| d.subject.cluster.as_deref() != Some("two") || d.location().unwrap().line() == Some(3);
+        let mut whole = Diagnostics::default();
+        parts.iter().flatten().cloned().for_each(|d| whole.push(d));
+        whole.finish();
+        whole.acknowledge(allowed);
+        let mut merged = Diagnostics::default();
+        for part in &parts {
+            let mut found = Diagnostics::default();
+            part.iter().cloned().for_each(|d| found.push(d));
+            found.acknowledge(allowed);
+            merged.extend(found);
+        }
+        merged.finish();
+        assert_eq!(merged.acknowledged(), whole.acknowledged());
+        assert_eq!(merged.acknowledged().len(), 3, "the repeat counted once");
+        assert_eq!(merged.iter().collect::<Vec<_>>(), whole.iter().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn finish_orders_by_file_line_and_column() {
+        let source = SourceFile::new("b.toml", "a = 1\nb = 2\n".to_string());
+        let mut diagnostics = Diagnostics::default();
+        for location in [source.locate(10..11), source.locate(6..7), Location::file("b.toml"), source.locate(0..1)] {
+            diagnostics.push(Diagnostic::new(Code::Io, "x").at(location));
+        }
+        diagnostics.push(Diagnostic::new(Code::Io, "x").at(Location::file("a.toml")));
+        let order: Vec<String> = diagnostics.iter().map(|d| d.location().unwrap().to_string()).collect();
+        assert_eq!(order.len(), 5);
+        diagnostics.finish();
+        let order: Vec<String> = diagnostics.iter().map(|d| d.location().unwrap().to_string()).collect();
+        assert_eq!(order, ["a.toml", "b.toml", "b.toml:1:1", "b.toml:2:1", "b.toml:2:5"]);
+    }
+
+    /// `settle` is the policy `build` and `verify` share: acknowledged warnings aside, the rest denied once.
+    #[test]
+    fn settle_acknowledges_then_denies_the_warnings_left_once() {
+        let mut diagnostics = Diagnostics::default();
+        diagnostics.push(Diagnostic::new(warning_code(), "kept"));
+        diagnostics.push(Diagnostic::new(warning_code(), "allowed"));
+        diagnostics.settle(|d| d.message == "allowed", true);
+        assert_eq!(diagnostics.acknowledged().len(), 1);
+        let denied: Vec<&Diagnostic> = diagnostics.iter().filter(|d| d.code == Code::WarningsDenied).collect();
+        assert_eq!(denied.len(), 1);
+        assert_eq!(denied[0].message, "1 warning(s) denied by --deny-warnings");
+        diagnostics.settle(|_| false, true);
+        assert_eq!(diagnostics.iter().filter(|d| d.code == Code::WarningsDenied).count(), 1, "denied once");
+        let mut allowed = Diagnostics::default();
+        allowed.push(Diagnostic::new(warning_code(), "allowed"));
+        allowed.settle(|_| true, true);
+        assert!(allowed.is_empty(), "nothing left to deny");
+    }
+}
