@@ -214,3 +214,6 @@ mod tests {
         assert_eq!(bad_cluster.codes(), vec![Code::InvalidName]);
     }
 }
+
+#[cfg(test)]
+mod trail_tests;
