@@ -2,17 +2,18 @@
 //! instance got its level, replicas, spread constraints and budget, step by
 //! step, each step with the file and line it came from.
 //!
-//! It reads the resolved model (which keeps where every decision came from)
-//! and the derived plans, never re-deciding anything: what it prints is what
-//! `kix build` did. Every diagnostic about the instance (or the workload) is
-//! listed with it.
+//! It reads the resolved model and the derived plans, never re-deciding
+//! anything: the level and replica steps are the decision trail resolve
+//! recorded as it decided (`resolve::model::LevelTrail`, `WorkloadTrail`:
+//! who requested the level, the substrate check, each ceiling, the replica
+//! step), so what it prints is what `kix build` did. Every diagnostic about
+//! the instance (or the workload) is listed with it.
 
 use crate::compile::{Selection, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan, WorkloadPlan};
-use crate::resolve::{Cluster, Instance, InstanceWorkload, ReplicaSource, Support, Workload};
+use crate::resolve::{Ceiling, Cluster, Instance, InstanceWorkload, ReplicaSource, RequestedBy, Support, Workload};
 use kix_diag::{Diagnostic, Diagnostics, Location};
 use kix_kube::kind::WorkloadKind;
-use kix_kube::level::Level;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -123,15 +124,18 @@ fn derivation(
     diagnostics: &Diagnostics,
 ) -> Derivation {
     let package = &instance.package;
+    let trail = &instance.trail;
     let mut steps = Vec::new();
-    let requested_by_instance = instance.requested.from != cluster.level.from;
     steps.push(step(
         "requested level",
-        instance.requested.value.as_str(),
-        if requested_by_instance { "the instance's own availability (R2)" } else { "the cluster's availability (R2)" },
-        Some(&instance.requested.from),
+        trail.requested.level.value.as_str(),
+        match trail.requested.by {
+            RequestedBy::Instance => "the instance's own availability (R2)",
+            RequestedBy::Cluster => "the cluster's availability (R2)",
+        },
+        Some(&trail.requested.level.from),
     ));
-    steps.extend(substrate_steps(cluster, instance.requested.value));
+    steps.extend(substrate_steps(cluster, instance));
     steps.push(step(
         "package",
         format!("{} {} ({})", package.name, package.version, package.dir.display()),
@@ -141,17 +145,19 @@ fn derivation(
         },
         instance.version_requirement.as_ref().map(|r| &r.from),
     ));
-    steps.push(match &package.ceiling {
-        Some(ceiling) if ceiling.value < instance.requested.value => step(
+    steps.push(match &trail.package_ceiling {
+        Ceiling::Lowered { max, from } => step(
             "package ceiling",
-            ceiling.value.as_str(),
-            format!("meta.availability.max is below `{}`: the instance is lowered (R4)", instance.requested.value),
-            Some(&ceiling.from),
+            max.value.as_str(),
+            format!("meta.availability.max is below `{from}`: the instance is lowered (R4)"),
+            Some(&max.from),
         ),
-        Some(ceiling) => {
-            step("package ceiling", ceiling.value.as_str(), "not below the requested level (R4)", Some(&ceiling.from))
+        Ceiling::NotBelow(max) => {
+            step("package ceiling", max.value.as_str(), "not below the requested level (R4)", Some(&max.from))
         }
-        None => step("package ceiling", "none", "the package declares no meta.availability.max (R4)", None),
+        Ceiling::Undeclared => {
+            step("package ceiling", "none", "the package declares no meta.availability.max (R4)", None)
+        }
     });
     steps.push(step("resolved level", instance.level.value.as_str(), "", Some(&instance.level.from)));
     steps.push(step("namespace", instance.namespace.as_str(), "", None));
@@ -195,9 +201,11 @@ fn about(diagnostic: &Diagnostic, cluster: &Cluster, instance: &Instance, only: 
     cluster_matches && instance_matches && workload_matches
 }
 
-/// R1 and R3: what the declared capabilities confirm, and whether that carries the requested level.
-fn substrate_steps(cluster: &Cluster, requested: Level) -> Vec<Step> {
+/// R1 and R3: the declared capabilities, what they confirm, and whether that carries the requested level, as
+/// resolve checked it.
+fn substrate_steps(cluster: &Cluster, instance: &Instance) -> Vec<Step> {
     let substrate = &cluster.substrate;
+    let check = &instance.trail.substrate;
     let multi_node = match substrate.multi_node {
         Some(true) => "multiNode = true".to_string(),
         Some(false) => "multiNode = false".to_string(),
@@ -207,11 +215,12 @@ fn substrate_steps(cluster: &Cluster, requested: Level) -> Vec<Step> {
         Some(zones) => format!("availabilityZones = [{}]", zones.join(", ")),
         None => "availabilityZones not declared".to_string(),
     };
-    let confirms = match substrate.confirmed_level() {
+    let confirms = match check.confirmed {
         Some(level) => format!("confirms up to `{level}` (R1)"),
         None => "confirms nothing above `none`, rules nothing out (R1)".to_string(),
     };
-    let support = match substrate.support(requested) {
+    let requested = check.level;
+    let support = match &check.support {
         Support::Supported => format!("`{requested}` is supported (R3)"),
         Support::Unsupported(why) => format!("`{requested}` is not supported: {why} (R3)"),
         Support::Unverified(what) => format!("`{requested}` cannot be verified: {what} (R3, a warning)"),
@@ -229,36 +238,36 @@ fn workload_derivation(
     resolved: &InstanceWorkload,
     plan: &WorkloadPlan,
 ) -> WorkloadDerivation {
-    let document = &instance.package.documents[workload.document];
     let mut steps = Vec::new();
-    steps.push(match &workload.ceiling {
-        Some(ceiling) if ceiling.value < instance.level.value => step(
+    steps.push(match &resolved.trail.ceiling {
+        Ceiling::Lowered { max, from } => step(
             "workload ceiling",
-            ceiling.value.as_str(),
-            format!("availability.max is below `{}`: this workload alone is lowered (R5)", instance.level.value),
-            Some(&ceiling.from),
+            max.value.as_str(),
+            format!("availability.max is below `{from}`: this workload alone is lowered (R5)"),
+            Some(&max.from),
         ),
-        Some(ceiling) => {
-            step("workload ceiling", ceiling.value.as_str(), "not below the instance's level (R5)", Some(&ceiling.from))
+        Ceiling::NotBelow(max) => {
+            step("workload ceiling", max.value.as_str(), "not below the instance's level (R5)", Some(&max.from))
         }
-        None => step("workload ceiling", "none", "", None),
+        Ceiling::Undeclared => step("workload ceiling", "none", "", None),
     });
     steps.push(step("level", resolved.level.value.as_str(), "", Some(&resolved.level.from)));
-    steps.push(match &resolved.replicas_from {
+    steps.push(match &resolved.trail.replicas {
         ReplicaSource::Mapping { step: level, at } => step(
             "replicas",
             resolved.replicas.to_string(),
             format!("the mapping's `{level}` step, the nearest at or below `{}` (R6)", resolved.level.value),
             Some(at),
         ),
-        ReplicaSource::Manifest => step(
+        ReplicaSource::Manifest { at, defaulted } => step(
             "replicas",
             resolved.replicas.to_string(),
-            match workload.view.manifest_replicas {
-                Some(_) => "the manifest's spec.replicas: no mapping step at or below the level (R6)",
-                None => "1, the default of an absent spec.replicas: no mapping step at or below the level (R6)",
+            if *defaulted {
+                "1, the default of an absent spec.replicas: no mapping step at or below the level (R6)"
+            } else {
+                "the manifest's spec.replicas: no mapping step at or below the level (R6)"
             },
-            Some(&document.locate(&["spec", "replicas"])),
+            Some(at),
         ),
         ReplicaSource::Autoscaler { at } => step(
             "replicas",
@@ -269,11 +278,10 @@ fn workload_derivation(
     });
     if let (Some(autoscaler), Some(range)) = (&workload.autoscaler, resolved.autoscaler) {
         let view = &autoscaler.view;
-        let raised = range.min > view.min() || range.max > view.max();
         steps.push(step(
             "autoscaler",
             format!("{} {}: {} {}..{}", view.kind, view.name, view.kind.min_field(), range.min, range.max),
-            if raised {
+            if range.raised {
                 "raised to the level's replica count; spec.replicas is left to the autoscaler"
             } else {
                 "as written; spec.replicas is left to the autoscaler"

@@ -93,8 +93,9 @@ pub struct FloorContext<'a> {
     pub subject: &'a Subject,
 }
 
-/// The level's replica count as the floor of the autoscaler's range: the count, its source and
-/// the range the autoscaler is emitted with.
+/// The level's replica count as the floor of the autoscaler's range: the count, its source (the
+/// mapping's step when that is the minimum, else the autoscaler's minimum, for the trail) and the
+/// range the autoscaler is emitted with (marked raised when kix raised either bound).
 pub fn floor(
     autoscaler: &Autoscaler,
     replicas: u32,
@@ -164,7 +165,7 @@ pub fn floor(
     } else {
         ReplicaSource::Autoscaler { at: autoscaler.min_at.clone() }
     };
-    (min, source, AutoscaledRange { min, max })
+    (min, source, AutoscaledRange { min, max, raised: min > view.min() || max > view.max() })
 }
 
 #[cfg(test)]

@@ -54,11 +54,17 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
 
     let allow = super::acknowledged::allowed_warnings(&raw.allow, &source, &subject, diagnostics);
 
-    // The cluster's own level against its substrate (R3).
+    // The cluster's own level against its substrate (R3), recorded for the instances that inherit it.
     let level = Sourced { value: *raw.availability.get_ref(), from: source.locate(raw.availability.span()) };
-    let context =
-        ClusterContext { name: &name, source: &source, level: &level, substrate: &substrate, subject: &subject };
-    super::support::check_support(context.name, context.substrate, &level, &subject, diagnostics);
+    let check = super::support::check_support(&name, &substrate, &level, &subject, diagnostics);
+    let context = ClusterContext {
+        name: &name,
+        source: &source,
+        level: &level,
+        check: &check,
+        substrate: &substrate,
+        subject: &subject,
+    };
     let cluster_valid = diagnostics.count(kix_diag::Severity::Error) == errors_before;
 
     // Instances (R2, R4-R8, R13, R14).

@@ -7,8 +7,16 @@
 //! R7 and R8 are reported here but do not drop the instance: the replica
 //! count is what the user asked for, and derive still shows what it would
 //! emit (the build as a whole fails on the error).
+//!
+//! Each decision is written to the trail as it is taken: who requested the
+//! level and its substrate check (R2, R3), each ceiling and what it did (R4,
+//! R5), the replica step (R6, with [`super::autoscaler::floor`] under an
+//! autoscaler). `kix explain` prints that trail.
 
-use super::model::{Instance, InstanceWorkload, Package, ReplicaSource, Sourced, Workload};
+use super::model::{
+    Ceiling, Instance, InstanceWorkload, LevelTrail, Package, ReplicaSource, Request, RequestedBy, Sourced,
+    SubstrateCheck, Workload, WorkloadTrail,
+};
 use super::package::Packages;
 use super::substrate::Substrate;
 use super::versions::choose_package;
@@ -18,11 +26,13 @@ use kix_kube::kind::ControllerKind;
 use kix_kube::level::Level;
 use kix_kube::names;
 
-/// What an instance is resolved against: its cluster's name, level and substrate.
+/// What an instance is resolved against: its cluster's name, level (with its R3 check) and substrate.
 pub struct ClusterContext<'a> {
     pub name: &'a str,
     pub source: &'a SourceFile,
     pub level: &'a Sourced<Level>,
+    /// R3 for the cluster's own level: what an instance without its own `availability` inherits.
+    pub check: &'a SubstrateCheck,
     pub substrate: &'a Substrate,
     pub subject: &'a Subject,
 }
@@ -57,19 +67,18 @@ pub fn resolve_instance(
             return None;
         }
     }
-    // R2: the instance's own level, else the cluster's.
-    let (requested, supported) = match &raw.availability {
+    // R2: the instance's own level (checked here, R3), else the cluster's (checked with the cluster).
+    let (requested, substrate) = match &raw.availability {
         Some(own) => {
-            let requested = Sourced { value: *own.get_ref(), from: source.locate(own.span()) };
-            let supported =
-                super::support::check_support(cluster.name, cluster.substrate, &requested, &subject, diagnostics);
-            (requested, supported)
+            let level = Sourced { value: *own.get_ref(), from: source.locate(own.span()) };
+            let check = super::support::check_support(cluster.name, cluster.substrate, &level, &subject, diagnostics);
+            (Request { by: RequestedBy::Instance, level }, check)
         }
-        None => (cluster.level.clone(), true),
+        None => (Request { by: RequestedBy::Cluster, level: cluster.level.clone() }, cluster.check.clone()),
     };
     let allow = super::acknowledged::allowed_warnings(&raw.allow, source, &subject, diagnostics);
     let package = choose_package(source, raw, packages, &subject, diagnostics)?;
-    if !supported {
+    if substrate.rules_out() {
         return None;
     }
     let subject = Subject { package: Some(package.name.clone()), ..subject };
@@ -83,7 +92,8 @@ pub fn resolve_instance(
     ) {
         return None;
     }
-    let level = apply_package_ceiling(cluster.name, name, &package, &requested, &location, &subject, diagnostics);
+    let (level, package_ceiling) =
+        apply_package_ceiling(cluster.name, name, &package, &requested.level, &location, &subject, diagnostics);
     let mut instance = Instance {
         name: name.clone(),
         namespace,
@@ -95,8 +105,9 @@ pub fn resolve_instance(
             .version
             .as_ref()
             .map(|v| Sourced { value: v.get_ref().clone(), from: source.locate(v.span()) }),
-        requested,
+        requested: requested.level.clone(),
         level,
+        trail: LevelTrail { requested, substrate, package_ceiling },
         allow,
         workloads: Vec::new(),
     };
@@ -143,6 +154,16 @@ fn report_unmanaged_replicas(cluster: &str, instance: &Instance, diagnostics: &m
     }
 }
 
+/// R4 and R5: a ceiling met by a level: the level it leaves (the ceiling, with where it is written, when
+/// lower) and what it did, for the trail.
+fn meet_ceiling(max: Option<&Sourced<Level>>, level: &Sourced<Level>) -> (Sourced<Level>, Ceiling) {
+    match max {
+        None => (level.clone(), Ceiling::Undeclared),
+        Some(max) if max.value < level.value => (max.clone(), Ceiling::Lowered { max: max.clone(), from: level.value }),
+        Some(max) => (level.clone(), Ceiling::NotBelow(max.clone())),
+    }
+}
+
 /// R4: the package ceiling lowers the whole instance.
 fn apply_package_ceiling(
     cluster: &str,
@@ -152,25 +173,23 @@ fn apply_package_ceiling(
     location: &Location,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
-) -> Sourced<Level> {
-    match &package.ceiling {
-        Some(ceiling) if ceiling.value < requested.value => {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::PackageCeiling,
-                    format!(
-                        "cluster `{}` instance `{instance}`: package `{}` {} supports at most `{}`, so the requested level \
+) -> (Sourced<Level>, Ceiling) {
+    let (level, outcome) = meet_ceiling(package.ceiling.as_ref(), requested);
+    if let Ceiling::Lowered { max: ceiling, .. } = &outcome {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::PackageCeiling,
+                format!(
+                    "cluster `{}` instance `{instance}`: package `{}` {} supports at most `{}`, so the requested level \
                          `{}` is lowered to `{}`",
-                        cluster, package.name, package.version, ceiling.value, requested.value, ceiling.value
-                    ),
-                )
-                .at(location.clone())
-                .about(subject),
-            );
-            ceiling.clone()
-        }
-        _ => requested.clone(),
+                    cluster, package.name, package.version, ceiling.value, requested.value, ceiling.value
+                ),
+            )
+            .at(location.clone())
+            .about(subject),
+        );
     }
+    (level, outcome)
 }
 
 /// R5-R8 for one workload of an instance.
@@ -184,7 +203,7 @@ fn resolve_workload(
 ) -> InstanceWorkload {
     let name = workload.name();
     let subject = Subject { workload: Some(name.to_string()), ..instance.subject.clone() };
-    let level = apply_workload_ceiling(cluster, instance, package, workload, &subject, diagnostics);
+    let (level, ceiling) = apply_workload_ceiling(cluster, instance, package, workload, &subject, diagnostics);
     // R6: replicas from the step function, else the manifest's; under an autoscaler, its minimum
     // with the level's count as the floor.
     let (replicas, replicas_from) = workload.replicas_at(level.value);
@@ -203,14 +222,18 @@ fn resolve_workload(
         }
         None => (replicas, replicas_from, None),
     };
-    let replicas_location = || -> Location {
-        match (&replicas_from, &workload.mapping_at) {
-            (ReplicaSource::Autoscaler { at }, _) | (_, Some(at)) => at.clone(),
-            (_, None) => package.documents[workload.document].locate(&["spec", "replicas"]),
-        }
+    let replicas_location = match (&replicas_from, &workload.mapping_at) {
+        (ReplicaSource::Autoscaler { at }, _) | (_, Some(at)) => at.clone(),
+        (_, None) => workload.spec_replicas_at.clone(),
     };
-    check_replicas(package, workload, level.value, replicas, replicas_location(), &subject, diagnostics);
-    InstanceWorkload { workload: index, level, replicas, replicas_from, autoscaler }
+    check_replicas(package, workload, level.value, replicas, replicas_location, &subject, diagnostics);
+    InstanceWorkload {
+        workload: index,
+        level,
+        replicas,
+        autoscaler,
+        trail: WorkloadTrail { ceiling, replicas: replicas_from },
+    }
 }
 
 /// R5: a workload ceiling lowers this workload only.
@@ -221,25 +244,24 @@ fn apply_workload_ceiling(
     workload: &Workload,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
-) -> Sourced<Level> {
-    let mut level = instance.level.clone();
+) -> (Sourced<Level>, Ceiling) {
+    let (level, outcome) = meet_ceiling(workload.ceiling.as_ref(), &instance.level);
     let name = workload.name();
-    if let Some(ceiling) = workload.ceiling.as_ref().filter(|c| c.value < level.value) {
+    if let Ceiling::Lowered { max: ceiling, from } = &outcome {
         diagnostics.push(
             Diagnostic::new(
                 Code::WorkloadCeiling,
                 format!(
                     "cluster `{}` instance `{}`: workload `{name}` of package `{}` supports at most `{}`, so it runs \
                      at `{}` instead of `{}`",
-                    cluster.name, instance.name, package.name, ceiling.value, ceiling.value, level.value
+                    cluster.name, instance.name, package.name, ceiling.value, ceiling.value, from
                 ),
             )
             .at(ceiling.from.clone())
             .about(subject),
         );
-        level = ceiling.clone();
     }
-    level
+    (level, outcome)
 }
 
 /// R7 (a `none` ceiling runs one pod at a time) and R8 (level pod or more needs two replicas).

@@ -11,7 +11,10 @@
 //! where one scales the workload.
 //!
 //! The result is an owned [`Model`]: whatever failed is absent from it, with
-//! its diagnostic reported; `derive` reads nothing else.
+//! its diagnostic reported; `derive` reads nothing else. Each instance and
+//! workload also carries its decision trail ([`model::LevelTrail`],
+//! [`model::WorkloadTrail`]), written where each decision is made, which
+//! `kix explain` prints instead of deciding again.
 
 mod acknowledged;
 mod autoscaler;
@@ -27,7 +30,7 @@ mod versions;
 pub mod views;
 
 pub use acknowledged::Acknowledged;
-pub use model::{Cluster, Instance, InstanceWorkload, Model, Package, ReplicaSource, Workload};
+pub use model::{Ceiling, Cluster, Instance, InstanceWorkload, Model, Package, ReplicaSource, RequestedBy, Workload};
 pub use substrate::{FailureDomains, Support};
 
 use crate::load::Tree;
@@ -218,3 +221,6 @@ mod tests {
         assert_eq!(bad_cluster.codes(), vec![Code::InvalidName]);
     }
 }
+
+#[cfg(test)]
+mod trail_tests;

@@ -3,11 +3,17 @@
 //! Everything here passed validation; whatever failed is absent, with its
 //! diagnostic already reported, so later stages never re-check raw input or
 //! consult a validity flag. Each decision keeps the location it came from, so
-//! `derive` (and any explanation of a level) can point back at the cluster
-//! file or kix.toml that caused it.
+//! `derive` can point back at the cluster file or kix.toml that caused it.
+//!
+//! Beside each outcome `derive` reads, the model keeps the decision trail that
+//! `kix explain` prints ([`LevelTrail`] per instance, [`WorkloadTrail`] per
+//! workload): who requested the level, the substrate check, each ceiling and
+//! what it did, the replica step chosen. Resolve writes each entry where it
+//! makes that decision; explain reads the trail and never decides again, so
+//! it cannot drift from the build.
 
 use super::inventory::InventoryNode;
-use super::substrate::{FailureDomains, Substrate};
+use super::substrate::{FailureDomains, Substrate, Support};
 use crate::load::documents::Document;
 use crate::load::package::EvictionPolicy;
 use kix_diag::{Code, Location, SourceFile, Subject};
@@ -74,11 +80,14 @@ pub struct Instance {
     pub package: Arc<Package>,
     /// The instance's `version` requirement, when it has one (else the highest version won).
     pub version_requirement: Option<Sourced<String>>,
-    /// R2: the instance's own `availability`, else the cluster's, with the line it was read from.
+    /// R2: the instance's own `availability`, else the cluster's, with the line it was read from (the
+    /// level of `trail.requested`).
     pub requested: Sourced<Level>,
     /// After the package ceiling (R4): the requested level, or the ceiling where it was lower (with where the
     /// ceiling is written).
     pub level: Sourced<Level>,
+    /// How `requested` and `level` were decided (R2-R4), recorded as each step was taken.
+    pub trail: LevelTrail,
     /// Warning codes the instance acknowledges (its own `allow`; the cluster's apply too).
     pub allow: Vec<Code>,
     /// R5-R8 for each workload of the package (the first copy of each kind and name), in document order.
@@ -93,10 +102,10 @@ pub struct InstanceWorkload {
     /// After the workload's ceiling (R5): the instance's level, or the workload's ceiling where it was lower.
     pub level: Sourced<Level>,
     pub replicas: u32,
-    /// Where the replica count came from (R6).
-    pub replicas_from: ReplicaSource,
     /// The range its autoscaler is emitted with, when one scales it (`replicas` is then its minimum).
     pub autoscaler: Option<AutoscaledRange>,
+    /// How `level` and `replicas` were decided (R5, R6), recorded as each step was taken.
+    pub trail: WorkloadTrail,
 }
 
 /// An autoscaler's range after kix raised it to the level's floor (see `resolve::autoscaler`).
@@ -104,6 +113,8 @@ pub struct InstanceWorkload {
 pub struct AutoscaledRange {
     pub min: u32,
     pub max: u32,
+    /// Whether kix raised the minimum (K0432) or the maximum (K0433) above what the autoscaler says.
+    pub raised: bool,
 }
 
 /// The source of a workload's replica count (R6).
@@ -111,10 +122,81 @@ pub struct AutoscaledRange {
 pub enum ReplicaSource {
     /// The mapping's step for this level (the step's level and where its count is written).
     Mapping { step: Level, at: Location },
-    /// The manifest's own `spec.replicas` (1 when absent): no mapping, or a level below the lowest step.
-    Manifest,
+    /// The manifest's own `spec.replicas`: no mapping, or a level below the lowest step. `defaulted`
+    /// when the field is absent and the count is its default, 1; `at` is where it is written (or its
+    /// `spec`).
+    Manifest { at: Location, defaulted: bool },
     /// The minimum of the workload's autoscaler (where it is written, or its spec when absent).
     Autoscaler { at: Location },
+}
+
+/// Why an instance runs at its level: R2-R4 in the order resolve decides them, each entry written where
+/// its decision is made (`resolve::instance`, `resolve::support`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelTrail {
+    /// R2: the level asked for, who asked, and where it is written.
+    pub requested: Request,
+    /// R1, R3: the requested level against the cluster's declared capabilities.
+    pub substrate: SubstrateCheck,
+    /// R4: the package's `meta.availability.max` met by the requested level.
+    pub package_ceiling: Ceiling,
+}
+
+/// R2: a requested level and who requested it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    pub by: RequestedBy,
+    pub level: Sourced<Level>,
+}
+
+/// Who requested an instance's level (R2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestedBy {
+    /// The cluster file's `availability`: the instance names none of its own.
+    Cluster,
+    /// The instance's own `availability`.
+    Instance,
+}
+
+/// R1 and R3 for one requested level: what the declared capabilities confirm, and the verdict on the level.
+/// An instance that inherits the cluster's level inherits the cluster's check of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubstrateCheck {
+    /// The level checked.
+    pub level: Level,
+    /// R1: the highest level the capabilities confirm (`None`: nothing above `none` is confirmed, nothing is
+    /// ruled out).
+    pub confirmed: Option<Level>,
+    /// R3: supported, unsupported (an error, K0302) or unverified (a warning, K0303).
+    pub support: Support,
+}
+
+impl SubstrateCheck {
+    /// Whether declared capabilities rule the level out (R3's error).
+    pub fn rules_out(&self) -> bool {
+        matches!(self.support, Support::Unsupported(_))
+    }
+}
+
+/// An `availability.max` met by a level: the package's (R4, for the whole instance) or one workload's (R5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ceiling {
+    /// No `availability.max` is written.
+    Undeclared,
+    /// Written (with where) at or above the level it met, which stays.
+    NotBelow(Sourced<Level>),
+    /// Written (with where) below the level it met (`from`): the level is lowered to the ceiling.
+    Lowered { max: Sourced<Level>, from: Level },
+}
+
+/// Why one workload of an instance runs at its level with its replica count, each entry written where its
+/// decision is made (`resolve::instance`, `resolve::autoscaler`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkloadTrail {
+    /// R5: the workload's own `availability.max` met by the instance's level.
+    pub ceiling: Ceiling,
+    /// R6: the replica step chosen, or the manifest's count, or the autoscaler's minimum.
+    pub replicas: ReplicaSource,
 }
 
 /// A validated package version, shared by every instance that chose it.
@@ -181,6 +263,8 @@ pub struct Workload {
     pub steps: Vec<(Level, u32, Location)>,
     /// Where the mapping is written (the whole `replicas = {...}`), when there is one.
     pub mapping_at: Option<Location>,
+    /// Where the manifest's `spec.replicas` is written (its `spec` when absent).
+    pub spec_replicas_at: Location,
     /// The budget's `unhealthyPodEvictionPolicy`: the entry's override, else by kind (R10).
     pub eviction_policy: EvictionPolicy,
     /// Where the override is written; `None` when the policy is the kind's default.
@@ -217,7 +301,13 @@ impl Workload {
     pub fn replicas_at(&self, level: Level) -> (u32, ReplicaSource) {
         match self.steps.iter().rfind(|(step, _, _)| *step <= level) {
             Some((step, count, at)) => (*count, ReplicaSource::Mapping { step: *step, at: at.clone() }),
-            None => (self.view.manifest_replicas.unwrap_or(1), ReplicaSource::Manifest),
+            None => (
+                self.view.manifest_replicas.unwrap_or(1),
+                ReplicaSource::Manifest {
+                    at: self.spec_replicas_at.clone(),
+                    defaulted: self.view.manifest_replicas.is_none(),
+                },
+            ),
         }
     }
 

@@ -172,7 +172,17 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
             let autoscaler = autoscalers.remove(&position);
             let settings = raw.workloads.iter().find(|(name, _)| name.get_ref() == &view.name).map(|(_, s)| s);
             let shipped_pdb = pdbs.iter().any(|(_, pdb): &(usize, PdbView)| pdb.selects(&view.template_labels));
-            let mut workload = resolve_workload(index, view, settings, shipped_pdb, &manifest, &subject, diagnostics);
+            let spec_replicas_at = documents[index].locate(&["spec", "replicas"]);
+            let mut workload = resolve_workload(
+                index,
+                view,
+                settings,
+                shipped_pdb,
+                spec_replicas_at,
+                &manifest,
+                &subject,
+                diagnostics,
+            );
             workload.autoscaler = autoscaler;
             workload
         })
@@ -330,6 +340,7 @@ fn resolve_workload(
     view: WorkloadView,
     settings: Option<&RawWorkload>,
     shipped_pdb: bool,
+    spec_replicas_at: kix_diag::Location,
     manifest: &SourceFile,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
@@ -354,6 +365,7 @@ fn resolve_workload(
         ceiling,
         steps,
         mapping_at,
+        spec_replicas_at,
         eviction_policy,
         eviction_policy_at,
         shipped_pdb,

@@ -1,22 +1,25 @@
 //! R3: a requested level against what the cluster's substrate can do. Both a cluster's own level
-//! and an instance's override are checked here, with the same words.
+//! and an instance's override are checked here, with the same words, and the check is recorded
+//! ([`SubstrateCheck`]) for the instance's trail.
 
-use super::model::Sourced;
+use super::model::{Sourced, SubstrateCheck};
 use super::substrate::{Substrate, Support};
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use kix_kube::level::Level;
 
-/// R3: a requested level against the substrate; false when declared capabilities rule it out.
+/// R3: a requested level against the substrate, reported, with R1's confirmed level beside the verdict
+/// ([`SubstrateCheck::rules_out`] when declared capabilities rule it out).
 pub(super) fn check_support(
     name: &str,
     substrate: &Substrate,
     level: &Sourced<Level>,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
-) -> bool {
+) -> SubstrateCheck {
     let value = level.value;
-    match substrate.support(value) {
-        Support::Supported => true,
+    let support = substrate.support(value);
+    match &support {
+        Support::Supported => {}
         Support::Unsupported(why) => {
             diagnostics.push(
                 Diagnostic::new(
@@ -27,7 +30,6 @@ pub(super) fn check_support(
                 .about(subject)
                 .help("lower the availability, or correct [capabilities]"),
             );
-            false
         }
         Support::Unverified(what) => {
             diagnostics.push(
@@ -40,7 +42,7 @@ pub(super) fn check_support(
                         "declare capabilities.multiNode"
                     }),
             );
-            true
         }
     }
+    SubstrateCheck { level: value, confirmed: substrate.confirmed_level(), support }
 }
