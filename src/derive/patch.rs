@@ -5,7 +5,7 @@
 //! right after `metadata.name`. Under an autoscaler `spec.replicas` is left as
 //! written, and the autoscaler's range is raised in place.
 
-use super::plan::WorkloadPlan;
+use super::plan::{Spread, WorkloadPlan};
 use kix_kube::autoscaler::AutoscalerView;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::labels::POD_TEMPLATE_HASH;
@@ -33,25 +33,21 @@ pub fn patch_workload(object: &mut Value, view: &WorkloadView, plan: &WorkloadPl
     if plan.autoscaler.is_none() {
         insert_first(spec, "replicas", Value::from(plan.replicas));
     }
-    if plan.spread_keys.is_empty() {
+    if plan.spreads.is_empty() {
         return;
     }
-    let constraints: Vec<Value> = plan
-        .spread_keys
-        .iter()
-        .map(|key| spread_constraint(view, key, plan.hard_key.as_deref() == Some(key)))
-        .collect();
+    let constraints: Vec<Value> = plan.spreads.iter().map(|spread| spread_constraint(view, spread)).collect();
     if let Some(pod_spec) = spec.get_mut("template").and_then(|t| t.get_mut("spec")).and_then(Value::as_mapping_mut) {
         pod_spec.insert("topologySpreadConstraints".into(), Value::Sequence(constraints));
     }
 }
 
 /// One derived constraint, fields in the order people write them.
-fn spread_constraint(view: &WorkloadView, key: &str, hard: bool) -> Value {
+fn spread_constraint(view: &WorkloadView, spread: &Spread) -> Value {
     let mut constraint = Mapping::new();
     constraint.insert("maxSkew".into(), 1.into());
-    constraint.insert("topologyKey".into(), key.into());
-    constraint.insert("whenUnsatisfiable".into(), if hard { "DoNotSchedule" } else { "ScheduleAnyway" }.into());
+    constraint.insert("topologyKey".into(), spread.key.as_str().into());
+    constraint.insert("whenUnsatisfiable".into(), if spread.hard { "DoNotSchedule" } else { "ScheduleAnyway" }.into());
     constraint.insert("labelSelector".into(), view.selector_value.clone());
     // Only Deployments have pod-template-hash; the API server refuses a key the selector already uses.
     if view.kind == WorkloadKind::Deployment && !view.selector.keys().any(|k| k == POD_TEMPLATE_HASH) {
