@@ -17,6 +17,7 @@ use crate::derive::{ClusterPlan, InstancePlan};
 use crate::resolve::Acknowledged;
 use crate::resolve::inventory::InventoryNode;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, Severity, Subject};
+use kix_kube::kind::WorkloadKind;
 use kix_sim::objects::{Node, Resources};
 use kix_sim::{State, WorkloadLevel, WorkloadVerdict, verify_workloads};
 use serde::Serialize;
@@ -178,7 +179,7 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
             .workloads
             .iter()
             .map(|w| WorkloadLevel {
-                kind: w.kind.as_str().to_string(),
+                kind: w.kind,
                 namespace: instance.namespace.clone(),
                 name: w.name.clone(),
                 level: w.level,
@@ -296,7 +297,7 @@ fn replacements_cell(w: &WorkloadVerdict, pending: usize) -> String {
     // A StatefulSet replaces nothing on a lost node: its pods stay Terminating until force-deleted
     // (the findings and JSON say so per pod); the table says why there is nothing to count.
     let waits = w.domain_losses.iter().any(|l| l.not_replaced.values().any(|why| why.contains("force-deleted")));
-    if w.kind == "StatefulSet" && w.replacements_scheduled == 0 && pending == 0 && waits {
+    if w.kind == WorkloadKind::StatefulSet && w.replacements_scheduled == 0 && pending == 0 && waits {
         return "none (force-delete needed)".to_string();
     }
     let mut cell = format!("{} scheduled", w.replacements_scheduled);

@@ -65,7 +65,7 @@ fn snapshot_corpus_verdicts_match_their_goldens() {
         let manifest = std::fs::read_to_string(repo_path(header("manifest"))).unwrap();
         let want_meets = header("Expected").starts_with("meets");
         let state = kix_sim::read_state(&path).unwrap_or_else(|_| panic!("{} does not read", path.display()));
-        let request = verify_request("Deployment", "shop", "web", Level::Zone, None);
+        let request = verify_request(kix_kube::kind::WorkloadKind::Deployment, "shop", "web", Level::Zone, None);
         let verdict = verify_workloads(&state, &kix_yaml::from_str_all(&manifest).unwrap(), &request).remove(0);
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
         if verdict.meets_level != want_meets {

@@ -3,6 +3,7 @@
 //! PDB blocks a drain.
 
 use crate::support::verify_request;
+use kix_kube::kind::WorkloadKind::{self, Deployment, StatefulSet};
 use kix_kube::level::Level;
 use kix_sim::{State, VerifyRequest, WorkloadVerdict, verify_workloads};
 
@@ -16,11 +17,17 @@ fn run(manifest: &str, name: &str, level: Level) -> WorkloadVerdict {
 
 /// Like `run`, with an autoscaler's minimum as the replica count to verify at.
 fn run_at(manifest: &str, name: &str, level: Level, min_replicas: Option<u32>) -> WorkloadVerdict {
-    verdict_of("Deployment", manifest, name, level, min_replicas)
+    verdict_of(Deployment, manifest, name, level, min_replicas)
 }
 
 /// The verdict on one workload of `kind` in namespace `shop` on the three-zone snapshot.
-fn verdict_of(kind: &str, manifest: &str, name: &str, level: Level, min_replicas: Option<u32>) -> WorkloadVerdict {
+fn verdict_of(
+    kind: WorkloadKind,
+    manifest: &str,
+    name: &str,
+    level: Level,
+    min_replicas: Option<u32>,
+) -> WorkloadVerdict {
     let state = State::from_yaml_str(include_str!("../sim/three-zones.yaml")).unwrap();
     let request = verify_request(kind, "shop", name, level, min_replicas);
     let mut verdicts = verify_workloads(&state, &objects(manifest), &request);
@@ -123,7 +130,7 @@ fn verdicts_serialize_to_json() {
 
 #[test]
 fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
-    let v = verdict_of("StatefulSet", include_str!("../sim/db.yaml"), "db", Level::Zone, None);
+    let v = verdict_of(StatefulSet, include_str!("../sim/db.yaml"), "db", Level::Zone, None);
     assert!(v.meets_level, "{v:#?}");
     assert_eq!(v.worst_case_running, Some(2));
     assert_eq!(v.replacements_scheduled, 0);
@@ -145,7 +152,7 @@ fn pods_of_the_workload_already_in_the_snapshot_are_replaced_not_doubled() {
         "---\nkind: Pod\nmetadata: {name: web-old-1, namespace: shop, labels: {app: web}}\nspec: {nodeName: node-a1}\n",
     );
     let state = State::from_yaml_str(&text).unwrap();
-    let request = verify_request("Deployment", "shop", "web", Level::Zone, None);
+    let request = verify_request(Deployment, "shop", "web", Level::Zone, None);
     let v = verify_workloads(&state, &objects(include_str!("../sim/web.yaml")), &request).remove(0);
     assert!(v.meets_level, "{v:#?}");
     assert_eq!(v.domain_losses.iter().map(|l| l.running + l.lost).max(), Some(3));
@@ -222,7 +229,7 @@ fn budgets_block_drains_as_the_disruption_controller_computes_them() {
 
 /// A verify request for one Deployment of namespace `shop`.
 fn request(name: &str, level: Level) -> VerifyRequest {
-    verify_request("Deployment", "shop", name, level, None)
+    verify_request(Deployment, "shop", name, level, None)
 }
 
 /// Nodes `(name, zone)` with hostname and zone labels and 4 CPU / 16Gi each.
@@ -386,7 +393,7 @@ fn argo_cd_ha_haproxy_anti_affinity_deadlocks_its_rollout_on_three_nodes() {
         })
         .collect();
     assert_eq!(haproxy.len(), 1);
-    let request = verify_request("Deployment", "default", "argocd-redis-ha-haproxy", Level::Node, None);
+    let request = verify_request(Deployment, "default", "argocd-redis-ha-haproxy", Level::Node, None);
     let three = verify_workloads(&one_zone_nodes(3), &haproxy, &request).remove(0);
     assert!(scenario(&three, "rollout").pass, "{three:#?}");
     assert!(!three.meets_level);
@@ -414,7 +421,7 @@ fn a_statefulset_update_respects_partition_and_on_delete() {
             &format!("  serviceName: db\n{strategy}"),
             1,
         );
-        verdict_of("StatefulSet", &manifest, "db", Level::Zone, None)
+        verdict_of(StatefulSet, &manifest, "db", Level::Zone, None)
     };
     let partitioned = verdict("  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate: {partition: 2}\n");
     let update = scenario(&partitioned, "rolling-update");

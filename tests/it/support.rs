@@ -398,7 +398,7 @@ impl Output {
 
 /// A verify request for one workload, with the default hostname and zone keys.
 pub fn verify_request(
-    kind: &str,
+    kind: kix_kube::kind::WorkloadKind,
     namespace: &str,
     name: &str,
     level: kix_kube::level::Level,
@@ -406,7 +406,7 @@ pub fn verify_request(
 ) -> kix_sim::VerifyRequest {
     kix_sim::VerifyRequest {
         workloads: vec![kix_sim::WorkloadLevel {
-            kind: kind.into(),
+            kind,
             namespace: namespace.into(),
             name: name.into(),
             level,

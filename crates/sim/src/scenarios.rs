@@ -91,9 +91,10 @@ pub(super) fn run(state: &State, objects: &[Value], request: &VerifyRequest, ref
     for object in objects {
         match Workload::from_object(object, "default") {
             Ok(Some(mut workload)) => {
-                let wanted = request.workloads.iter().find(|x| {
-                    x.kind == workload.kind.as_str() && x.namespace == workload.namespace && x.name == workload.name
-                });
+                let wanted = request
+                    .workloads
+                    .iter()
+                    .find(|x| x.kind == workload.kind && x.namespace == workload.namespace && x.name == workload.name);
                 if let Some(min) = wanted.and_then(|x| x.min_replicas) {
                     workload.replicas = i64::from(min);
                 }
@@ -144,7 +145,7 @@ pub(super) fn run(state: &State, objects: &[Value], request: &VerifyRequest, ref
         request
             .workloads
             .iter()
-            .find(|x| w.kind.as_str() == x.kind && x.namespace == w.namespace && x.name == w.name)
+            .find(|x| w.kind == x.kind && x.namespace == w.namespace && x.name == w.name)
             .map(|x| x.level)
     };
     let mut adversarial = request.workloads.iter().any(|x| x.level >= Level::Node).then(|| {
@@ -178,14 +179,14 @@ pub(super) fn run(state: &State, objects: &[Value], request: &VerifyRequest, ref
     for wanted in &request.workloads {
         let Some(w) = workloads
             .iter()
-            .position(|x| x.kind.as_str() == wanted.kind && x.namespace == wanted.namespace && x.name == wanted.name)
+            .position(|x| x.kind == wanted.kind && x.namespace == wanted.namespace && x.name == wanted.name)
         else {
             // A workload the model cannot take (say, too many replicas) fails visibly, never silently.
             if let Some((_, _, why)) =
                 unreadable.iter().find(|(ns, name, _)| *ns == wanted.namespace && *name == wanted.name)
             {
                 verdicts.push(WorkloadVerdict {
-                    kind: wanted.kind.clone(),
+                    kind: wanted.kind,
                     namespace: wanted.namespace.clone(),
                     name: wanted.name.clone(),
                     level: wanted.level,
@@ -228,7 +229,7 @@ fn verdict(
     });
     let selector_counts = selector_counts(world, w);
     let mut verdict = WorkloadVerdict {
-        kind: workload.kind.to_string(),
+        kind: workload.kind,
         namespace: workload.namespace.clone(),
         name: workload.name.clone(),
         level,

@@ -3,6 +3,7 @@
 //! apart from the engine ([`super::scenarios`]) and the scenario files (`domain_loss`, `voluntary`,
 //! `drain`) that fill them, so those files and the engine do not import each other.
 
+use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -10,8 +11,7 @@ use std::collections::BTreeMap;
 /// One workload to verify and the level it was compiled for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkloadLevel {
-    /// `Deployment` or `StatefulSet`.
-    pub kind: String,
+    pub kind: WorkloadKind,
     pub namespace: String,
     pub name: String,
     pub level: Level,
@@ -100,7 +100,7 @@ pub struct DomainLoss {
 /// The verdict on one workload (instance-agnostic: the caller adds cluster and instance).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WorkloadVerdict {
-    pub kind: String,
+    pub kind: WorkloadKind,
     pub namespace: String,
     pub name: String,
     pub level: Level,
