@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 /// The user's document an object came from and, for an object kix derived, what it was derived for
 /// (`Deployment api`). `None` for the instance's own Namespace, which no document wrote: it is valid by
 /// construction and added after these checks (see `derive_instance`).
-fn source<'p>(origin: Origin, package: &'p Package) -> Option<(&'p Document, Option<String>)> {
+fn source(origin: Origin, package: &Package) -> Option<(&Document, Option<String>)> {
     match origin {
         Origin::Document(document) => Some((&package.documents[document], None)),
         Origin::Budget(workload) => {
