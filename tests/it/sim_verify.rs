@@ -5,7 +5,7 @@
 use crate::support::verify_request;
 use kix_kube::kind::WorkloadKind::{self, Deployment, StatefulSet};
 use kix_kube::level::Level;
-use kix_sim::{State, VerifyRequest, WorkloadVerdict, verify_workloads};
+use kix_sim::{FindingKind, FindingSubject, State, VerifyRequest, WorkloadVerdict, verify_workloads};
 
 fn objects(text: &str) -> Vec<kix_yaml::Value> {
     kix_yaml::from_str_all(text).unwrap()
@@ -81,9 +81,10 @@ fn hard_zone_rule_without_taints_policy_honor_leaves_replacements_pending() {
     assert!(!loss.pass);
     assert_eq!(v.replacements_scheduled, 0, "{v:#?}");
     let finding = &loss.findings[0];
-    assert!(finding.contains("stays Pending although surviving nodes have room"), "{finding}");
-    assert!(finding.contains("didn't match pod topology spread constraints"), "{finding}");
-    assert!(finding.contains("nodeTaintsPolicy"), "{finding}");
+    assert_eq!(finding.kind, FindingKind::ReplacementPending, "{finding}");
+    assert!(finding.message.contains("stays Pending although surviving nodes have room"), "{finding}");
+    assert!(finding.message.contains("didn't match pod topology spread constraints"), "{finding}");
+    assert!(finding.message.contains("nodeTaintsPolicy"), "{finding}");
     // The replicas themselves survive: two of three keep running.
     assert_eq!(v.worst_case_running, Some(2));
 }
@@ -95,10 +96,8 @@ fn single_replica_with_zero_budget_blocks_drain() {
     let drain = scenario(&v, "drain");
     assert!(!drain.pass);
     assert!(
-        drain
-            .findings
-            .iter()
-            .any(|f| f.contains("is blocked") && f.contains("PodDisruptionBudget shop/solo allows no disruption")),
+        drain.findings.iter().any(|f| f.message.contains("is blocked")
+            && f.message.contains("PodDisruptionBudget shop/solo allows no disruption")),
         "{drain:?}"
     );
     // And a single replica cannot survive losing it.
@@ -136,12 +135,15 @@ fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
     assert_eq!(v.replacements_scheduled, 0);
     let loss = scenario(&v, "domain-loss");
     assert_eq!(loss.findings.len(), 3, "{loss:?}");
-    assert!(loss.findings.iter().all(|f| f.contains("stays Terminating")), "{loss:?}");
+    assert!(loss.findings.iter().all(|f| f.message.contains("stays Terminating")), "{loss:?}");
+    let pods: Vec<&FindingSubject> = loss.findings.iter().map(|f| &f.subject).collect();
+    assert!(pods.iter().all(|p| matches!(p, FindingSubject::Pod { namespace, .. } if namespace == "shop")), "{pods:?}");
+    assert!(loss.findings.iter().all(|f| f.kind == FindingKind::StaysTerminating), "{loss:?}");
     // The StatefulSet's rolling update (stateful_set_control.go: highest ordinal first, one at a
     // time) keeps two of three running; the drain honours the budget.
     let update = scenario(&v, "rolling-update");
     assert!(update.pass, "{update:?}");
-    assert!(update.findings[0].contains("partition 0: 3 updated highest ordinal first, one at a time (db-2, db-1, db-0); fewest available during the update: 2"), "{update:?}");
+    assert!(update.findings[0].message.contains("partition 0: 3 updated highest ordinal first, one at a time (db-2, db-1, db-0); fewest available during the update: 2"), "{update:?}");
     assert!(scenario(&v, "drain").pass);
 }
 
@@ -171,7 +173,10 @@ fn rolling_update_without_room_and_without_unavailability_deadlocks() {
     let v = run(&manifest, "full", Level::Pod);
     let update = scenario(&v, "rolling-update");
     assert!(!update.pass, "{update:?}");
-    assert!(update.findings.iter().any(|f| f.contains("deadlocks") && f.contains("Insufficient cpu")), "{update:?}");
+    assert!(
+        update.findings.iter().any(|f| f.message.contains("deadlocks") && f.message.contains("Insufficient cpu")),
+        "{update:?}"
+    );
     // With one pod allowed to go first, the same update finishes.
     let manifest = deployment("full", 6, "4", "{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}");
     let v = run(&manifest, "full", Level::Pod);
@@ -182,16 +187,16 @@ fn rolling_update_without_room_and_without_unavailability_deadlocks() {
 fn rolling_update_strategies_that_drop_every_replica_fail_level_pod() {
     let v = run(&deployment("re", 3, "100m", "{type: Recreate}"), "re", Level::Pod);
     let update = scenario(&v, "rolling-update");
-    assert!(!update.pass && update.findings[0].contains("Recreate"), "{update:?}");
+    assert!(!update.pass && update.findings[0].message.contains("Recreate"), "{update:?}");
     let v =
         run(&deployment("zero", 3, "100m", "{rollingUpdate: {maxSurge: 0, maxUnavailable: 0}}"), "zero", Level::Pod);
-    assert!(scenario(&v, "rolling-update").findings[0].contains("both 0"));
+    assert!(scenario(&v, "rolling-update").findings[0].message.contains("both 0"));
     // 25% of 2 rounds down to 0 unavailable and up to 1 surge: the default strategy keeps both running.
     let v = run(&deployment("two", 2, "100m", "{}"), "two", Level::Pod);
     let update = scenario(&v, "rolling-update");
     assert!(update.pass, "{update:?}");
     assert!(
-        update.findings[0].contains("maxSurge 1, maxUnavailable 0; fewest available during the rollout: 2"),
+        update.findings[0].message.contains("maxSurge 1, maxUnavailable 0; fewest available during the rollout: 2"),
         "{update:?}"
     );
 }
@@ -212,7 +217,7 @@ fn budgets_block_drains_as_the_disruption_controller_computes_them() {
         .find(|s| s.scenario == kix_sim::Scenario::Drain)
         .unwrap();
     assert!(
-        !drain.pass && drain.findings[0].contains("minAvailable 1: 1 expected, 1 healthy, 1 desired healthy"),
+        !drain.pass && drain.findings[0].message.contains("minAvailable 1: 1 expected, 1 healthy, 1 desired healthy"),
         "{drain:?}"
     );
     // 50% of 3 as maxUnavailable rounds up to 2: two may go, the drain finishes.
@@ -224,7 +229,10 @@ fn budgets_block_drains_as_the_disruption_controller_computes_them() {
         + &pdb("b", "twice", "maxUnavailable: 1");
     let v = run(&manifest, "twice", Level::Pod);
     let drain = scenario(&v, "drain");
-    assert!(!drain.pass && drain.findings.iter().any(|f| f.contains("covered by 2 PodDisruptionBudgets")), "{drain:?}");
+    assert!(
+        !drain.pass && drain.findings.iter().any(|f| f.message.contains("covered by 2 PodDisruptionBudgets")),
+        "{drain:?}"
+    );
 }
 
 /// A verify request for one Deployment of namespace `shop`.
@@ -263,7 +271,7 @@ fn a_cordoned_node_is_tainted_so_honor_drops_it_from_the_spread_domains() {
         verify_workloads(&state, &objects(&kix_node_level_deployment("api")), &request("api", Level::Node)).remove(0);
     let drain = scenario(&v, "drain");
     assert!(drain.pass, "{drain:?}");
-    assert!(drain.findings.iter().all(|f| !f.contains("stays Pending")), "{drain:?}");
+    assert!(drain.findings.iter().all(|f| !f.message.contains("stays Pending")), "{drain:?}");
     assert!(v.meets_level, "{v:#?}");
 }
 
@@ -279,12 +287,15 @@ fn a_replacement_left_pending_by_a_drain_fails_level_pod_but_not_level_none() {
     let v = at(Level::Pod);
     let drain = scenario(&v, "drain");
     assert!(!drain.pass, "{drain:?}");
-    assert!(drain.findings.iter().any(|f| f.contains("stays Pending") && f.contains("Insufficient cpu")), "{drain:?}");
+    assert!(
+        drain.findings.iter().any(|f| f.message.contains("stays Pending") && f.message.contains("Insufficient cpu")),
+        "{drain:?}"
+    );
     assert!(!v.meets_level);
     let v = at(Level::None);
     let drain = scenario(&v, "drain");
     assert!(drain.pass, "{drain:?}");
-    assert!(drain.findings.iter().any(|f| f.contains("stays Pending")), "{drain:?}");
+    assert!(drain.findings.iter().any(|f| f.message.contains("stays Pending")), "{drain:?}");
 }
 
 #[test]
@@ -319,7 +330,7 @@ fn a_zone_verdict_that_rests_on_the_lowest_name_tie_break_fails() {
     assert_eq!(v.worst_case_running, Some(1));
     let ties = scenario(&v, "tie-break");
     assert!(!ties.pass, "{ties:?}");
-    let finding = ties.findings.join("\n");
+    let finding = ties.findings.iter().map(|f| f.message.as_str()).collect::<Vec<_>>().join("\n");
     assert!(finding.contains("random choice among equal scores"), "{finding}");
     assert!(finding.contains("zone a") && finding.contains("n1") && finding.contains("n3"), "{finding}");
     assert!(!v.meets_level);
@@ -355,12 +366,12 @@ fn a_strategy_that_takes_every_replica_down_fails_level_pod() {
     let v = run(&manifest, "web", Level::Zone);
     let update = scenario(&v, "rolling-update");
     assert!(!update.pass, "{update:?}");
-    assert!(update.findings[0].contains("fewest available during the rollout: 0"), "{update:?}");
+    assert!(update.findings[0].message.contains("fewest available during the rollout: 0"), "{update:?}");
     assert!(!v.meets_level);
     // The default strategy (25%/25%: surge 1, unavailable 0) keeps all three available.
     let default = run(include_str!("../sim/web.yaml"), "web", Level::Zone);
     let update = scenario(&default, "rolling-update");
-    assert!(update.pass && update.findings[0].contains("fewest available during the rollout: 3"), "{update:?}");
+    assert!(update.pass && update.findings[0].message.contains("fewest available during the rollout: 3"), "{update:?}");
 }
 
 /// `n` schedulable nodes in one zone, each with its own hostname label.
@@ -399,12 +410,15 @@ fn argo_cd_ha_haproxy_anti_affinity_deadlocks_its_rollout_on_three_nodes() {
     assert!(!three.meets_level);
     let update = scenario(&three, "rolling-update");
     assert!(!update.pass, "{update:?}");
-    let deadlock = update.findings.iter().find(|f| f.contains("deadlocks")).expect("a deadlock finding");
-    assert!(deadlock.contains("maxSurge 1, maxUnavailable 0"), "{deadlock}");
-    assert!(deadlock.contains("3 node(s) didn't match pod anti-affinity rules"), "{deadlock}");
+    let deadlock = update.findings.iter().find(|f| f.message.contains("deadlocks")).expect("a deadlock finding");
+    assert!(deadlock.message.contains("maxSurge 1, maxUnavailable 0"), "{deadlock}");
+    assert!(deadlock.message.contains("3 node(s) didn't match pod anti-affinity rules"), "{deadlock}");
     let drain = scenario(&three, "drain");
     assert!(!drain.pass);
-    assert!(drain.findings.iter().all(|f| f.contains("stays Pending") && f.contains("anti-affinity")), "{drain:?}");
+    assert!(
+        drain.findings.iter().all(|f| f.message.contains("stays Pending") && f.message.contains("anti-affinity")),
+        "{drain:?}"
+    );
     let four = verify_workloads(&one_zone_nodes(4), &haproxy, &request).remove(0);
     for s in ["rollout", "rolling-update", "drain"] {
         assert!(scenario(&four, s).pass, "{s}: {four:#?}");
@@ -427,10 +441,10 @@ fn a_statefulset_update_respects_partition_and_on_delete() {
     let update = scenario(&partitioned, "rolling-update");
     assert!(update.pass, "{update:?}");
     assert!(
-        update.findings[0].starts_with("partition 2: 1 updated highest ordinal first, one at a time (db-2)"),
+        update.findings[0].message.starts_with("partition 2: 1 updated highest ordinal first, one at a time (db-2)"),
         "{update:?}"
     );
     let on_delete = verdict("  updateStrategy: {type: OnDelete}\n");
     let update = scenario(&on_delete, "rolling-update");
-    assert!(update.pass && update.findings[0].contains("OnDelete"), "{update:?}");
+    assert!(update.pass && update.findings[0].message.contains("OnDelete"), "{update:?}");
 }

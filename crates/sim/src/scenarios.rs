@@ -52,7 +52,7 @@ use super::drain::drain;
 use super::objects::Controller;
 use super::plugins::Spread;
 use super::snapshot::State;
-use super::verdict::{Scenario, ScenarioResult, VerifyRequest, WorkloadVerdict};
+use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult, VerifyRequest, WorkloadVerdict};
 use super::voluntary::{rolling_update, statefulset_update};
 use super::workload::Workload;
 use super::world::World;
@@ -198,7 +198,11 @@ pub(super) fn run(state: &State, objects: &[Value], request: &VerifyRequest, ref
                     scenarios: vec![ScenarioResult {
                         scenario: Scenario::Rollout,
                         pass: false,
-                        findings: vec![format!("not simulated: {why}")],
+                        findings: vec![Finding::new(
+                            FindingKind::NotSimulated,
+                            FindingSubject::Workload,
+                            format!("not simulated: {why}"),
+                        )],
                     }],
                     meets_level: false,
                 });
@@ -221,7 +225,12 @@ fn verdict(
     let workloads = world.workloads;
     let workload = &workloads[w];
     let mut scenarios = Vec::new();
-    let rollout_findings: Vec<String> = pending.iter().map(|(p, m)| format!("{p} Pending: {m}")).collect();
+    let rollout_findings: Vec<Finding> = pending
+        .iter()
+        .map(|(p, m)| {
+            Finding::new(FindingKind::Pending, FindingSubject::pod(&workload.namespace, p), format!("{p} Pending: {m}"))
+        })
+        .collect();
     scenarios.push(ScenarioResult {
         scenario: Scenario::Rollout,
         pass: pending.is_empty(),
@@ -242,10 +251,16 @@ fn verdict(
         meets_level: false,
     };
     if level >= Level::Pod {
-        let ones: Vec<String> = selector_counts
+        let ones: Vec<Finding> = selector_counts
             .iter()
             .filter(|(_, n)| **n <= 1)
-            .map(|(c, n)| format!("the spread constraint {c} counts a set of {n} pod(s): it balances nothing"))
+            .map(|(c, n)| {
+                Finding::new(
+                    FindingKind::LoneSelector,
+                    FindingSubject::Constraint(c.clone()),
+                    format!("the spread constraint {c} counts a set of {n} pod(s): it balances nothing"),
+                )
+            })
             .collect();
         scenarios.push(ScenarioResult { scenario: Scenario::Selectors, pass: ones.is_empty(), findings: ones });
         let (result, losses) = domain_loss(world, w, level, request);
