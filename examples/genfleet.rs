@@ -408,10 +408,10 @@ fn overlay(dir: &Path, instance: &kix::api::InstancePlan) -> std::io::Result<()>
         } else {
             patch.push_str("spec:\n");
         }
-        if !workload.spread_keys.is_empty() {
+        if !workload.spreads.is_empty() {
             patch.push_str("  template:\n    spec:\n      topologySpreadConstraints:\n");
-            for key in &workload.spread_keys {
-                let hard = workload.hard_key.as_ref() == Some(key);
+            for spread in &workload.spreads {
+                let (key, hard) = (&spread.key, spread.hard);
                 let _ = write!(
                     patch,
                     "      - maxSkew: 1\n        topologyKey: {key}\n        whenUnsatisfiable: {}\n        \

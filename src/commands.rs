@@ -209,10 +209,11 @@ fn summary_json(clusters: &[crate::derive::ClusterPlan]) -> serde_json::Value {
                     .workloads
                     .iter()
                     .map(|w| {
+                        let spread: Vec<&str> = w.spreads.iter().map(|s| s.key.as_str()).collect();
                         serde_json::json!({
                             "kind": w.kind.as_str(), "name": w.name, "level": w.level.as_str(),
-                            "replicas": w.replicas, "pdb": w.derived_pdb, "spread": w.spread_keys,
-                            "hard": w.hard_key, "explicit_placement": w.explicit_placement,
+                            "replicas": w.replicas, "pdb": w.derived_pdb, "spread": spread,
+                            "hard": w.hard_key(), "explicit_placement": w.explicit_placement,
                         })
                     })
                     .collect();

@@ -307,10 +307,10 @@ fn spread_steps(cluster: &Cluster, workload: &Workload, plan: &WorkloadPlan) -> 
         return none("the cluster is declared single-node (R9)");
     }
     let domains = &cluster.domains;
-    plan.spread_keys
+    plan.spreads
         .iter()
-        .map(|key| {
-            let hard = plan.hard_key.as_deref() == Some(key.as_str());
+        .map(|spread| {
+            let key = &spread.key;
             let role = if *key == domains.node {
                 "the node key"
             } else if *key == domains.zone {
@@ -318,7 +318,7 @@ fn spread_steps(cluster: &Cluster, workload: &Workload, plan: &WorkloadPlan) -> 
             } else {
                 "an extra failure-domain key"
             };
-            let why = if hard {
+            let why = if spread.hard {
                 format!("{role}, the key level `{}` names: DoNotSchedule", plan.level)
             } else {
                 format!("{role}, spread best-effort at level `{}`: ScheduleAnyway", plan.level)

@@ -24,7 +24,7 @@ pub fn report(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnosti
         .instances
         .iter()
         // Kinds and names are never stamped.
-        .flat_map(|i| i.unstamped().iter())
+        .flat_map(|i| i.unstamped())
         .chain(plan.shared.iter().map(|s| &s.object))
         .filter(|o| is_namespace(o))
         .filter_map(name_of)

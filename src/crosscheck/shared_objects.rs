@@ -25,7 +25,7 @@ pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagn
         // Per earlier instance: the objects this one emits again (one diagnostic per pair of instances).
         let mut clashes: BTreeMap<&str, Vec<Clash>> = BTreeMap::new();
         // Only the namespace of the key is stamped (read for the instance); group, kind and name never are.
-        for (index, object) in plan.unstamped().iter().enumerate() {
+        for (index, object) in plan.unstamped().enumerate() {
             let text = |path: &[&str]| {
                 path.iter().try_fold(object, |v, k| v.get(k)).and_then(Value::as_str).unwrap_or_default()
             };

@@ -2,16 +2,15 @@
 //! over the workload's own selector, named after it, with the eviction policy
 //! the package chose (or the one that fits the kind).
 
-use super::patch::set_labels;
 use crate::load::package::EvictionPolicy;
 use kix_kube::workload::WorkloadView;
 use kix_yaml::{Mapping, Value};
 
-/// R10: the derived budget.
-pub fn derived_pdb(view: &WorkloadView, namespace: &str, instance: &str, policy: EvictionPolicy) -> Value {
+/// R10: the derived budget, without its namespace and kix's labels (derive writes them with the
+/// instance's other per-instance fields, `patch::set_instance_fields`).
+pub fn derived_pdb(view: &WorkloadView, policy: EvictionPolicy) -> Value {
     let mut metadata = Mapping::new();
     metadata.insert("name".into(), view.name.clone().into());
-    metadata.insert("namespace".into(), namespace.into());
     let mut spec = Mapping::new();
     spec.insert("maxUnavailable".into(), 1.into());
     spec.insert("selector".into(), view.selector_value.clone());
@@ -21,7 +20,5 @@ pub fn derived_pdb(view: &WorkloadView, namespace: &str, instance: &str, policy:
     pdb.insert("kind".into(), "PodDisruptionBudget".into());
     pdb.insert("metadata".into(), Value::Mapping(metadata));
     pdb.insert("spec".into(), Value::Mapping(spec));
-    let mut pdb = Value::Mapping(pdb);
-    set_labels(&mut pdb, instance);
-    pdb
+    Value::Mapping(pdb)
 }

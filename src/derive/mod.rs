@@ -19,8 +19,9 @@
 //! once what several instances emit identically, [`rollout`] checks a
 //! workload's own pod anti-affinity against the declared domains (K0450),
 //! [`shape`] reuses one instance's objects for the next instance of the same
-//! shape, [`instance_plan`] holds an instance's output (its objects stamped only
-//! when asked for).
+//! shape ([`rendered`]: each object's text rendered once for it),
+//! [`instance_plan`] holds an instance's output (its objects stamped only when
+//! asked for), one [`planned`] record per object.
 
 mod budget;
 mod instance_plan;
@@ -29,6 +30,8 @@ mod objects;
 mod patch;
 mod placement;
 mod plan;
+mod planned;
+mod rendered;
 mod rollout;
 mod scope;
 mod shape;
@@ -45,8 +48,8 @@ pub use instance_plan::InstancePlan;
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_yaml::Value;
 use namespaces::Placement;
-use objects::Origin;
 pub use plan::WorkloadPlan;
+use planned::{Origin, PlannedObject};
 pub use shape::Shapes;
 use shape::{ShapeKey, Template};
 
@@ -135,26 +138,21 @@ fn derive_instance(
     );
     let key = ShapeKey::of(instance, &placements, &workloads);
     // The shape's objects as derived for its first instance: stamped for this one when asked for.
-    let from_template = |plan: &mut InstancePlan, template: &Template| {
-        let (objects, in_namespace) = (template.objects.clone(), template.in_instance_namespace.clone());
-        plan.set_objects(objects, in_namespace, template.instance_label_added.clone(), true);
-        plan.rendered = template.rendered.clone();
-    };
     match shapes.get(&key) {
-        Some(template) => from_template(&mut plan, &template),
+        Some(template) => plan.set_objects(template.objects.clone(), true),
         None => {
             let mut found = Diagnostics::default();
-            let (objects, label_added, in_namespace) = derive_objects(instance, &placements, &workloads, &mut found);
+            let objects = derive_objects(instance, &placements, &workloads, &mut found);
             // A shape whose objects drew findings is derived again for each instance, which reports its own.
             let foreign = placements.iter().flatten().any(|p| matches!(p, Placement::Foreign(_)));
             let reusable = found.is_empty() && !foreign;
             diagnostics.extend(found);
             if reusable {
-                let template = Template::new(objects, label_added, in_namespace);
-                from_template(&mut plan, &template);
+                let template = Template::new(objects);
+                plan.set_objects(template.objects.clone(), true);
                 shapes.insert(key, template);
             } else {
-                plan.set_objects(objects, in_namespace, label_added, false);
+                plan.set_objects(objects, false);
             }
         }
     }
@@ -162,8 +160,8 @@ fn derive_instance(
     // (The package's objects say whether it ships the Namespace, so stamping is not needed to look.)
     if instance.create_namespace && !namespaces::ships_namespace(plan.unstamped(), &instance.namespace) {
         let mut namespace = namespaces::namespace_object(&instance.namespace);
-        let label_added = patch::set_labels(&mut namespace, &instance.name);
-        plan.insert_first(namespace, label_added);
+        let fields = patch::set_instance_fields(&mut namespace, &instance.namespace, &instance.name, false);
+        plan.insert_first(PlannedObject::new(namespace, fields, Origin::Namespace));
     }
     plan.workloads = workloads;
     plan
@@ -176,14 +174,9 @@ fn derive_objects(
     placements: &[Option<Placement>],
     workloads: &[WorkloadPlan],
     diagnostics: &mut Diagnostics,
-) -> (Vec<Value>, Vec<bool>, Vec<bool>) {
+) -> Vec<PlannedObject> {
     let package = &instance.package;
-    let capacity = package.documents.len() + instance.workloads.len();
-    let mut objects = Vec::with_capacity(capacity);
-    let mut instance_label_added = Vec::with_capacity(capacity);
-    let mut in_instance_namespace = Vec::with_capacity(capacity);
-    // Where each object came from, index for index with `objects`.
-    let mut origins: Vec<Origin> = Vec::with_capacity(capacity);
+    let mut objects = Vec::with_capacity(package.documents.len() + instance.workloads.len());
     // Autoscalers to patch, by document: their view and the range they are emitted with.
     let autoscalers: Vec<_> = instance
         .workloads
@@ -193,48 +186,39 @@ fn derive_objects(
 
     for (index, (document, placement)) in package.documents.iter().zip(placements).enumerate() {
         let mut value = place_document(document, placement.as_ref(), instance);
-        instance_label_added.push(patch::set_labels(&mut value, &instance.name));
-        in_instance_namespace.push(placement.as_ref() == Some(&Placement::Instance));
+        let in_instance_namespace = placement.as_ref() == Some(&Placement::Instance);
+        let fields = patch::set_instance_fields(&mut value, &instance.namespace, &instance.name, in_instance_namespace);
         if let Some((autoscaler, range)) = autoscalers.iter().find(|(a, _)| a.document == index) {
             patch::set_autoscaler_range(&mut value, &autoscaler.view, range.min, range.max);
         }
-        objects.push(value);
-        origins.push(Origin { document: index, derived_for: None });
-
         let Some(at) = instance.workloads.iter().position(|w| package.workloads[w.workload].document == index) else {
+            objects.push(PlannedObject::new(value, fields, Origin::Document(index)));
             continue;
         };
-        let workload = &package.workloads[instance.workloads[at].workload];
+        let resolved = &instance.workloads[at];
+        let workload = &package.workloads[resolved.workload];
         let plan = &workloads[at];
-        patch::patch_workload(objects.last_mut().expect("pushed above"), &workload.view, plan);
+        patch::patch_workload(&mut value, &workload.view, plan);
+        objects.push(PlannedObject::new(value, fields, Origin::Document(index)));
         if plan.derived_pdb {
-            objects.push(budget::derived_pdb(
-                &workload.view,
-                &instance.namespace,
-                &instance.name,
-                workload.eviction_policy,
-            ));
-            instance_label_added.push(true);
-            in_instance_namespace.push(true);
-            origins.push(Origin {
-                document: index,
-                derived_for: Some(format!("{} {}", workload.kind().as_str(), workload.name())),
-            });
+            let mut pdb = budget::derived_pdb(&workload.view, workload.eviction_policy);
+            let fields = patch::set_instance_fields(&mut pdb, &instance.namespace, &instance.name, true);
+            objects.push(PlannedObject::new(pdb, fields, Origin::Budget(resolved.workload)));
         }
     }
-    objects::report_duplicate_objects(&objects, &origins, package, &instance.subject, diagnostics);
-    objects::report_invalid_objects(&objects, &origins, package, &instance.subject, diagnostics);
-    (objects, instance_label_added, in_instance_namespace)
+    objects::report_duplicate_objects(&objects, package, &instance.subject, diagnostics);
+    objects::report_invalid_objects(&objects, package, &instance.subject, diagnostics);
+    objects
 }
 
-/// One user's document copied for the instance: cluster-scoped (`None`) without a namespace, namespaced
-/// where it belongs, references to the package's own namespace moved to the instance's.
+/// One user's document copied for the instance: cluster-scoped (`None`) without a namespace, references to
+/// the package's own namespace moved to the instance's. (Whether it goes into the instance's namespace is
+/// written with kix's labels, [`patch::set_instance_fields`].)
 fn place_document(document: &Document, placement: Option<&Placement>, instance: &Instance) -> Value {
     let package = &instance.package;
     let mut value = document.value.clone();
-    match placement {
-        None => patch::clear_namespace(&mut value),
-        Some(placement) => namespaces::place(&mut value, placement, instance),
+    if placement.is_none() {
+        patch::clear_namespace(&mut value);
     }
     if let Some(own) = &package.namespaces.own {
         namespaces::rewrite_references(&mut value, document.group(), document.kind(), &own.value, &instance.namespace);

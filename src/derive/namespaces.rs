@@ -29,7 +29,6 @@
 //! Strings inside containers' arguments or config files (`--namespace=X`,
 //! `svc.X.cluster.local`) are the user's and are left alone.
 
-use super::patch;
 use crate::load::documents::Document;
 use crate::resolve::{Instance, Package};
 use kix_yaml::{Mapping, Value};
@@ -53,13 +52,6 @@ pub fn placement(document: &Document, instance: &Instance, package: &Package) ->
         Some(ns) if ns == instance.namespace || package.namespaces.is_own(ns) => Placement::Instance,
         Some(ns) if package.namespaces.keeps(ns) => Placement::Kept(ns.to_string()),
         Some(ns) => Placement::Foreign(ns.to_string()),
-    }
-}
-
-/// Places a namespaced object: moved into the instance's namespace, or kept where it is.
-pub fn place(object: &mut Value, placement: &Placement, instance: &Instance) {
-    if *placement == Placement::Instance {
-        patch::set_namespace(object, &instance.namespace);
     }
 }
 
@@ -113,8 +105,8 @@ fn items(value: Option<&mut Value>) -> impl Iterator<Item = &mut Value> {
 }
 
 /// Whether the objects already hold the core `Namespace` named `name` (shipped, perhaps renamed).
-pub fn ships_namespace(objects: &[Value], name: &str) -> bool {
-    objects.iter().any(|o| {
+pub fn ships_namespace<'v>(mut objects: impl Iterator<Item = &'v Value>, name: &str) -> bool {
+    objects.any(|o| {
         o.get("apiVersion").and_then(Value::as_str) == Some("v1")
             && o.get("kind").and_then(Value::as_str) == Some("Namespace")
             && o.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str) == Some(name)

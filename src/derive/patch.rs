@@ -5,7 +5,7 @@
 //! right after `metadata.name`. Under an autoscaler `spec.replicas` is left as
 //! written, and the autoscaler's range is raised in place.
 
-use super::plan::WorkloadPlan;
+use super::plan::{Spread, WorkloadPlan};
 use kix_kube::autoscaler::AutoscalerView;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::labels::POD_TEMPLATE_HASH;
@@ -33,25 +33,21 @@ pub fn patch_workload(object: &mut Value, view: &WorkloadView, plan: &WorkloadPl
     if plan.autoscaler.is_none() {
         insert_first(spec, "replicas", Value::from(plan.replicas));
     }
-    if plan.spread_keys.is_empty() {
+    if plan.spreads.is_empty() {
         return;
     }
-    let constraints: Vec<Value> = plan
-        .spread_keys
-        .iter()
-        .map(|key| spread_constraint(view, key, plan.hard_key.as_deref() == Some(key)))
-        .collect();
+    let constraints: Vec<Value> = plan.spreads.iter().map(|spread| spread_constraint(view, spread)).collect();
     if let Some(pod_spec) = spec.get_mut("template").and_then(|t| t.get_mut("spec")).and_then(Value::as_mapping_mut) {
         pod_spec.insert("topologySpreadConstraints".into(), Value::Sequence(constraints));
     }
 }
 
 /// One derived constraint, fields in the order people write them.
-fn spread_constraint(view: &WorkloadView, key: &str, hard: bool) -> Value {
+fn spread_constraint(view: &WorkloadView, spread: &Spread) -> Value {
     let mut constraint = Mapping::new();
     constraint.insert("maxSkew".into(), 1.into());
-    constraint.insert("topologyKey".into(), key.into());
-    constraint.insert("whenUnsatisfiable".into(), if hard { "DoNotSchedule" } else { "ScheduleAnyway" }.into());
+    constraint.insert("topologyKey".into(), spread.key.as_str().into());
+    constraint.insert("whenUnsatisfiable".into(), if spread.hard { "DoNotSchedule" } else { "ScheduleAnyway" }.into());
     constraint.insert("labelSelector".into(), view.selector_value.clone());
     // Only Deployments have pod-template-hash; the API server refuses a key the selector already uses.
     if view.kind == WorkloadKind::Deployment && !view.selector.keys().any(|k| k == POD_TEMPLATE_HASH) {
@@ -61,32 +57,56 @@ fn spread_constraint(view: &WorkloadView, key: &str, hard: bool) -> Value {
     Value::Mapping(constraint)
 }
 
-pub fn set_namespace(object: &mut Value, namespace: &str) {
-    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) {
+/// Where an object holds its instance's namespace and name: written by [`set_instance_fields`] when the object
+/// is derived, and again by [`write_instance_fields`] when it is stamped for another instance of its shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct InstanceFields {
+    /// The object sits in the instance's namespace: its `metadata.namespace` is the instance's.
+    pub in_instance_namespace: bool,
+    /// kix added `app.kubernetes.io/instance` (the user had not written it), so its value is the instance's
+    /// name and comparing instances' objects leaves it out.
+    pub instance_label_added: bool,
+}
+
+/// Writes an object's per-instance fields for an instance, the first time: it goes into the instance's
+/// namespace when `in_instance_namespace`, and is labelled `app.kubernetes.io/managed-by: kix` and
+/// `app.kubernetes.io/instance` only where absent (a label the user wrote keeps its value: other objects may
+/// select it), and `kix.dev/instance` always. Returns where the object holds them, for stamping.
+pub fn set_instance_fields(
+    object: &mut Value,
+    namespace: &str,
+    instance: &str,
+    in_instance_namespace: bool,
+) -> InstanceFields {
+    let metadata = object.get("metadata").and_then(Value::as_mapping);
+    let labels = metadata.and_then(|m| m.get("labels")).and_then(Value::as_mapping);
+    let instance_label_added = metadata.is_some() && !labels.is_some_and(|l| l.contains_key(INSTANCE_LABEL));
+    let fields = InstanceFields { in_instance_namespace, instance_label_added };
+    write_instance_fields(object, namespace, instance, fields);
+    fields
+}
+
+/// Writes an instance's namespace and name into the object's per-instance fields (`fields`): the one place
+/// that writes them, both when an object is derived ([`set_instance_fields`]) and when a shape's object is
+/// stamped for another instance, so the two cannot differ. Writing them again for the same instance changes
+/// nothing.
+pub fn write_instance_fields(object: &mut Value, namespace: &str, instance: &str, fields: InstanceFields) {
+    let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) else { return };
+    if fields.in_instance_namespace {
         if metadata.contains_key("namespace") {
             metadata.insert("namespace".into(), namespace.into());
         } else {
             insert_after(metadata, "name", "namespace", namespace.into());
         }
     }
-}
-
-/// Labels an object for its instance: `app.kubernetes.io/managed-by: kix` and `app.kubernetes.io/instance`
-/// only where absent (a label the user wrote keeps its value: other objects may select it), and
-/// `kix.dev/instance` always. Returns whether kix added `app.kubernetes.io/instance`, so that the
-/// per-instance labels can be told from the user's when instances' objects are compared.
-pub fn set_labels(object: &mut Value, instance: &str) -> bool {
-    let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) else { return false };
     let labels = mapping_entry(metadata, "labels");
     if !labels.contains_key(MANAGED_BY_LABEL) {
         labels.insert(MANAGED_BY_LABEL.into(), "kix".into());
     }
-    let added = !labels.contains_key(INSTANCE_LABEL);
-    if added {
+    if fields.instance_label_added {
         labels.insert(INSTANCE_LABEL.into(), instance.into());
     }
     labels.insert(KIX_INSTANCE_LABEL.into(), instance.into());
-    added
 }
 
 /// The mapping under `key`, created (at the end) when absent or null.

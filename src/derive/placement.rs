@@ -6,7 +6,7 @@
 //! that brings its own placement keeps it (R11) and is warned about when no
 //! budget of its instance selects its pods.
 
-use super::plan::{AutoscalerPlan, WorkloadPlan};
+use super::plan::{AutoscalerPlan, Spread, WorkloadPlan};
 use crate::resolve::{Cluster, Instance, InstanceWorkload, Workload};
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use kix_kube::level::Level;
@@ -22,7 +22,7 @@ pub fn plan_workload(
     let view = &workload.view;
     let replicas = resolved.replicas;
     let derives = replicas >= 2 && !view.explicit_spread && !cluster.substrate.single_node();
-    let (spread_keys, hard_key) = if derives { spread_keys(cluster, resolved.level.value) } else { (Vec::new(), None) };
+    let spreads = if derives { spread_keys(cluster, resolved.level.value) } else { Vec::new() };
     if view.explicit_spread && replicas >= 2 && !workload.shipped_pdb {
         let document = &instance.package.documents[workload.document];
         diagnostics.push(
@@ -45,8 +45,7 @@ pub fn plan_workload(
         requested: instance.requested.value,
         level: resolved.level.value,
         replicas,
-        spread_keys,
-        hard_key,
+        spreads,
         derived_pdb: derives && !workload.shipped_pdb,
         explicit_placement: view.explicit_spread,
         autoscaler: workload.autoscaler.as_ref().zip(resolved.autoscaler).map(|(autoscaler, range)| AutoscalerPlan {
@@ -58,21 +57,18 @@ pub fn plan_workload(
     }
 }
 
-/// R9: the topology keys to spread over and the one that is hard. The node key always; the zone key where
-/// two or more zones are declared, or at level zone with zones unknown; every extra key.
-pub fn spread_keys(cluster: &Cluster, level: Level) -> (Vec<String>, Option<String>) {
+/// R9: the topology keys to spread over, the one the level names hard. The node key always (hard at level
+/// node); the zone key (hard at level zone) where two or more zones are declared, or at level zone with zones
+/// unknown; every extra key, soft. (R3 refuses level zone where fewer than two zones are declared, and R14 a
+/// key used twice, so the level's key is always among them, once.)
+pub fn spread_keys(cluster: &Cluster, level: Level) -> Vec<Spread> {
     let domains = &cluster.domains;
-    let mut keys = vec![domains.node.clone()];
+    let mut spreads = vec![Spread { key: domains.node.clone(), hard: level == Level::Node }];
     let zones_declared = cluster.substrate.zone_count() >= 2;
     let zones_unknown = cluster.substrate.zones.is_none();
     if zones_declared || (level == Level::Zone && zones_unknown) {
-        keys.push(domains.zone.clone());
+        spreads.push(Spread { key: domains.zone.clone(), hard: level == Level::Zone });
     }
-    keys.extend(domains.extra.iter().cloned());
-    let hard = match level {
-        Level::Node => Some(domains.node.clone()),
-        Level::Zone => Some(domains.zone.clone()),
-        Level::None | Level::Pod => None,
-    };
-    (keys, hard)
+    spreads.extend(domains.extra.iter().map(|key| Spread { key: key.clone(), hard: false }));
+    spreads
 }

@@ -15,16 +15,30 @@ pub struct WorkloadPlan {
     pub requested: Level,
     pub level: Level,
     pub replicas: u32,
-    /// The topology keys of the derived constraints (empty when none were derived).
-    pub spread_keys: Vec<String>,
-    /// The key of the one `DoNotSchedule` constraint, if any.
-    pub hard_key: Option<String>,
+    /// The derived spread constraints, one per topology key (empty when none were derived); at most
+    /// one is hard.
+    pub spreads: Vec<Spread>,
     pub derived_pdb: bool,
     /// R11: the workload brings its own topologySpreadConstraints.
     pub explicit_placement: bool,
     /// The autoscaler that owns its `spec.replicas` (kix then leaves that field as written, and
     /// `replicas` is the autoscaler's minimum).
     pub autoscaler: Option<AutoscalerPlan>,
+}
+
+impl WorkloadPlan {
+    /// The key of the one `DoNotSchedule` constraint, if any.
+    pub fn hard_key(&self) -> Option<&str> {
+        self.spreads.iter().find(|spread| spread.hard).map(|spread| spread.key.as_str())
+    }
+}
+
+/// One derived topology spread constraint: its key, and whether it is hard (`DoNotSchedule`, on the key
+/// the level names) or soft (`ScheduleAnyway`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Spread {
+    pub key: String,
+    pub hard: bool,
 }
 
 /// The autoscaler of a workload as emitted: its range after kix raised it to the level's floor.

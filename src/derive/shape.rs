@@ -16,22 +16,20 @@
 //! finding is not reused, so every instance of it is derived and reported on
 //! its own, as before.
 //!
-//! Stamping writes exactly what `derive` wrote per instance: `metadata.namespace`
-//! of the objects placed in the instance's namespace (kept in its place), and the
-//! values of `kix.dev/instance` and, where kix added it, `app.kubernetes.io/instance`.
+//! Stamping writes exactly what `derive` wrote per instance, by the same function
+//! ([`super::patch::write_instance_fields`]): `metadata.namespace` of the objects
+//! placed in the instance's namespace (kept in its place), and the values of
+//! `kix.dev/instance` and, where kix added it, `app.kubernetes.io/instance`.
 //!
 //! Each object of a shape is also rendered once ([`RenderedObject`]): its YAML
 //! with the places where the namespace and the instance's name go, so `emit`
-//! writes an instance's file by copying text. It is rendered with stand-in
-//! values and cut where they appear; an object in which they appear other than
-//! exactly where stamping writes (a user's text containing one) is not
-//! pre-rendered, and `emit` renders it from its value as before. Scalars render
-//! the same wherever they stand, so the text equals rendering the stamped
-//! object.
+//! writes an instance's file by copying text.
 
 use super::namespaces::Placement;
-use super::patch::{INSTANCE_LABEL, KIX_INSTANCE_LABEL, set_namespace};
+use super::patch::KIX_INSTANCE_LABEL;
 use super::plan::WorkloadPlan;
+use super::planned::PlannedObject;
+use super::rendered::{INSTANCE_STAND_IN, NAMESPACE_STAND_IN, RenderedObject};
 use crate::resolve::Instance;
 use kix_yaml::Value;
 use std::sync::Arc;
@@ -61,117 +59,28 @@ impl ShapeKey {
     }
 }
 
-/// One shape's derived objects, as derived for the first instance of that shape.
+/// One shape's derived objects, as derived for the first instance of that shape, each rendered once where it
+/// can be (see [`RenderedObject`]).
 pub struct Template {
-    pub objects: Vec<Value>,
-    pub instance_label_added: Vec<bool>,
-    /// Index for index with `objects`: whether the object sits in the instance's namespace.
-    pub in_instance_namespace: Vec<bool>,
-    /// Index for index with `objects`: the object rendered once (see the module comment).
-    pub rendered: Vec<Option<Arc<RenderedObject>>>,
+    pub objects: Vec<PlannedObject>,
 }
 
 impl Template {
-    pub fn new(objects: Vec<Value>, instance_label_added: Vec<bool>, in_instance_namespace: Vec<bool>) -> Template {
-        let mut template = Template { objects, instance_label_added, in_instance_namespace, rendered: Vec::new() };
-        let stand_ins = template.stamp(NAMESPACE_STAND_IN, INSTANCE_STAND_IN);
-        template.rendered = (stand_ins.iter().enumerate())
-            .map(|(i, object)| {
-                let sites = usize::from(template.in_instance_namespace[i])
-                    + usize::from(template.instance_label_added[i])
-                    + usize::from(has_kix_label(object));
-                RenderedObject::cut(object, sites).map(Arc::new)
-            })
-            .collect();
-        template
-    }
-
-    /// The template's objects for another instance of the same shape.
-    pub fn stamp(&self, namespace: &str, instance: &str) -> Vec<Value> {
-        let mut objects = self.objects.clone();
-        for ((object, &namespaced), &instance_label) in
-            objects.iter_mut().zip(&self.in_instance_namespace).zip(&self.instance_label_added)
-        {
-            stamp(object, namespace, instance, namespaced, instance_label);
+    pub fn new(mut objects: Vec<PlannedObject>) -> Template {
+        for planned in &mut objects {
+            let object = planned.stamped(NAMESPACE_STAND_IN, INSTANCE_STAND_IN);
+            let sites = usize::from(planned.fields.in_instance_namespace)
+                + usize::from(planned.fields.instance_label_added)
+                + usize::from(has_kix_label(&object));
+            planned.rendered = RenderedObject::cut(&object, sites).map(Arc::new);
         }
-        objects
-    }
-}
-
-/// Writes an instance's namespace and name where stamping writes them (see the module comment): the
-/// namespace of an object in the instance's namespace, the value of `kix.dev/instance` and, where kix added
-/// it, of `app.kubernetes.io/instance`. Stamping an object derived for the same instance changes nothing.
-pub fn stamp(object: &mut Value, namespace: &str, instance: &str, in_instance_namespace: bool, label_added: bool) {
-    if in_instance_namespace {
-        set_namespace(object, namespace);
-    }
-    let labels = object.get_mut("metadata").and_then(|m| m.get_mut("labels")).and_then(Value::as_mapping_mut);
-    if let Some(labels) = labels {
-        if labels.contains_key(KIX_INSTANCE_LABEL) {
-            labels.insert(KIX_INSTANCE_LABEL.into(), instance.into());
-        }
-        if label_added {
-            labels.insert(INSTANCE_LABEL.into(), instance.into());
-        }
+        Template { objects }
     }
 }
 
 fn has_kix_label(object: &Value) -> bool {
     let labels = object.get("metadata").and_then(|m| m.get("labels")).and_then(Value::as_mapping);
     labels.is_some_and(|labels| labels.contains_key(KIX_INSTANCE_LABEL))
-}
-
-/// Stand-ins for the namespace and the instance's name while a shape's objects are rendered: plain
-/// scalars (no quoting), and text no manifest holds by chance (an object that does is not pre-rendered).
-const NAMESPACE_STAND_IN: &str = "kix-stamp-namespace-5b0d7c41";
-const INSTANCE_STAND_IN: &str = "kix-stamp-instance-5b0d7c41";
-
-/// One object's YAML, rendered once for its shape, with the places the namespace and the instance's name go.
-#[derive(Debug, PartialEq, Eq)]
-pub struct RenderedObject {
-    pieces: Vec<Piece>,
-}
-
-#[derive(Debug, PartialEq, Eq)]
-enum Piece {
-    Text(String),
-    Namespace,
-    Instance,
-}
-
-impl RenderedObject {
-    /// The object (stamped with the stand-ins) rendered and cut at them; `None` unless they appear exactly
-    /// `sites` times, once per place stamping writes.
-    fn cut(object: &Value, sites: usize) -> Option<RenderedObject> {
-        let text = kix_yaml::emit::to_string(object);
-        let mut pieces = Vec::new();
-        let mut rest = text.as_str();
-        let mut found = 0;
-        loop {
-            let next = [(NAMESPACE_STAND_IN, Piece::Namespace), (INSTANCE_STAND_IN, Piece::Instance)]
-                .into_iter()
-                .filter_map(|(stand_in, piece)| rest.find(stand_in).map(|at| (at, stand_in.len(), piece)))
-                .min_by_key(|(at, _, _)| *at);
-            let Some((at, length, piece)) = next else { break };
-            pieces.push(Piece::Text(rest[..at].to_string()));
-            pieces.push(piece);
-            rest = &rest[at + length..];
-            found += 1;
-        }
-        pieces.push(Piece::Text(rest.to_string()));
-        (found == sites).then_some(RenderedObject { pieces })
-    }
-
-    /// The object's YAML for an instance, appended to `out`: what rendering its stamped object writes.
-    pub fn write(&self, out: &mut String, namespace: &str, instance: &str) {
-        for piece in &self.pieces {
-            match piece {
-                Piece::Text(text) => out.push_str(text),
-                Piece::Namespace => kix_yaml::emit::write_scalar_string(out, namespace),
-                Piece::Instance => kix_yaml::emit::write_scalar_string(out, instance),
-            }
-        }
-    }
 }
 
 /// The shapes derived so far in one compile, shared by the clusters deriving on every core: clusters of

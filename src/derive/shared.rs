@@ -53,7 +53,7 @@ pub fn share(instances: &mut [InstancePlan]) -> Vec<SharedObject> {
     let mut first_seen = Vec::new();
     for &i in &order {
         // Whether an object is cluster-scoped, and its group, kind and name, are never stamped.
-        for (j, object) in instances[i].unstamped().iter().enumerate() {
+        for (j, object) in instances[i].unstamped().enumerate() {
             let Some(key) = cluster_scoped_identity(object) else { continue };
             let entries = groups.entry(key.clone()).or_default();
             if entries.is_empty() {

@@ -141,7 +141,7 @@ mod tests {
             assert!(message.contains(part), "{message} lacks {part}");
         }
         assert_eq!(compiled.instance("c", "a").level, Level::Node);
-        assert_eq!(compiled.workload("c", "a", "w").hard_key.as_deref(), Some("kubernetes.io/hostname"));
+        assert_eq!(compiled.workload("c", "a", "w").hard_key(), Some("kubernetes.io/hostname"));
     }
 
     // R13: highest matching version; no match lists versions; duplicates refused.

@@ -1,10 +1,10 @@
 //! Scenario "domain loss" of `kix verify` and its adversarial twin "tie-break": each domain of
-//! the level fails in turn (see [`super::verify`] for what each promises).
+//! the level fails in turn (see [`super::scenarios`] for what each promises).
 
 use super::cluster::{Cluster, Outcome};
 use super::objects::Pod;
 use super::plugins::REASON_SPREAD;
-use super::verdict::{DomainLoss, Scenario, ScenarioResult, VerifyRequest};
+use super::verdict::{DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioResult, VerifyRequest};
 use super::world::World;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
@@ -66,7 +66,8 @@ pub(super) fn domain_loss(
     let mut losses = Vec::new();
     let mut pass = true;
     if owned.is_empty() {
-        findings.push("no replica is running, so every domain loss takes them all".into());
+        let message = "no replica is running, so every domain loss takes them all";
+        findings.push(Finding::new(FindingKind::NothingRunning, FindingSubject::Workload, message));
         pass = false;
     }
     for ((label, value), (nodes, pods)) in units {
@@ -92,7 +93,7 @@ fn fail(
     pods: &[Pod],
     owned: i64,
     pass: &mut bool,
-    findings: &mut Vec<String>,
+    findings: &mut Vec<Finding>,
 ) -> DomainLoss {
     for node in nodes {
         world.taint(node, &Taint::unreachable());
@@ -130,7 +131,12 @@ fn fail(
             let Some(after) = after else {
                 if owner == w {
                     let why = "tolerates node.kubernetes.io/unreachable:NoExecute without tolerationSeconds: it stays bound to the unreachable node and is never replaced";
-                    findings.push(format!("{label} lost: {} {why}", pod.name));
+                    let subject = FindingSubject::pod(&pod.namespace, &pod.name);
+                    findings.push(Finding::new(
+                        FindingKind::NeverReplaced,
+                        subject,
+                        format!("{label} lost: {} {why}", pod.name),
+                    ));
                     loss.not_replaced.insert(pod.name.clone(), why.to_string());
                 }
                 continue;
@@ -138,7 +144,12 @@ fn fail(
             if world.workloads[owner].kind == WorkloadKind::StatefulSet && !nodes.is_empty() {
                 if owner == w {
                     let why = "stays Terminating on the unreachable node; the StatefulSet creates no replacement until it is force-deleted";
-                    findings.push(format!("{label} lost: {} {why}", pod.name));
+                    let subject = FindingSubject::pod(&pod.namespace, &pod.name);
+                    findings.push(Finding::new(
+                        FindingKind::StaysTerminating,
+                        subject,
+                        format!("{label} lost: {} {why}", pod.name),
+                    ));
                     loss.not_replaced.insert(pod.name.clone(), why.to_string());
                 }
                 continue;
@@ -156,15 +167,17 @@ fn fail(
                 }
                 Err(message) if owner == w => {
                     let room = level >= Level::Node && has_room(world.cluster(), &probe, nodes);
+                    let subject = FindingSubject::pod(&probe.namespace, &name);
                     if room {
                         *pass = false;
-                        findings.push(format!(
+                        let text = format!(
                             "{label} lost: replacement {name} stays Pending although surviving nodes have room: {message}{}",
                             hint(&probe, key)
-                        ));
+                        );
+                        findings.push(Finding::new(FindingKind::ReplacementPending, subject, text));
                     } else {
-                        findings
-                            .push(format!("{label} lost: replacement {name} stays Pending (no room left): {message}"));
+                        let text = format!("{label} lost: replacement {name} stays Pending (no room left): {message}");
+                        findings.push(Finding::new(FindingKind::NoRoomLeft, subject, text));
                     }
                     loss.pending.insert(name, message);
                 }
@@ -173,7 +186,8 @@ fn fail(
         }
         if running == 0 {
             *pass = false;
-            findings.push(format!("{label} lost: no replica keeps running ({} lost)", loss.lost));
+            let text = format!("{label} lost: no replica keeps running ({} lost)", loss.lost);
+            findings.push(Finding::new(FindingKind::NoReplicaLeft, FindingSubject::Domain(label.to_string()), text));
         }
         loss
     }
@@ -213,22 +227,25 @@ pub(super) fn tie_break(
                 .map(String::as_str)
                 .collect();
             pass = false;
-            findings.push(format!(
+            let text = format!(
                 "{} lost: no replica keeps running if the scheduler breaks equal best scores against the level and places the replicas on {} ({} of them in {}); kix's lowest-name choice placed them on {}: the result depends on the scheduler's random choice among equal scores (set a DoNotSchedule spread constraint on {key})",
                 loss.domain,
                 theirs.join(", "),
                 inside.len(),
                 loss.domain,
                 ours.join(", "),
-            ));
+            );
+            let subject = FindingSubject::Domain(loss.domain.clone());
+            findings.push(Finding::new(FindingKind::RestsOnTieBreak, subject, text));
         }
     }
     if pass {
-        findings.push(format!(
+        let text = format!(
             "with ties among equal best scores broken against the level, the replicas land on {}: every single {} loss still leaves one running",
             theirs.join(", "),
             if level == Level::Zone { "zone" } else { "node" }
-        ));
+        );
+        findings.push(Finding::new(FindingKind::SurvivesTieBreak, FindingSubject::Workload, text));
     }
     ScenarioResult { scenario: Scenario::TieBreak, pass, findings }
 }

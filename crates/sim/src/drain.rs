@@ -24,7 +24,7 @@
 
 use super::budget::Eviction;
 use super::objects::Pod;
-use super::verdict::{Scenario, ScenarioResult};
+use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult};
 use super::world::World;
 use kix_kube::level::Level;
 
@@ -44,7 +44,7 @@ pub(super) fn drain(world: &mut World<'_>, w: usize, level: Level) -> ScenarioRe
 }
 
 /// Cordons and drains one node. Changes `world`; the caller rolls it back.
-fn drain_node(world: &mut World<'_>, w: usize, level: Level, node: &str, pass: &mut bool, findings: &mut Vec<String>) {
+fn drain_node(world: &mut World<'_>, w: usize, level: Level, node: &str, pass: &mut bool, findings: &mut Vec<Finding>) {
     {
         world.cordon(node);
         let mut pods: Vec<Pod> =
@@ -56,10 +56,11 @@ fn drain_node(world: &mut World<'_>, w: usize, level: Level, node: &str, pass: &
             .map(|p| format!("{}/{}", p.namespace, p.name))
             .collect();
         if !unmanaged.is_empty() {
-            findings.push(format!(
+            let text = format!(
                 "drain of {node} stops before evicting anything: {UNMANAGED_FATAL}: {} (not pods of this workload; its replicas there stay)",
                 unmanaged.join(", ")
-            ));
+            );
+            findings.push(Finding::new(FindingKind::DrainUnmanaged, FindingSubject::Node(node.to_string()), text));
             return;
         }
         loop {
@@ -76,11 +77,13 @@ fn drain_node(world: &mut World<'_>, w: usize, level: Level, node: &str, pass: &
                         // kubectl gives up on this pod: the drain fails.
                         let own = world.owner_of(&pod) == Some(w);
                         *pass &= !own;
-                        findings.push(format!(
+                        let text = format!(
                             "drain of {node} fails: evicting {}{} fails: {why}",
                             pod.name,
                             if own { "" } else { " (not a pod of this workload)" }
-                        ));
+                        );
+                        let subject = FindingSubject::pod(&pod.namespace, &pod.name);
+                        findings.push(Finding::new(FindingKind::EvictionFailed, subject, text));
                     }
                 }
             }
@@ -89,14 +92,17 @@ fn drain_node(world: &mut World<'_>, w: usize, level: Level, node: &str, pass: &
             }
             if !progress {
                 for (pod, why) in refused {
+                    let subject = FindingSubject::pod(&pod.namespace, &pod.name);
                     if world.owner_of(&pod) == Some(w) {
                         *pass = false;
-                        findings.push(format!("drain of {node} is blocked: evicting {} fails: {why}", pod.name));
+                        let text = format!("drain of {node} is blocked: evicting {} fails: {why}", pod.name);
+                        findings.push(Finding::new(FindingKind::DrainBlocked, subject, text));
                     } else {
-                        findings.push(format!(
+                        let text = format!(
                             "drain of {node} never finishes: evicting {}/{} (not a pod of this workload) fails: {why}",
                             pod.namespace, pod.name
-                        ));
+                        );
+                        findings.push(Finding::new(FindingKind::DrainNeverFinishes, subject, text));
                     }
                 }
                 break;
@@ -114,7 +120,7 @@ fn evicted(
     node: &str,
     pod: &Pod,
     pass: &mut bool,
-    findings: &mut Vec<String>,
+    findings: &mut Vec<Finding>,
 ) {
     world.remove(&pod.namespace, &pod.name);
     let Some(owner) = world.owner_of(pod) else { return };
@@ -126,9 +132,11 @@ fn evicted(
         if level >= Level::Pod {
             *pass = false;
         }
-        findings.push(format!(
+        let text = format!(
             "drain of {node}: replacement {} of evicted {} stays Pending: {message}",
             replacement.name, pod.name
-        ));
+        );
+        let subject = FindingSubject::pod(&replacement.namespace, &replacement.name);
+        findings.push(Finding::new(FindingKind::EvictedReplacementPending, subject, text));
     }
 }

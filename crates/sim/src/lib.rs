@@ -110,7 +110,10 @@ mod world;
 pub use cluster::{Cluster, Cycle, Outcome};
 pub use scenarios::verify_workloads;
 pub use snapshot::State;
-pub use verdict::{DomainLoss, Scenario, ScenarioResult, VerifyRequest, WorkloadLevel, WorkloadVerdict};
+pub use verdict::{
+    DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioResult, VerifyRequest, WorkloadLevel,
+    WorkloadVerdict,
+};
 
 pub use input::{InputError, read_state};
 pub use plugins::Scores;

@@ -52,7 +52,7 @@ use super::drain::drain;
 use super::objects::Controller;
 use super::plugins::Spread;
 use super::snapshot::State;
-use super::verdict::{Scenario, ScenarioResult, VerifyRequest, WorkloadVerdict};
+use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult, VerifyRequest, WorkloadVerdict};
 use super::voluntary::{rolling_update, statefulset_update};
 use super::workload::Workload;
 use super::world::World;
@@ -91,9 +91,10 @@ pub(super) fn run(state: &State, objects: &[Value], request: &VerifyRequest, ref
     for object in objects {
         match Workload::from_object(object, "default") {
             Ok(Some(mut workload)) => {
-                let wanted = request.workloads.iter().find(|x| {
-                    x.kind == workload.kind.as_str() && x.namespace == workload.namespace && x.name == workload.name
-                });
+                let wanted = request
+                    .workloads
+                    .iter()
+                    .find(|x| x.kind == workload.kind && x.namespace == workload.namespace && x.name == workload.name);
                 if let Some(min) = wanted.and_then(|x| x.min_replicas) {
                     workload.replicas = i64::from(min);
                 }
@@ -144,7 +145,7 @@ pub(super) fn run(state: &State, objects: &[Value], request: &VerifyRequest, ref
         request
             .workloads
             .iter()
-            .find(|x| w.kind.as_str() == x.kind && x.namespace == w.namespace && x.name == w.name)
+            .find(|x| w.kind == x.kind && x.namespace == w.namespace && x.name == w.name)
             .map(|x| x.level)
     };
     let mut adversarial = request.workloads.iter().any(|x| x.level >= Level::Node).then(|| {
@@ -178,14 +179,14 @@ pub(super) fn run(state: &State, objects: &[Value], request: &VerifyRequest, ref
     for wanted in &request.workloads {
         let Some(w) = workloads
             .iter()
-            .position(|x| x.kind.as_str() == wanted.kind && x.namespace == wanted.namespace && x.name == wanted.name)
+            .position(|x| x.kind == wanted.kind && x.namespace == wanted.namespace && x.name == wanted.name)
         else {
             // A workload the model cannot take (say, too many replicas) fails visibly, never silently.
             if let Some((_, _, why)) =
                 unreadable.iter().find(|(ns, name, _)| *ns == wanted.namespace && *name == wanted.name)
             {
                 verdicts.push(WorkloadVerdict {
-                    kind: wanted.kind.clone(),
+                    kind: wanted.kind,
                     namespace: wanted.namespace.clone(),
                     name: wanted.name.clone(),
                     level: wanted.level,
@@ -197,7 +198,11 @@ pub(super) fn run(state: &State, objects: &[Value], request: &VerifyRequest, ref
                     scenarios: vec![ScenarioResult {
                         scenario: Scenario::Rollout,
                         pass: false,
-                        findings: vec![format!("not simulated: {why}")],
+                        findings: vec![Finding::new(
+                            FindingKind::NotSimulated,
+                            FindingSubject::Workload,
+                            format!("not simulated: {why}"),
+                        )],
                     }],
                     meets_level: false,
                 });
@@ -220,7 +225,12 @@ fn verdict(
     let workloads = world.workloads;
     let workload = &workloads[w];
     let mut scenarios = Vec::new();
-    let rollout_findings: Vec<String> = pending.iter().map(|(p, m)| format!("{p} Pending: {m}")).collect();
+    let rollout_findings: Vec<Finding> = pending
+        .iter()
+        .map(|(p, m)| {
+            Finding::new(FindingKind::Pending, FindingSubject::pod(&workload.namespace, p), format!("{p} Pending: {m}"))
+        })
+        .collect();
     scenarios.push(ScenarioResult {
         scenario: Scenario::Rollout,
         pass: pending.is_empty(),
@@ -228,7 +238,7 @@ fn verdict(
     });
     let selector_counts = selector_counts(world, w);
     let mut verdict = WorkloadVerdict {
-        kind: workload.kind.to_string(),
+        kind: workload.kind,
         namespace: workload.namespace.clone(),
         name: workload.name.clone(),
         level,
@@ -241,10 +251,16 @@ fn verdict(
         meets_level: false,
     };
     if level >= Level::Pod {
-        let ones: Vec<String> = selector_counts
+        let ones: Vec<Finding> = selector_counts
             .iter()
             .filter(|(_, n)| **n <= 1)
-            .map(|(c, n)| format!("the spread constraint {c} counts a set of {n} pod(s): it balances nothing"))
+            .map(|(c, n)| {
+                Finding::new(
+                    FindingKind::LoneSelector,
+                    FindingSubject::Constraint(c.clone()),
+                    format!("the spread constraint {c} counts a set of {n} pod(s): it balances nothing"),
+                )
+            })
             .collect();
         scenarios.push(ScenarioResult { scenario: Scenario::Selectors, pass: ones.is_empty(), findings: ones });
         let (result, losses) = domain_loss(world, w, level, request);

@@ -1,8 +1,10 @@
 //! What verify is asked and what it finds: the request (each workload with the level it must
-//! meet), the scenarios, and each workload's verdict with every scenario's result. The types sit
+//! meet), the scenarios, and each workload's verdict with every scenario's result and its findings
+//! (typed: what was found, what it is about, and the sentence reports show). The types sit
 //! apart from the engine ([`super::scenarios`]) and the scenario files (`domain_loss`, `voluntary`,
 //! `drain`) that fill them, so those files and the engine do not import each other.
 
+use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -10,8 +12,7 @@ use std::collections::BTreeMap;
 /// One workload to verify and the level it was compiled for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkloadLevel {
-    /// `Deployment` or `StatefulSet`.
-    pub kind: String,
+    pub kind: WorkloadKind,
     pub namespace: String,
     pub name: String,
     pub level: Level,
@@ -68,7 +69,110 @@ impl std::fmt::Display for Scenario {
 pub struct ScenarioResult {
     pub scenario: Scenario,
     pub pass: bool,
-    pub findings: Vec<String>,
+    /// What the scenario found, failures and the facts behind a pass alike, in the order found.
+    pub findings: Vec<Finding>,
+}
+
+/// One finding of a scenario: what was found, what it is about, and the sentence reports show. Reports
+/// (text and JSON) show the message alone: a finding serializes as its message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub subject: FindingSubject,
+    pub message: String,
+}
+
+impl Finding {
+    pub fn new(kind: FindingKind, subject: FindingSubject, message: impl Into<String>) -> Finding {
+        Finding { kind, subject, message: message.into() }
+    }
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl Serialize for Finding {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.message)
+    }
+}
+
+/// What a scenario found (see [`super::scenarios`] for what each scenario promises).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FindingKind {
+    /// The model cannot take the workload (say, an autoscaler's minimum above what it simulates).
+    NotSimulated,
+    /// A pod of the rollout, or of a Recreate update, stays Pending.
+    Pending,
+    /// A spread constraint's selector counts a set of at most one pod: it balances nothing.
+    LoneSelector,
+    /// No replica is running, so every domain loss takes them all.
+    NothingRunning,
+    /// A lost pod tolerates `node.kubernetes.io/unreachable` forever: it is never replaced.
+    NeverReplaced,
+    /// A lost StatefulSet pod stays Terminating: no replacement until it is force-deleted.
+    StaysTerminating,
+    /// A replacement stays Pending although surviving nodes have room (fails level node and zone).
+    ReplacementPending,
+    /// A replacement stays Pending with no room left.
+    NoRoomLeft,
+    /// A domain's loss leaves no replica running.
+    NoReplicaLeft,
+    /// A domain's loss leaves no replica running on the placement with ties broken against the level,
+    /// though it leaves one on kix's: the verdict rests on the scheduler's random choice.
+    RestsOnTieBreak,
+    /// With ties broken against the level, every loss still leaves a replica running.
+    SurvivesTieBreak,
+    /// A drain stops before evicting anything: the node holds pods that declare no controller.
+    DrainUnmanaged,
+    /// An eviction fails with an error other than 429: kubectl gives up on the pod, the drain fails.
+    EvictionFailed,
+    /// Evicting a pod of the workload is refused for good (429 every round): the drain is blocked.
+    DrainBlocked,
+    /// Evicting another workload's pod is refused for good: the drain never finishes.
+    DrainNeverFinishes,
+    /// The replacement of an evicted pod stays Pending.
+    EvictedReplacementPending,
+    /// How an update went: its strategy and the fewest replicas available during it.
+    UpdateProgress,
+    /// The API server refuses the update strategy (maxSurge and maxUnavailable both 0).
+    StrategyRefused,
+    /// A Deployment's rolling update deadlocks.
+    UpdateDeadlocks,
+    /// A Deployment's rolling update does not converge.
+    UpdateDoesNotConverge,
+    /// An update drops to no available replica.
+    UpdateDropsAvailability,
+    /// Strategy Recreate stops every old pod before the new ones start.
+    Recreate,
+    /// updateStrategy OnDelete: the controller replaces pods only when they are deleted.
+    OnDelete,
+    /// A StatefulSet's update stops at a pod whose new revision stays Pending.
+    UpdateStops,
+}
+
+/// What a finding is about, within the verified workload.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FindingSubject {
+    /// The workload as a whole.
+    Workload,
+    /// A failed domain, as reports show it (`zone eu-1a`, `node n1`, `pod web-0`).
+    Domain(String),
+    /// A node (drained).
+    Node(String),
+    /// A pod: a replica, a replacement, or another workload's pod in the way.
+    Pod { namespace: String, name: String },
+    /// A spread constraint, by topology key and whenUnsatisfiable (`kubernetes.io/hostname (DoNotSchedule)`).
+    Constraint(String),
+}
+
+impl FindingSubject {
+    pub fn pod(namespace: &str, name: &str) -> FindingSubject {
+        FindingSubject::Pod { namespace: namespace.to_string(), name: name.to_string() }
+    }
 }
 
 /// One failed domain in scenario 2.
@@ -100,7 +204,7 @@ pub struct DomainLoss {
 /// The verdict on one workload (instance-agnostic: the caller adds cluster and instance).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WorkloadVerdict {
-    pub kind: String,
+    pub kind: WorkloadKind,
     pub namespace: String,
     pub name: String,
     pub level: Level,

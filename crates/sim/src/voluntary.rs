@@ -1,10 +1,10 @@
 //! `kix verify`'s rolling-update scenario: the rolling update (or Recreate)
-//! of a Deployment, and the rolling update of a StatefulSet. See [`super::verify`] for what each scenario promises; this file holds
+//! of a Deployment, and the rolling update of a StatefulSet. See [`super::scenarios`] for what each scenario promises; this file holds
 //! the Deployment controller's arithmetic: `deploymentutil.ResolveFenceposts`
 //! (maxSurge rounded up, maxUnavailable down). The drain is in [`super::drain`].
 
 use super::objects::{Phase, Pod};
-use super::verdict::{Scenario, ScenarioResult};
+use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult};
 use super::world::World;
 use kix_kube::labels::POD_TEMPLATE_HASH;
 use kix_kube::level::Level;
@@ -23,7 +23,8 @@ fn deployment_update(world: &mut World<'_>, w: usize, level: Level) -> ScenarioR
     let mut unavailable = workload.max_unavailable.scaled_value(replicas, false);
     let mut findings = Vec::new();
     if workload.max_surge.is_zero() && workload.max_unavailable.is_zero() {
-        let f = "maxSurge and maxUnavailable are both 0: the API server refuses this strategy".to_string();
+        let text = "maxSurge and maxUnavailable are both 0: the API server refuses this strategy";
+        let f = Finding::new(FindingKind::StrategyRefused, FindingSubject::Workload, text);
         return ScenarioResult { scenario: Scenario::RollingUpdate, pass: false, findings: vec![f] };
     }
     if surge == 0 && unavailable == 0 {
@@ -104,31 +105,32 @@ fn deployment_update(world: &mut World<'_>, w: usize, level: Level) -> ScenarioR
                 .iter()
                 .map(|p| format!("{} Pending: {}", p.name, world.cluster().cycle(p).failure_message()))
                 .collect();
-            findings.push(format!(
+            let text = format!(
                 "the rollout deadlocks with {} new and {} old pods running (maxSurge {surge}, maxUnavailable {unavailable}): {}",
                 owned.iter().filter(|(p, _)| is_new(p)).count(),
                 owned.iter().filter(|(p, _)| !is_new(p)).count(),
                 reasons.join("; ")
-            ));
+            );
+            findings.push(Finding::new(FindingKind::UpdateDeadlocks, FindingSubject::Workload, text));
             break;
         }
         if created > 4 * replicas.max(1) as usize + 16 {
             pass = false;
-            findings.push("the rollout does not converge".into());
+            let text = "the rollout does not converge";
+            findings.push(Finding::new(FindingKind::UpdateDoesNotConverge, FindingSubject::Workload, text));
             break;
         }
     }
     if level >= Level::Pod && min_available < 1 && replicas > 0 {
         pass = false;
-        findings.push(format!("the rollout drops to {min_available} available replicas"));
+        let text = format!("the rollout drops to {min_available} available replicas");
+        findings.push(Finding::new(FindingKind::UpdateDropsAvailability, FindingSubject::Workload, text));
     }
-    findings.insert(
-        0,
-        format!(
-            "maxSurge {surge}, maxUnavailable {unavailable}; fewest available during the rollout: {}",
-            min_available.max(0)
-        ),
+    let text = format!(
+        "maxSurge {surge}, maxUnavailable {unavailable}; fewest available during the rollout: {}",
+        min_available.max(0)
     );
+    findings.insert(0, Finding::new(FindingKind::UpdateProgress, FindingSubject::Workload, text));
     ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
 }
 
@@ -140,13 +142,14 @@ fn recreate(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
         world.remove(&pod.namespace, &pod.name);
     }
     let spec = workload.pod_spec(1);
-    let mut findings =
-        vec!["strategy Recreate stops every old pod before the new ones start: no replica runs meanwhile".to_string()];
+    let text = "strategy Recreate stops every old pod before the new ones start: no replica runs meanwhile";
+    let mut findings = vec![Finding::new(FindingKind::Recreate, FindingSubject::Workload, text)];
     for index in 0..workload.replicas.max(0) as usize {
         let pod = workload.pod(&spec, 1, index);
+        let subject = FindingSubject::pod(&pod.namespace, &pod.name);
         let name = pod.name.clone();
         if let Err(message) = world.schedule(pod) {
-            findings.push(format!("{name} Pending: {message}"));
+            findings.push(Finding::new(FindingKind::Pending, subject, format!("{name} Pending: {message}")));
         }
     }
     let pass = level < Level::Pod && findings.len() == 1;
@@ -196,7 +199,8 @@ fn statefulset_steps(world: &mut World<'_>, w: usize, level: Level) -> ScenarioR
     let workload = &workloads[w];
     let replicas = workload.replicas.max(0);
     let Some(partition) = workload.partition else {
-        let f = "updateStrategy OnDelete: the controller replaces pods only when they are deleted".to_string();
+        let text = "updateStrategy OnDelete: the controller replaces pods only when they are deleted";
+        let f = Finding::new(FindingKind::OnDelete, FindingSubject::Workload, text);
         return ScenarioResult { scenario: Scenario::RollingUpdate, pass: true, findings: vec![f] };
     };
     let spec = workload.pod_spec(1);
@@ -211,8 +215,13 @@ fn statefulset_steps(world: &mut World<'_>, w: usize, level: Level) -> ScenarioR
         let pod = workload.pod(&spec, 1, ordinal as usize);
         if let Err(message) = world.schedule(pod) {
             pass = false;
-            findings.push(format!(
+            let text = format!(
                 "the update stops at {name}: its new revision stays Pending, so the controller (OrderedReady) never moves on: {message}"
+            );
+            findings.push(Finding::new(
+                FindingKind::UpdateStops,
+                FindingSubject::pod(&workload.namespace, &name),
+                text,
             ));
             break;
         }
@@ -220,17 +229,16 @@ fn statefulset_steps(world: &mut World<'_>, w: usize, level: Level) -> ScenarioR
     }
     if level >= Level::Pod && min_available < 1 && replicas > 0 {
         pass = false;
-        findings.push(format!("the update drops to {min_available} available replicas"));
+        let text = format!("the update drops to {min_available} available replicas");
+        findings.push(Finding::new(FindingKind::UpdateDropsAvailability, FindingSubject::Workload, text));
     }
-    findings.insert(
-        0,
-        format!(
-            "partition {partition}: {} updated highest ordinal first, one at a time ({}); fewest available during the update: {}",
-            updated.len(),
-            if updated.is_empty() { "none".to_string() } else { updated.join(", ") },
-            min_available.max(0)
-        ),
+    let text = format!(
+        "partition {partition}: {} updated highest ordinal first, one at a time ({}); fewest available during the update: {}",
+        updated.len(),
+        if updated.is_empty() { "none".to_string() } else { updated.join(", ") },
+        min_available.max(0)
     );
+    findings.insert(0, Finding::new(FindingKind::UpdateProgress, FindingSubject::Workload, text));
     ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
 }
 

@@ -8,6 +8,7 @@
 use crate::scenarios::run;
 use crate::snapshot::State;
 use crate::verdict::{VerifyRequest, WorkloadLevel};
+use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
 use std::fmt::Write as _;
 
@@ -118,14 +119,14 @@ fn journalled_scenarios_give_the_reference_engines_verdicts() {
         let request = VerifyRequest {
             workloads: vec![
                 WorkloadLevel {
-                    kind: "Deployment".into(),
+                    kind: WorkloadKind::Deployment,
                     namespace: "shop".into(),
                     name: "web".into(),
                     level: level(&mut rng),
                     min_replicas: None,
                 },
                 WorkloadLevel {
-                    kind: "StatefulSet".into(),
+                    kind: WorkloadKind::StatefulSet,
                     namespace: "shop".into(),
                     name: "db".into(),
                     level: level(&mut rng),

@@ -54,7 +54,11 @@ fn labels_keep_the_users_values() {
         assert_eq!(got[MANAGED_BY_LABEL], *managed_by, "{labels}");
         assert_eq!(got[INSTANCE_LABEL], *instance, "{labels}");
         assert_eq!(got[KIX_INSTANCE_LABEL], *tracking, "{labels}");
-        assert_eq!(plan.instance_label_added[0], labels.is_empty() || !labels.contains(INSTANCE_LABEL), "{labels}");
+        assert_eq!(
+            plan.planned()[0].fields.instance_label_added,
+            labels.is_empty() || !labels.contains(INSTANCE_LABEL),
+            "{labels}"
+        );
     }
 }
 
@@ -121,7 +125,7 @@ fn identical_cluster_scoped_objects_are_shared() {
     }
     for plan in &cluster.instances {
         assert!(plan.objects().is_empty(), "{}: {:?}", plan.name, plan.objects());
-        assert!(plan.instance_label_added.is_empty());
+        assert!(plan.planned().is_empty());
     }
 }
 

@@ -1,5 +1,6 @@
 //! Derive once per shape (issue 11): instances stamped from an earlier instance's shape, in one
-//! cluster or from other clusters', equal what deriving each alone gives.
+//! cluster or from other clusters', equal what deriving each alone gives, in objects and in
+//! emitted text.
 
 use super::*;
 
@@ -48,12 +49,17 @@ fn stamped_instances_equal_instances_derived_alone() {
             let alone = derive_instance(cluster, instance, &Shapes::default(), &mut found);
             assert!(found.is_empty(), "{meta}: {:?}", found);
             assert_eq!(stamped.objects(), alone.objects(), "{meta}: instance {}", instance.name);
-            assert_eq!(stamped.instance_label_added, alone.instance_label_added, "{meta}: instance {}", instance.name);
+            let fields = |plan: &InstancePlan| plan.planned().iter().map(|p| p.fields).collect::<Vec<_>>();
+            assert_eq!(fields(&stamped), fields(&alone), "{meta}: instance {}", instance.name);
             // What the checks read without stamping is what stamping gives.
             for (i, object) in stamped.objects().iter().enumerate() {
                 let at = format!("{meta}: instance {} object {i}", instance.name);
                 assert_eq!(stamped.namespace_of(i), object["metadata"]["namespace"].as_str(), "{at}");
-                assert_eq!(stamped.comparable(i), comparable(object, stamped.instance_label_added[i]), "{at}");
+                assert_eq!(
+                    stamped.comparable(i),
+                    comparable(object, stamped.planned()[i].fields.instance_label_added),
+                    "{at}"
+                );
                 let without_stamped_fields = |object: &Value| {
                     let mut object = object.clone();
                     let metadata = object.get_mut("metadata").and_then(Value::as_mapping_mut).unwrap();
@@ -61,14 +67,14 @@ fn stamped_instances_equal_instances_derived_alone() {
                     metadata.remove("labels");
                     object
                 };
-                assert_eq!(without_stamped_fields(&stamped.unstamped()[i]), without_stamped_fields(object), "{at}");
+                assert_eq!(without_stamped_fields(&stamped.planned()[i].value), without_stamped_fields(object), "{at}");
             }
             // The text copied from the shape's rendering is the text of the instance's own objects.
             let mut rendered_now = alone;
-            rendered_now.rendered = Vec::new();
+            rendered_now.forget_rendered();
             // Every object but the Namespace createNamespace adds is pre-rendered.
             let created = usize::from(stamped.objects()[0]["kind"] == "Namespace");
-            assert!(stamped.rendered[created..].iter().all(Option::is_some), "{meta}: {}", instance.name);
+            assert!(stamped.planned()[created..].iter().all(|p| p.rendered.is_some()), "{meta}: {}", instance.name);
             assert_eq!(
                 crate::emit::render_instance("c", &stamped),
                 crate::emit::render_instance("c", &rendered_now),
@@ -89,7 +95,7 @@ fn objects_holding_a_stand_in_are_rendered_from_their_value() {
     let compiled = compile_cluster(&[("a", "apps-a", false), ("b", "apps-b", false)], "", yaml);
     for name in ["a", "b"] {
         let plan = compiled.instance("c", name);
-        assert_eq!(plan.rendered.iter().map(Option::is_some).collect::<Vec<_>>(), [false, true]);
+        assert_eq!(plan.planned().iter().map(|p| p.rendered.is_some()).collect::<Vec<_>>(), [false, true]);
         let text = crate::emit::render_instance("c", plan);
         assert!(
             text.contains("a: kix-stamp-instance-5b0d7c41\n") && text.contains(&format!("kix.dev/instance: {name}\n"))
@@ -127,7 +133,7 @@ fn instances_stamped_from_other_clusters_shapes_equal_instances_derived_alone() 
             let stamped = plan.instances.iter().find(|i| i.name == instance.name).unwrap();
             assert_eq!(stamped.objects(), alone.objects(), "{}/{}", cluster.name, instance.name);
             let mut alone = alone;
-            alone.rendered = Vec::new();
+            alone.forget_rendered();
             assert_eq!(
                 crate::emit::render_instance(&cluster.name, stamped),
                 crate::emit::render_instance(&cluster.name, &alone),

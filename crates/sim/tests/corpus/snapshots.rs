@@ -60,7 +60,7 @@ fn run_case(path: &Path, name: &str) -> Result<(), Failed> {
     let manifest = workspace_file(&header("manifest")?);
     let want_meets = header("Expected")?.starts_with("meets");
     let state = kix_sim::read_state(path).map_err(|_| format!("{} does not read", path.display()))?;
-    let request = verify_request("Deployment", "shop", "web", Level::Zone, None);
+    let request = verify_request(kix_kube::kind::WorkloadKind::Deployment, "shop", "web", Level::Zone, None);
     let verdict = verify_workloads(&state, &kix_yaml::from_str_all(&manifest).unwrap(), &request).remove(0);
     let mut failures = Vec::new();
     if verdict.meets_level != want_meets {

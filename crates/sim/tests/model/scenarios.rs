@@ -3,8 +3,9 @@
 //! domain loss, a single-replica PDB blocks a drain.
 
 use crate::support::{verify_request, workspace_file};
+use kix_kube::kind::WorkloadKind::{self, Deployment, StatefulSet};
 use kix_kube::level::Level;
-use kix_sim::{State, VerifyRequest, WorkloadVerdict, verify_workloads};
+use kix_sim::{FindingKind, FindingSubject, State, VerifyRequest, WorkloadVerdict, verify_workloads};
 
 // The states and workloads of the workspace's tests/sim/, which the command line's tests use too.
 const THREE_ZONES: &str = include_str!("../../../../tests/sim/three-zones.yaml");
@@ -23,11 +24,17 @@ fn run(manifest: &str, name: &str, level: Level) -> WorkloadVerdict {
 
 /// Like `run`, with an autoscaler's minimum as the replica count to verify at.
 fn run_at(manifest: &str, name: &str, level: Level, min_replicas: Option<u32>) -> WorkloadVerdict {
-    verdict_of("Deployment", manifest, name, level, min_replicas)
+    verdict_of(Deployment, manifest, name, level, min_replicas)
 }
 
 /// The verdict on one workload of `kind` in namespace `shop` on the three-zone snapshot.
-fn verdict_of(kind: &str, manifest: &str, name: &str, level: Level, min_replicas: Option<u32>) -> WorkloadVerdict {
+fn verdict_of(
+    kind: WorkloadKind,
+    manifest: &str,
+    name: &str,
+    level: Level,
+    min_replicas: Option<u32>,
+) -> WorkloadVerdict {
     let state = State::from_yaml_str(THREE_ZONES).unwrap();
     let request = verify_request(kind, "shop", name, level, min_replicas);
     let mut verdicts = verify_workloads(&state, &objects(manifest), &request);
@@ -81,9 +88,10 @@ fn hard_zone_rule_without_taints_policy_honor_leaves_replacements_pending() {
     assert!(!loss.pass);
     assert_eq!(v.replacements_scheduled, 0, "{v:#?}");
     let finding = &loss.findings[0];
-    assert!(finding.contains("stays Pending although surviving nodes have room"), "{finding}");
-    assert!(finding.contains("didn't match pod topology spread constraints"), "{finding}");
-    assert!(finding.contains("nodeTaintsPolicy"), "{finding}");
+    assert_eq!(finding.kind, FindingKind::ReplacementPending, "{finding}");
+    assert!(finding.message.contains("stays Pending although surviving nodes have room"), "{finding}");
+    assert!(finding.message.contains("didn't match pod topology spread constraints"), "{finding}");
+    assert!(finding.message.contains("nodeTaintsPolicy"), "{finding}");
     // The replicas themselves survive: two of three keep running.
     assert_eq!(v.worst_case_running, Some(2));
 }
@@ -95,10 +103,8 @@ fn single_replica_with_zero_budget_blocks_drain() {
     let drain = scenario(&v, "drain");
     assert!(!drain.pass);
     assert!(
-        drain
-            .findings
-            .iter()
-            .any(|f| f.contains("is blocked") && f.contains("PodDisruptionBudget shop/solo allows no disruption")),
+        drain.findings.iter().any(|f| f.message.contains("is blocked")
+            && f.message.contains("PodDisruptionBudget shop/solo allows no disruption")),
         "{drain:?}"
     );
     // And a single replica cannot survive losing it.
@@ -130,18 +136,21 @@ fn verdicts_serialize_to_json() {
 
 #[test]
 fn statefulset_pods_on_a_lost_zone_stay_terminating_without_replacements() {
-    let v = verdict_of("StatefulSet", DB, "db", Level::Zone, None);
+    let v = verdict_of(StatefulSet, DB, "db", Level::Zone, None);
     assert!(v.meets_level, "{v:#?}");
     assert_eq!(v.worst_case_running, Some(2));
     assert_eq!(v.replacements_scheduled, 0);
     let loss = scenario(&v, "domain-loss");
     assert_eq!(loss.findings.len(), 3, "{loss:?}");
-    assert!(loss.findings.iter().all(|f| f.contains("stays Terminating")), "{loss:?}");
+    assert!(loss.findings.iter().all(|f| f.message.contains("stays Terminating")), "{loss:?}");
+    let pods: Vec<&FindingSubject> = loss.findings.iter().map(|f| &f.subject).collect();
+    assert!(pods.iter().all(|p| matches!(p, FindingSubject::Pod { namespace, .. } if namespace == "shop")), "{pods:?}");
+    assert!(loss.findings.iter().all(|f| f.kind == FindingKind::StaysTerminating), "{loss:?}");
     // The StatefulSet's rolling update (stateful_set_control.go: highest ordinal first, one at a
     // time) keeps two of three running; the drain honours the budget.
     let update = scenario(&v, "rolling-update");
     assert!(update.pass, "{update:?}");
-    assert!(update.findings[0].contains("partition 0: 3 updated highest ordinal first, one at a time (db-2, db-1, db-0); fewest available during the update: 2"), "{update:?}");
+    assert!(update.findings[0].message.contains("partition 0: 3 updated highest ordinal first, one at a time (db-2, db-1, db-0); fewest available during the update: 2"), "{update:?}");
     assert!(scenario(&v, "drain").pass);
 }
 
@@ -152,7 +161,7 @@ fn pods_of_the_workload_already_in_the_snapshot_are_replaced_not_doubled() {
         "---\nkind: Pod\nmetadata: {name: web-old-1, namespace: shop, labels: {app: web}}\nspec: {nodeName: node-a1}\n",
     );
     let state = State::from_yaml_str(&text).unwrap();
-    let request = verify_request("Deployment", "shop", "web", Level::Zone, None);
+    let request = verify_request(Deployment, "shop", "web", Level::Zone, None);
     let v = verify_workloads(&state, &objects(WEB), &request).remove(0);
     assert!(v.meets_level, "{v:#?}");
     assert_eq!(v.domain_losses.iter().map(|l| l.running + l.lost).max(), Some(3));
@@ -171,7 +180,10 @@ fn rolling_update_without_room_and_without_unavailability_deadlocks() {
     let v = run(&manifest, "full", Level::Pod);
     let update = scenario(&v, "rolling-update");
     assert!(!update.pass, "{update:?}");
-    assert!(update.findings.iter().any(|f| f.contains("deadlocks") && f.contains("Insufficient cpu")), "{update:?}");
+    assert!(
+        update.findings.iter().any(|f| f.message.contains("deadlocks") && f.message.contains("Insufficient cpu")),
+        "{update:?}"
+    );
     // With one pod allowed to go first, the same update finishes.
     let manifest = deployment("full", 6, "4", "{rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}");
     let v = run(&manifest, "full", Level::Pod);
@@ -182,16 +194,16 @@ fn rolling_update_without_room_and_without_unavailability_deadlocks() {
 fn rolling_update_strategies_that_drop_every_replica_fail_level_pod() {
     let v = run(&deployment("re", 3, "100m", "{type: Recreate}"), "re", Level::Pod);
     let update = scenario(&v, "rolling-update");
-    assert!(!update.pass && update.findings[0].contains("Recreate"), "{update:?}");
+    assert!(!update.pass && update.findings[0].message.contains("Recreate"), "{update:?}");
     let v =
         run(&deployment("zero", 3, "100m", "{rollingUpdate: {maxSurge: 0, maxUnavailable: 0}}"), "zero", Level::Pod);
-    assert!(scenario(&v, "rolling-update").findings[0].contains("both 0"));
+    assert!(scenario(&v, "rolling-update").findings[0].message.contains("both 0"));
     // 25% of 2 rounds down to 0 unavailable and up to 1 surge: the default strategy keeps both running.
     let v = run(&deployment("two", 2, "100m", "{}"), "two", Level::Pod);
     let update = scenario(&v, "rolling-update");
     assert!(update.pass, "{update:?}");
     assert!(
-        update.findings[0].contains("maxSurge 1, maxUnavailable 0; fewest available during the rollout: 2"),
+        update.findings[0].message.contains("maxSurge 1, maxUnavailable 0; fewest available during the rollout: 2"),
         "{update:?}"
     );
 }
@@ -212,7 +224,7 @@ fn budgets_block_drains_as_the_disruption_controller_computes_them() {
         .find(|s| s.scenario == kix_sim::Scenario::Drain)
         .unwrap();
     assert!(
-        !drain.pass && drain.findings[0].contains("minAvailable 1: 1 expected, 1 healthy, 1 desired healthy"),
+        !drain.pass && drain.findings[0].message.contains("minAvailable 1: 1 expected, 1 healthy, 1 desired healthy"),
         "{drain:?}"
     );
     // 50% of 3 as maxUnavailable rounds up to 2: two may go, the drain finishes.
@@ -224,12 +236,15 @@ fn budgets_block_drains_as_the_disruption_controller_computes_them() {
         + &pdb("b", "twice", "maxUnavailable: 1");
     let v = run(&manifest, "twice", Level::Pod);
     let drain = scenario(&v, "drain");
-    assert!(!drain.pass && drain.findings.iter().any(|f| f.contains("covered by 2 PodDisruptionBudgets")), "{drain:?}");
+    assert!(
+        !drain.pass && drain.findings.iter().any(|f| f.message.contains("covered by 2 PodDisruptionBudgets")),
+        "{drain:?}"
+    );
 }
 
 /// A verify request for one Deployment of namespace `shop`.
 fn request(name: &str, level: Level) -> VerifyRequest {
-    verify_request("Deployment", "shop", name, level, None)
+    verify_request(Deployment, "shop", name, level, None)
 }
 
 /// Nodes `(name, zone)` with hostname and zone labels and 4 CPU / 16Gi each.
@@ -263,7 +278,7 @@ fn a_cordoned_node_is_tainted_so_honor_drops_it_from_the_spread_domains() {
         verify_workloads(&state, &objects(&kix_node_level_deployment("api")), &request("api", Level::Node)).remove(0);
     let drain = scenario(&v, "drain");
     assert!(drain.pass, "{drain:?}");
-    assert!(drain.findings.iter().all(|f| !f.contains("stays Pending")), "{drain:?}");
+    assert!(drain.findings.iter().all(|f| !f.message.contains("stays Pending")), "{drain:?}");
     assert!(v.meets_level, "{v:#?}");
 }
 
@@ -279,12 +294,15 @@ fn a_replacement_left_pending_by_a_drain_fails_level_pod_but_not_level_none() {
     let v = at(Level::Pod);
     let drain = scenario(&v, "drain");
     assert!(!drain.pass, "{drain:?}");
-    assert!(drain.findings.iter().any(|f| f.contains("stays Pending") && f.contains("Insufficient cpu")), "{drain:?}");
+    assert!(
+        drain.findings.iter().any(|f| f.message.contains("stays Pending") && f.message.contains("Insufficient cpu")),
+        "{drain:?}"
+    );
     assert!(!v.meets_level);
     let v = at(Level::None);
     let drain = scenario(&v, "drain");
     assert!(drain.pass, "{drain:?}");
-    assert!(drain.findings.iter().any(|f| f.contains("stays Pending")), "{drain:?}");
+    assert!(drain.findings.iter().any(|f| f.message.contains("stays Pending")), "{drain:?}");
 }
 
 #[test]
@@ -319,7 +337,7 @@ fn a_zone_verdict_that_rests_on_the_lowest_name_tie_break_fails() {
     assert_eq!(v.worst_case_running, Some(1));
     let ties = scenario(&v, "tie-break");
     assert!(!ties.pass, "{ties:?}");
-    let finding = ties.findings.join("\n");
+    let finding = ties.findings.iter().map(|f| f.message.as_str()).collect::<Vec<_>>().join("\n");
     assert!(finding.contains("random choice among equal scores"), "{finding}");
     assert!(finding.contains("zone a") && finding.contains("n1") && finding.contains("n3"), "{finding}");
     assert!(!v.meets_level);
@@ -355,12 +373,12 @@ fn a_strategy_that_takes_every_replica_down_fails_level_pod() {
     let v = run(&manifest, "web", Level::Zone);
     let update = scenario(&v, "rolling-update");
     assert!(!update.pass, "{update:?}");
-    assert!(update.findings[0].contains("fewest available during the rollout: 0"), "{update:?}");
+    assert!(update.findings[0].message.contains("fewest available during the rollout: 0"), "{update:?}");
     assert!(!v.meets_level);
     // The default strategy (25%/25%: surge 1, unavailable 0) keeps all three available.
     let default = run(WEB, "web", Level::Zone);
     let update = scenario(&default, "rolling-update");
-    assert!(update.pass && update.findings[0].contains("fewest available during the rollout: 3"), "{update:?}");
+    assert!(update.pass && update.findings[0].message.contains("fewest available during the rollout: 3"), "{update:?}");
 }
 
 /// `n` schedulable nodes in one zone, each with its own hostname label.
@@ -392,18 +410,21 @@ fn argo_cd_ha_haproxy_anti_affinity_deadlocks_its_rollout_on_three_nodes() {
         })
         .collect();
     assert_eq!(haproxy.len(), 1);
-    let request = verify_request("Deployment", "default", "argocd-redis-ha-haproxy", Level::Node, None);
+    let request = verify_request(Deployment, "default", "argocd-redis-ha-haproxy", Level::Node, None);
     let three = verify_workloads(&one_zone_nodes(3), &haproxy, &request).remove(0);
     assert!(scenario(&three, "rollout").pass, "{three:#?}");
     assert!(!three.meets_level);
     let update = scenario(&three, "rolling-update");
     assert!(!update.pass, "{update:?}");
-    let deadlock = update.findings.iter().find(|f| f.contains("deadlocks")).expect("a deadlock finding");
-    assert!(deadlock.contains("maxSurge 1, maxUnavailable 0"), "{deadlock}");
-    assert!(deadlock.contains("3 node(s) didn't match pod anti-affinity rules"), "{deadlock}");
+    let deadlock = update.findings.iter().find(|f| f.message.contains("deadlocks")).expect("a deadlock finding");
+    assert!(deadlock.message.contains("maxSurge 1, maxUnavailable 0"), "{deadlock}");
+    assert!(deadlock.message.contains("3 node(s) didn't match pod anti-affinity rules"), "{deadlock}");
     let drain = scenario(&three, "drain");
     assert!(!drain.pass);
-    assert!(drain.findings.iter().all(|f| f.contains("stays Pending") && f.contains("anti-affinity")), "{drain:?}");
+    assert!(
+        drain.findings.iter().all(|f| f.message.contains("stays Pending") && f.message.contains("anti-affinity")),
+        "{drain:?}"
+    );
     let four = verify_workloads(&one_zone_nodes(4), &haproxy, &request).remove(0);
     for s in ["rollout", "rolling-update", "drain"] {
         assert!(scenario(&four, s).pass, "{s}: {four:#?}");
@@ -416,16 +437,16 @@ fn argo_cd_ha_haproxy_anti_affinity_deadlocks_its_rollout_on_three_nodes() {
 fn a_statefulset_update_respects_partition_and_on_delete() {
     let verdict = |strategy: &str| {
         let manifest = DB.replacen("  serviceName: db\n", &format!("  serviceName: db\n{strategy}"), 1);
-        verdict_of("StatefulSet", &manifest, "db", Level::Zone, None)
+        verdict_of(StatefulSet, &manifest, "db", Level::Zone, None)
     };
     let partitioned = verdict("  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate: {partition: 2}\n");
     let update = scenario(&partitioned, "rolling-update");
     assert!(update.pass, "{update:?}");
     assert!(
-        update.findings[0].starts_with("partition 2: 1 updated highest ordinal first, one at a time (db-2)"),
+        update.findings[0].message.starts_with("partition 2: 1 updated highest ordinal first, one at a time (db-2)"),
         "{update:?}"
     );
     let on_delete = verdict("  updateStrategy: {type: OnDelete}\n");
     let update = scenario(&on_delete, "rolling-update");
-    assert!(update.pass && update.findings[0].contains("OnDelete"), "{update:?}");
+    assert!(update.pass && update.findings[0].message.contains("OnDelete"), "{update:?}");
 }

@@ -48,7 +48,7 @@ pub fn check_golden(path: impl AsRef<Path>, actual: &str) -> Result<(), String> 
 
 /// A verify request for one workload, with the default hostname and zone keys.
 pub fn verify_request(
-    kind: &str,
+    kind: kix_kube::kind::WorkloadKind,
     namespace: &str,
     name: &str,
     level: kix_kube::level::Level,
@@ -56,7 +56,7 @@ pub fn verify_request(
 ) -> kix_sim::VerifyRequest {
     kix_sim::VerifyRequest {
         workloads: vec![kix_sim::WorkloadLevel {
-            kind: kind.into(),
+            kind,
             namespace: namespace.into(),
             name: name.into(),
             level,
