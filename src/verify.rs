@@ -166,7 +166,7 @@ fn simulated_node(node: &InventoryNode) -> Node {
 }
 
 fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State) -> InstanceReport {
-    let request = kix_sim::VerifyRequest {
+    let request = kix_sim::ScenarioRequest {
         workloads: instance
             .workloads
             .iter()

@@ -4,7 +4,7 @@
 use super::cluster::{Cluster, Outcome};
 use super::objects::Pod;
 use super::plugins::REASON_SPREAD;
-use super::verdict::{DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioResult, VerifyRequest};
+use super::verdict::{DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult};
 use super::world::World;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
@@ -27,7 +27,7 @@ pub(super) fn domain_loss(
     world: &mut World<'_>,
     w: usize,
     level: Level,
-    request: &VerifyRequest,
+    request: &ScenarioRequest,
 ) -> (ScenarioResult, Vec<DomainLoss>) {
     let owned = world.owned(w);
     let key = if level == Level::Zone { &request.zone_key } else { &request.node_key };
@@ -203,7 +203,7 @@ pub(super) fn tie_break(
     adversarial: &mut World<'_>,
     w: usize,
     level: Level,
-    request: &VerifyRequest,
+    request: &ScenarioRequest,
     losses: &[DomainLoss],
 ) -> ScenarioResult {
     let mut findings = Vec::new();

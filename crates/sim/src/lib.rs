@@ -111,7 +111,7 @@ pub use cluster::{Cluster, Cycle, Outcome};
 pub use scenarios::verify_workloads;
 pub use snapshot::State;
 pub use verdict::{
-    DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioResult, VerifyRequest, WorkloadLevel,
+    DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, WorkloadLevel,
     WorkloadVerdict,
 };
 

@@ -52,7 +52,9 @@ use super::drain::drain;
 use super::objects::Controller;
 use super::plugins::Spread;
 use super::snapshot::State;
-use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult, VerifyRequest, WorkloadVerdict};
+use super::verdict::{
+    Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, WorkloadVerdict,
+};
 use super::voluntary::{rolling_update, statefulset_update};
 use super::workload::Workload;
 use super::world::World;
@@ -79,13 +81,18 @@ fn budgets(state: &State, objects: &[Value]) -> Vec<Budget> {
 /// `objects` are the compiled objects of the instance (Deployments, StatefulSets, PDBs, ...)
 /// in their namespaces; workloads are placed in object order. Workloads the request does not
 /// list are placed but get no verdict.
-pub fn verify_workloads(state: &State, objects: &[Value], request: &VerifyRequest) -> Vec<WorkloadVerdict> {
+pub fn verify_workloads(state: &State, objects: &[Value], request: &ScenarioRequest) -> Vec<WorkloadVerdict> {
     run(state, objects, request, false)
 }
 
 /// [`verify_workloads`]; `reference` (tests) runs every scenario on a copy, as the engine did
 /// before the journal (see [`super::world`]).
-pub(super) fn run(state: &State, objects: &[Value], request: &VerifyRequest, reference: bool) -> Vec<WorkloadVerdict> {
+pub(super) fn run(
+    state: &State,
+    objects: &[Value],
+    request: &ScenarioRequest,
+    reference: bool,
+) -> Vec<WorkloadVerdict> {
     let mut unreadable: Vec<(String, String, String)> = Vec::new();
     let mut workloads: Vec<Workload> = Vec::new();
     for object in objects {
@@ -219,7 +226,7 @@ fn verdict(
     adversarial: Option<&mut World<'_>>,
     w: usize,
     level: Level,
-    request: &VerifyRequest,
+    request: &ScenarioRequest,
     pending: &BTreeMap<String, String>,
 ) -> WorkloadVerdict {
     let workloads = world.workloads;

@@ -21,9 +21,10 @@ pub struct WorkloadLevel {
     pub min_replicas: Option<u32>,
 }
 
-/// What to verify: per-workload levels and the cluster's failure-domain keys.
+/// What the scenario engine is asked to verify: per-workload levels and the cluster's failure-domain
+/// keys (the compiler's `kix verify` request, which names clusters and a snapshot, is another type).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VerifyRequest {
+pub struct ScenarioRequest {
     pub workloads: Vec<WorkloadLevel>,
     /// The node failure-domain key (usually `kubernetes.io/hostname`).
     pub node_key: String,

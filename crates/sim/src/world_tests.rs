@@ -7,7 +7,7 @@
 
 use crate::scenarios::run;
 use crate::snapshot::State;
-use crate::verdict::{VerifyRequest, WorkloadLevel};
+use crate::verdict::{ScenarioRequest, WorkloadLevel};
 use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
 use std::fmt::Write as _;
@@ -116,7 +116,7 @@ fn journalled_scenarios_give_the_reference_engines_verdicts() {
         let state = State::from_yaml_str(&state(&mut rng)).unwrap();
         let objects = kix_yaml::from_str_all(&workloads(&mut rng)).unwrap();
         let level = |rng: &mut Rng| levels[rng.below(levels.len() as u64) as usize];
-        let request = VerifyRequest {
+        let request = ScenarioRequest {
             workloads: vec![
                 WorkloadLevel {
                     kind: WorkloadKind::Deployment,

@@ -5,7 +5,7 @@
 use crate::support::{verify_request, workspace_file};
 use kix_kube::kind::WorkloadKind::{self, Deployment, StatefulSet};
 use kix_kube::level::Level;
-use kix_sim::{FindingKind, FindingSubject, State, VerifyRequest, WorkloadVerdict, verify_workloads};
+use kix_sim::{FindingKind, FindingSubject, ScenarioRequest, State, WorkloadVerdict, verify_workloads};
 
 // The states and workloads of the workspace's tests/sim/, which the command line's tests use too.
 const THREE_ZONES: &str = include_str!("../../../../tests/sim/three-zones.yaml");
@@ -243,7 +243,7 @@ fn budgets_block_drains_as_the_disruption_controller_computes_them() {
 }
 
 /// A verify request for one Deployment of namespace `shop`.
-fn request(name: &str, level: Level) -> VerifyRequest {
+fn request(name: &str, level: Level) -> ScenarioRequest {
     verify_request(Deployment, "shop", name, level, None)
 }
 

@@ -53,8 +53,8 @@ pub fn verify_request(
     name: &str,
     level: kix_kube::level::Level,
     min_replicas: Option<u32>,
-) -> kix_sim::VerifyRequest {
-    kix_sim::VerifyRequest {
+) -> kix_sim::ScenarioRequest {
+    kix_sim::ScenarioRequest {
         workloads: vec![kix_sim::WorkloadLevel {
             kind,
             namespace: namespace.into(),
