@@ -232,4 +232,6 @@ codes! {
         "kix lint --cluster: on a node without the term's topologyKey no anti-affinity term matches (interpodaffinity nodeMatchesAnyTopologyTerm), so the rule separates nothing. Use a key the nodes carry.";
     LintTooManyReplicas = "K0722", Error, "more replicas than a hard rule can place on the cluster's domains",
         "kix lint --cluster: required pod anti-affinity matching the workload's own pods places one pod per domain of its key, and a DoNotSchedule spread with minDomains above the number of domains places at most maxSkew pods per domain; the replicas beyond stay Pending. A DoNotSchedule spread with minDomains at most the domain count places any number.";
+    LintSetOfOne = "K0723", Warning, "single-replica Deployments that share labels each spread over only their own pod",
+        "kix lint: Deployments of one replica in one namespace whose spread constraints each select only the workload's own pods balance a set of one, so all of them may land in one zone or node, though their pod templates share labels (members with identities: nameservers, quorum members, per-zone primaries). Select the siblings together (the labels they share, no matchLabelKeys), or in kix declare them one [groups.X].";
 }
