@@ -27,8 +27,17 @@ pub fn plan_workload(
     let pods = group.and_then(|(_, ig)| ig).map_or(replicas, |ig| ig.replicas);
     let derives = pods >= 2 && !view.explicit_spread && !cluster.substrate.single_node();
     let spreads = if derives { spread_keys(cluster, resolved.level.value) } else { Vec::new() };
-    let shipped_pdb = group.map_or(workload.shipped_pdb, |(g, _)| g.shipped_pdb);
-    if view.explicit_spread && pods >= 2 && !shipped_pdb {
+    // A group's member is covered by a shipped budget over the group, or by the group's own, which some
+    // member whose placement is kix's emits.
+    let covered = match workload.group {
+        Some(index) => {
+            package.groups[index].shipped_pdb
+                || (instance.workloads.iter().map(|w| &package.workloads[w.workload]))
+                    .any(|w| w.group == Some(index) && !w.view.explicit_spread)
+        }
+        None => workload.shipped_pdb,
+    };
+    if view.explicit_spread && pods >= 2 && !covered {
         let document = &instance.package.documents[workload.document];
         diagnostics.push(
             Diagnostic::new(
