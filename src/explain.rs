@@ -391,6 +391,14 @@ fn spread_steps(cluster: &Cluster, instance: &Instance, workload: &Workload, pla
 fn budget_step(instance: &Instance, workload: &Workload, plan: &WorkloadPlan) -> Step {
     if let Some(index) = workload.group {
         let group = &instance.package.groups[index];
+        if group.shipped_pdb {
+            return step(
+                "budget",
+                "none derived",
+                "a PodDisruptionBudget shipped in the package selects the group's pods (R10)",
+                Some(&group.at),
+            );
+        }
         let why = if plan.group_budget.is_some() {
             "derived for the group (R10), emitted with its first member; unhealthyPodEvictionPolicy ".to_string()
                 + group.eviction_policy.as_str()
