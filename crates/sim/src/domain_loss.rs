@@ -254,9 +254,10 @@ pub(super) fn tie_break(
     }
     if pass {
         let text = format!(
-            "with ties among equal best scores broken against the level, the replicas land on {}: every single {} loss still leaves one running",
+            "with ties among equal best scores broken against the level, the replicas land on {}: every single {} loss still leaves {}",
             theirs.join(", "),
-            if level == Level::Zone { "zone" } else { "node" }
+            if level == Level::Zone { "zone" } else { "node" },
+            if quorum.is_plain() { "one running".to_string() } else { format!("{} running", quorum.required) }
         );
         findings.push(Finding::new(FindingKind::SurvivesTieBreak, FindingSubject::Workload, text));
     }
