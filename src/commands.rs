@@ -166,7 +166,14 @@ fn summary_text(clusters: &[crate::derive::ClusterPlan]) -> String {
             let workloads: Vec<String> = instance
                 .workloads
                 .iter()
-                .map(|w| format!("{} x{}{}", w.name, w.replicas, if w.derived_pdb { " +pdb" } else { "" }))
+                .map(|w| {
+                    let budget = match &w.group_budget {
+                        Some(group) => format!(" +pdb {}", group.name),
+                        None if w.derived_pdb => " +pdb".to_string(),
+                        None => String::new(),
+                    };
+                    format!("{} x{}{budget}", w.name, w.replicas)
+                })
                 .collect();
             rows.push([
                 instance.name.clone(),

@@ -11,7 +11,9 @@
 
 use crate::compile::{Selection, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan, WorkloadPlan};
-use crate::resolve::{Ceiling, Cluster, Instance, InstanceWorkload, ReplicaSource, RequestedBy, Support, Workload};
+use crate::resolve::{
+    Ceiling, Cluster, Instance, InstanceGroup, InstanceWorkload, ReplicaSource, RequestedBy, Support, Workload,
+};
 use kix_diag::{Diagnostic, Diagnostics, Location};
 use kix_kube::kind::WorkloadKind;
 use serde::Serialize;
@@ -161,6 +163,7 @@ fn derivation(
     });
     steps.push(step("resolved level", instance.level.value.as_str(), "", Some(&instance.level.from)));
     steps.push(step("namespace", instance.namespace.as_str(), "", None));
+    steps.extend(instance.groups.iter().flat_map(|resolved| group_steps(instance, resolved)));
 
     let workloads = instance
         .workloads
@@ -190,6 +193,48 @@ fn derivation(
         workloads,
         findings,
     }
+}
+
+/// A `[groups.X]` of the instance: its selector, level, pods and survival, and each member with the
+/// pattern that made it one.
+fn group_steps(instance: &Instance, resolved: &InstanceGroup) -> Vec<Step> {
+    let package = &instance.package;
+    let group = &package.groups[resolved.group];
+    let mut steps = vec![step(
+        "group",
+        group.name.as_str(),
+        format!(
+            "selector {}: the labels every member's pod template carries with the same value",
+            crate::resolve::labels_text(&group.selector)
+        ),
+        Some(&group.at),
+    )];
+    steps.push(match &resolved.ceiling {
+        Ceiling::Lowered { max, from } => step(
+            "group level",
+            max.value.as_str(),
+            format!("the group's availability.max is below `{from}`: every member is lowered"),
+            Some(&max.from),
+        ),
+        _ => step("group level", resolved.level.value.as_str(), "the instance's level", None),
+    });
+    steps.push(step(
+        "group pods",
+        resolved.replicas.to_string(),
+        format!("the members' replicas added up, which R7, R8 and survive = \"{}\" judge", group.survive.as_str()),
+        group.survive_at.as_ref(),
+    ));
+    for member in &group.members {
+        let workload = &package.workloads[member.workload];
+        let replicas = instance.workloads.iter().find(|w| w.workload == member.workload).map_or(0, |w| w.replicas);
+        steps.push(step(
+            "member",
+            format!("{} {} x{replicas}", workload.kind().as_str(), workload.name()),
+            "matched by the group's workloads pattern",
+            Some(&member.pattern_at),
+        ));
+    }
+    steps
 }
 
 /// Whether a diagnostic is about this instance (and workload, when one is chosen).
@@ -289,18 +334,27 @@ fn workload_derivation(
             Some(&autoscaler.min_at),
         ));
     }
-    steps.extend(spread_steps(cluster, workload, plan));
+    if let Some(group) = &plan.group {
+        steps.push(step(
+            "group",
+            group.as_str(),
+            "a member: spread over and budgeted with the group's pods, judged on their total",
+            None,
+        ));
+    }
+    steps.extend(spread_steps(cluster, instance, workload, plan));
     steps.push(budget_step(instance, workload, plan));
     WorkloadDerivation { workload: format!("{}/{}", workload.kind().as_str(), workload.name()), steps }
 }
 
 /// R9 and R11: each derived constraint and why it is hard or soft, or why there are none.
-fn spread_steps(cluster: &Cluster, workload: &Workload, plan: &WorkloadPlan) -> Vec<Step> {
+fn spread_steps(cluster: &Cluster, instance: &Instance, workload: &Workload, plan: &WorkloadPlan) -> Vec<Step> {
     let none = |why: &str| vec![step("spread", "none", why, None)];
     if plan.explicit_placement {
         return none("the pod template has its own topologySpreadConstraints: kix leaves placement alone (R11)");
     }
-    if plan.replicas < 2 {
+    let group = workload.group.and_then(|g| instance.groups.iter().find(|ig| ig.group == g));
+    if group.map_or(plan.replicas, |g| g.replicas) < 2 {
         return none("one replica has nothing to spread (R9)");
     }
     if cluster.substrate.single_node() {
@@ -323,8 +377,11 @@ fn spread_steps(cluster: &Cluster, workload: &Workload, plan: &WorkloadPlan) -> 
             } else {
                 format!("{role}, spread best-effort at level `{}`: ScheduleAnyway", plan.level)
             };
-            let extra =
-                if workload.kind() == WorkloadKind::Deployment { ", matchLabelKeys [pod-template-hash]" } else { "" };
+            let extra = match &plan.group {
+                Some(group) => format!(", selecting the pods of group {group}"),
+                None if workload.kind() == WorkloadKind::Deployment => ", matchLabelKeys [pod-template-hash]".into(),
+                None => String::new(),
+            };
             step("spread", format!("{key} maxSkew 1{extra}"), why, None)
         })
         .collect()
@@ -332,6 +389,24 @@ fn spread_steps(cluster: &Cluster, workload: &Workload, plan: &WorkloadPlan) -> 
 
 /// R10: the budget kix derives, or why there is none.
 fn budget_step(instance: &Instance, workload: &Workload, plan: &WorkloadPlan) -> Step {
+    if let Some(index) = workload.group {
+        let group = &instance.package.groups[index];
+        if group.shipped_pdb {
+            return step(
+                "budget",
+                "none derived",
+                "a PodDisruptionBudget shipped in the package selects the group's pods (R10)",
+                Some(&group.at),
+            );
+        }
+        let why = if plan.group_budget.is_some() {
+            "derived for the group (R10), emitted with its first member; unhealthyPodEvictionPolicy ".to_string()
+                + group.eviction_policy.as_str()
+        } else {
+            "the group's budget covers its pods; a member gets none of its own".to_string()
+        };
+        return step("budget", format!("PodDisruptionBudget {} (the group's)", group.name), why, Some(&group.at));
+    }
     if plan.derived_pdb {
         let (policy, why) = match &workload.eviction_policy_at {
             Some(_) => (workload.eviction_policy.as_str(), "set in [workloads.X.pdb]".to_string()),

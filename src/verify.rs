@@ -14,6 +14,7 @@ pub use domain_keys::MissingKey;
 
 use crate::compile::{Compiled, Selection, UsageError, cluster_names, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan};
+use crate::load::package::Survive;
 use crate::resolve::Acknowledged;
 use crate::resolve::inventory::InventoryNode;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, Subject};
@@ -177,6 +178,11 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
                 level: w.level,
                 // Under an autoscaler the level must hold at its minimum, not at spec.replicas.
                 min_replicas: w.autoscaler.as_ref().map(|a| a.min_replicas),
+                group: w.group.clone(),
+                survive: match w.survive {
+                    Survive::One => kix_sim::Survive::One,
+                    Survive::Majority => kix_sim::Survive::Majority,
+                },
             })
             .collect(),
         node_key: cluster.domains.node.clone(),
@@ -272,7 +278,14 @@ fn verdict_row(instance: &str, w: &WorkloadVerdict) -> [String; 7] {
         format!("{}/{}", w.kind, w.name),
         w.level.to_string(),
         w.replicas.to_string(),
-        w.worst_case_running.map_or("-".into(), |n| format!("{n} of {}", w.replicas)),
+        w.worst_case_running.map_or("-".into(), |n| {
+            let of = w.group_replicas.unwrap_or(w.replicas);
+            let group = w.group.as_ref().map_or(String::new(), |g| format!(" (group {g})"));
+            match w.majority {
+                Some(majority) => format!("{n} of {of}, majority {majority}{group}"),
+                None => format!("{n} of {of}{group}"),
+            }
+        }),
         if losses == 0 { "-".into() } else { replacements_cell(w, pending) },
         if w.meets_level {
             format!("meets {}", w.level)

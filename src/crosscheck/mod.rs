@@ -7,12 +7,14 @@
 //! - [`budgets`]: pods selected by two PodDisruptionBudgets, which the
 //!   eviction API refuses to evict (K0415);
 //! - [`shared_objects`]: one object emitted by two instances (K0417);
+//! - [`groups`]: a group's selector that selects another instance's pods (K0424);
 //! - [`kept_namespaces`]: a kept namespace nothing in the cluster creates (K0421).
 //!
 //! Every check finds its candidates through an index by namespace and label
 //! ([`index::LabelIndex`]), never by comparing every pair of a cluster's workloads.
 
 mod budgets;
+mod groups;
 mod index;
 mod kept_namespaces;
 mod overlap;
@@ -27,8 +29,10 @@ use kix_diag::Diagnostics;
 pub fn check(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostics) {
     let plans = &plan.instances;
     let workloads = ClusterWorkloads::of(cluster);
-    let overlapping = overlap::report(cluster, &workloads, diagnostics);
-    budgets::report(cluster, &workloads, plans, &overlapping, diagnostics);
+    let mut explained = overlap::report(cluster, &workloads, diagnostics);
+    // A workload a group's selector takes in (K0424) is under the group's budget too: that explains it.
+    explained.extend(groups::report(cluster, &workloads, diagnostics));
+    budgets::report(cluster, &workloads, plans, &explained, diagnostics);
     shared_objects::report(cluster, plans, diagnostics);
     kept_namespaces::report(cluster, plan, diagnostics);
 }

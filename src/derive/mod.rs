@@ -205,6 +205,11 @@ fn derive_objects(
             let fields = patch::set_instance_fields(&mut pdb, &instance.namespace, &instance.name, true);
             objects.push(PlannedObject::new(pdb, fields, Origin::Budget(resolved.workload)));
         }
+        if let Some(group_budget) = &plan.group_budget {
+            let mut pdb = budget::group_pdb(group_budget);
+            let fields = patch::set_instance_fields(&mut pdb, &instance.namespace, &instance.name, true);
+            objects.push(PlannedObject::new(pdb, fields, Origin::GroupBudget(group_budget.group)));
+        }
     }
     objects::report_duplicate_objects(&objects, package, &instance.subject, diagnostics);
     objects::report_invalid_objects(&objects, package, &instance.subject, diagnostics);

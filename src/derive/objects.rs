@@ -19,6 +19,11 @@ fn source(origin: Origin, package: &Package) -> Option<(&Document, Option<String
             let derived_for = format!("{} {}", workload.kind().as_str(), workload.name());
             Some((&package.documents[workload.document], Some(derived_for)))
         }
+        Origin::GroupBudget(group) => {
+            let group = &package.groups[group];
+            let first = &package.workloads[group.members.first()?.workload];
+            Some((&package.documents[first.document], Some(format!("group {}", group.name))))
+        }
         Origin::Namespace => None,
     }
 }

@@ -8,7 +8,7 @@
 use super::plan::{Spread, WorkloadPlan};
 use kix_kube::autoscaler::AutoscalerView;
 use kix_kube::kind::WorkloadKind;
-use kix_kube::labels::POD_TEMPLATE_HASH;
+use kix_kube::labels::{GROUP_ANNOTATION, POD_TEMPLATE_HASH};
 use kix_kube::workload::WorkloadView;
 use kix_yaml::{Mapping, Value};
 
@@ -27,6 +27,9 @@ pub fn patch_workload(object: &mut Value, view: &WorkloadView, plan: &WorkloadPl
         let annotations = mapping_entry(metadata, "annotations");
         annotations.insert(REQUESTED_ANNOTATION.into(), plan.requested.as_str().into());
         annotations.insert(RESOLVED_ANNOTATION.into(), plan.level.as_str().into());
+        if let Some(group) = &plan.group {
+            annotations.insert(GROUP_ANNOTATION.into(), group.as_str().into());
+        }
     }
     let Some(spec) = object.get_mut("spec").and_then(Value::as_mapping_mut) else { return };
     // An autoscaler owns spec.replicas: setting it would fight the autoscaler on every sync.
@@ -36,21 +39,27 @@ pub fn patch_workload(object: &mut Value, view: &WorkloadView, plan: &WorkloadPl
     if plan.spreads.is_empty() {
         return;
     }
-    let constraints: Vec<Value> = plan.spreads.iter().map(|spread| spread_constraint(view, spread)).collect();
+    let constraints: Vec<Value> = plan.spreads.iter().map(|spread| spread_constraint(view, plan, spread)).collect();
     if let Some(pod_spec) = spec.get_mut("template").and_then(|t| t.get_mut("spec")).and_then(Value::as_mapping_mut) {
         pod_spec.insert("topologySpreadConstraints".into(), Value::Sequence(constraints));
     }
 }
 
-/// One derived constraint, fields in the order people write them.
-fn spread_constraint(view: &WorkloadView, spread: &Spread) -> Value {
+/// One derived constraint, fields in the order people write them. A group's member selects the group's
+/// pods and has no `matchLabelKeys`: pod-template-hash would narrow the count to its own ReplicaSet.
+fn spread_constraint(view: &WorkloadView, plan: &WorkloadPlan, spread: &Spread) -> Value {
     let mut constraint = Mapping::new();
     constraint.insert("maxSkew".into(), 1.into());
     constraint.insert("topologyKey".into(), spread.key.as_str().into());
     constraint.insert("whenUnsatisfiable".into(), if spread.hard { "DoNotSchedule" } else { "ScheduleAnyway" }.into());
-    constraint.insert("labelSelector".into(), view.selector_value.clone());
+    let selector =
+        plan.spread_selector.as_ref().map_or_else(|| view.selector_value.clone(), super::budget::match_labels);
+    constraint.insert("labelSelector".into(), selector);
     // Only Deployments have pod-template-hash; the API server refuses a key the selector already uses.
-    if view.kind == WorkloadKind::Deployment && !view.selector.keys().any(|k| k == POD_TEMPLATE_HASH) {
+    if plan.spread_selector.is_none()
+        && view.kind == WorkloadKind::Deployment
+        && !view.selector.keys().any(|k| k == POD_TEMPLATE_HASH)
+    {
         constraint.insert("matchLabelKeys".into(), Value::Sequence(vec![POD_TEMPLATE_HASH.into()]));
     }
     constraint.insert("nodeTaintsPolicy".into(), "Honor".into());

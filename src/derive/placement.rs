@@ -6,7 +6,7 @@
 //! that brings its own placement keeps it (R11) and is warned about when no
 //! budget of its instance selects its pods.
 
-use super::plan::{AutoscalerPlan, Spread, WorkloadPlan};
+use super::plan::{AutoscalerPlan, GroupBudget, Spread, WorkloadPlan};
 use crate::resolve::{Cluster, Instance, InstanceWorkload, Workload};
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use kix_kube::level::Level;
@@ -21,9 +21,23 @@ pub fn plan_workload(
 ) -> WorkloadPlan {
     let view = &workload.view;
     let replicas = resolved.replicas;
-    let derives = replicas >= 2 && !view.explicit_spread && !cluster.substrate.single_node();
+    let package = &instance.package;
+    // A group's member is spread over the group's pods: the group's total decides (issue 17).
+    let group = workload.group.map(|g| (&package.groups[g], instance.groups.iter().find(|ig| ig.group == g)));
+    let pods = group.and_then(|(_, ig)| ig).map_or(replicas, |ig| ig.replicas);
+    let derives = pods >= 2 && !view.explicit_spread && !cluster.substrate.single_node();
     let spreads = if derives { spread_keys(cluster, resolved.level.value) } else { Vec::new() };
-    if view.explicit_spread && replicas >= 2 && !workload.shipped_pdb {
+    // A group's member is covered by a shipped budget over the group, or by the group's own, which some
+    // member whose placement is kix's emits.
+    let covered = match workload.group {
+        Some(index) => {
+            package.groups[index].shipped_pdb
+                || (instance.workloads.iter().map(|w| &package.workloads[w.workload]))
+                    .any(|w| w.group == Some(index) && !w.view.explicit_spread)
+        }
+        None => workload.shipped_pdb,
+    };
+    if view.explicit_spread && pods >= 2 && !covered {
         let document = &instance.package.documents[workload.document];
         diagnostics.push(
             Diagnostic::new(
@@ -46,7 +60,7 @@ pub fn plan_workload(
         level: resolved.level.value,
         replicas,
         spreads,
-        derived_pdb: derives && !workload.shipped_pdb,
+        derived_pdb: derives && !workload.shipped_pdb && group.is_none(),
         explicit_placement: view.explicit_spread,
         autoscaler: workload.autoscaler.as_ref().zip(resolved.autoscaler).map(|(autoscaler, range)| AutoscalerPlan {
             kind: autoscaler.view.kind,
@@ -54,7 +68,32 @@ pub fn plan_workload(
             min_replicas: range.min,
             max_replicas: range.max,
         }),
+        group: group.map(|(g, _)| g.name.clone()),
+        spread_selector: group.map(|(g, _)| g.selector.clone()),
+        group_budget: group_budget(cluster, instance, workload, pods),
+        survive: group.map_or(workload.survive, |(g, _)| g.survive),
     }
+}
+
+/// R10 for a group: one budget, emitted with its first member (in document order) whose placement
+/// kix derives, unless a shipped budget covers the group's pods, the group runs fewer than two pods,
+/// or the cluster is single-node. `None` for every other member.
+fn group_budget(cluster: &Cluster, instance: &Instance, workload: &Workload, pods: u32) -> Option<GroupBudget> {
+    let package = &instance.package;
+    let index = workload.group?;
+    let group = &package.groups[index];
+    if pods < 2 || group.shipped_pdb || cluster.substrate.single_node() {
+        return None;
+    }
+    let first = (instance.workloads.iter())
+        .map(|w| &package.workloads[w.workload])
+        .find(|w| w.group == Some(index) && !w.view.explicit_spread)?;
+    std::ptr::eq(first, workload).then(|| GroupBudget {
+        name: group.name.clone(),
+        selector: group.selector.clone(),
+        policy: group.eviction_policy,
+        group: index,
+    })
 }
 
 /// R9: the topology keys to spread over, the one the level names hard. The node key always (hard at level

@@ -3,9 +3,11 @@
 //! fills them (`placement`, `patch`, `shape`) so that those files and the module root do not
 //! import each other.
 
+use crate::load::package::{EvictionPolicy, Survive};
 use kix_kube::autoscaler::AutoscalerKind;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
+use kix_kube::selector::Labels;
 
 /// What kix decided for one workload.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -24,6 +26,24 @@ pub struct WorkloadPlan {
     /// The autoscaler that owns its `spec.replicas` (kix then leaves that field as written, and
     /// `replicas` is the autoscaler's minimum).
     pub autoscaler: Option<AutoscalerPlan>,
+    /// The `[groups.X]` it is a member of, by name: its spread constraints select the group's pods.
+    pub group: Option<String>,
+    /// The selector of its spread constraints when it is not its own: a group's (no `matchLabelKeys`).
+    pub spread_selector: Option<Labels>,
+    /// The group's budget, which kix emits right after this workload (the group's first member).
+    pub group_budget: Option<GroupBudget>,
+    /// What must keep running through a failure: its own `survive`, or its group's.
+    pub survive: Survive,
+}
+
+/// The PodDisruptionBudget kix derives for a group: named after it, over the group's selector.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GroupBudget {
+    pub name: String,
+    pub selector: Labels,
+    pub policy: EvictionPolicy,
+    /// Index into the package's `groups`.
+    pub group: usize,
 }
 
 impl WorkloadPlan {

@@ -44,6 +44,8 @@ pub enum Origin {
     Document(usize),
     /// The budget kix derived (R10) for the package's workload at this index (into the package's workloads).
     Budget(usize),
+    /// The budget kix derived for the package's group at this index (into the package's groups).
+    GroupBudget(usize),
     /// The instance's own Namespace (`createNamespace`).
     Namespace,
 }

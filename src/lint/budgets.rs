@@ -91,6 +91,8 @@ fn coverage(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mut 
             );
         }
         [_] => {}
+        // A group's budget (issue 17) selects its members on purpose.
+        several if several.iter().all(|w| set.same_group(budget.document, w.document)) => {}
         several => {
             let names: Vec<String> = several.iter().map(|w| w.label()).collect();
             let diagnostic = locate(

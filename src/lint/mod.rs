@@ -25,6 +25,7 @@ mod budgets;
 mod cluster;
 mod facts;
 mod set;
+mod siblings;
 mod spread;
 mod text;
 
@@ -83,6 +84,7 @@ pub fn lint(request: &LintRequest) -> Linted {
         sources.into_iter().flat_map(|source| parse_documents(source, &mut diagnostics)).collect();
     let set = Set::read(documents, &mut diagnostics);
     spread::check(&set, &mut diagnostics);
+    siblings::check(&set, &mut diagnostics);
     budgets::check(&set, &mut diagnostics);
     affinity::check(&set, facts.as_ref(), &mut diagnostics);
     autoscaler::check(&set, &mut diagnostics);

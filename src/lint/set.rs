@@ -73,6 +73,18 @@ impl Set {
         &self.documents[index]
     }
 
+    /// The availability group kix compiled a document's object into (its `kix.dev/availability-group`
+    /// annotation), if any.
+    pub fn group_of(&self, document: usize) -> Option<&str> {
+        let annotations = self.documents[document].value.get("metadata").and_then(|m| m.get("annotations"));
+        annotations.and_then(|a| a.get(kix_kube::labels::GROUP_ANNOTATION)).and_then(Value::as_str)
+    }
+
+    /// Whether two objects are of one availability group kix compiled (which shares spread and budget on purpose).
+    pub fn same_group(&self, one: usize, other: usize) -> bool {
+        self.group_of(one).is_some_and(|g| self.group_of(other) == Some(g))
+    }
+
     /// The HPA scaling a workload.
     pub fn autoscaler(&self, target: &Target) -> Option<&Autoscaler> {
         target.autoscaler.map(|i| &self.autoscalers[i])

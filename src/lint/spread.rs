@@ -179,8 +179,12 @@ fn selector_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut 
         );
         return;
     }
-    let others: Vec<String> =
-        set.neighbours(target).filter(|other| c.counts(target, other.pod_labels(), false)).map(Target::label).collect();
+    // A group's members (issue 17) count each other on purpose.
+    let others: Vec<String> = set
+        .neighbours(target)
+        .filter(|other| c.counts(target, other.pod_labels(), false) && !set.same_group(target.document, other.document))
+        .map(Target::label)
+        .collect();
     if !others.is_empty() {
         let message = format!(
             "{} of {who} also counts the pods of {}, so the scheduler balances them together",
@@ -201,9 +205,11 @@ fn selector_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut 
 /// matchLabelKeys key also in the selector).
 fn field_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut Diagnostics) {
     let who = target.label();
+    // A group's member (issue 17) has none: pod-template-hash would narrow the count to its own ReplicaSet.
     if c.hard()
         && target.view.kind == WorkloadKind::Deployment
         && !c.match_label_keys.iter().any(|k| k == POD_TEMPLATE_HASH)
+        && set.group_of(target.document).is_none()
     {
         let message = format!(
             "{} of {who} has no matchLabelKeys: [pod-template-hash], so a rolling update balances old and new pods \

@@ -48,6 +48,45 @@ pub struct RawPackage {
     /// absent means every YAML file of the directory.
     #[schemars(with = "Option<Vec<String>>")]
     pub resources: Option<Vec<Spanned<String>>>,
+    /// Availability groups (by name, which the group's PodDisruptionBudget takes): workloads judged,
+    /// spread and budgeted as one service.
+    #[serde(default)]
+    #[schemars(with = "BTreeMap<String, RawGroup>")]
+    pub groups: BTreeMap<Spanned<String>, RawGroup>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+/// `[groups.X]`: several Deployments and StatefulSets of the package that form one service.
+pub struct RawGroup {
+    /// Names or `*` globs of the package's Deployments and StatefulSets; a workload belongs to at most one group.
+    #[schemars(with = "Vec<String>")]
+    pub workloads: Vec<Spanned<String>>,
+    /// How many of the group's pods must keep running: `one` (default) or `majority` (more than half).
+    #[schemars(with = "Option<Survive>")]
+    pub survive: Option<Spanned<Survive>>,
+    /// The group's ceiling: the highest level its members can meet together.
+    pub availability: Option<RawCeiling>,
+}
+
+/// `survive`: what must keep running through one failure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Survive {
+    /// At least one pod keeps running.
+    #[default]
+    One,
+    /// More than half of the pods keep running (a quorum).
+    Majority,
+}
+
+impl Survive {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Survive::One => "one",
+            Survive::Majority => "majority",
+        }
+    }
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -91,6 +130,9 @@ pub struct RawWorkload {
     pub pdb: Option<RawPdb>,
     /// This workload's own ceiling.
     pub availability: Option<RawCeiling>,
+    /// How many of its pods must keep running: `one` (default) or `majority` (more than half).
+    #[schemars(with = "Option<Survive>")]
+    pub survive: Option<Spanned<Survive>>,
 }
 
 /// `replicas = { none = 1, pod = 2, zone = 3 }`: a step function over levels.
@@ -133,7 +175,7 @@ pub struct RawPdb {
 }
 
 /// `PodDisruptionBudget.spec.unhealthyPodEvictionPolicy`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, schemars::JsonSchema)]
 pub enum EvictionPolicy {
     IfHealthyBudget,
     AlwaysAllow,
@@ -156,6 +198,9 @@ const PACKAGE_SHAPE: &[Shape] = &[
     Shape::Table(&["workloads", "*", "replicas"]),
     Shape::Table(&["workloads", "*", "pdb"]),
     Shape::Table(&["workloads", "*", "availability"]),
+    Shape::Table(&["groups"]),
+    Shape::Table(&["groups", "*"]),
+    Shape::Table(&["groups", "*", "availability"]),
 ];
 
 /// What one directory under `packages/` turned out to be.

@@ -57,8 +57,10 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
     // The cluster's own level against its substrate (R3), recorded for the instances that inherit it.
     let level = Sourced { value: *raw.availability.get_ref(), from: source.locate(raw.availability.span()) };
     let check = super::support::check_support(&name, &substrate, &level, &subject, diagnostics);
+    let inventory = if inventory_valid { inventory::expand(&raw.node_pools, &domains) } else { Vec::new() };
     let context = ClusterContext {
         name: &name,
+        nodes: (!inventory.is_empty()).then_some(inventory.len()),
         source: &source,
         level: &level,
         check: &check,
@@ -90,7 +92,6 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
             seen_names.push(instance_name);
         }
     }
-    let inventory = if inventory_valid { inventory::expand(&raw.node_pools, &domains) } else { Vec::new() };
     let multi_node_at = raw.capabilities.multi_node.as_ref().map(|m| source.locate(m.span()));
     let zones_at = raw.capabilities.availability_zones.as_ref().map(|z| source.locate(z.span()));
     cluster_valid.then(|| Cluster {

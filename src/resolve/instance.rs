@@ -14,11 +14,12 @@
 //! autoscaler). `kix explain` prints that trail.
 
 use super::model::{
-    Ceiling, Instance, InstanceWorkload, LevelTrail, Package, ReplicaSource, Request, RequestedBy, Sourced,
-    SubstrateCheck, Workload, WorkloadTrail,
+    Ceiling, Instance, InstanceGroup, InstanceWorkload, LevelTrail, Package, ReplicaSource, Request, RequestedBy,
+    Sourced, SubstrateCheck, Workload, WorkloadTrail,
 };
 use super::package::Packages;
 use super::substrate::Substrate;
+use super::survival::{Domains, check_majority};
 use super::versions::choose_package;
 use crate::load::cluster::RawInstance;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile, Subject};
@@ -35,6 +36,8 @@ pub struct ClusterContext<'a> {
     pub check: &'a SubstrateCheck,
     pub substrate: &'a Substrate,
     pub subject: &'a Subject,
+    /// The inventory's node count, when it declares nodes (the majority check at level node).
+    pub nodes: Option<usize>,
 }
 
 /// Resolves one instance entry; `None` (with the reason reported) when it cannot run.
@@ -110,7 +113,28 @@ pub fn resolve_instance(
         trail: LevelTrail { requested, substrate, package_ceiling },
         allow,
         workloads: Vec::new(),
+        groups: Vec::new(),
     };
+    instance.groups = (package.groups.iter().enumerate())
+        .map(|(index, group)| {
+            let (level, ceiling) = meet_ceiling(group.ceiling.as_ref(), &instance.level);
+            if let Ceiling::Lowered { max, from } = &ceiling {
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::GroupCeiling,
+                        format!(
+                            "cluster `{}` instance `{}`: group `{}` of package `{}` supports at most `{}`, so its members \
+                             run at `{}` instead of `{from}`",
+                            cluster.name, instance.name, group.name, package.name, max.value, max.value
+                        ),
+                    )
+                    .at(max.from.clone())
+                    .about(&instance.subject),
+                );
+            }
+            InstanceGroup { group: index, level, ceiling, replicas: 0 }
+        })
+        .collect();
     for (index, workload) in package.workloads.iter().enumerate() {
         // A second copy of a workload is reported as a duplicate object by derive, and resolved once.
         let first = package.workloads.iter().position(|w| w.kind() == workload.kind() && w.name() == workload.name());
@@ -118,6 +142,7 @@ pub fn resolve_instance(
             instance.workloads.push(resolve_workload(cluster, &instance, &package, index, workload, diagnostics));
         }
     }
+    check_groups(cluster, &mut instance, diagnostics);
     report_unmanaged_replicas(cluster.name, &instance, diagnostics);
     Some(instance)
 }
@@ -203,7 +228,10 @@ fn resolve_workload(
 ) -> InstanceWorkload {
     let name = workload.name();
     let subject = Subject { workload: Some(name.to_string()), ..instance.subject.clone() };
-    let (level, ceiling) = apply_workload_ceiling(cluster, instance, package, workload, &subject, diagnostics);
+    // A group's member starts from the group's level (the instance's after the group's ceiling).
+    let start = workload.group.and_then(|g| instance.groups.iter().find(|ig| ig.group == g)).map(|ig| &ig.level);
+    let (level, ceiling) =
+        apply_workload_ceiling(cluster, instance, start.unwrap_or(&instance.level), workload, &subject, diagnostics);
     // R6: replicas from the step function, else the manifest's; under an autoscaler, its minimum
     // with the level's count as the floor.
     let (replicas, replicas_from) = workload.replicas_at(level.value);
@@ -226,7 +254,13 @@ fn resolve_workload(
         (ReplicaSource::Autoscaler { at }, _) | (_, Some(at)) => at.clone(),
         (_, None) => workload.spec_replicas_at.clone(),
     };
-    check_replicas(package, workload, level.value, replicas, replicas_location, &subject, diagnostics);
+    check_replicas(package, workload, level.value, replicas, replicas_location.clone(), &subject, diagnostics);
+    if workload.group.is_none() {
+        let what = format!("workload `{name}`");
+        let at = workload.survive_at.clone().unwrap_or(replicas_location);
+        let domains = Domains { zones: cluster.substrate.zones.as_ref().map(Vec::len), nodes: cluster.nodes };
+        check_majority(&what, workload.survive, level.value, replicas, &domains, at, &subject, diagnostics);
+    }
     InstanceWorkload {
         workload: index,
         level,
@@ -240,12 +274,13 @@ fn resolve_workload(
 fn apply_workload_ceiling(
     cluster: &ClusterContext<'_>,
     instance: &Instance,
-    package: &Package,
+    start: &Sourced<Level>,
     workload: &Workload,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
 ) -> (Sourced<Level>, Ceiling) {
-    let (level, outcome) = meet_ceiling(workload.ceiling.as_ref(), &instance.level);
+    let package = &instance.package;
+    let (level, outcome) = meet_ceiling(workload.ceiling.as_ref(), start);
     let name = workload.name();
     if let Ceiling::Lowered { max: ceiling, from } = &outcome {
         diagnostics.push(
@@ -290,8 +325,8 @@ fn check_replicas(
             .help("a none ceiling declares the workload can run only one pod at a time; set its replicas to 1"),
         );
     }
-    // R8: a level of pod or more needs two replicas.
-    if level >= Level::Pod && replicas < 2 {
+    // R8: a level of pod or more needs two replicas (a group's member: the group's total, `check_groups`).
+    if level >= Level::Pod && replicas < 2 && workload.group.is_none() {
         diagnostics.push(
             Diagnostic::new(
                 Code::TooFewReplicas,
@@ -306,6 +341,58 @@ fn check_replicas(
             .about(subject)
             .help(r8_help(workload, replicas)),
         );
+    }
+}
+
+/// R7 and R8 on each group's total, and its survival: the members' replicas added up.
+fn check_groups(cluster: &ClusterContext<'_>, instance: &mut Instance, diagnostics: &mut Diagnostics) {
+    let package = std::sync::Arc::clone(&instance.package);
+    for index in 0..instance.groups.len() {
+        let group = &package.groups[instance.groups[index].group];
+        let total: u32 = (instance.workloads.iter())
+            .filter(|w| package.workloads[w.workload].group == Some(instance.groups[index].group))
+            .map(|w| w.replicas)
+            .sum();
+        instance.groups[index].replicas = total;
+        let level = instance.groups[index].level.value;
+        let subject = instance.subject.clone();
+        let name = &group.name;
+        let under_none = package.ceiling.as_ref().is_some_and(|c| c.value == Level::None)
+            || group.ceiling.as_ref().is_some_and(|c| c.value == Level::None);
+        if under_none && total > 1 {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::CeilingNoneManyReplicas,
+                    format!(
+                        "group `{name}` runs under a `none` ceiling but its members would run {total} pods at `{level}`"
+                    ),
+                )
+                .at(group.at.clone())
+                .about(&subject)
+                .help("a none ceiling declares the group can run only one pod at a time; give it one pod in all"),
+            );
+        }
+        if level >= Level::Pod && total < 2 {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::TooFewReplicas,
+                    format!(
+                        "group `{name}` resolves to level `{level}` but its members run {total} pod{} in all; one pod \
+                         cannot survive losing a pod",
+                        if total == 1 { "" } else { "s" }
+                    ),
+                )
+                .at(group.at.clone())
+                .about(&subject)
+                .help(format!(
+                    "add members to [groups.{name}], give a member a mapping such as replicas = {{ none = 1, pod = 2 }}, \
+                     or declare [groups.{name}.availability] max = \"none\""
+                )),
+            );
+        }
+        let domains = Domains { zones: cluster.substrate.zones.as_ref().map(Vec::len), nodes: cluster.nodes };
+        let at = group.survive_at.clone().unwrap_or_else(|| group.at.clone());
+        check_majority(&format!("group `{name}`"), group.survive, level, total, &domains, at, &subject, diagnostics);
     }
 }
 

@@ -19,6 +19,7 @@
 mod acknowledged;
 mod autoscaler;
 mod cluster;
+mod groups;
 mod instance;
 pub mod inventory;
 pub mod model;
@@ -26,11 +27,15 @@ mod namespaces;
 mod package;
 pub mod substrate;
 mod support;
+mod survival;
 mod versions;
 pub mod views;
 
 pub use acknowledged::Acknowledged;
-pub use model::{Ceiling, Cluster, Instance, InstanceWorkload, Model, Package, ReplicaSource, RequestedBy, Workload};
+pub use groups::labels_text;
+pub use model::{
+    Ceiling, Cluster, Instance, InstanceGroup, InstanceWorkload, Model, Package, ReplicaSource, RequestedBy, Workload,
+};
 pub use substrate::{FailureDomains, Support};
 
 use crate::load::Tree;

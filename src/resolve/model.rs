@@ -15,11 +15,12 @@
 use super::inventory::InventoryNode;
 use super::substrate::{FailureDomains, Substrate, Support};
 use crate::load::documents::Document;
-use crate::load::package::EvictionPolicy;
+use crate::load::package::{EvictionPolicy, Survive};
 use kix_diag::{Code, Location, SourceFile, Subject};
 use kix_kube::autoscaler::AutoscalerView;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
+use kix_kube::selector::Labels;
 use kix_kube::workload::{PdbView, WorkloadView};
 use semver::Version;
 use std::collections::BTreeSet;
@@ -92,6 +93,21 @@ pub struct Instance {
     pub allow: Vec<Code>,
     /// R5-R8 for each workload of the package (the first copy of each kind and name), in document order.
     pub workloads: Vec<InstanceWorkload>,
+    /// Each `[groups.X]` of the package: its level and its members' total, in name order.
+    pub groups: Vec<InstanceGroup>,
+}
+
+/// What one availability group of one instance runs at: the level its members share and their total.
+#[derive(Clone, Debug)]
+pub struct InstanceGroup {
+    /// Index into the package's `groups`.
+    pub group: usize,
+    /// The instance's level after the group's ceiling.
+    pub level: Sourced<Level>,
+    /// The group's `availability.max` met by the instance's level.
+    pub ceiling: Ceiling,
+    /// The members' replicas added up (R7, R8 and the survival check judge this).
+    pub replicas: u32,
 }
 
 /// What one workload of one instance runs at: its level and replica count, and why.
@@ -214,6 +230,8 @@ pub struct Package {
     pub documents: Vec<Document>,
     /// Deployments and StatefulSets, in document order.
     pub workloads: Vec<Workload>,
+    /// `[groups.X]`, in name order.
+    pub groups: Vec<Group>,
     /// Shipped PodDisruptionBudgets, by document index.
     pub pdbs: Vec<(usize, PdbView)>,
     /// Custom kinds the package's own CRDs declare cluster-scoped, by (group, kind).
@@ -273,6 +291,42 @@ pub struct Workload {
     pub shipped_pdb: bool,
     /// The HorizontalPodAutoscaler or ScaledObject of the package that scales it.
     pub autoscaler: Option<Autoscaler>,
+    /// Its `survive` (where written; `one` by default).
+    pub survive: Survive,
+    pub survive_at: Option<Location>,
+    /// The `[groups.X]` it belongs to: an index into the package's `groups`.
+    pub group: Option<usize>,
+}
+
+/// A `[groups.X]` of a package, validated: its members, the selector over their pods, its ceiling.
+#[derive(Debug)]
+pub struct Group {
+    pub name: String,
+    /// Where `[groups.X]` is written (its name).
+    pub at: Location,
+    /// Its members, in document order: each an index into the package's `workloads` and the pattern
+    /// that matched it.
+    pub members: Vec<GroupMember>,
+    /// The labels every member's pod template carries with the same value: the spread constraints'
+    /// and the budget's selector.
+    pub selector: Labels,
+    /// Its `availability.max`.
+    pub ceiling: Option<Sourced<Level>>,
+    pub survive: Survive,
+    pub survive_at: Option<Location>,
+    /// The budget's policy: `AlwaysAllow` when every member is a Deployment, else `IfHealthyBudget`.
+    pub eviction_policy: EvictionPolicy,
+    /// A PodDisruptionBudget shipped in the package selects the group's pods: kix derives none.
+    pub shipped_pdb: bool,
+}
+
+/// One member of a group.
+#[derive(Debug)]
+pub struct GroupMember {
+    /// Index into the package's `workloads`.
+    pub workload: usize,
+    /// The `workloads` pattern that matched it.
+    pub pattern_at: Location,
 }
 
 /// An autoscaler of the package, bound to the workload it scales.

@@ -8,7 +8,7 @@
 use super::model::{Package, Sourced, Workload};
 use crate::load::PackageDir;
 use crate::load::documents::Document;
-use crate::load::package::{EvictionPolicy, RawWorkload};
+use crate::load::package::{EvictionPolicy, RawWorkload, Survive};
 use kix_diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
 use kix_kube::autoscaler::AutoscalerView;
 use kix_kube::kind::{ControllerKind, WorkloadKind};
@@ -165,7 +165,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         }
     }
     let mut autoscalers = super::autoscaler::bind(&documents, &views, &subject, diagnostics);
-    let workloads = views
+    let mut workloads: Vec<Workload> = views
         .into_iter()
         .enumerate()
         .map(|(position, (index, view))| {
@@ -187,6 +187,8 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
             workload
         })
         .collect();
+    let groups =
+        super::groups::resolve_groups(&raw, &mut workloads, &documents, &pdbs, &manifest, &subject, diagnostics);
     let cluster_scoped_kinds = cluster_scoped_custom_kinds(&documents);
     let namespaces = super::namespaces::package_namespaces(meta, &manifest, &subject, diagnostics);
     Some(Package {
@@ -197,6 +199,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         ceiling,
         documents,
         workloads,
+        groups,
         pdbs,
         cluster_scoped_kinds,
         namespaces,
@@ -370,6 +373,9 @@ fn resolve_workload(
         eviction_policy_at,
         shipped_pdb,
         autoscaler: None,
+        survive: settings.and_then(|s| s.survive.as_ref()).map_or(Survive::One, |s| *s.get_ref()),
+        survive_at: settings.and_then(|s| s.survive.as_ref()).map(|s| located(manifest, s)),
+        group: None,
     }
 }
 

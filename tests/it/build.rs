@@ -287,7 +287,7 @@ fn build_check_lists_what_a_build_would_change_and_writes_nothing() {
     let root = t.root().to_path_buf();
     // Nothing built yet: every file is missing, nothing is written.
     let run = t.clone().args(["build", "--check"]).run().status(1);
-    run.stdout_contains("missing  ./out/prod/shop.yaml").stdout_contains("18 files differ");
+    run.stdout_contains("missing  ./out/prod/shop.yaml").stdout_contains("19 files differ");
     assert!(!root.join("out").exists());
     // Right after a build: clean.
     t.clone().args(["build"]).run().status(0);

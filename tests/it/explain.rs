@@ -14,6 +14,16 @@ fn an_instance_lowered_by_its_package_ceiling_says_where_each_step_came_from() {
 }
 
 #[test]
+fn a_group_shows_its_selector_members_and_where_each_came_from() {
+    Test::new()
+        .examples()
+        .args(["explain", "--cluster", "prod", "--instance", "dns"])
+        .run()
+        .status(0)
+        .stdout_golden(format!("{EXAMPLES}/expected/explain-prod-dns.txt"));
+}
+
+#[test]
 fn one_workload_under_a_none_ceiling_and_the_json_shape() {
     let t = Test::new().examples();
     t.clone()

@@ -7,6 +7,7 @@ mod support;
 mod architecture;
 mod build;
 mod explain;
+mod groups;
 mod guide;
 mod init;
 mod invariants;

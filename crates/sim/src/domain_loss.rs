@@ -4,6 +4,7 @@
 use super::cluster::{Cluster, Outcome};
 use super::objects::Pod;
 use super::plugins::REASON_SPREAD;
+use super::quorum::Quorum;
 use super::verdict::{DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult};
 use super::world::World;
 use kix_kube::kind::WorkloadKind;
@@ -26,10 +27,13 @@ fn eviction_after(world: &World<'_>, pod: &Pod, nodes: &[String]) -> Option<i64>
 pub(super) fn domain_loss(
     world: &mut World<'_>,
     w: usize,
+    quorum: &Quorum,
     level: Level,
     request: &ScenarioRequest,
 ) -> (ScenarioResult, Vec<DomainLoss>) {
-    let owned = world.owned(w);
+    // The pods judged: the workload's, or its group's (see [`Quorum`]).
+    let mut owned: Vec<(Pod, String)> = quorum.members.iter().flat_map(|&m| world.owned(m)).collect();
+    owned.sort_by(|a, b| a.0.name.cmp(&b.0.name));
     let key = if level == Level::Zone { &request.zone_key } else { &request.node_key };
     // The failed units: (label, nodes to fail, pods to delete).
     // By report label, then the label value it names.
@@ -72,8 +76,9 @@ pub(super) fn domain_loss(
     }
     for ((label, value), (nodes, pods)) in units {
         let owned = owned.len() as i64;
-        let loss = world
-            .trial(|world| fail(world, w, level, key, &label, value, &nodes, &pods, owned, &mut pass, &mut findings));
+        let loss = world.trial(|world| {
+            fail(world, w, quorum, level, key, &label, value, &nodes, &pods, owned, &mut pass, &mut findings)
+        });
         losses.push(loss);
     }
     (ScenarioResult { scenario: Scenario::DomainLoss, pass, findings }, losses)
@@ -85,6 +90,7 @@ pub(super) fn domain_loss(
 fn fail(
     world: &mut World<'_>,
     w: usize,
+    quorum: &Quorum,
     level: Level,
     key: &str,
     label: &str,
@@ -110,7 +116,8 @@ fn fail(
         }
     }
     // Every pod of the workload in the failed domain is lost, deleted or not; the rest run.
-    let running = owned - pods.iter().filter(|p| world.workloads[w].owns(p)).count() as i64;
+    let judged = |p: &&Pod| quorum.members.iter().any(|&m| world.workloads[m].owns(p));
+    let running = owned - pods.iter().filter(judged).count() as i64;
     {
         let mut loss = DomainLoss {
             domain: label.to_string(),
@@ -184,9 +191,14 @@ fn fail(
                 _ => {}
             }
         }
-        if running == 0 {
+        if running < quorum.required {
             *pass = false;
-            let text = format!("{label} lost: no replica keeps running ({} lost)", loss.lost);
+            let text = if quorum.is_plain() {
+                format!("{label} lost: no replica keeps running ({} lost)", loss.lost)
+            } else {
+                let whose = quorum.group.as_ref().map_or(String::new(), |g| format!(" of group {g}"));
+                format!("{label} lost: {}{whose} ({} lost)", quorum.figures(running), loss.lost)
+            };
             findings.push(Finding::new(FindingKind::NoReplicaLeft, FindingSubject::Domain(label.to_string()), text));
         }
         loss
@@ -202,6 +214,7 @@ pub(super) fn tie_break(
     world: &World<'_>,
     adversarial: &mut World<'_>,
     w: usize,
+    quorum: &Quorum,
     level: Level,
     request: &ScenarioRequest,
     losses: &[DomainLoss],
@@ -214,10 +227,10 @@ pub(super) fn tie_break(
         nodes
     };
     let (ours, theirs) = (placed(world), placed(adversarial));
-    if losses.iter().all(|l| l.running > 0) {
+    if losses.iter().all(|l| l.running >= quorum.required) {
         let key = if level == Level::Zone { &request.zone_key } else { &request.node_key };
-        let (_, adversarial_losses) = domain_loss(adversarial, w, level, request);
-        for loss in adversarial_losses.iter().filter(|l| l.running == 0) {
+        let (_, adversarial_losses) = domain_loss(adversarial, w, quorum, level, request);
+        for loss in adversarial_losses.iter().filter(|l| l.running < quorum.required) {
             let value = loss.value.as_str();
             let inside: Vec<&str> = theirs
                 .iter()
@@ -241,9 +254,10 @@ pub(super) fn tie_break(
     }
     if pass {
         let text = format!(
-            "with ties among equal best scores broken against the level, the replicas land on {}: every single {} loss still leaves one running",
+            "with ties among equal best scores broken against the level, the replicas land on {}: every single {} loss still leaves {}",
             theirs.join(", "),
-            if level == Level::Zone { "zone" } else { "node" }
+            if level == Level::Zone { "zone" } else { "node" },
+            if quorum.is_plain() { "one running".to_string() } else { format!("{} running", quorum.required) }
         );
         findings.push(Finding::new(FindingKind::SurvivesTieBreak, FindingSubject::Workload, text));
     }

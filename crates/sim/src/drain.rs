@@ -24,6 +24,7 @@
 
 use super::budget::Eviction;
 use super::objects::Pod;
+use super::quorum::Quorum;
 use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult};
 use super::world::World;
 use kix_kube::level::Level;
@@ -31,20 +32,28 @@ use kix_kube::level::Level;
 /// kubectl's reason for a pod without a controller (filters.go, `unmanagedFatal`).
 pub const UNMANAGED_FATAL: &str = "cannot delete Pods that declare no controller (use --force to override)";
 
-pub(super) fn drain(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+pub(super) fn drain(world: &mut World<'_>, w: usize, quorum: &Quorum, level: Level) -> ScenarioResult {
     let mut nodes: Vec<String> = world.owned(w).into_iter().map(|(_, n)| n).collect();
     nodes.sort();
     nodes.dedup();
     let mut findings = Vec::new();
     let mut pass = true;
     for node in nodes {
-        world.trial(|world| drain_node(world, w, level, &node, &mut pass, &mut findings));
+        world.trial(|world| drain_node(world, w, quorum, level, &node, &mut pass, &mut findings));
     }
     ScenarioResult { scenario: Scenario::Drain, pass, findings }
 }
 
 /// Cordons and drains one node. Changes `world`; the caller rolls it back.
-fn drain_node(world: &mut World<'_>, w: usize, level: Level, node: &str, pass: &mut bool, findings: &mut Vec<Finding>) {
+fn drain_node(
+    world: &mut World<'_>,
+    w: usize,
+    quorum: &Quorum,
+    level: Level,
+    node: &str,
+    pass: &mut bool,
+    findings: &mut Vec<Finding>,
+) {
     {
         world.cordon(node);
         let mut pods: Vec<Pod> =
@@ -70,6 +79,16 @@ fn drain_node(world: &mut World<'_>, w: usize, level: Level, node: &str, pass: &
                 match world.evict(&pod) {
                     Eviction::Evicted => {
                         progress = true;
+                        // A group's or a majority workload's pods must keep the quorum while one is evicted.
+                        let judged = world.owner_of(&pod).is_some_and(|o| quorum.counts(o));
+                        let running = quorum.running(world) - 1;
+                        if judged && !quorum.is_plain() && level >= Level::Pod && running < quorum.required {
+                            *pass = false;
+                            let text =
+                                format!("drain of {node}: evicting {} leaves {}", pod.name, quorum.figures(running));
+                            let subject = FindingSubject::pod(&pod.namespace, &pod.name);
+                            findings.push(Finding::new(FindingKind::DrainBlocked, subject, text));
+                        }
                         evicted(world, w, level, node, &pod, pass, findings);
                     }
                     Eviction::TooManyRequests(why) => refused.push((pod, why)),

@@ -97,6 +97,7 @@ mod input;
 mod interpod;
 pub mod objects;
 mod plugins;
+mod quorum;
 mod scenarios;
 mod schedule;
 pub mod snapshot;
@@ -111,8 +112,8 @@ pub use cluster::{Cluster, Cycle, Outcome};
 pub use scenarios::verify_workloads;
 pub use snapshot::State;
 pub use verdict::{
-    DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, WorkloadLevel,
-    WorkloadVerdict,
+    DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, Survive,
+    WorkloadLevel, WorkloadVerdict,
 };
 
 pub use input::{InputError, read_state};

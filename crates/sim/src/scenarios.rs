@@ -51,9 +51,11 @@ use super::domain_loss::{domain_loss, tie_break};
 use super::drain::drain;
 use super::objects::Controller;
 use super::plugins::Spread;
+use super::quorum::Quorum;
 use super::snapshot::State;
 use super::verdict::{
-    Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, WorkloadVerdict,
+    Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, Survive, WorkloadLevel,
+    WorkloadVerdict,
 };
 use super::voluntary::{rolling_update, statefulset_update};
 use super::workload::Workload;
@@ -212,19 +214,53 @@ pub(super) fn run(
                         )],
                     }],
                     meets_level: false,
+                    group: wanted.group.clone(),
+                    group_replicas: None,
+                    majority: None,
                 });
             }
             continue;
         };
-        verdicts.push(verdict(&mut world, adversarial.as_mut(), w, wanted.level, request, &rollout_pending[w]));
+        let quorum = quorum_of(&workloads, w, wanted, request);
+        verdicts.push(verdict(
+            &mut world,
+            adversarial.as_mut(),
+            w,
+            &quorum,
+            wanted.level,
+            request,
+            &rollout_pending[w],
+        ));
     }
     verdicts
 }
 
+/// What must keep running for the verified workload: its pods, or with the other members of its group
+/// (the request's workloads of the same group and namespace that the model placed).
+fn quorum_of(workloads: &[Workload], w: usize, wanted: &WorkloadLevel, request: &ScenarioRequest) -> Quorum {
+    let mut members = vec![w];
+    if let Some(group) = &wanted.group {
+        for other in
+            request.workloads.iter().filter(|x| x.group.as_ref() == Some(group) && x.namespace == wanted.namespace)
+        {
+            let found = workloads
+                .iter()
+                .position(|x| x.kind == other.kind && x.namespace == other.namespace && x.name == other.name);
+            if let Some(m) = found.filter(|m| !members.contains(m)) {
+                members.push(m);
+            }
+        }
+    }
+    let total = members.iter().map(|&m| workloads[m].replicas.max(0)).sum();
+    Quorum::new(members, total, wanted.survive, wanted.group.clone())
+}
+
+#[allow(clippy::too_many_arguments)]
 fn verdict(
     world: &mut World<'_>,
     adversarial: Option<&mut World<'_>>,
     w: usize,
+    quorum: &Quorum,
     level: Level,
     request: &ScenarioRequest,
     pending: &BTreeMap<String, String>,
@@ -256,6 +292,9 @@ fn verdict(
         selector_counts: selector_counts.clone(),
         scenarios: Vec::new(),
         meets_level: false,
+        group: quorum.group.clone(),
+        group_replicas: quorum.group.as_ref().map(|_| quorum.total),
+        majority: (quorum.survive == Survive::Majority).then_some(quorum.required),
     };
     if level >= Level::Pod {
         let ones: Vec<Finding> = selector_counts
@@ -270,23 +309,23 @@ fn verdict(
             })
             .collect();
         scenarios.push(ScenarioResult { scenario: Scenario::Selectors, pass: ones.is_empty(), findings: ones });
-        let (result, losses) = domain_loss(world, w, level, request);
+        let (result, losses) = domain_loss(world, w, quorum, level, request);
         verdict.worst_case_running = losses.iter().map(|l| l.running).min();
         verdict.replacements_scheduled = losses.iter().map(|l| l.replacements.len() as i64).sum();
         scenarios.push(result);
         if let Some(adversarial) = adversarial.filter(|_| level >= Level::Node) {
-            scenarios.push(tie_break(world, adversarial, w, level, request, &losses));
+            scenarios.push(tie_break(world, adversarial, w, quorum, level, request, &losses));
         }
         verdict.domain_losses = losses;
     }
     // Rolling updates and drains run at every level: below pod downtime is allowed, but an update
     // that deadlocks or a drain that never finishes blocks the cluster's operators, whatever the level.
     if workload.kind == WorkloadKind::Deployment {
-        scenarios.push(rolling_update(world, w, level));
+        scenarios.push(rolling_update(world, w, quorum, level));
     } else {
-        scenarios.push(statefulset_update(world, w, level));
+        scenarios.push(statefulset_update(world, w, quorum, level));
     }
-    scenarios.push(drain(world, w, level));
+    scenarios.push(drain(world, w, quorum, level));
     verdict.meets_level = scenarios.iter().all(|s| s.pass);
     verdict.scenarios = scenarios;
     verdict

@@ -19,6 +19,20 @@ pub struct WorkloadLevel {
     /// The minimum of the autoscaler that owns the workload's `spec.replicas`: verified at this
     /// many replicas instead of `spec.replicas` (an HPA or ScaledObject may scale down to it).
     pub min_replicas: Option<u32>,
+    /// The availability group it is a member of (issue 17): the members of one group in one namespace
+    /// are judged on their pods together.
+    pub group: Option<String>,
+    /// How many of its pods (or its group's) must keep running through a failure.
+    pub survive: Survive,
+}
+
+/// What must keep running through one failure: one pod, or more than half of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Survive {
+    #[default]
+    One,
+    Majority,
 }
 
 /// What the scenario engine is asked to verify: per-workload levels and the cluster's failure-domain
@@ -219,4 +233,13 @@ pub struct WorkloadVerdict {
     pub selector_counts: BTreeMap<String, usize>,
     pub scenarios: Vec<ScenarioResult>,
     pub meets_level: bool,
+    /// The availability group the workload is judged with, and that group's pods (the running
+    /// counts above are the group's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group_replicas: Option<i64>,
+    /// Under `survive = "majority"`: how many pods are a majority.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub majority: Option<i64>,
 }

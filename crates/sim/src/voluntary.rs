@@ -4,18 +4,43 @@
 //! (maxSurge rounded up, maxUnavailable down). The drain is in [`super::drain`].
 
 use super::objects::{Phase, Pod};
+use super::quorum::Quorum;
 use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult};
 use super::world::World;
 use kix_kube::labels::POD_TEMPLATE_HASH;
 use kix_kube::level::Level;
 
 /// The rolling update of a Deployment, from the placed state and back to it.
-pub(super) fn rolling_update(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
-    world.trial(|world| deployment_update(world, w, level))
+pub(super) fn rolling_update(world: &mut World<'_>, w: usize, quorum: &Quorum, level: Level) -> ScenarioResult {
+    // The other members of its group keep running while this one updates.
+    let others = quorum.running(world) - world.owned_count(w);
+    world.trial(|world| deployment_update(world, w, quorum, others, level))
+}
+
+/// The fewest available replicas of an update against what must keep running (issue 17): at least
+/// one, or with the other running pods of its group (`others`), the quorum. Pushes the finding and
+/// returns false when the update breaks it.
+fn keeps_quorum(min_available: i64, quorum: &Quorum, others: i64, noun: &str, findings: &mut Vec<Finding>) -> bool {
+    let running = min_available.saturating_add(others);
+    if running >= quorum.required {
+        if !quorum.is_plain() {
+            let text = format!("during the {noun}: {}", quorum.figures(running.max(0)));
+            findings.push(Finding::new(FindingKind::UpdateProgress, FindingSubject::Workload, text));
+        }
+        return true;
+    }
+    let text = if quorum.is_plain() {
+        format!("the {noun} drops to {min_available} available replicas")
+    } else {
+        let whose = quorum.group.as_ref().map_or(String::new(), |g| format!(" of group {g}"));
+        format!("the {noun} drops to {}{whose}", quorum.figures(running.max(0)))
+    };
+    findings.push(Finding::new(FindingKind::UpdateDropsAvailability, FindingSubject::Workload, text));
+    false
 }
 
 /// The syncs of [`rolling_update`]; changes `world`, the caller rolls it back.
-fn deployment_update(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i64, level: Level) -> ScenarioResult {
     let workloads = world.workloads;
     let workload = &workloads[w];
     let replicas = workload.replicas;
@@ -121,10 +146,8 @@ fn deployment_update(world: &mut World<'_>, w: usize, level: Level) -> ScenarioR
             break;
         }
     }
-    if level >= Level::Pod && min_available < 1 && replicas > 0 {
+    if level >= Level::Pod && replicas > 0 && !keeps_quorum(min_available, quorum, others, "rollout", &mut findings) {
         pass = false;
-        let text = format!("the rollout drops to {min_available} available replicas");
-        findings.push(Finding::new(FindingKind::UpdateDropsAvailability, FindingSubject::Workload, text));
     }
     let text = format!(
         "maxSurge {surge}, maxUnavailable {unavailable}; fewest available during the rollout: {}",
@@ -189,12 +212,13 @@ pub(super) fn sort_for_deletion(pods: &mut [(Pod, String)], related: &[(Pod, Str
 /// replaces nothing by itself. (`Parallel` only changes scaling, not updates: the same order
 /// applies.) At level pod and up one replica must stay available throughout; a replacement left
 /// Pending stops the update there for good.
-pub(super) fn statefulset_update(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
-    world.trial(|world| statefulset_steps(world, w, level))
+pub(super) fn statefulset_update(world: &mut World<'_>, w: usize, quorum: &Quorum, level: Level) -> ScenarioResult {
+    let others = quorum.running(world) - world.owned_count(w);
+    world.trial(|world| statefulset_steps(world, w, quorum, others, level))
 }
 
 /// The steps of [`statefulset_update`]; changes `world`, the caller rolls it back.
-fn statefulset_steps(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+fn statefulset_steps(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i64, level: Level) -> ScenarioResult {
     let workloads = world.workloads;
     let workload = &workloads[w];
     let replicas = workload.replicas.max(0);
@@ -227,10 +251,8 @@ fn statefulset_steps(world: &mut World<'_>, w: usize, level: Level) -> ScenarioR
         }
         updated.push(name);
     }
-    if level >= Level::Pod && min_available < 1 && replicas > 0 {
+    if level >= Level::Pod && replicas > 0 && !keeps_quorum(min_available, quorum, others, "update", &mut findings) {
         pass = false;
-        let text = format!("the update drops to {min_available} available replicas");
-        findings.push(Finding::new(FindingKind::UpdateDropsAvailability, FindingSubject::Workload, text));
     }
     let text = format!(
         "partition {partition}: {} updated highest ordinal first, one at a time ({}); fewest available during the update: {}",

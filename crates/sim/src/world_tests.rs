@@ -124,6 +124,8 @@ fn journalled_scenarios_give_the_reference_engines_verdicts() {
                     name: "web".into(),
                     level: level(&mut rng),
                     min_replicas: None,
+                    group: None,
+                    survive: Default::default(),
                 },
                 WorkloadLevel {
                     kind: WorkloadKind::StatefulSet,
@@ -131,6 +133,8 @@ fn journalled_scenarios_give_the_reference_engines_verdicts() {
                     name: "db".into(),
                     level: level(&mut rng),
                     min_replicas: None,
+                    group: None,
+                    survive: Default::default(),
                 },
             ],
             node_key: "kubernetes.io/hostname".into(),

@@ -3,6 +3,7 @@
 //! (namespaces, labels, annotations, objects several instances share) and [`shapes`] (instances
 //! stamped from a shape equal instances derived alone). The helpers below are theirs.
 
+mod groups;
 mod metadata;
 mod rules;
 mod shapes;

@@ -61,6 +61,8 @@ pub fn verify_request(
             name: name.into(),
             level,
             min_replicas,
+            group: None,
+            survive: Default::default(),
         }],
         node_key: "kubernetes.io/hostname".into(),
         zone_key: "topology.kubernetes.io/zone".into(),

@@ -1,0 +1,59 @@
+//! A group's selector against the other instances of its namespace (issue 17, K0424): the group's
+//! spread constraints and budget count every pod the selector selects in the namespace, so a pod
+//! template of another instance there that carries all of the group's shared labels would be
+//! counted (and budgeted) as one of the group's. Within its own package the selector was checked
+//! once, by `resolve`.
+
+use super::index::ClusterWorkloads;
+use crate::resolve::Cluster;
+use kix_diag::{Code, Diagnostic, Diagnostics};
+use kix_kube::selector::Selector;
+use std::collections::BTreeSet;
+
+/// Reports each group whose selector selects a pod template of another instance in its namespace;
+/// returns those workloads (by instance and name), whose two budgets K0415 then does not report again.
+pub fn report(
+    cluster: &Cluster,
+    workloads: &ClusterWorkloads<'_>,
+    diagnostics: &mut Diagnostics,
+) -> BTreeSet<(String, String)> {
+    let mut selected = BTreeSet::new();
+    for instance in &cluster.instances {
+        for group in &instance.package.groups {
+            let selector = Selector { match_labels: group.selector.clone(), requirements: Vec::new() };
+            for entry in workloads.selected_by(&instance.namespace, &selector) {
+                let other = &workloads.entries[entry];
+                if std::ptr::eq(other.instance, instance) {
+                    continue;
+                }
+                selected.insert((other.instance.name.clone(), other.workload.name().to_string()));
+                let selector_text = crate::resolve::labels_text(&group.selector);
+                let document = &other.instance.package.documents[other.workload.document];
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::GroupSelector,
+                        format!(
+                            "group `{}` of instance `{}` selects its pods by {selector_text} (the labels its members \
+                             share), which also selects the pods of {} {} of instance `{}` in namespace `{}`",
+                            group.name,
+                            instance.name,
+                            other.workload.kind().as_str(),
+                            other.workload.name(),
+                            other.instance.name,
+                            instance.namespace
+                        ),
+                    )
+                    .at(group.at.clone())
+                    .with_label(document.locate(&["metadata", "name"]), "also selected")
+                    .about(&instance.subject)
+                    .help(format!(
+                        "run instance `{}` in another namespace, or give the group's members a label of their own, \
+                         e.g. `kix.dev/group: {}` in their pod templates (changing a pod template restarts its pods once)",
+                        other.instance.name, group.name
+                    )),
+                );
+            }
+        }
+    }
+    selected
+}
