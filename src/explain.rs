@@ -275,6 +275,13 @@ fn workload_derivation(
             "the minimum of the workload's autoscaler, which owns spec.replicas: no mapping step above it",
             Some(at),
         ),
+        ReplicaSource::ScaledToZero { at } => step(
+            "replicas",
+            "0",
+            "the manifest's spec.replicas: scaled to zero, it runs no pods, so kix passes it through unchanged \
+             (no spread, no budget)",
+            Some(at),
+        ),
     });
     if let (Some(autoscaler), Some(range)) = (&workload.autoscaler, resolved.autoscaler) {
         let view = &autoscaler.view;

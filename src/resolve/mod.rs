@@ -19,6 +19,7 @@
 mod acknowledged;
 mod autoscaler;
 mod cluster;
+mod custom;
 mod instance;
 pub mod inventory;
 pub mod model;

@@ -188,6 +188,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         })
         .collect();
     let cluster_scoped_kinds = cluster_scoped_custom_kinds(&documents);
+    let unmanaged_custom = super::custom::unmanaged_custom(&documents);
     let namespaces = super::namespaces::package_namespaces(meta, &manifest, &subject, diagnostics);
     Some(Package {
         name,
@@ -200,6 +201,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         pdbs,
         cluster_scoped_kinds,
         namespaces,
+        unmanaged_custom,
     })
 }
 

@@ -4,6 +4,7 @@
 //! stamped from a shape equal instances derived alone). The helpers below are theirs.
 
 mod metadata;
+mod operators;
 mod rules;
 mod shapes;
 

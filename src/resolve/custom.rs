@@ -1,0 +1,37 @@
+//! Custom resources that run pods kix does not place (K0435, issue 18): a kind of a well-known
+//! operator (`kix_kube::operators`), or a kind whose CustomResourceDefinition, shipped in the
+//! package, declares a pod count or a pod template under `spec`. Found once per package here;
+//! each instance at level pod or higher names them (`instance`), and verify lists them as
+//! unverified.
+
+use super::model::{UnmanagedCustom, UnmanagedWhy};
+use crate::load::documents::Document;
+use kix_kube::operators::{crd_pod_field, operator_kind};
+use std::collections::BTreeMap;
+
+/// The package's custom resources that run pods, in document order.
+pub fn unmanaged_custom(documents: &[Document]) -> Vec<UnmanagedCustom> {
+    // (group, kind) of each shipped CRD that declares a pod field, with that field.
+    let crd_fields: BTreeMap<(&str, &str), &'static str> = documents
+        .iter()
+        .filter(|d| d.group() == "apiextensions.k8s.io" && d.kind() == "CustomResourceDefinition")
+        .filter_map(|d| {
+            let spec = d.value.get("spec")?;
+            let group = spec.get("group")?.as_str()?;
+            let kind = spec.get("names")?.get("kind")?.as_str()?;
+            Some(((group, kind), crd_pod_field(&d.value)?))
+        })
+        .collect();
+    documents
+        .iter()
+        .enumerate()
+        .filter_map(|(index, document)| {
+            let (group, kind) = (document.group(), document.kind());
+            let why = match operator_kind(group, kind) {
+                Some(_) => UnmanagedWhy::Operator,
+                None => UnmanagedWhy::CrdField(crd_fields.get(&(group, kind))?),
+            };
+            Some(UnmanagedCustom { document: index, kind: kind.to_string(), name: document.name().to_string(), why })
+        })
+        .collect()
+}
