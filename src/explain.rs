@@ -13,7 +13,6 @@ use crate::compile::{Selection, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan, WorkloadPlan};
 use crate::resolve::{Ceiling, Cluster, Instance, InstanceWorkload, ReplicaSource, RequestedBy, Support, Workload};
 use kix_diag::{Diagnostic, Diagnostics, Location};
-use kix_kube::kind::WorkloadKind;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -330,8 +329,11 @@ fn spread_steps(cluster: &Cluster, workload: &Workload, plan: &WorkloadPlan) -> 
             } else {
                 format!("{role}, spread best-effort at level `{}`: ScheduleAnyway", plan.level)
             };
-            let extra =
-                if workload.kind() == WorkloadKind::Deployment { ", matchLabelKeys [pod-template-hash]" } else { "" };
+            let extra = workload
+                .kind()
+                .template_hash_label()
+                .map(|key| format!(", matchLabelKeys [{key}]"))
+                .unwrap_or_default();
             step("spread", format!("{key} maxSkew 1{extra}"), why, None)
         })
         .collect()

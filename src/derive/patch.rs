@@ -7,8 +7,6 @@
 
 use super::plan::{Spread, WorkloadPlan};
 use kix_kube::autoscaler::AutoscalerView;
-use kix_kube::kind::WorkloadKind;
-use kix_kube::labels::POD_TEMPLATE_HASH;
 use kix_kube::workload::WorkloadView;
 use kix_yaml::{Mapping, Value};
 
@@ -49,9 +47,11 @@ fn spread_constraint(view: &WorkloadView, spread: &Spread) -> Value {
     constraint.insert("topologyKey".into(), spread.key.as_str().into());
     constraint.insert("whenUnsatisfiable".into(), if spread.hard { "DoNotSchedule" } else { "ScheduleAnyway" }.into());
     constraint.insert("labelSelector".into(), view.selector_value.clone());
-    // Only Deployments have pod-template-hash; the API server refuses a key the selector already uses.
-    if view.kind == WorkloadKind::Deployment && !view.selector.keys().any(|k| k == POD_TEMPLATE_HASH) {
-        constraint.insert("matchLabelKeys".into(), Value::Sequence(vec![POD_TEMPLATE_HASH.into()]));
+    // The label the controller gives each revision's pods (pod-template-hash on a Deployment's,
+    // rollouts-pod-template-hash on a Rollout's; none on a StatefulSet's); the API server refuses a key the
+    // selector already uses.
+    if let Some(hash) = view.kind.template_hash_label().filter(|hash| !view.selector.keys().any(|k| k == *hash)) {
+        constraint.insert("matchLabelKeys".into(), Value::Sequence(vec![hash.into()]));
     }
     constraint.insert("nodeTaintsPolicy".into(), "Honor".into());
     Value::Mapping(constraint)

@@ -6,6 +6,7 @@
 
 use super::model::{UnmanagedCustom, UnmanagedWhy};
 use crate::load::documents::Document;
+use kix_kube::kind::WorkloadKind;
 use kix_kube::operators::{crd_pod_field, operator_kind};
 use std::collections::BTreeMap;
 
@@ -26,6 +27,10 @@ pub fn unmanaged_custom(documents: &[Document]) -> Vec<UnmanagedCustom> {
         .iter()
         .enumerate()
         .filter_map(|(index, document)| {
+            // A Rollout with its own template is a workload kix places.
+            if WorkloadKind::of(&document.value).is_some() {
+                return None;
+            }
             let (group, kind) = (document.group(), document.kind());
             let why = match operator_kind(group, kind) {
                 Some(_) => UnmanagedWhy::Operator,

@@ -357,7 +357,7 @@ fn resolve_workload(
     let mapping_at = settings.and_then(|s| s.replicas.as_ref()).map(|m| located(manifest, m));
     let policy = settings.and_then(|s| s.pdb.as_ref()).and_then(|p| p.unhealthy_pod_eviction_policy.as_ref());
     let eviction_policy = policy.map(|p| *p.get_ref()).unwrap_or(match view.kind {
-        WorkloadKind::Deployment => EvictionPolicy::AlwaysAllow,
+        WorkloadKind::Deployment | WorkloadKind::Rollout => EvictionPolicy::AlwaysAllow,
         WorkloadKind::StatefulSet => EvictionPolicy::IfHealthyBudget,
     });
     let eviction_policy_at = policy.map(|p| located(manifest, p));

@@ -354,3 +354,24 @@ fn verify_warnings_are_acknowledged_and_denied_like_any_warning() {
     assert!(!run.stderr.contains("K0610"), "{}", run.stderr);
     run.stderr_contains("acknowledged)");
 }
+
+/// Issue 18: a Rollout with its own template is verified like a Deployment (its revisions told apart by
+/// rollouts-pod-template-hash); a Rollout with workloadRef is listed as not verified; the Deployment it
+/// references, scaled to zero, runs no pods and is not checked.
+#[test]
+fn issue18_rollouts_are_verified_or_listed_as_not_verified() {
+    let root = "tests/fixtures/argo-rollouts";
+    let (run, report) = verify_json(Test::in_dir(root), &[]);
+    run.status(0);
+    let canary = workload(&report, "prod", "shop", "canary");
+    assert_eq!((canary["kind"].as_str(), canary["replicas"].as_i64()), (Some("Rollout"), Some(5)));
+    assert_eq!(canary["meets_level"], true, "{canary}");
+    let shop = &report[0]["instances"][0];
+    assert_eq!(shop["workloads"].as_array().unwrap().len(), 1, "the Deployment scaled to zero is not checked");
+    assert_eq!(shop["unverified"], serde_json::json!([{"kind": "Rollout", "name": "web"}]));
+    Test::in_dir(root)
+        .args(["verify"])
+        .run()
+        .stdout_contains("  prod/shop Rollout/web\n")
+        .stdout_ends_with("1 workload(s) checked, 0 do not meet their level, 1 custom resource(s) not verified\n");
+}

@@ -1,4 +1,4 @@
-//! The one reader of Deployments, StatefulSets and PodDisruptionBudgets.
+//! The one reader of Deployments, StatefulSets, Argo Rollouts (with their own template) and PodDisruptionBudgets.
 //!
 //! The compiler and the scheduler model both read a workload through
 //! [`WorkloadView::read`]: the fields either needs, with their shape checked as the
@@ -201,19 +201,28 @@ impl WorkloadView {
         })
     }
 
-    /// A Deployment's `spec.strategy`, defaults filled in (`RollingUpdate`, 25% / 25%).
+    /// A Deployment's `spec.strategy`, defaults filled in (`RollingUpdate`, 25% / 25%). A Rollout's
+    /// canary steps surge and retire pods as `spec.strategy.canary.maxSurge` and `maxUnavailable` say
+    /// (25% / 25% by default: argoproj/argo-rollouts `utils/defaults/defaults.go`); blueGreen brings up
+    /// the whole new revision before the old one goes (surge 100%, unavailable 0).
     pub fn strategy(&self) -> Result<Strategy, WorkloadError> {
         let strategy = self.strategy.as_ref();
-        let rolling = strategy.and_then(|s| at(s, &["rollingUpdate"]));
+        if self.kind == WorkloadKind::Rollout && strategy.and_then(|s| at(s, &["blueGreen"])).is_some() {
+            let (max_surge, max_unavailable) = (IntOrPercent::Percent(100), IntOrPercent::Int(0));
+            return Ok(Strategy { max_surge, max_unavailable, recreate: false });
+        }
+        let rolling_key = if self.kind == WorkloadKind::Rollout { "canary" } else { "rollingUpdate" };
+        let rolling = strategy.and_then(|s| at(s, &[rolling_key]));
         let field = |field: &'static str| match rolling.and_then(|r| at(r, &[field])) {
             None => Ok(IntOrPercent::Percent(25)),
             Some(value) => IntOrPercent::read(value).map_err(|why| WorkloadError {
                 kind: self.kind,
                 name: self.name.clone(),
-                path: if field == "maxSurge" {
-                    &["spec", "strategy", "rollingUpdate", "maxSurge"]
-                } else {
-                    &["spec", "strategy", "rollingUpdate", "maxUnavailable"]
+                path: match (rolling_key, field) {
+                    ("canary", "maxSurge") => &["spec", "strategy", "canary", "maxSurge"],
+                    ("canary", _) => &["spec", "strategy", "canary", "maxUnavailable"],
+                    (_, "maxSurge") => &["spec", "strategy", "rollingUpdate", "maxSurge"],
+                    _ => &["spec", "strategy", "rollingUpdate", "maxUnavailable"],
                 },
                 reason: WorkloadReason::Strategy(field, why),
             }),
@@ -330,6 +339,26 @@ mod tests {
         let e = w.strategy().unwrap_err();
         assert_eq!(e.path.last(), Some(&"maxSurge"));
         assert!(e.to_string().ends_with("maxSurge: `x` must be an integer or percentage (e.g '5%')"), "{e}");
+    }
+
+    #[test]
+    fn a_rollouts_strategy_is_its_canary_or_blue_green() {
+        let rollout = WEB.replace("apps/v1", "argoproj.io/v1alpha1").replace("kind: Deployment", "kind: Rollout");
+        let strategy = |extra: &str| {
+            read(&rollout.replace("replicas: 3", &format!("replicas: 3\n  strategy: {extra}")))
+                .unwrap()
+                .unwrap()
+                .strategy()
+                .unwrap()
+        };
+        let canary = strategy("{canary: {maxSurge: 1, maxUnavailable: 0}}");
+        assert_eq!((canary.max_surge, canary.max_unavailable), (IntOrPercent::Int(1), IntOrPercent::Int(0)));
+        assert_eq!(strategy("{canary: {}}").max_surge, IntOrPercent::Percent(25));
+        let blue_green = strategy("{blueGreen: {activeService: a}}");
+        assert_eq!(
+            (blue_green.max_surge, blue_green.max_unavailable),
+            (IntOrPercent::Percent(100), IntOrPercent::Int(0))
+        );
     }
 
     #[test]

@@ -58,7 +58,6 @@ use super::verdict::{
 use super::voluntary::{rolling_update, statefulset_update};
 use super::workload::Workload;
 use super::world::World;
-use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
 use kix_yaml::Value;
 use std::collections::BTreeMap;
@@ -281,7 +280,7 @@ fn verdict(
     }
     // Rolling updates and drains run at every level: below pod downtime is allowed, but an update
     // that deadlocks or a drain that never finishes blocks the cluster's operators, whatever the level.
-    if workload.kind == WorkloadKind::Deployment {
+    if workload.kind.deployment_like() {
         scenarios.push(rolling_update(world, w, level));
     } else {
         scenarios.push(statefulset_update(world, w, level));

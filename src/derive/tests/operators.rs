@@ -33,6 +33,11 @@ const ROLLOUT: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata
                        replicas: 5\n  selector:\n    matchLabels: {app: canary}\n  template:\n    metadata:\n      \
                        labels: {app: canary}\n    spec:\n      containers:\n      - name: c\n        image: c\n";
 
+/// Argo Rollouts' workloadRef pattern: the Rollout runs the template of a Deployment scaled to zero.
+const REF_ROLLOUT: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata:\n  name: ref\nspec:\n  \
+                           replicas: 5\n  selector:\n    matchLabels: {app: w}\n  workloadRef:\n    \
+                           apiVersion: apps/v1\n    kind: Deployment\n    name: w\n";
+
 const DATABASE_CRD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  \
                             name: databases.example.com\nspec:\n  group: example.com\n  names: {kind: Database, \
                             plural: databases}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    \
@@ -50,9 +55,9 @@ fn issue18_custom_resources_that_run_pods_are_named() {
     let with_crd = format!("{DATABASE_CRD}---\n{DATABASE}");
     let without_field = format!("{plain_crd}---\n{}", DATABASE.replace("replicas: 3", "size: 3"));
     let cases: &[(&str, &str, &[Code])] = &[
-        ("zone", ROLLOUT, &[Code::UnmanagedCustomResource]),
+        ("zone", REF_ROLLOUT, &[Code::UnmanagedCustomResource]),
         ("pod", &with_crd, &[Code::UnmanagedCustomResource]),
-        ("none", ROLLOUT, &[]),
+        ("none", REF_ROLLOUT, &[]),
         ("zone", &without_field, &[]),
         // Without its CRD kix cannot tell that an unknown kind runs pods.
         ("zone", DATABASE, &[]),
@@ -76,7 +81,36 @@ fn issue18_custom_resources_that_run_pods_are_named() {
             &cluster_toml("zone", THREE_ZONES, "web")
                 .replace("package = \"web\"", "package = \"web\"\nallow = [\"K0435\"]"),
         )
-        .package("web", &web("", ROLLOUT).0, &[("w.yaml", ROLLOUT)])
+        .package("web", &web("", REF_ROLLOUT).0, &[("w.yaml", REF_ROLLOUT)])
         .compile();
     assert!(!allowed.codes().contains(&Code::UnmanagedCustomResource), "{:?}", allowed.messages());
+}
+
+// A Rollout with its own template is placed like a Deployment: replicas from the mapping, spread at
+// spec.template.spec.topologySpreadConstraints (hard on the zone key, matchLabelKeys with the label the
+// Rollouts controller sets), a budget over its pods.
+#[test]
+fn issue18_rollout_is_placed_like_a_deployment() {
+    let compiled = compile_one(
+        "zone",
+        THREE_ZONES,
+        web("[workloads.canary]\nreplicas = { none = 1, pod = 2, zone = 5 }\n", ROLLOUT),
+    );
+    assert_eq!(compiled.codes(), Vec::<Code>::new(), "{:?}", compiled.messages());
+    let plan = compiled.workload("c", "app", "canary");
+    assert_eq!((plan.kind, plan.replicas, plan.derived_pdb), (kix_kube::kind::WorkloadKind::Rollout, 5, true));
+    let objects = compiled.instance("c", "app").objects();
+    assert_eq!(objects[0]["spec"]["replicas"], 5);
+    let spread = objects[0]["spec"]["template"]["spec"]["topologySpreadConstraints"].as_sequence().unwrap();
+    let zone = spread.iter().find(|c| c["topologyKey"] == "topology.kubernetes.io/zone").unwrap();
+    assert_eq!(zone["whenUnsatisfiable"], "DoNotSchedule");
+    assert_eq!(zone["matchLabelKeys"][0], "rollouts-pod-template-hash");
+    assert_eq!(zone["labelSelector"]["matchLabels"]["app"], "canary");
+    assert_eq!(objects[1]["kind"], "PodDisruptionBudget");
+    assert_eq!(objects[1]["spec"]["selector"]["matchLabels"]["app"], "canary");
+    // And with a workloadRef to a Deployment scaled to zero: the Deployment builds unchanged, no K0403.
+    let yaml = format!("{}---\n{REF_ROLLOUT}", workload_yaml("Deployment", "w", Some(0), ""));
+    let compiled = compile_one("zone", THREE_ZONES, web("", &yaml));
+    assert_eq!(compiled.codes(), vec![Code::UnmanagedCustomResource], "{:?}", compiled.messages());
+    assert!(compiled.workload("c", "app", "w").scaled_to_zero);
 }
