@@ -198,6 +198,12 @@ fn derive_objects(
         if let Some((autoscaler, range)) = autoscalers.iter().find(|(a, _)| a.document == index) {
             patch::set_autoscaler_range(&mut value, &autoscaler.view, range.min, range.max);
         }
+        // The Deployment whose template a Rollout runs (workloadRef) holds that Rollout's spread.
+        let runs_template =
+            |w: &&crate::resolve::InstanceWorkload| package.workloads[w.workload].template_from == Some(index);
+        if let Some(at) = instance.workloads.iter().position(|w| runs_template(&w)) {
+            patch::write_spread(&mut value, &package.workloads[instance.workloads[at].workload].view, &workloads[at]);
+        }
         let Some(at) = instance.workloads.iter().position(|w| package.workloads[w.workload].document == index) else {
             objects.push(PlannedObject::new(value, fields, Origin::Document(index)));
             continue;

@@ -31,11 +31,19 @@ pub fn patch_workload(object: &mut Value, view: &WorkloadView, plan: &WorkloadPl
     if plan.autoscaler.is_none() {
         insert_first(spec, "replicas", Value::from(plan.replicas));
     }
+    write_spread(object, view, plan);
+}
+
+/// Writes the plan's spread constraints into the object's pod template (`spec.template.spec`): the
+/// workload's own, or, for a Rollout with `spec.workloadRef`, the Deployment's whose template it runs.
+/// Nothing when the plan derives none or the object has no pod template.
+pub fn write_spread(object: &mut Value, view: &WorkloadView, plan: &WorkloadPlan) {
     if plan.spreads.is_empty() {
         return;
     }
     let constraints: Vec<Value> = plan.spreads.iter().map(|spread| spread_constraint(view, spread)).collect();
-    if let Some(pod_spec) = spec.get_mut("template").and_then(|t| t.get_mut("spec")).and_then(Value::as_mapping_mut) {
+    let template = object.get_mut("spec").and_then(|s| s.get_mut("template"));
+    if let Some(pod_spec) = template.and_then(|t| t.get_mut("spec")).and_then(Value::as_mapping_mut) {
         pod_spec.insert("topologySpreadConstraints".into(), Value::Sequence(constraints));
     }
 }

@@ -298,6 +298,9 @@ pub struct Workload {
     pub shipped_pdb: bool,
     /// The HorizontalPodAutoscaler or ScaledObject of the package that scales it.
     pub autoscaler: Option<Autoscaler>,
+    /// A Rollout's `spec.workloadRef`: the index of the Deployment whose template it runs (derive writes
+    /// its spread there).
+    pub template_from: Option<usize>,
 }
 
 /// An autoscaler of the package, bound to the workload it scales.

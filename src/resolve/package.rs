@@ -165,6 +165,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         }
     }
     let mut autoscalers = super::autoscaler::bind(&documents, &views, &subject, diagnostics);
+    let refs = super::custom::template_refs(&documents);
     let workloads = views
         .into_iter()
         .enumerate()
@@ -184,6 +185,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
                 diagnostics,
             );
             workload.autoscaler = autoscaler;
+            workload.template_from = refs.get(&index).map(|(_, deployment)| *deployment);
             workload
         })
         .collect();
@@ -216,9 +218,21 @@ fn read_workloads_and_budgets(
 ) -> (Vec<Indexed<WorkloadView>>, Vec<Indexed<PdbView>>) {
     let mut views = Vec::new();
     let mut pdbs = Vec::new();
+    let refs = super::custom::template_refs(documents);
+    let holders = super::custom::template_holders(documents);
     for (index, document) in documents.iter().enumerate() {
-        if let Some(kind) = WorkloadKind::of(&document.value) {
-            match super::views::read_workload(document, kind) {
+        if holders.contains(&index) {
+            continue;
+        }
+        let read = match (WorkloadKind::of(&document.value), refs.get(&index)) {
+            (Some(kind), _) => Some(super::views::read_workload(document, kind)),
+            (None, Some((combined, _))) => {
+                Some(super::views::read_workload_as(document, combined, WorkloadKind::Rollout))
+            }
+            (None, None) => None,
+        };
+        if let Some(read) = read {
+            match read {
                 Ok(view) => views.push((index, view)),
                 Err(problems) => {
                     for problem in problems {
@@ -248,8 +262,10 @@ fn check_strictly(
     diagnostics: &mut Diagnostics,
 ) {
     let custom = CustomKinds::from_objects(documents.iter().map(|d| &d.value));
+    let holders = super::custom::template_holders(documents);
     for (index, document) in documents.iter().enumerate() {
-        let unreadable = (WorkloadKind::of(&document.value).is_some() && !views.iter().any(|(i, _)| *i == index))
+        let workload = WorkloadKind::of(&document.value).is_some() && !holders.contains(&index);
+        let unreadable = (workload && !views.iter().any(|(i, _)| *i == index))
             || (PdbView::is_pdb(&document.value) && !pdbs.iter().any(|(i, _)| *i == index))
             || AutoscalerView::read(&document.value).is_err();
         if !unreadable {
@@ -270,7 +286,10 @@ fn report_unknown_entries(
 ) {
     for key in raw.workloads.keys() {
         let workload = key.get_ref();
-        let named = documents.iter().any(|d| WorkloadKind::of(&d.value).is_some() && d.name() == workload);
+        let refs = super::custom::template_refs(documents);
+        let named = documents.iter().enumerate().any(|(index, d)| {
+            (WorkloadKind::of(&d.value).is_some() || refs.contains_key(&index)) && d.name() == workload
+        });
         if named {
             continue;
         }
@@ -372,6 +391,7 @@ fn resolve_workload(
         eviction_policy_at,
         shipped_pdb,
         autoscaler: None,
+        template_from: None,
     }
 }
 

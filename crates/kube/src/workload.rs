@@ -235,6 +235,40 @@ impl WorkloadView {
     }
 }
 
+/// A Rollout that takes its pod template from a Deployment (`spec.workloadRef`, argoproj/argo-rollouts
+/// `pkg/apis/rollouts/v1alpha1/types.go` `ObjectRef`; the controller runs the referenced Deployment's
+/// `spec.template`, `rollout/templateref.go`), resolved among `objects`: the Rollout with that template
+/// (and the Deployment's selector where the Rollout names none), to read as a [`WorkloadKind::Rollout`],
+/// and the index of the Deployment among `objects`. `None` for any other object, or when no `apps`
+/// Deployment of that name is in the Rollout's namespace.
+pub fn with_referenced_template<'a>(
+    object: &Value,
+    objects: impl IntoIterator<Item = &'a Value>,
+) -> Option<(Value, usize)> {
+    if WorkloadKind::detect(str_at(object, &["apiVersion"]).unwrap_or_default(), str_at(object, &["kind"])?)
+        != Some(WorkloadKind::Rollout)
+        || at(object, &["spec", "template"]).is_some()
+    {
+        return None;
+    }
+    let reference = at(object, &["spec", "workloadRef"])?;
+    let name = str_at(reference, &["name"])?;
+    let namespace = str_at(object, &["metadata", "namespace"]);
+    let (index, deployment) = objects.into_iter().enumerate().find(|(_, other)| {
+        WorkloadKind::of(other) == Some(WorkloadKind::Deployment)
+            && str_at(reference, &["kind"]) == Some("Deployment")
+            && str_at(other, &["metadata", "name"]) == Some(name)
+            && str_at(other, &["metadata", "namespace"]) == namespace
+    })?;
+    let mut combined = object.clone();
+    let spec = combined.get_mut("spec")?.as_mapping_mut()?;
+    spec.insert("template".into(), at(deployment, &["spec", "template"])?.clone());
+    if at(object, &["spec", "selector"]).is_none() {
+        spec.insert("selector".into(), at(deployment, &["spec", "selector"])?.clone());
+    }
+    Some((combined, index))
+}
+
 /// What kix reads from a `policy` PodDisruptionBudget.
 #[derive(Clone, Debug)]
 pub struct PdbView {
@@ -339,6 +373,23 @@ mod tests {
         let e = w.strategy().unwrap_err();
         assert_eq!(e.path.last(), Some(&"maxSurge"));
         assert!(e.to_string().ends_with("maxSurge: `x` must be an integer or percentage (e.g '5%')"), "{e}");
+    }
+
+    #[test]
+    fn a_workload_ref_rollout_runs_the_deployments_template() {
+        let deployment: Value = kix_yaml::from_str(&WEB.replace("replicas: 3", "replicas: 0")).unwrap();
+        let rollout = "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: r, namespace: shop}\n\
+                       spec:\n  replicas: 5\n  workloadRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n";
+        let rollout: Value = kix_yaml::from_str(rollout).unwrap();
+        assert_eq!(WorkloadKind::of(&rollout), None);
+        let (combined, index) = with_referenced_template(&rollout, [&rollout, &deployment]).unwrap();
+        assert_eq!(index, 1);
+        let view = WorkloadView::read_as(&combined, WorkloadKind::Rollout).unwrap();
+        assert_eq!((view.name.as_str(), view.manifest_replicas), ("r", Some(5)));
+        assert!(view.selector.matches(&view.template_labels));
+        let elsewhere = kix_yaml::from_str(&WEB.replace("namespace: shop", "namespace: other")).unwrap();
+        assert!(with_referenced_template(&rollout, [&elsewhere]).is_none());
+        assert!(with_referenced_template(&deployment, [&deployment]).is_none());
     }
 
     #[test]

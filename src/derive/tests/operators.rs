@@ -108,9 +108,21 @@ fn issue18_rollout_is_placed_like_a_deployment() {
     assert_eq!(zone["labelSelector"]["matchLabels"]["app"], "canary");
     assert_eq!(objects[1]["kind"], "PodDisruptionBudget");
     assert_eq!(objects[1]["spec"]["selector"]["matchLabels"]["app"], "canary");
-    // And with a workloadRef to a Deployment scaled to zero: the Deployment builds unchanged, no K0403.
+    // And with a workloadRef to a Deployment scaled to zero: the Rollout gets its budget and its spread,
+    // written into the template it runs; the Deployment keeps replicas 0 and gets no budget of its own.
     let yaml = format!("{}---\n{REF_ROLLOUT}", workload_yaml("Deployment", "w", Some(0), ""));
     let compiled = compile_one("zone", THREE_ZONES, web("", &yaml));
-    assert_eq!(compiled.codes(), vec![Code::UnmanagedCustomResource], "{:?}", compiled.messages());
-    assert!(compiled.workload("c", "app", "w").scaled_to_zero);
+    assert_eq!(compiled.codes(), Vec::<Code>::new(), "{:?}", compiled.messages());
+    let plan = compiled.workload("c", "app", "ref");
+    assert_eq!((plan.kind, plan.replicas, plan.derived_pdb), (kix_kube::kind::WorkloadKind::Rollout, 5, true));
+    assert_eq!(compiled.instance("c", "app").workloads.len(), 1, "the template's Deployment is no workload");
+    let objects = compiled.instance("c", "app").objects();
+    let kinds: Vec<&str> = objects.iter().map(|o| o["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["Deployment", "Rollout", "PodDisruptionBudget"]);
+    assert_eq!(objects[0]["spec"]["replicas"], 0);
+    assert!(objects[0]["metadata"].get("annotations").is_none());
+    let spread = objects[0]["spec"]["template"]["spec"]["topologySpreadConstraints"].as_sequence().unwrap();
+    assert_eq!(spread[1]["matchLabelKeys"][0], "rollouts-pod-template-hash");
+    assert!(objects[1]["spec"].get("template").is_none(), "the Rollout stays a workloadRef");
+    assert_eq!(objects[2]["spec"]["selector"]["matchLabels"]["app"], "w");
 }
