@@ -19,7 +19,7 @@
 mod acknowledged;
 mod autoscaler;
 mod cluster;
-mod custom;
+pub mod custom;
 mod instance;
 pub mod inventory;
 pub mod model;
