@@ -303,6 +303,9 @@ fn workload_derivation(
 /// R9 and R11: each derived constraint and why it is hard or soft, or why there are none.
 fn spread_steps(cluster: &Cluster, workload: &Workload, plan: &WorkloadPlan) -> Vec<Step> {
     let none = |why: &str| vec![step("spread", "none", why, None)];
+    if plan.scaled_to_zero {
+        return none("scaled to zero, it runs no pods to spread");
+    }
     if plan.explicit_placement {
         return none("the pod template has its own topologySpreadConstraints: kix leaves placement alone (R11)");
     }
@@ -364,6 +367,7 @@ fn budget_step(instance: &Instance, workload: &Workload, plan: &WorkloadPlan) ->
                 Some(&from),
             );
         }
+        None if plan.scaled_to_zero => "scaled to zero, it runs no pods to protect",
         None if plan.explicit_placement => "the workload brings its own placement (R11)",
         None if plan.replicas < 2 => "one replica: a budget would block every drain (R10)",
         None => "the cluster is declared single-node: a budget would block the drain of its only node",
