@@ -117,8 +117,8 @@ codes! {
         "R7: a none ceiling says the workload can run only one pod at a time (a single-active controller, say). Set its replicas to 1, or remove the ceiling.";
     TooFewReplicas = "K0403", Error, "a workload at level pod or higher runs fewer than two replicas",
         "R8: one replica cannot survive losing a pod. Add a replicas mapping such as { none = 1, pod = 2 }, or declare availability = { max = \"none\" } for a workload that can run only one pod.";
-    UnknownWorkload = "K0404", Error, "a [workloads.X] entry names no Deployment or StatefulSet of the package",
-        "R9: workload entries are keyed by the metadata.name of a Deployment or StatefulSet among the package's YAML files.";
+    UnknownWorkload = "K0404", Error, "a [workloads.X] entry names no Deployment, StatefulSet or Rollout of the package",
+        "R9: workload entries are keyed by the metadata.name of a Deployment, StatefulSet or Argo Rollouts Rollout among the package's YAML files.";
     SelectorMismatch = "K0405", Error, "a workload's selector does not select its own pod template",
         "R12: spec.selector must match spec.template.metadata.labels, or the controller never owns its pods and every derived count is wrong.";
     OverlappingSelectors = "K0406", Error, "two workloads in one namespace select each other's pods",
@@ -136,7 +136,7 @@ codes! {
     DuplicateObject = "K0412", Error, "two objects of one instance share kind and name",
         "Each object of an instance must be unique by apiVersion group, kind, namespace and name; kix also derives PodDisruptionBudgets named after their workloads.";
     InvalidWorkload = "K0413", Error, "a workload's fields cannot be read",
-        "A Deployment or StatefulSet field kix reads (spec.replicas, spec.selector, spec.template) has the wrong shape.";
+        "A Deployment, StatefulSet or Rollout field kix reads (spec.replicas, spec.selector, spec.template, or the template of the Deployment a Rollout's workloadRef names) has the wrong shape.";
     InvalidObject = "K0414", Error, "an object would be refused by the Kubernetes API server",
         "kix validates every object it emits with the API server's rules (label keys and values, selectors, topologySpreadConstraints, PodDisruptionBudget specs, names). A user's object that fails would make the GitOps sync fail on the cluster; fix the field named in the message.";
     SharedBudget = "K0415", Error, "a workload's pods are selected by two PodDisruptionBudgets",
