@@ -15,7 +15,6 @@ use crate::resolve::{
     Ceiling, Cluster, Instance, InstanceGroup, InstanceWorkload, ReplicaSource, RequestedBy, Support, Workload,
 };
 use kix_diag::{Diagnostic, Diagnostics, Location};
-use kix_kube::kind::WorkloadKind;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -320,6 +319,13 @@ fn workload_derivation(
             "the minimum of the workload's autoscaler, which owns spec.replicas: no mapping step above it",
             Some(at),
         ),
+        ReplicaSource::ScaledToZero { at } => step(
+            "replicas",
+            "0",
+            "the manifest's spec.replicas: scaled to zero, it runs no pods, so kix passes it through unchanged \
+             (no spread, no budget)",
+            Some(at),
+        ),
     });
     if let (Some(autoscaler), Some(range)) = (&workload.autoscaler, resolved.autoscaler) {
         let view = &autoscaler.view;
@@ -350,6 +356,9 @@ fn workload_derivation(
 /// R9 and R11: each derived constraint and why it is hard or soft, or why there are none.
 fn spread_steps(cluster: &Cluster, instance: &Instance, workload: &Workload, plan: &WorkloadPlan) -> Vec<Step> {
     let none = |why: &str| vec![step("spread", "none", why, None)];
+    if plan.scaled_to_zero {
+        return none("scaled to zero, it runs no pods to spread");
+    }
     if plan.explicit_placement {
         return none("the pod template has its own topologySpreadConstraints: kix leaves placement alone (R11)");
     }
@@ -379,8 +388,11 @@ fn spread_steps(cluster: &Cluster, instance: &Instance, workload: &Workload, pla
             };
             let extra = match &plan.group {
                 Some(group) => format!(", selecting the pods of group {group}"),
-                None if workload.kind() == WorkloadKind::Deployment => ", matchLabelKeys [pod-template-hash]".into(),
-                None => String::new(),
+                None => workload
+                    .kind()
+                    .template_hash_label()
+                    .map(|key| format!(", matchLabelKeys [{key}]"))
+                    .unwrap_or_default(),
             };
             step("spread", format!("{key} maxSkew 1{extra}"), why, None)
         })
@@ -430,6 +442,7 @@ fn budget_step(instance: &Instance, workload: &Workload, plan: &WorkloadPlan) ->
                 Some(&from),
             );
         }
+        None if plan.scaled_to_zero => "scaled to zero, it runs no pods to protect",
         None if plan.explicit_placement => "the workload brings its own placement (R11)",
         None if plan.replicas < 2 => "one replica: a budget would block every drain (R10)",
         None => "the cluster is declared single-node: a budget would block the drain of its only node",

@@ -13,7 +13,7 @@ mod domain_keys;
 pub use domain_keys::MissingKey;
 
 use crate::compile::{Compiled, Selection, UsageError, cluster_names, compile_keeping_model};
-use crate::derive::{ClusterPlan, InstancePlan};
+use crate::derive::{ClusterPlan, InstancePlan, Unplaced};
 use crate::load::package::Survive;
 use crate::resolve::Acknowledged;
 use crate::resolve::inventory::InventoryNode;
@@ -121,6 +121,9 @@ pub struct InstanceReport {
     pub instance: String,
     pub namespace: String,
     pub workloads: Vec<WorkloadVerdict>,
+    /// Custom resources that run pods kix does not place (K0435): not simulated, so not verified.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unverified: Vec<Unplaced>,
 }
 
 impl ClusterReport {
@@ -171,6 +174,8 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
         workloads: instance
             .workloads
             .iter()
+            // A workload scaled to zero runs no pods: there is nothing to simulate.
+            .filter(|w| !w.scaled_to_zero)
             .map(|w| WorkloadLevel {
                 kind: w.kind,
                 namespace: instance.namespace.clone(),
@@ -192,6 +197,7 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
         instance: instance.name.clone(),
         namespace: instance.namespace.clone(),
         workloads: verify_workloads(state, instance.objects(), &request),
+        unverified: instance.unplaced.clone(),
     }
 }
 
@@ -245,6 +251,22 @@ pub fn render_text(reports: &[ClusterReport]) -> String {
             let line: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
             let _ = writeln!(out, "  {}", line.join("  ").trim_end());
         }
+        let unverified: Vec<String> = report
+            .instances
+            .iter()
+            .flat_map(|i| {
+                i.unverified.iter().map(move |u| format!("  {}/{} {}/{}", report.cluster, i.instance, u.kind, u.name))
+            })
+            .collect();
+        if !unverified.is_empty() {
+            let _ = writeln!(
+                out,
+                "not verified (custom resources whose pods an operator runs; kix does not place them, K0435):"
+            );
+            for line in unverified {
+                let _ = writeln!(out, "{line}");
+            }
+        }
         if !findings.is_empty() {
             let _ = writeln!(out, "findings:");
             for finding in findings {
@@ -261,10 +283,12 @@ pub fn render_text(reports: &[ClusterReport]) -> String {
     }
     let failures: usize = reports.iter().map(ClusterReport::failures).sum();
     let verified: usize = reports.iter().flat_map(|r| &r.instances).map(|i| i.workloads.len()).sum();
+    let unverified: usize = reports.iter().flat_map(|r| &r.instances).map(|i| i.unverified.len()).sum();
     let _ = writeln!(
         out,
-        "kix verify: {verified} workload(s) checked, {failures} do not meet their level{}",
-        if failures == 0 { "" } else { " (see findings)" }
+        "kix verify: {verified} workload(s) checked, {failures} do not meet their level{}{}",
+        if failures == 0 { "" } else { " (see findings)" },
+        if unverified == 0 { String::new() } else { format!(", {unverified} custom resource(s) not verified") }
     );
     out
 }

@@ -11,7 +11,7 @@
 //! [`PlannedObject`]: its value with where it came from, where stamping writes, and its text.
 
 use super::patch::InstanceFields;
-use super::plan::WorkloadPlan;
+use super::plan::{Unplaced, WorkloadPlan};
 #[cfg(test)]
 use super::planned::Origin;
 use super::planned::PlannedObject;
@@ -39,6 +39,8 @@ pub struct InstancePlan {
     /// together.
     stamped: OnceLock<Vec<Value>>,
     pub workloads: Vec<WorkloadPlan>,
+    /// Custom resources that run pods kix does not place (K0435), at level pod or higher.
+    pub unplaced: Vec<Unplaced>,
 }
 
 impl InstancePlan {
@@ -62,6 +64,7 @@ impl InstancePlan {
             from_shape: false,
             stamped: OnceLock::new(),
             workloads: Vec::new(),
+            unplaced: Vec::new(),
         }
     }
 

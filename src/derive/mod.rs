@@ -48,7 +48,7 @@ pub use instance_plan::InstancePlan;
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_yaml::Value;
 use namespaces::Placement;
-pub use plan::WorkloadPlan;
+pub use plan::{Unplaced, WorkloadPlan};
 use planned::{Origin, PlannedObject};
 pub use shape::Shapes;
 use shape::{ShapeKey, Template};
@@ -164,6 +164,13 @@ fn derive_instance(
         plan.insert_first(PlannedObject::new(namespace, fields, Origin::Namespace));
     }
     plan.workloads = workloads;
+    if instance.level.value >= kix_kube::level::Level::Pod {
+        plan.unplaced = package
+            .unmanaged_custom
+            .iter()
+            .map(|custom| plan::Unplaced { kind: custom.kind.clone(), name: custom.name.clone() })
+            .collect();
+    }
     plan
 }
 
@@ -191,6 +198,12 @@ fn derive_objects(
         if let Some((autoscaler, range)) = autoscalers.iter().find(|(a, _)| a.document == index) {
             patch::set_autoscaler_range(&mut value, &autoscaler.view, range.min, range.max);
         }
+        // The Deployment whose template a Rollout runs (workloadRef) holds that Rollout's spread.
+        let runs_template =
+            |w: &&crate::resolve::InstanceWorkload| package.workloads[w.workload].template_from == Some(index);
+        if let Some(at) = instance.workloads.iter().position(|w| runs_template(&w)) {
+            patch::write_spread(&mut value, &package.workloads[instance.workloads[at].workload].view, &workloads[at]);
+        }
         let Some(at) = instance.workloads.iter().position(|w| package.workloads[w.workload].document == index) else {
             objects.push(PlannedObject::new(value, fields, Origin::Document(index)));
             continue;
@@ -198,7 +211,10 @@ fn derive_objects(
         let resolved = &instance.workloads[at];
         let workload = &package.workloads[resolved.workload];
         let plan = &workloads[at];
-        patch::patch_workload(&mut value, &workload.view, plan);
+        // A workload scaled to zero runs no pods: it is emitted as written.
+        if !plan.scaled_to_zero {
+            patch::patch_workload(&mut value, &workload.view, plan);
+        }
         objects.push(PlannedObject::new(value, fields, Origin::Document(index)));
         if plan.derived_pdb {
             let mut pdb = budget::derived_pdb(&workload.view, workload.eviction_policy);

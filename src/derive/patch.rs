@@ -7,8 +7,7 @@
 
 use super::plan::{Spread, WorkloadPlan};
 use kix_kube::autoscaler::AutoscalerView;
-use kix_kube::kind::WorkloadKind;
-use kix_kube::labels::{GROUP_ANNOTATION, POD_TEMPLATE_HASH};
+use kix_kube::labels::GROUP_ANNOTATION;
 use kix_kube::workload::WorkloadView;
 use kix_yaml::{Mapping, Value};
 
@@ -36,11 +35,19 @@ pub fn patch_workload(object: &mut Value, view: &WorkloadView, plan: &WorkloadPl
     if plan.autoscaler.is_none() {
         insert_first(spec, "replicas", Value::from(plan.replicas));
     }
+    write_spread(object, view, plan);
+}
+
+/// Writes the plan's spread constraints into the object's pod template (`spec.template.spec`): the
+/// workload's own, or, for a Rollout with `spec.workloadRef`, the Deployment's whose template it runs.
+/// Nothing when the plan derives none or the object has no pod template.
+pub fn write_spread(object: &mut Value, view: &WorkloadView, plan: &WorkloadPlan) {
     if plan.spreads.is_empty() {
         return;
     }
     let constraints: Vec<Value> = plan.spreads.iter().map(|spread| spread_constraint(view, plan, spread)).collect();
-    if let Some(pod_spec) = spec.get_mut("template").and_then(|t| t.get_mut("spec")).and_then(Value::as_mapping_mut) {
+    let template = object.get_mut("spec").and_then(|s| s.get_mut("template"));
+    if let Some(pod_spec) = template.and_then(|t| t.get_mut("spec")).and_then(Value::as_mapping_mut) {
         pod_spec.insert("topologySpreadConstraints".into(), Value::Sequence(constraints));
     }
 }
@@ -55,12 +62,15 @@ fn spread_constraint(view: &WorkloadView, plan: &WorkloadPlan, spread: &Spread) 
     let selector =
         plan.spread_selector.as_ref().map_or_else(|| view.selector_value.clone(), super::budget::match_labels);
     constraint.insert("labelSelector".into(), selector);
-    // Only Deployments have pod-template-hash; the API server refuses a key the selector already uses.
-    if plan.spread_selector.is_none()
-        && view.kind == WorkloadKind::Deployment
-        && !view.selector.keys().any(|k| k == POD_TEMPLATE_HASH)
+    // The label the controller gives each revision's pods (pod-template-hash on a Deployment's,
+    // rollouts-pod-template-hash on a Rollout's; none on a StatefulSet's); the API server refuses a key the
+    // selector already uses. A group's member has none: the hash would narrow the count to its own revision.
+    if let Some(hash) = view
+        .kind
+        .template_hash_label()
+        .filter(|hash| plan.spread_selector.is_none() && !view.selector.keys().any(|k| k == *hash))
     {
-        constraint.insert("matchLabelKeys".into(), Value::Sequence(vec![POD_TEMPLATE_HASH.into()]));
+        constraint.insert("matchLabelKeys".into(), Value::Sequence(vec![hash.into()]));
     }
     constraint.insert("nodeTaintsPolicy".into(), "Honor".into());
     Value::Mapping(constraint)

@@ -7,7 +7,7 @@
 //! budget of its instance selects its pods.
 
 use super::plan::{AutoscalerPlan, GroupBudget, Spread, WorkloadPlan};
-use crate::resolve::{Cluster, Instance, InstanceWorkload, Workload};
+use crate::resolve::{Cluster, Instance, InstanceWorkload, ReplicaSource, Workload};
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use kix_kube::level::Level;
 
@@ -62,6 +62,7 @@ pub fn plan_workload(
         spreads,
         derived_pdb: derives && !workload.shipped_pdb && group.is_none(),
         explicit_placement: view.explicit_spread,
+        scaled_to_zero: matches!(resolved.trail.replicas, ReplicaSource::ScaledToZero { .. }),
         autoscaler: workload.autoscaler.as_ref().zip(resolved.autoscaler).map(|(autoscaler, range)| AutoscalerPlan {
             kind: autoscaler.view.kind,
             name: autoscaler.view.name.clone(),

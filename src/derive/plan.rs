@@ -23,6 +23,9 @@ pub struct WorkloadPlan {
     pub derived_pdb: bool,
     /// R11: the workload brings its own topologySpreadConstraints.
     pub explicit_placement: bool,
+    /// Its manifest scales it to zero (`spec.replicas: 0`, no mapping, no autoscaler): it runs no pods, so
+    /// kix emits it as written (no spread, no budget, no availability annotations) and verify skips it.
+    pub scaled_to_zero: bool,
     /// The autoscaler that owns its `spec.replicas` (kix then leaves that field as written, and
     /// `replicas` is the autoscaler's minimum).
     pub autoscaler: Option<AutoscalerPlan>,
@@ -68,4 +71,12 @@ pub struct AutoscalerPlan {
     pub name: String,
     pub min_replicas: u32,
     pub max_replicas: u32,
+}
+
+/// A custom resource whose pods an operator runs and kix does not place (K0435): verify lists it as
+/// unverified.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Unplaced {
+    pub kind: String,
+    pub name: String,
 }

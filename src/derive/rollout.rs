@@ -23,7 +23,6 @@
 
 use crate::resolve::{Cluster, Instance, InstanceWorkload, Workload};
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
-use kix_kube::kind::WorkloadKind;
 use kix_kube::labels::{NAMESPACE_NAME, POD_TEMPLATE_HASH};
 use kix_kube::selector::{Labels, Selector};
 use kix_kube::value::{at, str_at};
@@ -51,7 +50,7 @@ pub fn check_anti_affinity(
         let stuck = if replicas > domains {
             let extra = replicas - domains;
             format!("{extra} of its pods would stay Pending")
-        } else if replicas == domains && replicas > 0 && !revision_scoped && view.kind == WorkloadKind::Deployment {
+        } else if replicas == domains && replicas > 0 && !revision_scoped && view.kind.deployment_like() {
             let Ok(strategy) = view.strategy() else { continue };
             let surge = strategy.max_surge.scaled_value(replicas, true);
             let unavailable = strategy.max_unavailable.scaled_value(replicas, false);

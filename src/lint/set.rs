@@ -38,7 +38,14 @@ impl Set {
     pub(super) fn read(documents: Vec<Document>, diagnostics: &mut Diagnostics) -> Set {
         let mut set =
             Set { documents: Vec::new(), workloads: Vec::new(), budgets: Vec::new(), autoscalers: Vec::new() };
+        // A Rollout with spec.workloadRef runs the referenced Deployment's template; that Deployment,
+        // scaled to zero, holds the template only.
+        let refs = crate::resolve::custom::template_refs(&documents);
+        let holders = crate::resolve::custom::template_holders(&documents);
         for (index, document) in documents.iter().enumerate() {
+            if holders.contains(&index) {
+                continue;
+            }
             let namespace = document
                 .value
                 .get("metadata")
@@ -46,8 +53,15 @@ impl Set {
                 .and_then(|n| n.as_str())
                 .unwrap_or_default()
                 .to_string();
-            if let Some(kind) = WorkloadKind::of(&document.value) {
-                match crate::resolve::views::read_workload(document, kind) {
+            let read = match (WorkloadKind::of(&document.value), refs.get(&index)) {
+                (Some(kind), _) => Some(crate::resolve::views::read_workload(document, kind)),
+                (None, Some((combined, _))) => {
+                    Some(crate::resolve::views::read_workload_as(document, combined, WorkloadKind::Rollout))
+                }
+                (None, None) => None,
+            };
+            if let Some(read) = read {
+                match read {
                     Ok(view) => set.workloads.push(Target { document: index, view, namespace, autoscaler: None }),
                     Err(problems) => problems.into_iter().for_each(|d| diagnostics.push(d)),
                 }

@@ -75,10 +75,7 @@ impl Constraint {
 
 /// The label the workload's controller adds to its pods from the template's hash.
 fn controller_hash_key(kind: WorkloadKind) -> &'static str {
-    match kind {
-        WorkloadKind::Deployment => POD_TEMPLATE_HASH,
-        WorkloadKind::StatefulSet => CONTROLLER_REVISION_HASH,
-    }
+    kind.template_hash_label().unwrap_or(CONTROLLER_REVISION_HASH)
 }
 
 /// The constraints of a workload's pod template (none when absent, null or not a list).
@@ -191,11 +188,11 @@ fn selector_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut 
             c.describe(),
             super::text::and_list(&others)
         );
-        let help = match target.view.kind {
-            WorkloadKind::Deployment => {
-                "narrow labelSelector to the workload's spec.selector, or add matchLabelKeys: [pod-template-hash]"
+        let help = match target.view.kind.template_hash_label() {
+            Some(key) => {
+                format!("narrow labelSelector to the workload's spec.selector, or add matchLabelKeys: [{key}]")
             }
-            WorkloadKind::StatefulSet => "narrow labelSelector to the workload's spec.selector",
+            None => "narrow labelSelector to the workload's spec.selector".to_string(),
         };
         diagnostics.push(finding(set, target, Code::LintSpreadCountsOthers, "labelSelector", c, message).help(help));
     }

@@ -2,7 +2,8 @@
 //! its level (R2, R4), then each of its workloads' level and replica count
 //! (R5-R8, with an autoscaler's minimum as the count where one scales the
 //! workload: see [`super::autoscaler`]), and warn about replicating
-//! controllers kix does not manage (K0434).
+//! controllers kix does not manage (K0434) and custom resources that run pods
+//! (K0435).
 //!
 //! R7 and R8 are reported here but do not drop the instance: the replica
 //! count is what the user asked for, and derive still shows what it would
@@ -15,7 +16,7 @@
 
 use super::model::{
     Ceiling, Instance, InstanceGroup, InstanceWorkload, LevelTrail, Package, ReplicaSource, Request, RequestedBy,
-    Sourced, SubstrateCheck, Workload, WorkloadTrail,
+    Sourced, SubstrateCheck, UnmanagedWhy, Workload, WorkloadTrail,
 };
 use super::package::Packages;
 use super::substrate::Substrate;
@@ -144,6 +145,7 @@ pub fn resolve_instance(
     }
     check_groups(cluster, &mut instance, diagnostics);
     report_unmanaged_replicas(cluster.name, &instance, diagnostics);
+    report_unmanaged_custom(cluster.name, &instance, diagnostics);
     Some(instance)
 }
 
@@ -174,6 +176,40 @@ fn report_unmanaged_replicas(cluster: &str, instance: &Instance, diagnostics: &m
                 "rewrite {} as an apps/v1 Deployment (its selector under spec.selector.matchLabels, the same pod \
                  template) and kix will place it",
                 document.name()
+            )),
+        );
+    }
+}
+
+/// A custom resource that runs pods at level pod or higher: an operator places its pods, and kix derives
+/// no spread and no budget for them (K0435).
+fn report_unmanaged_custom(cluster: &str, instance: &Instance, diagnostics: &mut Diagnostics) {
+    if instance.level.value < Level::Pod {
+        return;
+    }
+    for custom in &instance.package.unmanaged_custom {
+        let document = &instance.package.documents[custom.document];
+        let why = match custom.why {
+            UnmanagedWhy::Operator => "its operator runs its pods".to_string(),
+            UnmanagedWhy::CrdField(field) => {
+                format!("its CustomResourceDefinition declares spec.{field}, so an operator runs pods for it")
+            }
+        };
+        diagnostics.push(
+            Diagnostic::new(
+                Code::UnmanagedCustomResource,
+                format!(
+                    "cluster `{cluster}` instance `{}` runs at `{}`, but custom resource {} {} gets no spread \
+                     constraints and no PodDisruptionBudget from kix: {why}, and kix does not place them",
+                    instance.name, instance.level.value, custom.kind, custom.name
+                ),
+            )
+            .at(document.locate(&["kind"]))
+            .about(&instance.subject)
+            .help(format!(
+                "set the spread and budget fields the operator reads for {} {}, and acknowledge this warning with \
+                 allow = [\"K0435\"]",
+                custom.kind, custom.name
             )),
         );
     }
@@ -234,7 +270,12 @@ fn resolve_workload(
         apply_workload_ceiling(cluster, instance, start.unwrap_or(&instance.level), workload, &subject, diagnostics);
     // R6: replicas from the step function, else the manifest's; under an autoscaler, its minimum
     // with the level's count as the floor.
-    let (replicas, replicas_from) = workload.replicas_at(level.value);
+    let (replicas, replicas_from) = match workload.replicas_at(level.value) {
+        (0, ReplicaSource::Manifest { at, defaulted: false }) if workload.autoscaler.is_none() => {
+            (0, ReplicaSource::ScaledToZero { at })
+        }
+        other => other,
+    };
     let (replicas, replicas_from, autoscaler) = match &workload.autoscaler {
         Some(autoscaler) => {
             let context = super::autoscaler::FloorContext {
@@ -254,12 +295,15 @@ fn resolve_workload(
         (ReplicaSource::Autoscaler { at }, _) | (_, Some(at)) => at.clone(),
         (_, None) => workload.spec_replicas_at.clone(),
     };
-    check_replicas(package, workload, level.value, replicas, replicas_location.clone(), &subject, diagnostics);
-    if workload.group.is_none() {
-        let what = format!("workload `{name}`");
-        let at = workload.survive_at.clone().unwrap_or(replicas_location);
-        let domains = Domains { zones: cluster.substrate.zones.as_ref().map(Vec::len), nodes: cluster.nodes };
-        check_majority(&what, workload.survive, level.value, replicas, &domains, at, &subject, diagnostics);
+    // A workload scaled to zero runs no pods: no level to hold (R8 does not apply).
+    if !matches!(replicas_from, ReplicaSource::ScaledToZero { .. }) {
+        check_replicas(package, workload, level.value, replicas, replicas_location.clone(), &subject, diagnostics);
+        if workload.group.is_none() {
+            let what = format!("workload `{name}`");
+            let at = workload.survive_at.clone().unwrap_or(replicas_location);
+            let domains = Domains { zones: cluster.substrate.zones.as_ref().map(Vec::len), nodes: cluster.nodes };
+            check_majority(&what, workload.survive, level.value, replicas, &domains, at, &subject, diagnostics);
+        }
     }
     InstanceWorkload {
         workload: index,

@@ -19,6 +19,7 @@
 mod acknowledged;
 mod autoscaler;
 mod cluster;
+pub mod custom;
 mod groups;
 mod instance;
 pub mod inventory;

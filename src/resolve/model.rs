@@ -144,6 +144,10 @@ pub enum ReplicaSource {
     Manifest { at: Location, defaulted: bool },
     /// The minimum of the workload's autoscaler (where it is written, or its spec when absent).
     Autoscaler { at: Location },
+    /// The manifest's own `spec.replicas: 0` (no mapping step, no autoscaler): a workload scaled to zero
+    /// runs no pods, so there is nothing for a level to protect and kix passes it through unchanged (as
+    /// Argo Rollouts' workloadRef pattern leaves the Deployment whose template a Rollout runs).
+    ScaledToZero { at: Location },
 }
 
 /// Why an instance runs at its level: R2-R4 in the order resolve decides them, each entry written where
@@ -239,6 +243,27 @@ pub struct Package {
     /// Where the package's objects go and which namespaces they keep (`meta.namespace`,
     /// `meta.keepNamespaces`).
     pub namespaces: PackageNamespaces,
+    /// Custom resources whose pods an operator runs and kix does not place (K0435), in document order.
+    pub unmanaged_custom: Vec<UnmanagedCustom>,
+}
+
+/// A custom resource that runs pods which kix derives no spread or budget for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnmanagedCustom {
+    /// Index into the package's documents.
+    pub document: usize,
+    pub kind: String,
+    pub name: String,
+    pub why: UnmanagedWhy,
+}
+
+/// How kix knows that a custom resource runs pods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnmanagedWhy {
+    /// A well-known operator's kind (`kix_kube::operators`).
+    Operator,
+    /// Its CustomResourceDefinition, shipped in the package, declares this field under `spec`.
+    CrdField(&'static str),
 }
 
 /// `meta.namespace` and `meta.keepNamespaces`, validated (DNS-1123 labels, no namespace both moved and kept).
@@ -296,6 +321,9 @@ pub struct Workload {
     pub survive_at: Option<Location>,
     /// The `[groups.X]` it belongs to: an index into the package's `groups`.
     pub group: Option<usize>,
+    /// A Rollout's `spec.workloadRef`: the index of the Deployment whose template it runs (derive writes
+    /// its spread there).
+    pub template_from: Option<usize>,
 }
 
 /// A `[groups.X]` of a package, validated: its members, the selector over their pods, its ceiling.

@@ -165,6 +165,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         }
     }
     let mut autoscalers = super::autoscaler::bind(&documents, &views, &subject, diagnostics);
+    let refs = super::custom::template_refs(&documents);
     let mut workloads: Vec<Workload> = views
         .into_iter()
         .enumerate()
@@ -184,12 +185,14 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
                 diagnostics,
             );
             workload.autoscaler = autoscaler;
+            workload.template_from = refs.get(&index).map(|(_, deployment)| *deployment);
             workload
         })
         .collect();
     let groups =
         super::groups::resolve_groups(&raw, &mut workloads, &documents, &pdbs, &manifest, &subject, diagnostics);
     let cluster_scoped_kinds = cluster_scoped_custom_kinds(&documents);
+    let unmanaged_custom = super::custom::unmanaged_custom(&documents);
     let namespaces = super::namespaces::package_namespaces(meta, &manifest, &subject, diagnostics);
     Some(Package {
         name,
@@ -203,6 +206,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         pdbs,
         cluster_scoped_kinds,
         namespaces,
+        unmanaged_custom,
     })
 }
 
@@ -217,9 +221,21 @@ fn read_workloads_and_budgets(
 ) -> (Vec<Indexed<WorkloadView>>, Vec<Indexed<PdbView>>) {
     let mut views = Vec::new();
     let mut pdbs = Vec::new();
+    let refs = super::custom::template_refs(documents);
+    let holders = super::custom::template_holders(documents);
     for (index, document) in documents.iter().enumerate() {
-        if let Some(kind) = WorkloadKind::of(&document.value) {
-            match super::views::read_workload(document, kind) {
+        if holders.contains(&index) {
+            continue;
+        }
+        let read = match (WorkloadKind::of(&document.value), refs.get(&index)) {
+            (Some(kind), _) => Some(super::views::read_workload(document, kind)),
+            (None, Some((combined, _))) => {
+                Some(super::views::read_workload_as(document, combined, WorkloadKind::Rollout))
+            }
+            (None, None) => None,
+        };
+        if let Some(read) = read {
+            match read {
                 Ok(view) => views.push((index, view)),
                 Err(problems) => {
                     for problem in problems {
@@ -249,8 +265,10 @@ fn check_strictly(
     diagnostics: &mut Diagnostics,
 ) {
     let custom = CustomKinds::from_objects(documents.iter().map(|d| &d.value));
+    let holders = super::custom::template_holders(documents);
     for (index, document) in documents.iter().enumerate() {
-        let unreadable = (WorkloadKind::of(&document.value).is_some() && !views.iter().any(|(i, _)| *i == index))
+        let workload = WorkloadKind::of(&document.value).is_some() && !holders.contains(&index);
+        let unreadable = (workload && !views.iter().any(|(i, _)| *i == index))
             || (PdbView::is_pdb(&document.value) && !pdbs.iter().any(|(i, _)| *i == index))
             || AutoscalerView::read(&document.value).is_err();
         if !unreadable {
@@ -271,7 +289,10 @@ fn report_unknown_entries(
 ) {
     for key in raw.workloads.keys() {
         let workload = key.get_ref();
-        let named = documents.iter().any(|d| WorkloadKind::of(&d.value).is_some() && d.name() == workload);
+        let refs = super::custom::template_refs(documents);
+        let named = documents.iter().enumerate().any(|(index, d)| {
+            (WorkloadKind::of(&d.value).is_some() || refs.contains_key(&index)) && d.name() == workload
+        });
         if named {
             continue;
         }
@@ -358,7 +379,7 @@ fn resolve_workload(
     let mapping_at = settings.and_then(|s| s.replicas.as_ref()).map(|m| located(manifest, m));
     let policy = settings.and_then(|s| s.pdb.as_ref()).and_then(|p| p.unhealthy_pod_eviction_policy.as_ref());
     let eviction_policy = policy.map(|p| *p.get_ref()).unwrap_or(match view.kind {
-        WorkloadKind::Deployment => EvictionPolicy::AlwaysAllow,
+        WorkloadKind::Deployment | WorkloadKind::Rollout => EvictionPolicy::AlwaysAllow,
         WorkloadKind::StatefulSet => EvictionPolicy::IfHealthyBudget,
     });
     let eviction_policy_at = policy.map(|p| located(manifest, p));
@@ -376,6 +397,7 @@ fn resolve_workload(
         survive: settings.and_then(|s| s.survive.as_ref()).map_or(Survive::One, |s| *s.get_ref()),
         survive_at: settings.and_then(|s| s.survive.as_ref()).map(|s| located(manifest, s)),
         group: None,
+        template_from: None,
     }
 }
 

@@ -171,6 +171,7 @@ enum Rep {
     Mapping(Level, String),
     Manifest(String, bool),
     Autoscaler(String),
+    ScaledToZero(String),
 }
 
 fn rep(source: &ReplicaSource) -> Rep {
@@ -178,6 +179,7 @@ fn rep(source: &ReplicaSource) -> Rep {
         ReplicaSource::Mapping { step, at: from } => Rep::Mapping(*step, at(from)),
         ReplicaSource::Manifest { at: from, defaulted } => Rep::Manifest(at(from), *defaulted),
         ReplicaSource::Autoscaler { at: from } => Rep::Autoscaler(at(from)),
+        ReplicaSource::ScaledToZero { at: from } => Rep::ScaledToZero(at(from)),
     }
 }
 

@@ -13,7 +13,17 @@ use kix_kube::workload::{PdbView, WorkloadReason, WorkloadView};
 
 /// Reads a Deployment or StatefulSet; `Err` carries every problem found, located in the document.
 pub fn read_workload(document: &Document, kind: WorkloadKind) -> Result<WorkloadView, Vec<Diagnostic>> {
-    WorkloadView::read_as(&document.value, kind).map_err(|problems| {
+    read_workload_as(document, &document.value, kind)
+}
+
+/// Reads `value` (the document, or a Rollout with its workloadRef's template) as a workload, its
+/// problems located in the document.
+pub fn read_workload_as(
+    document: &Document,
+    value: &kix_yaml::Value,
+    kind: WorkloadKind,
+) -> Result<WorkloadView, Vec<Diagnostic>> {
+    WorkloadView::read_as(value, kind).map_err(|problems| {
         problems
             .iter()
             .map(|problem| {

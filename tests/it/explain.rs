@@ -59,3 +59,26 @@ fn unknown_names_are_usage_errors_that_list_what_there_is() {
     // A code and an instance at once is refused by the command line itself.
     t.args(["explain", "K0302", "--cluster", "prod", "--instance", "shop"]).run().status(2);
 }
+
+/// Issue 18: a workload scaled to zero is explained as passed through, not as one replica.
+#[test]
+fn issue18_a_workload_scaled_to_zero_is_explained_as_passed_through() {
+    let cluster = "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n\
+                   [[instances]]\nname = \"app\"\npackage = \"p\"\n";
+    let workload = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  replicas: 0\n  \
+                    selector: {matchLabels: {app: w}}\n  template:\n    metadata: {labels: {app: w}}\n    \
+                    spec: {containers: [{name: c, image: i}]}\n";
+    Test::new()
+        .tree([
+            ("clusters/c.toml", cluster),
+            ("packages/p/kix.toml", "[meta]\nname = \"p\"\nversion = \"1.0.0\"\n"),
+            ("packages/p/w.yaml", workload),
+        ])
+        .args(["explain", "--cluster", "c", "--instance", "app"])
+        .run()
+        .status(0)
+        .stdout_contains("replicas          0: the manifest's spec.replicas: scaled to zero")
+        .stdout_contains("spread            none: scaled to zero, it runs no pods to spread")
+        .stdout_contains("budget            none: scaled to zero, it runs no pods to protect")
+        .stdout_contains("no diagnostics");
+}

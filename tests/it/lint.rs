@@ -74,6 +74,7 @@ fn realworld_packages_lint_to_the_findings_their_readme_explains() {
     // creates (K0702, a warning because those pods are not in the manifests).
     let expected: &[(&str, &[&str])] = &[
         ("argo-cd-ha", &[]),
+        ("argo-rollouts", &["K0715"]),
         ("cassandra", &["K0715"]),
         ("external-dns", &[]),
         ("guestbook", &["K0715"]),

@@ -245,7 +245,9 @@ fn strip_owned_fields(
     }
 
     // Replicas and placement of the workloads kix manages; an autoscaler's range.
-    if matches!(kind.as_str(), "Deployment" | "StatefulSet") {
+    // Argo Rollouts' Rollout is placed like a Deployment (issue 18); the Deployment its workloadRef names
+    // holds its spread constraints.
+    if matches!(kind.as_str(), "Deployment" | "StatefulSet" | "Rollout") {
         remove(emitted, &["spec", "replicas"]);
         remove(source, &["spec", "replicas"]);
         if get(source, &["spec", "template", "spec", "topologySpreadConstraints"]).is_none() {
@@ -391,9 +393,19 @@ fn is_derived(emitted: &Value, instance: &Instance, instance_objects: &[Value]) 
     match emitted["kind"].as_str() {
         Some("Namespace") => emitted["metadata"]["name"] == instance.namespace.as_str(),
         Some("PodDisruptionBudget") => instance_objects.iter().any(|workload| {
-            matches!(workload["kind"].as_str(), Some("Deployment" | "StatefulSet"))
+            // A Rollout with workloadRef and no selector of its own selects its Deployment's pods.
+            let referenced = || {
+                instance_objects.iter().find(|d| {
+                    d["kind"] == "Deployment" && d["metadata"]["name"] == workload["spec"]["workloadRef"]["name"]
+                })
+            };
+            let selector = match workload["spec"].get("selector") {
+                None if workload["kind"] == "Rollout" => referenced().map(|d| &d["spec"]["selector"]),
+                _ => Some(&workload["spec"]["selector"]),
+            };
+            matches!(workload["kind"].as_str(), Some("Deployment" | "StatefulSet" | "Rollout"))
                 && workload["metadata"]["name"] == emitted["metadata"]["name"]
-                && workload["spec"]["selector"] == emitted["spec"]["selector"]
+                && selector == Some(&emitted["spec"]["selector"])
         }),
         _ => false,
     }

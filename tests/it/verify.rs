@@ -354,3 +354,45 @@ fn verify_warnings_are_acknowledged_and_denied_like_any_warning() {
     assert!(!run.stderr.contains("K0610"), "{}", run.stderr);
     run.stderr_contains("acknowledged)");
 }
+
+/// Issue 18: a Rollout is verified like a Deployment (its revisions told apart by
+/// rollouts-pod-template-hash), with its own template or the template of the Deployment its workloadRef
+/// names; that Deployment, scaled to zero, runs no pods and is not checked.
+#[test]
+fn issue18_rollouts_are_verified_like_deployments() {
+    let root = "tests/fixtures/argo-rollouts";
+    let (run, report) = verify_json(Test::in_dir(root), &[]);
+    run.status(0);
+    for name in ["canary", "web"] {
+        let rollout = workload(&report, "prod", "shop", name);
+        assert_eq!((rollout["kind"].as_str(), rollout["replicas"].as_i64()), (Some("Rollout"), Some(5)));
+        assert_eq!(rollout["meets_level"], true, "{rollout}");
+    }
+    let shop = &report[0]["instances"][0];
+    assert_eq!(shop["workloads"].as_array().unwrap().len(), 2, "the Deployment scaled to zero is not checked");
+    assert!(shop.get("unverified").is_none());
+    Test::in_dir(root).args(["verify"]).run().stdout_ends_with("2 workload(s) checked, 0 do not meet their level\n");
+}
+
+/// Issue 18: a custom resource whose CRD declares spec.replicas is named and listed as not verified.
+#[test]
+fn issue18_an_undeclared_custom_resource_is_listed_as_not_verified() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: databases.example.com\n\
+               spec:\n  group: example.com\n  names: {kind: Database, plural: databases}\n  scope: Namespaced\n  versions:\n  \
+               - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        \
+               properties:\n          spec:\n            type: object\n            properties:\n              replicas: {type: integer}\n\
+               ---\napiVersion: example.com/v1\nkind: Database\nmetadata:\n  name: orders\nspec:\n  replicas: 3\n";
+    let cluster = std::fs::read_to_string("tests/fixtures/argo-rollouts/clusters/prod.toml").unwrap();
+    let test = Test::new().tree([
+        ("clusters/prod.toml", cluster),
+        ("packages/shop/kix.toml", "[meta]\nname = \"shop\"\nversion = \"1.0.0\"\n".to_string()),
+        ("packages/shop/db.yaml", crd.to_string()),
+    ]);
+    let (run, report) = verify_json(test.clone(), &[]);
+    run.status(0).stderr_contains("K0435").stderr_contains("custom resource Database orders");
+    assert_eq!(report[0]["instances"][0]["unverified"], serde_json::json!([{"kind": "Database", "name": "orders"}]));
+    test.args(["verify"])
+        .run()
+        .stdout_contains("  prod/shop Database/orders\n")
+        .stdout_ends_with("0 workload(s) checked, 0 do not meet their level, 1 custom resource(s) not verified\n");
+}

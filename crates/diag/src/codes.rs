@@ -117,8 +117,8 @@ codes! {
         "R7: a none ceiling says the workload can run only one pod at a time (a single-active controller, say). Set its replicas to 1, or remove the ceiling.";
     TooFewReplicas = "K0403", Error, "a workload at level pod or higher runs fewer than two replicas",
         "R8: one replica cannot survive losing a pod. Add a replicas mapping such as { none = 1, pod = 2 }, or declare availability = { max = \"none\" } for a workload that can run only one pod.";
-    UnknownWorkload = "K0404", Error, "a [workloads.X] entry names no Deployment or StatefulSet of the package",
-        "R9: workload entries are keyed by the metadata.name of a Deployment or StatefulSet among the package's YAML files.";
+    UnknownWorkload = "K0404", Error, "a [workloads.X] entry names no Deployment, StatefulSet or Rollout of the package",
+        "R9: workload entries are keyed by the metadata.name of a Deployment, StatefulSet or Argo Rollouts Rollout among the package's YAML files.";
     SelectorMismatch = "K0405", Error, "a workload's selector does not select its own pod template",
         "R12: spec.selector must match spec.template.metadata.labels, or the controller never owns its pods and every derived count is wrong.";
     OverlappingSelectors = "K0406", Error, "two workloads in one namespace select each other's pods",
@@ -136,7 +136,7 @@ codes! {
     DuplicateObject = "K0412", Error, "two objects of one instance share kind and name",
         "Each object of an instance must be unique by apiVersion group, kind, namespace and name; kix also derives PodDisruptionBudgets named after their workloads.";
     InvalidWorkload = "K0413", Error, "a workload's fields cannot be read",
-        "A Deployment or StatefulSet field kix reads (spec.replicas, spec.selector, spec.template) has the wrong shape.";
+        "A Deployment, StatefulSet or Rollout field kix reads (spec.replicas, spec.selector, spec.template, or the template of the Deployment a Rollout's workloadRef names) has the wrong shape.";
     InvalidObject = "K0414", Error, "an object would be refused by the Kubernetes API server",
         "kix validates every object it emits with the API server's rules (label keys and values, selectors, topologySpreadConstraints, PodDisruptionBudget specs, names). A user's object that fails would make the GitOps sync fail on the cluster; fix the field named in the message.";
     SharedBudget = "K0415", Error, "a workload's pods are selected by two PodDisruptionBudgets",
@@ -171,6 +171,8 @@ codes! {
         "After raising the autoscaler's minimum to the level's replica count, its maxReplicas (maxReplicaCount) was below it, which the API server refuses; kix raises the maximum to the minimum. Raise maxReplicas in the package to give the autoscaler room.";
     UnmanagedReplicas = "K0434", Warning, "a ReplicaSet or ReplicationController gets no spread or budget",
         "kix manages Deployments and StatefulSets: it derives replicas, topologySpreadConstraints and a PodDisruptionBudget only for them. A ReplicaSet or ReplicationController at level pod or higher is emitted as written, so its pods may share one node and a drain may evict them all. Rewrite it as an apps/v1 Deployment (its selector under matchLabels, the same template).";
+    UnmanagedCustomResource = "K0435", Warning, "a custom resource that runs pods gets no spread or budget",
+        "A custom resource at level pod or higher whose pods come from an operator: a kind of a well-known operator (Argo Rollouts Rollout, prometheus-operator Prometheus and Alertmanager, CloudNativePG Cluster, Strimzi KafkaNodePool) or a kind whose CustomResourceDefinition, shipped in the package, declares spec.replicas, spec.instances or spec.template. kix emits it as written: its pods get no spread constraints and no PodDisruptionBudget from kix, and kix verify lists it as unverified. Set the operator's own spread and budget fields, or acknowledge the warning with allow.";
     // K0440-K0449: strict validation of whole objects (kube/strict).
     UnknownField = "K0440", Error, "an object has a field its schema does not know",
         "A field of a built-in object that Kubernetes 1.33 does not define, or a field of a custom resource that its CustomResourceDefinition (shipped in the package) does not declare. kubectl apply refuses it (strict field validation) or the API server drops it silently: either way it is a typo. The help names the closest field there is.";

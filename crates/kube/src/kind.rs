@@ -21,6 +21,10 @@ pub enum WorkloadKind {
     Deployment,
     /// `apps/StatefulSet`.
     StatefulSet,
+    /// Argo Rollouts' `argoproj.io/Rollout` with its own `spec.template`: Deployment semantics (the
+    /// controller runs a ReplicaSet per revision, argoproj/argo-rollouts `rollout/replicaset.go`), its
+    /// pods labelled `rollouts-pod-template-hash` instead of `pod-template-hash`.
+    Rollout,
 }
 
 impl WorkloadKind {
@@ -29,13 +33,36 @@ impl WorkloadKind {
         match (api_group(api_version), kind) {
             ("apps", "Deployment") => Some(WorkloadKind::Deployment),
             ("apps", "StatefulSet") => Some(WorkloadKind::StatefulSet),
+            ("argoproj.io", "Rollout") => Some(WorkloadKind::Rollout),
             _ => None,
         }
     }
 
-    /// The workload kind of an object, if it is one.
+    /// The workload kind of an object, if it is one. A Rollout that takes its pod template from a
+    /// Deployment (`spec.workloadRef`, no `spec.template`) is not read as a workload: kix names it as a
+    /// custom resource it does not place (`operators`).
     pub fn of(object: &Value) -> Option<WorkloadKind> {
-        WorkloadKind::detect(str_at(object, &["apiVersion"]).unwrap_or_default(), str_at(object, &["kind"])?)
+        let kind =
+            WorkloadKind::detect(str_at(object, &["apiVersion"]).unwrap_or_default(), str_at(object, &["kind"])?)?;
+        let referenced = super::value::at(object, &["spec", "workloadRef"]).is_some()
+            && super::value::at(object, &["spec", "template"]).is_none();
+        (kind != WorkloadKind::Rollout || !referenced).then_some(kind)
+    }
+
+    /// Whether its pods are run as a Deployment runs them: a ReplicaSet per revision, a rolling update by
+    /// surge and unavailability, replacements of lost pods at once.
+    pub fn deployment_like(self) -> bool {
+        matches!(self, WorkloadKind::Deployment | WorkloadKind::Rollout)
+    }
+
+    /// The label its controller gives each revision's pods, for `matchLabelKeys` (none for StatefulSets,
+    /// whose `controller-revision-hash` names the revision of every pod and is not a template hash).
+    pub fn template_hash_label(self) -> Option<&'static str> {
+        match self {
+            WorkloadKind::Deployment => Some(super::labels::POD_TEMPLATE_HASH),
+            WorkloadKind::Rollout => Some(super::labels::ROLLOUTS_POD_TEMPLATE_HASH),
+            WorkloadKind::StatefulSet => None,
+        }
     }
 
     /// The kind as the API spells it (`Deployment`).
@@ -43,6 +70,7 @@ impl WorkloadKind {
         match self {
             WorkloadKind::Deployment => "Deployment",
             WorkloadKind::StatefulSet => "StatefulSet",
+            WorkloadKind::Rollout => "Rollout",
         }
     }
 }
@@ -164,6 +192,8 @@ mod tests {
             ("apps/v1beta2", "StatefulSet", Some(ObjectKind::Workload(WorkloadKind::StatefulSet))),
             ("extensions/v1beta1", "Deployment", None),
             ("example.com/v1", "StatefulSet", None),
+            ("argoproj.io/v1alpha1", "Rollout", Some(ObjectKind::Workload(WorkloadKind::Rollout))),
+            ("example.com/v1", "Rollout", None),
             ("", "Deployment", None),
             ("v1", "Deployment", None),
             ("v1", "Pod", Some(ObjectKind::Pod)),
@@ -201,6 +231,9 @@ mod tests {
         let read = |yaml: &str| WorkloadKind::of(&kix_yaml::from_str(yaml).unwrap());
         assert_eq!(read("{apiVersion: apps/v1, kind: StatefulSet}"), Some(WorkloadKind::StatefulSet));
         assert_eq!(read("{kind: Deployment}"), None);
+        let rollout = "{apiVersion: argoproj.io/v1alpha1, kind: Rollout, spec: ";
+        assert_eq!(read(&format!("{rollout}{{template: {{}}}}}}")), Some(WorkloadKind::Rollout));
+        assert_eq!(read(&format!("{rollout}{{workloadRef: {{kind: Deployment, name: d}}}}}}")), None);
         assert_eq!(read("{apiVersion: apps/v1}"), None);
     }
 

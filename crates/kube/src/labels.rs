@@ -41,6 +41,9 @@ pub const TAINT_NOT_READY: &str = "node.kubernetes.io/not-ready";
 pub const TAINT_UNREACHABLE: &str = "node.kubernetes.io/unreachable";
 /// `DefaultDeploymentUniqueLabelKey`: the Deployment controller's per-template label.
 pub const POD_TEMPLATE_HASH: &str = "pod-template-hash";
+/// The label the Argo Rollouts controller sets on a Rollout's pods in place of `pod-template-hash`
+/// (argoproj/argo-rollouts `pkg/apis/rollouts/v1alpha1/types.go`: `DefaultRolloutUniqueLabelKey`).
+pub const ROLLOUTS_POD_TEMPLATE_HASH: &str = "rollouts-pod-template-hash";
 /// `ControllerRevisionHashLabelKey`: the StatefulSet controller's revision label.
 pub const CONTROLLER_REVISION_HASH: &str = "controller-revision-hash";
 /// `StatefulSetPodNameLabel`.

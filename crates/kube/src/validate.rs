@@ -55,7 +55,8 @@ pub fn validate_object(object: &Value) -> Vec<ObjectError> {
         return problems.0;
     }
     let kind = ObjectKind::of(object);
-    let workload = matches!(kind, Some(ObjectKind::Workload(_)));
+    // A Rollout that takes its template from a Deployment (`spec.workloadRef`) is not read as a workload.
+    let workload = matches!(kind, Some(ObjectKind::Workload(_))) && WorkloadKind::of(object).is_some();
     let pdb = kind == Some(ObjectKind::PodDisruptionBudget);
 
     match object.get("metadata") {
@@ -80,6 +81,7 @@ pub fn validate_object(object: &Value) -> Vec<ObjectError> {
         match spec {
             Some(spec) if spec.is_mapping() => {
                 validate_workload_spec(spec, &mut problems);
+                // A Rollout's strategy is canary or blueGreen, which its CRD checks.
                 if kind == Some(ObjectKind::Workload(WorkloadKind::Deployment)) {
                     validate_deployment_strategy(spec, &mut problems);
                 }

@@ -1,4 +1,4 @@
-//! The one reader of Deployments, StatefulSets and PodDisruptionBudgets.
+//! The one reader of Deployments, StatefulSets, Argo Rollouts (with their own template) and PodDisruptionBudgets.
 //!
 //! The compiler and the scheduler model both read a workload through
 //! [`WorkloadView::read`]: the fields either needs, with their shape checked as the
@@ -201,19 +201,28 @@ impl WorkloadView {
         })
     }
 
-    /// A Deployment's `spec.strategy`, defaults filled in (`RollingUpdate`, 25% / 25%).
+    /// A Deployment's `spec.strategy`, defaults filled in (`RollingUpdate`, 25% / 25%). A Rollout's
+    /// canary steps surge and retire pods as `spec.strategy.canary.maxSurge` and `maxUnavailable` say
+    /// (25% / 25% by default: argoproj/argo-rollouts `utils/defaults/defaults.go`); blueGreen brings up
+    /// the whole new revision before the old one goes (surge 100%, unavailable 0).
     pub fn strategy(&self) -> Result<Strategy, WorkloadError> {
         let strategy = self.strategy.as_ref();
-        let rolling = strategy.and_then(|s| at(s, &["rollingUpdate"]));
+        if self.kind == WorkloadKind::Rollout && strategy.and_then(|s| at(s, &["blueGreen"])).is_some() {
+            let (max_surge, max_unavailable) = (IntOrPercent::Percent(100), IntOrPercent::Int(0));
+            return Ok(Strategy { max_surge, max_unavailable, recreate: false });
+        }
+        let rolling_key = if self.kind == WorkloadKind::Rollout { "canary" } else { "rollingUpdate" };
+        let rolling = strategy.and_then(|s| at(s, &[rolling_key]));
         let field = |field: &'static str| match rolling.and_then(|r| at(r, &[field])) {
             None => Ok(IntOrPercent::Percent(25)),
             Some(value) => IntOrPercent::read(value).map_err(|why| WorkloadError {
                 kind: self.kind,
                 name: self.name.clone(),
-                path: if field == "maxSurge" {
-                    &["spec", "strategy", "rollingUpdate", "maxSurge"]
-                } else {
-                    &["spec", "strategy", "rollingUpdate", "maxUnavailable"]
+                path: match (rolling_key, field) {
+                    ("canary", "maxSurge") => &["spec", "strategy", "canary", "maxSurge"],
+                    ("canary", _) => &["spec", "strategy", "canary", "maxUnavailable"],
+                    (_, "maxSurge") => &["spec", "strategy", "rollingUpdate", "maxSurge"],
+                    _ => &["spec", "strategy", "rollingUpdate", "maxUnavailable"],
                 },
                 reason: WorkloadReason::Strategy(field, why),
             }),
@@ -224,6 +233,40 @@ impl WorkloadView {
             recreate: strategy.and_then(|s| str_at(s, &["type"])) == Some("Recreate"),
         })
     }
+}
+
+/// A Rollout that takes its pod template from a Deployment (`spec.workloadRef`, argoproj/argo-rollouts
+/// `pkg/apis/rollouts/v1alpha1/types.go` `ObjectRef`; the controller runs the referenced Deployment's
+/// `spec.template`, `rollout/templateref.go`), resolved among `objects`: the Rollout with that template
+/// (and the Deployment's selector where the Rollout names none), to read as a [`WorkloadKind::Rollout`],
+/// and the index of the Deployment among `objects`. `None` for any other object, or when no `apps`
+/// Deployment of that name is in the Rollout's namespace.
+pub fn with_referenced_template<'a>(
+    object: &Value,
+    objects: impl IntoIterator<Item = &'a Value>,
+) -> Option<(Value, usize)> {
+    if WorkloadKind::detect(str_at(object, &["apiVersion"]).unwrap_or_default(), str_at(object, &["kind"])?)
+        != Some(WorkloadKind::Rollout)
+        || at(object, &["spec", "template"]).is_some()
+    {
+        return None;
+    }
+    let reference = at(object, &["spec", "workloadRef"])?;
+    let name = str_at(reference, &["name"])?;
+    let namespace = str_at(object, &["metadata", "namespace"]);
+    let (index, deployment) = objects.into_iter().enumerate().find(|(_, other)| {
+        WorkloadKind::of(other) == Some(WorkloadKind::Deployment)
+            && str_at(reference, &["kind"]) == Some("Deployment")
+            && str_at(other, &["metadata", "name"]) == Some(name)
+            && str_at(other, &["metadata", "namespace"]) == namespace
+    })?;
+    let mut combined = object.clone();
+    let spec = combined.get_mut("spec")?.as_mapping_mut()?;
+    spec.insert("template".into(), at(deployment, &["spec", "template"])?.clone());
+    if at(object, &["spec", "selector"]).is_none() {
+        spec.insert("selector".into(), at(deployment, &["spec", "selector"])?.clone());
+    }
+    Some((combined, index))
 }
 
 /// What kix reads from a `policy` PodDisruptionBudget.
@@ -330,6 +373,43 @@ mod tests {
         let e = w.strategy().unwrap_err();
         assert_eq!(e.path.last(), Some(&"maxSurge"));
         assert!(e.to_string().ends_with("maxSurge: `x` must be an integer or percentage (e.g '5%')"), "{e}");
+    }
+
+    #[test]
+    fn a_workload_ref_rollout_runs_the_deployments_template() {
+        let deployment: Value = kix_yaml::from_str(&WEB.replace("replicas: 3", "replicas: 0")).unwrap();
+        let rollout = "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: r, namespace: shop}\n\
+                       spec:\n  replicas: 5\n  workloadRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n";
+        let rollout: Value = kix_yaml::from_str(rollout).unwrap();
+        assert_eq!(WorkloadKind::of(&rollout), None);
+        let (combined, index) = with_referenced_template(&rollout, [&rollout, &deployment]).unwrap();
+        assert_eq!(index, 1);
+        let view = WorkloadView::read_as(&combined, WorkloadKind::Rollout).unwrap();
+        assert_eq!((view.name.as_str(), view.manifest_replicas), ("r", Some(5)));
+        assert!(view.selector.matches(&view.template_labels));
+        let elsewhere = kix_yaml::from_str(&WEB.replace("namespace: shop", "namespace: other")).unwrap();
+        assert!(with_referenced_template(&rollout, [&elsewhere]).is_none());
+        assert!(with_referenced_template(&deployment, [&deployment]).is_none());
+    }
+
+    #[test]
+    fn a_rollouts_strategy_is_its_canary_or_blue_green() {
+        let rollout = WEB.replace("apps/v1", "argoproj.io/v1alpha1").replace("kind: Deployment", "kind: Rollout");
+        let strategy = |extra: &str| {
+            read(&rollout.replace("replicas: 3", &format!("replicas: 3\n  strategy: {extra}")))
+                .unwrap()
+                .unwrap()
+                .strategy()
+                .unwrap()
+        };
+        let canary = strategy("{canary: {maxSurge: 1, maxUnavailable: 0}}");
+        assert_eq!((canary.max_surge, canary.max_unavailable), (IntOrPercent::Int(1), IntOrPercent::Int(0)));
+        assert_eq!(strategy("{canary: {}}").max_surge, IntOrPercent::Percent(25));
+        let blue_green = strategy("{blueGreen: {activeService: a}}");
+        assert_eq!(
+            (blue_green.max_surge, blue_green.max_unavailable),
+            (IntOrPercent::Percent(100), IntOrPercent::Int(0))
+        );
     }
 
     #[test]

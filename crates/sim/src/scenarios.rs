@@ -60,7 +60,6 @@ use super::verdict::{
 use super::voluntary::{rolling_update, statefulset_update};
 use super::workload::Workload;
 use super::world::World;
-use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
 use kix_yaml::Value;
 use std::collections::BTreeMap;
@@ -98,12 +97,19 @@ pub(super) fn run(
     let mut unreadable: Vec<(String, String, String)> = Vec::new();
     let mut workloads: Vec<Workload> = Vec::new();
     for object in objects {
-        match Workload::from_object(object, "default") {
+        // A Rollout with spec.workloadRef runs the referenced Deployment's template.
+        let combined = kix_kube::workload::with_referenced_template(object, objects).map(|(value, _)| value);
+        match Workload::from_object(combined.as_ref().unwrap_or(object), "default") {
             Ok(Some(mut workload)) => {
                 let wanted = request
                     .workloads
                     .iter()
                     .find(|x| x.kind == workload.kind && x.namespace == workload.namespace && x.name == workload.name);
+                // A workload scaled to zero that verify does not ask about (the Deployment whose template a
+                // Rollout runs) has no pods: it owns none of the Rollout's.
+                if wanted.is_none() && workload.replicas == 0 {
+                    continue;
+                }
                 if let Some(min) = wanted.and_then(|x| x.min_replicas) {
                     workload.replicas = i64::from(min);
                 }
@@ -320,7 +326,7 @@ fn verdict(
     }
     // Rolling updates and drains run at every level: below pod downtime is allowed, but an update
     // that deadlocks or a drain that never finishes blocks the cluster's operators, whatever the level.
-    if workload.kind == WorkloadKind::Deployment {
+    if workload.kind.deployment_like() {
         scenarios.push(rolling_update(world, w, quorum, level));
     } else {
         scenarios.push(statefulset_update(world, w, quorum, level));

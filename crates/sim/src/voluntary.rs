@@ -61,7 +61,9 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
     }
     let new_spec = workload.pod_spec(1);
     let new_hash = workload.revision_hash(1);
-    let is_new = |p: &Pod| p.labels.get(POD_TEMPLATE_HASH) == Some(&new_hash);
+    // pod-template-hash on a Deployment's pods, rollouts-pod-template-hash on a Rollout's.
+    let hash_key = workload.kind.template_hash_label().unwrap_or(POD_TEMPLATE_HASH);
+    let is_new = |p: &Pod| p.labels.get(hash_key) == Some(&new_hash);
     // The Deployment controller works in syncs: it scales the new ReplicaSet up within maxSurge
     // and the old one down by as much as maxUnavailable allows, counting only *available* pods.
     // A new pod becomes available one sync after it is bound (readiness is not instant), so a

@@ -161,8 +161,8 @@ impl Workload {
             }
         }
         let mut selector = self.selector.clone();
-        if self.kind == WorkloadKind::Deployment {
-            selector.match_labels.insert(POD_TEMPLATE_HASH.into(), self.revision_hash(revision));
+        if let Some(hash) = self.kind.template_hash_label() {
+            selector.match_labels.insert(hash.into(), self.revision_hash(revision));
         }
         spec.default_selector = Some(selector);
         Arc::new(spec)
@@ -173,8 +173,9 @@ impl Workload {
         let hash = self.revision_hash(revision);
         let mut labels = self.template_labels.clone();
         let name = match self.kind {
-            WorkloadKind::Deployment => {
-                labels.insert(POD_TEMPLATE_HASH.into(), hash.clone());
+            WorkloadKind::Deployment | WorkloadKind::Rollout => {
+                let key = self.kind.template_hash_label().unwrap_or(POD_TEMPLATE_HASH);
+                labels.insert(key.into(), hash.clone());
                 let suffix = encode(fnv(format!("{hash}/{index}").as_bytes(), 1), 5);
                 format!("{}-{hash}-{suffix}", self.name)
             }

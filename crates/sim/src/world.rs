@@ -237,7 +237,7 @@ impl<'a> World<'a> {
         let spec = std::sync::Arc::clone(&deleted.spec);
         let mut pod = match workload.kind {
             WorkloadKind::StatefulSet => deleted.clone(),
-            WorkloadKind::Deployment => {
+            WorkloadKind::Deployment | WorkloadKind::Rollout => {
                 let index = self.next_index[w];
                 self.next_index[w] += 1;
                 let mut pod = workload.pod(&spec, 0, index);

@@ -5,6 +5,7 @@
 
 mod groups;
 mod metadata;
+mod operators;
 mod rules;
 mod shapes;
 

@@ -1,0 +1,87 @@
+//! Custom resources that run pods: the kinds of well-known operators, and how to tell from a
+//! CustomResourceDefinition's schema that a kind of custom resource probably runs pods.
+//!
+//! kix derives no spread and no budget for these yet (issue 18); the compiler names each one it
+//! meets at level pod or higher, so that none is left unprotected in silence. The kinds and the
+//! field each operator reads its pod count from, as their API types declare them:
+//!
+//! * Argo Rollouts `argoproj.io/Rollout`, `spec.replicas`
+//!   (argoproj/argo-rollouts `pkg/apis/rollouts/v1alpha1/types.go`, `RolloutSpec`);
+//! * prometheus-operator `monitoring.coreos.com/Prometheus` and `Alertmanager`, `spec.replicas`
+//!   (prometheus-operator/prometheus-operator `pkg/apis/monitoring/v1/prometheus_types.go`,
+//!   `alertmanager_types.go`);
+//! * CloudNativePG `postgresql.cnpg.io/Cluster`, `spec.instances`
+//!   (cloudnative-pg/cloudnative-pg `api/v1/cluster_types.go`, `ClusterSpec`);
+//! * Strimzi `kafka.strimzi.io/KafkaNodePool`, `spec.replicas`
+//!   (strimzi/strimzi-kafka-operator `api/src/main/java/io/strimzi/api/kafka/model/nodepool/KafkaNodePoolSpec.java`).
+
+use super::value::at;
+use kix_yaml::Value;
+
+/// An operator's kind that runs pods: its API group, kind and the field of its pod count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperatorKind {
+    pub group: &'static str,
+    pub kind: &'static str,
+    /// The field under `spec` the operator reads the number of pods from.
+    pub replicas: &'static str,
+}
+
+/// The well-known operator kinds (see the module documentation for the upstream source of each).
+pub const OPERATOR_KINDS: &[OperatorKind] = &[
+    OperatorKind { group: "argoproj.io", kind: "Rollout", replicas: "replicas" },
+    OperatorKind { group: "monitoring.coreos.com", kind: "Prometheus", replicas: "replicas" },
+    OperatorKind { group: "monitoring.coreos.com", kind: "Alertmanager", replicas: "replicas" },
+    OperatorKind { group: "postgresql.cnpg.io", kind: "Cluster", replicas: "instances" },
+    OperatorKind { group: "kafka.strimzi.io", kind: "KafkaNodePool", replicas: "replicas" },
+];
+
+/// The well-known operator kind of a (group, kind), if it is one.
+pub fn operator_kind(group: &str, kind: &str) -> Option<&'static OperatorKind> {
+    OPERATOR_KINDS.iter().find(|k| k.group == group && k.kind == kind)
+}
+
+/// The fields of a custom resource's `spec` that say it runs pods: a pod count (`replicas`,
+/// `instances`) or a pod template (`template`).
+pub const POD_FIELDS: &[&str] = &["replicas", "instances", "template"];
+
+/// The first of [`POD_FIELDS`] that any version of a CustomResourceDefinition declares under
+/// `spec` (`spec.versions[].schema.openAPIV3Schema.properties.spec.properties`), if any.
+pub fn crd_pod_field(crd: &Value) -> Option<&'static str> {
+    let versions = at(crd, &["spec", "versions"]).and_then(Value::as_sequence)?;
+    let declared = |field: &str| {
+        versions.iter().any(|version| {
+            at(version, &["schema", "openAPIV3Schema", "properties", "spec", "properties", field]).is_some()
+        })
+    };
+    POD_FIELDS.iter().copied().find(|field| declared(field))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operator_kinds_are_told_apart_by_group() {
+        assert_eq!(operator_kind("argoproj.io", "Rollout").map(|k| k.replicas), Some("replicas"));
+        assert_eq!(operator_kind("postgresql.cnpg.io", "Cluster").map(|k| k.replicas), Some("instances"));
+        assert_eq!(operator_kind("example.com", "Cluster"), None);
+        assert_eq!(operator_kind("monitoring.coreos.com", "ServiceMonitor"), None);
+    }
+
+    #[test]
+    fn a_crd_runs_pods_when_its_spec_declares_a_count_or_template() {
+        let crd = |properties: &str| {
+            kix_yaml::from_str(&format!(
+                "spec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        properties:\n          \
+                 spec:\n            properties: {properties}\n"
+            ))
+            .unwrap()
+        };
+        assert_eq!(crd_pod_field(&crd("{members: {type: integer}, replicas: {type: integer}}")), Some("replicas"));
+        assert_eq!(crd_pod_field(&crd("{instances: {type: integer}}")), Some("instances"));
+        assert_eq!(crd_pod_field(&crd("{template: {type: object}}")), Some("template"));
+        assert_eq!(crd_pod_field(&crd("{size: {type: integer}}")), None);
+        assert_eq!(crd_pod_field(&kix_yaml::from_str("spec: {}").unwrap()), None);
+    }
+}
