@@ -9,7 +9,7 @@
 //! written, so a failure leaves the previous `out/` as it was; a cluster's
 //! directory is replaced whole, so files of removed instances do not linger.
 
-use crate::derive::{ClusterPlan, InstancePlan, SHARED_FILE};
+use crate::derive::{ClusterPlan, InstancePlan, KUSTOMIZATION_FILE, SHARED_FILE};
 use kix_diag::{Code, Diagnostic, Location};
 use std::path::{Path, PathBuf};
 
@@ -85,7 +85,7 @@ pub fn render_cluster(cluster: &ClusterPlan) -> Vec<(String, String)> {
             .iter()
             .map(|instance| (format!("{}.yaml", instance.name), render_instance(&cluster.name, instance))),
     );
-    files.push(("kustomization.yaml".to_string(), render_kustomization(cluster)));
+    files.push((KUSTOMIZATION_FILE.to_string(), render_kustomization(cluster)));
     files
 }
 

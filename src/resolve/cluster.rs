@@ -69,10 +69,24 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
 
     // Instances (R2, R4-R8, R13, R14).
     let mut instances = Vec::with_capacity(raw.instances.len());
-    let mut seen_names: Vec<&str> = Vec::new();
+    let mut seen_names: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for raw_instance in &raw.instances {
         let instance_name = raw_instance.name.get_ref();
-        if seen_names.contains(&instance_name.as_str()) {
+        if let Some(file) = crate::derive::reserved_instance_name(instance_name) {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::ReservedInstanceName,
+                    format!(
+                        "instance name `{instance_name}` is reserved: out/{name}/{file} is a file kix writes itself"
+                    ),
+                )
+                .at(source.locate(raw_instance.name.span()))
+                .about(&subject)
+                .help("choose another instance name"),
+            );
+            continue;
+        }
+        if seen_names.contains(instance_name.as_str()) {
             diagnostics.push(
                 Diagnostic::new(
                     Code::DuplicateInstance,
@@ -87,7 +101,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
             instances.push(instance);
         }
         if names::dns1123_label(instance_name).is_ok() {
-            seen_names.push(instance_name);
+            seen_names.insert(instance_name);
         }
     }
     let inventory = if inventory_valid { inventory::expand(&raw.node_pools, &domains) } else { Vec::new() };

@@ -8,6 +8,7 @@ mod architecture;
 mod build;
 mod explain;
 mod guide;
+mod hazards;
 mod init;
 mod invariants;
 mod lint;

@@ -56,8 +56,8 @@ codes! {
         "kix looks for clusters/<name>.toml under the root (--root, default the current directory). Check the root, or the names given to --cluster.";
     NotAPackage = "K0107", Warning, "a directory under packages/ has no kix.toml",
         "Every directory directly under packages/ is a package and needs a kix.toml; a directory without one is skipped.";
-    InputRefused = "K0108", Error, "an input is refused for safety (size, encoding, nesting, symlink)",
-        "kix reads at most 16 MiB per file, only UTF-8 text, YAML nested at most 64 levels deep with bounded alias expansion, and follows no symlink that leaves the package directory. The input exceeds one of these limits.";
+    InputRefused = "K0108", Error, "an input is refused for safety (size, encoding, nesting, symlink, file type)",
+        "kix reads at most 16 MiB per file, only UTF-8 text in regular files (never a directory, FIFO, socket or device), YAML nested at most 64 levels deep with bounded alias expansion, and follows no symlink that leaves the package directory or clusters/. The input exceeds one of these limits.";
     InvalidResourcePattern = "K0110", Error, "a resources pattern in kix.toml is not a relative path pattern",
         "resources = [...] lists files of the package directory: relative paths with '/' between directories, where '*' matches any characters of one name, '?' one character and '**' (a whole path part) any number of directories. A pattern may not be empty, absolute, contain '..' or use other glob syntax ([...], {...}, backslashes).";
     ResourcePatternMatchesNothing = "K0111", Error, "a resources pattern in kix.toml matches no file",
@@ -83,6 +83,8 @@ codes! {
         "capabilities.availabilityZones become values of the zone label nodes carry: each must be a non-empty label value (at most 63 characters of letters, digits, '-', '_' and '.', starting and ending alphanumeric), listed once.";
     UnknownAllow = "K0207", Error, "an allow entry names no warning code",
         "allow = [...] on a cluster or an instance acknowledges warnings by their code (`kix explain` lists them): each entry must be the code of a warning; errors cannot be acknowledged.";
+    ReservedInstanceName = "K0208", Error, "an instance name is the name of a file kix writes itself",
+        "An instance becomes out/<cluster>/<instance>.yaml, beside the files kix writes for the whole cluster (kustomization.yaml, _shared.yaml). An instance named after one of them would be overwritten by it, so the name is refused. Choose another instance name.";
     // K03xx: resolving instances, levels and ceilings.
     ContradictoryCapabilities = "K0301", Error, "multiNode = false together with two or more zones",
         "A single-node cluster cannot span two availability zones. Correct capabilities.multiNode or capabilities.availabilityZones.";
