@@ -131,14 +131,14 @@ fn check_capabilities(
     diagnostics: &mut Diagnostics,
 ) {
     let zones = raw.availability_zones.as_ref().map(|z| z.get_ref().as_slice()).unwrap_or_default();
-    for (index, zone) in zones.iter().enumerate() {
+    // Duplicates by hashing: a cluster may declare 100,000 zones (issue 19).
+    let mut seen = std::collections::HashSet::with_capacity(zones.len());
+    for zone in zones {
         let value = zone.get_ref();
         let problem = match names::label_value(value) {
             Err(why) => Some(format!("zone `{value}` is not a valid label value: {why}")),
             Ok(()) if value.is_empty() => Some(format!("zone `{value}` is not a valid label value: must not be empty")),
-            Ok(()) if zones[..index].iter().any(|z| z.get_ref() == value) => {
-                Some(format!("zone `{value}` is declared twice"))
-            }
+            Ok(()) if !seen.insert(value.as_str()) => Some(format!("zone `{value}` is declared twice")),
             Ok(()) => None,
         };
         if let Some(message) = problem {
