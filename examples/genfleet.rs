@@ -13,7 +13,9 @@
 //!   a kustomize tree under `OUT/kustomize/`: one base per package directory and, per cluster, one
 //!   overlay per instance setting its namespace and labels and patching in the replicas, spread
 //!   constraints, autoscaler minimum and PodDisruptionBudgets that kix derives (read from kix's own
-//!   compile of the fleet, so both sides produce the same placement).
+//!   compile of the fleet, so both sides produce the same placement). With `--zones Z` every cluster
+//!   declares Z availability zones (`--clusters 1 --instances 100000 --zones 100000`: issue 19's
+//!   benchmark of the duplicate checks).
 //! * a **verify** cluster: `--verify-nodes N --replicas R OUT` writes one cluster `big` of N nodes in
 //!   three zones and one instance of a Deployment with R replicas at level `zone` (the shape of issue
 //!   11's verify figures); with `--verify-workloads W`, W Deployments sharing the R replicas (kix
@@ -45,6 +47,9 @@ pub struct Args {
     /// Verify shape: the replicas split over this many Deployments of the one instance (default 1).
     pub verify_workloads: usize,
     pub scheduler_perf: bool,
+    /// Fleet shape: every cluster declares this many availability zones (`z-00000`, ...) instead of
+    /// one to three (issue 19's duplicate checks; 0: the usual mix).
+    pub zones: usize,
     pub out: Option<PathBuf>,
 }
 
@@ -63,6 +68,7 @@ fn parse_args() -> Result<Args, String> {
             "--verify-nodes" => args.verify_nodes = number("--verify-nodes")?,
             "--replicas" => args.replicas = number("--replicas")?,
             "--verify-workloads" => args.verify_workloads = number("--verify-workloads")?,
+            "--zones" => args.zones = number("--zones")?,
             "--kustomize" => args.kustomize = true,
             "--scheduler-perf" => args.scheduler_perf = true,
             other if other.starts_with("--") => return Err(format!("unknown flag {other}")),
@@ -80,7 +86,7 @@ fn main() {
     let args = args.unwrap_or_else(|message| {
         eprintln!(
             "genfleet: {message}\nusage: genfleet [--clusters N] [--instances M] [--workloads K] [--nodes P] \
-             [--kustomize] OUT\n       genfleet --verify-nodes N --replicas R [--verify-workloads W] OUT\n       genfleet --scheduler-perf OUT"
+             [--zones Z] [--kustomize] OUT\n       genfleet --verify-nodes N --replicas R [--verify-workloads W] OUT\n       genfleet --scheduler-perf OUT"
         );
         std::process::exit(2)
     });
@@ -315,10 +321,12 @@ spec:
 
 /// Cluster `c`: its level and substrate by `c % 4`, instances picking packages round-robin.
 fn cluster_toml(c: usize, args: &Args) -> String {
-    let zones: &[&str] = match c % 4 {
-        0 | 2 => &["z-a", "z-b", "z-c"],
-        1 => &["z-a"],
-        _ => &["z-a", "z-b"],
+    let many: Vec<String> = (0..args.zones).map(|z| format!("z-{z:05}")).collect();
+    let zones: Vec<&str> = match c % 4 {
+        _ if args.zones > 0 => many.iter().map(String::as_str).collect(),
+        0 | 2 => vec!["z-a", "z-b", "z-c"],
+        1 => vec!["z-a"],
+        _ => vec!["z-a", "z-b"],
     };
     let level = ["zone", "node", "zone", "pod"][c % 4];
     let mut text = format!(

@@ -9,7 +9,7 @@
 //! written, so a failure leaves the previous `out/` as it was; a cluster's
 //! directory is replaced whole, so files of removed instances do not linger.
 
-use crate::derive::{ClusterPlan, InstancePlan, SHARED_FILE};
+use crate::derive::{ClusterPlan, InstancePlan, KUSTOMIZATION_FILE, SHARED_FILE};
 use kix_diag::{Code, Diagnostic, Location};
 use std::path::{Path, PathBuf};
 
@@ -85,7 +85,7 @@ pub fn render_cluster(cluster: &ClusterPlan) -> Vec<(String, String)> {
             .iter()
             .map(|instance| (format!("{}.yaml", instance.name), render_instance(&cluster.name, instance))),
     );
-    files.push(("kustomization.yaml".to_string(), render_kustomization(cluster)));
+    files.push((KUSTOMIZATION_FILE.to_string(), render_kustomization(cluster)));
     files
 }
 
@@ -116,7 +116,7 @@ pub fn compare_cluster(out: &Path, cluster: &ClusterPlan) -> Vec<Difference> {
     let files = render_cluster(cluster);
     for (name, written) in &files {
         let path = dir.join(name);
-        match std::fs::read(&path) {
+        match read_regular(&path) {
             Err(_) => differences.push(Difference::Missing { path }),
             Ok(found) if found != written.as_bytes() => differences.push(Difference::Changed {
                 path,
@@ -174,15 +174,13 @@ pub fn render_stream_part(cluster: &ClusterPlan, name_cluster: bool) -> String {
 }
 
 /// Refuses an output directory that would overwrite the inputs: the root itself, an ancestor
-/// of it, or anything inside `clusters/` or `packages/`.
+/// of it, or anything inside `clusters/` or `packages/`, where the path leads once its existing
+/// ancestors are resolved through symlinks (so `pk/web/gen`, with `pk -> packages`, is refused
+/// before `gen` exists); and one kix could not replace without damage
+/// ([`crate::outdir::check_replaceable`]).
 pub fn check_destination(root: &Path, out: &Path) -> Result<(), Diagnostic> {
-    let absolute = |path: &Path| {
-        path.canonicalize().unwrap_or_else(|_| {
-            let joined = std::env::current_dir().unwrap_or_default().join(path);
-            crate::fs::lexically_normal(&joined)
-        })
-    };
-    let (root, target) = (absolute(root), absolute(out));
+    use crate::outdir::resolve_existing;
+    let (root, target) = (resolve_existing(root), resolve_existing(out));
     let clobbers = root.starts_with(&target)
         || target.starts_with(root.join("clusters"))
         || target.starts_with(root.join("packages"));
@@ -197,7 +195,7 @@ pub fn check_destination(root: &Path, out: &Path) -> Result<(), Diagnostic> {
         )
         .at(Location::file(out)));
     }
-    Ok(())
+    crate::outdir::check_replaceable(out)
 }
 
 /// A build's output directory being written: each cluster's directory is staged beside `out` as soon
@@ -210,6 +208,8 @@ pub struct Staging {
     base: String,
     /// Created on first use, so a run that stages nothing writes nothing.
     staging: std::sync::OnceLock<Result<PathBuf, Diagnostic>>,
+    /// Held from the first staged file until the staging directory is gone.
+    lock: std::sync::OnceLock<crate::outdir::Lock>,
 }
 
 fn write_failed(what: &str, path: &Path, error: std::io::Error) -> Diagnostic {
@@ -223,21 +223,25 @@ impl Staging {
             _ => PathBuf::from("."),
         };
         let base = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-        Staging { out: out.to_path_buf(), parent, base, staging: std::sync::OnceLock::new() }
+        Staging {
+            out: out.to_path_buf(),
+            parent,
+            base,
+            staging: std::sync::OnceLock::new(),
+            lock: std::sync::OnceLock::new(),
+        }
     }
 
-    /// The staged directory, created (with `out`'s parent, and after removing what killed runs left)
-    /// the first time it is asked for.
+    /// The staged directory, created the first time it is asked for: after the output directory is
+    /// found replaceable, `out`'s parent created, the lock taken and what killed runs left removed.
     fn directory(&self) -> Result<&Path, Diagnostic> {
         let created = self.staging.get_or_init(|| {
-            if self.out.exists() && !self.out.is_dir() {
-                return Err(Diagnostic::new(
-                    Code::WriteFailed,
-                    format!("{} exists and is not a directory", self.out.display()),
-                )
-                .at(Location::file(&self.out)));
-            }
             std::fs::create_dir_all(&self.parent).map_err(|e| write_failed("cannot create", &self.parent, e))?;
+            let lock = crate::outdir::Lock::take(&self.parent, &self.base, &self.out)?;
+            let _ = self.lock.set(lock);
+            // Checked under the lock (check_destination checked before the compile; a build that held
+            // the lock since may have changed `out`).
+            crate::outdir::check_replaceable(&self.out)?;
             remove_stale(&self.parent, &self.base);
             let staging = self.parent.join(format!(".{}.kix-staging-{}", self.base, std::process::id()));
             let _ = std::fs::remove_dir_all(&staging);
@@ -314,6 +318,8 @@ impl Drop for Staging {
         if let Some(Ok(staging)) = self.staging.get() {
             remove_tree(staging);
         }
+        // Released (and its file removed) only once nothing of this build is left beside `out`.
+        drop(self.lock.take());
     }
 }
 
@@ -350,7 +356,9 @@ fn holds_exactly(path: &Path, bytes: &[u8]) -> bool {
 #[cfg(target_os = "linux")]
 fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
-    let no_follow = rustix::fs::OFlags::NOFOLLOW.bits() as i32;
+    // NONBLOCK: a FIFO found where a file was is opened without waiting for a writer (and then
+    // refused as not a regular file); it changes nothing for regular files.
+    let no_follow = (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32;
     std::fs::OpenOptions::new().read(true).custom_flags(no_follow).open(path)
 }
 
@@ -362,9 +370,21 @@ fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::File::open(path)
 }
 
-/// A cluster directory kix wrote: its kustomization.yaml carries kix's header.
+/// A cluster directory kix wrote: its kustomization.yaml, a regular file, carries kix's header.
 fn generated_by_kix(dir: &Path) -> bool {
-    std::fs::read_to_string(dir.join("kustomization.yaml")).is_ok_and(|text| text.starts_with("# Generated by kix"))
+    read_regular(&dir.join(KUSTOMIZATION_FILE)).is_ok_and(|bytes| bytes.starts_with(b"# Generated by kix"))
+}
+
+/// A regular file's bytes, never following a symlink nor waiting on a FIFO; an error for anything else.
+fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut file = open_not_following(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Exchanges two directories in one step; false where the platform or file system cannot.
@@ -388,8 +408,27 @@ fn remove_tree(dir: &Path) {
         Ok(m) if m.is_dir() => _ = std::fs::remove_dir_all(entry),
         _ => _ = std::fs::remove_file(entry),
     });
-    let _ = std::fs::remove_dir_all(dir);
+    if std::fs::remove_dir_all(dir).is_err() && std::fs::symlink_metadata(dir).is_ok() {
+        // A directory kix may not write (made read-only after the checks): the tree is kix's to remove
+        // (a staged build or the output it replaced), so make it writable and try once more.
+        make_writable(dir);
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
+
+#[cfg(unix)]
+fn make_writable(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            make_writable(&entry.path());
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn make_writable(_: &Path) {}
 
 /// Removes staging and set-aside directories left by a kix run that was killed (its process is gone).
 fn remove_stale(parent: &Path, base: &str) {
@@ -429,8 +468,11 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         {
             Ok(())
         }
-    } else {
+    } else if metadata.is_file() {
         std::fs::copy(from, to).map(|_| ())
+    } else {
+        // A FIFO, socket or device: never opened (a FIFO would block); refused before staging anyway.
+        Err(std::io::Error::other("not a regular file, directory or symlink"))
     }
 }
 

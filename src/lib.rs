@@ -24,6 +24,7 @@ mod fs;
 mod init;
 mod lint;
 mod load;
+mod outdir;
 mod resolve;
 #[cfg(test)]
 pub mod testing;

@@ -39,7 +39,7 @@ mod shared;
 #[cfg(test)]
 mod tests;
 
-pub use shared::{SHARED_FILE, SharedObject, first_difference};
+pub use shared::{KUSTOMIZATION_FILE, SHARED_FILE, SharedObject, first_difference, reserved_instance_name};
 
 use crate::load::documents::Document;
 use crate::resolve::inventory::InventoryNode;

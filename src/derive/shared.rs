@@ -24,6 +24,18 @@ use std::collections::{BTreeMap, BTreeSet};
 /// DNS-1123 labels, so no instance file can be called this.
 pub const SHARED_FILE: &str = "_shared.yaml";
 
+/// The cluster's Kustomization, beside the instances' files.
+pub const KUSTOMIZATION_FILE: &str = "kustomization.yaml";
+
+/// Every file of a cluster's output directory that is not an instance's `<name>.yaml`.
+pub const OUTPUT_FILES: &[&str] = &[SHARED_FILE, KUSTOMIZATION_FILE];
+
+/// The output file an instance named `name` would collide with (its `<name>.yaml` is one kix writes
+/// itself, as `kustomization` would be), if any.
+pub fn reserved_instance_name(name: &str) -> Option<&'static str> {
+    OUTPUT_FILES.iter().copied().find(|file| file.strip_suffix(".yaml") == Some(name))
+}
+
 /// One object written once for several instances.
 #[derive(Clone, Debug)]
 pub struct SharedObject {

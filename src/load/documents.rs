@@ -129,6 +129,16 @@ fn object_problem(value: &Value) -> Option<(&'static str, &'static [&'static str
     if !map.get("kind").is_some_and(Value::is_string) {
         return Some(("kind is missing or not a string", &["kind"]));
     }
+    // A list (`kind: List`, `ConfigMapList`) without `items` and without a name: it was meant as a
+    // list, and lists stand for their items (`kix_kube::list`), so say that rather than ask for metadata.
+    let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
+    let named = map.get("metadata").and_then(|m| m.get("name")).is_some_and(Value::is_string);
+    if kind.ends_with("List") && !named {
+        return Some((
+            "it is a list without `items` (a list stands for its items; write `items: []` for none)",
+            &["kind"],
+        ));
+    }
     let Some(metadata) = map.get("metadata").and_then(Value::as_mapping) else {
         return Some(("metadata is missing or not a mapping", &["metadata"]));
     };

@@ -51,10 +51,21 @@ pub fn load(root: &Path, only_clusters: &[String], diagnostics: &mut Diagnostics
     }
     let mut cluster_paths = Vec::new();
     match reader.list(&clusters_dir) {
+        // Every `*.toml` entry is a cluster file: one that is not a regular file (a directory, a FIFO,
+        // a device) is refused when it is read, never skipped (its out/<cluster>/ would be deleted).
         Ok(entries) => {
+            let canonical = clusters_dir.canonicalize().unwrap_or_else(|_| clusters_dir.clone());
             for path in entries {
-                if path.extension().is_some_and(|e| e == "toml") && path.is_file() {
-                    cluster_paths.push(path);
+                if path.extension().is_none_or(|e| e != "toml") {
+                    continue;
+                }
+                match crate::fs::escape(&path, &canonical) {
+                    None => cluster_paths.push(path),
+                    // Refused before it is read, so nothing of what it points at is echoed.
+                    Some(why) => diagnostics.push(
+                        Diagnostic::new(Code::InputRefused, why.describe("clusters/"))
+                            .at(Location::file(reader.display(&path))),
+                    ),
                 }
             }
         }

@@ -293,9 +293,6 @@ fn read_manifest(
         diagnostics.push(Diagnostic::new(Code::InputRefused, why).at(Location::file(reader.display(path))));
         return (None, None);
     }
-    if !path.is_file() {
-        return (None, None);
-    }
     let Some(source) = reader.read(path, diagnostics) else { return (None, None) };
     match parse(&source) {
         Ok(raw) => (Some((source, raw)), None),

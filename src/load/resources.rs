@@ -136,10 +136,11 @@ impl Package<'_> {
         let path = self.dir.join(rel);
         if let Some(why) = package_escape(&path, self.canonical) {
             walk.refused.insert(rel.to_path_buf(), why);
-        } else if path.is_file() {
-            walk.files.insert(rel.to_path_buf());
         } else if path.is_dir() {
             walk.saw_dir = true;
+        } else if std::fs::symlink_metadata(&path).is_ok() {
+            // A regular file, or a FIFO, socket or device: reading refuses the latter, never skips it.
+            walk.files.insert(rel.to_path_buf());
         }
     }
 
@@ -283,9 +284,8 @@ pub fn default_files(
             diagnostics.push(Diagnostic::new(Code::InputRefused, why).at(Location::file(reader.display(path))));
             continue;
         }
-        if path.is_file() {
-            files.push(path.clone());
-        }
+        // Anything else so named is a resource too: reading refuses one that is not a regular file.
+        files.push(path.clone());
     }
     report_unread_subdirectories(reader, entries, diagnostics);
     files

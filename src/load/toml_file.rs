@@ -178,12 +178,13 @@ fn shape_problem(source: &SourceFile, document: &DeTable<'_>, shapes: &[Shape]) 
     None
 }
 
-/// Where a shape problem is shown: at the key when it is assigned (`key = ...`); a key written as a
-/// `[table]` header is reported on the file (as kix always did: the header stands for the whole table).
+/// Where a shape problem is shown: at the key, whether it is assigned (`key = ...`) or written in a
+/// `[table]` or `[[table]]` header (issue 19: `[instances]` and `[[capabilities]]` were reported on
+/// the file alone). A span that holds no key on one line (toml gives none for a table it implies)
+/// falls back to the file.
 fn key_location(source: &SourceFile, key: Range<usize>) -> Location {
-    let assigned =
-        source.text().get(key.end..).is_some_and(|after| after.trim_start_matches([' ', '\t']).starts_with('='));
-    if assigned { source.locate(key) } else { Location::file(source.path()) }
+    let written = source.text().get(key.clone()).is_some_and(|text| !text.trim().is_empty() && !text.contains('\n'));
+    if written { source.locate(key) } else { Location::file(source.path()) }
 }
 
 /// The values at `path` (`*` for any key or item), each with the span of the key that names it.
@@ -262,7 +263,14 @@ mod tests {
                 "availability = \"zone\"\n[instances]\n",
                 "K0102",
                 "`instances` must be an array of tables, not table",
-                "c.toml",
+                "c.toml:2:2",
+            ),
+            // A header key is located too (issue 19), in `[[...]]` as in `[...]`.
+            (
+                "availability = \"zone\"\n[[capabilities]]\n",
+                "K0102",
+                "`capabilities` must be a table, not array",
+                "c.toml:2:3",
             ),
         ];
         for (text, code, message, at) in cases {

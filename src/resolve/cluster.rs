@@ -71,10 +71,24 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
 
     // Instances (R2, R4-R8, R13, R14).
     let mut instances = Vec::with_capacity(raw.instances.len());
-    let mut seen_names: Vec<&str> = Vec::new();
+    let mut seen_names: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for raw_instance in &raw.instances {
         let instance_name = raw_instance.name.get_ref();
-        if seen_names.contains(&instance_name.as_str()) {
+        if let Some(file) = crate::derive::reserved_instance_name(instance_name) {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::ReservedInstanceName,
+                    format!(
+                        "instance name `{instance_name}` is reserved: out/{name}/{file} is a file kix writes itself"
+                    ),
+                )
+                .at(source.locate(raw_instance.name.span()))
+                .about(&subject)
+                .help("choose another instance name"),
+            );
+            continue;
+        }
+        if seen_names.contains(instance_name.as_str()) {
             diagnostics.push(
                 Diagnostic::new(
                     Code::DuplicateInstance,
@@ -89,7 +103,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
             instances.push(instance);
         }
         if names::dns1123_label(instance_name).is_ok() {
-            seen_names.push(instance_name);
+            seen_names.insert(instance_name);
         }
     }
     let multi_node_at = raw.capabilities.multi_node.as_ref().map(|m| source.locate(m.span()));
@@ -118,14 +132,14 @@ fn check_capabilities(
     diagnostics: &mut Diagnostics,
 ) {
     let zones = raw.availability_zones.as_ref().map(|z| z.get_ref().as_slice()).unwrap_or_default();
-    for (index, zone) in zones.iter().enumerate() {
+    // Duplicates by hashing: a cluster may declare 100,000 zones (issue 19).
+    let mut seen = std::collections::HashSet::with_capacity(zones.len());
+    for zone in zones {
         let value = zone.get_ref();
         let problem = match names::label_value(value) {
             Err(why) => Some(format!("zone `{value}` is not a valid label value: {why}")),
             Ok(()) if value.is_empty() => Some(format!("zone `{value}` is not a valid label value: must not be empty")),
-            Ok(()) if zones[..index].iter().any(|z| z.get_ref() == value) => {
-                Some(format!("zone `{value}` is declared twice"))
-            }
+            Ok(()) if !seen.insert(value.as_str()) => Some(format!("zone `{value}` is declared twice")),
             Ok(()) => None,
         };
         if let Some(message) = problem {

@@ -42,17 +42,19 @@ pub fn validate(
 ) -> bool {
     let mut problems: Vec<(Code, std::ops::Range<usize>, String)> = Vec::new();
     let coded = |code: Code, found: Vec<Problem>| found.into_iter().map(move |(span, message)| (code, span, message));
-    let mut seen = Vec::new();
+    // Duplicates and declared zones by hashing: a cluster may declare 100,000 zones (issue 19).
+    let mut seen = std::collections::HashSet::new();
+    let declared: Option<std::collections::HashSet<&str>> =
+        substrate.zones.as_ref().map(|zones| zones.iter().map(String::as_str).collect());
     for pool in pools {
         let name = pool.name.get_ref();
         if let Err(why) = names::dns1123_label(name) {
             let message = format!("node pool name `{name}` is not valid: {why}");
             problems.push((Code::InvalidNodePool, pool.name.span(), message));
-        } else if seen.contains(name) {
+        } else if !seen.insert(name.as_str()) {
             problems.push((Code::InvalidNodePool, pool.name.span(), format!("node pool `{name}` is declared twice")));
         }
-        seen.push(name.clone());
-        problems.extend(coded(Code::InvalidNodePool, zone_problems(pool, substrate)));
+        problems.extend(coded(Code::InvalidNodePool, zone_problems(pool, substrate, declared.as_ref())));
         problems.extend(coded(Code::InvalidNodePool, node_problems(pool)));
         problems.extend(coded(Code::InvalidNodeSetting, setting_problems(pool)));
         problems.extend(coded(Code::InvalidPoolDomains, domain_problems(pool, domains)));
@@ -69,13 +71,17 @@ pub fn validate(
     problems.is_empty()
 }
 
-/// The pool's zones must be declared ones, and a cluster with zones needs them named.
-fn zone_problems(pool: &RawNodePool, substrate: &Substrate) -> Vec<Problem> {
+/// The pool's zones must be declared ones (`declared`: the cluster's zones, when it lists them), and a
+/// cluster with zones needs them named.
+fn zone_problems(
+    pool: &RawNodePool,
+    substrate: &Substrate,
+    declared: Option<&std::collections::HashSet<&str>>,
+) -> Vec<Problem> {
     let name = pool.name.get_ref();
     let mut problems = Vec::new();
     for zone in &pool.zones {
-        let declared = substrate.zones.as_ref().is_some_and(|zones| zones.contains(zone.get_ref()));
-        if !declared {
+        if !declared.is_some_and(|zones| zones.contains(zone.get_ref().as_str())) {
             let listed = match &substrate.zones {
                 Some(zones) if !zones.is_empty() => format!("the cluster declares {}", zones.join(", ")),
                 _ => "the cluster declares no capabilities.availabilityZones".to_string(),
@@ -235,13 +241,12 @@ fn domain_problems(pool: &RawNodePool, domains: &FailureDomains) -> Vec<Problem>
         if values.is_empty() {
             problems.push((key.span(), format!("node pool `{name}` lists no values for `{}`", key.get_ref())));
         }
-        for (index, value) in values.iter().enumerate() {
+        let mut listed = std::collections::HashSet::new();
+        for value in values {
             let why = match names::label_value(value.get_ref()) {
                 Err(why) => format!("is not a valid label value: {why}"),
                 Ok(()) if value.get_ref().is_empty() => "is not a valid label value: must not be empty".to_string(),
-                Ok(()) if values[..index].iter().any(|v| v.get_ref() == value.get_ref()) => {
-                    "is listed twice".to_string()
-                }
+                Ok(()) if !listed.insert(value.get_ref().as_str()) => "is listed twice".to_string(),
                 Ok(()) => continue,
             };
             problems.push((

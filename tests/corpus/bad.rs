@@ -5,7 +5,8 @@
 //! committed as they are), `expected.stderr` (the golden report, rewritten with
 //! `KIX_BLESS=1`), and optionally `generate.txt` for inputs too big to commit:
 //! lines `big <path> <bytes>` (a YAML file of that size) or
-//! `deep <path> <levels>` (a document nested that deep).
+//! `deep <path> <levels>` (a document nested that deep) or `fifo <path>` (a named pipe, which git
+//! cannot hold).
 
 use crate::support::*;
 use crate::{case_dirs, case_name};
@@ -35,6 +36,8 @@ fn generate(case: &Path, root: &Path) {
                 text.push('\n');
                 std::fs::write(path, text).unwrap();
             }
+            // A FIFO cannot be committed: made here (a build that opened it would wait forever).
+            "fifo" => assert!(std::process::Command::new("mkfifo").arg(&path).status().unwrap().success()),
             other => panic!("unknown generate.txt directive {other}"),
         }
     }

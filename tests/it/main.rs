@@ -9,6 +9,7 @@ mod build;
 mod explain;
 mod groups;
 mod guide;
+mod hazards;
 mod init;
 mod invariants;
 mod lint;

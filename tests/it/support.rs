@@ -110,15 +110,19 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// Every file under `dir`, by relative path, with its contents (empty when `dir` is missing).
+/// Every file under `dir`, by relative path, with its contents (empty when `dir` is missing); a
+/// FIFO, socket or device is recorded as `<not a file>`, never opened.
 pub fn read_tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
+            let relative = path.strip_prefix(root).unwrap().to_path_buf();
             if path.is_dir() {
                 walk(root, &path, files);
+            } else if path.is_file() {
+                files.insert(relative, std::fs::read(&path).unwrap());
             } else {
-                files.insert(path.strip_prefix(root).unwrap().to_path_buf(), std::fs::read(&path).unwrap());
+                files.insert(relative, b"<not a file>".to_vec());
             }
         }
     }

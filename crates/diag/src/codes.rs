@@ -56,8 +56,8 @@ codes! {
         "kix looks for clusters/<name>.toml under the root (--root, default the current directory). Check the root, or the names given to --cluster.";
     NotAPackage = "K0107", Warning, "a directory under packages/ has no kix.toml",
         "Every directory directly under packages/ is a package and needs a kix.toml; a directory without one is skipped.";
-    InputRefused = "K0108", Error, "an input is refused for safety (size, encoding, nesting, symlink)",
-        "kix reads at most 16 MiB per file, only UTF-8 text, YAML nested at most 64 levels deep with bounded alias expansion, and follows no symlink that leaves the package directory. The input exceeds one of these limits.";
+    InputRefused = "K0108", Error, "an input is refused for safety (size, encoding, nesting, symlink, file type)",
+        "kix reads at most 16 MiB per file, only UTF-8 text in regular files (never a directory, FIFO, socket or device), YAML nested at most 64 levels deep with bounded alias expansion, and follows no symlink that leaves the package directory or clusters/. The input exceeds one of these limits.";
     InvalidResourcePattern = "K0110", Error, "a resources pattern in kix.toml is not a relative path pattern",
         "resources = [...] lists files of the package directory: relative paths with '/' between directories, where '*' matches any characters of one name, '?' one character and '**' (a whole path part) any number of directories. A pattern may not be empty, absolute, contain '..' or use other glob syntax ([...], {...}, backslashes).";
     ResourcePatternMatchesNothing = "K0111", Error, "a resources pattern in kix.toml matches no file",
@@ -83,6 +83,8 @@ codes! {
         "capabilities.availabilityZones become values of the zone label nodes carry: each must be a non-empty label value (at most 63 characters of letters, digits, '-', '_' and '.', starting and ending alphanumeric), listed once.";
     UnknownAllow = "K0207", Error, "an allow entry names no warning code",
         "allow = [...] on a cluster or an instance acknowledges warnings by their code (`kix explain` lists them): each entry must be the code of a warning; errors cannot be acknowledged.";
+    ReservedInstanceName = "K0208", Error, "an instance name is the name of a file kix writes itself",
+        "An instance becomes out/<cluster>/<instance>.yaml, beside the files kix writes for the whole cluster (kustomization.yaml, _shared.yaml). An instance named after one of them would be overwritten by it, so the name is refused. Choose another instance name.";
     // K03xx: resolving instances, levels and ceilings.
     ContradictoryCapabilities = "K0301", Error, "multiNode = false together with two or more zones",
         "A single-node cluster cannot span two availability zones. Correct capabilities.multiNode or capabilities.availabilityZones.";
@@ -187,9 +189,11 @@ codes! {
         "A required podAntiAffinity term whose topologyKey is a failure-domain key and whose selector selects the workload's own pods allows one pod per domain, old and new revisions alike. kix counts the domains the cluster file declares: nodes of the [[nodePools]] inventory for the node key, capabilities.availabilityZones for the zone key (unknown counts are not checked). More replicas than domains leaves pods Pending; a Deployment with as many replicas as domains and maxUnavailable 0 deadlocks its rolling update (the surge pod has no domain and no old pod may stop first), and a drain leaves the evicted pod Pending. Allow maxUnavailable 1, add matchLabelKeys: [pod-template-hash] to the term, use a preferred term or a topologySpreadConstraint instead, or add a domain.";
     // K05xx: writing output.
     WriteFailed = "K0501", Error, "output cannot be written",
-        "kix writes to a temporary directory beside out/ and renames it into place; a failure leaves the previous out/ untouched.";
+        "kix writes to a temporary directory beside out/ and renames it into place; a failure leaves the previous out/ untouched. Before staging, kix refuses an out/ it could not replace without damage: --out inside the root's inputs (resolved through symlinks), an out/ that is a symlink, one holding a FIFO, socket or device, or one (or a directory in it) it cannot write.";
     WarningsDenied = "K0502", Error, "warnings were denied by --deny-warnings",
         "--deny-warnings turns any warning into a failed build.";
+    OutputLocked = "K0503", Error, "another kix build is writing the same output directory",
+        "A build holds a lock (.<out>.kix-lock beside the output directory) while it stages and swaps its output; a second build into the same directory fails at once rather than race the first and silently lose one of the two outputs. Run one build at a time into one output directory.";
     // K06xx: verifying.
     VerifyKeyMissing = "K0610", Warning, "a failure-domain key is missing from some or all simulated nodes",
         "kix verify found nodes (from the inventory or the --state snapshot) without a failure-domain key the cluster declares or a verified workload spreads on. A DoNotSchedule constraint on the key makes those nodes unschedulable for the pod (\"node(s) didn't match pod topology spread constraints (missing required label)\", pkg/scheduler/framework/plugins/podtopologyspread/filtering.go). A ScheduleAnyway constraint on it makes the scheduler's spread scoring skip them (scoring.go PreScore: a pod with its own constraints requires every soft key; a node lacking one is in IgnoredNodes, is not counted in any domain, and NormalizeScore gives it 0, the lowest spread score, for all of the pod's soft constraints together). Where some nodes lack the key, soft spreading steers pods away from them whatever their counts; where every node lacks it, soft spreading does nothing at all and replicas land where the other scores put them. Label the nodes, or drop the key.";

@@ -19,6 +19,9 @@ pub const MAX_SNAPSHOT_BYTES: u64 = 256 * 1024 * 1024;
 pub enum ReadError {
     #[error("cannot read file: {0}")]
     Io(#[from] std::io::Error),
+    /// A directory, FIFO, socket or device: never opened (opening a FIFO blocks until a writer comes).
+    #[error("not a regular file but {kind}; kix reads only regular files")]
+    NotAFile { kind: &'static str },
     #[error("file is larger than kix's input limit of {} MiB", limit >> 20)]
     TooLarge { limit: u64 },
     /// The text up to the first invalid byte is kept so the diagnostic can show the line.
@@ -31,13 +34,44 @@ impl ReadError {
     pub fn code(&self) -> Code {
         match self {
             ReadError::Io(_) => Code::Io,
-            ReadError::TooLarge { .. } | ReadError::NotUtf8 { .. } => Code::InputRefused,
+            ReadError::TooLarge { .. } | ReadError::NotUtf8 { .. } | ReadError::NotAFile { .. } => Code::InputRefused,
         }
     }
 }
 
-/// Reads a whole file as UTF-8 text, refusing files over `limit` bytes without reading past it.
+/// What a path (followed through symlinks) is when it is not a regular file, in the words
+/// diagnostics use (`a directory`, `a FIFO`); `None` for a regular file. Judged from the metadata,
+/// without opening the file.
+pub fn not_a_file(metadata: &std::fs::Metadata) -> Option<&'static str> {
+    let kind = metadata.file_type();
+    if kind.is_file() {
+        return None;
+    }
+    if kind.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return Some("a FIFO");
+        }
+        if kind.is_socket() {
+            return Some("a socket");
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return Some("a device");
+        }
+    }
+    Some("not a file")
+}
+
+/// Reads a whole file as UTF-8 text, refusing files over `limit` bytes without reading past it, and
+/// anything that is not a regular file (checked before opening it: a FIFO's open would block).
 pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
+    if let Some(kind) = not_a_file(&std::fs::metadata(path)?) {
+        return Err(ReadError::NotAFile { kind });
+    }
     let file = std::fs::File::open(path)?;
     // Sized from the file's length when it is known (and within the limit), so a big snapshot is
     // read into one allocation rather than a buffer doubled (and its pages touched) a dozen times.
@@ -68,5 +102,16 @@ mod tests {
         let Err(ReadError::NotUtf8 { offset, .. }) = read_text(&path, 100) else { panic!() };
         assert_eq!(offset, 3);
         assert_eq!(read_text(&dir.path().join("missing"), 1).unwrap_err().code(), Code::Io);
+        assert!(matches!(read_text(dir.path(), 100), Err(ReadError::NotAFile { kind: "a directory" })));
+    }
+
+    /// A FIFO is refused without being opened: the open would wait for a writer forever.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        assert!(matches!(read_text(&fifo, 100), Err(ReadError::NotAFile { kind: "a FIFO" })));
     }
 }

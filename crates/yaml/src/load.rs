@@ -72,6 +72,10 @@ pub fn parse_stream_each(
         let _ = each(Err(YamlError::new(YamlErrorKind::SizeLimit, Mark { line: 1, column: 1, offset: 0 }, message)));
         return;
     }
+    if let Some(error) = control_character(text) {
+        let _ = each(Err(error));
+        return;
+    }
     let positions = Positions::new(text);
     let mut parser = Parser::new_from_str(text);
     let mut builder: Option<Builder> = None;
@@ -400,6 +404,29 @@ fn merge(
         _ => return Err(invalid(merge_marks.key, "a scalar")),
     }
     Ok((mapping, marks))
+}
+
+/// The first character YAML does not allow in a stream (outside its printable set: C0 controls
+/// other than tab, line feed and carriage return, DEL, C1 controls but NEL, surrogates, U+FFFE and
+/// U+FFFF; YAML 1.2 `c-printable`, which go-yaml v2's reader, and so kubectl, enforces as well:
+/// "control characters are not allowed"), as a syntax error at its line and column. Without this
+/// saphyr reports a NUL byte as a tab in the indentation.
+fn control_character(text: &str) -> Option<YamlError> {
+    let allowed = |c: char| {
+        matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}')
+            || c >= '\u{10000}'
+    };
+    let (offset, c) = text.char_indices().find(|(_, c)| !allowed(*c))?;
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let name = match c {
+        '\0' => " (NUL)".to_string(),
+        _ => String::new(),
+    };
+    let mark = Mark { line: line as u32, column: column as u32, offset: offset as u32 };
+    let message = format!("control character U+{:04X}{name} is not allowed in YAML", c as u32);
+    Some(YamlError::new(YamlErrorKind::Syntax, mark, message))
 }
 
 /// A plain-English syntax error at the parser's mark; an unclosed flow collection is reported at

@@ -1,0 +1,212 @@
+//! Issue 19: whatever the tree or the output directory holds, nothing is lost. Inputs that are
+//! not regular files are refused without being opened (the corpus cases `tests/bad/input-*` cover
+//! the tree; here the paths given on the command line), and each output-directory hazard leaves
+//! the previous output as it was.
+
+use crate::support::*;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+
+fn mkfifo(path: &Path) {
+    assert!(std::process::Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
+/// `--state` naming a FIFO is one located error, not a build waiting for a writer forever.
+#[test]
+fn a_state_file_that_is_a_fifo_is_refused() {
+    let t = Test::new().examples();
+    let fifo = t.root().join("state.yaml");
+    mkfifo(&fifo);
+    t.args(["verify", "--cluster", "prod", "--state", "state.yaml"])
+        .run()
+        .status(1)
+        .stderr_contains("not a regular file but a FIFO; kix reads only regular files");
+}
+
+/// `kix lint` given a directory holding a FIFO refuses it (it used to hang).
+#[test]
+fn lint_refuses_a_fifo_in_a_directory() {
+    let t = Test::new().tree([("m/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")]);
+    mkfifo(&t.root().join("m/pipe.yaml"));
+    t.args(["lint", "m"]).run().status(1).stderr_contains("not a regular file but a FIFO");
+}
+
+/// The names of the root's entries that a build leaves beside `out/` (staging, set-aside, lock).
+fn leftovers(root: &Path) -> Vec<String> {
+    std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("kix-"))
+        .collect()
+}
+
+/// The shipped examples with a previous `out/` holding kix's output and a file of the user's.
+fn examples_built() -> Test {
+    let t = Test::new().examples();
+    t.clone().args(["build"]).run().status(0);
+    write_tree(t.root(), [("out/NOTES.md", "the user's own file\n")]);
+    t
+}
+
+/// An `out/` that is a symlink (a GitOps checkout elsewhere) is refused: the link and its target,
+/// `.git` included, stay as they were.
+#[test]
+fn a_symlinked_out_is_refused_and_its_target_kept() {
+    let t = examples_built();
+    let root = t.root();
+    std::fs::rename(root.join("out"), root.join("checkout")).unwrap();
+    write_tree(root, [("checkout/.git/HEAD", "ref: refs/heads/main\n")]);
+    std::os::unix::fs::symlink("checkout", root.join("out")).unwrap();
+    let before = read_tree(&root.join("checkout"));
+    t.clone().args(["build"]).run().status(1).stderr_contains("out is a symlink (to checkout)");
+    assert_eq!(read_tree(&root.join("checkout")), before);
+    assert!(root.join("out").is_symlink());
+    assert!(leftovers(root).is_empty(), "{:?}", leftovers(root));
+}
+
+/// A FIFO in `out/` is neither read nor copied (it used to hang the build): the build is refused and
+/// the previous output is as it was.
+#[test]
+fn a_fifo_in_out_is_refused_without_hanging() {
+    let t = examples_built();
+    let root = t.root();
+    mkfifo(&root.join("out/pipe"));
+    let before = read_tree(&root.join("out"));
+    t.clone().args(["build"]).run().status(1).stderr_contains("out/pipe is a FIFO");
+    assert_eq!(read_tree(&root.join("out")), before);
+    assert!(leftovers(root).is_empty(), "{:?}", leftovers(root));
+    // Inside a cluster's directory too, where an unchanged file would be compared.
+    std::fs::remove_file(root.join("out/pipe")).unwrap();
+    std::fs::remove_file(root.join("out/prod/shop.yaml")).unwrap();
+    mkfifo(&root.join("out/prod/shop.yaml"));
+    t.clone().args(["build"]).run().status(1).stderr_contains("out/prod/shop.yaml is a FIFO");
+    t.clone().args(["build", "--check"]).run().status(1);
+}
+
+fn running_as_root() -> bool {
+    let id = std::process::Command::new("id").arg("-u").output().unwrap();
+    String::from_utf8_lossy(&id.stdout).trim() == "0"
+}
+
+/// A read-only `out/` is refused before anything is staged (its replaced copy could not be removed and
+/// would linger beside it). Root may write anywhere: then the build succeeds and leaves nothing behind.
+#[test]
+fn a_read_only_out_is_refused_before_staging() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = examples_built();
+    let root = t.root();
+    let read_only = |dir: &str, mode| std::fs::set_permissions(root.join(dir), std::fs::Permissions::from_mode(mode));
+    read_only("out/prod", 0o555).unwrap();
+    let before = read_tree(&root.join("out"));
+    let run = t.clone().args(["build"]).run();
+    if running_as_root() {
+        run.status(0);
+    } else {
+        run.status(1).stderr_contains("out/prod is not writable");
+        assert_eq!(read_tree(&root.join("out")), before);
+        read_only("out/prod", 0o755).unwrap();
+    }
+    assert!(leftovers(root).is_empty(), "{:?}", leftovers(root));
+}
+
+/// While one build holds the output directory's lock, a second fails at once (K0503) and changes nothing.
+#[test]
+fn a_second_build_into_one_out_fails_while_the_first_holds_the_lock() {
+    let t = examples_built();
+    let root = t.root();
+    let lock = root.join(".out.kix-lock");
+    let mut holder = std::process::Command::new("flock")
+        .arg(&lock)
+        .args(["-c", "echo locked; sleep 30"])
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(holder.stdout.take().unwrap()), &mut line).unwrap();
+    assert_eq!(line, "locked\n");
+    let before = read_tree(&root.join("out"));
+    let run = examples_rebuild(root);
+    // The shell and its sleep hold the lock too: end the holder's whole process group.
+    std::process::Command::new("kill").args(["--", &format!("-{}", holder.id())]).status().unwrap();
+    holder.wait().unwrap();
+    assert_eq!(run.status.code(), Some(1), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("error[K0503]: another kix build is writing"));
+    assert_eq!(read_tree(&root.join("out")), before);
+    assert_eq!(examples_rebuild(root).status.code(), Some(0), "the lock is free again");
+}
+
+fn examples_rebuild(root: &Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kix"))
+        .arg("build")
+        .current_dir(root)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+/// `--out pk/web/gen` with `pk -> packages`, `gen` not yet there: the K0501 guard resolves the existing
+/// ancestors and refuses it; nothing is written under packages/.
+#[test]
+fn a_symlinked_parent_cannot_lead_out_into_packages() {
+    let t = examples_built();
+    let root = t.root();
+    std::os::unix::fs::symlink("packages", root.join("pk")).unwrap();
+    let (packages, out) = (read_tree(&root.join("packages")), read_tree(&root.join("out")));
+    t.clone()
+        .args(["build", "--out", "pk/web/gen"])
+        .run()
+        .status(1)
+        .stderr_contains("would overwrite kix's own inputs");
+    assert_eq!(read_tree(&root.join("packages")), packages);
+    assert_eq!(read_tree(&root.join("out")), out);
+    assert!(leftovers(root).is_empty() && leftovers(&root.join("packages/web")).is_empty());
+}
+
+/// Builds of the real binary killed (SIGKILL) at random points, alternating between two inputs:
+/// after every kill `out/` is exactly one complete build, the one before or the one asked for,
+/// and the next run removes what the killed one left beside it. The seed is printed; set
+/// `KIX_KILL_SEED` to replay it.
+#[test]
+fn a_build_killed_at_any_point_leaves_one_complete_build() {
+    let t = examples_built();
+    let root = t.root();
+    std::fs::remove_file(root.join("out/NOTES.md")).unwrap();
+    let prod = std::fs::read_to_string(root.join("clusters/prod.toml")).unwrap();
+    let changed = prod.replacen("name = \"shop\"", "name = \"shop2\"", 1);
+    assert_ne!(prod, changed);
+    // The two complete builds.
+    let first = read_tree(&root.join("out"));
+    std::fs::write(root.join("clusters/prod.toml"), &changed).unwrap();
+    assert_eq!(examples_rebuild(root).status.code(), Some(0));
+    let second = read_tree(&root.join("out"));
+    assert_ne!(first, second);
+    // How long a whole build takes, to kill within it.
+    let started = std::time::Instant::now();
+    assert_eq!(examples_rebuild(root).status.code(), Some(0));
+    let span = started.elapsed().as_micros().max(1000) as u64 * 3 / 2;
+    let mut seed: u64 = std::env::var("KIX_KILL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
+    });
+    eprintln!("KIX_KILL_SEED={seed}");
+    for iteration in 0..12 {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let text = if iteration % 2 == 0 { &prod } else { &changed };
+        std::fs::write(root.join("clusters/prod.toml"), text).unwrap();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kix"))
+            .arg("build")
+            .current_dir(root)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_micros((seed >> 33) % span));
+        let _ = child.kill();
+        child.wait().unwrap();
+        let now = read_tree(&root.join("out"));
+        assert!(now == first || now == second, "iteration {iteration}: out/ is not one complete build");
+    }
+    // The next build completes and leaves nothing of the killed ones behind.
+    assert_eq!(examples_rebuild(root).status.code(), Some(0));
+    assert!(leftovers(root).is_empty(), "{:?}", leftovers(root));
+}
