@@ -76,6 +76,7 @@ fn realworld_packages_lint_to_the_findings_their_readme_explains() {
         ("argo-cd-ha", &[]),
         ("argo-rollouts", &["K0715"]),
         ("cassandra", &["K0715"]),
+        ("cloudnative-pg", &[]),
         ("external-dns", &[]),
         ("guestbook", &["K0715"]),
         ("ingress-nginx", &[]),
@@ -83,6 +84,7 @@ fn realworld_packages_lint_to_the_findings_their_readme_explains() {
         ("metallb", &[]),
         ("microservices-demo", &[]),
         ("php-apache-hpa", &["K0715"]),
+        ("strimzi-kafka", &[]),
         ("vllm-hpa", &["K0715"]),
     ];
     let mut packages: Vec<String> = std::fs::read_dir(repo_path("tests/realworld/packages"))

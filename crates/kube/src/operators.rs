@@ -14,6 +14,30 @@
 //!   (cloudnative-pg/cloudnative-pg `api/v1/cluster_types.go`, `ClusterSpec`);
 //! * Strimzi `kafka.strimzi.io/KafkaNodePool`, `spec.replicas`
 //!   (strimzi/strimzi-kafka-operator `api/src/main/java/io/strimzi/api/kafka/model/nodepool/KafkaNodePoolSpec.java`).
+//!
+//! What each operator does with the pods, read at the commits named (the facts a built-in profile of
+//! issue 18 needs; kix does not act on them yet):
+//!
+//! * prometheus-operator (`6adcebc5076c`): a Prometheus's StatefulSet selects, and labels its pods,
+//!   `app.kubernetes.io/name: prometheus`, `app.kubernetes.io/managed-by: prometheus-operator`,
+//!   `app.kubernetes.io/instance: <name>`, `operator.prometheus.io/name: <name>`, `prometheus: <name>`
+//!   and `operator.prometheus.io/shard: "<n>"` (`pkg/prometheus/server/operator.go`,
+//!   `makeSelectorLabels`; `statefulset.go`); an Alertmanager's the same with
+//!   `app.kubernetes.io/name: alertmanager` and `alertmanager: <name>` (`pkg/alertmanager/operator.go`).
+//!   Both take spread constraints from `spec.topologySpreadConstraints` and create no
+//!   PodDisruptionBudget (nothing under `pkg/` outside the client builds one).
+//! * CloudNativePG (`a95a534dbe08`): `spec.topologySpreadConstraints` (`api/v1/cluster_types.go`);
+//!   pods labelled `cnpg.io/cluster: <name>` and `cnpg.io/instanceRole: primary|replica`
+//!   (`pkg/utils/labels_annotations.go`); the operator makes two PodDisruptionBudgets, one over the
+//!   primary (minAvailable 1) and one over the replicas (all but one), unless `spec.enablePDB` is false
+//!   (`pkg/specs/poddisruptionbudget.go`).
+//! * Strimzi (`8541da1e336b`): a KafkaNodePool takes spread constraints from
+//!   `spec.template.pod.topologySpreadConstraints` (`api/.../common/template/PodTemplate.java`); its
+//!   pods carry `strimzi.io/cluster: <Kafka name>` and `strimzi.io/pool-name: <pool name>`
+//!   (`api/src/main/java/io/strimzi/api/ResourceLabels.java`,
+//!   `operator-common/.../model/Labels.java`); the operator makes one PodDisruptionBudget per Kafka
+//!   cluster over the pods of all its pools (`cluster-operator/.../model/KafkaCluster.java`,
+//!   `PodDisruptionBudgetUtils.createCustomControllerPodDisruptionBudget`).
 
 use super::value::at;
 use kix_yaml::Value;
