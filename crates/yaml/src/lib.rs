@@ -128,8 +128,11 @@ pub enum YamlErrorKind {
     InvalidMerge,
     /// A scalar whose explicit tag (`!!int`, `!!bool`, ...) does not fit its text.
     InvalidTaggedScalar,
-    /// An integer outside -2^63..2^64 (serde_yaml refused these too).
+    /// A prefixed integer (`0x`, `0o`, `0b`) wider than 64 bits.
     IntegerOutOfRange,
+    /// A null or collection as a mapping key: sigs.k8s.io/yaml, and so kubectl, cannot make it a
+    /// JSON key ("unsupported map key").
+    UnsupportedKey,
 }
 
 /// One located YAML problem.
