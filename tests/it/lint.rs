@@ -76,6 +76,7 @@ fn realworld_packages_lint_to_the_findings_their_readme_explains() {
         ("argo-cd-ha", &[]),
         ("argo-rollouts", &["K0715"]),
         ("cassandra", &["K0715"]),
+        ("contour", &[]),
         ("external-dns", &[]),
         ("guestbook", &["K0715"]),
         ("ingress-nginx", &[]),
