@@ -439,7 +439,9 @@ fn merge(
                 let mut sources = Vec::with_capacity(items.len());
                 for (item, item_marks) in items.into_iter().zip(item_marks) {
                     match (item, item_marks.kind) {
-                        (Value::Mapping(source), MarksKind::Mapping(source_marks)) => sources.push((source, source_marks)),
+                        (Value::Mapping(source), MarksKind::Mapping(source_marks)) => {
+                            sources.push((source, source_marks))
+                        }
                         (Value::Sequence(_), _) => return Err(invalid(item_marks.span, "a list holding a list")),
                         _ => return Err(invalid(item_marks.span, "a list holding a scalar")),
                     }

@@ -146,8 +146,16 @@ fn merge_keys_as_go_yaml_v2() {
         ("base: &b {a: 1, b: 2}\nobj:\n  <<: *b\n  b: 3\n  c: 4\n", r#"{"a":1,"b":3,"c":4}"#, "a b c"),
         // A key written before the merge is replaced by the merged one.
         ("base: &b {a: 1, b: 2}\nobj:\n  b: 3\n  <<: *b\n  c: 4\n", r#"{"b":2,"a":1,"c":4}"#, "b a c"),
-        ("x: &x {a: 1, b: 1}\ny: &y {b: 2, c: 2}\nobj:\n  <<: [*x, *y]\n  d: 0\n", r#"{"b":1,"c":2,"a":1,"d":0}"#, "b c a d"),
-        ("x: &x {a: 1}\ny: &y {a: 2, z: 2}\nobj: {<<: [*y, *x], q: 1, r: 2}\n", r#"{"a":2,"z":2,"q":1,"r":2}"#, "a z q r"),
+        (
+            "x: &x {a: 1, b: 1}\ny: &y {b: 2, c: 2}\nobj:\n  <<: [*x, *y]\n  d: 0\n",
+            r#"{"b":1,"c":2,"a":1,"d":0}"#,
+            "b c a d",
+        ),
+        (
+            "x: &x {a: 1}\ny: &y {a: 2, z: 2}\nobj: {<<: [*y, *x], q: 1, r: 2}\n",
+            r#"{"a":2,"z":2,"q":1,"r":2}"#,
+            "a z q r",
+        ),
         ("obj: {<<: {inline: true}, k: v}\n", r#"{"inline":true,"k":"v"}"#, "inline k"),
         // Two merge keys: each merges, the later over the earlier.
         ("obj:\n  <<: {a: 1}\n  <<: {a: 2}\n", r#"{"a":2}"#, "a"),

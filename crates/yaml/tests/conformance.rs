@@ -51,7 +51,9 @@ fn same(ours: &serde_json::Value, want: &serde_json::Value) -> bool {
             _ => a.as_f64() == b.as_f64(),
         },
         (J::Array(a), J::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b)),
-        (J::Object(a), J::Object(b)) => a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| same(v, w))),
+        (J::Object(a), J::Object(b)) => {
+            a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| same(v, w)))
+        }
         _ => ours == want,
     }
 }
@@ -71,7 +73,9 @@ fn the_loader_reads_yaml_as_kubectl_does() {
                 assert!(same(&ours, want), "line {}: {:?} read as {ours}, kubectl reads {want}", case.line, case.yaml);
             }
             (Err(_), None) => {}
-            (Ok(doc), None) => panic!("line {}: {:?} read as {}, kubectl refuses it", case.line, case.yaml, json(&doc.value)),
+            (Ok(doc), None) => {
+                panic!("line {}: {:?} read as {}, kubectl refuses it", case.line, case.yaml, json(&doc.value))
+            }
             (Err(e), Some(want)) => panic!("line {}: {:?} refused ({e}), kubectl reads {want}", case.line, case.yaml),
         }
     }
