@@ -411,3 +411,27 @@ fn a_kept_namespace_nothing_creates_is_a_warning_until_an_instance_creates_it() 
     let run = t.args(["check"]).run().status(0);
     assert!(!run.stderr.contains("K0421"), "{}", run.stderr);
 }
+
+/// YAML read as kubectl reads it (issue 19, part 3), through the real binary: an integer key in a
+/// ConfigMap's `data` is the string key kubectl sends (the ingress-nginx tcp-services idiom, which
+/// was K0442), an octal `defaultMode` is its value (0644 is 420), a quoted `'on'` stays a string,
+/// and a quoted `'<<'` is an ordinary key, not a merge.
+#[test]
+fn yaml_is_read_as_kubectl_reads_it() {
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tcp-services\ndata:\n  5432: \"db/postgres:5432\"\n  flag: 'on'\n";
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: x\n  volumes:\n  - name: v\n    configMap:\n      name: tcp-services\n      defaultMode: 0644\n";
+    let t = Test::new().tree([
+        ("clusters/c.toml", "availability = \"none\"\n[[instances]]\nname = \"app\"\npackage = \"p\"\n"),
+        ("packages/p/kix.toml", "[meta]\nname = \"p\"\nversion = \"1.0.0\"\n"),
+        ("packages/p/cm.yaml", cm),
+        ("packages/p/pod.yaml", pod),
+    ]);
+    t.clone().args(["build"]).run().status(0);
+    let out = std::fs::read_to_string(t.root().join("out/c/app.yaml")).unwrap();
+    assert!(out.contains("  '5432': db/postgres:5432\n"), "{out}");
+    assert!(out.contains("  flag: 'on'\n"), "{out}");
+    assert!(out.contains("      defaultMode: 420\n"), "{out}");
+    // A null key cannot be a JSON key: kubectl refuses it, and so does kix, at its line.
+    std::fs::write(t.root().join("packages/p/cm.yaml"), format!("{cm}  ~: x\n")).unwrap();
+    t.args(["build"]).run().status(1).stderr_contains("packages/p/cm.yaml:8:3");
+}

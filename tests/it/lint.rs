@@ -77,6 +77,7 @@ fn realworld_packages_lint_to_the_findings_their_readme_explains() {
         ("argo-rollouts", &["K0715"]),
         ("cassandra", &["K0715"]),
         ("cloudnative-pg", &[]),
+        ("contour", &[]),
         ("external-dns", &[]),
         ("guestbook", &["K0715"]),
         ("ingress-nginx", &[]),

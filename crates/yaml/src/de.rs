@@ -380,9 +380,9 @@ spec:
 
     #[test]
     fn reads_object_meta() {
-        let meta: ObjectMeta = from_value(&value("name: a\nlabels:\n  x: y\ngeneration: 4\n")).unwrap();
+        let meta: ObjectMeta = from_value(&value("name: a\nlabels:\n  x: z\ngeneration: 4\n")).unwrap();
         assert_eq!((meta.name.as_deref(), meta.generation), (Some("a"), Some(4)));
-        assert_eq!(meta.labels.unwrap()["x"], "y");
+        assert_eq!(meta.labels.unwrap()["x"], "z");
     }
 
     #[test]

@@ -209,7 +209,7 @@ fn is_reserved(text: &str) -> bool {
 
 fn plain_is_safe(text: &str) -> bool {
     let Some(first) = text.chars().next() else { return false };
-    if is_reserved(text) || looks_numeric(text) {
+    if is_reserved(text) || looks_numeric(text) || super::resolve::plain_non_string(text).is_some() {
         return false;
     }
     if first.is_whitespace() || text.chars().next_back().is_some_and(char::is_whitespace) || text.ends_with(':') {

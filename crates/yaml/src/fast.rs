@@ -307,9 +307,9 @@ impl Reader<'_> {
         let first = self.entries.len();
         let mut hashes: Option<HashSet<u64>> = None;
         loop {
-            self.check_key(first, &mut hashes, &key)?;
+            let checked = self.check_key(first, &mut hashes, std::mem::replace(&mut key, Value::Null))?;
             let value = self.value(after, column)?;
-            self.entries.push((key, value));
+            self.entries.push((checked, value));
             if self.line != Line::Content || self.indent < column {
                 break;
             }
@@ -327,20 +327,22 @@ impl Reader<'_> {
         Ok(Value::Mapping(Mapping::from_distinct(entries)))
     }
 
-    /// Refuses a merge key and a key already in the mapping whose entries start at `first`, found
-    /// as the loader finds duplicates.
-    fn check_key(&self, first: usize, hashes: &mut Option<HashSet<u64>>, key: &Value) -> Fast<()> {
+    /// The key as a string, as the loader makes it ([`resolve::key`]); refuses a merge key, a null
+    /// key and a key already in the mapping whose entries start at `first`, found as the loader
+    /// finds duplicates.
+    fn check_key(&self, first: usize, hashes: &mut Option<HashSet<u64>>, key: Value) -> Fast<Value> {
+        let key = resolve::key(key).ok_or(Refused)?;
         if key.as_str() == Some("<<") {
             return Err(Refused);
         }
         let entries = &self.entries[first..];
         let duplicate = if entries.len() < HASH_KEYS_FROM {
-            entries.iter().any(|(k, _)| k == key)
+            entries.iter().any(|(k, _)| *k == key)
         } else {
             let hashes = hashes.get_or_insert_with(|| entries.iter().map(|(k, _)| key_hash(k)).collect());
-            !hashes.insert(key_hash(key)) && entries.iter().any(|(k, _)| k == key)
+            !hashes.insert(key_hash(&key)) && entries.iter().any(|(k, _)| *k == key)
         };
-        if duplicate { Err(Refused) } else { Ok(()) }
+        if duplicate { Err(Refused) } else { Ok(key) }
     }
 
     /// The value of a key of a mapping at `column`, from just past the key's `:`.
@@ -566,7 +568,7 @@ impl Reader<'_> {
                     if colon + 1 >= self.end || b[colon] != b':' || b[colon + 1] != b' ' || colon - p > MAX_KEY_BYTES {
                         return Err(Refused);
                     }
-                    self.check_key(first_entry, &mut hashes, &key)?;
+                    let key = self.check_key(first_entry, &mut hashes, key)?;
                     let (value, end) = self.flow_node(self.skip_spaces(colon + 1))?;
                     self.entries.push((key, value));
                     p = end;

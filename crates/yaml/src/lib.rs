@@ -12,17 +12,19 @@
 //!   only comments or `---` are skipped. A semantic error (duplicate key, bad merge, undefined
 //!   alias, limits) fails that document only; a syntax error ends the stream, because the parser
 //!   cannot resynchronise, but the documents before it are still returned.
-//! * **Scalars resolve exactly as serde_yaml 0.9 resolved them** (YAML 1.2 core schema as
-//!   serde_yaml implements it; see [`resolve`]), so kix's golden outputs do not move. Quoted and
-//!   block scalars are strings. The core tags `!!str`, `!!int`, `!!bool`, `!!null` and `!!float`
+//! * **Scalars resolve exactly as kubectl resolves them**: go-yaml v2's YAML 1.1 rules under
+//!   sigs.k8s.io/yaml (`yes`, `on`, `y` are true; `0644` is the octal 420; see [`resolve`]), and
+//!   mapping keys are made strings as sigs.k8s.io/yaml makes them for JSON (`5432:` is `"5432"`).
+//!   `tests/conformance/kubectl-yaml.tsv` holds the cases with upstream's answers, run through the
+//!   loader and the fast reader. Quoted and block scalars are strings. The core tags `!!str`, `!!int`, `!!bool`, `!!null` and `!!float`
 //!   are honoured on scalars, `!!map` and `!!seq` on collections. Any other tag (a local tag such
 //!   as `!Ref`) is dropped: the node is read as if it were untagged. serde_yaml kept such nodes as
 //!   `Value::Tagged`; no Kubernetes reader gives them meaning, so kix's model has no such variant.
 //! * **Positions are real.** Every node's span comes from the parser's marks and is kept in a
 //!   [`Marks`] tree parallel to the value: keys, values and sequence items, through flow and block
 //!   styles alike. Lines and columns are 1-based and count characters; offsets count bytes.
-//! * **Merge keys** (`<<`) are applied at load time as kubectl applies them, in the entry order
-//!   serde_yaml's `Value::apply_merge` produced (see [`load`]).
+//! * **Merge keys** (a plain `<<`) are applied at load time as go-yaml v2, and so kubectl, applies
+//!   them: entries in document order, a later one replacing an earlier one (see [`load`]).
 //!
 //! * **A fast path for snapshots.** [`fast_stream`] reads the block YAML that `kubectl get -o yaml`
 //!   and kix write (block mappings and sequences, single-line plain and quoted scalars, single-line
@@ -128,8 +130,11 @@ pub enum YamlErrorKind {
     InvalidMerge,
     /// A scalar whose explicit tag (`!!int`, `!!bool`, ...) does not fit its text.
     InvalidTaggedScalar,
-    /// An integer outside -2^63..2^64 (serde_yaml refused these too).
+    /// A prefixed integer (`0x`, `0o`, `0b`) wider than 64 bits.
     IntegerOutOfRange,
+    /// A null or collection as a mapping key: sigs.k8s.io/yaml, and so kubectl, cannot make it a
+    /// JSON key ("unsupported map key").
+    UnsupportedKey,
 }
 
 /// One located YAML problem.

@@ -3,23 +3,28 @@
 //!
 //! Per document, in event order:
 //!
-//! * A scalar resolves through [`resolve`](super::resolve) (plain scalars as serde_yaml did; quoted
-//!   and block scalars are strings; core tags honoured, other tags dropped).
+//! * A scalar resolves through [`resolve`](super::resolve) (plain scalars as kubectl's go-yaml v2
+//!   reads them; quoted and block scalars are strings; core tags honoured, other tags dropped).
+//! * A key is made a string as sigs.k8s.io/yaml makes it a JSON key ([`resolve::key`]: `5432:`
+//!   is the key `"5432"`, `on:` is `"true"`); a null or collection key is an
+//!   [`UnsupportedKey`](YamlErrorKind::UnsupportedKey) error, as it is to kubectl.
 //! * A key already present in its mapping is a [`DuplicateKey`](YamlErrorKind::DuplicateKey) error
-//!   at the second occurrence, naming the first's line. Detection is a scan for small mappings and
-//!   a hash set past [`HASH_KEYS_FROM`] keys, so it stays linear on big mappings.
+//!   at the second occurrence, naming the first's line (kubectl keeps the later one silently; kix
+//!   refuses rather than drop a value). Detection is a scan for small mappings and a hash set past
+//!   [`HASH_KEYS_FROM`] keys, so it stays linear on big mappings.
 //! * `&anchor` stores the finished node; `*alias` clones it (value and marks; the clone's root gets
 //!   the alias's span). Every node an alias produces counts against
 //!   [`Limits::max_alias_nodes`](super::Limits::max_alias_nodes).
 //! * A collection opened more than [`Limits::max_depth`](super::Limits::max_depth) levels deep is an
 //!   error at its start.
-//! * When a mapping closes, a `<<` entry merges: its value is a mapping or a sequence of mappings;
-//!   keys already present win, and among several merged mappings the earlier wins. The order is
-//!   serde_yaml 0.9.34's `Value::apply_merge`, which kix's outputs were made with: the `<<` entry
-//!   is removed by swapping the mapping's last entry into its place (`IndexMap::swap_remove`), then
-//!   the merged entries are appended. Merges apply innermost first, so an anchored mapping that
-//!   itself merges is merged before it is reused (go-yaml, and so kubectl, do the same; serde_yaml
-//!   left a chained `<<` unmerged in the outer mapping).
+//! * When a mapping closes, its `<<` entries merge as go-yaml v2's decoder merges them
+//!   (`decode.go`, `isMerge`, `mapping`, `merge`): a merge key is a plain `<<` (untagged or
+//!   `!!merge`; a quoted `'<<'` is an ordinary key), its value a mapping or a sequence of
+//!   mappings. Entries are set in document order and a later one replaces an earlier one with the
+//!   same key, whether either came from a merge or was written out; a sequence is merged from its
+//!   last mapping to its first, so among those the earlier wins. A key keeps the place it was first
+//!   set at. Merges apply innermost first, so an anchored mapping that itself merges is merged
+//!   before it is reused.
 //!
 //! A semantic error fails its document and the loader moves on to the next one; a syntax error from
 //! the parser ends the stream (it cannot resynchronise).
@@ -126,6 +131,8 @@ struct MappingFrame {
     key: Option<(Value, Span, Option<KeyText>)>,
     /// Key hashes, once the mapping is big enough to need them.
     hashes: Option<HashSet<u64>>,
+    /// Which of the entries (counted from `first`) are merge keys.
+    merges: Vec<usize>,
 }
 
 struct Builder<'l> {
@@ -144,6 +151,8 @@ struct Builder<'l> {
     anchors: HashMap<usize, (Value, Marks, usize)>,
     alias_nodes: usize,
     error: Option<YamlError>,
+    /// The scalar being completed is a plain `<<`.
+    merge_key: bool,
 }
 
 impl<'l> Builder<'l> {
@@ -161,6 +170,7 @@ impl<'l> Builder<'l> {
             anchors: HashMap::new(),
             alias_nodes: 0,
             error: None,
+            merge_key: false,
         }
     }
 
@@ -191,11 +201,17 @@ impl<'l> Builder<'l> {
                 {
                     self.empty = true;
                 }
+                // go-yaml v2 `isMerge`: the value `<<`, implicit (plain, untagged) or tagged !!merge.
+                let merge_key = style == ScalarStyle::Plain
+                    && text == "<<"
+                    && tag.as_deref().is_none_or(|tag| tag.is_yaml_core_schema() && tag.suffix == "merge");
                 let value = match scalar(text, style, tag.as_deref()) {
                     Ok(value) => value,
                     Err((kind, message)) => return self.fail(kind, span.start, message),
                 };
+                self.merge_key = merge_key;
                 self.complete(value, Marks::scalar(span), anchor);
+                self.merge_key = false;
             }
             Event::SequenceStart(anchor, _) => {
                 if self.too_deep(span.start) {
@@ -213,6 +229,7 @@ impl<'l> Builder<'l> {
                     first: self.entries.len(),
                     key: None,
                     hashes: None,
+                    merges: Vec::new(),
                 }));
             }
             Event::SequenceEnd => {
@@ -232,7 +249,7 @@ impl<'l> Builder<'l> {
                 let marks: Vec<EntryMarks> = self.entry_marks.drain(frame.first..).collect();
                 let end = end_of(span, marks.last().map(|m| m.value.span.end), frame.start);
                 let (anchor, start) = (frame.anchor, frame.start);
-                match merge(entries, marks) {
+                match merge(entries, marks, &frame.merges) {
                     Ok((mapping, marks)) => {
                         let marks = Marks { span: Span { start, end }, kind: MarksKind::Mapping(marks) };
                         self.complete(Value::Mapping(mapping), marks, anchor);
@@ -301,7 +318,16 @@ impl<'l> Builder<'l> {
                     self.entries.push((key, value));
                     self.entry_marks.push(EntryMarks { key_text, key: key_span, value: marks });
                 }
+                None if self.merge_key => {
+                    frame.merges.push(self.entries.len() - frame.first);
+                    frame.key = Some((value, marks.span, None));
+                }
                 None => {
+                    let Some(value) = resolve::key(value) else {
+                        let message = "a mapping key must be a string, number or boolean: kubectl cannot read a \
+                                       null or collection key (sigs.k8s.io/yaml: \"unsupported map key\")";
+                        return self.fail(YamlErrorKind::UnsupportedKey, marks.span.start, message.into());
+                    };
                     let (entries, entry_marks) = (&self.entries[frame.first..], &self.entry_marks[frame.first..]);
                     if let Some(first) = frame.duplicate_of(entries, entry_marks, &value) {
                         let message = format!(
@@ -367,22 +393,29 @@ fn scalar(text: Cow<str>, style: ScalarStyle, tag: Option<&Tag>) -> Result<Value
     }
 }
 
-/// Applies a `<<` entry, if any (see the module docs for the order).
+/// Applies the `<<` entries at `merges`, if any (see the module docs for the order).
 fn merge(
-    mut entries: Vec<(Value, Value)>,
-    mut marks: Vec<EntryMarks>,
+    entries: Vec<(Value, Value)>,
+    marks: Vec<EntryMarks>,
+    merges: &[usize],
 ) -> Result<(Mapping, Vec<EntryMarks>), YamlError> {
-    let Some(at) = entries.iter().position(|(k, _)| k.as_str() == Some("<<")) else {
+    if merges.is_empty() {
         return Ok((Mapping::from_distinct(entries), marks));
-    };
-    let (_, merged) = entries.swap_remove(at);
-    let merge_marks = marks.swap_remove(at);
-    let mut mapping = Mapping::from_distinct(entries);
-    let mut take = |source: Mapping, source_marks: Vec<EntryMarks>| {
-        for ((key, value), entry_marks) in source.into_entries().into_iter().zip(source_marks) {
-            if !mapping.contains_key(&key) {
-                mapping.insert(key, value);
-                marks.push(entry_marks);
+    }
+    let mut out: Vec<(Value, Value)> = Vec::with_capacity(entries.len());
+    let mut out_marks: Vec<EntryMarks> = Vec::with_capacity(entries.len());
+    let mut at: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut set = |key: Value, value: Value, entry_marks: EntryMarks| {
+        let slot = at.entry(key_hash(&key)).or_default();
+        match slot.iter().find(|&&i| out[i].0 == key) {
+            Some(&i) => {
+                out[i].1 = value;
+                out_marks[i] = entry_marks;
+            }
+            None => {
+                slot.push(out.len());
+                out.push((key, value));
+                out_marks.push(entry_marks);
             }
         }
     };
@@ -390,20 +423,38 @@ fn merge(
         let message = format!("the value of a merge key `<<` must be a mapping or a list of mappings, not {what}");
         YamlError::new(YamlErrorKind::InvalidMerge, span.start, message)
     };
-    match (merged, merge_marks.value.kind) {
-        (Value::Mapping(source), MarksKind::Mapping(source_marks)) => take(source, source_marks),
-        (Value::Sequence(items), MarksKind::Sequence(item_marks)) => {
-            for (item, item_marks) in items.into_iter().zip(item_marks) {
-                match (item, item_marks.kind) {
-                    (Value::Mapping(source), MarksKind::Mapping(source_marks)) => take(source, source_marks),
-                    (Value::Sequence(_), _) => return Err(invalid(item_marks.span, "a list holding a list")),
-                    _ => return Err(invalid(item_marks.span, "a list holding a scalar")),
+    for (i, ((key, value), entry_marks)) in entries.into_iter().zip(marks).enumerate() {
+        if !merges.contains(&i) {
+            set(key, value, entry_marks);
+            continue;
+        }
+        let mut take = |source: Mapping, source_marks: Vec<EntryMarks>| {
+            for ((key, value), entry_marks) in source.into_entries().into_iter().zip(source_marks) {
+                set(key, value, entry_marks);
+            }
+        };
+        match (value, entry_marks.value.kind) {
+            (Value::Mapping(source), MarksKind::Mapping(source_marks)) => take(source, source_marks),
+            (Value::Sequence(items), MarksKind::Sequence(item_marks)) => {
+                let mut sources = Vec::with_capacity(items.len());
+                for (item, item_marks) in items.into_iter().zip(item_marks) {
+                    match (item, item_marks.kind) {
+                        (Value::Mapping(source), MarksKind::Mapping(source_marks)) => {
+                            sources.push((source, source_marks))
+                        }
+                        (Value::Sequence(_), _) => return Err(invalid(item_marks.span, "a list holding a list")),
+                        _ => return Err(invalid(item_marks.span, "a list holding a scalar")),
+                    }
+                }
+                // go-yaml v2 `merge`: "Step backwards as earlier nodes take precedence."
+                for (source, source_marks) in sources.into_iter().rev() {
+                    take(source, source_marks);
                 }
             }
+            _ => return Err(invalid(entry_marks.key, "a scalar")),
         }
-        _ => return Err(invalid(merge_marks.key, "a scalar")),
     }
-    Ok((mapping, marks))
+    Ok((Mapping::from_distinct(out), out_marks))
 }
 
 /// The first character YAML does not allow in a stream (outside its printable set: C0 controls

@@ -92,7 +92,9 @@ fn duplicate_keys_point_at_the_second_occurrence() {
         ("spec:\n  x: 1\n  y:\n    z: 1\n    z: 2\n", "5:5", "`z`", 4),
         ("m: {k: 1, j: 2, k: 3}\n", "1:17", "`k`", 1),
         ("- name: a\n  name: b\n", "2:3", "`name`", 1),
-        ("1: a\n'1': b\n1: c\n", "3:1", "`1`", 1),
+        // Keys are strings as kubectl makes them: `1` and `'1'` are one key, `on` is `true`.
+        ("1: a\n'1': b\n1: c\n", "2:1", "`1`", 1),
+        ("true: a\non: b\n", "2:1", "`true`", 1),
     ];
     for (text, mark, key, first) in cases {
         let error = first_error(text);
@@ -112,13 +114,13 @@ fn duplicate_keys_point_at_the_second_occurrence() {
 
 #[test]
 fn aliases_expand_and_are_bounded() {
-    let doc = one("base: &b {x: 1, y: [2]}\ncopy: *b\nscalar: &s hi\nagain: *s\n");
+    let doc = one("base: &b {x: 1, z: [2]}\ncopy: *b\nscalar: &s hi\nagain: *s\n");
     assert_eq!(doc.value["copy"], doc.value["base"]);
     assert_eq!(doc.value["again"].as_str(), Some("hi"));
     // The alias's own span; its children where the anchor wrote them.
     assert_eq!(at(&doc.marks, &[K("copy")]), ("2:1".into(), true));
     assert_eq!(doc.marks.entry("copy").unwrap().value.span.start.to_string(), "2:7");
-    assert_eq!(at(&doc.marks, &[K("copy"), K("y")]), ("1:17".into(), true));
+    assert_eq!(at(&doc.marks, &[K("copy"), K("z")]), ("1:17".into(), true));
 
     let bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n";
     let error = first_error(bomb);
@@ -130,41 +132,46 @@ fn aliases_expand_and_are_bounded() {
     assert_eq!(error.message, "alias *nowhere names no anchor defined before it");
 }
 
-/// serde_yaml's reading plus `apply_merge`, as kix did it, in our model for comparison.
-fn serde_yaml_merged(text: &str) -> Value {
-    let mut theirs: serde_yaml::Value = serde_yaml::from_str(text).unwrap();
-    theirs.apply_merge().unwrap();
-    let json = serde_json::to_string(&theirs).unwrap();
-    one(&json).value
-}
-
 fn keys(value: &Value) -> Vec<&str> {
     value.as_mapping().unwrap().keys().map(|k| k.as_str().unwrap()).collect()
 }
 
+/// Merges as go-yaml v2 decodes them (sigs.k8s.io/yaml `goyaml.v2/decode.go`, `mapping` and
+/// `merge`; its `decode_test.go` `mergeTests`: "Override" keys written after the `<<` win, and in
+/// a list of merged mappings the earlier wins): entries in document order, the later one wins.
 #[test]
-fn merge_keys_match_serde_yaml_apply_merge() {
+fn merge_keys_as_go_yaml_v2() {
     let cases = [
-        "base: &b {a: 1, b: 2}\nobj:\n  <<: *b\n  b: 3\n  c: 4\n",
-        "base: &b {a: 1, b: 2}\nobj:\n  c: 4\n  <<: *b\n  b: 3\n",
-        "x: &x {a: 1, b: 1}\ny: &y {b: 2, c: 2}\nobj:\n  <<: [*x, *y]\n  d: 0\n",
-        "x: &x {a: 1}\ny: &y {a: 2, z: 2}\nobj: {<<: [*y, *x], q: 1, r: 2}\n",
-        "list:\n- &one {name: a, port: 1}\n- <<: *one\n  port: 2\n",
-        "obj: {<<: {inline: true}, k: v}\n",
+        // (document, obj as JSON, obj's keys in order)
+        ("base: &b {a: 1, b: 2}\nobj:\n  <<: *b\n  b: 3\n  c: 4\n", r#"{"a":1,"b":3,"c":4}"#, "a b c"),
+        // A key written before the merge is replaced by the merged one.
+        ("base: &b {a: 1, b: 2}\nobj:\n  b: 3\n  <<: *b\n  c: 4\n", r#"{"b":2,"a":1,"c":4}"#, "b a c"),
+        (
+            "x: &x {a: 1, b: 1}\ny: &y {b: 2, c: 2}\nobj:\n  <<: [*x, *y]\n  d: 0\n",
+            r#"{"b":1,"c":2,"a":1,"d":0}"#,
+            "b c a d",
+        ),
+        (
+            "x: &x {a: 1}\ny: &y {a: 2, z: 2}\nobj: {<<: [*y, *x], q: 1, r: 2}\n",
+            r#"{"a":2,"z":2,"q":1,"r":2}"#,
+            "a z q r",
+        ),
+        ("obj: {<<: {inline: true}, k: v}\n", r#"{"inline":true,"k":"v"}"#, "inline k"),
+        // Two merge keys: each merges, the later over the earlier.
+        ("obj:\n  <<: {a: 1}\n  <<: {a: 2}\n", r#"{"a":2}"#, "a"),
+        // Only a plain `<<` merges: quoted, it is an ordinary key.
+        ("obj:\n  '<<': {a: 1}\n  b: 2\n", r#"{"<<":{"a":1},"b":2}"#, "<< b"),
+        ("obj:\n  \"<<\": {a: 1}\n", r#"{"<<":{"a":1}}"#, "<<"),
+        ("obj:\n  !!merge <<: {a: 1}\n", r#"{"a":1}"#, "a"),
     ];
-    for text in cases {
-        let ours = one(text).value;
-        let theirs = serde_yaml_merged(text);
-        assert_eq!(ours, theirs, "{text}");
-        for key in ["obj", "list"] {
-            if let Some(mapping) = ours.get(key).filter(|v| v.is_mapping()) {
-                assert_eq!(keys(mapping), keys(&theirs[key]), "entry order of {key} in {text}");
-            }
-        }
+    for (text, json, order) in cases {
+        let doc = one(text);
+        let want: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(serde_json::to_value(&doc.value["obj"]).unwrap(), want, "{text}");
+        assert_eq!(keys(&doc.value["obj"]).join(" "), order, "{text}");
     }
-    let doc = one(cases[0]);
-    assert_eq!(keys(&doc.value["obj"]), ["c", "b", "a"]);
-    // A merged key points where the anchor wrote it.
+    let doc = one(cases[0].0);
+    // A merged key points where the anchor wrote it, a written one where it is written.
     assert_eq!(at(&doc.marks, &[K("obj"), K("a")]), ("1:11".into(), true));
     assert_eq!(at(&doc.marks, &[K("obj"), K("b")]), ("4:3".into(), true));
 }
@@ -235,14 +242,16 @@ fn syntax_errors_are_plain_and_located() {
 
 #[test]
 fn tags_and_non_string_keys() {
-    let doc = one("a: !Ref x\nb: !!str 1\nc: !custom {k: 1}\n1: one\ntrue: yes\n~: n\n");
+    let doc = one("a: !Ref x\nb: !!str 1\nc: !custom {k: 1}\n1: one\ntrue: 'yes'\n0755: mode\n1.5: f\n");
     assert_eq!(doc.value["a"].as_str(), Some("x"));
     assert_eq!(doc.value["b"].as_str(), Some("1"));
     assert_eq!(doc.value["c"]["k"].as_u64(), Some(1));
-    let map = doc.value.as_mapping().unwrap();
-    assert_eq!(map.get(&Value::from(1)).and_then(Value::as_str), Some("one"));
-    assert_eq!(map.get(&Value::Bool(true)).and_then(Value::as_str), Some("yes"));
-    assert_eq!(map.get(&Value::Null).and_then(Value::as_str), Some("n"));
+    // Keys are strings, as sigs.k8s.io/yaml makes them for JSON.
+    assert_eq!(keys(&doc.value), ["a", "b", "c", "1", "true", "493", "1.5"]);
+    for (text, mark) in [("~: n\n", "1:1"), ("a:\n  null: x\n", "2:3"), ("? [a]\n: x\n", "1:3")] {
+        let error = first_error(text);
+        assert_eq!((error.kind, error.mark.to_string()), (YamlErrorKind::UnsupportedKey, mark.into()), "{text}");
+    }
 }
 
 #[test]

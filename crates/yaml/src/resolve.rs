@@ -1,369 +1,337 @@
-//! Scalar resolution: what a scalar's text means, exactly as serde_yaml 0.9.34 decided it.
+//! Scalar resolution: what a scalar's text means, exactly as kubectl's decoder decides it.
 //!
-//! kix's golden outputs were produced through serde_yaml, so a plain (unquoted) scalar must resolve
-//! to the same null, boolean, integer, float or string as there. The functions below follow
-//! serde_yaml 0.9.34 `src/de.rs` (`visit_untagged_scalar`, `parse_null`, `parse_bool`,
-//! `parse_unsigned_int`, `parse_negative_int`, `parse_f64`, `digits_but_not_number`) rule for
-//! rule: YAML 1.2's core schema as serde_yaml implements it, which differs from the spec in places
-//! (`+0x1F` is an integer, `1_000` and `0x_1` are not; `.5` and `1e3` are floats, `017` is a
-//! string). Quoted and block scalars are always strings and never reach this module.
+//! kubectl reads YAML through sigs.k8s.io/yaml, which decodes with its fork of go-yaml v2
+//! (`sigs.k8s.io/yaml/goyaml.v2/resolve.go`, `resolve`): YAML 1.1 as go-yaml implements it. The
+//! functions below follow that function rule for rule:
 //!
-//! Integers that fit neither `u64` nor `i64` but do fit 128 bits made serde_yaml's `Value` fail
-//! ("u128 is not supported"); [`Resolved::OutOfRange`] keeps that a refusal, with a located error.
+//! * a lookup table first, tried only when the text starts with one of `yYnNtTfFoO~.+-` or a digit
+//!   (the "hint"): `y Y yes Yes YES true True TRUE on On ON` are true, `n N no No NO false False
+//!   FALSE off Off OFF` false, `"" ~ null Null NULL` null, `.nan .inf +.inf -.inf` (three
+//!   spellings each) floats;
+//! * text starting with `.`: a float as Go's `strconv.ParseFloat` reads it;
+//! * text starting with a sign or a digit: underscores are removed, then an integer as Go's
+//!   `strconv.ParseInt(_, 0, 64)` reads it (`0x`, `0o`, `0b` prefixes, and a leading `0` is octal:
+//!   `0755` is 493), then `ParseUint`, then a float if it matches go-yaml's `yamlStyleFloat`
+//!   (`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`; so `08` is the float 8 and
+//!   `18446744073709551616` a float); a prefixed integer wider than 64 bits is a `big.Int` there and
+//!   [`Resolved::OutOfRange`] here (kix's numbers are 64 bits: refused with a located error);
+//! * everything else is a string: sexagesimal (`1:20`, "purposefully unsupported" there),
+//!   timestamps (go-yaml v2 hands a timestamp to an `interface{}` as its text), `.5.5`.
+//!
+//! Quoted and block scalars are always strings and never reach this module. Keys are resolved the
+//! same way and then made strings as sigs.k8s.io/yaml does before it writes JSON ([`key`]).
 
 use super::{Number, Value};
-use std::num::ParseIntError;
 
 /// What a scalar's text resolves to.
 #[derive(Debug, PartialEq)]
 pub enum Resolved {
     Value(Value),
-    /// An integer wider than 64 bits: refused, as serde_yaml refused it.
+    /// An integer wider than 64 bits: refused.
     OutOfRange,
 }
 
-/// An untagged plain scalar (serde_yaml's `visit_untagged_scalar`).
+/// An untagged plain scalar (go-yaml v2's `resolve("", text)`).
 pub fn plain(text: &str) -> Resolved {
     plain_non_string(text).unwrap_or_else(|| Resolved::Value(Value::String(text.to_string())))
 }
 
 /// [`plain`], but `None` for a string, so the caller can keep the text it owns.
 pub(crate) fn plain_non_string(text: &str) -> Option<Resolved> {
-    // Fast path: every null, bool, integer and float serde_yaml accepts starts with one of these
-    // (its floats must be finite, so `inf` and `nan` without a dot are strings).
     let Some(&first) = text.as_bytes().first() else { return Some(Resolved::Value(Value::Null)) };
     match first {
-        b'0'..=b'9' | b'+' | b'-' | b'.' | b'~' => {}
-        // Nothing numeric starts with a letter (Rust's float parser reads `nan` and `inf`, but
-        // serde_yaml's floats must be finite), so these are null, a boolean or a string.
-        b'n' | b'N' => return is_null(text).then_some(Resolved::Value(Value::Null)),
-        b't' | b'T' | b'f' | b'F' => return parse_bool(text).map(|b| Resolved::Value(Value::Bool(b))),
-        _ => return None,
-    }
-    match plain_slow(text) {
-        Resolved::Value(Value::String(_)) => None,
-        resolved => Some(resolved),
-    }
-}
-
-fn plain_slow(text: &str) -> Resolved {
-    if text.is_empty() || is_null(text) {
-        return Resolved::Value(Value::Null);
-    }
-    if let Some(b) = parse_bool(text) {
-        return Resolved::Value(Value::Bool(b));
-    }
-    match int(text) {
-        Some(Resolved::Value(v)) => return Resolved::Value(v),
-        Some(Resolved::OutOfRange) => return Resolved::OutOfRange,
-        None => {}
-    }
-    if !digits_but_not_number(text) {
-        if let Some(f) = parse_f64(text) {
-            return Resolved::Value(Value::Number(Number::from(f)));
-        }
-    }
-    Resolved::Value(Value::String(text.to_string()))
-}
-
-/// A scalar under an explicit core tag (`!!int`, ...); `None` when the text does not fit the tag
-/// (serde_yaml's `visit_scalar`). Other core tags (`!!str`, `!!binary`, `!!timestamp`) read the
-/// text as a string, as serde_yaml did.
-pub(crate) fn tagged(suffix: &str, text: &str) -> Option<Resolved> {
-    Some(match suffix {
-        "bool" => Resolved::Value(Value::Bool(parse_bool(text)?)),
-        "int" => int(text)?,
-        "float" => Resolved::Value(Value::Number(Number::from(parse_f64(text)?))),
-        "null" => is_null(text).then_some(Resolved::Value(Value::Null))?,
-        _ => Resolved::Value(Value::String(text.to_string())),
-    })
-}
-
-fn is_null(text: &str) -> bool {
-    matches!(text, "null" | "Null" | "NULL" | "~")
-}
-
-fn parse_bool(text: &str) -> Option<bool> {
-    match text {
-        "true" | "True" | "TRUE" => Some(true),
-        "false" | "False" | "FALSE" => Some(false),
+        b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' | b'~' => keyword(text),
+        b'.' => keyword(text).or_else(|| dot_float(text)),
+        b'0'..=b'9' | b'+' | b'-' => keyword(text).or_else(|| number(text)),
         _ => None,
     }
 }
 
-/// serde_yaml's `visit_int`: u64, then i64, then the 128-bit forms it could not represent.
-fn int(text: &str) -> Option<Resolved> {
-    if let Some(u) = parse_unsigned_int(text, u64::from_str_radix) {
-        return Some(Resolved::Value(Value::Number(Number::from(u))));
-    }
-    if let Some(i) = parse_negative_int(text, i64::from_str_radix) {
-        return Some(Resolved::Value(Value::Number(Number::from(i))));
-    }
-    if parse_unsigned_int(text, u128::from_str_radix).is_some()
-        || parse_negative_int(text, i128::from_str_radix).is_some()
-    {
-        return Some(Resolved::OutOfRange);
-    }
-    None
-}
-
-fn parse_unsigned_int<T>(text: &str, from_str_radix: fn(&str, u32) -> Result<T, ParseIntError>) -> Option<T> {
-    let unpositive = text.strip_prefix('+').unwrap_or(text);
-    for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
-        if let Some(rest) = unpositive.strip_prefix(prefix) {
-            if rest.starts_with(['+', '-']) {
-                return None;
-            }
-            if let Ok(int) = from_str_radix(rest, radix) {
-                return Some(int);
-            }
-        }
-    }
-    if unpositive.starts_with(['+', '-']) || digits_but_not_number(text) {
-        return None;
-    }
-    from_str_radix(unpositive, 10).ok()
-}
-
-fn parse_negative_int<T>(text: &str, from_str_radix: fn(&str, u32) -> Result<T, ParseIntError>) -> Option<T> {
-    for (prefix, radix) in [("-0x", 16), ("-0o", 8), ("-0b", 2)] {
-        if let Some(rest) = text.strip_prefix(prefix) {
-            if let Ok(int) = from_str_radix(&format!("-{rest}"), radix) {
-                return Some(int);
-            }
-        }
-    }
-    if digits_but_not_number(text) {
-        return None;
-    }
-    from_str_radix(text, 10).ok()
-}
-
-fn parse_f64(text: &str) -> Option<f64> {
-    let unpositive = match text.strip_prefix('+') {
-        Some(rest) if rest.starts_with(['+', '-']) => return None,
-        Some(rest) => rest,
-        None => text,
+/// go-yaml v2's `resolveMap`.
+fn keyword(text: &str) -> Option<Resolved> {
+    let value = match text {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => Value::Bool(true),
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => Value::Bool(false),
+        "~" | "null" | "Null" | "NULL" => Value::Null,
+        ".nan" | ".NaN" | ".NAN" => Value::Number(Number::from(f64::NAN)),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => Value::Number(Number::from(f64::INFINITY)),
+        "-.inf" | "-.Inf" | "-.INF" => Value::Number(Number::from(f64::NEG_INFINITY)),
+        _ => return None,
     };
-    if let ".inf" | ".Inf" | ".INF" = unpositive {
-        return Some(f64::INFINITY);
-    }
-    if let "-.inf" | "-.Inf" | "-.INF" = text {
-        return Some(f64::NEG_INFINITY);
-    }
-    if let ".nan" | ".NaN" | ".NAN" = text {
-        return Some(f64::NAN.copysign(1.0));
-    }
-    unpositive.parse::<f64>().ok().filter(|f| f.is_finite())
+    Some(Resolved::Value(value))
 }
 
-/// Leading zeros followed by digits are a string in YAML 1.2 (serde_yaml's comment cites
-/// https://yaml.org/spec/1.2/spec.html#id2761292).
-fn digits_but_not_number(text: &str) -> bool {
-    let text = text.strip_prefix(['-', '+']).unwrap_or(text);
-    text.len() > 1 && text.starts_with('0') && text[1..].bytes().all(|b| b.is_ascii_digit())
+/// The `.` hint: `strconv.ParseFloat(text, 64)`, which takes no underscore that does not sit
+/// between digits and fails (so the text stays a string) when the float overflows.
+fn dot_float(text: &str) -> Option<Resolved> {
+    if !text.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-' | b'_')) {
+        return None;
+    }
+    if text.contains('_') && !underscores_between_digits(text) {
+        return None;
+    }
+    float(&text.replace('_', ""))
+}
+
+/// The sign-or-digit hint: integer, unsigned integer, then a YAML-style float.
+fn number(text: &str) -> Option<Resolved> {
+    let plain = text.replace('_', "");
+    match parse_uint(plain.strip_prefix('+').unwrap_or(&plain)) {
+        // ParseInt: an optional sign, then ParseUint's digits, within i64.
+        Ok(u) if !plain.starts_with('-') && i64::try_from(u).is_ok() => return Some(int(Number::from(u))),
+        _ => {}
+    }
+    if let Some(digits) = plain.strip_prefix('-') {
+        if let Ok(u) = parse_uint(digits) {
+            if u <= 1 << 63 {
+                let i = if u == 1 << 63 { i64::MIN } else { -(u as i64) };
+                return Some(int(Number::from(i)));
+            }
+        }
+    }
+    // ParseUint: no sign at all.
+    let unsigned = parse_uint(&plain);
+    if let Ok(u) = unsigned {
+        return Some(int(Number::from(u)));
+    }
+    if yaml_style_float(&plain) {
+        if let Some(resolved) = float(&plain) {
+            return Some(resolved);
+        }
+    }
+    // go-yaml's `big.Int` branch: a range error from ParseUint.
+    (unsigned == Err(IntError::Range)).then_some(Resolved::OutOfRange)
+}
+
+fn int(n: Number) -> Resolved {
+    Resolved::Value(Value::Number(n))
+}
+
+fn float(text: &str) -> Option<Resolved> {
+    let f: f64 = text.parse().ok()?;
+    f.is_finite().then(|| Resolved::Value(Value::Number(Number::from(f))))
+}
+
+#[derive(Debug, PartialEq)]
+enum IntError {
+    Syntax,
+    Range,
+}
+
+/// Go's `strconv.ParseUint(text, 0, 64)` on text without underscores: `0x`, `0o`, `0b` (either
+/// case, with at least one digit after), a leading `0` for octal, else decimal; no sign.
+fn parse_uint(text: &str) -> Result<u64, IntError> {
+    let b = text.as_bytes();
+    if b.is_empty() {
+        return Err(IntError::Syntax);
+    }
+    let (radix, digits) = if b[0] == b'0' && b.len() >= 3 {
+        match b[1].to_ascii_lowercase() {
+            b'x' => (16, &text[2..]),
+            b'o' => (8, &text[2..]),
+            b'b' => (2, &text[2..]),
+            _ => (8, &text[1..]),
+        }
+    } else if b[0] == b'0' {
+        (8, &text[1..])
+    } else {
+        (10, text)
+    };
+    let mut n: u64 = 0;
+    for c in digits.bytes() {
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'z' => c - b'a' + 10,
+            b'A'..=b'Z' => c - b'A' + 10,
+            _ => return Err(IntError::Syntax),
+        };
+        if u32::from(d) >= radix {
+            return Err(IntError::Syntax);
+        }
+        n = n.checked_mul(u64::from(radix)).and_then(|n| n.checked_add(u64::from(d))).ok_or(IntError::Range)?;
+    }
+    Ok(n)
+}
+
+/// go-yaml v2's `yamlStyleFloat`: `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
+fn yaml_style_float(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let digits = |i: &mut usize| {
+        let from = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - from
+    };
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// Go's `underscoreOK` for a number without a base prefix: each `_` between two digits.
+fn underscores_between_digits(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.iter().enumerate().all(|(i, &c)| {
+        c != b'_' || (i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+    })
+}
+
+/// A scalar under an explicit core tag (`!!int`, ...); `None` when the text does not fit the tag
+/// (go-yaml v2's `resolve(tag, text)`: the text resolves as if plain and must come out of the
+/// tag's kind, except that `!!float` takes an integer as a float). `!!str`, `!!binary`,
+/// `!!timestamp` and the other tags read the text as a string.
+pub(crate) fn tagged(suffix: &str, text: &str) -> Option<Resolved> {
+    let resolved = || plain(text);
+    Some(match (suffix, resolved()) {
+        ("bool", r @ Resolved::Value(Value::Bool(_))) => r,
+        ("null", r @ Resolved::Value(Value::Null)) => r,
+        ("int", Resolved::Value(Value::Number(n))) if !n.is_f64() => int(n),
+        ("int", Resolved::OutOfRange) => Resolved::OutOfRange,
+        ("float", Resolved::Value(Value::Number(n))) => {
+            Resolved::Value(Value::Number(if n.is_f64() { n } else { Number::from(n.as_f64()?) }))
+        }
+        ("bool" | "null" | "int" | "float", _) => return None,
+        _ => Resolved::Value(Value::String(text.to_string())),
+    })
+}
+
+/// A mapping key as sigs.k8s.io/yaml makes it a JSON object's key (`yaml.go`,
+/// `convertToJSONableObject`): strings stay, integers are written in decimal, booleans as `true`
+/// and `false`, floats as Go's `strconv.FormatFloat(f, 'g', -1, 32)` (`.inf`, `-.inf`, `.nan` for
+/// the special values). A null or collection key is an error there ("unsupported map key"):
+/// `None` here.
+pub fn key(value: Value) -> Option<Value> {
+    Some(Value::String(match value {
+        Value::String(_) => return Some(value),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u.to_string(),
+            (None, Some(i)) => i.to_string(),
+            _ => format_float_g32(n.as_f64()?),
+        },
+        _ => return None,
+    }))
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 32)` (`ftoa.go`, `%g` with the shortest precision): the
+/// shortest digits that read back as the same `float32`, in `%e` form when the decimal exponent is
+/// below -4 or at least 6 (`eprec = 6` when shortest), else `%f`.
+fn format_float_g32(f: f64) -> String {
+    if f.is_nan() {
+        return ".nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { ".inf" } else { "-.inf" }.into();
+    }
+    let f = f as f32;
+    if f.is_infinite() {
+        return if f > 0.0 { ".inf" } else { "-.inf" }.into();
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    // `{:e}` gives the shortest round-trip digits: `d.ddde±x`.
+    let e = format!("{:e}", f.abs());
+    let (mantissa, exp) = e.split_once('e').expect("exponent form");
+    let exp: i32 = exp.parse().expect("exponent");
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if f < 0.0 { "-" } else { "" };
+    if !(-4..6).contains(&exp) {
+        let rest = &digits[1..];
+        let point = if rest.is_empty() { String::new() } else { format!(".{rest}") };
+        let esign = if exp < 0 { '-' } else { '+' };
+        return format!("{sign}{}{point}e{esign}{:02}", &digits[..1], exp.abs());
+    }
+    // %f with exactly the shortest digits.
+    let dp = exp + 1;
+    let body = if dp <= 0 {
+        format!("0.{}{digits}", "0".repeat((-dp) as usize))
+    } else if dp as usize >= digits.len() {
+        format!("{digits}{}", "0".repeat(dp as usize - digits.len()))
+    } else {
+        format!("{}.{}", &digits[..dp as usize], &digits[dp as usize..])
+    };
+    format!("{sign}{body}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Limits, parse_stream};
 
-    /// Scalars whose meaning differs between YAML 1.1, YAML 1.2 and serde_yaml's reading of it.
-    const TRICKY: &[&str] = &[
-        "on",
-        "On",
-        "ON",
-        "off",
-        "yes",
-        "Yes",
-        "no",
-        "NO",
-        "y",
-        "n",
-        "true",
-        "True",
-        "TRUE",
-        "tRUE",
-        "false",
-        "False",
-        "FALSE",
-        "~",
-        "null",
-        "Null",
-        "NULL",
-        "nULL",
-        "0x1F",
-        "0x1f",
-        "+0x1F",
-        "-0x1F",
-        "0x-1",
-        "0x+1",
-        "0x",
-        "0o17",
-        "-0o17",
-        "0o8",
-        "0b101",
-        "-0b101",
-        "0b2",
-        "017",
-        "-017",
-        "+017",
-        "0",
-        "-0",
-        "+0",
-        "00",
-        "0.0",
-        "-0.0",
-        "+12",
-        "++12",
-        "+-12",
-        "1_000",
-        "1e3",
-        "1E3",
-        "1e+3",
-        "-1e-3",
-        "+1e3",
-        "1.",
-        ".5",
-        "-.5",
-        "+.5",
-        ".",
-        "..",
-        "-.inf",
-        "+.inf",
-        ".inf",
-        ".Inf",
-        ".INF",
-        "-.Inf",
-        ".iNf",
-        ".nan",
-        ".NaN",
-        ".NAN",
-        "-.nan",
-        "+.nan",
-        "nan",
-        "NaN",
-        "inf",
-        "infinity",
-        "-inf",
-        "1:20",
-        "190:20:30",
-        "2026-01-01",
-        "2026-01-01T00:00:00Z",
-        "9223372036854775807",
-        "9223372036854775808",
-        "18446744073709551615",
-        "-9223372036854775808",
-        "1e400",
-        "-1e400",
-        "0.1",
-        "1.5e-7",
-        "12e",
-        "0x1F.5",
-        "1 2",
-        "1,000",
-        "$1",
-        "v1",
-        "250m",
-        "16Gi",
-        "1.4.0",
-        "=",
-        "<<",
-        "-x",
-        "0x1F_2",
-        "1__0",
-        "+",
-        "0b",
-        "1e",
-        "-0",
-        "0.",
-        "+-.inf",
-    ];
-
-    fn ours(text: &str) -> Value {
-        let doc = parse_stream(&format!("k: {text}\n"), &Limits::PACKAGE).remove(0).expect(text);
-        doc.value["k"].clone()
+    /// Keys as sigs.k8s.io/yaml writes them into JSON (`yaml.go`; its `yaml_test.go` has
+    /// `1: a`, `true: b` and `1.5: c` read as "1", "true" and "1.5").
+    #[test]
+    fn keys_are_strings_as_sigs_k8s_io_yaml_makes_them() {
+        let cases: &[(&str, &str)] = &[
+            ("5432", "5432"),
+            ("0755", "493"),
+            ("-3", "-3"),
+            ("on", "true"),
+            ("no", "false"),
+            ("1.5", "1.5"),
+            ("0.1", "0.1"),
+            ("1e3", "1000"),
+            ("1e6", "1e+06"),
+            ("123456", "123456"),
+            ("1234567.0", "1.234567e+06"),
+            ("0.0001", "0.0001"),
+            ("0.00001", "1e-05"),
+            ("-2.5e-7", "-2.5e-07"),
+            ("3.14159265358979", "3.1415927"),
+            (".inf", ".inf"),
+            ("-.inf", "-.inf"),
+            (".nan", ".nan"),
+            ("0.0", "0"),
+            ("name", "name"),
+        ];
+        for (text, want) in cases {
+            let Resolved::Value(value) = plain(text) else { panic!("{text}") };
+            assert_eq!(key(value), Some(Value::String((*want).into())), "{text}");
+        }
+        assert_eq!(key(Value::Null), None);
     }
 
-    /// serde_yaml's reading, through its own `Value` and our `Serialize`-free comparison by text.
-    fn theirs(text: &str) -> serde_yaml::Value {
-        let value: serde_yaml::Value = serde_yaml::from_str(&format!("k: {text}\n")).expect(text);
-        value["k"].clone()
-    }
-
-    fn same(ours: &Value, theirs: &serde_yaml::Value) -> bool {
-        match (ours, theirs) {
-            (Value::Null, serde_yaml::Value::Null) => true,
-            (Value::Bool(a), serde_yaml::Value::Bool(b)) => a == b,
-            (Value::String(a), serde_yaml::Value::String(b)) => a == b,
-            (Value::Number(a), serde_yaml::Value::Number(b)) => {
-                a.to_string() == b.to_string()
-                    && a.is_f64() == b.is_f64()
-                    && a.as_i64() == b.as_i64()
-                    && a.as_u64() == b.as_u64()
-            }
-            (Value::Mapping(a), serde_yaml::Value::Mapping(b)) => {
-                a.len() == b.len() && a.iter().zip(b.iter()).all(|((ka, va), (kb, vb))| same(ka, kb) && same(va, vb))
-            }
-            _ => false,
+    /// The hint table: only text starting with one of these can be anything but a string.
+    #[test]
+    fn text_without_a_hint_is_a_string() {
+        for text in ["<<", "=", "v1", "250m", "abc", "_1", "@x", "Yes!", "onion", "offset", "nulls", "tRUE"] {
+            assert_eq!(plain(text), Resolved::Value(Value::String(text.into())), "{text}");
         }
     }
 
     #[test]
-    fn plain_scalars_resolve_as_serde_yaml_did() {
-        assert!(TRICKY.len() >= 80);
-        for text in TRICKY {
-            let (ours, theirs) = (ours(text), theirs(text));
-            assert!(same(&ours, &theirs), "{text:?}: ours {ours:?}, serde_yaml {theirs:?}");
-        }
-    }
-
-    /// The first-character shortcut of `plain_non_string` agrees with the full rules.
-    #[test]
-    fn the_shortcut_agrees_with_the_full_rules() {
-        let words =
-            ["node-00001", "nan", "NaN", "n", "no", "nul", "t", "tru", "f", "fals", "falsey", "Nullable", "zone"];
-        for text in TRICKY.iter().chain(&words) {
-            let full = match plain_slow(text) {
-                Resolved::Value(Value::String(_)) => None,
-                resolved => Some(resolved),
-            };
-            assert_eq!(plain_non_string(text), full, "{text}");
-        }
-    }
-
-    #[test]
-    fn quoted_and_empty_scalars() {
-        for text in ["''", "\"\"", "'on'", "\"1e3\"", "'~'", "", "\"null\"", "'017'", "|\n  on\n", ">-\n  12\n"] {
-            let (ours, theirs) = (ours(text), theirs(text));
-            assert!(same(&ours, &theirs), "{text:?}: ours {ours:?}, serde_yaml {theirs:?}");
-        }
-    }
-
-    #[test]
-    fn core_tags_resolve_as_serde_yaml_did() {
-        for text in
-            ["!!str 12", "!!str true", "!!int \"12\"", "!!int 0x10", "!!float 1", "!!float '.inf'", "!!bool 'true'"]
-        {
-            let (ours, theirs) = (ours(text), theirs(text));
-            assert!(same(&ours, &theirs), "{text:?}: ours {ours:?}, serde_yaml {theirs:?}");
-        }
-        for text in ["!!int x", "!!bool yes", "!!null ''", "!!float abc"] {
-            assert!(serde_yaml::from_str::<serde_yaml::Value>(&format!("k: {text}\n")).is_err(), "{text}");
-            let error = parse_stream(&format!("k: {text}\n"), &Limits::PACKAGE).remove(0).unwrap_err();
-            assert_eq!(
-                (error.kind, error.mark.line, error.mark.column),
-                (crate::YamlErrorKind::InvalidTaggedScalar, 1, 4)
-            );
-        }
-    }
-
-    #[test]
-    fn integers_past_64_bits_are_refused_like_serde_yaml() {
-        for text in ["18446744073709551616", "-9223372036854775809", "0xFFFFFFFFFFFFFFFFFF"] {
-            assert!(serde_yaml::from_str::<serde_yaml::Value>(&format!("k: {text}\n")).is_err(), "{text}");
-            assert_eq!(plain(text), Resolved::OutOfRange, "{text}");
-        }
+    fn go_parse_uint_prefixes() {
+        assert_eq!(parse_uint("0x1F"), Ok(31));
+        assert_eq!(parse_uint("0X1f"), Ok(31));
+        assert_eq!(parse_uint("0o17"), Ok(15));
+        assert_eq!(parse_uint("017"), Ok(15));
+        assert_eq!(parse_uint("0b101"), Ok(5));
+        assert_eq!(parse_uint("0"), Ok(0));
+        assert_eq!(parse_uint("0x"), Err(IntError::Syntax));
+        assert_eq!(parse_uint("08"), Err(IntError::Syntax));
+        assert_eq!(parse_uint("+1"), Err(IntError::Syntax));
+        assert_eq!(parse_uint("18446744073709551616"), Err(IntError::Range));
     }
 }
