@@ -131,9 +131,10 @@ mod tests {
 
     /// Everything scheduling reads, in a form that does not depend on hash order: nodes, pods by
     /// slot, each node's pods, usage, the classes as sets of nodes with their buckets, the first
-    /// `tallies` tallies (tallies made since count pods all the same).
-    fn fingerprint(c: &Cluster, tallies: usize) -> String {
+    /// `tallies` tallies and `groupings` groupings (those made since count pods all the same).
+    fn fingerprint(c: &Cluster, (tallies, groupings): (usize, usize)) -> String {
         let tallies = &c.tallies[..tallies];
+        let groupings = &c.groupings[..groupings];
         let mut out = format!("{:?}\n{:?}\n{:?}\n{:?}\n", c.nodes, c.pods, c.on_node, c.usage);
         let slots: BTreeMap<_, _> = c.pod_slot.iter().collect();
         let classes: BTreeSet<String> = c
@@ -143,7 +144,7 @@ mod tests {
             .filter(|(_, class)| class.size > 0)
             .map(|(ci, class)| {
                 let tallies: Vec<_> = tallies.iter().map(|t| t.per_class[ci]).collect();
-                let groups: Vec<_> = c.groupings.iter().map(|g| &g.per_class[ci]).collect();
+                let groups: Vec<_> = groupings.iter().map(|g| &g.per_class[ci]).collect();
                 format!("{} {:?} {:?} {:?}", class.representative, class.buckets, tallies, groups)
             })
             .collect();
@@ -192,7 +193,7 @@ mod tests {
             // Warm the tallies and groups a scenario would find.
             let _ = cluster.select(&pod("warm", "default", "ScheduleAnyway"));
             let _ = cluster.select(&pod("warm", "default", "DoNotSchedule"));
-            let tallies = cluster.tallies.len();
+            let tallies = (cluster.tallies.len(), cluster.groupings.len());
             let before = fingerprint(&cluster, tallies);
             let outer = cluster.checkpoint();
             for round in 0..3 {
