@@ -17,6 +17,9 @@
 //! constraints with different selectors, node-name affinity, duplicate
 //! hostname labels) is evaluated on every node with the per-node tallies.
 //! Tests check that `select` always chooses the reference path's node.
+//! The grouped path and its groupings (nodes keyed by usage and two tallies'
+//! per-node counts: the hostname constraint's and the tie-break rank's) are in
+//! [`grouped`].
 //!
 //! InterPodAffinity ([`super::interpod`]) is evaluated on every node, from a scan of the bound
 //! pods once per cycle: a pod with pod affinity or anti-affinity terms, or any pod on a cluster
