@@ -31,9 +31,8 @@ mod change;
 mod grouped;
 mod journal;
 
-pub use change::Checkpoint;
 use change::{Change, ClassKey, class_key};
-pub use grouped::Rank;
+pub use change::{Checkpoint, Rank};
 
 use super::interpod::{self, NamespaceIndex};
 use super::objects::{Node, Pod};

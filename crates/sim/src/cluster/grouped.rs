@@ -11,25 +11,12 @@
 //! domain (the tie-break scenario at level node), which is a per-node tally and so joins the
 //! group key. Nothing here compares label strings per node: counts are read by node index.
 
+use super::change::Rank;
 use super::{Cluster, plugins};
-use crate::objects::{Node, Pod};
+use crate::objects::Pod;
 use crate::plugins::{Candidate, Domains, Spread, Usage};
 use kix_kube::labels::HOSTNAME;
-use kix_kube::selector::Selector;
 use std::collections::{BTreeSet, HashMap};
-
-/// What [`Cluster::select_ranked`] breaks ties by, among the nodes with the best total score:
-/// the highest rank, then the lowest name.
-pub enum Rank<'a> {
-    /// No rank: the lowest name.
-    None,
-    /// A value that every node of a class shares (it reads no name or hostname).
-    Class(&'a dyn Fn(&Node) -> i64),
-    /// The pods of `namespace` that `selector` matches (terminating ones included) in the node's
-    /// `kubernetes.io/hostname` domain; 0 for a node without the label. Taken only when every
-    /// hostname is unique, so the domain is the node.
-    Hostname { namespace: &'a str, selector: &'a Selector },
-}
 
 impl Cluster {
     /// Like [`Cluster::select`], but among the nodes with the best total score the one with the
