@@ -88,12 +88,13 @@ fn bench_build(c: &mut Criterion) {
 fn bench_verify(c: &mut Criterion) {
     let mut group = c.benchmark_group("verify");
     group.sample_size(10);
-    for nodes in [300, 3000] {
+    // Level zone on 300 and 3,000 nodes; level node (the tie-break ranks per node, issue 20) on 3,000.
+    for (nodes, level, name) in [(300, "zone", ""), (3000, "zone", ""), (3000, "node", "_level_node")] {
         let dir = scratch();
-        genfleet::verify_cluster(dir.path(), nodes, nodes, 1).unwrap();
+        genfleet::verify_cluster(dir.path(), nodes, nodes, 1, level).unwrap();
         let compiled = kix::compile::compile(&Selection { root: dir.path().to_path_buf(), ..Default::default() });
         assert!(compiled.ok());
-        group.bench_function(format!("{nodes}_nodes"), |b| b.iter(|| kix::api::verify(&compiled.clusters, None)));
+        group.bench_function(format!("{nodes}_nodes{name}"), |b| b.iter(|| kix::api::verify(&compiled.clusters, None)));
     }
     group.finish();
 }

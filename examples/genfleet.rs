@@ -46,6 +46,8 @@ pub struct Args {
     pub replicas: usize,
     /// Verify shape: the replicas split over this many Deployments of the one instance (default 1).
     pub verify_workloads: usize,
+    /// Verify shape: the cluster's and the replicas' level, `zone` (default) or `node` (issue 20).
+    pub verify_level: String,
     pub scheduler_perf: bool,
     /// Fleet shape: every cluster declares this many availability zones (`z-00000`, ...) instead of
     /// one to three (issue 19's duplicate checks; 0: the usual mix).
@@ -69,6 +71,7 @@ fn parse_args() -> Result<Args, String> {
             "--replicas" => args.replicas = number("--replicas")?,
             "--verify-workloads" => args.verify_workloads = number("--verify-workloads")?,
             "--zones" => args.zones = number("--zones")?,
+            "--verify-level" => args.verify_level = it.next().ok_or("--verify-level takes zone or node")?,
             "--kustomize" => args.kustomize = true,
             "--scheduler-perf" => args.scheduler_perf = true,
             other if other.starts_with("--") => return Err(format!("unknown flag {other}")),
@@ -86,7 +89,7 @@ fn main() {
     let args = args.unwrap_or_else(|message| {
         eprintln!(
             "genfleet: {message}\nusage: genfleet [--clusters N] [--instances M] [--workloads K] [--nodes P] \
-             [--zones Z] [--kustomize] OUT\n       genfleet --verify-nodes N --replicas R [--verify-workloads W] OUT\n       genfleet --scheduler-perf OUT"
+             [--zones Z] [--kustomize] OUT\n       genfleet --verify-nodes N --replicas R [--verify-workloads W] [--verify-level node] OUT\n       genfleet --scheduler-perf OUT"
         );
         std::process::exit(2)
     });
@@ -94,7 +97,8 @@ fn main() {
     let result = if args.scheduler_perf {
         scheduler_perf(&out)
     } else if args.verify_nodes > 0 {
-        verify_cluster(&out, args.verify_nodes, args.replicas.max(1), args.verify_workloads.max(1))
+        let level = if args.verify_level.is_empty() { "zone" } else { args.verify_level.as_str() };
+        verify_cluster(&out, args.verify_nodes, args.replicas.max(1), args.verify_workloads.max(1), level)
     } else {
         fleet(&out, &args)
     };
@@ -457,13 +461,13 @@ fn overlay(dir: &Path, instance: &kix::api::InstancePlan) -> std::io::Result<()>
     write(&dir.join("kustomization.yaml"), &text)
 }
 
-/// One cluster of `nodes` nodes in three zones and one instance at level zone of `workloads` Deployments
-/// sharing `replicas` replicas (one Deployment is named `api`, several `api-0`, `api-1`, ...).
-pub fn verify_cluster(out: &Path, nodes: usize, replicas: usize, workloads: usize) -> std::io::Result<()> {
+/// One cluster of `nodes` nodes in three zones and one instance at `level` (zone or node) of `workloads`
+/// Deployments sharing `replicas` replicas (one Deployment is named `api`, several `api-0`, `api-1`, ...).
+pub fn verify_cluster(out: &Path, nodes: usize, replicas: usize, workloads: usize, level: &str) -> std::io::Result<()> {
     write(
         &out.join("clusters/big.toml"),
         &format!(
-            "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"z-a\", \"z-b\", \
+            "availability = \"{level}\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"z-a\", \"z-b\", \
              \"z-c\"]\n[[instances]]\nname = \"web\"\npackage = \"web\"\n[[nodePools]]\nname = \"general\"\nzones = \
              [\"z-a\", \"z-b\", \"z-c\"]\nnodesPerZone = {}\nallocatable = {{ cpu = \"64\", memory = \"256Gi\", pods = \
              110 }}\n",
@@ -477,7 +481,7 @@ pub fn verify_cluster(out: &Path, nodes: usize, replicas: usize, workloads: usiz
     for (i, name) in names.iter().enumerate() {
         // The first Deployments take the remainder.
         let share = replicas / workloads + usize::from(i < replicas % workloads);
-        let _ = write!(toml, "[workloads.{name}]\nreplicas = {{ none = 1, zone = {share} }}\n");
+        let _ = write!(toml, "[workloads.{name}]\nreplicas = {{ none = 1, {level} = {share} }}\n");
         if i > 0 {
             yaml.push_str("---\n");
         }

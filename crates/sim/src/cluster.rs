@@ -17,6 +17,9 @@
 //! constraints with different selectors, node-name affinity, duplicate
 //! hostname labels) is evaluated on every node with the per-node tallies.
 //! Tests check that `select` always chooses the reference path's node.
+//! The grouped path and its groupings (nodes keyed by usage and two tallies'
+//! per-node counts: the hostname constraint's and the tie-break rank's) are in
+//! [`grouped`].
 //!
 //! InterPodAffinity ([`super::interpod`]) is evaluated on every node, from a scan of the bound
 //! pods once per cycle: a pod with pod affinity or anti-affinity terms, or any pod on a cluster
@@ -25,10 +28,11 @@
 //! for such pods: the terms count pods per node and per domain of any label key.
 
 mod change;
+mod grouped;
 mod journal;
 
-pub use change::Checkpoint;
 use change::{Change, ClassKey, class_key};
+pub use change::{Checkpoint, Rank};
 
 use super::interpod::{self, NamespaceIndex};
 use super::objects::{Node, Pod};
@@ -87,8 +91,18 @@ struct Class {
     size: usize,
 }
 
-/// Nodes of one class grouped by (usage, pods the tally counts on the node), in name order.
-type Groups = BTreeMap<(Usage, i64), BTreeSet<usize>>;
+/// Nodes of one class grouped by (usage, pods the host tally counts on the node, pods the rank
+/// tally counts on it), in name order (see [`grouped`]).
+type Groups = BTreeMap<(Usage, i64, i64), BTreeSet<usize>>;
+
+/// Per class, the nodes grouped by usage and the per-node counts of two tallies (either may be
+/// absent: its count is then 0); built the first time a cycle needs it, kept as pods bind and leave.
+#[derive(Clone, Debug)]
+struct Grouping {
+    host: Option<usize>,
+    rank: Option<usize>,
+    per_class: Vec<Groups>,
+}
 
 #[derive(Clone, Debug)]
 struct Tally {
@@ -98,9 +112,9 @@ struct Tally {
     per_class: Vec<i64>,
     /// The same per node.
     per_node: Vec<i64>,
-    /// Per class, nodes grouped by usage and this tally's per-node count; built the first time
-    /// a pod with a hostname constraint on this selector is scheduled.
-    groups: Option<Vec<Groups>>,
+    /// Whether terminating pods count too (a workload's own pods, as the tie-break counts them);
+    /// spread constraints count only pods that are not terminating.
+    terminating: bool,
 }
 
 /// Nodes and bound pods, with the indexes both scheduling paths use.
@@ -119,6 +133,8 @@ pub struct Cluster {
     class_index: BTreeMap<ClassKey, usize>,
     tallies: Vec<Tally>,
     tally_index: HashMap<String, usize>,
+    groupings: Vec<Grouping>,
+    grouping_index: HashMap<(Option<usize>, Option<usize>), usize>,
     /// Every node has its own `kubernetes.io/hostname` value (or none): then a hostname
     /// domain is one node, which the fast path relies on.
     unique_hostnames: bool,
@@ -164,6 +180,8 @@ impl Cluster {
             class_index: BTreeMap::new(),
             tallies: Vec::new(),
             tally_index: HashMap::new(),
+            groupings: Vec::new(),
+            grouping_index: HashMap::new(),
             unique_hostnames: true,
             namespaces: NamespaceIndex::default(),
             pods_with_affinity: 0,
@@ -271,6 +289,10 @@ impl Cluster {
             self.pods_with_affinity += sign;
         }
         let ci = self.class_of[ni];
+        for g in 0..self.groupings.len() {
+            let key = self.group_key(&self.groupings[g], ni);
+            take(&mut self.groupings[g].per_class[ci], &key, ni);
+        }
         let old = self.usage[ni];
         let class = &mut self.classes[ci];
         take(&mut class.buckets, &old, ni);
@@ -278,28 +300,36 @@ impl Cluster {
         let new = self.usage[ni];
         class.buckets.entry(new).or_default().insert(ni);
         for tally in &mut self.tallies {
-            let before = tally.per_node[ni];
             if counts(tally, pod) {
                 tally.per_class[ci] += sign;
                 tally.per_node[ni] += sign;
             }
-            if let Some(groups) = tally.groups.as_mut() {
-                take(&mut groups[ci], &(old, before), ni);
-                groups[ci].entry((new, tally.per_node[ni])).or_default().insert(ni);
-            }
+        }
+        for g in 0..self.groupings.len() {
+            let key = self.group_key(&self.groupings[g], ni);
+            self.groupings[g].per_class[ci].entry(key).or_default().insert(ni);
         }
     }
 
-    /// Builds a tally's per-class groups if they do not exist yet.
-    fn ensure_groups(&mut self, t: usize) {
-        if self.tallies[t].groups.is_some() {
-            return;
+    /// Node `ni`'s key in a grouping: its usage and the two tallies' counts on it.
+    fn group_key(&self, grouping: &Grouping, ni: usize) -> (Usage, i64, i64) {
+        let count = |t: Option<usize>| t.map_or(0, |t| self.tallies[t].per_node[ni]);
+        (self.usage[ni], count(grouping.host), count(grouping.rank))
+    }
+
+    /// The grouping of two tallies, built on first use.
+    fn grouping(&mut self, host: Option<usize>, rank: Option<usize>) -> usize {
+        if let Some(&g) = self.grouping_index.get(&(host, rank)) {
+            return g;
         }
-        let mut groups: Vec<Groups> = vec![BTreeMap::new(); self.classes.len()];
+        let mut grouping = Grouping { host, rank, per_class: vec![BTreeMap::new(); self.classes.len()] };
         for (ni, &ci) in self.class_of.iter().enumerate() {
-            groups[ci].entry((self.usage[ni], self.tallies[t].per_node[ni])).or_default().insert(ni);
+            let key = self.group_key(&grouping, ni);
+            grouping.per_class[ci].entry(key).or_default().insert(ni);
         }
-        self.tallies[t].groups = Some(groups);
+        self.groupings.push(grouping);
+        self.grouping_index.insert((host, rank), self.groupings.len() - 1);
+        self.groupings.len() - 1
     }
 
     /// Groups the nodes into classes from scratch (tallies are rebuilt on next use).
@@ -328,6 +358,8 @@ impl Cluster {
         self.class_index = keys;
         self.tallies.clear();
         self.tally_index.clear();
+        self.groupings.clear();
+        self.grouping_index.clear();
     }
 
     /// Per-domain counts from the per-class tallies (classes share every label but the hostname).
@@ -356,12 +388,14 @@ impl Cluster {
             .hard
             .iter()
             .chain(&spread.soft)
-            .map(|c| c.selector.as_ref().map(|s| self.tally(&pod.namespace, s)))
+            .map(|c| c.selector.as_ref().map(|s| self.tally(&pod.namespace, s, false)))
             .collect()
     }
 
-    fn tally(&mut self, namespace: &str, selector: &Selector) -> usize {
-        let key = format!("{namespace}\u{0}{selector:?}");
+    /// The tally of pods of `namespace` that `selector` matches (terminating ones too if
+    /// `terminating`), created on first use.
+    fn tally(&mut self, namespace: &str, selector: &Selector, terminating: bool) -> usize {
+        let key = format!("{namespace}\u{0}{terminating}\u{0}{selector:?}");
         if let Some(&t) = self.tally_index.get(&key) {
             return t;
         }
@@ -370,7 +404,7 @@ impl Cluster {
             selector: selector.clone(),
             per_class: vec![0; self.classes.len()],
             per_node: vec![0; self.nodes.len()],
-            groups: None,
+            terminating,
         };
         for (pod, ni) in self.pods.iter().flatten() {
             if counts(&tally, pod) {
@@ -511,100 +545,7 @@ impl Cluster {
         if !self.fast_path_applies(pod, &spread) || self.interpod_applies(pod) {
             return self.select_per_node(pod, &spread);
         }
-        self.grouped(pod, &spread, &|_| 0)
-    }
-
-    /// Like [`Cluster::select`], but among the nodes with the best total score the one with the
-    /// highest `rank`, then the lowest name. `rank` must give every node of a class the same
-    /// value (read no name or hostname). None when the grouped path does not apply: the caller
-    /// then ranks [`Cluster::cycle`]'s nodes itself.
-    pub fn select_ranked(&mut self, pod: &Pod, rank: &dyn Fn(&Node) -> i64) -> Option<Option<String>> {
-        let spread = Spread::of(pod);
-        if !self.fast_path_applies(pod, &spread) || self.interpod_applies(pod) {
-            return None;
-        }
-        Some(self.grouped(pod, &spread, rank))
-    }
-
-    /// The grouped path: one node per group of interchangeable nodes.
-    fn grouped(&mut self, pod: &Pod, spread: &Spread, rank: &dyn Fn(&Node) -> i64) -> Option<String> {
-        let tallies = self.tallies_for(pod, spread);
-        let constraints: Vec<&plugins::Constraint> = spread.hard.iter().chain(&spread.soft).collect();
-        let host = constraints.iter().position(|c| c.key == HOSTNAME);
-        // The tally whose per-node count joins the group key (None: every count is 0).
-        let host_tally = host.and_then(|c| tallies[c]);
-        if let Some(t) = host_tally {
-            self.ensure_groups(t);
-        }
-        let this = &*self;
-        let hard: Vec<Domains<'_>> = spread
-            .hard
-            .iter()
-            .enumerate()
-            .map(|(c, con)| {
-                if con.key != HOSTNAME {
-                    return Domains::new(this.class_counts(pod, con, &spread.hard, tallies[c]));
-                }
-                // Each eligible node is a domain: count them and find the smallest count.
-                let (mut len, mut min) = (0usize, i64::MAX);
-                for (ci, class) in this.classes.iter().enumerate() {
-                    let node = &this.nodes[class.representative];
-                    if class.size == 0 || !plugins::has_all_keys(&node.labels, &spread.hard) || !con.includes(pod, node)
-                    {
-                        continue;
-                    }
-                    len += class.size;
-                    let smallest = match host_tally.and_then(|t| this.tallies[t].groups.as_ref()) {
-                        Some(groups) => groups[ci].keys().map(|(_, n)| *n).min().unwrap_or(0),
-                        None => 0,
-                    };
-                    min = min.min(smallest);
-                }
-                Domains::per_node(len, if len == 0 { 0 } else { min })
-            })
-            .collect();
-        let all: &[plugins::Constraint] = if spread.require_all_keys { &spread.soft } else { &[] };
-        let offset = spread.hard.len();
-        let soft: Vec<plugins::DomainCounts<'_>> = spread
-            .soft
-            .iter()
-            .enumerate()
-            .map(|(c, con)| {
-                if con.key == HOSTNAME { HashMap::new() } else { this.class_counts(pod, con, all, tallies[offset + c]) }
-            })
-            .collect();
-        // Feasible groups: the lowest node and the group's own hostname count.
-        let mut units: Vec<(usize, i64)> = Vec::new();
-        let mut candidates = Vec::new();
-        for (ci, class) in this.classes.iter().enumerate() {
-            let node = &this.nodes[class.representative];
-            if class.size == 0 || plugins::filter_node(pod, node).is_err() {
-                continue;
-            }
-            let grouped: Box<dyn Iterator<Item = (Usage, i64, &BTreeSet<usize>)>> =
-                match host_tally.and_then(|t| this.tallies[t].groups.as_ref()) {
-                    Some(groups) => Box::new(groups[ci].iter().map(|((u, n), m)| (*u, *n, m))),
-                    None => Box::new(class.buckets.iter().map(|(u, m)| (*u, 0, m))),
-                };
-            for (usage, own, members) in grouped {
-                if plugins::filter_fit(pod, &node.allocatable, &usage).is_ok()
-                    && plugins::filter_spread(pod, spread, &hard, &node.labels, own).is_ok()
-                {
-                    let first = *members.first()?;
-                    units.push((first, own));
-                    candidates.push(Candidate { node, usage, multiplicity: members.len() });
-                }
-            }
-        }
-        let scores = plugins::score(pod, spread, &candidates, &soft, |k, _| units[k].1);
-        let mut best: Option<(i64, i64, usize)> = None;
-        for (k, (first, _)) in units.iter().enumerate() {
-            let key = (scores[k].total, rank(&this.nodes[*first]), std::cmp::Reverse(*first));
-            if best.is_none_or(|(total, r, node)| key > (total, r, std::cmp::Reverse(node))) {
-                best = Some((key.0, key.1, *first));
-            }
-        }
-        best.map(|(_, _, i)| this.nodes[i].name.clone())
+        self.grouped(pod, &spread, &Rank::None)
     }
 }
 
@@ -619,7 +560,7 @@ fn take<K: Ord>(map: &mut BTreeMap<K, BTreeSet<usize>>, key: &K, node: usize) {
 }
 
 fn counts(tally: &Tally, pod: &Pod) -> bool {
-    !pod.terminating && pod.namespace == tally.namespace && tally.selector.matches(&pod.labels)
+    (tally.terminating || !pod.terminating) && pod.namespace == tally.namespace && tally.selector.matches(&pod.labels)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 //! before the journal), and check both give the same verdicts.
 
 use super::budget::{Budget, BudgetStatus, Eviction};
-use super::cluster::{Checkpoint, Cluster, Outcome};
+use super::cluster::{Checkpoint, Cluster, Outcome, Rank};
 use super::objects::{Controller, Pod};
 use super::workload::Workload;
 use kix_kube::kind::WorkloadKind;
@@ -277,10 +277,12 @@ impl<'a> World<'a> {
     /// Schedules a pod of workload `w`, breaking ties **against** the level: among the nodes
     /// with the best total score, the one whose domain under `key` already holds the most pods of
     /// the workload (`held`, from [`World::held`], kept up to date here), then the lowest name.
-    /// Without a key this is the lowest-name choice. A key other than the hostname is shared by
-    /// every node of a node class, so the grouped path ranks the groups
-    /// ([`Cluster::select_ranked`]); otherwise every node is evaluated on the reference path, so
-    /// the set of nodes with the best total is exact. Binds the pod.
+    /// Without a key this is the lowest-name choice. The grouped path ranks the node groups
+    /// ([`Cluster::select_ranked`]): a key other than the hostname is shared by every node of a
+    /// node class; under the hostname key a node's domain is the node (hostnames unique), and
+    /// what it holds is the cluster's per-node count of the workload's pods, which is `held`
+    /// read by node. Where the grouped path does not apply, every node is evaluated on the
+    /// reference path, so the set of nodes with the best total is exact. Binds the pod.
     pub(super) fn schedule_against(
         &mut self,
         pod: Pod,
@@ -292,9 +294,17 @@ impl<'a> World<'a> {
         let grouped = !self.reference;
         #[cfg(not(test))]
         let grouped = true;
-        if grouped && key.is_none_or(|k| k != kix_kube::labels::HOSTNAME) {
-            let rank = |node: &super::objects::Node| {
+        if grouped {
+            let class_rank = |node: &super::objects::Node| {
                 key.and_then(|k| node.labels.get(k)).and_then(|v| held.get(v)).map_or(0, |&n| n as i64)
+            };
+            let workload = &self.workloads[w];
+            let rank = match key {
+                None => Rank::None,
+                Some(kix_kube::labels::HOSTNAME) => {
+                    Rank::Hostname { namespace: &workload.namespace, selector: &workload.selector }
+                }
+                Some(_) => Rank::Class(&class_rank),
             };
             if let Some(chosen) = self.cluster.select_ranked(&pod, &rank) {
                 let node = chosen.ok_or_else(|| self.cluster.cycle(&pod).failure_message())?;

@@ -149,3 +149,61 @@ fn journalled_scenarios_give_the_reference_engines_verdicts() {
     // The generator reaches both verdicts.
     assert!(failing > 10 && failing < 150, "{failing} failing verdicts");
 }
+
+/// The adversarial tie-break placement on the grouped path against the reference cycle, at level
+/// node (the hostname key: per-node counts of the workload's pods join the group key) and at
+/// level zone: every replica lands on the node the reference ranking picks. The snapshot keeps
+/// pods the workloads own (some terminating, which the tie-break counts too) and some nodes
+/// without a hostname label (their domain holds nothing).
+#[test]
+fn tie_break_on_the_grouped_path_places_as_the_reference_cycle() {
+    use crate::budget::Budget;
+    use crate::cluster::Cluster;
+    use crate::objects::Controller;
+    use crate::workload::Workload;
+    use std::collections::BTreeMap;
+    let mut grouped_hostname = 0;
+    for seed in 1..=150u64 {
+        let mut rng = Rng(seed.wrapping_mul(0xA076_1D64_78BD_642F));
+        let mut text = state(&mut rng);
+        for p in 0..rng.below(6) {
+            let deleting = if rng.below(2) == 0 { ", deletionTimestamp: '2026-01-01T00:00:00Z'" } else { "" };
+            let _ = writeln!(
+                text,
+                "---\nkind: Pod\nmetadata: {{name: own{p}, namespace: shop, labels: {{app: {}}}{deleting}}}\nspec: {{nodeName: n{:02}, containers: [{{name: c}}]}}",
+                rng.pick(&["web", "db"]),
+                rng.below(3)
+            );
+        }
+        if rng.below(3) == 0 {
+            text.push_str("---\nkind: Node\nmetadata: {name: x-bare, labels: {topology.kubernetes.io/zone: a}}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n");
+        }
+        let state = State::from_yaml_str(&text).unwrap();
+        let objects = kix_yaml::from_str_all(&workloads(&mut rng)).unwrap();
+        let workloads: Vec<Workload> =
+            objects.iter().filter_map(|o| Workload::from_object(o, "default").ok().flatten()).collect();
+        let budgets: Vec<Budget> = Vec::new();
+        let scales: BTreeMap<(String, Controller), i64> = BTreeMap::new();
+        let key = rng.pick(&["kubernetes.io/hostname", "kubernetes.io/hostname", "topology.kubernetes.io/zone"]);
+        let mut fast = super::World::new(Cluster::new(&state), &workloads, &budgets, &scales);
+        let mut reference = fast.clone();
+        reference.reference = true;
+        for (w, workload) in workloads.iter().enumerate() {
+            let spec = workload.pod_spec(0);
+            let (mut held_fast, mut held_reference) = (fast.held(w, Some(key)), reference.held(w, Some(key)));
+            for index in 0..workload.replicas.max(0) as usize + 2 {
+                let pod = workload.pod(&spec, 0, index);
+                if key == "kubernetes.io/hostname"
+                    && fast.cluster().clone().select_ranked(&pod, &crate::cluster::Rank::None).is_some()
+                {
+                    grouped_hostname += 1;
+                }
+                let a = fast.schedule_against(pod.clone(), w, Some(key), &mut held_fast);
+                let b = reference.schedule_against(pod, w, Some(key), &mut held_reference);
+                assert_eq!(a, b, "seed {seed} workload {w} replica {index} key {key}");
+            }
+        }
+    }
+    // The grouped path was taken under the hostname key, not only the reference fallback.
+    assert!(grouped_hostname > 200, "{grouped_hostname} grouped hostname placements");
+}

@@ -1,10 +1,11 @@
 //! The records of [`super::journal`]: one change to a [`super::Cluster`] and what it replaced, the
-//! checkpoint a scenario rolls back to, and the key that makes nodes interchangeable (a node
-//! class). Plain data, so the cluster that holds them and the journal that applies them both use
-//! this file without importing each other.
+//! checkpoint a scenario rolls back to, the key that makes nodes interchangeable (a node class),
+//! and what the tie-break ranks nodes by ([`Rank`]). Plain data, so the cluster that holds them
+//! and the journal and grouped path that use them share this file without importing each other.
 
 use crate::objects::{Node, Pod, Resources};
 use kix_kube::labels::HOSTNAME;
+use kix_kube::selector::Selector;
 use kix_kube::taints::Taint;
 
 /// What makes nodes interchangeable: labels but the hostname, whether it has one, taints,
@@ -33,3 +34,16 @@ pub(super) enum Change {
 #[derive(Debug)]
 #[must_use = "a checkpoint must be rolled back"]
 pub struct Checkpoint(pub(super) usize);
+
+/// What [`super::Cluster::select_ranked`] breaks ties by, among the nodes with the best total score:
+/// the highest rank, then the lowest name.
+pub enum Rank<'a> {
+    /// No rank: the lowest name.
+    None,
+    /// A value that every node of a class shares (it reads no name or hostname).
+    Class(&'a dyn Fn(&Node) -> i64),
+    /// The pods of `namespace` that `selector` matches (terminating ones included) in the node's
+    /// `kubernetes.io/hostname` domain; 0 for a node without the label. Taken only when every
+    /// hostname is unique, so the domain is the node.
+    Hostname { namespace: &'a str, selector: &'a Selector },
+}

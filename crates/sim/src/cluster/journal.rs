@@ -73,7 +73,7 @@ impl Cluster {
     }
 
     /// Moves node `ni` to the class its attributes now give it (creating the class if new),
-    /// carrying its bucket, its tallies' per-class counts and its tally groups along.
+    /// carrying its bucket, its tallies' per-class counts and its groups along.
     pub(super) fn reclass(&mut self, ni: usize) {
         let key = class_key(&self.nodes[ni]);
         let next = self.classes.len();
@@ -86,9 +86,9 @@ impl Cluster {
             self.classes.push(Class { representative: ni, buckets: BTreeMap::new(), size: 0 });
             for tally in &mut self.tallies {
                 tally.per_class.push(0);
-                if let Some(groups) = tally.groups.as_mut() {
-                    groups.push(BTreeMap::new());
-                }
+            }
+            for grouping in &mut self.groupings {
+                grouping.per_class.push(BTreeMap::new());
             }
         }
         let usage = self.usage[ni];
@@ -107,10 +107,12 @@ impl Cluster {
             let own = tally.per_node[ni];
             tally.per_class[from] -= own;
             tally.per_class[to] += own;
-            if let Some(groups) = tally.groups.as_mut() {
-                take(&mut groups[from], &(usage, own), ni);
-                groups[to].entry((usage, own)).or_default().insert(ni);
-            }
+        }
+        for g in 0..self.groupings.len() {
+            let key = self.group_key(&self.groupings[g], ni);
+            let grouping = &mut self.groupings[g];
+            take(&mut grouping.per_class[from], &key, ni);
+            grouping.per_class[to].entry(key).or_default().insert(ni);
         }
         self.class_of[ni] = to;
     }
@@ -129,9 +131,10 @@ mod tests {
 
     /// Everything scheduling reads, in a form that does not depend on hash order: nodes, pods by
     /// slot, each node's pods, usage, the classes as sets of nodes with their buckets, the first
-    /// `tallies` tallies (tallies made since count pods all the same).
-    fn fingerprint(c: &Cluster, tallies: usize) -> String {
+    /// `tallies` tallies and `groupings` groupings (those made since count pods all the same).
+    fn fingerprint(c: &Cluster, (tallies, groupings): (usize, usize)) -> String {
         let tallies = &c.tallies[..tallies];
+        let groupings = &c.groupings[..groupings];
         let mut out = format!("{:?}\n{:?}\n{:?}\n{:?}\n", c.nodes, c.pods, c.on_node, c.usage);
         let slots: BTreeMap<_, _> = c.pod_slot.iter().collect();
         let classes: BTreeSet<String> = c
@@ -140,9 +143,9 @@ mod tests {
             .enumerate()
             .filter(|(_, class)| class.size > 0)
             .map(|(ci, class)| {
-                let tallies: Vec<_> =
-                    tallies.iter().map(|t| (t.per_class[ci], t.groups.as_ref().map(|g| &g[ci]))).collect();
-                format!("{} {:?} {:?}", class.representative, class.buckets, tallies)
+                let tallies: Vec<_> = tallies.iter().map(|t| t.per_class[ci]).collect();
+                let groups: Vec<_> = groupings.iter().map(|g| &g.per_class[ci]).collect();
+                format!("{} {:?} {:?} {:?}", class.representative, class.buckets, tallies, groups)
             })
             .collect();
         let tallies: Vec<_> = tallies.iter().map(|t| &t.per_node).collect();
@@ -190,7 +193,7 @@ mod tests {
             // Warm the tallies and groups a scenario would find.
             let _ = cluster.select(&pod("warm", "default", "ScheduleAnyway"));
             let _ = cluster.select(&pod("warm", "default", "DoNotSchedule"));
-            let tallies = cluster.tallies.len();
+            let tallies = (cluster.tallies.len(), cluster.groupings.len());
             let before = fingerprint(&cluster, tallies);
             let outer = cluster.checkpoint();
             for round in 0..3 {
