@@ -154,3 +154,52 @@ fn help(kind: FindingKind) -> String {
     };
     format!("`kix explain {}` says what the scenario simulated and how to fix it", code.id())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use FindingKind as K;
+
+    /// A code means one thing: no two kinds of finding share one, and every code is a verify code.
+    #[test]
+    fn each_kind_of_finding_has_its_own_verify_code() {
+        let kinds = [
+            K::NotSimulated,
+            K::Pending,
+            K::LoneSelector,
+            K::NothingRunning,
+            K::NeverReplaced,
+            K::StaysTerminating,
+            K::ReplacementPending,
+            K::NoRoomLeft,
+            K::NoReplicaLeft,
+            K::RestsOnTieBreak,
+            K::SurvivesTieBreak,
+            K::DrainUnmanaged,
+            K::EvictionFailed,
+            K::DrainBlocked,
+            K::DrainNeverFinishes,
+            K::EvictedReplacementPending,
+            K::UpdateProgress,
+            K::StrategyRefused,
+            K::UpdateDeadlocks,
+            K::UpdateDoesNotConverge,
+            K::UpdateDropsAvailability,
+            K::Recreate,
+            K::OnDelete,
+            K::UpdateStops,
+        ];
+        let mut seen = std::collections::BTreeSet::new();
+        for kind in kinds {
+            match role(kind) {
+                Role::Failure(code) | Role::Blocker(code) => {
+                    assert!(code.id().starts_with("K06"), "{kind:?}");
+                    assert!(seen.insert(code), "{kind:?} shares {}", code.id());
+                }
+                Role::Fact => {}
+            }
+        }
+        assert_eq!(seen.len(), 21);
+        assert!(!seen.contains(&Code::VerifyScenarioFails), "K0623 is the fallback of a scenario without a cause");
+    }
+}
