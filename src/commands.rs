@@ -106,11 +106,14 @@ fn build(args: &BuildArgs) -> ExitCode {
         print_stdout(stream);
     }
     if let Some(differences) = &built.differences {
-        let status = report(&built.compiled.diagnostics, args.select.format, None);
         if differences.is_empty() {
-            return status;
+            return report(&built.compiled.diagnostics, args.select.format, None);
         }
         print_stdout(&render_differences(differences, args.diff));
+        // The summary says why the exit status is 1 when no diagnostic does (issue 21).
+        let n = differences.len();
+        let stale = format!("{n} file{} out of date", if n == 1 { "" } else { "s" });
+        print_summarised(&built.compiled.diagnostics, args.select.format, None, Some(&stale));
         return ExitCode::FAILURE;
     }
     if built.written.is_some() && !args.quiet {
@@ -363,6 +366,11 @@ fn print_stdout(text: &str) {
 
 /// Prints diagnostics to stderr: rustc-style text with a summary line, or one JSON object per line.
 fn print_diagnostics(diagnostics: &Diagnostics, format: Format, done: Option<&str>) {
+    print_summarised(diagnostics, format, done, None);
+}
+
+/// [`print_diagnostics`], with what else failed (`2 files out of date`) at the end of the summary line.
+fn print_summarised(diagnostics: &Diagnostics, format: Format, done: Option<&str>, failed: Option<&str>) {
     let mut text = String::new();
     match format {
         Format::Text => {
@@ -374,7 +382,10 @@ fn print_diagnostics(diagnostics: &Diagnostics, format: Format, done: Option<&st
             if let Some(done) = done {
                 text.push_str(&format!("kix: {done}\n"));
             }
-            text.push_str(&format!("kix: {}\n", diagnostics.summary()));
+            match failed {
+                Some(failed) => text.push_str(&format!("kix: {}, {failed}\n", diagnostics.summary())),
+                None => text.push_str(&format!("kix: {}\n", diagnostics.summary())),
+            }
         }
         Format::Json => {
             for diagnostic in diagnostics.iter() {

@@ -9,6 +9,7 @@
 //! plans and inventory nodes into the model's typed inputs.
 
 mod domain_keys;
+mod findings;
 
 pub use domain_keys::MissingKey;
 
@@ -75,6 +76,18 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
                     .at(Location::file(file.clone()))
                     .about(&Subject { cluster: Some(cluster.name.clone()), ..Subject::default() }),
             );
+        }
+    }
+    // Each finding of a failed scenario is an error diagnostic, located in the workload's manifest.
+    for report in &reports {
+        let Some(cluster) = model.clusters.iter().find(|c| c.name == report.cluster) else { continue };
+        for instance_report in &report.instances {
+            let Some(instance) = cluster.instances.iter().find(|i| i.name == instance_report.instance) else {
+                continue;
+            };
+            for verdict in &instance_report.workloads {
+                findings::diagnostics(cluster, instance, verdict, &mut diagnostics);
+            }
         }
     }
     // Verify's own warnings are acknowledged (`allow`) and denied (`--deny-warnings`) like the compile's.
@@ -233,13 +246,20 @@ pub fn render_text(reports: &[ClusterReport]) -> String {
             "VERDICT".into(),
         ]];
         let mut findings = Vec::new();
+        let mut notes = Vec::new();
         for instance in &report.instances {
             for w in &instance.workloads {
                 rows.push(verdict_row(&instance.instance, w));
-                for scenario in w.scenarios.iter().filter(|s| !s.pass) {
+                for scenario in &w.scenarios {
                     for finding in &scenario.findings {
-                        findings.push(format!(
-                            "  {}/{} {}/{}: {}: {finding}",
+                        let (list, code) = match findings::role_in(finding, scenario) {
+                            findings::Role::Failure(code) if !scenario.pass => (&mut findings, code.id()),
+                            findings::Role::Blocker(code) => (&mut notes, code.id()),
+                            _ if !scenario.pass => (&mut findings, "note"),
+                            _ => continue,
+                        };
+                        list.push(format!(
+                            "  {}/{} {}/{}: {}: [{code}] {finding}",
                             report.cluster, instance.instance, w.kind, w.name, scenario.scenario
                         ));
                     }
@@ -271,6 +291,12 @@ pub fn render_text(reports: &[ClusterReport]) -> String {
             let _ = writeln!(out, "findings:");
             for finding in findings {
                 let _ = writeln!(out, "{finding}");
+            }
+        }
+        if !notes.is_empty() {
+            let _ = writeln!(out, "notes (the workloads pass; these stop the cluster's operators):");
+            for note in notes {
+                let _ = writeln!(out, "{note}");
             }
         }
         if !report.missing_keys.is_empty() {
@@ -320,8 +346,9 @@ fn verdict_row(instance: &str, w: &WorkloadVerdict) -> [String; 7] {
     ]
 }
 
-/// The REPLACEMENTS cell: how many scheduled, after how long (the longest wait for the taint
-/// eviction over the domain losses), how many Pending and how many never replaced.
+/// The REPLACEMENTS cell, per domain loss: how many losses, how many replacements each scheduled
+/// (`3 losses, 1 each`), after how long (the longest wait for the taint eviction over the losses), and
+/// how many stayed Pending or are never replaced, in all.
 fn replacements_cell(w: &WorkloadVerdict, pending: usize) -> String {
     // A StatefulSet replaces nothing on a lost node: its pods stay Terminating until force-deleted
     // (the findings and JSON say so per pod); the table says why there is nothing to count.
@@ -329,16 +356,25 @@ fn replacements_cell(w: &WorkloadVerdict, pending: usize) -> String {
     if w.kind == WorkloadKind::StatefulSet && w.replacements_scheduled == 0 && pending == 0 && waits {
         return "none (force-delete needed)".to_string();
     }
-    let mut cell = format!("{} scheduled", w.replacements_scheduled);
+    let losses = w.domain_losses.len();
+    let each: Vec<usize> = w.domain_losses.iter().map(|l| l.replacements.len()).collect();
+    let (least, most) = (each.iter().min().copied().unwrap_or(0), each.iter().max().copied().unwrap_or(0));
+    let mut cell = if losses == 1 {
+        format!("1 loss, {most} scheduled")
+    } else if least == most {
+        format!("{losses} losses, {most} each")
+    } else {
+        format!("{losses} losses, {least}-{most} each")
+    };
     if let Some(gap) = w.domain_losses.iter().filter_map(|l| l.replaced_after_seconds).max().filter(|g| *g > 0) {
-        let _ = write!(cell, " after {gap}s");
+        let _ = write!(cell, ", after {gap}s");
     }
     if pending > 0 {
-        let _ = write!(cell, ", {pending} pending");
+        let _ = write!(cell, ", {pending} pending in all");
     }
     let never: usize = w.domain_losses.iter().map(|l| l.not_replaced.len()).sum();
     if never > 0 {
-        let _ = write!(cell, ", {never} never");
+        let _ = write!(cell, ", {never} never replaced in all");
     }
     cell
 }

@@ -78,7 +78,13 @@ fn hard_zone_rule_without_honor_fails_domain_loss_and_says_why() {
         .run()
         .status(1)
         .stdout_contains("FAILS zone (domain-loss)")
-        .stdout_contains("set nodeTaintsPolicy: Honor");
+        .stdout_contains("set nodeTaintsPolicy: Honor")
+        // issue 21: each finding is a coded, located error, and the summary counts them.
+        .stderr_contains("error[K0607]: Deployment api: domain-loss: zone a lost: replacement")
+        .stderr_contains("--> packages/web/api.yaml:")
+        .stderr_contains("a hard rule keeps the replacement off the nodes with room")
+        .stderr_contains("= help: `kix explain K0607`")
+        .stderr_ends_with("kix: 3 errors, 0 warnings\n");
 }
 
 #[test]
@@ -152,7 +158,17 @@ fn a_single_replica_budget_blocks_the_drain_and_kix_shows_it() {
         finding.contains("is blocked") && finding.contains("PodDisruptionBudget reports/reports allows no disruption"),
         "{finding}"
     );
-    Test::in_dir(root).args(["verify"]).run().stdout_contains("FAILS none (drain)");
+    Test::in_dir(root)
+        .args(["verify"])
+        .run()
+        .status(1)
+        .stdout_contains("FAILS none (drain)")
+        .stdout_contains("[K0612] drain of general-a-1 is blocked")
+        // issue 21: located at the package's budget, counted in the summary.
+        .stderr_contains("error[K0612]: Deployment reports: drain: drain of general-a-1 is blocked")
+        .stderr_contains("--> packages/reports/reports.yaml:23:1")
+        .stderr_contains("the budget that refuses the eviction")
+        .stderr_ends_with("kix: 1 error, 0 warnings\n");
 }
 
 #[test]

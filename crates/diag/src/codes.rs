@@ -195,8 +195,52 @@ codes! {
     OutputLocked = "K0503", Error, "another kix build is writing the same output directory",
         "A build holds a lock (.<out>.kix-lock beside the output directory) while it stages and swaps its output; a second build into the same directory fails at once rather than race the first and silently lose one of the two outputs. Run one build at a time into one output directory.";
     // K06xx: verifying.
+    VerifyNotSimulated = "K0601", Error, "the scheduler model cannot take a workload",
+        "kix verify could not simulate the workload as compiled (for example an autoscaler's minimum above what the model places), so its level is not proved. The message says why; change the workload or its autoscaler so the model can place it.";
+    VerifyPending = "K0602", Error, "a pod of the rollout or of a Recreate update stays Pending",
+        "kix verify placed the workload's pods on the cluster's nodes (inventory or --state) with the scheduler model, and the scheduler's filters left a pod with no node; the message carries the scheduler's reason (`0/6 nodes are available: ...`). Add capacity, relax a hard rule, or lower the replicas.";
+    VerifyLoneSelector = "K0603", Error, "a spread constraint's selector counts at most one pod",
+        "kix verify found a topologySpreadConstraint whose labelSelector matches a set of at most one pod, so it balances nothing and the replicas may share a domain. Use the workload's spec.selector as labelSelector (or declare the single-replica siblings one [groups.X]).";
+    VerifyNothingRunning = "K0604", Error, "no replica runs, so every domain loss takes them all",
+        "kix verify placed none of the workload's replicas, so the loss of any domain leaves nothing running. See the K0602 findings for why the pods stay Pending.";
+    VerifyNeverReplaced = "K0605", Error, "a lost pod tolerates node.kubernetes.io/unreachable forever and is never replaced",
+        "A pod with a toleration of node.kubernetes.io/unreachable (NoExecute) without tolerationSeconds stays bound to the lost node: the taint manager never evicts it and the controller never replaces it (pkg/controller/tainteviction). Give the toleration a tolerationSeconds, or drop it.";
+    VerifyStaysTerminating = "K0606", Error, "a lost StatefulSet pod stays Terminating: no replacement until force-deleted",
+        "A StatefulSet pod on an unreachable node is marked for deletion but the kubelet cannot confirm it, so the StatefulSet controller does not create a pod of the same identity until it is force-deleted (Kubernetes docs, Force Delete StatefulSet Pods). The level must then hold on the remaining replicas; run more replicas or spread them wider.";
+    VerifyReplacementPending = "K0607", Error, "a replacement stays Pending although surviving nodes have room",
+        "After a domain loss the replacement of a lost pod stays Pending on a cluster whose surviving nodes have room: a hard rule (a DoNotSchedule spread, required anti-affinity, a node selector) keeps it off them. The message carries the scheduler's reason. Relax the rule, or use a ScheduleAnyway spread on the failed key.";
+    VerifyNoRoomLeft = "K0608", Error, "a replacement stays Pending with no room left on the surviving nodes",
+        "After a domain loss the surviving nodes have no room (CPU, memory or pods) for the replacement of a lost pod. Add capacity, or lower the requests.";
+    VerifyNoReplicaLeft = "K0609", Error, "a domain's loss leaves no replica running",
+        "The loss of one domain of the workload's level (a zone at level zone, a node at level node) takes every replica, so the level does not hold. Add replicas, or spread them over more domains of the level's key.";
     VerifyKeyMissing = "K0610", Warning, "a failure-domain key is missing from some or all simulated nodes",
         "kix verify found nodes (from the inventory or the --state snapshot) without a failure-domain key the cluster declares or a verified workload spreads on. A DoNotSchedule constraint on the key makes those nodes unschedulable for the pod (\"node(s) didn't match pod topology spread constraints (missing required label)\", pkg/scheduler/framework/plugins/podtopologyspread/filtering.go). A ScheduleAnyway constraint on it makes the scheduler's spread scoring skip them (scoring.go PreScore: a pod with its own constraints requires every soft key; a node lacking one is in IgnoredNodes, is not counted in any domain, and NormalizeScore gives it 0, the lowest spread score, for all of the pod's soft constraints together). Where some nodes lack the key, soft spreading steers pods away from them whatever their counts; where every node lacks it, soft spreading does nothing at all and replicas land where the other scores put them. Label the nodes, or drop the key.";
+    VerifyRestsOnTieBreak = "K0611", Error, "the level holds only if the scheduler breaks score ties kix's way",
+        "With score ties broken against the level (the scheduler picks among equally scored nodes at random, pkg/scheduler/schedule_one.go selectHost), a domain's loss leaves no replica running, though on kix's placement one survives: the verdict rests on chance. Use a DoNotSchedule spread on the level's key.";
+    VerifyDrainBlocked = "K0612", Error, "draining a node is blocked by the workload's own budget or quorum",
+        "The eviction API refuses every eviction of the workload's pod on the drained node (429: its PodDisruptionBudget allows no disruption), or evicting it leaves fewer than the pods the level needs running. The drain cannot finish. Loosen the budget (maxUnavailable: 1) or add replicas.";
+    VerifyEvictionFailed = "K0613", Error, "evicting a pod of the workload fails with an error other than 429",
+        "The eviction API returns an error other than 429 for a pod of the workload (for example a pod under two PodDisruptionBudgets: 500), so kubectl drain gives up on it and the drain fails. Keep one budget per workload.";
+    VerifyEvictedReplacementPending = "K0614", Error, "the replacement of an evicted pod stays Pending",
+        "A drain evicted one of the workload's pods and its replacement found no node (the cordoned node excluded). The message carries the scheduler's reason. Add room, or relax the hard rule that keeps it off the other nodes.";
+    VerifyStrategyRefused = "K0615", Error, "the API server refuses the update strategy (maxSurge and maxUnavailable both 0)",
+        "A Deployment's rollingUpdate with maxSurge and maxUnavailable both 0 is refused by the API server (ValidateRollingUpdateDeployment): it could never make progress. Set maxUnavailable or maxSurge above 0.";
+    VerifyUpdateDeadlocks = "K0616", Error, "a Deployment's rolling update deadlocks",
+        "The surge pod finds no node and no old pod may stop first (maxUnavailable 0), so the rolling update never progresses. Allow maxUnavailable: 1, or leave room for the surge pod.";
+    VerifyUpdateDoesNotConverge = "K0617", Error, "a Deployment's rolling update does not converge",
+        "The simulated rolling update stops with old pods left and new pods Pending. The message says where it stopped; leave room for the new pods or relax the hard rule that keeps them off the nodes.";
+    VerifyUpdateDropsAvailability = "K0618", Error, "an update drops to no available replica",
+        "During the simulated update every replica is unavailable at some point, so the workload is down although its level promises otherwise. Lower maxUnavailable below the replica count, or add replicas.";
+    VerifyRecreate = "K0619", Error, "strategy Recreate stops every old pod before the new ones start",
+        "strategy.type: Recreate deletes all old pods before creating new ones, so every update is an outage: this fails level pod and above. Use RollingUpdate.";
+    VerifyUpdateStops = "K0620", Error, "a StatefulSet's update stops at a pod whose new revision stays Pending",
+        "The StatefulSet controller replaces pods one at a time and waits for each to be Running and Ready; a new pod left Pending stops the update there for good. The message carries the scheduler's reason.";
+    VerifyDrainUnmanaged = "K0621", Warning, "a drain stops at once: the node holds pods that declare no controller",
+        "kubectl drain refuses to start on a node holding pods with no controller (`cannot delete Pods that declare no controller`, k8s.io/kubectl/pkg/drain/filters.go) unless --force is given. The drain of the node leaves the workload's replicas in place, so the cluster's operators cannot drain it. Run those pods under a controller, or drain with --force.";
+    VerifyDrainNeverFinishes = "K0622", Warning, "a drain never finishes: another workload's pod refuses eviction",
+        "Evicting another workload's pod on the drained node is refused every round (429: its budget allows no disruption), so the drain never finishes, although this workload's own pods went. Loosen that workload's budget.";
+    VerifyScenarioFails = "K0623", Error, "a verify scenario fails",
+        "A scenario of kix verify fails for the workload; the message names the scenario and what it found.";
     // K07xx: lint (linting manifests kix did not write).
     LintSpreadMissesOwnPods = "K0701", Error, "a spread constraint's selector selects none of its workload's pods",
         "kix lint: the scheduler counts only pods matching the constraint's labelSelector (podtopologyspread), so a selector that misses the workload's own pods balances some other set and never spreads this one. Copy the workload's spec.selector into labelSelector.";
