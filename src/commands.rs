@@ -98,12 +98,14 @@ fn build(args: &BuildArgs) -> ExitCode {
     } else {
         Output::Directory(args.out.clone())
     };
-    let built = match compile::build(&BuildRequest { selection: args.select.selection(), output }) {
+    let mut built = match compile::build(&BuildRequest { selection: args.select.selection(), output }) {
         Ok(built) => exiting(built),
         Err(usage) => return usage_error(&usage.to_string()),
     };
-    if let Some(stream) = &built.stream {
-        print_stdout(stream);
+    if let Some(stream) = &mut built.stream {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stream.copy_to(&mut stdout);
+        let _ = stdout.flush();
     }
     if let Some(differences) = &built.differences {
         if differences.is_empty() {

@@ -9,8 +9,9 @@ use crate::derive::{self, ClusterPlan};
 use crate::resolve::Acknowledged;
 use crate::{crosscheck, emit, load, resolve};
 use kix_diag::Diagnostics;
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+
+pub use crate::stream::Stream;
 
 /// Which tree to read and which clusters to compile.
 #[derive(Clone, Debug, Default)]
@@ -60,7 +61,7 @@ pub fn compile(selection: &Selection) -> Compiled {
 /// Like [`compile`], also handing back the resolved model the plans were derived from (for
 /// `kix explain --cluster`, which shows where each decision came from).
 pub fn compile_keeping_model(selection: &Selection) -> (resolve::Model, Compiled) {
-    let (model, compiled, _) = compile_each(selection, Objects::Keep, |_| ());
+    let (model, compiled, _) = compile_each(selection, Objects::Keep, |_, _| None::<()>);
     (model, compiled)
 }
 
@@ -73,39 +74,48 @@ enum Objects {
     Drop,
 }
 
-/// The pipeline, handing each cluster's plan to `each` as soon as it is derived and checked, while no
-/// error has been found so far in the inputs or in that cluster (`None` for the others), in cluster order.
-/// Clusters are independent after resolve: they are derived, checked and handed over on every core, each
-/// with its own findings, merged in cluster order (`finish` sorts anyway, so the report is the same).
+/// The pipeline, handing each cluster's plan to `each` (with its index) as soon as it is derived and
+/// checked, while no error has been found so far in the inputs or in that cluster (`None` for the
+/// others). Clusters are independent after resolve: they are derived, checked and handed over on every
+/// core, each with its own findings, merged in cluster order (`finish` sorts anyway, so the report is
+/// the same). Each core takes the next cluster in order (not a half of the fleet each, as rayon's
+/// splitting would), so what `each` hands on arrives nearly in order: the stream holds about one
+/// cluster per core waiting for the one before it (issue 20).
 fn compile_each<T: Send>(
     selection: &Selection,
     objects: Objects,
-    each: impl Fn(&ClusterPlan) -> T + Sync,
+    each: impl Fn(usize, Option<&ClusterPlan>) -> Option<T> + Sync,
 ) -> (resolve::Model, Compiled, Vec<Option<T>>) {
     let mut diagnostics = Diagnostics::default();
     let tree = load::load(&selection.root, &selection.clusters, &mut diagnostics);
     let model = resolve::resolve(tree, &mut diagnostics);
     let clean_inputs = !diagnostics.has_errors();
     let shapes = derive::Shapes::default();
-    let derived: Vec<(ClusterPlan, Diagnostics, Option<T>)> = model
-        .clusters
-        .par_iter()
-        .map(|cluster| {
+    type Slot<T> = std::sync::Mutex<Option<(ClusterPlan, Diagnostics, Option<T>)>>;
+    let slots: Vec<Slot<T>> = model.clusters.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    rayon::broadcast(|_| {
+        loop {
+            let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(cluster) = model.clusters.get(index) else { break };
             let mut found = Diagnostics::default();
             let mut plan = derive::derive_cluster(cluster, &shapes, &mut found);
             crosscheck::check(cluster, &plan, &mut found);
             let allowed = Acknowledged::of_cluster(cluster);
             found.acknowledge(|d| allowed.contains(d));
-            let handed = (clean_inputs && !found.has_errors()).then(|| each(&plan));
+            let handed = each(index, (clean_inputs && !found.has_errors()).then_some(&plan));
             if objects == Objects::Drop {
                 plan.drop_objects();
             }
-            (plan, found, handed)
-        })
-        .collect();
-    let mut clusters = Vec::with_capacity(derived.len());
-    let mut handed = Vec::with_capacity(derived.len());
-    for (plan, found, result) in derived {
+            *slots[index].lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some((plan, found, handed));
+        }
+    });
+    let mut clusters = Vec::with_capacity(slots.len());
+    let mut handed = Vec::with_capacity(slots.len());
+    for slot in slots {
+        let Some((plan, found, result)) = slot.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner()) else {
+            continue;
+        };
         diagnostics.extend(found);
         clusters.push(plan);
         handed.push(result);
@@ -151,7 +161,7 @@ pub struct BuildRequest {
 pub struct Built {
     pub compiled: Compiled,
     /// The YAML stream, for [`Output::Stream`] when the compile succeeded.
-    pub stream: Option<String>,
+    pub stream: Option<Stream>,
     /// What was written, for [`Output::Directory`] when the compile and the write succeeded.
     pub written: Option<Written>,
     /// For [`Output::Check`] when the compile succeeded: where the output directory differs from the build.
@@ -178,20 +188,28 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
     let (mut stream, mut written, mut differences) = (None, None, None);
     let compiled = match &request.output {
         Output::Stream { all } => {
-            let (_, compiled, parts) =
-                compile_each(selection, Objects::Drop, |cluster| emit::render_stream_part(cluster, *all));
+            let spool = crate::stream::Spool::new();
+            let (_, mut compiled, written) = compile_each(selection, Objects::Drop, |index, cluster| {
+                let spool = spool.as_ref().ok()?;
+                spool.part(index, cluster.map(|cluster| emit::render_stream_part(cluster, *all))).err()
+            });
             if compiled.ok() {
                 if !all && compiled.clusters.len() > 1 {
                     return Err(UsageError::StreamNeedsOneCluster { clusters: cluster_names(&compiled.clusters) });
                 }
-                stream = Some(parts.into_iter().flatten().collect::<String>());
+                // The first failure in cluster order is the one reported.
+                match written.into_iter().flatten().next().map_or(spool, Err).and_then(crate::stream::Spool::finish) {
+                    Ok(finished) => stream = Some(finished),
+                    Err(diagnostic) => compiled.diagnostics.push(diagnostic),
+                }
             }
             compiled
         }
         Output::Check(out) => {
             let directory = out.clone().unwrap_or_else(|| root.join("out"));
-            let (_, compiled, found) =
-                compile_each(selection, Objects::Drop, |cluster| emit::compare_cluster(&directory, cluster));
+            let (_, compiled, found) = compile_each(selection, Objects::Drop, |_, cluster| {
+                cluster.map(|c| emit::compare_cluster(&directory, c))
+            });
             if compiled.ok() {
                 let mut all: Vec<emit::Difference> = found.into_iter().flatten().flatten().collect();
                 let names: Vec<&str> = compiled.clusters.iter().map(|c| c.name.as_str()).collect();
@@ -203,11 +221,16 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
         }
         Output::Directory(out) => {
             let directory = out.clone().unwrap_or_else(|| root.join("out"));
-            let destination = emit::check_destination(root, &directory);
-            let staging = emit::Staging::new(&directory);
-            let (_, mut compiled, staged) = compile_each(selection, Objects::Drop, |cluster| match &destination {
-                Ok(()) => staging.stage(cluster),
-                Err(refused) => Err(refused.clone()),
+            let only: Vec<&str> = request.selection.clusters.iter().map(String::as_str).collect();
+            let only = (!all_clusters).then_some(only.as_slice());
+            let destination = emit::check_destination(root, &directory, only);
+            let staging = emit::Staging::new(&directory, (!all_clusters).then(|| request.selection.clusters.clone()));
+            let (_, mut compiled, staged) = compile_each(selection, Objects::Drop, |_, cluster| {
+                let cluster = cluster?;
+                Some(match &destination {
+                    Ok(()) => staging.stage(cluster),
+                    Err(refused) => Err(refused.clone()),
+                })
             });
             if compiled.ok() {
                 // The first failure in cluster order is the one reported, whatever the scheduling.

@@ -178,7 +178,7 @@ pub fn render_stream_part(cluster: &ClusterPlan, name_cluster: bool) -> String {
 /// ancestors are resolved through symlinks (so `pk/web/gen`, with `pk -> packages`, is refused
 /// before `gen` exists); and one kix could not replace without damage
 /// ([`crate::outdir::check_replaceable`]).
-pub fn check_destination(root: &Path, out: &Path) -> Result<(), Diagnostic> {
+pub fn check_destination(root: &Path, out: &Path, only: Option<&[&str]>) -> Result<(), Diagnostic> {
     use crate::outdir::resolve_existing;
     let (root, target) = (resolve_existing(root), resolve_existing(out));
     let clobbers = root.starts_with(&target)
@@ -195,15 +195,21 @@ pub fn check_destination(root: &Path, out: &Path) -> Result<(), Diagnostic> {
         )
         .at(Location::file(out)));
     }
-    crate::outdir::check_replaceable(out)
+    crate::outdir::check_replaceable(out, only)
 }
 
 /// A build's output directory being written: each cluster's directory is staged beside `out` as soon
 /// as the cluster is compiled (so a build holds one cluster's output at a time, not the fleet's), then
 /// [`Staging::finish`] swaps the staged directory in whole. Dropped without `finish` (a compile error,
 /// a failed write), the staged directory is removed and `out` is as it was.
+///
+/// A build of some clusters (`--cluster`, issue 20) stages only their directories and swaps each
+/// into `out` on its own: the rest of `out` is left in place, never read, copied or moved, so its
+/// cost is that of the clusters it builds, not of the fleet's output.
 pub struct Staging {
     out: PathBuf,
+    /// The clusters a partial build replaces; `None` for a full build.
+    only: Option<Vec<String>>,
     parent: PathBuf,
     base: String,
     /// Created on first use, so a run that stages nothing writes nothing.
@@ -217,7 +223,7 @@ fn write_failed(what: &str, path: &Path, error: std::io::Error) -> Diagnostic {
 }
 
 impl Staging {
-    pub fn new(out: &Path) -> Staging {
+    pub fn new(out: &Path, only: Option<Vec<String>>) -> Staging {
         let parent = match out.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -225,6 +231,7 @@ impl Staging {
         let base = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
         Staging {
             out: out.to_path_buf(),
+            only,
             parent,
             base,
             staging: std::sync::OnceLock::new(),
@@ -241,7 +248,8 @@ impl Staging {
             let _ = self.lock.set(lock);
             // Checked under the lock (check_destination checked before the compile; a build that held
             // the lock since may have changed `out`).
-            crate::outdir::check_replaceable(&self.out)?;
+            let only: Option<Vec<&str>> = self.only.as_ref().map(|o| o.iter().map(String::as_str).collect());
+            crate::outdir::check_replaceable(&self.out, only.as_deref())?;
             remove_stale(&self.parent, &self.base);
             let staging = self.parent.join(format!(".{}.kix-staging-{}", self.base, std::process::id()));
             let _ = std::fs::remove_dir_all(&staging);
@@ -272,6 +280,9 @@ impl Staging {
     pub fn finish(self, built: &[&str], all_clusters: bool) -> Result<(), Diagnostic> {
         let staging = self.directory()?.to_path_buf();
         let out = &self.out;
+        if !all_clusters && self.only.is_some() && out.is_dir() {
+            return swap_clusters(&staging, out, built);
+        }
         if out.is_dir() {
             let entries = std::fs::read_dir(out).map_err(|e| write_failed("cannot list", out, e))?;
             for entry in entries {
@@ -309,6 +320,33 @@ impl Staging {
         }
         Ok(())
     }
+}
+
+/// A partial build's end: each built cluster's staged directory swapped with its directory in `out`
+/// (atomically where the kernel can, as the whole `out` is on a full build), or moved in where `out` has
+/// none. What it replaced is left in the staged directory, which dropping the `Staging` removes. Each
+/// cluster's directory is at every moment either the previous build's or this one's, whole; a build of
+/// several clusters killed between two swaps leaves the first swapped and the rest as they were.
+fn swap_clusters(staging: &Path, out: &Path, built: &[&str]) -> Result<(), Diagnostic> {
+    for cluster in built {
+        let (staged, target) = (staging.join(cluster), out.join(cluster));
+        let present = std::fs::symlink_metadata(&target).is_ok();
+        if present && exchange(&staged, &target) {
+            continue;
+        }
+        if present {
+            // No exchange here: the previous directory set aside first, then the new one moved in.
+            let aside = staging.join(format!(".{cluster}.previous"));
+            std::fs::rename(&target, &aside).map_err(|e| write_failed("cannot move aside", &target, e))?;
+            if let Err(e) = std::fs::rename(&staged, &target) {
+                let _ = std::fs::rename(&aside, &target);
+                return Err(write_failed("cannot move into place", &target, e));
+            }
+            continue;
+        }
+        std::fs::rename(&staged, &target).map_err(|e| write_failed("cannot move into place", &target, e))?;
+    }
+    Ok(())
 }
 
 impl Drop for Staging {

@@ -26,6 +26,7 @@ mod lint;
 mod load;
 mod outdir;
 mod resolve;
+mod stream;
 #[cfg(test)]
 pub mod testing;
 mod verify;

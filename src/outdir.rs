@@ -44,8 +44,11 @@ fn refused(out: &Path, message: String) -> Diagnostic {
 }
 
 /// Refuses an `out` kix could not replace without damage: a symlink, an entry that is not a
-/// directory, regular file or symlink, or a directory it cannot write. Nothing is opened.
-pub(crate) fn check_replaceable(out: &Path) -> Result<(), Diagnostic> {
+/// directory, regular file or symlink, or a directory it cannot write. Nothing is opened. With
+/// `only` (a build of some clusters, issue 20), what is checked inside `out` is those clusters'
+/// directories: they are all such a build replaces, and the rest of `out` is left in place, neither
+/// read nor copied, so a 1,000-cluster `out/` is not walked to rebuild one cluster.
+pub(crate) fn check_replaceable(out: &Path, only: Option<&[&str]>) -> Result<(), Diagnostic> {
     let Ok(metadata) = std::fs::symlink_metadata(out) else { return Ok(()) };
     if metadata.file_type().is_symlink() {
         let target = std::fs::read_link(out).unwrap_or_default();
@@ -62,20 +65,33 @@ pub(crate) fn check_replaceable(out: &Path) -> Result<(), Diagnostic> {
     if !metadata.is_dir() {
         return Err(refused(out, format!("{} exists and is not a directory", out.display())));
     }
-    check_entries(out)
+    let Some(clusters) = only else { return check_entries(out) };
+    check_writable(out)?;
+    for cluster in clusters {
+        let dir = out.join(cluster);
+        if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+            check_entries(&dir)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_writable(dir: &Path) -> Result<(), Diagnostic> {
+    if writable(dir) {
+        return Ok(());
+    }
+    Err(refused(
+        dir,
+        format!(
+            "{} is not writable: kix could not remove the previous output after replacing it; make it \
+             writable or choose another --out",
+            dir.display()
+        ),
+    ))
 }
 
 fn check_entries(dir: &Path) -> Result<(), Diagnostic> {
-    if !writable(dir) {
-        return Err(refused(
-            dir,
-            format!(
-                "{} is not writable: kix could not remove the previous output after replacing it; make it \
-                 writable or choose another --out",
-                dir.display()
-            ),
-        ));
-    }
+    check_writable(dir)?;
     let entries = std::fs::read_dir(dir).map_err(|e| refused(dir, format!("cannot list {}: {e}", dir.display())))?;
     for entry in entries.flatten() {
         let path = entry.path();

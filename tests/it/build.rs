@@ -50,6 +50,39 @@ fn cluster_directories_are_replaced_whole_and_others_kept() {
     assert!(leftovers.is_empty(), "staging directories left behind: {leftovers:?}");
 }
 
+/// `build --cluster X` touches only X's directory (issue 20): the rest of `out/` is left in place, not
+/// copied (the same inodes), and not even read: a FIFO in another cluster's directory, which a full
+/// build refuses, does not stop it.
+#[test]
+fn a_build_of_one_cluster_leaves_the_rest_of_out_in_place() {
+    use std::os::unix::fs::MetadataExt;
+    let t = Test::new().examples();
+    let root = t.root().to_path_buf();
+    t.clone().args(["build"]).run().status(0);
+    std::fs::write(root.join("out/NOTES.md"), "the user's own file").unwrap();
+    let inode = |path: &str| std::fs::symlink_metadata(root.join(path)).unwrap().ino();
+    let kept = ["out", "out/dev", "out/dev/kustomization.yaml", "out/NOTES.md"].map(|p| (p, inode(p)));
+    let full = read_tree(&root.join("out"));
+    std::fs::write(root.join("out/prod/kustomization.yaml"), "edited by hand").unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(root.join("out/dev/pipe")).status().unwrap().success());
+    t.clone().args(["build", "--cluster", "prod"]).run().status(0);
+    for (path, before) in kept {
+        assert_eq!(inode(path), before, "{path} is left in place");
+    }
+    std::fs::remove_file(root.join("out/dev/pipe")).unwrap();
+    assert_eq!(read_tree(&root.join("out")), full, "the hand-edited file is written again");
+    let leftovers: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains("kix-"))
+        .collect();
+    assert!(leftovers.is_empty(), "staging directories left behind: {leftovers:?}");
+    // A build of a cluster out/ has no directory for yet moves it in.
+    std::fs::remove_dir_all(root.join("out/prod")).unwrap();
+    t.clone().args(["build", "--cluster", "prod"]).run().status(0);
+    assert_eq!(read_tree(&root.join("out")), full);
+}
+
 #[test]
 fn check_writes_nothing_and_out_flag_is_honoured() {
     let t = Test::new().examples();

@@ -169,6 +169,16 @@ fn a_symlinked_parent_cannot_lead_out_into_packages() {
 /// `KIX_KILL_SEED` to replay it.
 #[test]
 fn a_build_killed_at_any_point_leaves_one_complete_build() {
+    killed_builds_leave_one_complete_build(&["build"]);
+}
+
+/// The same for a build of one cluster (issue 20), which swaps that cluster's directory alone.
+#[test]
+fn a_build_of_one_cluster_killed_at_any_point_leaves_one_complete_build() {
+    killed_builds_leave_one_complete_build(&["build", "--cluster", "prod"]);
+}
+
+fn killed_builds_leave_one_complete_build(args: &[&str]) {
     let t = examples_built();
     let root = t.root();
     std::fs::remove_file(root.join("out/NOTES.md")).unwrap();
@@ -194,7 +204,7 @@ fn a_build_killed_at_any_point_leaves_one_complete_build() {
         let text = if iteration % 2 == 0 { &prod } else { &changed };
         std::fs::write(root.join("clusters/prod.toml"), text).unwrap();
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kix"))
-            .arg("build")
+            .args(args)
             .current_dir(root)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
