@@ -146,3 +146,76 @@ fn audit_needs_one_cluster() {
         .status(2)
         .stderr_contains("--state is a snapshot of one cluster");
 }
+
+/// Checks `value` against the subset of JSON Schema schemas/audit.schema.json uses (type, enum,
+/// properties, required, additionalProperties, items, anyOf, local $ref); returns the first mismatch.
+fn conforms(
+    value: &serde_json::Value,
+    schema: &serde_json::Value,
+    root: &serde_json::Value,
+    at: &str,
+) -> Result<(), String> {
+    if let Some(reference) = schema["$ref"].as_str() {
+        let name = reference.trim_start_matches("#/$defs/");
+        return conforms(value, &root["$defs"][name], root, at);
+    }
+    if let Some(any) = schema["anyOf"].as_array() {
+        return if any.iter().any(|s| conforms(value, s, root, at).is_ok()) {
+            Ok(())
+        } else {
+            Err(format!("{at}: no anyOf matches {value}"))
+        };
+    }
+    if let Some(options) = schema["enum"].as_array() {
+        return if options.contains(value) { Ok(()) } else { Err(format!("{at}: {value} not in {options:?}")) };
+    }
+    let ok = match schema["type"].as_str() {
+        Some("object") => value.is_object(),
+        Some("array") => value.is_array(),
+        Some("string") => value.is_string(),
+        Some("integer") => value.is_i64() || value.is_u64(),
+        Some("boolean") => value.is_boolean(),
+        Some("null") => value.is_null(),
+        _ => true,
+    };
+    if !ok {
+        return Err(format!("{at}: {value} is not {}", schema["type"]));
+    }
+    if let Some(object) = value.as_object() {
+        for key in schema["required"].as_array().into_iter().flatten() {
+            if !object.contains_key(key.as_str().unwrap()) {
+                return Err(format!("{at}: missing {key}"));
+            }
+        }
+        for (key, item) in object {
+            match schema["properties"].get(key) {
+                Some(property) => conforms(item, property, root, &format!("{at}.{key}"))?,
+                None if schema["additionalProperties"] == false => return Err(format!("{at}: unexpected {key}")),
+                None if schema["additionalProperties"].is_object() => {
+                    conforms(item, &schema["additionalProperties"], root, &format!("{at}.{key}"))?
+                }
+                None => {}
+            }
+        }
+    }
+    if let Some(items) = value.as_array() {
+        for (i, item) in items.iter().enumerate() {
+            conforms(item, &schema["items"], root, &format!("{at}[{i}]"))?;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn json_report_conforms_to_the_committed_schema() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo_path("schemas/audit.schema.json")).unwrap()).unwrap();
+    for snapshot in ["balanced", "zone-outage", "scale-down", "lopsided-rollout", "bound-before-constraint"] {
+        let (_, report) = audit_json(snapshot);
+        conforms(&report, &schema, &schema, snapshot).unwrap();
+    }
+    // The checker itself rejects what the schema forbids.
+    let (_, mut report) = audit_json("balanced");
+    report["instances"][0]["workloads"][0]["fails"] = serde_json::json!("no");
+    assert!(conforms(&report, &schema, &schema, "broken").is_err());
+}
