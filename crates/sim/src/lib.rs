@@ -87,7 +87,7 @@
 //! availability scenarios `kix verify` reports ([`world`] the state they change and roll back,
 //! with per-workload and per-budget counters; [`domain_loss`] the domain losses and the
 //! tie-break, [`voluntary`] the rolling update, [`drain`] the drain); [`audit`] judges pods as they
-//! are bound now (`kix audit`, results in [`audit_report`]), [`remedy`] simulates the restart it proposes.
+//! are bound now (`kix audit`, results in [`audit_report`]) and simulates the restart it proposes.
 
 mod audit;
 mod audit_report;
@@ -101,7 +101,6 @@ mod interpod;
 pub mod objects;
 mod plugins;
 mod quorum;
-mod remedy;
 mod scenarios;
 mod schedule;
 pub mod snapshot;
