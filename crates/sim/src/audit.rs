@@ -25,7 +25,7 @@
 //!
 //! Survival uses the pods where they are (no rescheduling): for each domain of the level's key
 //! (zone key at zone, node key at node), the Ready, not terminating pods outside it. The remedy
-//! simulates a rollout of the compiled template on today's cluster ([`super::remedy`]).
+//! simulates a rollout of the compiled template on today's cluster (below, "The remedy").
 
 use super::audit_report::Remedy;
 use super::audit_report::{AuditRequest, AuditWorkload, PodStates, SpreadAudit, Survival, WorkloadAudit};
