@@ -49,6 +49,8 @@ pub struct Args {
     /// Verify shape: the cluster's and the replicas' level, `zone` (default) or `node` (issue 20).
     pub verify_level: String,
     pub scheduler_perf: bool,
+    /// Verify shape: also write `state.yaml`, the cluster as it runs for `kix audit` (issue 23).
+    pub audit_state: bool,
     /// Fleet shape: every cluster declares this many availability zones (`z-00000`, ...) instead of
     /// one to three (issue 19's duplicate checks; 0: the usual mix).
     pub zones: usize,
@@ -74,6 +76,7 @@ fn parse_args() -> Result<Args, String> {
             "--verify-level" => args.verify_level = it.next().ok_or("--verify-level takes zone or node")?,
             "--kustomize" => args.kustomize = true,
             "--scheduler-perf" => args.scheduler_perf = true,
+            "--audit-state" => args.audit_state = true,
             other if other.starts_with("--") => return Err(format!("unknown flag {other}")),
             other => args.out = Some(PathBuf::from(other)),
         }
@@ -89,7 +92,7 @@ fn main() {
     let args = args.unwrap_or_else(|message| {
         eprintln!(
             "genfleet: {message}\nusage: genfleet [--clusters N] [--instances M] [--workloads K] [--nodes P] \
-             [--zones Z] [--kustomize] OUT\n       genfleet --verify-nodes N --replicas R [--verify-workloads W] [--verify-level node] OUT\n       genfleet --scheduler-perf OUT"
+             [--zones Z] [--kustomize] OUT\n       genfleet --verify-nodes N --replicas R [--verify-workloads W] [--verify-level node] [--audit-state] OUT\n       genfleet --scheduler-perf OUT"
         );
         std::process::exit(2)
     });
@@ -98,7 +101,13 @@ fn main() {
         scheduler_perf(&out)
     } else if args.verify_nodes > 0 {
         let level = if args.verify_level.is_empty() { "zone" } else { args.verify_level.as_str() };
-        verify_cluster(&out, args.verify_nodes, args.replicas.max(1), args.verify_workloads.max(1), level)
+        verify_cluster(&out, args.verify_nodes, args.replicas.max(1), args.verify_workloads.max(1), level).and_then(|()| {
+            if args.audit_state {
+                audit_state(&out, args.verify_nodes, args.replicas.max(1), args.verify_workloads.max(1))
+            } else {
+                Ok(())
+            }
+        })
     } else {
         fleet(&out, &args)
     };
@@ -508,6 +517,43 @@ spec:
     }
     write(&out.join("packages/web/kix.toml"), &toml)?;
     write(&out.join("packages/web/api.yaml"), &yaml)
+}
+
+/// The verify shape's cluster as it runs (`kix audit --cluster big --state OUT/state.yaml`): `nodes`
+/// nodes in the three zones, and every Deployment's pods bound round robin over them (balanced: pod k
+/// of the fleet on node k mod nodes), with the spread constraints kix compiles, Ready.
+pub fn audit_state(out: &Path, nodes: usize, replicas: usize, workloads: usize) -> std::io::Result<()> {
+    let mut state = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for i in 0..nodes {
+        let zone = ["z-a", "z-b", "z-c"][i % 3];
+        let _ = write!(
+            state,
+            "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: node-{i:05}\n    labels:\n      \
+             kubernetes.io/hostname: node-{i:05}\n      topology.kubernetes.io/zone: {zone}\n  status:\n    \
+             allocatable: {{cpu: \"64\", memory: 256Gi, pods: \"110\"}}\n"
+        );
+    }
+    let mut k = 0;
+    for w in 0..workloads {
+        let name = if workloads == 1 { "api".to_string() } else { format!("api-{w}") };
+        let share = replicas / workloads + usize::from(w < replicas % workloads);
+        for r in 0..share {
+            let _ = write!(
+                state,
+                "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: {name}-5d8f7c9b6a-{r:05}\n    namespace: web\n    \
+                 labels: {{app: {name}, pod-template-hash: 5d8f7c9b6a}}\n  spec:\n    nodeName: node-{:05}\n    \
+                 containers:\n    - name: api\n      image: example/api:1\n      resources: {{requests: {{cpu: 10m, \
+                 memory: 16Mi}}}}\n    topologySpreadConstraints:\n    - {{maxSkew: 1, topologyKey: \
+                 kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {{matchLabels: {{app: \
+                 {name}}}}}}}\n    - {{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: \
+                 DoNotSchedule, labelSelector: {{matchLabels: {{app: {name}}}}}}}\n  status:\n    phase: Running\n    \
+                 conditions:\n    - {{type: Ready, status: \"True\"}}\n",
+                k % nodes
+            );
+            k += 1;
+        }
+    }
+    write(&out.join("state.yaml"), &state)
 }
 
 /// scheduler_perf TopologySpreading/5000Nodes_5000Pods as a snapshot and a Deployment to place.

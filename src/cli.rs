@@ -24,6 +24,9 @@ pub enum Command {
     Check(SelectArgs),
     /// Compile, then prove each workload meets its level on a simulated scheduler.
     Verify(VerifyArgs),
+    /// Judge the cluster as it runs: today's pods of every compiled workload against its level, with a
+    /// simulated remedy for each that fails (snapshot: `kubectl get nodes,pods,pdb,deploy,sts,rs -A -o yaml`).
+    Audit(AuditArgs),
     /// Run one scheduling cycle for one pod against a state snapshot.
     Schedule(ScheduleArgs),
     /// Place every replica of the given workloads, one pod at a time.
@@ -165,6 +168,15 @@ pub struct VerifyArgs {
     /// instead of the cluster files' node inventories.
     #[arg(long)]
     pub state: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct AuditArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// A snapshot of the cluster as it runs: `kubectl get nodes,pods,pdb,deploy,sts,rs -A -o yaml > state.yaml`.
+    #[arg(long)]
+    pub state: PathBuf,
 }
 
 #[derive(Clone, Debug, Args)]

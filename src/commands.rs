@@ -5,9 +5,9 @@
 //! Exit status: 0 success (warnings allowed), 1 findings or failure, 2 bad
 //! usage (clap's own convention, kept for usage errors kix finds itself).
 
-use crate::cli::{BuildArgs, Cli, Command, ExplainArgs, Format, LintArgs, SelectArgs, VerifyArgs};
+use crate::cli::{AuditArgs, BuildArgs, Cli, Command, ExplainArgs, Format, LintArgs, SelectArgs, VerifyArgs};
 use crate::compile::{self, BuildRequest, Output, Selection};
-use crate::{explain, lint, verify};
+use crate::{audit, explain, lint, verify};
 use kix_diag::{Code, Diagnostics, Style};
 use kix_sim as sim;
 use std::io::Write;
@@ -20,6 +20,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Build(args) => build(&args),
         Command::Check(args) => check(&args),
         Command::Verify(args) => verify(&args),
+        Command::Audit(args) => audit(&args),
         Command::Schedule(args) => {
             let report = sim::schedule(&sim::ScheduleRequest { state: args.state, pod: args.pod });
             let json = args.format == Format::Json;
@@ -297,6 +298,26 @@ fn verify(args: &VerifyArgs) -> ExitCode {
     }
     let status = report(&verified.diagnostics, args.select.format, None);
     if verified.failures() > 0 { ExitCode::FAILURE } else { status }
+}
+
+/// `kix audit`: exit 1 when a workload's running placement fails its level.
+fn audit(args: &AuditArgs) -> ExitCode {
+    let request = audit::AuditRunRequest { selection: args.select.selection(), state: args.state.clone() };
+    let audited = match audit::run(&request) {
+        Ok(audited) => audited,
+        Err(usage) => return usage_error(&usage.to_string()),
+    };
+    if let Some(report) = &audited.report {
+        match args.select.format {
+            Format::Text => print_stdout(&audit::render_text(report)),
+            Format::Json => print_stdout(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+            )),
+        }
+    }
+    let status = report(&audited.diagnostics, args.select.format, None);
+    if audited.report.as_ref().is_some_and(|r| r.failures() > 0) { ExitCode::FAILURE } else { status }
 }
 
 /// `kix lint`: exit 1 when a finding is an error. `-` reads stdin (once, however often it is named).

@@ -5,6 +5,7 @@
 mod support;
 
 mod architecture;
+mod audit;
 mod build;
 mod explain;
 mod groups;

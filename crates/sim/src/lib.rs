@@ -86,8 +86,11 @@
 //! [`schedule`] answers typed `schedule`/`simulate` requests with reports, [`scenarios`] runs the
 //! availability scenarios `kix verify` reports ([`world`] the state they change and roll back,
 //! with per-workload and per-budget counters; [`domain_loss`] the domain losses and the
-//! tie-break, [`voluntary`] the rolling update, [`drain`] the drain).
+//! tie-break, [`voluntary`] the rolling update, [`drain`] the drain); [`audit`] judges pods as they
+//! are bound now (`kix audit`, results in [`audit_report`]) and simulates the restart it proposes.
 
+mod audit;
+mod audit_report;
 mod budget;
 mod cluster;
 mod domain_loss;
@@ -108,6 +111,8 @@ mod voluntary;
 mod workload;
 mod world;
 
+pub use audit::audit_workloads;
+pub use audit_report::{AuditRequest, AuditWorkload, PodStates, Remedy, SpreadAudit, Survival, WorkloadAudit};
 pub use cluster::{Cluster, Cycle, Outcome};
 pub use scenarios::verify_workloads;
 pub use snapshot::State;
