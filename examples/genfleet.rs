@@ -101,13 +101,15 @@ fn main() {
         scheduler_perf(&out)
     } else if args.verify_nodes > 0 {
         let level = if args.verify_level.is_empty() { "zone" } else { args.verify_level.as_str() };
-        verify_cluster(&out, args.verify_nodes, args.replicas.max(1), args.verify_workloads.max(1), level).and_then(|()| {
-            if args.audit_state {
-                audit_state(&out, args.verify_nodes, args.replicas.max(1), args.verify_workloads.max(1))
-            } else {
-                Ok(())
-            }
-        })
+        verify_cluster(&out, args.verify_nodes, args.replicas.max(1), args.verify_workloads.max(1), level).and_then(
+            |()| {
+                if args.audit_state {
+                    audit_state(&out, args.verify_nodes, args.replicas.max(1), args.verify_workloads.max(1))
+                } else {
+                    Ok(())
+                }
+            },
+        )
     } else {
         fleet(&out, &args)
     };

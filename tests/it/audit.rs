@@ -11,7 +11,7 @@
 use crate::support::*;
 
 fn audit_json(snapshot: &str) -> (Output, serde_json::Value) {
-    let state = repo_path(&format!("tests/audit/{snapshot}.yaml"));
+    let state = repo_path(format!("tests/audit/{snapshot}.yaml"));
     let run = Test::in_repo()
         .args(["audit", "--cluster", "prod", "--format", "json", "--state", state.to_str().unwrap()])
         .run();
