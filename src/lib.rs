@@ -12,6 +12,7 @@
 //! to prove the result; [`lint`] checks manifests kix did not write for the
 //! placement mistakes kix never makes.
 
+mod capacity;
 pub mod cli;
 mod commands;
 pub mod compile;
