@@ -6,6 +6,7 @@ mod support;
 
 mod architecture;
 mod build;
+mod capacity;
 mod explain;
 mod groups;
 mod guide;
