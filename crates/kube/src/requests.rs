@@ -125,9 +125,9 @@ mod tests {
 
     #[test]
     fn bad_quantities_and_shapes_are_errors() {
-        let spec = kix_yaml::from_str::<Value>("containers: [{resources: {requests: {cpu: lots}}}]").unwrap();
+        let spec = kix_yaml::from_str("containers: [{resources: {requests: {cpu: lots}}}]").unwrap();
         assert!(pod_requests(&spec, None).unwrap_err().contains("lots"));
-        let spec = kix_yaml::from_str::<Value>("initContainers: 3").unwrap();
+        let spec = kix_yaml::from_str("initContainers: 3").unwrap();
         assert_eq!(pod_requests(&spec, None).unwrap_err(), "initContainers must be a list");
     }
 }
