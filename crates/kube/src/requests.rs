@@ -22,7 +22,7 @@ pub struct Requests {
 }
 
 impl Requests {
-    pub fn add(self, other: Requests) -> Requests {
+    pub fn plus(self, other: Requests) -> Requests {
         Requests {
             milli_cpu: self.milli_cpu.saturating_add(other.milli_cpu),
             memory: self.memory.saturating_add(other.memory),
@@ -51,23 +51,23 @@ pub type Defaults = Option<Requests>;
 pub fn pod_requests(spec: &Value, defaults: Defaults) -> Result<Requests, String> {
     let mut sum = Requests::default();
     for c in list(at(spec, &["containers"]), "containers")? {
-        sum = sum.add(container_requests(c, defaults)?);
+        sum = sum.plus(container_requests(c, defaults)?);
     }
     let mut sidecars = Requests::default();
     let mut init_peak = Requests::default();
     for c in list(at(spec, &["initContainers"]), "initContainers")? {
         let own = container_requests(c, defaults)?;
         if c.get("restartPolicy").and_then(Value::as_str) == Some("Always") {
-            sum = sum.add(own);
-            sidecars = sidecars.add(own);
+            sum = sum.plus(own);
+            sidecars = sidecars.plus(own);
             init_peak = init_peak.max(sidecars);
         } else {
-            init_peak = init_peak.max(own.add(sidecars));
+            init_peak = init_peak.max(own.plus(sidecars));
         }
     }
     let mut total = sum.max(init_peak);
     if let Some(overhead) = at(spec, &["overhead"]) {
-        total = total.add(Requests {
+        total = total.plus(Requests {
             milli_cpu: read(overhead.get("cpu"), quantity::milli)?.unwrap_or(0),
             memory: read(overhead.get("memory"), quantity::units)?.unwrap_or(0),
         });
