@@ -31,6 +31,9 @@ pub enum Command {
     Schedule(ScheduleArgs),
     /// Place every replica of the given workloads, one pod at a time.
     Simulate(SimulateArgs),
+    /// What each level costs per workload (requests at none, pod, node, zone), the totals against the
+    /// inventory's allocatable, and what is left after the worst single domain loss.
+    Capacity(CapacityArgs),
     /// Lint Kubernetes manifests kix did not write for placement mistakes.
     Lint(LintArgs),
     /// Print a shell completion script, e.g. `source <(kix completions bash)` in ~/.bashrc: it completes
@@ -133,6 +136,15 @@ pub struct SelectArgs {
     /// (build's summary, verify's verdicts).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct CapacityArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Only this instance (of the selected clusters).
+    #[arg(long, add = ArgValueCompleter::new(crate::completion::instance_names))]
+    pub instance: Option<String>,
 }
 
 #[derive(Clone, Debug, Args)]

@@ -5,7 +5,9 @@
 //! Exit status: 0 success (warnings allowed), 1 findings or failure, 2 bad
 //! usage (clap's own convention, kept for usage errors kix finds itself).
 
-use crate::cli::{AuditArgs, BuildArgs, Cli, Command, ExplainArgs, Format, LintArgs, SelectArgs, VerifyArgs};
+use crate::cli::{
+    AuditArgs, BuildArgs, CapacityArgs, Cli, Command, ExplainArgs, Format, LintArgs, SelectArgs, VerifyArgs,
+};
 use crate::compile::{self, BuildRequest, Output, Selection};
 use crate::{audit, explain, lint, verify};
 use kix_diag::{Code, Diagnostics, Style};
@@ -39,6 +41,7 @@ pub fn run(cli: Cli) -> ExitCode {
             finish_report(report, args.format)
         }
         Command::Lint(args) => lint(&args),
+        Command::Capacity(args) => capacity(&args),
         Command::Explain(args) => match (&args.cluster, &args.instance) {
             (Some(cluster), Some(instance)) => explain_instance(&args, cluster, instance),
             _ => explain(args.code.as_deref()),
@@ -154,13 +157,14 @@ fn exiting<T>(value: T) -> std::mem::ManuallyDrop<T> {
     std::mem::ManuallyDrop::new(value)
 }
 
-/// The build summary: per cluster, each instance's package version, requested -> resolved level, and each
-/// workload's replicas and whether kix derived a budget for it.
+/// The build summary: per cluster, each instance's package version, requested -> resolved level, the
+/// requests its pods take at that level (`kix capacity` has the other levels), and each workload's replicas and whether kix derived a budget for it.
 fn summary_text(clusters: &[crate::derive::ClusterPlan]) -> String {
     let mut out = String::new();
     for cluster in clusters {
         out.push_str(&format!("cluster {}\n", cluster.name));
-        let mut rows = vec![["INSTANCE".to_string(), "PACKAGE".into(), "LEVEL".into(), "WORKLOADS".into()]];
+        let mut rows =
+            vec![["INSTANCE".to_string(), "PACKAGE".into(), "LEVEL".into(), "REQUESTS".into(), "WORKLOADS".into()]];
         let mut instances: Vec<_> = cluster.instances.iter().collect();
         instances.sort_by(|a, b| a.name.cmp(&b.name));
         for instance in instances {
@@ -185,10 +189,11 @@ fn summary_text(clusters: &[crate::derive::ClusterPlan]) -> String {
                 instance.name.clone(),
                 format!("{} {}", instance.package, instance.package_version),
                 level,
+                crate::capacity::requests_text(&crate::capacity::instance_requests(instance)),
                 if workloads.is_empty() { "-".into() } else { workloads.join(", ") },
             ]);
         }
-        let widths: Vec<usize> = (0..4).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0)).collect();
+        let widths: Vec<usize> = (0..5).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0)).collect();
         for row in &rows {
             let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
             out.push_str(&format!("  {}\n", cells.join("  ").trim_end()));
@@ -227,13 +232,14 @@ fn summary_json(clusters: &[crate::derive::ClusterPlan]) -> serde_json::Value {
                             "kind": w.kind.as_str(), "name": w.name, "level": w.level.as_str(),
                             "replicas": w.replicas, "pdb": w.derived_pdb, "spread": spread,
                             "hard": w.hard_key(), "explicit_placement": w.explicit_placement,
+                            "requests": crate::capacity::workload_requests(w),
                         })
                     })
                     .collect();
                 serde_json::json!({
                     "instance": i.name, "namespace": i.namespace, "package": i.package,
                     "version": i.package_version, "requested": i.requested.as_str(), "level": i.level.as_str(),
-                    "workloads": workloads,
+                    "requests": crate::capacity::instance_requests(i), "workloads": workloads,
                 })
             })
             .collect();
@@ -318,6 +324,26 @@ fn audit(args: &AuditArgs) -> ExitCode {
     }
     let status = report(&audited.diagnostics, args.select.format, None);
     if audited.report.as_ref().is_some_and(|r| r.failures() > 0) { ExitCode::FAILURE } else { status }
+}
+
+/// `kix capacity`: the report on stdout, the compile's warnings on stderr.
+fn capacity(args: &CapacityArgs) -> ExitCode {
+    use crate::capacity::{CapacityError, CapacityRequest};
+    let request = CapacityRequest { selection: args.select.selection(), instance: args.instance.clone() };
+    match crate::capacity::capacity(&request) {
+        Ok(report) => {
+            print_stdout(&match args.select.format {
+                Format::Text => crate::capacity::render_text(&report),
+                Format::Json => format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+                ),
+            });
+            ExitCode::SUCCESS
+        }
+        Err(CapacityError::Compile(diagnostics)) => report(&diagnostics, args.select.format, None),
+        Err(CapacityError::Unknown(message)) => usage_error(&message),
+    }
 }
 
 /// `kix lint`: exit 1 when a finding is an error. `-` reads stdin (once, however often it is named).

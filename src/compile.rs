@@ -101,6 +101,7 @@ fn compile_each<T: Send>(
             let mut found = Diagnostics::default();
             let mut plan = derive::derive_cluster(cluster, &shapes, &mut found);
             crosscheck::check(cluster, &plan, &mut found);
+            crate::capacity::sizing::check(cluster, &plan, &mut found);
             let allowed = Acknowledged::of_cluster(cluster);
             found.acknowledge(|d| allowed.contains(d));
             let handed = each(index, (clean_inputs && !found.has_errors()).then_some(&plan));

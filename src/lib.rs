@@ -13,6 +13,7 @@
 //! placement mistakes kix never makes.
 
 mod audit;
+mod capacity;
 pub mod cli;
 mod commands;
 pub mod compile;

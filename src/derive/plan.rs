@@ -37,6 +37,8 @@ pub struct WorkloadPlan {
     pub group_budget: Option<GroupBudget>,
     /// What must keep running through a failure: its own `survive`, or its group's.
     pub survive: Survive,
+    /// One pod's requests as the scheduler counts them; `None` when a quantity cannot be read.
+    pub pod_requests: Option<kix_kube::requests::Requests>,
 }
 
 /// The PodDisruptionBudget kix derives for a group: named after it, over the group's selector.

@@ -268,29 +268,8 @@ fn resolve_workload(
     let start = workload.group.and_then(|g| instance.groups.iter().find(|ig| ig.group == g)).map(|ig| &ig.level);
     let (level, ceiling) =
         apply_workload_ceiling(cluster, instance, start.unwrap_or(&instance.level), workload, &subject, diagnostics);
-    // R6: replicas from the step function, else the manifest's; under an autoscaler, its minimum
-    // with the level's count as the floor.
-    let (replicas, replicas_from) = match workload.replicas_at(level.value) {
-        (0, ReplicaSource::Manifest { at, defaulted: false }) if workload.autoscaler.is_none() => {
-            (0, ReplicaSource::ScaledToZero { at })
-        }
-        other => other,
-    };
-    let (replicas, replicas_from, autoscaler) = match &workload.autoscaler {
-        Some(autoscaler) => {
-            let context = super::autoscaler::FloorContext {
-                cluster: cluster.name,
-                instance: &instance.name,
-                workload: &workload.view,
-                level: level.value,
-                subject: &subject,
-            };
-            let (count, from, range) =
-                super::autoscaler::floor(autoscaler, replicas, replicas_from, &context, diagnostics);
-            (count, from, Some(range))
-        }
-        None => (replicas, replicas_from, None),
-    };
+    let (replicas, replicas_from, autoscaler) =
+        replicas_at(cluster.name, &instance.name, workload, level.value, &subject, diagnostics);
     let replicas_location = match (&replicas_from, &workload.mapping_at) {
         (ReplicaSource::Autoscaler { at }, _) | (_, Some(at)) => at.clone(),
         (_, None) => workload.spec_replicas_at.clone(),
@@ -312,6 +291,51 @@ fn resolve_workload(
         autoscaler,
         trail: WorkloadTrail { ceiling, replicas: replicas_from },
     }
+}
+
+/// R6: replicas from the step function, else the manifest's; under an autoscaler, its minimum with the
+/// level's count as the floor. [`workload_at`] runs the same steps for a level the instance is not at.
+fn replicas_at(
+    cluster: &str,
+    instance: &str,
+    workload: &Workload,
+    level: Level,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) -> (u32, ReplicaSource, Option<super::model::AutoscaledRange>) {
+    let (replicas, replicas_from) = match workload.replicas_at(level) {
+        (0, ReplicaSource::Manifest { at, defaulted: false }) if workload.autoscaler.is_none() => {
+            (0, ReplicaSource::ScaledToZero { at })
+        }
+        other => other,
+    };
+    match &workload.autoscaler {
+        Some(autoscaler) => {
+            let context =
+                super::autoscaler::FloorContext { cluster, instance, workload: &workload.view, level, subject };
+            let (count, from, range) =
+                super::autoscaler::floor(autoscaler, replicas, replicas_from, &context, diagnostics);
+            (count, from, Some(range))
+        }
+        None => (replicas, replicas_from, None),
+    }
+}
+
+/// What one workload of an instance would run at if the instance requested `requested`: the level after
+/// the package's ceiling (R4), its group's and its own (R5), and the replica count (R6 with the autoscaler
+/// floor). The same functions resolve decides the instance's own level and count with, so `kix capacity`
+/// cannot drift from a build at that level; their findings are not the instance's and are dropped.
+pub fn workload_at(cluster: &str, instance: &Instance, workload: &InstanceWorkload, requested: Level) -> (Level, u32) {
+    let package = &instance.package;
+    let entry = &package.workloads[workload.workload];
+    let asked = Sourced { value: requested, from: instance.requested.from.clone() };
+    let (level, _) = meet_ceiling(package.ceiling.as_ref(), &asked);
+    let group = entry.group.and_then(|g| package.groups.get(g)).and_then(|g| g.ceiling.as_ref());
+    let (level, _) = meet_ceiling(group, &level);
+    let (level, _) = meet_ceiling(entry.ceiling.as_ref(), &level);
+    let mut dropped = Diagnostics::default();
+    let (replicas, _, _) = replicas_at(cluster, &instance.name, entry, level.value, &instance.subject, &mut dropped);
+    (level.value, replicas)
 }
 
 /// R5: a workload ceiling lowers this workload only.

@@ -34,6 +34,7 @@ pub mod views;
 
 pub use acknowledged::Acknowledged;
 pub use groups::labels_text;
+pub use instance::workload_at;
 pub use model::{
     Ceiling, Cluster, Instance, InstanceGroup, InstanceWorkload, Model, Package, ReplicaSource, RequestedBy, Workload,
 };

@@ -34,7 +34,11 @@ fn init_writes_files_that_build_and_never_overwrites() {
         "[[instances]]\nname = \"shop\"\npackage = \"shop-web\"\n",
     );
     std::fs::write(t.root().join("clusters/real.toml"), with_instance).unwrap();
-    t.clone().args(["build"]).run().status(0).stdout_contains("shop      shop-web 0.1.0  zone   api x3 +pdb");
+    t.clone()
+        .args(["build"])
+        .run()
+        .status(0)
+        .stdout_contains("shop      shop-web 0.1.0  zone   750m cpu, 768Mi memory  api x3 +pdb");
     t.clone().args(["verify"]).run().status(0).stdout_contains("meets zone");
     // Never overwrite.
     t.clone()

@@ -7,6 +7,7 @@ mod support;
 mod architecture;
 mod audit;
 mod build;
+mod capacity;
 mod explain;
 mod groups;
 mod guide;

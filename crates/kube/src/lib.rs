@@ -3,7 +3,7 @@
 //! What belongs here: the Kubernetes API's own rules and shapes, with no kix policy
 //! in them — DNS-1123 names and label keys ([`names`]), well-known label and taint
 //! keys ([`labels`]), label selectors ([`selector`]), resource quantities
-//! ([`quantity`]), IntOrString percent values ([`int_or_percent`]), taints and
+//! ([`quantity`]), a pod's requests as the scheduler counts them ([`requests`]), IntOrString percent values ([`int_or_percent`]), taints and
 //! tolerations ([`taints`]), group-aware object kinds ([`kind`]), lists and their items
 //! ([`list`]), the one reader of
 //! Deployments, StatefulSets and PodDisruptionBudgets ([`workload`]), autoscalers
@@ -29,6 +29,7 @@ pub mod list;
 pub mod names;
 pub mod operators;
 pub mod quantity;
+pub mod requests;
 pub mod selector;
 pub mod strict;
 pub mod taints;

@@ -15,6 +15,7 @@ use super::budget::Budget;
 use super::objects::*;
 use kix_kube::labels::CONFIG_MIRROR;
 use kix_kube::quantity;
+use kix_kube::requests::{self, Requests};
 use kix_kube::selector::{Selector, labels_from_value};
 use kix_kube::taints::{Effect, Taint, Toleration};
 use kix_kube::value::{at, str_at};
@@ -441,67 +442,13 @@ fn parse_spread(c: &Value) -> Result<SpreadConstraint, String> {
     })
 }
 
-/// (cpu, memory) requests of one container; `nonzero` substitutes the scoring defaults for missing ones.
-fn container_requests(container: &Value, nonzero: bool) -> Result<Resources, String> {
-    let requests = at(container, &["resources", "requests"]);
-    let get = |key: &str| requests.and_then(|r| r.get(key)).and_then(scalar_text);
-    let milli_cpu = match get("cpu") {
-        Some(q) => quantity::milli(&q).map_err(|e| e.to_string())?,
-        None if nonzero => DEFAULT_MILLI_CPU_REQUEST,
-        None => 0,
-    };
-    let memory = match get("memory") {
-        Some(q) => quantity::units(&q).map_err(|e| e.to_string())?,
-        None if nonzero => DEFAULT_MEMORY_REQUEST,
-        None => 0,
-    };
-    Ok(Resources { milli_cpu, memory, pods: 0 })
-}
-
-fn add(a: Resources, b: Resources) -> Resources {
-    Resources {
-        milli_cpu: a.milli_cpu.saturating_add(b.milli_cpu),
-        memory: a.memory.saturating_add(b.memory),
-        pods: a.pods.saturating_add(b.pods),
-    }
-}
-
-fn max(a: Resources, b: Resources) -> Resources {
-    Resources { milli_cpu: a.milli_cpu.max(b.milli_cpu), memory: a.memory.max(b.memory), pods: a.pods.max(b.pods) }
-}
-
-/// Upstream `PodRequests`: containers summed, restartable init containers (sidecars) added,
-/// plain init containers as a peak (`max`), then overhead. Returns (requests, non-zero requests).
+/// Upstream `PodRequests`, read by `kix_kube::requests` (helpers.go), twice: as the fit filter counts
+/// (a missing request is 0) and as scoring counts (a missing request is the non-zero default).
+/// Returns (requests, non-zero requests).
 fn pod_requests(spec: &Value) -> Result<(Resources, Resources), String> {
-    let mut results = [Resources::default(); 2];
-    for (slot, nonzero) in [(0, false), (1, true)] {
-        let mut sum = Resources::default();
-        for c in seq(at(spec, &["containers"]), "containers")? {
-            sum = add(sum, container_requests(c, nonzero)?);
-        }
-        let mut sidecars = Resources::default();
-        let mut init_peak = Resources::default();
-        for c in seq(at(spec, &["initContainers"]), "initContainers")? {
-            let own = container_requests(c, nonzero)?;
-            if str_at(c, &["restartPolicy"]) == Some("Always") {
-                sidecars = add(sidecars, own);
-                init_peak = max(init_peak, sidecars);
-            } else {
-                init_peak = max(init_peak, add(own, sidecars));
-            }
-        }
-        let mut total = max(add(sum, sidecars), init_peak);
-        if let Some(overhead) = at(spec, &["overhead"]) {
-            if let Some(cpu) = overhead.get("cpu").and_then(scalar_text) {
-                total.milli_cpu = total.milli_cpu.saturating_add(quantity::milli(&cpu).map_err(|e| e.to_string())?);
-            }
-            if let Some(memory) = overhead.get("memory").and_then(scalar_text) {
-                total.memory = total.memory.saturating_add(quantity::units(&memory).map_err(|e| e.to_string())?);
-            }
-        }
-        results[slot] = total;
-    }
-    Ok((results[0], results[1]))
+    let defaults = Requests { milli_cpu: DEFAULT_MILLI_CPU_REQUEST, memory: DEFAULT_MEMORY_REQUEST };
+    let model = |r: Requests| Resources { milli_cpu: r.milli_cpu, memory: r.memory, pods: 0 };
+    Ok((model(requests::pod_requests(spec, None)?), model(requests::pod_requests(spec, Some(defaults))?)))
 }
 
 /// Reads `spec.affinity` (its `podAffinity` and `podAntiAffinity`; node affinity is read elsewhere).

@@ -23,7 +23,8 @@ fn budgets(compiled: &crate::compile::Compiled) -> Vec<String> {
 
 #[test]
 fn r9_group_members_spread_over_the_group_selector() {
-    let yaml = [member("Deployment", "p-0", ""), member("Deployment", "p-1", "")].join("---\n");
+    let yaml = [member("Deployment", "p-0", ""), member("Deployment", "p-1", ""), member("Deployment", "p-2", "")]
+        .join("---\n");
     let compiled = compile_one("zone", THREE_ZONES, web(GROUP, &yaml));
     assert!(compiled.diagnostics.is_empty(), "{:?}", compiled.messages());
     for object in compiled.instance("c", "app").objects().iter().filter(|o| o["kind"] == "Deployment") {
@@ -47,25 +48,34 @@ fn r10_one_budget_per_group() {
     let cases: [(&str, String, Vec<&str>, &str); 4] = [
         (
             "deployments",
-            [member("Deployment", "p-0", ""), member("Deployment", "p-1", "")].join("---\n"),
+            [member("Deployment", "p-0", ""), member("Deployment", "p-1", ""), member("Deployment", "p-2", "")]
+                .join("---\n"),
             vec!["primaries"],
             "AlwaysAllow",
         ),
         (
             "a statefulset member",
-            [member("Deployment", "p-0", ""), member("StatefulSet", "p-1", "")].join("---\n"),
+            [member("Deployment", "p-0", ""), member("StatefulSet", "p-1", ""), member("Deployment", "p-2", "")]
+                .join("---\n"),
             vec!["primaries"],
             "IfHealthyBudget",
         ),
         (
             "a shipped budget over a member",
-            [member("Deployment", "p-0", ""), member("Deployment", "p-1", ""), pdb.to_string()].join("---\n"),
+            [
+                member("Deployment", "p-0", ""),
+                member("Deployment", "p-1", ""),
+                member("Deployment", "p-2", ""),
+                pdb.to_string(),
+            ]
+            .join("---\n"),
             vec!["mine"],
             "",
         ),
         (
             "the first member's own placement",
-            [member("Deployment", "p-0", own), member("Deployment", "p-1", "")].join("---\n"),
+            [member("Deployment", "p-0", own), member("Deployment", "p-1", ""), member("Deployment", "p-2", "")]
+                .join("---\n"),
             vec!["primaries"],
             "AlwaysAllow",
         ),
@@ -84,7 +94,8 @@ fn r10_one_budget_per_group() {
 
 #[test]
 fn r10_group_budgets_count_in_k0415() {
-    let yaml = [member("Deployment", "p-0", ""), member("Deployment", "p-1", "")].join("---\n");
+    let yaml = [member("Deployment", "p-0", ""), member("Deployment", "p-1", ""), member("Deployment", "p-2", "")]
+        .join("---\n");
     let other = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: theirs\nspec:\n  maxUnavailable: 1\n  \
                  selector:\n    matchLabels: {server: p-1}\n";
     let cluster = format!(

@@ -1,0 +1,129 @@
+//! `kix capacity`'s text report: a table per cluster (one row per workload: its pod, its pods and
+//! requests at each level with the resolved one marked, what is left after the worst loss), each
+//! instance's total and its cost one level up and down, and the cluster's total against its
+//! allocatable.
+
+use super::{AfterLoss, Cost, Delta, Report};
+use std::fmt::Write as _;
+
+/// The text report.
+pub fn render_text(report: &Report) -> String {
+    let mut out = String::new();
+    for cluster in &report.clusters {
+        let _ = writeln!(out, "cluster {}", cluster.name);
+        let mut rows = vec![
+            ["INSTANCE", "WORKLOAD", "POD", "NONE", "POD", "NODE", "ZONE", "AFTER WORST LOSS"]
+                .map(String::from)
+                .to_vec(),
+        ];
+        for instance in &cluster.instances {
+            for w in &instance.workloads {
+                let mut row = vec![
+                    instance.name.clone(),
+                    format!("{}/{}", w.kind, w.name),
+                    format!("{} {}", cpu(w.pod.cpu_millicores), memory(w.pod.memory_bytes)),
+                ];
+                for (level, cost) in &w.levels {
+                    let mark = if *level == w.level { "*" } else { "" };
+                    row.push(format!("{mark}{}", cost_cell(cost)));
+                }
+                row.push(w.after_worst_loss.as_ref().map_or("-".into(), loss_cell));
+                rows.push(row);
+            }
+        }
+        let columns = rows[0].len();
+        let widths: Vec<usize> =
+            (0..columns).map(|c| rows.iter().map(|r| r.get(c).map_or(0, String::len)).max().unwrap_or(0)).collect();
+        for row in &rows {
+            let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
+            let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
+        }
+        for instance in &cluster.instances {
+            let step = |d: &Option<Delta>, word: &str| {
+                d.map(|d| format!(", {word} to {}: {}", d.level, delta_cell(&d))).unwrap_or_default()
+            };
+            let _ = writeln!(
+                out,
+                "  instance {} at {}: {}{}{}",
+                instance.name,
+                instance.level,
+                cost_cell(&instance.requests),
+                step(&instance.up, "up"),
+                step(&instance.down, "down")
+            );
+        }
+        let total = cost_cell(&cluster.requests);
+        match (&cluster.allocatable, &cluster.share) {
+            (Some(a), Some(share)) => {
+                let _ = writeln!(
+                    out,
+                    "  total {total} of {} {} allocatable ({:.1}% cpu, {:.1}% memory)",
+                    cpu(a.cpu_millicores),
+                    memory(a.memory_bytes),
+                    share.cpu * 100.0,
+                    share.memory * 100.0
+                );
+            }
+            _ => {
+                let _ = writeln!(out, "  total {total} (no [[nodePools]] inventory: no allocatable to compare)");
+            }
+        }
+        out.push('\n');
+    }
+    out.push_str(
+        "* the resolved level; requests as the scheduler counts them (kix capacity --format json for exact units)\n",
+    );
+    out
+}
+
+/// The build summary's REQUESTS cell: `1500m cpu, 3Gi memory`.
+pub fn requests_text(cost: &Cost) -> String {
+    format!("{} cpu, {} memory", cpu(cost.cpu_millicores), memory(cost.memory_bytes))
+}
+
+fn cost_cell(cost: &Cost) -> String {
+    format!("{} ({}, {})", cost.replicas, cpu(cost.cpu_millicores), memory(cost.memory_bytes))
+}
+
+fn delta_cell(d: &Delta) -> String {
+    let sign = |n: i64| if n > 0 { "+" } else { "" };
+    format!(
+        "{}{} pods, {}{} cpu, {}{} memory",
+        sign(d.replicas),
+        d.replicas,
+        sign(d.cpu_millicores),
+        cpu(d.cpu_millicores),
+        sign(d.memory_bytes),
+        memory(d.memory_bytes)
+    )
+}
+
+fn loss_cell(loss: &AfterLoss) -> String {
+    let fit = match loss.replacements_fit {
+        Some(true) => ", replacements fit".to_string(),
+        Some(false) => {
+            let short: Vec<String> = loss.nodes_short.iter().map(|(domain, n)| format!("{domain} {n}")).collect();
+            format!(", replacements do not fit (nodes short: {})", short.join(", "))
+        }
+        None => String::new(),
+    };
+    format!("{} left ({:.3}){fit}", loss.pods_left, loss.surviving_fraction)
+}
+
+/// `250m`, `2`, `1.5` CPUs.
+fn cpu(milli: i64) -> String {
+    if milli % 1000 == 0 { format!("{}", milli / 1000) } else { format!("{milli}m") }
+}
+
+/// `512Mi`, `2Gi`, or bytes.
+fn memory(bytes: i64) -> String {
+    const GI: i64 = 1 << 30;
+    const MI: i64 = 1 << 20;
+    if bytes != 0 && bytes % GI == 0 {
+        format!("{}Gi", bytes / GI)
+    } else if bytes != 0 && bytes % MI == 0 {
+        format!("{}Mi", bytes / MI)
+    } else {
+        format!("{bytes}")
+    }
+}

@@ -1,0 +1,123 @@
+//! Sizing findings at build, from the arithmetic `kix capacity` shows (issue 22): at level zone, a
+//! replica count that is not a multiple of the declared zone count (K0460: the uneven split and the loss
+//! it costs) and fewer replicas than zones under a hard zone spread (K0461: a zone holds none).
+//!
+//! R replicas spread evenly over Z zones (maxSkew 1) put ceil(R/Z) pods in the heaviest zones; losing one
+//! of those leaves R - ceil(R/Z), the worst single zone loss. An availability group is judged once, by its
+//! members' total, as its spread and budget count them.
+
+use super::split::{even_split, worst_zone_loss};
+use crate::derive::ClusterPlan;
+use crate::resolve::{Cluster, Instance};
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, Subject};
+use kix_kube::level::Level;
+
+/// One workload or group judged at level zone.
+struct Judged<'a> {
+    what: String,
+    replicas: u32,
+    hard_zone_spread: bool,
+    at: Location,
+    subject: &'a Subject,
+}
+
+/// K0460 and K0461 for every instance of the cluster that runs something at level zone.
+pub fn check(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostics) {
+    let Some(zones) = cluster.substrate.zones.as_ref().map(Vec::len).filter(|z| *z >= 2) else { return };
+    for instance in &cluster.instances {
+        let Some(instance_plan) = plan.instances.iter().find(|i| i.name == instance.name) else { continue };
+        let hard = |names: &[&str]| {
+            instance_plan
+                .workloads
+                .iter()
+                .filter(|w| names.contains(&w.name.as_str()))
+                .any(|w| w.spreads.iter().any(|s| s.hard && s.key == cluster.domains.zone))
+        };
+        for judged in judged(instance, &hard) {
+            report(&cluster.name, &instance.name, zones, &judged, diagnostics);
+        }
+    }
+}
+
+/// The workloads (outside groups) and groups of an instance that run pods at level zone.
+fn judged<'a>(instance: &'a Instance, hard: &dyn Fn(&[&str]) -> bool) -> Vec<Judged<'a>> {
+    let package = &instance.package;
+    let mut out = Vec::new();
+    for resolved in &instance.workloads {
+        let workload = &package.workloads[resolved.workload];
+        if workload.group.is_some() || resolved.level.value != Level::Zone || resolved.replicas == 0 {
+            continue;
+        }
+        out.push(Judged {
+            what: format!("workload `{}`", workload.name()),
+            replicas: resolved.replicas,
+            hard_zone_spread: hard(&[workload.name()]),
+            at: workload.mapping_at.clone().unwrap_or_else(|| workload.spec_replicas_at.clone()),
+            subject: &instance.subject,
+        });
+    }
+    for group in &instance.groups {
+        let declared = &package.groups[group.group];
+        if group.level.value != Level::Zone || group.replicas == 0 {
+            continue;
+        }
+        let members: Vec<&str> = declared.members.iter().map(|m| package.workloads[m.workload].name()).collect();
+        out.push(Judged {
+            what: format!("group `{}`", declared.name),
+            replicas: group.replicas,
+            hard_zone_spread: hard(&members),
+            at: declared.at.clone(),
+            subject: &instance.subject,
+        });
+    }
+    out
+}
+
+fn report(cluster: &str, instance: &str, zones: usize, judged: &Judged<'_>, diagnostics: &mut Diagnostics) {
+    let replicas = judged.replicas as usize;
+    let split = even_split(replicas, zones).iter().map(usize::to_string).collect::<Vec<_>>().join("+");
+    let lost = worst_zone_loss(replicas, zones);
+    let prefix = format!("cluster `{cluster}` instance `{instance}`: {}", judged.what);
+    let percent = |part: usize, of: usize| (part * 100 + of / 2) / of;
+    if replicas < zones && judged.hard_zone_spread {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::FewerReplicasThanZones,
+                format!(
+                    "{prefix} runs {replicas} replica{} over {zones} zones under a hard zone spread: the split is \
+                     {split}, a zone holds none, and losing a zone that holds one takes 1 of {replicas} ({}%)",
+                    if replicas == 1 { "" } else { "s" },
+                    percent(1, replicas)
+                ),
+            )
+            .at(judged.at.clone())
+            .about(judged.subject)
+            .help(format!(
+                "run {zones} replicas (or a multiple of {zones}): each zone then holds its share and a zone loss takes \
+                 1/{zones}"
+            )),
+        );
+    } else if replicas % zones != 0 && replicas >= zones {
+        let below = replicas / zones * zones;
+        let above = below + zones;
+        let left = replicas - lost;
+        diagnostics.push(
+            Diagnostic::new(
+                Code::UnevenZoneSplit,
+                format!(
+                    "{prefix} runs {replicas} replicas over {zones} zones: the split is {split}, so losing a zone \
+                     with {lost} takes {lost} of {replicas} ({}%) where an even split loses 1/{zones}; {left} are left",
+                    percent(lost, replicas)
+                ),
+            )
+            .at(judged.at.clone())
+            .about(judged.subject)
+            .help(format!(
+                "run {below} replicas ({} left after a zone loss) or {above} ({} left): a multiple of {zones} \
+                 splits evenly",
+                below - below / zones,
+                above - above / zones
+            )),
+        );
+    }
+}
