@@ -225,9 +225,9 @@ mod tests {
             (
                 "zone",
                 MAPPING,
-                &hpa("  minReplicas: 5\n  maxReplicas: 10\n"),
-                5,
-                "scaleTargetRef,minReplicas=5,maxReplicas=10,metrics",
+                &hpa("  minReplicas: 6\n  maxReplicas: 10\n"),
+                6,
+                "scaleTargetRef,minReplicas=6,maxReplicas=10,metrics",
                 &[],
             ),
             (

@@ -21,7 +21,8 @@ fn issue18_zero_replicas_pass_through_unchanged() {
     // A mapping is the user's own count: it still applies, and R8 with it.
     let mapped = web("[workloads.w]\nreplicas = { pod = 2 }\n", &workload_yaml("Deployment", "w", Some(0), ""));
     let compiled = compile_one("zone", THREE_ZONES, mapped);
-    assert_eq!(compiled.codes(), Vec::<Code>::new());
+    // Two over three zones: the sizing warning (K0461, issue 22) and nothing else.
+    assert_eq!(compiled.codes(), vec![Code::FewerReplicasThanZones], "{:?}", compiled.messages());
     assert_eq!(compiled.workload("c", "app", "w").replicas, 2);
     assert!(!compiled.workload("c", "app", "w").scaled_to_zero);
     // An absent spec.replicas is 1, not 0: R8 as before.
@@ -94,13 +95,13 @@ fn issue18_rollout_is_placed_like_a_deployment() {
     let compiled = compile_one(
         "zone",
         THREE_ZONES,
-        web("[workloads.canary]\nreplicas = { none = 1, pod = 2, zone = 5 }\n", ROLLOUT),
+        web("[workloads.canary]\nreplicas = { none = 1, pod = 2, zone = 6 }\n", ROLLOUT),
     );
     assert_eq!(compiled.codes(), Vec::<Code>::new(), "{:?}", compiled.messages());
     let plan = compiled.workload("c", "app", "canary");
-    assert_eq!((plan.kind, plan.replicas, plan.derived_pdb), (kix_kube::kind::WorkloadKind::Rollout, 5, true));
+    assert_eq!((plan.kind, plan.replicas, plan.derived_pdb), (kix_kube::kind::WorkloadKind::Rollout, 6, true));
     let objects = compiled.instance("c", "app").objects();
-    assert_eq!(objects[0]["spec"]["replicas"], 5);
+    assert_eq!(objects[0]["spec"]["replicas"], 6);
     let spread = objects[0]["spec"]["template"]["spec"]["topologySpreadConstraints"].as_sequence().unwrap();
     let zone = spread.iter().find(|c| c["topologyKey"] == "topology.kubernetes.io/zone").unwrap();
     assert_eq!(zone["whenUnsatisfiable"], "DoNotSchedule");
@@ -112,7 +113,8 @@ fn issue18_rollout_is_placed_like_a_deployment() {
     // written into the template it runs; the Deployment keeps replicas 0 and gets no budget of its own.
     let yaml = format!("{}---\n{REF_ROLLOUT}", workload_yaml("Deployment", "w", Some(0), ""));
     let compiled = compile_one("zone", THREE_ZONES, web("", &yaml));
-    assert_eq!(compiled.codes(), Vec::<Code>::new(), "{:?}", compiled.messages());
+    // Its own 5 over three zones: the uneven-split sizing warning (K0460, issue 22) and nothing else.
+    assert_eq!(compiled.codes(), vec![Code::UnevenZoneSplit], "{:?}", compiled.messages());
     let plan = compiled.workload("c", "app", "ref");
     assert_eq!((plan.kind, plan.replicas, plan.derived_pdb), (kix_kube::kind::WorkloadKind::Rollout, 5, true));
     assert_eq!(compiled.instance("c", "app").workloads.len(), 1, "the template's Deployment is no workload");
