@@ -5,9 +5,14 @@
 //! R replicas spread evenly over Z zones (maxSkew 1) put ceil(R/Z) pods in the heaviest zones; losing one
 //! of those leaves R - ceil(R/Z), the worst single zone loss. An availability group is judged once, by its
 //! members' total, as its spread and budget count them.
+//!
+//! Workloads and groups that must keep a majority (`survive = "majority"`) are left out: K0425 does their
+//! arithmetic, and its advice (odd counts, e.g. 5 over 3 zones) is what a quorum needs, where "a multiple
+//! of the zone count" (6) would be the wrong advice.
 
 use super::split::{even_split, worst_zone_loss};
 use crate::derive::ClusterPlan;
+use crate::load::package::Survive;
 use crate::resolve::{Cluster, Instance};
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, Subject};
 use kix_kube::level::Level;
@@ -45,7 +50,11 @@ fn judged<'a>(instance: &'a Instance, hard: &dyn Fn(&[&str]) -> bool) -> Vec<Jud
     let mut out = Vec::new();
     for resolved in &instance.workloads {
         let workload = &package.workloads[resolved.workload];
-        if workload.group.is_some() || resolved.level.value != Level::Zone || resolved.replicas == 0 {
+        if workload.group.is_some()
+            || workload.survive == Survive::Majority
+            || resolved.level.value != Level::Zone
+            || resolved.replicas == 0
+        {
             continue;
         }
         out.push(Judged {
@@ -58,7 +67,7 @@ fn judged<'a>(instance: &'a Instance, hard: &dyn Fn(&[&str]) -> bool) -> Vec<Jud
     }
     for group in &instance.groups {
         let declared = &package.groups[group.group];
-        if group.level.value != Level::Zone || group.replicas == 0 {
+        if declared.survive == Survive::Majority || group.level.value != Level::Zone || group.replicas == 0 {
             continue;
         }
         let members: Vec<&str> = declared.members.iter().map(|m| package.workloads[m.workload].name()).collect();
@@ -106,8 +115,9 @@ fn report(cluster: &str, instance: &str, zones: usize, judged: &Judged<'_>, diag
                 Code::UnevenZoneSplit,
                 format!(
                     "{prefix} runs {replicas} replicas over {zones} zones: the split is {split}, so losing a zone \
-                     with {lost} takes {lost} of {replicas} ({}%) where an even split loses 1/{zones}; {left} are left",
-                    percent(lost, replicas)
+                     with {lost} takes {lost} of {replicas} ({}%) where an even split loses 1/{zones}; {left} {} left",
+                    percent(lost, replicas),
+                    if left == 1 { "is" } else { "are" }
                 ),
             )
             .at(judged.at.clone())
