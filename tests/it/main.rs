@@ -13,6 +13,7 @@ mod hazards;
 mod init;
 mod invariants;
 mod lint;
+mod precommit;
 mod realworld;
 mod schema;
 mod schema_files;
