@@ -5,8 +5,10 @@
 mod support;
 
 mod architecture;
+mod argocd;
 mod build;
 mod explain;
+mod flux;
 mod groups;
 mod guide;
 mod hazards;
