@@ -411,3 +411,55 @@ fn a_kept_namespace_nothing_creates_is_a_warning_until_an_instance_creates_it() 
     let run = t.args(["check"]).run().status(0);
     assert!(!run.stderr.contains("K0421"), "{}", run.stderr);
 }
+
+/// The labels of each object of a YAML stream, in stream order.
+fn labels_of(stream: &str) -> Vec<serde_json::Map<String, serde_json::Value>> {
+    kix_yaml::from_str_all(stream)
+        .unwrap()
+        .iter()
+        .map(|d| serde_json::to_value(d).unwrap())
+        .filter(serde_json::Value::is_object)
+        .map(|o| o["metadata"]["labels"].as_object().cloned().unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn instance_label_leave_writes_no_app_instance_label_and_keeps_kix_instance() {
+    let default = Test::new().examples().args(["build", "--quiet"]);
+    default.run().status(0);
+    // Argo CD tracks prod by label: kix leaves app.kubernetes.io/instance alone there, and only there.
+    let leave = Test::new().examples().args(["build", "--quiet"]);
+    let prod = leave.root().join("clusters/prod.toml");
+    let text = std::fs::read_to_string(&prod).unwrap();
+    std::fs::write(
+        &prod,
+        text.replace("availability = \"zone\"\n", "availability = \"zone\"\ninstanceLabel = \"leave\"\n"),
+    )
+    .unwrap();
+    leave.run().status(0);
+    let built = |t: &Test, cluster: &str| read_tree(&t.root().join("out").join(cluster));
+    assert_eq!(
+        built(&leave, "staging"),
+        built(&default, "staging"),
+        "other clusters of the same compile are unchanged"
+    );
+
+    let stream = |t: &Test| t.clone().args(["build", "--stdout", "--cluster", "prod"]).run().status(0).stdout;
+    let (added, left) = (labels_of(&stream(&default)), labels_of(&stream(&leave)));
+    assert_eq!(added.len(), left.len());
+    let mut dropped = 0;
+    for (added, left) in added.iter().zip(&left) {
+        // kix.dev/instance stays on every object kix labels for an instance (shared objects carry none).
+        assert_eq!(added.get("kix.dev/instance"), left.get("kix.dev/instance"));
+        if added == left {
+            // The package wrote app.kubernetes.io/instance itself (kept as written), or the object has no labels.
+            continue;
+        }
+        let mut expected = added.clone();
+        let value = expected.remove("app.kubernetes.io/instance").expect("only the instance label differs");
+        assert_eq!(&expected, left, "only app.kubernetes.io/instance is left out");
+        assert_eq!(Some(&value), added.get("kix.dev/instance"), "it was kix's, with the instance's name");
+        dropped += 1;
+    }
+    assert!(dropped > 10, "prod's objects lost kix's app.kubernetes.io/instance ({dropped})");
+}
