@@ -110,7 +110,8 @@ fn build(args: &BuildArgs) -> ExitCode {
         if differences.is_empty() {
             return status;
         }
-        print_stdout(&render_differences(differences, args.diff));
+        let root = args.select.selection().root;
+        print_stdout(&render_differences(differences, args.diff, &root));
         return ExitCode::FAILURE;
     }
     if built.written.is_some() && !args.quiet {
@@ -242,7 +243,7 @@ fn summary_json(clusters: &[crate::derive::ClusterPlan]) -> serde_json::Value {
 }
 
 /// `kix build --check`'s report: one line per file that differs, and with `diff` a unified diff of each change.
-fn render_differences(differences: &[crate::emit::Difference], diff: bool) -> String {
+fn render_differences(differences: &[crate::emit::Difference], diff: bool, root: &Path) -> String {
     use crate::emit::Difference;
     let mut out = String::new();
     for difference in differences {
@@ -254,6 +255,7 @@ fn render_differences(differences: &[crate::emit::Difference], diff: bool) -> St
                 out.push_str(&format!("changed  {path}\n"));
                 if diff {
                     let text = similar::TextDiff::from_lines(found.as_str(), written.as_str());
+                    let path = patch_path(difference.path(), root);
                     let header = (format!("a/{path}"), format!("b/{path}"));
                     out.push_str(&text.unified_diff().context_radius(3).header(&header.0, &header.1).to_string());
                 }
@@ -266,6 +268,17 @@ fn render_differences(differences: &[crate::emit::Difference], diff: bool) -> St
         if differences.len() == 1 { "" } else { "s" }
     ));
     out
+}
+
+/// A changed file's path in `--diff` headers as `git apply` (run in the kix root) accepts it: relative to
+/// the root when the output directory is under it, without `.` components (git refuses `a/./out/...`).
+fn patch_path(path: &Path, root: &Path) -> String {
+    let clean = |p: &Path| -> std::path::PathBuf {
+        p.components().filter(|c| !matches!(c, std::path::Component::CurDir)).collect()
+    };
+    let path = clean(path);
+    let relative = path.strip_prefix(clean(root)).map(Path::to_path_buf).unwrap_or(path);
+    relative.display().to_string()
 }
 
 /// `kix check`.

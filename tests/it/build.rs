@@ -300,7 +300,7 @@ fn build_check_lists_what_a_build_would_change_and_writes_nothing() {
     let before = read_tree(&root.join("out"));
     let run = t.clone().args(["build", "--check", "--diff"]).run().status(1);
     run.stdout_contains(
-        "changed  ./out/prod/orders-db.yaml\n--- a/./out/prod/orders-db.yaml\n+++ b/./out/prod/orders-db.yaml\n",
+        "changed  ./out/prod/orders-db.yaml\n--- a/out/prod/orders-db.yaml\n+++ b/out/prod/orders-db.yaml\n",
     )
     .stdout_contains("-  replicas: 4\n+  replicas: 3\n")
     .stdout_contains("extra    ./out/prod/notes.txt (a build removes it)")
@@ -462,4 +462,46 @@ fn instance_label_leave_writes_no_app_instance_label_and_keeps_kix_instance() {
         dropped += 1;
     }
     assert!(dropped > 10, "prod's objects lost kix's app.kubernetes.io/instance ({dropped})");
+}
+
+/// `git` in `dir` with an identity of its own (commits work on a fresh machine).
+fn git(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("git")
+        .args(["-c", "user.name=kix test", "-c", "user.email=test@kix.invalid", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run git")
+}
+
+#[test]
+fn check_diff_is_a_patch_git_apply_accepts_from_the_root_and_below_it() {
+    let t = Test::new().examples().args(["build", "--quiet"]);
+    t.run().status(0);
+    let root = t.root().to_path_buf();
+    assert!(git(&root, &["init", "--quiet"]).status.success());
+    assert!(git(&root, &["add", "."]).status.success());
+    assert!(git(&root, &["commit", "--quiet", "-m", "built"]).status.success());
+    // Two changes: an input (web at zone runs 4 replicas) and an output edited by hand.
+    let kix_toml = root.join("packages/web/kix.toml");
+    let text = std::fs::read_to_string(&kix_toml).unwrap();
+    std::fs::write(&kix_toml, text.replace("zone = 3 }", "zone = 4 }")).unwrap();
+    let shop = root.join("out/prod/shop.yaml");
+    let mut edited = std::fs::read_to_string(&shop).unwrap();
+    edited.push_str("# edited by hand\n");
+    std::fs::write(&shop, edited).unwrap();
+
+    let diff = t.clone().args(["build", "--check", "--diff"]).run().status(1).stdout;
+    assert!(diff.contains("--- a/out/prod/shop.yaml\n+++ b/out/prod/shop.yaml\n"), "{diff}");
+    assert!(diff.contains("-  replicas: 3\n+  replicas: 4\n") && diff.contains("-# edited by hand\n"), "{diff}");
+    // The same patch from a directory below the root (kix finds the root upward).
+    let below = t.clone().in_subdirectory("packages").args(["build", "--check", "--diff"]).run().status(1).stdout;
+    let hunks = |d: &str| d.lines().filter(|l| !l.starts_with("changed ")).map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(hunks(&below), hunks(&diff));
+
+    std::fs::write(root.join("../check.diff"), &diff).unwrap();
+    let check = git(&root, &["apply", "--check", "../check.diff"]);
+    assert!(check.status.success(), "git apply --check: {}", String::from_utf8_lossy(&check.stderr));
+    assert!(git(&root, &["apply", "../check.diff"]).status.success());
+    t.clone().args(["build", "--check"]).run().status(0);
 }

@@ -17,6 +17,7 @@ mod invariants;
 mod lint;
 mod precommit;
 mod realworld;
+mod release;
 mod schema;
 mod schema_files;
 mod sim_cli;
