@@ -14,8 +14,27 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// The conventions every command shares (`-q/--quiet`, `--color`), set once per process by [`run`].
+#[derive(Clone, Copy, Debug)]
+struct Conventions {
+    quiet: bool,
+    style: Style,
+}
+
+static CONVENTIONS: std::sync::OnceLock<Conventions> = std::sync::OnceLock::new();
+
+fn conventions() -> Conventions {
+    *CONVENTIONS.get_or_init(|| Conventions { quiet: false, style: Style::for_stderr() })
+}
+
 /// Runs one command line and returns the process exit status.
 pub fn run(cli: Cli) -> ExitCode {
+    let choice = match cli.color {
+        crate::cli::ColorWhen::Auto => kix_diag::ColorChoice::Auto,
+        crate::cli::ColorWhen::Always => kix_diag::ColorChoice::Always,
+        crate::cli::ColorWhen::Never => kix_diag::ColorChoice::Never,
+    };
+    let _ = CONVENTIONS.set(Conventions { quiet: cli.quiet, style: Style::for_stderr_with(choice) });
     match cli.command {
         Command::Build(args) => build(&args),
         Command::Check(args) => check(&args),
@@ -53,7 +72,9 @@ pub fn run(cli: Cli) -> ExitCode {
             };
             match crate::init::init(&request) {
                 Ok(path) => {
-                    let _ = writeln!(std::io::stderr(), "kix: wrote {}", path.display());
+                    if !conventions().quiet {
+                        let _ = writeln!(std::io::stderr(), "kix: wrote {}", path.display());
+                    }
                     ExitCode::SUCCESS
                 }
                 Err(diagnostics) => report(&diagnostics, Format::Text, None),
@@ -114,7 +135,7 @@ fn build(args: &BuildArgs) -> ExitCode {
         print_stdout(&render_differences(differences, args.diff, &root));
         return ExitCode::FAILURE;
     }
-    if built.written.is_some() && !args.quiet {
+    if built.written.is_some() && !conventions().quiet {
         print_stdout(&match args.select.format {
             Format::Text => summary_text(&built.compiled.clusters),
             Format::Json => format!(
@@ -379,15 +400,17 @@ fn print_diagnostics(diagnostics: &Diagnostics, format: Format, done: Option<&st
     let mut text = String::new();
     match format {
         Format::Text => {
-            let style = Style::for_stderr();
+            let Conventions { quiet, style } = conventions();
             for diagnostic in diagnostics.iter() {
                 text.push_str(&diagnostic.render(style));
                 text.push('\n');
             }
-            if let Some(done) = done {
-                text.push_str(&format!("kix: {done}\n"));
+            if !quiet {
+                if let Some(done) = done {
+                    text.push_str(&format!("kix: {done}\n"));
+                }
+                text.push_str(&format!("kix: {}\n", diagnostics.summary()));
             }
-            text.push_str(&format!("kix: {}\n", diagnostics.summary()));
         }
         Format::Json => {
             for diagnostic in diagnostics.iter() {

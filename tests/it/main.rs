@@ -7,6 +7,7 @@ mod support;
 mod architecture;
 mod argocd;
 mod build;
+mod conventions;
 mod explain;
 mod flux;
 mod groups;
