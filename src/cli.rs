@@ -14,6 +14,22 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// No summary lines: build's table and kix's `kix: ...` lines on stderr (diagnostics, reports and
+    /// streams are still printed).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// When to colour diagnostics: auto (on a terminal; off under NO_COLOR, forced by CLICOLOR_FORCE or
+    /// FORCE_COLOR), always, never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -167,9 +183,6 @@ pub struct BuildArgs {
     /// With --check: also print a unified diff of each changed file.
     #[arg(long, requires = "check")]
     pub diff: bool,
-    /// No summary table after writing (diagnostics are still printed).
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 #[derive(Clone, Debug, Args)]

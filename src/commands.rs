@@ -16,8 +16,27 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// The conventions every command shares (`-q/--quiet`, `--color`), set once per process by [`run`].
+#[derive(Clone, Copy, Debug)]
+struct Conventions {
+    quiet: bool,
+    style: Style,
+}
+
+static CONVENTIONS: std::sync::OnceLock<Conventions> = std::sync::OnceLock::new();
+
+fn conventions() -> Conventions {
+    *CONVENTIONS.get_or_init(|| Conventions { quiet: false, style: Style::for_stderr() })
+}
+
 /// Runs one command line and returns the process exit status.
 pub fn run(cli: Cli) -> ExitCode {
+    let choice = match cli.color {
+        crate::cli::ColorWhen::Auto => kix_diag::ColorChoice::Auto,
+        crate::cli::ColorWhen::Always => kix_diag::ColorChoice::Always,
+        crate::cli::ColorWhen::Never => kix_diag::ColorChoice::Never,
+    };
+    let _ = CONVENTIONS.set(Conventions { quiet: cli.quiet, style: Style::for_stderr_with(choice) });
     match cli.command {
         Command::Build(args) => build(&args),
         Command::Check(args) => check(&args),
@@ -57,7 +76,9 @@ pub fn run(cli: Cli) -> ExitCode {
             };
             match crate::init::init(&request) {
                 Ok(path) => {
-                    let _ = writeln!(std::io::stderr(), "kix: wrote {}", path.display());
+                    if !conventions().quiet {
+                        let _ = writeln!(std::io::stderr(), "kix: wrote {}", path.display());
+                    }
                     ExitCode::SUCCESS
                 }
                 Err(diagnostics) => report(&diagnostics, Format::Text, None),
@@ -115,14 +136,15 @@ fn build(args: &BuildArgs) -> ExitCode {
         if differences.is_empty() {
             return report(&built.compiled.diagnostics, args.select.format, None);
         }
-        print_stdout(&render_differences(differences, args.diff));
+        let root = args.select.selection().root;
+        print_stdout(&render_differences(differences, args.diff, &root));
         // The summary says why the exit status is 1 when no diagnostic does (issue 21).
         let n = differences.len();
         let stale = format!("{n} file{} out of date", if n == 1 { "" } else { "s" });
         print_summarised(&built.compiled.diagnostics, args.select.format, None, Some(&stale));
         return ExitCode::FAILURE;
     }
-    if built.written.is_some() && !args.quiet {
+    if built.written.is_some() && !conventions().quiet {
         print_stdout(&match args.select.format {
             Format::Text => summary_text(&built.compiled.clusters),
             Format::Json => format!(
@@ -254,7 +276,7 @@ fn summary_json(clusters: &[crate::derive::ClusterPlan]) -> serde_json::Value {
 }
 
 /// `kix build --check`'s report: one line per file that differs, and with `diff` a unified diff of each change.
-fn render_differences(differences: &[crate::emit::Difference], diff: bool) -> String {
+fn render_differences(differences: &[crate::emit::Difference], diff: bool, root: &Path) -> String {
     use crate::emit::Difference;
     let mut out = String::new();
     for difference in differences {
@@ -266,6 +288,7 @@ fn render_differences(differences: &[crate::emit::Difference], diff: bool) -> St
                 out.push_str(&format!("changed  {path}\n"));
                 if diff {
                     let text = similar::TextDiff::from_lines(found.as_str(), written.as_str());
+                    let path = patch_path(difference.path(), root);
                     let header = (format!("a/{path}"), format!("b/{path}"));
                     out.push_str(&text.unified_diff().context_radius(3).header(&header.0, &header.1).to_string());
                 }
@@ -278,6 +301,17 @@ fn render_differences(differences: &[crate::emit::Difference], diff: bool) -> St
         if differences.len() == 1 { "" } else { "s" }
     ));
     out
+}
+
+/// A changed file's path in `--diff` headers as `git apply` (run in the kix root) accepts it: relative to
+/// the root when the output directory is under it, without `.` components (git refuses `a/./out/...`).
+fn patch_path(path: &Path, root: &Path) -> String {
+    let clean = |p: &Path| -> std::path::PathBuf {
+        p.components().filter(|c| !matches!(c, std::path::Component::CurDir)).collect()
+    };
+    let path = clean(path);
+    let relative = path.strip_prefix(clean(root)).map(Path::to_path_buf).unwrap_or(path);
+    relative.display().to_string()
 }
 
 /// `kix check`.
@@ -423,17 +457,19 @@ fn print_summarised(diagnostics: &Diagnostics, format: Format, done: Option<&str
     let mut text = String::new();
     match format {
         Format::Text => {
-            let style = Style::for_stderr();
+            let Conventions { quiet, style } = conventions();
             for diagnostic in diagnostics.iter() {
                 text.push_str(&diagnostic.render(style));
                 text.push('\n');
             }
-            if let Some(done) = done {
-                text.push_str(&format!("kix: {done}\n"));
-            }
-            match failed {
-                Some(failed) => text.push_str(&format!("kix: {}, {failed}\n", diagnostics.summary())),
-                None => text.push_str(&format!("kix: {}\n", diagnostics.summary())),
+            if !quiet {
+                if let Some(done) = done {
+                    text.push_str(&format!("kix: {done}\n"));
+                }
+                match failed {
+                    Some(failed) => text.push_str(&format!("kix: {}, {failed}\n", diagnostics.summary())),
+                    None => text.push_str(&format!("kix: {}\n", diagnostics.summary())),
+                }
             }
         }
         Format::Json => {

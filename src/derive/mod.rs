@@ -136,13 +136,14 @@ fn derive_instance(
         instance.requested.value,
         instance.level.value,
     );
-    let key = ShapeKey::of(instance, &placements, &workloads);
+    let add_instance_label = cluster.instance_label == crate::load::cluster::InstanceLabel::Add;
+    let key = ShapeKey::of(instance, &placements, &workloads, add_instance_label);
     // The shape's objects as derived for its first instance: stamped for this one when asked for.
     match shapes.get(&key) {
         Some(template) => plan.set_objects(template.objects.clone(), true),
         None => {
             let mut found = Diagnostics::default();
-            let objects = derive_objects(instance, &placements, &workloads, &mut found);
+            let objects = derive_objects(instance, &placements, &workloads, add_instance_label, &mut found);
             // A shape whose objects drew findings is derived again for each instance, which reports its own.
             let foreign = placements.iter().flatten().any(|p| matches!(p, Placement::Foreign(_)));
             let reusable = found.is_empty() && !foreign;
@@ -160,7 +161,8 @@ fn derive_instance(
     // (The package's objects say whether it ships the Namespace, so stamping is not needed to look.)
     if instance.create_namespace && !namespaces::ships_namespace(plan.unstamped(), &instance.namespace) {
         let mut namespace = namespaces::namespace_object(&instance.namespace);
-        let fields = patch::set_instance_fields(&mut namespace, &instance.namespace, &instance.name, false);
+        let fields =
+            patch::set_instance_fields(&mut namespace, &instance.namespace, &instance.name, false, add_instance_label);
         plan.insert_first(PlannedObject::new(namespace, fields, Origin::Namespace));
     }
     plan.workloads = workloads;
@@ -180,6 +182,7 @@ fn derive_objects(
     instance: &Instance,
     placements: &[Option<Placement>],
     workloads: &[WorkloadPlan],
+    add_instance_label: bool,
     diagnostics: &mut Diagnostics,
 ) -> Vec<PlannedObject> {
     let package = &instance.package;
@@ -194,7 +197,13 @@ fn derive_objects(
     for (index, (document, placement)) in package.documents.iter().zip(placements).enumerate() {
         let mut value = place_document(document, placement.as_ref(), instance);
         let in_instance_namespace = placement.as_ref() == Some(&Placement::Instance);
-        let fields = patch::set_instance_fields(&mut value, &instance.namespace, &instance.name, in_instance_namespace);
+        let fields = patch::set_instance_fields(
+            &mut value,
+            &instance.namespace,
+            &instance.name,
+            in_instance_namespace,
+            add_instance_label,
+        );
         if let Some((autoscaler, range)) = autoscalers.iter().find(|(a, _)| a.document == index) {
             patch::set_autoscaler_range(&mut value, &autoscaler.view, range.min, range.max);
         }
@@ -218,12 +227,14 @@ fn derive_objects(
         objects.push(PlannedObject::new(value, fields, Origin::Document(index)));
         if plan.derived_pdb {
             let mut pdb = budget::derived_pdb(&workload.view, workload.eviction_policy);
-            let fields = patch::set_instance_fields(&mut pdb, &instance.namespace, &instance.name, true);
+            let fields =
+                patch::set_instance_fields(&mut pdb, &instance.namespace, &instance.name, true, add_instance_label);
             objects.push(PlannedObject::new(pdb, fields, Origin::Budget(resolved.workload)));
         }
         if let Some(group_budget) = &plan.group_budget {
             let mut pdb = budget::group_pdb(group_budget);
-            let fields = patch::set_instance_fields(&mut pdb, &instance.namespace, &instance.name, true);
+            let fields =
+                patch::set_instance_fields(&mut pdb, &instance.namespace, &instance.name, true, add_instance_label);
             objects.push(PlannedObject::new(pdb, fields, Origin::GroupBudget(group_budget.group)));
         }
     }

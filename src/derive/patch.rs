@@ -88,18 +88,21 @@ pub struct InstanceFields {
 }
 
 /// Writes an object's per-instance fields for an instance, the first time: it goes into the instance's
-/// namespace when `in_instance_namespace`, and is labelled `app.kubernetes.io/managed-by: kix` and
+/// namespace when `in_instance_namespace`, and is labelled `app.kubernetes.io/managed-by: kix`,
 /// `app.kubernetes.io/instance` only where absent (a label the user wrote keeps its value: other objects may
-/// select it), and `kix.dev/instance` always. Returns where the object holds them, for stamping.
+/// select it) and when the cluster's `instanceLabel` is `add` (`add_instance_label`), and `kix.dev/instance`
+/// always. Returns where the object holds them, for stamping.
 pub fn set_instance_fields(
     object: &mut Value,
     namespace: &str,
     instance: &str,
     in_instance_namespace: bool,
+    add_instance_label: bool,
 ) -> InstanceFields {
     let metadata = object.get("metadata").and_then(Value::as_mapping);
     let labels = metadata.and_then(|m| m.get("labels")).and_then(Value::as_mapping);
-    let instance_label_added = metadata.is_some() && !labels.is_some_and(|l| l.contains_key(INSTANCE_LABEL));
+    let instance_label_added =
+        add_instance_label && metadata.is_some() && !labels.is_some_and(|l| l.contains_key(INSTANCE_LABEL));
     let fields = InstanceFields { in_instance_namespace, instance_label_added };
     write_instance_fields(object, namespace, instance, fields);
     fields

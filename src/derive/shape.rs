@@ -45,16 +45,25 @@ pub struct ShapeKey {
     workloads: Vec<WorkloadPlan>,
     /// The instance's namespace, for a package with a namespace of its own (see the module comment).
     namespace: Option<String>,
+    /// The cluster's `instanceLabel` is `add`: shapes are shared by the clusters of a compile, and on a
+    /// cluster that leaves `app.kubernetes.io/instance` alone the objects differ.
+    add_instance_label: bool,
 }
 
 impl ShapeKey {
-    pub fn of(instance: &Instance, placements: &[Option<Placement>], workloads: &[WorkloadPlan]) -> ShapeKey {
+    pub fn of(
+        instance: &Instance,
+        placements: &[Option<Placement>],
+        workloads: &[WorkloadPlan],
+        add_instance_label: bool,
+    ) -> ShapeKey {
         let package = &instance.package;
         ShapeKey {
             package: Arc::as_ptr(package) as usize,
             placements: placements.to_vec(),
             workloads: workloads.to_vec(),
             namespace: package.namespaces.own.as_ref().map(|_| instance.namespace.clone()),
+            add_instance_label,
         }
     }
 }

@@ -41,12 +41,29 @@ pub struct RawCluster {
     /// The node-label keys the levels' failure domains are read from.
     #[serde(default, rename = "failureDomains")]
     pub failure_domains: RawFailureDomains,
+    /// Whether kix writes `app.kubernetes.io/instance` where an object has none (`add`, the default) or
+    /// never (`leave`: for Argo CD's label tracking, which writes that label itself). `kix.dev/instance` is
+    /// written either way.
+    #[serde(default, rename = "instanceLabel")]
+    pub instance_label: InstanceLabel,
     /// The package instances the cluster runs.
     #[serde(default)]
     pub instances: Vec<RawInstance>,
     /// A node inventory `kix verify` simulates on (without one, and without --state, verify skips the cluster).
     #[serde(default, rename = "nodePools")]
     pub node_pools: Vec<RawNodePool>,
+}
+
+/// What kix does with `app.kubernetes.io/instance` on a cluster's objects (`instanceLabel`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum InstanceLabel {
+    /// Write `app.kubernetes.io/instance: <instance>` where an object has none (a value the user wrote stays).
+    #[default]
+    Add,
+    /// Never write it: Argo CD's label tracking (`application.resourceTrackingMethod: label`) sets it to the
+    /// Application's name and warns about other tools that write it.
+    Leave,
 }
 
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]

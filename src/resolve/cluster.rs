@@ -118,6 +118,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
         domains,
         inventory,
         allow,
+        instance_label: raw.instance_label,
         instances,
     })
 }

@@ -144,6 +144,7 @@ pub fn resolve_instance(
         }
     }
     check_groups(cluster, &mut instance, diagnostics);
+    super::hazards::check(cluster.name, &instance, diagnostics);
     report_unmanaged_replicas(cluster.name, &instance, diagnostics);
     report_unmanaged_custom(cluster.name, &instance, diagnostics);
     Some(instance)

@@ -21,6 +21,7 @@ mod autoscaler;
 mod cluster;
 pub mod custom;
 mod groups;
+mod hazards;
 mod instance;
 pub mod inventory;
 pub mod model;

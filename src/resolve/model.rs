@@ -57,6 +57,8 @@ pub struct Cluster {
     pub inventory: Vec<InventoryNode>,
     /// Warning codes the cluster file acknowledges for all its instances (`allow = [...]`).
     pub allow: Vec<Code>,
+    /// `instanceLabel`: whether kix adds `app.kubernetes.io/instance` where an object has none.
+    pub instance_label: crate::load::cluster::InstanceLabel,
     pub instances: Vec<Instance>,
 }
 

@@ -335,7 +335,7 @@ fn build_check_lists_what_a_build_would_change_and_writes_nothing() {
     let before = read_tree(&root.join("out"));
     let run = t.clone().args(["build", "--check", "--diff"]).run().status(1);
     run.stdout_contains(
-        "changed  ./out/prod/orders-db.yaml\n--- a/./out/prod/orders-db.yaml\n+++ b/./out/prod/orders-db.yaml\n",
+        "changed  ./out/prod/orders-db.yaml\n--- a/out/prod/orders-db.yaml\n+++ b/out/prod/orders-db.yaml\n",
     )
     .stdout_contains("-  replicas: 4\n+  replicas: 3\n")
     .stdout_contains("extra    ./out/prod/notes.txt (a build removes it)")
@@ -469,4 +469,98 @@ fn yaml_is_read_as_kubectl_reads_it() {
     // A null key cannot be a JSON key: kubectl refuses it, and so does kix, at its line.
     std::fs::write(t.root().join("packages/p/cm.yaml"), format!("{cm}  ~: x\n")).unwrap();
     t.args(["build"]).run().status(1).stderr_contains("packages/p/cm.yaml:8:3");
+}
+
+/// The labels of each object of a YAML stream, in stream order.
+fn labels_of(stream: &str) -> Vec<serde_json::Map<String, serde_json::Value>> {
+    kix_yaml::from_str_all(stream)
+        .unwrap()
+        .iter()
+        .map(|d| serde_json::to_value(d).unwrap())
+        .filter(serde_json::Value::is_object)
+        .map(|o| o["metadata"]["labels"].as_object().cloned().unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn instance_label_leave_writes_no_app_instance_label_and_keeps_kix_instance() {
+    let default = Test::new().examples().args(["build", "--quiet"]);
+    default.run().status(0);
+    // Argo CD tracks prod by label: kix leaves app.kubernetes.io/instance alone there, and only there.
+    let leave = Test::new().examples().args(["build", "--quiet"]);
+    let prod = leave.root().join("clusters/prod.toml");
+    let text = std::fs::read_to_string(&prod).unwrap();
+    std::fs::write(
+        &prod,
+        text.replace("availability = \"zone\"\n", "availability = \"zone\"\ninstanceLabel = \"leave\"\n"),
+    )
+    .unwrap();
+    leave.run().status(0);
+    let built = |t: &Test, cluster: &str| read_tree(&t.root().join("out").join(cluster));
+    assert_eq!(
+        built(&leave, "staging"),
+        built(&default, "staging"),
+        "other clusters of the same compile are unchanged"
+    );
+
+    let stream = |t: &Test| t.clone().args(["build", "--stdout", "--cluster", "prod"]).run().status(0).stdout;
+    let (added, left) = (labels_of(&stream(&default)), labels_of(&stream(&leave)));
+    assert_eq!(added.len(), left.len());
+    let mut dropped = 0;
+    for (added, left) in added.iter().zip(&left) {
+        // kix.dev/instance stays on every object kix labels for an instance (shared objects carry none).
+        assert_eq!(added.get("kix.dev/instance"), left.get("kix.dev/instance"));
+        if added == left {
+            // The package wrote app.kubernetes.io/instance itself (kept as written), or the object has no labels.
+            continue;
+        }
+        let mut expected = added.clone();
+        let value = expected.remove("app.kubernetes.io/instance").expect("only the instance label differs");
+        assert_eq!(&expected, left, "only app.kubernetes.io/instance is left out");
+        assert_eq!(Some(&value), added.get("kix.dev/instance"), "it was kix's, with the instance's name");
+        dropped += 1;
+    }
+    assert!(dropped > 10, "prod's objects lost kix's app.kubernetes.io/instance ({dropped})");
+}
+
+/// `git` in `dir` with an identity of its own (commits work on a fresh machine).
+fn git(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("git")
+        .args(["-c", "user.name=kix test", "-c", "user.email=test@kix.invalid", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run git")
+}
+
+#[test]
+fn check_diff_is_a_patch_git_apply_accepts_from_the_root_and_below_it() {
+    let t = Test::new().examples().args(["build", "--quiet"]);
+    t.run().status(0);
+    let root = t.root().to_path_buf();
+    assert!(git(&root, &["init", "--quiet"]).status.success());
+    assert!(git(&root, &["add", "."]).status.success());
+    assert!(git(&root, &["commit", "--quiet", "-m", "built"]).status.success());
+    // Two changes: an input (web at zone runs 4 replicas) and an output edited by hand.
+    let kix_toml = root.join("packages/web/kix.toml");
+    let text = std::fs::read_to_string(&kix_toml).unwrap();
+    std::fs::write(&kix_toml, text.replace("zone = 3 }", "zone = 4 }")).unwrap();
+    let shop = root.join("out/prod/shop.yaml");
+    let mut edited = std::fs::read_to_string(&shop).unwrap();
+    edited.push_str("# edited by hand\n");
+    std::fs::write(&shop, edited).unwrap();
+
+    let diff = t.clone().args(["build", "--check", "--diff"]).run().status(1).stdout;
+    assert!(diff.contains("--- a/out/prod/shop.yaml\n+++ b/out/prod/shop.yaml\n"), "{diff}");
+    assert!(diff.contains("-  replicas: 3\n+  replicas: 4\n") && diff.contains("-# edited by hand\n"), "{diff}");
+    // The same patch from a directory below the root (kix finds the root upward).
+    let below = t.clone().in_subdirectory("packages").args(["build", "--check", "--diff"]).run().status(1).stdout;
+    let hunks = |d: &str| d.lines().filter(|l| !l.starts_with("changed ")).map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(hunks(&below), hunks(&diff));
+
+    std::fs::write(root.join("../check.diff"), &diff).unwrap();
+    let check = git(&root, &["apply", "--check", "../check.diff"]);
+    assert!(check.status.success(), "git apply --check: {}", String::from_utf8_lossy(&check.stderr));
+    assert!(git(&root, &["apply", "../check.diff"]).status.success());
+    t.clone().args(["build", "--check"]).run().status(0);
 }

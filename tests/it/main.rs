@@ -5,17 +5,22 @@
 mod support;
 
 mod architecture;
+mod argocd;
 mod audit;
 mod build;
 mod capacity;
+mod conventions;
 mod explain;
+mod flux;
 mod groups;
 mod guide;
 mod hazards;
 mod init;
 mod invariants;
 mod lint;
+mod precommit;
 mod realworld;
+mod release;
 mod schema;
 mod schema_files;
 mod sim_cli;

@@ -57,7 +57,7 @@ mod source_file;
 pub use codes::Code;
 pub use diagnostic::{Diagnostic, Subject};
 pub use diagnostics::Diagnostics;
-pub use render::Style;
+pub use render::{ColorChoice, Style};
 pub use source_file::{Location, SourceFile};
 
 #[cfg(test)]

@@ -23,11 +23,54 @@ pub enum Style {
     Colour,
 }
 
+/// When to colour (`--color`): an explicit `always` or `never` wins over the environment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
 impl Style {
     /// Colour only when stderr is a terminal and `NO_COLOR` is unset or empty.
     pub fn for_stderr() -> Style {
+        Style::for_stderr_with(ColorChoice::Auto)
+    }
+
+    /// `--color`'s choice for stderr: `always` and `never` as said; `auto` is plain under a non-empty
+    /// `NO_COLOR` (<https://no-color.org>), colour under a set `CLICOLOR_FORCE` or `FORCE_COLOR` other than
+    /// `0` (<https://bixense.com/clicolors/>, <https://force-color.org>), else colour on a terminal.
+    pub fn for_stderr_with(choice: ColorChoice) -> Style {
         use std::io::IsTerminal;
-        Style::choose(std::io::stderr().is_terminal(), std::env::var_os("NO_COLOR").as_deref())
+        let var = |name: &str| std::env::var_os(name);
+        match choice {
+            ColorChoice::Always => Style::Colour,
+            ColorChoice::Never => Style::Plain,
+            ColorChoice::Auto => Style::choose_auto(
+                std::io::stderr().is_terminal(),
+                var("NO_COLOR").as_deref(),
+                var("CLICOLOR_FORCE").as_deref(),
+                var("FORCE_COLOR").as_deref(),
+            ),
+        }
+    }
+
+    /// `auto`: `NO_COLOR` first, then either force variable, then the terminal.
+    pub(crate) fn choose_auto(
+        terminal: bool,
+        no_color: Option<&std::ffi::OsStr>,
+        clicolor_force: Option<&std::ffi::OsStr>,
+        force_color: Option<&std::ffi::OsStr>,
+    ) -> Style {
+        let forced = |v: Option<&std::ffi::OsStr>| v.is_some_and(|v| !v.is_empty() && v != "0");
+        if no_color.is_some_and(|v| !v.is_empty()) {
+            Style::Plain
+        } else if forced(clicolor_force) || forced(force_color) {
+            Style::Colour
+        } else {
+            Style::choose(terminal, None)
+        }
     }
 
     /// The rule itself (<https://no-color.org>): any non-empty `NO_COLOR` turns colour off.

@@ -168,3 +168,29 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn color_auto_honours_no_color_then_clicolor_force_and_force_color_then_the_terminal() {
+    use std::ffi::OsStr;
+    let v = |s: &'static str| Some(OsStr::new(s));
+    let cases = [
+        // (terminal, NO_COLOR, CLICOLOR_FORCE, FORCE_COLOR, style)
+        (false, None, None, None, Style::Plain),
+        (true, None, None, None, Style::Colour),
+        (false, None, v("1"), None, Style::Colour),
+        (false, None, None, v("1"), Style::Colour),
+        (false, None, None, v("true"), Style::Colour),
+        (false, None, v("0"), v("0"), Style::Plain),
+        (false, None, v(""), v(""), Style::Plain),
+        (true, v("1"), None, None, Style::Plain),
+        (false, v("1"), v("1"), v("1"), Style::Plain),
+        (true, v(""), None, None, Style::Colour),
+    ];
+    for (terminal, no_color, clicolor_force, force_color, style) in cases {
+        assert_eq!(
+            Style::choose_auto(terminal, no_color, clicolor_force, force_color),
+            style,
+            "{terminal} {no_color:?} {clicolor_force:?} {force_color:?}"
+        );
+    }
+}
