@@ -183,6 +183,12 @@ pub fn render_text(report: &AuditReport) -> String {
                     if counts.is_empty() { "with no pods running".to_string() } else { counts.join(" ") },
                     if r.pending > 0 { format!(", {} pending", r.pending) } else { String::new() },
                     match &r.survival {
+                        Some(s) if r.pending > 0 => format!(
+                            "still FAILS: the rollout stalls with {} pod(s) Pending (as placed, {} loss: {})",
+                            r.pending,
+                            s.worst_domain,
+                            survival_words(s)
+                        ),
                         Some(s) if r.survives => format!("survives ({} loss: {})", s.worst_domain, survival_words(s)),
                         Some(s) => format!("still FAILS ({} loss: {})", s.worst_domain, survival_words(s)),
                         None if r.survives => "survives".to_string(),
