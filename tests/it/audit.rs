@@ -217,6 +217,69 @@ fn a_majority_workload_that_keeps_one_but_loses_the_majority() {
 }
 
 #[test]
+fn all_audits_the_snapshots_workloads_kix_did_not_compile() {
+    // tests/audit/uncompiled.yaml: the snapshot's Deployments and StatefulSets are shop/api (compiled
+    // for prod: audited once, as compiled), shop/legacy, shop/queue and shop/broken; the others are
+    // judged with their own spread constraints at prod's `availability = "zone"`.
+    // - legacy: 2 pods in zone-a under a hard zone spread maxSkew 1 (no matchLabelKeys): zone-a=2,
+    //   zone-b=0, zone-c=0, skew 2 > 1; losing zone-a leaves 0 of 2: FAILS. Its restart (maxSurge
+    //   25% of 2 rounded up = 1, maxUnavailable rounded down = 0), old pods counted: new pod 1 can't
+    //   go to zone-a (2 + 1 - 0 > 1), goes to zone-b or zone-c; one old pod goes (2 + 1 - 2 = 1);
+    //   new pod 2 sees a=1 plus the new zone at 1: only the third zone (0 + 1 - 0) admits it; the
+    //   last old pod goes: one pod in each of zone-b and zone-c, survives.
+    // - queue: no spread constraints, pods in zone-a and zone-b: losing either leaves 1 of 2: meets.
+    // - broken: `replicas: three` is unreadable: reported, not audited.
+    let state = repo_path("tests/audit/uncompiled.yaml");
+    let run = Test::in_repo()
+        .args(["audit", "--cluster", "prod", "--all", "--format", "json", "--state", state.to_str().unwrap()])
+        .run();
+    let report = run.json();
+    run.status(1);
+    assert_eq!(api(&report)["fails"], false);
+    let uncompiled = &report["uncompiled"];
+    assert_eq!(uncompiled["level"], "zone");
+    let names: Vec<&str> =
+        uncompiled["workloads"].as_array().unwrap().iter().map(|w| w["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["legacy", "queue"]);
+    let legacy = &uncompiled["workloads"][0];
+    assert_eq!(legacy["kind"], "Deployment");
+    assert_eq!(zone_spread(legacy)["counts"], serde_json::json!({"zone-a": 2, "zone-b": 0, "zone-c": 0}));
+    assert_eq!(zone_spread(legacy)["violated"], true);
+    assert_eq!(legacy["survival"]["running_after"], 0);
+    assert_eq!(legacy["fails"], true);
+    assert_eq!(legacy["remedy"]["counts"], serde_json::json!({"zone-b": 1, "zone-c": 1}));
+    assert_eq!(legacy["remedy"]["survives"], true);
+    assert_eq!(legacy["remedy"]["commands"][0], "kubectl -n shop rollout restart deployment/legacy");
+    let queue = &uncompiled["workloads"][1];
+    assert_eq!(queue["kind"], "StatefulSet");
+    assert_eq!(queue["spreads"], serde_json::json!([]));
+    assert_eq!(queue["survival"]["running_after"], 1);
+    assert_eq!(queue["fails"], false);
+    assert_eq!(uncompiled["unread"].as_array().unwrap().len(), 1);
+    assert!(uncompiled["unread"][0].as_str().unwrap().starts_with("Deployment shop/broken: "), "{uncompiled}");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo_path("schemas/audit.schema.json")).unwrap()).unwrap();
+    conforms(&report, &schema, &schema, "uncompiled").unwrap();
+    // Without --all the same snapshot audits only what kix compiled: api is balanced, exit 0.
+    let run = Test::in_repo()
+        .args(["audit", "--cluster", "prod", "--format", "json", "--state", state.to_str().unwrap()])
+        .run();
+    let report = run.json();
+    run.status(0);
+    assert!(report.get("uncompiled").is_none());
+    Test::in_repo()
+        .args(["audit", "--cluster", "prod", "--all", "--state", state.to_str().unwrap()])
+        .run()
+        .status(1)
+        .stdout_contains(
+            "not compiled by kix (--all): 2 workload(s), their own spread constraints at the cluster's level zone",
+        )
+        .stdout_contains("prod Deployment/shop/legacy: level zone, 2 replicas: FAILS zone")
+        .stdout_contains("remedy (simulated rollout of its own template): ends zone-b=1 zone-c=1; survives")
+        .stdout_contains("not audited, unreadable: Deployment shop/broken:");
+}
+
+#[test]
 fn text_report_names_counts_worst_domain_and_remedy() {
     let state = repo_path("tests/audit/zone-outage.yaml");
     Test::in_repo()
