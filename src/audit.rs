@@ -13,6 +13,9 @@ use crate::derive::{ClusterPlan, InstancePlan};
 use crate::load::package::Survive;
 use crate::resolve::Acknowledged;
 use kix_diag::Diagnostics;
+use kix_kube::kind::WorkloadKind;
+use kix_kube::level::Level;
+use kix_kube::value::str_at;
 use kix_sim::{AuditRequest, AuditWorkload, State, WorkloadAudit, audit_workloads};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -23,6 +26,8 @@ use std::path::PathBuf;
 pub struct AuditRunRequest {
     pub selection: Selection,
     pub state: PathBuf,
+    /// Also audit the snapshot's Deployments and StatefulSets kix did not compile (`--all`).
+    pub all: bool,
 }
 
 /// What an audit found: the compile's diagnostics, and the report when it got that far.
@@ -40,6 +45,20 @@ pub struct AuditReport {
     pub nodes: usize,
     pub pods: usize,
     pub instances: Vec<InstanceAudit>,
+    /// With `--all`: the snapshot's workloads kix did not compile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncompiled: Option<UncompiledAudit>,
+}
+
+/// The snapshot's Deployments and StatefulSets that no instance of the cluster compiles, each judged
+/// with its own spread constraints as written and at the cluster's level (`availability` in the
+/// cluster file: the level its operators need; kix resolved no level of its own for them).
+#[derive(Clone, Debug, Serialize)]
+pub struct UncompiledAudit {
+    pub level: Level,
+    pub workloads: Vec<WorkloadAudit>,
+    /// `Kind namespace/name: reason` for the ones the workload view cannot read.
+    pub unread: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -52,7 +71,8 @@ pub struct InstanceAudit {
 impl AuditReport {
     /// Workloads whose running placement fails their level.
     pub fn failures(&self) -> usize {
-        self.instances.iter().flat_map(|i| &i.workloads).filter(|w| w.fails).count()
+        let uncompiled = self.uncompiled.iter().flat_map(|u| &u.workloads);
+        self.instances.iter().flat_map(|i| &i.workloads).chain(uncompiled).filter(|w| w.fails).count()
     }
 }
 
@@ -72,7 +92,11 @@ pub fn run(request: &AuditRunRequest) -> Result<Audited, UsageError> {
             return Ok(Audited { diagnostics, report: None });
         }
     };
-    let report = audit(&clusters[0], &state);
+    let mut report = audit(&clusters[0], &state);
+    if request.all {
+        let level = model.clusters.iter().find(|c| c.name == clusters[0].name).map_or(Level::Zone, |c| c.level.value);
+        report.uncompiled = Some(audit_uncompiled(&clusters[0], &state, level));
+    }
     let acknowledged = Acknowledged::of(&model);
     diagnostics.settle(|d| acknowledged.contains(d), request.selection.deny_warnings);
     Ok(Audited { diagnostics, report: Some(report) })
@@ -81,7 +105,69 @@ pub fn run(request: &AuditRunRequest) -> Result<Audited, UsageError> {
 /// Audits every instance of a cluster on the snapshot.
 pub fn audit(cluster: &ClusterPlan, state: &State) -> AuditReport {
     let instances = cluster.instances.iter().map(|instance| audit_instance(cluster, instance, state)).collect();
-    AuditReport { cluster: cluster.name.clone(), nodes: state.nodes.len(), pods: state.pods.len(), instances }
+    AuditReport {
+        cluster: cluster.name.clone(),
+        nodes: state.nodes.len(),
+        pods: state.pods.len(),
+        instances,
+        uncompiled: None,
+    }
+}
+
+/// `--all`: every Deployment and StatefulSet of the snapshot that no instance compiles (by kind,
+/// namespace and name), audited with its own template at `level`, one pod running through the loss.
+fn audit_uncompiled(cluster: &ClusterPlan, state: &State, level: Level) -> UncompiledAudit {
+    let compiled = |kind: WorkloadKind, namespace: &str, name: &str| {
+        cluster
+            .instances
+            .iter()
+            .any(|i| i.namespace == namespace && i.workloads.iter().any(|w| w.kind == kind && w.name == name))
+    };
+    let mut workloads = Vec::new();
+    let mut unread = Vec::new();
+    for object in &state.workloads {
+        match kix_sim::Workload::from_object(object, "default") {
+            Ok(Some(w)) if !compiled(w.kind, &w.namespace, &w.name) => workloads.push(AuditWorkload {
+                kind: w.kind,
+                namespace: w.namespace,
+                name: w.name,
+                level,
+                survive: kix_sim::Survive::One,
+                group: None,
+            }),
+            Ok(_) => {}
+            Err(e) => unread.push(format!(
+                "{} {}/{}: {e}",
+                str_at(object, &["kind"]).unwrap_or_default(),
+                str_at(object, &["metadata", "namespace"]).unwrap_or("default"),
+                str_at(object, &["metadata", "name"]).unwrap_or_default()
+            )),
+        }
+    }
+    let request =
+        AuditRequest { workloads, node_key: cluster.domains.node.clone(), zone_key: cluster.domains.zone.clone() };
+    let mut workloads = audit_workloads(state, &state.workloads, &request);
+    // Pods without their own template's constraints are an older revision: a restart rolls them
+    // out with the template as written (the model's remedy leaves the restart out for drift, which
+    // for compiled workloads is `kubectl apply` of kix's output).
+    for w in &mut workloads {
+        if let (Some(remedy), false) = (w.remedy.as_mut(), w.drift.is_empty()) {
+            remedy
+                .commands
+                .insert(0, format!("kubectl -n {} rollout restart {}/{}", w.namespace, lower(w.kind), w.name));
+        }
+    }
+    workloads.sort_by(|a, b| (&a.namespace, &a.name, lower(a.kind)).cmp(&(&b.namespace, &b.name, lower(b.kind))));
+    unread.sort();
+    UncompiledAudit { level, workloads, unread }
+}
+
+fn lower(kind: WorkloadKind) -> &'static str {
+    match kind {
+        WorkloadKind::StatefulSet => "statefulset",
+        WorkloadKind::Rollout => "rollout",
+        WorkloadKind::Deployment => "deployment",
+    }
 }
 
 fn audit_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State) -> InstanceAudit {
@@ -124,78 +210,22 @@ pub fn render_text(report: &AuditReport) -> String {
     for instance in &report.instances {
         for w in &instance.workloads {
             let subject = format!("{}/{} {}/{}", report.cluster, instance.instance, w.kind, w.name);
-            if w.absent {
-                let _ = writeln!(out, "  {subject}: no pods in the snapshot (not deployed): not audited");
-                continue;
-            }
-            audited += 1;
-            let verdict = if w.fails { format!("FAILS {}", w.level) } else { format!("meets {}", w.level) };
-            let _ = writeln!(out, "  {subject}: level {}, {} replicas: {verdict}", w.level, w.replicas);
-            let p = &w.pods;
-            let _ = writeln!(
-                out,
-                "    pods: {} running of {}; {} pending, {} not ready, {} terminating",
-                p.running,
-                p.total,
-                p.pending.len(),
-                p.not_ready.len(),
-                p.terminating.len()
-            );
-            for (label, names) in
-                [("pending", &p.pending), ("not ready", &p.not_ready), ("terminating", &p.terminating)]
-            {
-                if !names.is_empty() {
-                    let _ = writeln!(out, "      {label}: {}", names.join(", "));
-                }
-            }
-            for s in &w.spreads {
-                let counts: Vec<String> = s.counts.iter().map(|(d, n)| format!("{d}={n}")).collect();
-                let _ = writeln!(
-                    out,
-                    "    spread {} ({}, maxSkew {}): {}; skew {}{}",
-                    s.topology_key,
-                    s.when_unsatisfiable,
-                    s.max_skew,
-                    if counts.len() > 12 { format!("{} domains", counts.len()) } else { counts.join(" ") },
-                    s.skew,
-                    if s.violated { " > maxSkew: VIOLATED" } else { "" }
-                );
-            }
-            if let Some(s) = &w.survival {
-                let _ = writeln!(out, "    worst {} loss: {}: {}", s.topology_key, s.worst_domain, survival_words(s));
-            }
-            if !w.drift.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "    drift: {} pod(s) lack the constraints kix compiles (output not applied, or changed in the cluster): {}",
-                    w.drift.len(),
-                    w.drift.join(", ")
-                );
-            }
-            for budget in &w.blocked_budgets {
-                let _ = writeln!(out, "    budget {budget}: disruptionsAllowed 0, a drain stops here");
-            }
-            if let Some(r) = &w.remedy {
-                let counts: Vec<String> = r.counts.iter().map(|(d, n)| format!("{d}={n}")).collect();
-                let _ = writeln!(
-                    out,
-                    "    remedy (simulated rollout of the compiled template): ends {}{}; {}",
-                    if counts.is_empty() { "with no pods running".to_string() } else { counts.join(" ") },
-                    if r.pending > 0 { format!(", {} pending", r.pending) } else { String::new() },
-                    match &r.survival {
-                        Some(s) if r.survives => format!("survives ({} loss: {})", s.worst_domain, survival_words(s)),
-                        Some(s) => format!("still FAILS ({} loss: {})", s.worst_domain, survival_words(s)),
-                        None if r.survives => "survives".to_string(),
-                        None => "still FAILS".to_string(),
-                    }
-                );
-                for command in &r.commands {
-                    let _ = writeln!(out, "      $ {command}");
-                }
-                for alternative in &r.otherwise {
-                    let _ = writeln!(out, "      what would: {alternative}");
-                }
-            }
+            audited += render_workload(&mut out, &subject, w, "the compiled template");
+        }
+    }
+    if let Some(u) = &report.uncompiled {
+        let _ = writeln!(
+            out,
+            "  not compiled by kix (--all): {} workload(s), their own spread constraints at the cluster's level {}",
+            u.workloads.len(),
+            u.level
+        );
+        for w in &u.workloads {
+            let subject = format!("{} {}/{}/{}", report.cluster, w.kind, w.namespace, w.name);
+            audited += render_workload(&mut out, &subject, w, "its own template");
+        }
+        for problem in &u.unread {
+            let _ = writeln!(out, "  not audited, unreadable: {problem}");
         }
     }
     let failures = report.failures();
@@ -205,6 +235,86 @@ pub fn render_text(report: &AuditReport) -> String {
         if failures == 0 { "" } else { " (see remedies)" }
     );
     out
+}
+
+/// One workload's lines; 1 when it was audited, 0 when it has no pods.
+fn render_workload(out: &mut String, subject: &str, w: &WorkloadAudit, template: &str) -> usize {
+    if w.absent {
+        let _ = writeln!(out, "  {subject}: no pods in the snapshot (not deployed): not audited");
+        return 0;
+    }
+    let verdict = if w.fails { format!("FAILS {}", w.level) } else { format!("meets {}", w.level) };
+    let _ = writeln!(out, "  {subject}: level {}, {} replicas: {verdict}", w.level, w.replicas);
+    let p = &w.pods;
+    let _ = writeln!(
+        out,
+        "    pods: {} running of {}; {} pending, {} not ready, {} terminating",
+        p.running,
+        p.total,
+        p.pending.len(),
+        p.not_ready.len(),
+        p.terminating.len()
+    );
+    for (label, names) in [("pending", &p.pending), ("not ready", &p.not_ready), ("terminating", &p.terminating)] {
+        if !names.is_empty() {
+            let _ = writeln!(out, "      {label}: {}", names.join(", "));
+        }
+    }
+    for s in &w.spreads {
+        let counts: Vec<String> = s.counts.iter().map(|(d, n)| format!("{d}={n}")).collect();
+        let _ = writeln!(
+            out,
+            "    spread {} ({}, maxSkew {}): {}; skew {}{}",
+            s.topology_key,
+            s.when_unsatisfiable,
+            s.max_skew,
+            if counts.len() > 12 { format!("{} domains", counts.len()) } else { counts.join(" ") },
+            s.skew,
+            if s.violated { " > maxSkew: VIOLATED" } else { "" }
+        );
+    }
+    if let Some(s) = &w.survival {
+        let _ = writeln!(out, "    worst {} loss: {}: {}", s.topology_key, s.worst_domain, survival_words(s));
+    }
+    if !w.drift.is_empty() {
+        let _ = writeln!(
+            out,
+            "    drift: {} pod(s) lack the constraints kix compiles (output not applied, or changed in the cluster): {}",
+            w.drift.len(),
+            w.drift.join(", ")
+        );
+    }
+    for budget in &w.blocked_budgets {
+        let _ = writeln!(out, "    budget {budget}: disruptionsAllowed 0, a drain stops here");
+    }
+    if let Some(r) = &w.remedy {
+        let counts: Vec<String> = r.counts.iter().map(|(d, n)| format!("{d}={n}")).collect();
+        let _ = writeln!(
+            out,
+            "    remedy (simulated rollout of {template}): ends {}{}; {}",
+            if counts.is_empty() { "with no pods running".to_string() } else { counts.join(" ") },
+            if r.pending > 0 { format!(", {} pending", r.pending) } else { String::new() },
+            match &r.survival {
+                Some(s) if r.pending > 0 => format!(
+                    "still FAILS: the rollout stalls with {} pod(s) Pending (as placed, {} loss: {})",
+                    r.pending,
+                    s.worst_domain,
+                    survival_words(s)
+                ),
+                Some(s) if r.survives => format!("survives ({} loss: {})", s.worst_domain, survival_words(s)),
+                Some(s) => format!("still FAILS ({} loss: {})", s.worst_domain, survival_words(s)),
+                None if r.survives => "survives".to_string(),
+                None => "still FAILS".to_string(),
+            }
+        );
+        for command in &r.commands {
+            let _ = writeln!(out, "      $ {command}");
+        }
+        for alternative in &r.otherwise {
+            let _ = writeln!(out, "      what would: {alternative}");
+        }
+    }
+    1
 }
 
 fn survival_words(s: &kix_sim::Survival) -> String {

@@ -202,6 +202,10 @@ pub struct AuditArgs {
     /// A snapshot of the cluster as it runs: `kubectl get nodes,pods,pdb,deploy,sts,rs -A -o yaml > state.yaml`.
     #[arg(long)]
     pub state: PathBuf,
+    /// Also audit every Deployment and StatefulSet in the snapshot that kix did not compile, with its
+    /// own spread constraints, at the cluster's level.
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Clone, Debug, Args)]

@@ -342,7 +342,8 @@ fn verify(args: &VerifyArgs) -> ExitCode {
 
 /// `kix audit`: exit 1 when a workload's running placement fails its level.
 fn audit(args: &AuditArgs) -> ExitCode {
-    let request = audit::AuditRunRequest { selection: args.select.selection(), state: args.state.clone() };
+    let request =
+        audit::AuditRunRequest { selection: args.select.selection(), state: args.state.clone(), all: args.all };
     let audited = match audit::run(&request) {
         Ok(audited) => audited,
         Err(usage) => return usage_error(&usage.to_string()),

@@ -391,6 +391,7 @@ pub(super) fn restart(
     }
     commands.push(format!("kubectl -n {} rollout status {kind}/{}", workload.namespace, workload.name));
     let mut otherwise = Vec::new();
+    let mut too_few = false;
     if !survives {
         if let Some(key) = key {
             let mut domains: BTreeMap<String, i64> = BTreeMap::new();
@@ -403,7 +404,25 @@ pub(super) fn restart(
                 domains.insert(value.clone(), *n);
             }
             let empty: Vec<&str> = domains.iter().filter(|(_, n)| **n == 0).map(|(d, _)| d.as_str()).collect();
-            if !empty.is_empty() || domains.len() < 2 {
+            // Too few domains for any placement: the most even one puts ceil(of / d) pods in the
+            // largest of d domains, and losing it must leave `required`.
+            if let Some(needed) = survival.as_ref().map(|s| domains_needed(of, s.required)) {
+                if needed.is_none_or(|d| d > domains.len() as i64) {
+                    too_few = true;
+                    otherwise.push(match needed {
+                        Some(d) => format!(
+                            "nodes the pods can run on in {} more {key} domain(s): over {} even the most even \
+                             placement loses too many with its largest domain ({d} domains are needed for {of} pods)",
+                            d - domains.len() as i64,
+                            domains.len()
+                        ),
+                        None => {
+                            format!("more replicas: no spread of {of} pods over {key} domains survives the loss of one")
+                        }
+                    });
+                }
+            }
+            if !too_few && (!empty.is_empty() || domains.len() < 2) {
                 otherwise.push(format!(
                     "a node the pods can run on in {} (a domain the rollout left empty or that does not exist): \
                      the model found no room for them there",
@@ -419,13 +438,23 @@ pub(super) fn restart(
         if workload.spec.spread.iter().any(|c| c.max_skew == 1) {
             otherwise.push("a lower maxSkew is impossible: the constraint's maxSkew is already 1".to_string());
         }
-        otherwise.push(
+        // The descheduler moves pods above maxSkew; it cannot add the domains missing.
+        if !too_few {
+            otherwise.push(
             "the descheduler's RemovePodsViolatingTopologySpreadConstraint evicts pods above maxSkew once room exists \
              (it evicts; the scheduler places the replacements)"
                 .to_string(),
         );
+        }
     }
     Remedy { commands, counts, pending, survival, survives, otherwise }
+}
+
+/// The fewest domains over which `of` pods, placed as evenly as possible, keep `required` running
+/// through the loss of the largest domain; `None` when no number of domains does (`of < required + 1`
+/// with one pod per domain).
+fn domains_needed(of: i64, required: i64) -> Option<i64> {
+    (1..=of.max(1)).find(|d| of - (of + d - 1) / d >= required)
 }
 
 /// The deployment controller's rolling update of a restart; returns the new pods left Pending.
@@ -504,4 +533,19 @@ fn statefulset_restart(cluster: &mut Cluster, workload: &Workload) -> usize {
         }
     }
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::domains_needed;
+
+    #[test]
+    fn domains_needed_for_a_majority_or_one() {
+        // (pods, required, domains): 3 for a majority of 3 (1/1/1 loses 1, leaves 2); 2 for one of 3
+        // (2/1 leaves 1); 5 members need 3 domains (2/2/1 leaves 3); 1 pod never survives a loss.
+        for (of, required, expected) in [(3, 2, Some(3)), (3, 1, Some(2)), (5, 3, Some(3)), (2, 2, None), (1, 1, None)]
+        {
+            assert_eq!(domains_needed(of, required), expected, "{of} pods, {required} required");
+        }
+    }
 }

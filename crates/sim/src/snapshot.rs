@@ -46,6 +46,11 @@ pub struct State {
     pub namespaces: Vec<Namespace>,
     /// The snapshot's PodDisruptionBudgets (`kubectl get nodes,pods,pdb -A -o yaml`).
     pub budgets: Vec<Budget>,
+    /// The snapshot's Deployments and StatefulSets (`deploy,sts`) as written, for `kix audit --all`.
+    /// Kept whole: the audit reads each through the typed workload view
+    /// ([`kix_kube::workload::WorkloadView`], via [`super::workload::Workload::from_object`]) and
+    /// reports the ones it cannot read; the scheduler model and `verify --state` do not look at them.
+    pub workloads: Vec<Value>,
 }
 
 impl State {
@@ -161,6 +166,10 @@ impl StateReader {
             Some("Pod") if is_terminal(value) => Ok(()),
             Some("Pod") => parse_pod(value, "default").map(|p| state.pods.push(p)),
             Some("Namespace") => parse_namespace(value).map(|n| state.namespaces.push(n)),
+            Some("Deployment" | "StatefulSet") if str_at(value, &["apiVersion"]) == Some("apps/v1") => {
+                state.workloads.push(value.clone());
+                Ok(())
+            }
             Some(_) => Budget::read(value).map(|b| state.budgets.extend(b)),
             None => Err("a document has no `kind`".to_string()),
         }
