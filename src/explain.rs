@@ -144,7 +144,7 @@ fn what_if_note(cluster: &Cluster, instance: &Instance, asked: Level) -> String 
         .map(|w| format!("{} at `{}`", package.workloads[w.workload].name(), w.level.value))
         .collect();
     if !capped.is_empty() {
-        note.push_str(&format!("; lower ceilings cap {}", capped.join(", ")));
+        note.push_str(&format!("; workload ceilings cap {}", capped.join(", ")));
     }
     note
 }

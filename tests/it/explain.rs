@@ -185,6 +185,11 @@ fn issue22_explain_level_says_it_is_a_what_if_and_where_a_ceiling_caps_it() {
         )
         .stdout_contains("requested level   zone: asked with --level, in place of the files' level: a what-if (R2)");
     t.clone()
+        .args(["explain", "--cluster", "prod", "--instance", "operator", "--level", "zone"])
+        .run()
+        .status(0)
+        .stdout_contains("(no file is changed); workload ceilings cap controller at `none`\n");
+    t.clone()
         .args(["explain", "--cluster", "prod", "--instance", "shop", "--level", "region"])
         .run()
         .status(2)
