@@ -110,6 +110,11 @@ pub struct ExplainArgs {
     /// Only this workload of the instance.
     #[arg(long, requires = "instance")]
     pub workload: Option<String>,
+    /// What the instance would get at this level instead (a what-if: replicas, spread, budget and
+    /// requests as a build would give them if its entry requested it; no file is changed). The package's
+    /// and workloads' ceilings still apply, and the output says when they cap it.
+    #[arg(long, requires = "instance", value_parser = ["none", "pod", "node", "zone"])]
+    pub level: Option<String>,
     /// The directory holding clusters/ and packages/ (default: found as for build).
     #[arg(long)]
     pub root: Option<PathBuf>,

@@ -110,7 +110,7 @@ impl SelectArgs {
     /// The library's view of the selection flags.
     pub fn selection(&self) -> Selection {
         let root = self.root.clone().unwrap_or_else(|| compile::find_root(Path::new(".")));
-        Selection { root, clusters: self.clusters.clone(), deny_warnings: self.deny_warnings }
+        Selection { root, clusters: self.clusters.clone(), deny_warnings: self.deny_warnings, what_if: None }
     }
 }
 
@@ -491,6 +491,7 @@ fn explain_instance(args: &ExplainArgs, cluster: &str, instance: &str) -> ExitCo
         cluster: cluster.to_string(),
         instance: instance.to_string(),
         workload: args.workload.clone(),
+        level: args.level.as_deref().and_then(kix_kube::level::Level::parse),
     };
     match explain::explain(&request) {
         Ok(derivation) => {

@@ -22,6 +22,19 @@ pub struct Selection {
     pub clusters: Vec<String>,
     /// Whether warnings fail the run (K0502).
     pub deny_warnings: bool,
+    /// One instance asked at another level than its files say (`kix explain --level`); the files are not
+    /// changed.
+    pub what_if: Option<WhatIf>,
+}
+
+/// `kix explain --level`: compile as if one instance's entry requested `level`. It is set on the loaded
+/// tree and resolve decides it with its own rules (R2-R8), so what it shows is what a build of a cluster
+/// file with `availability = level` on the instance gives.
+#[derive(Clone, Debug)]
+pub struct WhatIf {
+    pub cluster: String,
+    pub instance: String,
+    pub level: kix_kube::level::Level,
 }
 
 /// The kix root for a run started in `start`: `start` itself when it holds `clusters/`, else the nearest
@@ -87,7 +100,13 @@ fn compile_each<T: Send>(
     each: impl Fn(usize, Option<&ClusterPlan>) -> Option<T> + Sync,
 ) -> (resolve::Model, Compiled, Vec<Option<T>>) {
     let mut diagnostics = Diagnostics::default();
-    let tree = load::load(&selection.root, &selection.clusters, &mut diagnostics);
+    let mut tree = load::load(&selection.root, &selection.clusters, &mut diagnostics);
+    if let Some(what_if) = &selection.what_if {
+        let entries = tree.clusters.iter_mut().filter(|c| c.name == what_if.cluster).flat_map(|c| &mut c.raw.instances);
+        for entry in entries.filter(|i| *i.name.get_ref() == what_if.instance) {
+            entry.what_if = Some(what_if.level);
+        }
+    }
     let model = resolve::resolve(tree, &mut diagnostics);
     let clean_inputs = !diagnostics.has_errors();
     let shapes = derive::Shapes::default();

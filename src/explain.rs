@@ -1,6 +1,10 @@
-//! `kix explain --cluster NAME --instance NAME [--workload NAME]`: why an
-//! instance got its level, replicas, spread constraints and budget, step by
-//! step, each step with the file and line it came from.
+//! `kix explain --cluster NAME --instance NAME [--workload NAME] [--level L]`:
+//! why an instance got its level, replicas, spread constraints, budget and
+//! requests, step by step, each step with the file and line it came from.
+//! With `--level`, what it would get at level L: the compile runs with the
+//! instance's request overridden on the loaded tree
+//! ([`crate::compile::WhatIf`]), so resolve and derive decide it as a build
+//! of a cluster file asking L would, and nothing is written.
 //!
 //! It reads the resolved model and the derived plans, never re-deciding
 //! anything: the level and replica steps are the decision trail resolve
@@ -9,12 +13,13 @@
 //! step), so what it prints is what `kix build` did. Every diagnostic about
 //! the instance (or the workload) is listed with it.
 
-use crate::compile::{Selection, compile_keeping_model};
+use crate::compile::{Selection, WhatIf, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan, WorkloadPlan};
 use crate::resolve::{
     Ceiling, Cluster, Instance, InstanceGroup, InstanceWorkload, ReplicaSource, RequestedBy, Support, Workload,
 };
 use kix_diag::{Diagnostic, Diagnostics, Location};
+use kix_kube::level::Level;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -26,6 +31,8 @@ pub struct ExplainRequest {
     pub instance: String,
     /// Only this workload (by `metadata.name`); all of them when `None`.
     pub workload: Option<String>,
+    /// What the instance would get if it requested this level (the files are not changed).
+    pub level: Option<Level>,
 }
 
 /// One decision: what was decided, why, and where that came from.
@@ -46,6 +53,9 @@ pub struct Derivation {
     pub namespace: String,
     pub package: String,
     pub version: String,
+    /// With `--level`: that this is a what-if at that level, and whether a ceiling caps it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub what_if: Option<String>,
     pub steps: Vec<Step>,
     pub workloads: Vec<WorkloadDerivation>,
     /// Every diagnostic about the instance (or the chosen workload), rendered without colour; acknowledged
@@ -71,7 +81,12 @@ pub enum ExplainError {
 
 /// Compiles the selection and explains one instance of it.
 pub fn explain(request: &ExplainRequest) -> Result<Derivation, ExplainError> {
-    let selection = Selection { clusters: vec![request.cluster.clone()], ..request.selection.clone() };
+    let what_if = request.level.map(|level| WhatIf {
+        cluster: request.cluster.clone(),
+        instance: request.instance.clone(),
+        level,
+    });
+    let selection = Selection { clusters: vec![request.cluster.clone()], what_if, ..request.selection.clone() };
     let (model, compiled) = compile_keeping_model(&selection);
     let find = || -> Result<(&Cluster, &Instance, &ClusterPlan, &InstancePlan), String> {
         let names = |list: Vec<&str>| if list.is_empty() { "none".to_string() } else { list.join(", ") };
@@ -106,7 +121,32 @@ pub fn explain(request: &ExplainRequest) -> Result<Derivation, ExplainError> {
             )));
         }
     }
-    Ok(derivation(cluster, instance, plan, request.workload.as_deref(), &compiled.diagnostics))
+    let mut derivation = derivation(cluster, instance, plan, request.workload.as_deref(), &compiled.diagnostics);
+    derivation.what_if = request.level.map(|level| what_if_note(cluster, instance, level));
+    Ok(derivation)
+}
+
+/// The what-if banner: the level asked, and each ceiling that caps it (the package's, a workload's).
+fn what_if_note(cluster: &Cluster, instance: &Instance, asked: Level) -> String {
+    let mut note = format!(
+        "what-if at level `{asked}`: what the instance would get if its entry in clusters/{}.toml requested \
+         `{asked}` (no file is changed)",
+        cluster.name
+    );
+    if instance.level.value < asked {
+        note.push_str(&format!("; the package ceiling caps `{asked}` at `{}`", instance.level.value));
+    }
+    let package = &instance.package;
+    let capped: Vec<String> = instance
+        .workloads
+        .iter()
+        .filter(|w| w.level.value < instance.level.value)
+        .map(|w| format!("{} at `{}`", package.workloads[w.workload].name(), w.level.value))
+        .collect();
+    if !capped.is_empty() {
+        note.push_str(&format!("; workload ceilings cap {}", capped.join(", ")));
+    }
+    note
 }
 
 fn at(location: &Location) -> String {
@@ -133,6 +173,7 @@ fn derivation(
         match trail.requested.by {
             RequestedBy::Instance => "the instance's own availability (R2)",
             RequestedBy::Cluster => "the cluster's availability (R2)",
+            RequestedBy::WhatIf => "asked with --level, in place of the files' level: a what-if (R2)",
         },
         Some(&trail.requested.level.from),
     ));
@@ -162,6 +203,12 @@ fn derivation(
     });
     steps.push(step("resolved level", instance.level.value.as_str(), "", Some(&instance.level.from)));
     steps.push(step("namespace", instance.namespace.as_str(), "", None));
+    steps.push(step(
+        "requests",
+        crate::capacity::requests_text(&crate::capacity::instance_requests(plan)),
+        "every workload's pods at its level, as the scheduler counts them",
+        None,
+    ));
     steps.extend(instance.groups.iter().flat_map(|resolved| group_steps(instance, resolved)));
 
     let workloads = instance
@@ -188,6 +235,7 @@ fn derivation(
         namespace: instance.namespace.clone(),
         package: package.name.clone(),
         version: package.version.to_string(),
+        what_if: None,
         steps,
         workloads,
         findings,
@@ -350,6 +398,13 @@ fn workload_derivation(
     }
     steps.extend(spread_steps(cluster, instance, workload, plan));
     steps.push(budget_step(instance, workload, plan));
+    let cost = crate::capacity::workload_requests(plan);
+    steps.push(step(
+        "requests",
+        crate::capacity::requests_text(&cost),
+        format!("{} pod{}", cost.replicas, if cost.replicas == 1 { "" } else { "s" }),
+        None,
+    ));
     WorkloadDerivation { workload: format!("{}/{}", workload.kind().as_str(), workload.name()), steps }
 }
 
@@ -458,6 +513,9 @@ pub fn render_text(derivation: &Derivation) -> String {
         "cluster {}, instance {} (package {} {}, namespace {})",
         derivation.cluster, derivation.instance, derivation.package, derivation.version, derivation.namespace
     );
+    if let Some(note) = &derivation.what_if {
+        let _ = writeln!(out, "  {note}");
+    }
     let line = |out: &mut String, indent: &str, step: &Step| {
         let mut text = format!("{indent}{:<17} {}", step.step, step.value);
         if !step.why.is_empty() {

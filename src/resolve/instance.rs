@@ -72,13 +72,19 @@ pub fn resolve_instance(
         }
     }
     // R2: the instance's own level (checked here, R3), else the cluster's (checked with the cluster).
-    let (requested, substrate) = match &raw.availability {
-        Some(own) => {
+    // A what-if level (`kix explain --level`) takes the place of both, checked as the instance's own.
+    let (requested, substrate) = match (raw.what_if, &raw.availability) {
+        (Some(what_if), _) => {
+            let level = Sourced { value: what_if, from: location.clone() };
+            let check = super::support::check_support(cluster.name, cluster.substrate, &level, &subject, diagnostics);
+            (Request { by: RequestedBy::WhatIf, level }, check)
+        }
+        (None, Some(own)) => {
             let level = Sourced { value: *own.get_ref(), from: source.locate(own.span()) };
             let check = super::support::check_support(cluster.name, cluster.substrate, &level, &subject, diagnostics);
             (Request { by: RequestedBy::Instance, level }, check)
         }
-        None => (Request { by: RequestedBy::Cluster, level: cluster.level.clone() }, cluster.check.clone()),
+        (None, None) => (Request { by: RequestedBy::Cluster, level: cluster.level.clone() }, cluster.check.clone()),
     };
     let allow = super::acknowledged::allowed_warnings(&raw.allow, source, &subject, diagnostics);
     let package = choose_package(source, raw, packages, &subject, diagnostics)?;

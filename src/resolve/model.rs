@@ -178,6 +178,9 @@ pub enum RequestedBy {
     Cluster,
     /// The instance's own `availability`.
     Instance,
+    /// `kix explain --level`: a what-if level asked on the command line in place of the files' (which are
+    /// not changed); located at the instance's name.
+    WhatIf,
 }
 
 /// R1 and R3 for one requested level: what the declared capabilities confirm, and the verdict on the level.

@@ -82,3 +82,127 @@ fn issue18_a_workload_scaled_to_zero_is_explained_as_passed_through() {
         .stdout_contains("budget            none: scaled to zero, it runs no pods to protect")
         .stdout_contains("no diagnostics");
 }
+
+/// The build of a copy of the shipped examples whose `prod` entry for `instance` requests `level`, and
+/// `kix explain` of that entry: what `explain --level` must equal.
+fn built_at(instance: &str, level: &str) -> (Test, serde_json::Value) {
+    let t = Test::new().examples();
+    let path = t.root().join("clusters/prod.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let entry = format!("name = \"{instance}\"\n");
+    assert!(text.contains(&entry) && !text.contains(&format!("{entry}availability")), "{text}");
+    std::fs::write(&path, text.replace(&entry, &format!("{entry}availability = \"{level}\"\n"))).unwrap();
+    t.clone().args(["build"]).run().status(0);
+    let json = t.clone().args(["explain", "--cluster", "prod", "--instance", instance, "--format", "json"]).run();
+    (t, json.status(0).json())
+}
+
+/// The values of the steps named `name` of one explained workload.
+fn steps(workload: &serde_json::Value, name: &str) -> Vec<String> {
+    let all = workload["steps"].as_array().unwrap();
+    all.iter().filter(|s| s["step"] == name).map(|s| s["value"].as_str().unwrap().to_string()).collect()
+}
+
+/// Issue 22: `explain --level L` is the compiler's own answer at L: its replicas, spread, budget and
+/// requests equal a real build (and explain) of a cluster file whose instance asks L, at several levels.
+#[test]
+fn issue22_explain_level_matches_a_build_at_that_level() {
+    for (instance, level) in [("shop", "none"), ("shop", "pod"), ("shop", "node"), ("dns", "node"), ("edge", "pod")] {
+        let asked = Test::new()
+            .examples()
+            .args(["explain", "--cluster", "prod", "--instance", instance, "--level", level, "--format", "json"])
+            .run()
+            .status(0)
+            .json();
+        let (built, real) = built_at(instance, level);
+        let note = asked["what_if"].as_str().unwrap();
+        assert!(note.starts_with(&format!("what-if at level `{level}`")), "{note}");
+        assert!(real.get("what_if").is_none(), "{real}");
+        let what_if_workloads = asked["workloads"].as_array().unwrap();
+        assert_eq!(what_if_workloads.len(), real["workloads"].as_array().unwrap().len());
+        let yaml = std::fs::read_to_string(built.root().join(format!("out/prod/{instance}.yaml"))).unwrap();
+        let objects: Vec<serde_json::Value> =
+            kix_yaml::from_str_all(&yaml).unwrap().into_iter().map(|o| kix_yaml::from_value(&o).unwrap()).collect();
+        for (workload, real) in what_if_workloads.iter().zip(real["workloads"].as_array().unwrap()) {
+            let at = format!("{instance} at {level}, {}", workload["workload"]);
+            for name in ["level", "replicas", "spread", "budget", "requests"] {
+                assert_eq!(steps(workload, name), steps(real, name), "{at}: {name}");
+            }
+            // And the manifests that build wrote agree with what the what-if says.
+            let (kind, name) = workload["workload"].as_str().unwrap().split_once('/').unwrap();
+            let object = objects.iter().find(|o| o["kind"] == kind && o["metadata"]["name"] == name).unwrap();
+            let replicas = object["spec"]["replicas"].as_u64().unwrap();
+            assert_eq!(steps(workload, "replicas"), [replicas.to_string()], "{at}");
+            let spread = object["spec"]["template"]["spec"]["topologySpreadConstraints"].as_array();
+            let built_spread: Vec<(String, String)> = spread
+                .into_iter()
+                .flatten()
+                .map(|c| (c["topologyKey"].as_str().unwrap().into(), c["whenUnsatisfiable"].as_str().unwrap().into()))
+                .collect();
+            let spread_steps: Vec<&serde_json::Value> =
+                workload["steps"].as_array().unwrap().iter().filter(|s| s["step"] == "spread").collect();
+            let explained: Vec<(String, String)> = spread_steps
+                .iter()
+                .filter(|s| s["value"] != "none")
+                .map(|s| {
+                    let key = s["value"].as_str().unwrap().split(' ').next().unwrap().to_string();
+                    (key, s["why"].as_str().unwrap().rsplit(' ').next().unwrap().to_string())
+                })
+                .collect();
+            // A pod template with its own constraints keeps them (R11): kix derives none.
+            let own = spread_steps.iter().any(|s| s["why"].as_str().unwrap().contains("its own"));
+            if !own {
+                assert_eq!(explained, built_spread, "{at}");
+            }
+            let budgets: Vec<&str> = objects
+                .iter()
+                .filter(|o| o["kind"] == "PodDisruptionBudget")
+                .map(|o| o["metadata"]["name"].as_str().unwrap())
+                .collect();
+            let budget = &steps(workload, "budget")[0];
+            if let Some(rest) = budget.strip_prefix("PodDisruptionBudget ") {
+                let derived = rest.split(' ').next().unwrap();
+                assert!(budgets.contains(&derived), "{at}: {budget} not built: {budgets:?}");
+            } else if budget == "none" {
+                assert!(!budgets.contains(&name), "{at}: no budget explained, one built");
+            }
+        }
+    }
+}
+
+/// Issue 22: a level above a ceiling is asked but capped, and the output says so; a bad level is a
+/// usage error naming the valid ones.
+#[test]
+fn issue22_explain_level_says_it_is_a_what_if_and_where_a_ceiling_caps_it() {
+    let t = Test::new().examples();
+    t.clone()
+        .args(["explain", "--cluster", "prod", "--instance", "sessions", "--level", "zone"])
+        .run()
+        .status(0)
+        .stdout_contains(
+            "  what-if at level `zone`: what the instance would get if its entry in clusters/prod.toml requested \
+             `zone` (no file is changed); the package ceiling caps `zone` at `node`\n",
+        )
+        .stdout_contains("requested level   zone: asked with --level, in place of the files' level: a what-if (R2)");
+    t.clone()
+        .args(["explain", "--cluster", "prod", "--instance", "operator", "--level", "zone"])
+        .run()
+        .status(0)
+        .stdout_contains("(no file is changed); workload ceilings cap controller at `none`\n");
+    t.clone()
+        .args(["explain", "--cluster", "prod", "--instance", "shop", "--level", "region"])
+        .run()
+        .status(2)
+        .stderr_contains("[possible values: none, pod, node, zone]");
+    Test::in_repo()
+        .args(["explain", "--help"])
+        .run()
+        .status(0)
+        .stdout_contains("--level <LEVEL>")
+        .stdout_contains("What the instance would get at this level instead (a what-if");
+    // Nothing was written: the cluster file is the shipped one.
+    assert_eq!(
+        std::fs::read(t.root().join("clusters/prod.toml")).unwrap(),
+        std::fs::read(crate::support::repo_path("clusters/prod.toml")).unwrap()
+    );
+}
