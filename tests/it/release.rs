@@ -50,6 +50,8 @@ fn release_script_packs_binary_man_page_and_completions_reproducibly() {
             "bin/kix",
             "share/bash-completion/completions/kix",
             "share/doc/kix/README.md",
+            "share/doc/kix/schemas/audit.schema.json",
+            "share/doc/kix/schemas/capacity.schema.json",
             "share/doc/kix/schemas/cluster.schema.json",
             "share/doc/kix/schemas/package.schema.json",
             "share/fish/vendor_completions.d/kix.fish",
