@@ -52,12 +52,14 @@ pub fn render_text(report: &Report) -> String {
                 step(&instance.down, "down")
             );
         }
-        let total = cost_cell(&cluster.requests);
+        // Units spelt out: a whole number of cores ("5") reads as a count beside the pod count otherwise.
+        let r = &cluster.requests;
+        let total = format!("{} pods, {} cpu, {} memory", r.replicas, cpu(r.cpu_millicores), memory(r.memory_bytes));
         match (&cluster.allocatable, &cluster.share) {
             (Some(a), Some(share)) => {
                 let _ = writeln!(
                     out,
-                    "  total {total} of {} {} allocatable ({:.1}% cpu, {:.1}% memory)",
+                    "  total {total} of {} cpu, {} memory allocatable ({:.1}% cpu, {:.1}% memory)",
                     cpu(a.cpu_millicores),
                     memory(a.memory_bytes),
                     share.cpu * 100.0,
