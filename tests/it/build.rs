@@ -449,8 +449,8 @@ fn a_kept_namespace_nothing_creates_is_a_warning_until_an_instance_creates_it() 
 
 /// YAML read as kubectl reads it (issue 19, part 3), through the real binary: an integer key in a
 /// ConfigMap's `data` is the string key kubectl sends (the ingress-nginx tcp-services idiom, which
-/// was K0442), an octal `defaultMode` is its value (0644 is 420), a quoted `'on'` stays a string,
-/// and a quoted `'<<'` is an ordinary key, not a merge.
+/// was K0442), an octal `defaultMode` is its value (0644 is 420), and a quoted `'on'` stays a string
+/// (merge keys, quoted `'<<'` included, are covered by crates/yaml's conformance table).
 #[test]
 fn yaml_is_read_as_kubectl_reads_it() {
     let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tcp-services\ndata:\n  5432: \"db/postgres:5432\"\n  flag: 'on'\n";
