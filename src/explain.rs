@@ -247,15 +247,27 @@ fn derivation(
 fn group_steps(instance: &Instance, resolved: &InstanceGroup) -> Vec<Step> {
     let package = &instance.package;
     let group = &package.groups[resolved.group];
-    let mut steps = vec![step(
-        "group",
-        group.name.as_str(),
-        format!(
-            "selector {}: the labels every member's pod template carries with the same value",
-            crate::resolve::labels_text(&group.selector)
+    let selector = crate::resolve::labels_text(&group.selector);
+    let mut steps = vec![match (&instance.across, group.across) {
+        (Some(across), true) => step(
+            "group",
+            group.name.as_str(),
+            format!(
+                "across instances {} (the cluster file's group `{}`; {} emits its budget), selector {selector}: the \
+                 workload's matchLabels and the group label kix gives each member's pod template",
+                across.members.join(", "),
+                across.name,
+                across.members.first().map_or("none", String::as_str)
+            ),
+            Some(&across.at),
         ),
-        Some(&group.at),
-    )];
+        _ => step(
+            "group",
+            group.name.as_str(),
+            format!("selector {selector}: the labels every member's pod template carries with the same value"),
+            Some(&group.at),
+        ),
+    }];
     steps.push(match &resolved.ceiling {
         Ceiling::Lowered { max, from } => step(
             "group level",
@@ -274,10 +286,15 @@ fn group_steps(instance: &Instance, resolved: &InstanceGroup) -> Vec<Step> {
     for member in &group.members {
         let workload = &package.workloads[member.workload];
         let replicas = instance.workloads.iter().find(|w| w.workload == member.workload).map_or(0, |w| w.replicas);
+        let why = if group.across {
+            "this instance's copy of the workload, named after the instance; the other members run theirs"
+        } else {
+            "matched by the group's workloads pattern"
+        };
         steps.push(step(
             "member",
             format!("{} {} x{replicas}", workload.kind().as_str(), workload.name()),
-            "matched by the group's workloads pattern",
+            why,
             Some(&member.pattern_at),
         ));
     }

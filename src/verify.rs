@@ -183,10 +183,20 @@ fn simulated_node(node: &InventoryNode) -> Node {
 }
 
 fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State) -> InstanceReport {
+    // A member of a group across instances is simulated with the other members (their pods and the
+    // group's budget, which the first member emits) and judged on the group's pods.
+    let members: Vec<&InstancePlan> = match &instance.across {
+        Some(group) => cluster.instances.iter().filter(|i| i.across.as_ref() == Some(group)).collect(),
+        None => vec![instance],
+    };
+    let objects: std::borrow::Cow<'_, [kix_yaml::Value]> = match members.as_slice() {
+        [only] => std::borrow::Cow::Borrowed(only.objects()),
+        _ => members.iter().flat_map(|m| m.objects().iter().cloned()).collect::<Vec<_>>().into(),
+    };
     let request = kix_sim::ScenarioRequest {
-        workloads: instance
-            .workloads
+        workloads: members
             .iter()
+            .flat_map(|m| &m.workloads)
             // A workload scaled to zero runs no pods: there is nothing to simulate.
             .filter(|w| !w.scaled_to_zero)
             .map(|w| WorkloadLevel {
@@ -209,7 +219,9 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
     InstanceReport {
         instance: instance.name.clone(),
         namespace: instance.namespace.clone(),
-        workloads: verify_workloads(state, instance.objects(), &request),
+        workloads: (verify_workloads(state, &objects, &request).into_iter())
+            .filter(|v| instance.workloads.iter().any(|w| w.kind == v.kind && w.name == v.name))
+            .collect(),
         unverified: instance.unplaced.clone(),
     }
 }

@@ -23,7 +23,11 @@ pub fn report(
             let selector = Selector { match_labels: group.selector.clone(), requirements: Vec::new() };
             for entry in workloads.selected_by(&instance.namespace, &selector) {
                 let other = &workloads.entries[entry];
-                if std::ptr::eq(other.instance, instance) {
+                // The other members of a group across instances are the group's own pods.
+                let fellow = group.across
+                    && (other.instance.across.as_ref().zip(instance.across.as_ref()))
+                        .is_some_and(|(a, b)| a.name == b.name);
+                if std::ptr::eq(other.instance, instance) || fellow {
                     continue;
                 }
                 selected.insert((other.instance.name.clone(), other.workload.name().to_string()));

@@ -41,6 +41,9 @@ pub struct InstancePlan {
     pub workloads: Vec<WorkloadPlan>,
     /// Custom resources that run pods kix does not place (K0435), at level pod or higher.
     pub unplaced: Vec<Unplaced>,
+    /// The availability group across instances it is a member of (`group = "NAME"`): verify simulates
+    /// the members together.
+    pub across: Option<String>,
 }
 
 impl InstancePlan {
@@ -65,6 +68,7 @@ impl InstancePlan {
             stamped: OnceLock::new(),
             workloads: Vec::new(),
             unplaced: Vec::new(),
+            across: None,
         }
     }
 

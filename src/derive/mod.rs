@@ -39,6 +39,8 @@ mod shared;
 #[cfg(test)]
 mod tests;
 
+pub use patch::KIX_INSTANCE_LABEL;
+pub use scope::is_cluster_scoped;
 pub use shared::{KUSTOMIZATION_FILE, SHARED_FILE, SharedObject, first_difference, reserved_instance_name};
 
 use crate::load::documents::Document;
@@ -166,6 +168,7 @@ fn derive_instance(
         plan.insert_first(PlannedObject::new(namespace, fields, Origin::Namespace));
     }
     plan.workloads = workloads;
+    plan.across = instance.across.as_ref().map(|a| a.name.clone());
     if instance.level.value >= kix_kube::level::Level::Pod {
         plan.unplaced = package
             .unmanaged_custom

@@ -85,14 +85,18 @@ fn pod_requests(workload: &Workload) -> Option<kix_kube::requests::Requests> {
     kix_kube::requests::pod_requests(workload.view.template.get("spec").unwrap_or(&empty), None).ok()
 }
 
-/// R10 for a group: one budget, emitted with its first member (in document order) whose placement
-/// kix derives, unless a shipped budget covers the group's pods, the group runs fewer than two pods,
+/// R10 for a group: one budget, emitted with its first member (in document order; across instances, by
+/// the first member instance by name) whose placement kix derives, unless a shipped budget covers the group's pods, the group runs fewer than two pods,
 /// or the cluster is single-node. `None` for every other member.
 fn group_budget(cluster: &Cluster, instance: &Instance, workload: &Workload, pods: u32) -> Option<GroupBudget> {
     let package = &instance.package;
     let index = workload.group?;
     let group = &package.groups[index];
     if pods < 2 || group.shipped_pdb || cluster.substrate.single_node() {
+        return None;
+    }
+    // A group across instances: the first member instance by name emits it, once.
+    if group.across && !instance.across.as_ref().is_some_and(|a| a.emits_budget(&instance.name)) {
         return None;
     }
     let first = (instance.workloads.iter())

@@ -119,6 +119,12 @@ pub struct RawInstance {
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub allow: Vec<Spanned<String>>,
+    /// An availability group across instances: instances of one package with the same `group`, in one
+    /// namespace, are spread and budgeted as one service, per workload. kix prefixes their namespaced
+    /// objects with the instance's name and labels their pod templates `kix.dev/group` and
+    /// `kix.dev/instance` (adopting a group restarts the pods once).
+    #[schemars(with = "Option<String>")]
+    pub group: Option<Spanned<String>>,
     /// Emit the instance's `v1 Namespace` unless its package ships it.
     #[serde(rename = "createNamespace")]
     #[schemars(with = "Option<bool>")]

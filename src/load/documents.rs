@@ -16,7 +16,7 @@ use kix_yaml::{self as yaml, Limits, Marks, Seg, Value};
 use std::sync::Arc;
 
 /// One Kubernetes object as the user wrote it.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Document {
     pub source: Arc<SourceFile>,
     pub value: Value,

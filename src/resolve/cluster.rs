@@ -106,6 +106,9 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
             seen_names.insert(instance_name);
         }
     }
+    let domains_counted =
+        super::survival::Domains { zones: substrate.zones.as_ref().map(Vec::len), nodes: context.nodes };
+    super::across::settle(&domains_counted, &mut instances, diagnostics);
     let multi_node_at = raw.capabilities.multi_node.as_ref().map(|m| source.locate(m.span()));
     let zones_at = raw.capabilities.availability_zones.as_ref().map(|z| source.locate(z.span()));
     cluster_valid.then(|| Cluster {

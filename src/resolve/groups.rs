@@ -156,6 +156,7 @@ pub(super) fn resolve_groups(
                 EvictionPolicy::IfHealthyBudget
             },
             shipped_pdb,
+            across: false,
         });
     }
     groups

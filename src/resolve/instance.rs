@@ -15,8 +15,8 @@
 //! autoscaler). `kix explain` prints that trail.
 
 use super::model::{
-    Ceiling, Instance, InstanceGroup, InstanceWorkload, LevelTrail, Package, ReplicaSource, Request, RequestedBy,
-    Sourced, SubstrateCheck, UnmanagedWhy, Workload, WorkloadTrail,
+    Across, Ceiling, Instance, InstanceGroup, InstanceWorkload, LevelTrail, Package, ReplicaSource, Request,
+    RequestedBy, Sourced, SubstrateCheck, UnmanagedWhy, Workload, WorkloadTrail,
 };
 use super::package::Packages;
 use super::substrate::Substrate;
@@ -92,6 +92,26 @@ pub fn resolve_instance(
         return None;
     }
     let subject = Subject { package: Some(package.name.clone()), ..subject };
+    let across = match &raw.group {
+        None => None,
+        Some(group) => {
+            let at = source.locate(group.span());
+            if let Err(why) = names::dns1123_label(group.get_ref()) {
+                diagnostics.push(
+                    Diagnostic::new(Code::InvalidName, format!("group name `{}` is not valid: {why}", group.get_ref()))
+                        .at(at)
+                        .about(&subject),
+                );
+                return None;
+            }
+            Some(Across { name: group.get_ref().clone(), at, members: Vec::new() })
+        }
+    };
+    // A member of a group across instances runs its own copy of the package, renamed and labelled for it.
+    let package = match &across {
+        Some(across) => super::across::member_package(&package, name, across, &subject, diagnostics)?,
+        None => package,
+    };
     let namespace_at = raw.namespace.as_ref().map_or_else(|| location.clone(), |n| source.locate(n.span()));
     if !super::namespaces::check_instance_namespace(
         &package.namespaces,
@@ -121,6 +141,7 @@ pub fn resolve_instance(
         allow,
         workloads: Vec::new(),
         groups: Vec::new(),
+        across,
     };
     instance.groups = (package.groups.iter().enumerate())
         .map(|(index, group)| {
@@ -429,6 +450,10 @@ fn check_groups(cluster: &ClusterContext<'_>, instance: &mut Instance, diagnosti
             .map(|w| w.replicas)
             .sum();
         instance.groups[index].replicas = total;
+        // A group across instances is judged on all its members' pods, once they all resolved (`across`).
+        if group.across {
+            continue;
+        }
         let level = instance.groups[index].level.value;
         let subject = instance.subject.clone();
         let name = &group.name;

@@ -17,6 +17,7 @@
 //! `kix explain` prints instead of deciding again.
 
 mod acknowledged;
+pub mod across;
 mod autoscaler;
 mod cluster;
 pub mod custom;

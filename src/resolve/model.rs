@@ -97,6 +97,26 @@ pub struct Instance {
     pub workloads: Vec<InstanceWorkload>,
     /// Each `[groups.X]` of the package: its level and its members' total, in name order.
     pub groups: Vec<InstanceGroup>,
+    /// Its availability group across instances (`group = "NAME"`), when it is in one.
+    pub across: Option<Across>,
+}
+
+/// An instance's membership in an availability group across instances (`group = "NAME"`, issue 17).
+#[derive(Clone, Debug)]
+pub struct Across {
+    pub name: String,
+    /// Where `group` is written.
+    pub at: Location,
+    /// The group's instances in name order, this one among them (filled once the cluster's instances
+    /// resolved).
+    pub members: Vec<String>,
+}
+
+impl Across {
+    /// Whether `instance` emits the group's budgets: the first member by name does, once.
+    pub fn emits_budget(&self, instance: &str) -> bool {
+        self.members.first().is_some_and(|first| first == instance)
+    }
 }
 
 /// What one availability group of one instance runs at: the level its members share and their total.
@@ -224,8 +244,9 @@ pub struct WorkloadTrail {
     pub replicas: ReplicaSource,
 }
 
-/// A validated package version, shared by every instance that chose it.
-#[derive(Debug)]
+/// A validated package version, shared by every instance that chose it (a member of a group across
+/// instances holds its own copy, renamed and labelled for it: `resolve::across`).
+#[derive(Clone, Debug)]
 pub struct Package {
     pub name: String,
     pub version: Version,
@@ -300,7 +321,7 @@ impl Package {
 }
 
 /// One Deployment or StatefulSet of a package with its `[workloads.X]` settings, validated.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Workload {
     /// Index into the package's documents.
     pub document: usize,
@@ -331,8 +352,9 @@ pub struct Workload {
     pub template_from: Option<usize>,
 }
 
-/// A `[groups.X]` of a package, validated: its members, the selector over their pods, its ceiling.
-#[derive(Debug)]
+/// A `[groups.X]` of a package, validated: its members, the selector over their pods, its ceiling; or
+/// one workload's group across instances (`across`).
+#[derive(Clone, Debug)]
 pub struct Group {
     pub name: String,
     /// Where `[groups.X]` is written (its name).
@@ -351,10 +373,13 @@ pub struct Group {
     pub eviction_policy: EvictionPolicy,
     /// A PodDisruptionBudget shipped in the package selects the group's pods: kix derives none.
     pub shipped_pdb: bool,
+    /// Formed by a cluster file's `group` over one workload of several instances (`resolve::across`):
+    /// its total is the members' across those instances, and the first of them emits its budget.
+    pub across: bool,
 }
 
 /// One member of a group.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct GroupMember {
     /// Index into the package's `workloads`.
     pub workload: usize,
@@ -363,7 +388,7 @@ pub struct GroupMember {
 }
 
 /// An autoscaler of the package, bound to the workload it scales.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Autoscaler {
     /// Index into the package's documents.
     pub document: usize,

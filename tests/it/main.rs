@@ -13,6 +13,7 @@ mod conventions;
 mod explain;
 mod flux;
 mod groups;
+mod groups_across;
 mod guide;
 mod hazards;
 mod init;

@@ -44,6 +44,8 @@ pub const SHIPPED_EXAMPLES: &[&str] = &[
     "packages/dns/secondaries.yaml",
     "packages/gateway/gateway.yaml",
     "packages/gateway/kix.toml",
+    "packages/nameserver/kix.toml",
+    "packages/nameserver/nameserver.yaml",
     "packages/operator/kix.toml",
     "packages/operator/operator.yaml",
     "packages/quorum/kix.toml",

@@ -7,7 +7,7 @@
 //! tolerations ([`taints`]), group-aware object kinds ([`kind`]), lists and their items
 //! ([`list`]), the one reader of
 //! Deployments, StatefulSets and PodDisruptionBudgets ([`workload`]), autoscalers
-//! ([`autoscaler`]), operators' kinds that run pods ([`operators`]), object validation with the API server's rules ([`validate`]) and strict
+//! ([`autoscaler`]), operators' kinds that run pods ([`operators`]), where one object names another ([`references`]), object validation with the API server's rules ([`validate`]) and strict
 //! validation of whole objects against Kubernetes 1.33's schema and the package's CRDs
 //! ([`strict`]). Each file cites the
 //! upstream code it follows.
@@ -29,6 +29,7 @@ pub mod list;
 pub mod names;
 pub mod operators;
 pub mod quantity;
+pub mod references;
 pub mod requests;
 pub mod selector;
 pub mod strict;

@@ -27,7 +27,7 @@ pub fn dns1123_label(name: &str) -> Result<(), Refusal> {
 }
 
 /// A DNS-1123 subdomain: at most 253 characters of dot-separated labels.
-pub(crate) fn dns1123_subdomain(name: &str) -> Result<(), Refusal> {
+pub fn dns1123_subdomain(name: &str) -> Result<(), Refusal> {
     if name.is_empty() {
         return Err("must not be empty".into());
     }
