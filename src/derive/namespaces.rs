@@ -76,7 +76,12 @@ pub fn rewrite_references(object: &mut Value, group: &str, kind: &str, from: &st
         ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration") => {
             for webhook in items(object.get_mut("webhooks")) {
                 rewrite(webhook.get_mut("clientConfig").and_then(|c| c.get_mut("service")));
+                rewrite_namespace_selector(webhook.get_mut("namespaceSelector"), from, to);
             }
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding" | "MutatingAdmissionPolicyBinding") => {
+            let resources = object.get_mut("spec").and_then(|s| s.get_mut("matchResources"));
+            rewrite_namespace_selector(resources.and_then(|r| r.get_mut("namespaceSelector")), from, to);
         }
         ("apiregistration.k8s.io", "APIService") => {
             rewrite(object.get_mut("spec").and_then(|s| s.get_mut("service")));
@@ -93,6 +98,31 @@ pub fn rewrite_references(object: &mut Value, group: &str, kind: &str, from: &st
             }
         }
         _ => {}
+    }
+}
+
+/// A namespace selector that names namespace `from` by its name label: every namespace carries
+/// `kubernetes.io/metadata.name: <its name>` (set by the API server since 1.21,
+/// `pkg/registry/core/namespace/strategy.go`), so a webhook that exempts (`NotIn`) or targets its
+/// own namespace through it must name the namespace it moved to, or it would judge its own objects
+/// (gatekeeper's webhooks exempt `gatekeeper-system` so).
+fn rewrite_namespace_selector(selector: Option<&mut Value>, from: &str, to: &str) {
+    const NAME_LABEL: &str = "kubernetes.io/metadata.name";
+    let Some(selector) = selector else { return };
+    if let Some(value) = selector.get_mut("matchLabels").and_then(|m| m.get_mut(NAME_LABEL)) {
+        if value.as_str() == Some(from) {
+            *value = to.into();
+        }
+    }
+    for expression in items(selector.get_mut("matchExpressions")) {
+        if expression.get("key").and_then(Value::as_str) != Some(NAME_LABEL) {
+            continue;
+        }
+        for value in items(expression.get_mut("values")) {
+            if value.as_str() == Some(from) {
+                *value = to.into();
+            }
+        }
     }
 }
 
@@ -165,6 +195,42 @@ mod tests {
                 "ValidatingWebhookConfiguration",
                 "webhooks: [{name: a, clientConfig: {url: 'https://x'}}, {name: b, clientConfig: {service: {name: s, namespace: src}}}]",
                 &["webhooks", "1", "clientConfig", "service", "namespace"],
+                Some("dst"),
+            ),
+            (
+                "admissionregistration.k8s.io",
+                "ValidatingWebhookConfiguration",
+                "webhooks: [{name: a, namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, src]}]}}]",
+                &["webhooks", "0", "namespaceSelector", "matchExpressions", "0", "values", "1"],
+                Some("dst"),
+            ),
+            (
+                "admissionregistration.k8s.io",
+                "ValidatingWebhookConfiguration",
+                "webhooks: [{name: a, namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, src]}]}}]",
+                &["webhooks", "0", "namespaceSelector", "matchExpressions", "0", "values", "0"],
+                Some("kube-system"),
+            ),
+            (
+                "admissionregistration.k8s.io",
+                "MutatingWebhookConfiguration",
+                "webhooks: [{name: a, namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: src}}}]",
+                &["webhooks", "0", "namespaceSelector", "matchLabels", "kubernetes.io/metadata.name"],
+                Some("dst"),
+            ),
+            // Another label's value that happens to equal the namespace's name is not a namespace's name.
+            (
+                "admissionregistration.k8s.io",
+                "MutatingWebhookConfiguration",
+                "webhooks: [{name: a, namespaceSelector: {matchExpressions: [{key: team, operator: In, values: [src]}]}}]",
+                &["webhooks", "0", "namespaceSelector", "matchExpressions", "0", "values", "0"],
+                Some("src"),
+            ),
+            (
+                "admissionregistration.k8s.io",
+                "ValidatingAdmissionPolicyBinding",
+                "spec: {matchResources: {namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: src}}}}",
+                &["spec", "matchResources", "namespaceSelector", "matchLabels", "kubernetes.io/metadata.name"],
                 Some("dst"),
             ),
             (

@@ -174,6 +174,7 @@ pub fn resolve_instance(
     super::hazards::check(cluster.name, &instance, diagnostics);
     report_unmanaged_replicas(cluster.name, &instance, diagnostics);
     report_unmanaged_custom(cluster.name, &instance, diagnostics);
+    super::namespace_strings::report(cluster.name, &instance, diagnostics);
     Some(instance)
 }
 

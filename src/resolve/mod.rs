@@ -26,6 +26,7 @@ mod hazards;
 mod instance;
 pub mod inventory;
 pub mod model;
+mod namespace_strings;
 mod namespaces;
 mod package;
 pub mod substrate;

@@ -86,6 +86,8 @@ codes! {
     ReservedInstanceName = "K0208", Error, "an instance name is the name of a file kix writes itself",
         "An instance becomes out/<cluster>/<instance>.yaml, beside the files kix writes for the whole cluster (kustomization.yaml, _shared.yaml). An instance named after one of them would be overwritten by it, so the name is refused. Choose another instance name.";
     // K03xx: resolving instances, levels and ceilings.
+    NamespaceInString = "K0209", Warning, "a string names the namespace kix moves a package out of",
+        "kix moves a package's objects from meta.namespace to the instance's namespace, with the typed references to it (RoleBinding subjects, webhook services and namespaceSelectors, APIServices, CRD conversion webhooks). It never rewrites free text: a container argument (--exempt-namespace=gatekeeper-system), command, environment value, ConfigMap data or Secret stringData that names the old namespace (as a whole string, a flag's value, a namespace/name pair or a NAME.NAMESPACE.svc address) keeps naming it after the move. kix warns once per object and names the fields. Check each: point it at the instance's namespace, or read the pod's own namespace through the downward API; then acknowledge the warning with allow.";
     ContradictoryCapabilities = "K0301", Error, "multiNode = false together with two or more zones",
         "A single-node cluster cannot span two availability zones. Correct capabilities.multiNode or capabilities.availabilityZones.";
     LevelAboveSubstrate = "K0302", Error, "the requested level is above what the declared substrate supports",
