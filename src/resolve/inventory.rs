@@ -129,14 +129,30 @@ fn node_problems(pool: &RawNodePool) -> Vec<Problem> {
         }
     }
     let allocatable = &pool.allocatable;
-    if let Err(why) = quantity::milli(&allocatable.cpu) {
-        let message = format!("node pool `{name}` allocatable cpu `{}` is not a quantity: {why}", allocatable.cpu);
-        problems.push((at.clone(), message));
+    // A node's allocatable is never negative (`ValidateNonnegativeQuantity` on node status,
+    // pkg/apis/core/validation/validation.go).
+    let negative = "a node's allocatable cannot be negative";
+    match quantity::milli(&allocatable.cpu) {
+        Err(why) => {
+            let message = format!("node pool `{name}` allocatable cpu `{}` is not a quantity: {why}", allocatable.cpu);
+            problems.push((at.clone(), message));
+        }
+        Ok(value) if value < 0 => {
+            problems
+                .push((at.clone(), format!("node pool `{name}` allocatable cpu `{}`: {negative}", allocatable.cpu)));
+        }
+        Ok(_) => {}
     }
-    if let Err(why) = quantity::units(&allocatable.memory) {
-        let message =
-            format!("node pool `{name}` allocatable memory `{}` is not a quantity: {why}", allocatable.memory);
-        problems.push((at, message));
+    match quantity::units(&allocatable.memory) {
+        Err(why) => {
+            let message =
+                format!("node pool `{name}` allocatable memory `{}` is not a quantity: {why}", allocatable.memory);
+            problems.push((at, message));
+        }
+        Ok(value) if value < 0 => {
+            problems.push((at, format!("node pool `{name}` allocatable memory `{}`: {negative}", allocatable.memory)));
+        }
+        Ok(_) => {}
     }
     problems
 }

@@ -27,6 +27,7 @@ pub mod labels;
 pub mod level;
 pub mod list;
 pub mod names;
+pub mod object_rules;
 pub mod operators;
 pub mod quantity;
 pub mod references;

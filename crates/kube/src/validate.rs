@@ -14,7 +14,9 @@
 //! one leaves every pod Pending.
 //!
 //! Objects of other kinds get only the metadata checks (labels, annotations,
-//! namespace): kix patches nothing else in them.
+//! namespace) and the rules every object has ([`super::object_rules`]: its name
+//! by kind, `generateName`, `apiVersion`, sizes, a CRD's structure): kix patches
+//! nothing else in them.
 //!
 //! The rules follow staging/src/k8s.io/apimachinery/pkg/util/validation (names,
 //! label keys and values, through [`super::names`]). Each problem is an
@@ -22,7 +24,7 @@
 
 use super::int_or_percent::IntOrPercent;
 use super::kind::{ObjectKind, WorkloadKind};
-use super::names::{dns1123_label, dns1123_subdomain, label_key, label_value};
+use super::names::{dns1123_label, label_key, label_value};
 use super::selector::{Labels, Selector};
 use kix_yaml::Value;
 use std::collections::BTreeSet;
@@ -62,15 +64,9 @@ pub fn validate_object(object: &Value) -> Vec<ObjectError> {
     match object.get("metadata") {
         Some(metadata) if metadata.is_mapping() => {
             validate_metadata(metadata, "metadata", &mut problems);
-            if workload || pdb {
-                match metadata.get("name").and_then(Value::as_str) {
-                    Some(name) => {
-                        if let Err(why) = dns1123_subdomain(name) {
-                            problems.push("metadata.name", format!("`{name}` is not a DNS-1123 subdomain: {why}"));
-                        }
-                    }
-                    None => problems.push("metadata.name", "required"),
-                }
+            // The name's rule by kind is `object_rules`'; a workload or budget kix patches must have one.
+            if (workload || pdb) && metadata.get("name").and_then(Value::as_str).is_none() {
+                problems.push("metadata.name", "required");
             }
         }
         _ => problems.push("metadata", "required, and must be a mapping"),
@@ -95,6 +91,7 @@ pub fn validate_object(object: &Value) -> Vec<ObjectError> {
             Some(_) => problems.push("spec", "must be a mapping"),
         }
     }
+    problems.0.extend(super::object_rules::check(object));
     problems.0
 }
 
@@ -483,7 +480,8 @@ mod tests {
             "whenUnsatisfiable: ScheduleAnyway",
             "whenUnsatisfiable: DoNotSchedule\n        minDomains: 3",
         );
-        let other_kind = "apiVersion: v1\nkind: Service\nmetadata:\n  name: Not_A_Subdomain_But_Unchecked\nspec: 7\n";
+        // Another kind's spec is not kix's to check (its name is, `object_rules`).
+        let other_kind = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec: 7\n";
         check(&[
             (deployment(""), ""),
             (stateful, ""),
