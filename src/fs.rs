@@ -106,13 +106,16 @@ pub(crate) fn read_source(path: &Path, display: PathBuf, limit: u64) -> Result<S
     }
 }
 
-/// Every file under `dir` that `wanted` accepts, sorted by path. Symlinked directories are
-/// followed, but never into a directory that is already being walked (by its canonical path): a
-/// symlink loop ends the descent there instead of recursing forever. A directory that cannot be
-/// listed is one diagnostic.
+/// Every file under `dir` that `wanted` accepts, sorted by path. Symlinks are followed within
+/// `dir` only: one that leads outside it (or to nothing) is a diagnostic at the link (K0108), as in
+/// a package, so a walk never reads what its caller did not name. Symlinked directories are never
+/// followed into a directory that is already being walked (by its canonical path): a symlink loop
+/// ends the descent there instead of recursing forever. A directory that cannot be listed is one
+/// diagnostic.
 pub(crate) fn walk(dir: &Path, wanted: impl Fn(&Path) -> bool) -> (Vec<PathBuf>, Vec<Diagnostic>) {
     fn descend(
         dir: &Path,
+        root: &(PathBuf, String),
         wanted: &dyn Fn(&Path) -> bool,
         ancestors: &mut Vec<PathBuf>,
         files: &mut Vec<PathBuf>,
@@ -126,8 +129,20 @@ pub(crate) fn walk(dir: &Path, wanted: impl Fn(&Path) -> bool) -> (Vec<PathBuf>,
             Ok(entries) => {
                 ancestors.push(canonical);
                 for path in entries {
+                    if is_symlink(&path) {
+                        if let Some(why) = escape(&path, &root.0) {
+                            let is_wanted = path.is_dir() || wanted(&path);
+                            if is_wanted {
+                                problems.push(
+                                    Diagnostic::new(Code::InputRefused, why.describe(&root.1))
+                                        .at(Location::file(&path)),
+                                );
+                            }
+                            continue;
+                        }
+                    }
                     if path.is_dir() {
-                        descend(&path, wanted, ancestors, files, problems);
+                        descend(&path, root, wanted, ancestors, files, problems);
                     } else if wanted(&path) {
                         files.push(path);
                     }
@@ -139,7 +154,8 @@ pub(crate) fn walk(dir: &Path, wanted: impl Fn(&Path) -> bool) -> (Vec<PathBuf>,
         }
     }
     let (mut files, mut problems) = (Vec::new(), Vec::new());
-    descend(dir, &wanted, &mut Vec::new(), &mut files, &mut problems);
+    let root = (dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()), dir.display().to_string());
+    descend(dir, &root, &wanted, &mut Vec::new(), &mut files, &mut problems);
     files.sort();
     (files, problems)
 }

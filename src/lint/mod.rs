@@ -29,7 +29,7 @@ mod siblings;
 mod spread;
 mod text;
 
-use crate::load::documents::{Document, parse_documents};
+use crate::load::documents::{Document, Naming, parse_documents_named};
 use kix_diag::source::MAX_PACKAGE_FILE_BYTES;
 use kix_diag::{Diagnostics, SourceFile};
 use set::Set;
@@ -80,8 +80,10 @@ pub fn lint(request: &LintRequest) -> Linted {
     };
     let sources = read_inputs(&request.inputs, &mut diagnostics);
     let files = sources.len();
-    let documents: Vec<Document> =
-        sources.into_iter().flat_map(|source| parse_documents(source, &mut diagnostics)).collect();
+    let documents: Vec<Document> = sources
+        .into_iter()
+        .flat_map(|source| parse_documents_named(source, Naming::OrGenerated, &mut diagnostics))
+        .collect();
     let set = Set::read(documents, &mut diagnostics);
     spread::check(&set, &mut diagnostics);
     siblings::check(&set, &mut diagnostics);

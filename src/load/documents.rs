@@ -34,8 +34,11 @@ impl Document {
         self.value.get("kind").and_then(Value::as_str).unwrap_or_default()
     }
 
+    /// `metadata.name`, or where a linted manifest has none its `generateName` (see [`Naming`]).
     pub fn name(&self) -> &str {
-        self.value.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default()
+        let metadata = self.value.get("metadata");
+        let name = metadata.and_then(|m| m.get("name")).and_then(Value::as_str);
+        name.or_else(|| metadata.and_then(|m| m.get("generateName")).and_then(Value::as_str)).unwrap_or_default()
     }
 
     /// The API group (`apps` of `apps/v1`, empty for the core group).
@@ -79,6 +82,20 @@ impl Document {
 
 /// Parses every document of one file; problems become diagnostics and the rest is kept.
 pub fn parse_documents(source: SourceFile, diagnostics: &mut Diagnostics) -> Vec<Document> {
+    parse_documents_named(source, Naming::Required, diagnostics)
+}
+
+/// Whether objects need a `metadata.name`: a package's do (kix's output is applied by name, with
+/// `kubectl apply`, kustomize or Argo CD); manifests `kix lint` reads may instead have a
+/// `generateName`, which `kubectl create` completes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Naming {
+    Required,
+    OrGenerated,
+}
+
+/// [`parse_documents`], with the naming rule given.
+pub fn parse_documents_named(source: SourceFile, naming: Naming, diagnostics: &mut Diagnostics) -> Vec<Document> {
     let source = Arc::new(source);
     let mut documents = Vec::new();
     for parsed in yaml::parse_stream(source.text(), &Limits::PACKAGE) {
@@ -102,7 +119,7 @@ pub fn parse_documents(source: SourceFile, diagnostics: &mut Diagnostics) -> Vec
                 };
                 for (value, marks) in objects {
                     let document = Document { source: Arc::clone(&source), value, marks };
-                    match object_problem(&document.value) {
+                    match object_problem(&document.value, naming) {
                         Some((problem, path)) => diagnostics.push(
                             Diagnostic::new(
                                 Code::NotAnObject,
@@ -121,7 +138,7 @@ pub fn parse_documents(source: SourceFile, diagnostics: &mut Diagnostics) -> Vec
 }
 
 /// What keeps a value from being a Kubernetes object, if anything, and the key path to point at.
-fn object_problem(value: &Value) -> Option<(&'static str, &'static [&'static str])> {
+fn object_problem(value: &Value, naming: Naming) -> Option<(&'static str, &'static [&'static str])> {
     let Some(map) = value.as_mapping() else { return Some(("it is not a mapping", &[])) };
     if !map.get("apiVersion").is_some_and(Value::is_string) {
         return Some(("apiVersion is missing or not a string", &["apiVersion"]));
@@ -142,9 +159,16 @@ fn object_problem(value: &Value) -> Option<(&'static str, &'static [&'static str
     let Some(metadata) = map.get("metadata").and_then(Value::as_mapping) else {
         return Some(("metadata is missing or not a mapping", &["metadata"]));
     };
+    let generated = metadata.get("generateName").and_then(Value::as_str).is_some_and(|g| !g.is_empty());
     match metadata.get("name").and_then(Value::as_str) {
         Some(name) if !name.is_empty() => None,
-        _ => Some(("metadata.name is missing or not a string (generateName is not supported)", &["metadata", "name"])),
+        _ if generated && naming == Naming::OrGenerated => None,
+        _ if generated => Some((
+            "metadata.name is missing: it has a generateName, which only `kubectl create` completes, and kix's output \
+             is applied by name (kubectl apply, kustomize, Argo CD); give it a name",
+            &["metadata", "generateName"],
+        )),
+        _ => Some(("metadata.name is missing or not a string", &["metadata", "name"])),
     }
 }
 

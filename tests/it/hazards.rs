@@ -31,6 +31,24 @@ fn lint_refuses_a_fifo_in_a_directory() {
     t.args(["lint", "m"]).run().status(1).stderr_contains("not a regular file but a FIFO");
 }
 
+/// `kix lint DIR` reads what is under DIR: a symlink out of it is refused at the link, a symlink loop
+/// is walked once, and a link within DIR is followed.
+#[test]
+fn lint_stays_inside_the_directory_it_was_given() {
+    let object = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n";
+    let t = Test::new().tree([("m/a.yaml", object), ("elsewhere/b.yaml", object)]);
+    let root = t.root().to_path_buf();
+    std::os::unix::fs::symlink("../elsewhere", root.join("m/out")).unwrap();
+    std::os::unix::fs::symlink("../elsewhere/b.yaml", root.join("m/b.yaml")).unwrap();
+    std::os::unix::fs::symlink(".", root.join("m/loop")).unwrap();
+    std::os::unix::fs::symlink("a.yaml", root.join("m/same.yaml")).unwrap();
+    let run = t.args(["lint", "m"]).run().status(1);
+    let run = run.stderr_contains("error[K0108]: symlink points outside m; kix does not follow it\n --> m/b.yaml");
+    let run = run.stderr_contains("error[K0108]: symlink points outside m; kix does not follow it\n --> m/out");
+    // a.yaml, and the link to it inside m: two files, each once (the loop adds nothing).
+    run.stderr_contains("kix: linted 2 objects (0 workloads, 0 PodDisruptionBudgets) from 2 files");
+}
+
 /// The names of the root's entries that a build leaves beside `out/` (staging, set-aside, lock).
 fn leftovers(root: &Path) -> Vec<String> {
     std::fs::read_dir(root)
