@@ -81,6 +81,7 @@ fn realworld_packages_lint_to_the_findings_their_readme_explains() {
         ("external-dns", &[]),
         ("guestbook", &["K0715"]),
         ("ingress-nginx", &[]),
+        ("istio-spire", &[]),
         ("kube-prometheus", &["K0702", "K0714", "K0715"]),
         ("metallb", &[]),
         ("microservices-demo", &[]),
