@@ -16,14 +16,19 @@
 //! turn into a stuck rollout or drain are errors, findings that weaken placement without
 //! blocking anything are warnings (`kix explain K07xx` says which).
 //!
+//! Warnings can be accepted ([`accepted`]): on one object by its `kix.dev/allow` annotation, with
+//! `--cluster` by the cluster's and its instances' `allow`; `--deny-warnings` fails on the rest.
+//!
 //! Objects are grouped by `metadata.namespace` as written; objects without one share the
 //! namespace they will be applied to, so they are grouped together.
 
+mod accepted;
 mod affinity;
 mod autoscaler;
 mod budgets;
 mod cluster;
 mod facts;
+mod junit;
 mod set;
 mod siblings;
 mod spread;
@@ -32,6 +37,8 @@ mod text;
 use crate::load::documents::{Document, parse_documents};
 use kix_diag::source::MAX_PACKAGE_FILE_BYTES;
 use kix_diag::{Diagnostics, SourceFile};
+pub use accepted::Object;
+pub use junit::junit;
 use set::Set;
 use std::path::{Path, PathBuf};
 
@@ -52,6 +59,8 @@ pub struct LintRequest {
     pub cluster: Option<String>,
     /// The kix root holding `clusters/` (for `--cluster`).
     pub root: PathBuf,
+    /// `--deny-warnings`: a warning left after what is accepted fails the run (K0502).
+    pub deny_warnings: bool,
 }
 
 /// What a lint found, and how much it read.
@@ -59,7 +68,8 @@ pub struct LintRequest {
 pub struct Linted {
     pub diagnostics: Diagnostics,
     pub files: usize,
-    pub objects: usize,
+    /// Every object read, in input order, with where it is written.
+    pub objects: Vec<Object>,
     pub workloads: usize,
     pub budgets: usize,
 }
@@ -73,7 +83,7 @@ pub fn lint(request: &LintRequest) -> Linted {
             Err(why) => {
                 diagnostics.extend(why);
                 diagnostics.finish();
-                return Linted { diagnostics, files: 0, objects: 0, workloads: 0, budgets: 0 };
+                return Linted { diagnostics, files: 0, objects: Vec::new(), workloads: 0, budgets: 0 };
             }
         },
         None => None,
@@ -91,11 +101,12 @@ pub fn lint(request: &LintRequest) -> Linted {
     if let Some(facts) = &facts {
         cluster::check(&set, facts, &mut diagnostics);
     }
-    diagnostics.finish();
+    let objects = accepted::objects(&set, &mut diagnostics);
+    accepted::settle(&objects, facts.as_ref(), request.deny_warnings, &mut diagnostics);
     Linted {
         diagnostics,
         files,
-        objects: set.documents.len(),
+        objects,
         workloads: set.workloads.len(),
         budgets: set.budgets.len(),
     }

@@ -35,6 +35,7 @@ fn codes(documents: &[String], cluster: Option<(&TestTree, &str)>) -> Vec<String
         inputs: vec![Input::Text { name: "m.yaml".into(), text: documents.join("---\n") }],
         cluster: cluster.map(|(_, name)| name.to_string()),
         root: cluster.map_or_else(Default::default, |(tree, _)| tree.root().to_path_buf()),
+        deny_warnings: false,
     };
     lint(&request).diagnostics.iter().map(|d| d.code.id().to_string()).collect()
 }
