@@ -639,9 +639,7 @@ fn explain_instance(args: &ExplainArgs, cluster: &str, instance: &str) -> ExitCo
             if let Ok(serde_json::Value::Object(report)) = serde_json::to_value(&derivation) {
                 outcome.report = report;
             }
-            print_stdout(&outcome.document());
-            // The diagnostics are about the instance explained, not a verdict on the tree: explain succeeds.
-            ExitCode::SUCCESS
+            finish(&outcome, args.format, None, &[])
         }
         Err(explain::ExplainError::Compile(diagnostics)) => {
             let root = request.selection.root.clone();
@@ -671,8 +669,7 @@ fn explain(code: Option<&str>, format: Format) -> ExitCode {
         let none = Diagnostics::default();
         let mut outcome = outcome("explain", &none, ".".into());
         outcome.report.insert("codes".into(), listed.collect());
-        print_stdout(&outcome.document());
-        return ExitCode::SUCCESS;
+        return finish(&outcome, format, None, &[]);
     }
     let mut text = String::new();
     match (code, codes.as_slice()) {

@@ -127,7 +127,7 @@ fn junit_parses_with_one_case_per_workload_and_scenario() {
     let failing = Test::in_dir("tests/fixtures/no-honor").args(["verify", "--format", "junit"]).run().status(1);
     let suites = junit_parser::from_reader(std::io::Cursor::new(failing.stdout.as_bytes())).unwrap();
     let prod = suites.suites.iter().find(|s| s.name == "prod").unwrap();
-    let loss = prod.cases.iter().find(|c| c.name == "shop Deployment/api: domain-loss").unwrap();
+    let loss = prod.cases.iter().find(|c| c.original_name == "shop Deployment/api: domain-loss").unwrap();
     match &loss.status {
         junit_parser::TestStatus::Failure(failure) => {
             assert_eq!(failure.failure_type, "K0607");
@@ -135,8 +135,8 @@ fn junit_parses_with_one_case_per_workload_and_scenario() {
         }
         other => panic!("domain-loss should fail: {other:?}"),
     }
-    assert!(prod.cases.iter().any(|c| c.name == "shop Deployment/api: level zone" && c.status.is_failure()));
-    assert!(prod.cases.iter().any(|c| c.name == "shop Deployment/api: rollout" && c.status.is_success()));
+    assert!(prod.cases.iter().any(|c| c.original_name == "shop Deployment/api: level zone" && c.status.is_failure()));
+    assert!(prod.cases.iter().any(|c| c.original_name == "shop Deployment/api: rollout" && c.status.is_success()));
     let passing = Test::new().examples().args(["verify", "--format", "junit"]).run().status(0);
     let suites = junit_parser::from_reader(std::io::Cursor::new(passing.stdout.as_bytes())).unwrap();
     assert_eq!(suites.failures, 0);
@@ -147,7 +147,7 @@ fn junit_parses_with_one_case_per_workload_and_scenario() {
     let lint = lint.run().status(1);
     let suites = junit_parser::from_reader(std::io::Cursor::new(lint.stdout.as_bytes())).unwrap();
     assert_eq!(suites.suites[0].name, "manifests.yaml");
-    let web = suites.suites[0].cases.iter().find(|c| c.name == "Deployment shop/web").unwrap();
+    let web = suites.suites[0].cases.iter().find(|c| c.original_name == "Deployment shop/web").unwrap();
     assert!(web.status.is_failure(), "{web:?}");
 }
 
