@@ -318,7 +318,10 @@ fn differences_json(differences: &[crate::emit::Difference], diff: bool, root: &
                 let path = patch_path(difference.path(), root);
                 let text = similar::TextDiff::from_lines(found.as_str(), written.as_str());
                 let header = (format!("a/{path}"), format!("b/{path}"));
-                ("changed", diff.then(|| text.unified_diff().context_radius(3).header(&header.0, &header.1).to_string()))
+                (
+                    "changed",
+                    diff.then(|| text.unified_diff().context_radius(3).header(&header.0, &header.1).to_string()),
+                )
             }
         };
         let mut entry = serde_json::json!({ "change": change, "file": difference.path().display().to_string() });
@@ -480,8 +483,7 @@ fn lint(args: &LintArgs) -> ExitCode {
         }
     }
     let root = args.root.clone().unwrap_or_else(|| compile::find_root(Path::new(".")));
-    let request =
-        lint::LintRequest { inputs, cluster: args.cluster.clone(), root, deny_warnings: args.deny_warnings };
+    let request = lint::LintRequest { inputs, cluster: args.cluster.clone(), root, deny_warnings: args.deny_warnings };
     let linted = lint::lint(&request);
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let done = format!(
@@ -533,7 +535,7 @@ fn finish(outcome: &Outcome<'_>, format: Format, done: Option<&str>, suites: &[j
             });
             if !conventions().quiet {
                 let done = done.map(|done| format!("kix: {done}\n")).unwrap_or_default();
-                let _ = write!(std::io::stderr().lock(), "{done}kix: {}\n", outcome.summary_text());
+                let _ = writeln!(std::io::stderr().lock(), "{done}kix: {}", outcome.summary_text());
             }
         }
     }

@@ -255,7 +255,11 @@ fn derivation(
         .chain(acknowledged.clone().map(|d| format!("(acknowledged by allow) {}", d.render(kix_diag::Style::Plain))))
         .collect();
     let mut own = Diagnostics::default();
-    diagnostics.iter().chain(acknowledged.clone()).filter(|d| about(d, cluster, instance, only)).for_each(|d| own.push(d.clone()));
+    diagnostics
+        .iter()
+        .chain(acknowledged.clone())
+        .filter(|d| about(d, cluster, instance, only))
+        .for_each(|d| own.push(d.clone()));
     own.acknowledge(|d| acknowledged.clone().any(|a| a == d));
     Derivation {
         cluster: cluster.name.clone(),

@@ -56,7 +56,8 @@ pub fn render(name: &str, suites: &[Suite]) -> String {
             suite.cases.iter().filter(|c| c.skipped.is_some()).count()
         );
         for case in &suite.cases {
-            let _ = write!(out, "    <testcase name=\"{}\" classname=\"{}\"", escape(&case.name), escape(&case.classname));
+            let _ =
+                write!(out, "    <testcase name=\"{}\" classname=\"{}\"", escape(&case.name), escape(&case.classname));
             if case.failure.is_none() && case.skipped.is_none() && case.output.is_none() {
                 out.push_str("/>\n");
                 continue;

@@ -101,7 +101,8 @@ pub fn artifact_path(base: &Path, path: &Path) -> String {
         }
     }
     if clean.is_absolute()
-        && let Some(relative) = std::env::current_dir().ok().and_then(|cwd| clean.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        && let Some(relative) =
+            std::env::current_dir().ok().and_then(|cwd| clean.strip_prefix(cwd).ok().map(Path::to_path_buf))
     {
         clean = relative;
     }

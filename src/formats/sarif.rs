@@ -43,7 +43,8 @@ pub fn render(outcome: &Outcome<'_>) -> String {
             if let Some(help) = &diagnostic.help {
                 text.push_str(&format!("\nhelp: {help}"));
             }
-            let mut result = result(outcome, diagnostic.code, level(diagnostic.severity()), text, diagnostic.location());
+            let mut result =
+                result(outcome, diagnostic.code, level(diagnostic.severity()), text, diagnostic.location());
             let related: Vec<Value> = diagnostic
                 .secondary()
                 .enumerate()
@@ -60,9 +61,12 @@ pub fn render(outcome: &Outcome<'_>) -> String {
             result
         })
         .collect();
-    results.extend(outcome.notes.iter().map(|Note { code, message, location }| {
-        result(outcome, *code, "note", message.clone(), location.as_ref())
-    }));
+    results.extend(
+        outcome
+            .notes
+            .iter()
+            .map(|Note { code, message, location }| result(outcome, *code, "note", message.clone(), location.as_ref())),
+    );
     let log = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

@@ -36,9 +36,9 @@ pub struct Object {
 impl Object {
     /// Whether a diagnostic's primary location lies in this object.
     pub fn holds(&self, diagnostic: &Diagnostic) -> bool {
-        diagnostic.location().is_some_and(|l| {
-            l.path() == self.file && l.offset().is_some_and(|offset| self.range.contains(&offset))
-        })
+        diagnostic
+            .location()
+            .is_some_and(|l| l.path() == self.file && l.offset().is_some_and(|offset| self.range.contains(&offset)))
     }
 }
 
@@ -90,7 +90,10 @@ pub fn settle(objects: &[Object], facts: Option<&ClusterFacts>, deny_warnings: b
         let by_cluster = facts.is_some_and(|facts| {
             facts.allow.contains(&d.code)
                 || object.is_some_and(|o| {
-                    facts.instance_allow.iter().any(|(namespace, allow)| *namespace == o.namespace && allow.contains(&d.code))
+                    facts
+                        .instance_allow
+                        .iter()
+                        .any(|(namespace, allow)| *namespace == o.namespace && allow.contains(&d.code))
                 })
         });
         by_cluster || object.is_some_and(|o| o.allow.contains(&d.code))

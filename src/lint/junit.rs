@@ -53,7 +53,8 @@ pub fn junit(linted: &Linted) -> Vec<Suite> {
     }
     for diagnostic in rest {
         let file = diagnostic.location().map(|l| l.path().display().to_string());
-        let name = format!("{} {}", diagnostic.code.id(), diagnostic.location().map(ToString::to_string).unwrap_or_default());
+        let name =
+            format!("{} {}", diagnostic.code.id(), diagnostic.location().map(ToString::to_string).unwrap_or_default());
         let classname = format!("kix.lint.{}", file.as_deref().unwrap_or("kix"));
         let suite = match file.as_ref().and_then(|f| index.get(f)) {
             Some(&suite) => suite,

@@ -35,10 +35,10 @@ mod spread;
 mod text;
 
 use crate::load::documents::{Document, parse_documents};
-use kix_diag::source::MAX_PACKAGE_FILE_BYTES;
-use kix_diag::{Diagnostics, SourceFile};
 pub use accepted::Object;
 pub use junit::junit;
+use kix_diag::source::MAX_PACKAGE_FILE_BYTES;
+use kix_diag::{Diagnostics, SourceFile};
 use set::Set;
 use std::path::{Path, PathBuf};
 
@@ -103,13 +103,7 @@ pub fn lint(request: &LintRequest) -> Linted {
     }
     let objects = accepted::objects(&set, &mut diagnostics);
     accepted::settle(&objects, facts.as_ref(), request.deny_warnings, &mut diagnostics);
-    Linted {
-        diagnostics,
-        files,
-        objects,
-        workloads: set.workloads.len(),
-        budgets: set.budgets.len(),
-    }
+    Linted { diagnostics, files, objects, workloads: set.workloads.len(), budgets: set.budgets.len() }
 }
 
 /// Reads every input: files as given, directories walked in path order.

@@ -108,8 +108,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
     }
     let multi_node_at = raw.capabilities.multi_node.as_ref().map(|m| source.locate(m.span()));
     let zones_at = raw.capabilities.availability_zones.as_ref().map(|z| source.locate(z.span()));
-    let require_nodes =
-        raw.verify.require_nodes.as_ref().filter(|r| *r.get_ref()).map(|r| source.locate(r.span()));
+    let require_nodes = raw.verify.require_nodes.as_ref().filter(|r| *r.get_ref()).map(|r| source.locate(r.span()));
     cluster_valid.then(|| Cluster {
         name,
         source: Arc::clone(&source),

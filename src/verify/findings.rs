@@ -217,7 +217,6 @@ fn help(kind: FindingKind) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use FindingKind as K;
 
     /// A code means one thing: no two kinds of finding share one, and every code is a verify code.
     #[test]

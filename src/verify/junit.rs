@@ -65,13 +65,18 @@ fn cluster_suite(report: &ClusterReport) -> Suite {
                     })
                     .collect();
                 let failure = (!scenario.pass).then(|| {
-                    let (kind, message) = failed.first().copied().unwrap_or((Code::VerifyScenarioFails, "the scenario fails"));
-                    let text: Vec<String> = scenario.findings.iter().map(|f| {
-                        match findings::role_in(f, scenario) {
-                            findings::Role::Failure(code) | findings::Role::Blocker(code) => format!("[{}] {f}", code.id()),
+                    let (kind, message) =
+                        failed.first().copied().unwrap_or((Code::VerifyScenarioFails, "the scenario fails"));
+                    let text: Vec<String> = scenario
+                        .findings
+                        .iter()
+                        .map(|f| match findings::role_in(f, scenario) {
+                            findings::Role::Failure(code) | findings::Role::Blocker(code) => {
+                                format!("[{}] {f}", code.id())
+                            }
                             findings::Role::Fact => format!("[note] {f}"),
-                        }
-                    }).collect();
+                        })
+                        .collect();
                     Failure { kind: kind.id().into(), message: message.to_string(), text: text.join("\n") }
                 });
                 let notes: Vec<String> = scenario

@@ -17,7 +17,8 @@ fn schema(name: &str) -> serde_json::Value {
 
 fn validate(schema: &serde_json::Value, document: &serde_json::Value, what: &str) {
     let validator = jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{what}: the schema is invalid: {e}"));
-    let problems: Vec<String> = validator.iter_errors(document).map(|e| format!("{}: {e}", e.instance_path())).collect();
+    let problems: Vec<String> =
+        validator.iter_errors(document).map(|e| format!("{}: {e}", e.instance_path())).collect();
     assert!(problems.is_empty(), "{what} does not match its schema:\n{}\n{document:#}", problems.join("\n"));
 }
 
@@ -41,7 +42,8 @@ fn every_commands_json_is_one_document_that_matches_its_schema() {
     assert!(built["written"]["instances"].as_u64().unwrap() > 0);
     document(t.clone().args(["build", "--check", "--format", "json"]).run().status(0), "build", "build --check");
     std::fs::write(t.root().join("out/prod/shop.yaml"), "stale\n").unwrap();
-    let stale = document(t.clone().args(["build", "--check", "--diff", "--format", "json"]).run().status(1), "build", "stale");
+    let stale =
+        document(t.clone().args(["build", "--check", "--diff", "--format", "json"]).run().status(1), "build", "stale");
     assert_eq!(stale["differences"][0]["change"], "changed");
     assert!(stale["differences"][0]["diff"].as_str().unwrap().starts_with("--- a/out/prod/shop.yaml"));
     assert_eq!(stale["summary"]["failed"], "1 file out of date");
@@ -56,7 +58,8 @@ fn every_commands_json_is_one_document_that_matches_its_schema() {
     // Locations are fields, as in diagnostics.
     let from = &explained["steps"][0]["from"];
     assert!(from["file"].is_string() && from["line"].is_u64() && from["column"].is_u64(), "{from}");
-    let code = document(Test::in_repo().args(["explain", "K0714", "--format", "json"]).run().status(0), "explain", "code");
+    let code =
+        document(Test::in_repo().args(["explain", "K0714", "--format", "json"]).run().status(0), "explain", "code");
     assert_eq!(code["codes"][0]["code"], "K0714");
     document(Test::in_repo().args(["explain", "--format", "json"]).run().status(0), "explain", "codes");
     let no_honor = Test::in_dir("tests/fixtures/no-honor").args(["verify", "--format", "json"]).run().status(1);
@@ -70,11 +73,13 @@ fn every_commands_json_is_one_document_that_matches_its_schema() {
     assert!(!linted["diagnostics"].as_array().unwrap().is_empty());
     assert!(linted["diagnostics"].as_array().unwrap().iter().all(|d| d["file"].is_string() && d["line"].is_u64()));
     let sim = ["--state", "tests/sim/three-zones.yaml"];
-    let schedule = Test::in_repo().args(["schedule", sim[0], sim[1], "--pod", "tests/sim/web.yaml", "--format", "json"]);
+    let schedule =
+        Test::in_repo().args(["schedule", sim[0], sim[1], "--pod", "tests/sim/web.yaml", "--format", "json"]);
     document(schedule.run().status(0), "schedule", "schedule");
     let simulate = Test::in_repo().args(["simulate", sim[0], sim[1], "tests/sim/web.yaml", "--format", "json"]);
     document(simulate.run().status(0), "simulate", "simulate");
-    let unreadable = Test::in_repo().args(["simulate", "--state", "tests/sim/bad.yaml", "tests/sim/web.yaml", "--format", "json"]);
+    let unreadable =
+        Test::in_repo().args(["simulate", "--state", "tests/sim/bad.yaml", "tests/sim/web.yaml", "--format", "json"]);
     let bad = document(unreadable.run().status(1), "simulate", "simulate of a bad snapshot");
     assert!(bad["diagnostics"][0]["file"].is_string(), "{bad}");
     // Broken input: the compile's errors are in the document, located.
@@ -92,7 +97,14 @@ fn sarif_validates_against_the_sarif_2_1_0_schema() {
             .unwrap();
     let runs = [
         ("build", Test::new().examples().args(["build", "--format", "sarif"]).run().status(0)),
-        ("check", Test::new().fixture("tests/bad/r13-duplicate-name-and-version").args(["check", "--format", "sarif"]).run().status(1)),
+        (
+            "check",
+            Test::new()
+                .fixture("tests/bad/r13-duplicate-name-and-version")
+                .args(["check", "--format", "sarif"])
+                .run()
+                .status(1),
+        ),
         ("lint", Test::in_repo().args(["lint", "tests/realworld/packages", "--format", "sarif"]).run()),
         ("verify", Test::in_dir("tests/fixtures/no-honor").args(["verify", "--format", "sarif"]).run().status(1)),
     ];
@@ -143,7 +155,8 @@ fn junit_parses_with_one_case_per_workload_and_scenario() {
     assert!(suites.tests > 20, "{}", suites.tests);
     let edge = suites.suites.iter().find(|s| s.name == "edge").unwrap();
     assert!(edge.cases[0].status.is_skipped(), "a cluster without nodes is not verified");
-    let lint = Test::in_dir("tests/lint/k0701-spread-misses-own-pods").args(["lint", "manifests.yaml", "--format", "junit"]);
+    let lint =
+        Test::in_dir("tests/lint/k0701-spread-misses-own-pods").args(["lint", "manifests.yaml", "--format", "junit"]);
     let lint = lint.run().status(1);
     let suites = junit_parser::from_reader(std::io::Cursor::new(lint.stdout.as_bytes())).unwrap();
     assert_eq!(suites.suites[0].name, "manifests.yaml");
@@ -153,15 +166,21 @@ fn junit_parses_with_one_case_per_workload_and_scenario() {
 
 #[test]
 fn github_annotations_carry_file_line_and_code() {
-    let run = Test::in_dir("tests/lint/k0701-spread-misses-own-pods").args(["lint", "manifests.yaml", "--format", "github"]);
+    let run =
+        Test::in_dir("tests/lint/k0701-spread-misses-own-pods").args(["lint", "manifests.yaml", "--format", "github"]);
     let run = run.run().status(1);
     let line = run.stdout.lines().next().unwrap();
     assert!(line.starts_with("::error file=manifests.yaml,line="), "{line}");
     assert!(line.contains(",col=") && line.contains(",title=K0701::"), "{line}");
     let verify = Test::in_dir("tests/fixtures/no-honor").args(["verify", "--format", "github"]).run().status(1);
-    assert!(verify.stdout.lines().all(|l| l.starts_with("::error file=packages/web/api.yaml,line=")), "{}", verify.stdout);
+    assert!(
+        verify.stdout.lines().all(|l| l.starts_with("::error file=packages/web/api.yaml,line=")),
+        "{}",
+        verify.stdout
+    );
     assert!(verify.stderr.ends_with("kix: 3 errors, 0 warnings\n"), "{}", verify.stderr);
-    let warned = Test::in_dir("tests/lint/k0714-pdb-no-eviction-policy").args(["lint", "manifests.yaml", "--format", "github"]);
+    let warned =
+        Test::in_dir("tests/lint/k0714-pdb-no-eviction-policy").args(["lint", "manifests.yaml", "--format", "github"]);
     assert!(warned.run().status(0).stdout.starts_with("::warning file=manifests.yaml,line="));
 }
 
@@ -205,7 +224,8 @@ fn lint_deny_warnings_and_what_allow_accepts() {
         .stderr_ends_with("kix: 1 error, 1 warning\n");
     // kix.dev/allow on the budget accepts K0714 there.
     let text = std::fs::read_to_string(repo_path(case).join("manifests.yaml")).unwrap();
-    let pdb = text.find("kind: PodDisruptionBudget\nmetadata:\n").unwrap() + "kind: PodDisruptionBudget\nmetadata:\n".len();
+    let pdb =
+        text.find("kind: PodDisruptionBudget\nmetadata:\n").unwrap() + "kind: PodDisruptionBudget\nmetadata:\n".len();
     let annotated = format!("{}  annotations: {{kix.dev/allow: \"K0702, k0714\"}}\n{}", &text[..pdb], &text[pdb..]);
     let t = Test::new().tree([("m.yaml", annotated.as_str())]);
     t.clone()
@@ -219,9 +239,8 @@ fn lint_deny_warnings_and_what_allow_accepts() {
     // With --cluster, the cluster's allow accepts it on every object, an instance's on its namespace's.
     for allow in ["allow = [\"K0714\"]\n", ""] {
         let instance = if allow.is_empty() { "allow = [\"K0714\"]\n" } else { "" };
-        let cluster = format!(
-            "availability = \"none\"\n{allow}\n[[instances]]\nname = \"shop\"\npackage = \"web\"\n{instance}"
-        );
+        let cluster =
+            format!("availability = \"none\"\n{allow}\n[[instances]]\nname = \"shop\"\npackage = \"web\"\n{instance}");
         let t = Test::new().examples().tree([("clusters/c.toml", cluster.as_str()), ("m.yaml", text.as_str())]);
         t.args(["lint", "m.yaml", "--cluster", "c", "--deny-warnings"])
             .run()

@@ -23,7 +23,7 @@ fn schedule_json_gives_every_node_its_reason_in_the_schedulers_words() {
     assert!(json["scores"]["n5"].as_i64().unwrap() > 0);
     assert_eq!(
         json.as_object().unwrap().keys().collect::<Vec<_>>(),
-        ["feasible", "scores", "selected", "unschedulable"]
+        ["command", "diagnostics", "feasible", "scores", "selected", "summary", "unschedulable"]
     );
 }
 
