@@ -119,6 +119,28 @@ fn budgets_follow_the_disruption_controller() {
     }
 }
 
+/// A budget beside a Prometheus or Alertmanager selects the pods prometheus-operator runs for it (issue 21):
+/// not K0702; a budget over neither, or over another namespace's, still is.
+#[test]
+fn budgets_over_an_operators_pods_select_something() {
+    let prometheus = |namespace: &str| {
+        format!(
+            "apiVersion: monitoring.coreos.com/v1\nkind: Prometheus\nmetadata: {{name: k8s, namespace: {namespace}}}\n\
+             spec:\n  replicas: 2\n  podMetadata:\n    labels: {{part: shop}}\n"
+        )
+    };
+    let budget = |selector: &str| pdb("prometheus-k8s", "minAvailable: 1", selector);
+    let cases: Vec<(&str, String, &str, Vec<&str>)> = vec![
+        ("podMetadata and operator labels", prometheus("shop"), "{part: shop, prometheus: k8s}", vec![]),
+        ("the operator's instance label", prometheus("shop"), "{app.kubernetes.io/instance: k8s}", vec![]),
+        ("another Prometheus", prometheus("shop"), "{prometheus: other}", vec!["K0702"]),
+        ("another namespace", prometheus("monitoring"), "{prometheus: k8s}", vec!["K0702"]),
+    ];
+    for (what, object, selector, expected) in cases {
+        assert_eq!(codes(&[object, budget(selector)], None), expected, "{what}");
+    }
+}
+
 #[test]
 fn autoscalers_set_the_scale_budgets_are_read_at() {
     let web = deployment("web", 1, "", &zone_spread("{app: web}", HASH));
