@@ -6,7 +6,10 @@
 //! `fullDescription` and `help`, and a `helpUri` into the README's codes table. Each diagnostic is a
 //! result at its code's level, with a physical location (a relative `artifactLocation.uri`, a
 //! `region` with `startLine` and `startColumn`) where it has one and its secondary labels as related
-//! locations; a [`Note`] is a result at level `note`.
+//! locations; a [`Note`] is a result at level `note`. A location naming a whole file is its first line
+//! (GitHub code scanning wants a `startLine`); a diagnostic about no file at all (K0502, warnings denied)
+//! is a tool execution notification of the invocation, since a result without a location is refused
+//! by code scanning.
 //! Spec: <https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html>; the schema the tests
 //! validate against is `tests/formats/sarif-schema-2.1.0.json`.
 
@@ -32,9 +35,22 @@ pub fn render(outcome: &Outcome<'_>) -> String {
             })
         })
         .collect();
+    let notifications: Vec<Value> = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.location().is_none())
+        .map(|d| {
+            json!({
+                "descriptor": { "id": d.code.id() },
+                "level": level(d.severity()),
+                "message": { "text": d.message },
+            })
+        })
+        .collect();
     let mut results: Vec<Value> = outcome
         .diagnostics
         .iter()
+        .filter(|d| d.location().is_some())
         .map(|diagnostic| {
             let mut text = diagnostic.message.clone();
             for note in diagnostic.notes() {
@@ -80,6 +96,7 @@ pub fn render(outcome: &Outcome<'_>) -> String {
             "invocations": [{
                 "executionSuccessful": true,
                 "exitCode": i32::from(outcome.fails()),
+                "toolExecutionNotifications": notifications,
             }],
             "results": results,
         }],
@@ -111,11 +128,8 @@ fn physical(outcome: &Outcome<'_>, location: &Location) -> Option<Value> {
         return None;
     }
     let uri = if path.starts_with('/') { format!("file://{}", encode(&path)) } else { encode(&path) };
-    let mut physical = json!({ "artifactLocation": { "uri": uri } });
-    if let Some(line) = location.line() {
-        physical["region"] = json!({ "startLine": line, "startColumn": location.column().unwrap_or(1) });
-    }
-    Some(json!({ "physicalLocation": physical }))
+    let region = json!({ "startLine": location.line().unwrap_or(1), "startColumn": location.column().unwrap_or(1) });
+    Some(json!({ "physicalLocation": { "artifactLocation": { "uri": uri }, "region": region } }))
 }
 
 /// A path as a URI reference: every byte outside RFC 3986's unreserved characters and `/` percent-encoded.

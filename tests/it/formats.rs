@@ -107,6 +107,15 @@ fn sarif_validates_against_the_sarif_2_1_0_schema() {
         ),
         ("lint", Test::in_repo().args(["lint", "tests/realworld/packages", "--format", "sarif"]).run()),
         ("verify", Test::in_dir("tests/fixtures/no-honor").args(["verify", "--format", "sarif"]).run().status(1)),
+        // K0624 at a whole file; K0502 about no file (a notification, not a result).
+        ("no nodes", Test::new().examples().args(["verify", "--require-nodes", "--format", "sarif"]).run().status(1)),
+        (
+            "denied",
+            Test::in_dir("tests/lint/k0714-pdb-no-eviction-policy")
+                .args(["lint", "manifests.yaml", "--deny-warnings", "--format", "sarif"])
+                .run()
+                .status(1),
+        ),
     ];
     for (what, run) in runs {
         let log: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -131,6 +140,12 @@ fn sarif_validates_against_the_sarif_2_1_0_schema() {
             assert!(physical["region"]["startLine"].as_u64().unwrap() >= 1, "{what}: {result}");
         }
         assert_eq!(sarif_run["invocations"][0]["exitCode"], run.status);
+        let notifications = sarif_run["invocations"][0]["toolExecutionNotifications"].as_array().unwrap();
+        match what {
+            "denied" => assert_eq!(notifications[0]["descriptor"]["id"], "K0502", "{notifications:?}"),
+            "no nodes" => assert!(results.iter().any(|r| r["ruleId"] == "K0624"), "{results:?}"),
+            _ => assert!(notifications.is_empty(), "{what}: {notifications:?}"),
+        }
     }
 }
 
