@@ -8,11 +8,28 @@
 
 use crate::support::*;
 
-/// The committed schema of a command's document, which `kix schema NAME` prints byte for byte.
+/// The committed schema of a command's document, which `kix schema NAME` prints byte for byte; every
+/// property it names has a description, and no object allows keys it does not name.
 fn schema(name: &str) -> serde_json::Value {
     let committed = std::fs::read_to_string(repo_path(format!("schemas/{name}.schema.json"))).unwrap();
     Test::in_repo().args(["schema", name]).run().status(0).stdout(&committed);
-    serde_json::from_str(&committed).unwrap()
+    let schema: serde_json::Value = serde_json::from_str(&committed).unwrap();
+    let mut pending = vec![("$".to_string(), &schema)];
+    while let Some((at, node)) = pending.pop() {
+        if let Some(properties) = node.get("properties").and_then(|p| p.as_object()) {
+            assert_eq!(node["additionalProperties"], false, "{name}: {at} allows unnamed keys");
+            for (key, property) in properties {
+                let described = property.get("description").is_some() || property.get("$ref").is_some();
+                assert!(described, "{name}: {at}.{key} has no description");
+            }
+        }
+        match node {
+            serde_json::Value::Object(map) => pending.extend(map.iter().map(|(k, v)| (format!("{at}.{k}"), v))),
+            serde_json::Value::Array(items) => pending.extend(items.iter().map(|v| (at.clone(), v))),
+            _ => {}
+        }
+    }
+    schema
 }
 
 fn validate(schema: &serde_json::Value, document: &serde_json::Value, what: &str) {
