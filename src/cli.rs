@@ -62,9 +62,10 @@ pub enum Command {
     /// (from a snapshot of a real cluster's nodes).
     #[command(subcommand)]
     Init(InitCommand),
-    /// Print the JSON Schema of a cluster file or of kix.toml (what editors' TOML language servers validate with).
+    /// Print the JSON Schema of a cluster file or of kix.toml (what editors' TOML language servers validate with),
+    /// or of a command's `--format json` document (`kix schema verify`).
     Schema {
-        /// Which file's schema.
+        /// Which file's or document's schema.
         #[arg(value_enum)]
         file: SchemaFile,
     },
@@ -123,21 +124,61 @@ pub struct ExplainArgs {
     pub format: Format,
 }
 
-/// The input files that have a JSON Schema.
+/// The files and documents that have a JSON Schema: the input files, and each command's `--format json`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SchemaFile {
     /// `clusters/<name>.toml`.
     Cluster,
     /// `packages/<dir>/kix.toml`.
     Package,
+    /// `kix build --format json` (and `build --check`).
+    Build,
+    /// `kix check --format json`.
+    Check,
+    /// `kix verify --format json`.
+    Verify,
+    /// `kix lint --format json`.
+    Lint,
+    /// `kix explain --format json` (a code, or an instance's derivation).
+    Explain,
+    /// `kix schedule --format json`.
+    Schedule,
+    /// `kix simulate --format json`.
+    Simulate,
+    /// `kix capacity --format json`.
+    Capacity,
+    /// `kix audit --format json`.
+    Audit,
 }
 
-/// Output format for reports and diagnostics.
+/// Output format for reports and diagnostics. Every command takes text and json; sarif and github
+/// are for build, check, verify and lint; junit for verify and lint.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    /// For people: the report on stdout, rustc-style diagnostics and a summary on stderr.
     #[default]
     Text,
+    /// One JSON document on stdout (the report, its diagnostics and the summary; `kix schema COMMAND`).
     Json,
+    /// A SARIF 2.1.0 log on stdout (GitHub code scanning).
+    Sarif,
+    /// JUnit XML on stdout (CI test dashboards).
+    Junit,
+    /// GitHub Actions workflow commands on stdout (annotations on the pull request's lines).
+    Github,
+}
+
+impl Format {
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Sarif => "sarif",
+            Format::Junit => "junit",
+            Format::Github => "github",
+        }
+    }
 }
 
 /// Which tree to read and which clusters to compile.
@@ -153,8 +194,8 @@ pub struct SelectArgs {
     /// Fail (exit 1) when there are warnings.
     #[arg(long)]
     pub deny_warnings: bool,
-    /// Text or JSON, for diagnostics (one JSON object per line on stderr) and for the command's report on stdout
-    /// (build's summary, verify's verdicts).
+    /// How to print the report and the diagnostics: text, or one document on stdout: json (every command),
+    /// sarif and github (build, check, verify), junit (verify).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }
@@ -198,6 +239,10 @@ pub struct VerifyArgs {
     /// instead of the cluster files' node inventories.
     #[arg(long)]
     pub state: Option<PathBuf>,
+    /// Fail (exit 1, K0624) on a cluster with neither `[[nodePools]]` nor a --state snapshot, instead of
+    /// reporting it as not verified (a cluster file can require it itself: `[verify] requireNodes = true`).
+    #[arg(long)]
+    pub require_nodes: bool,
 }
 
 #[derive(Clone, Debug, Args)]
@@ -248,7 +293,10 @@ pub struct LintArgs {
     /// The directory holding clusters/ (for --cluster); default: the nearest directory upward holding clusters/.
     #[arg(long)]
     pub root: Option<PathBuf>,
-    /// How to print findings.
+    /// How to print findings: text, or one document on stdout (json, sarif, junit, github).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Fail (exit 1) when there are warnings.
+    #[arg(long)]
+    pub deny_warnings: bool,
 }

@@ -9,6 +9,7 @@ use crate::cli::{
     AuditArgs, BuildArgs, CapacityArgs, Cli, Command, ExplainArgs, Format, LintArgs, SelectArgs, VerifyArgs,
 };
 use crate::compile::{self, BuildRequest, Output, Selection};
+use crate::formats::{Outcome, github, junit, sarif};
 use crate::{audit, explain, lint, verify};
 use kix_diag::{Code, Diagnostics, Style};
 use kix_sim as sim;
@@ -43,28 +44,39 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Verify(args) => verify(&args),
         Command::Audit(args) => audit(&args),
         Command::Schedule(args) => {
+            if let Some(refused) = unsupported(args.format, "schedule", &[]) {
+                return refused;
+            }
             let report = sim::schedule(&sim::ScheduleRequest { state: args.state, pod: args.pod });
             let json = args.format == Format::Json;
             // A pod left Pending is a finding: exit 1, as verify does for a workload that misses its level.
             // The report holds the 5,000-node model it was computed on: left to the process exit.
             let report = report.map(exiting);
             let report = report.map(|r| (if json { r.to_json() } else { r.to_text() }, r.selected.is_none()));
-            finish_report(report, args.format)
+            finish_report(report, args.format, "schedule", "no node fits the pod")
         }
         Command::Simulate(args) => {
+            if let Some(refused) = unsupported(args.format, "simulate", &[]) {
+                return refused;
+            }
             let report = sim::simulate(&sim::SimulateRequest { state: args.state, manifests: args.manifests });
             let json = args.format == Format::Json;
             // The report holds the 5,000-node model it was computed on: left to the process exit.
             let report = report.map(exiting);
             let report = report.map(|r| (if json { r.to_json() } else { r.to_text() }, r.pending() > 0));
-            finish_report(report, args.format)
+            finish_report(report, args.format, "simulate", "pods left Pending")
         }
         Command::Lint(args) => lint(&args),
         Command::Capacity(args) => capacity(&args),
-        Command::Explain(args) => match (&args.cluster, &args.instance) {
-            (Some(cluster), Some(instance)) => explain_instance(&args, cluster, instance),
-            _ => explain(args.code.as_deref()),
-        },
+        Command::Explain(args) => {
+            if let Some(refused) = unsupported(args.format, "explain", &[]) {
+                return refused;
+            }
+            match (&args.cluster, &args.instance) {
+                (Some(cluster), Some(instance)) => explain_instance(&args, cluster, instance),
+                _ => explain(args.code.as_deref(), args.format),
+            }
+        }
         Command::Init(command) => {
             let request = match command {
                 crate::cli::InitCommand::Package { dir } => crate::init::InitRequest::Package { dir },
@@ -85,7 +97,12 @@ pub fn run(cli: Cli) -> ExitCode {
             }
         }
         Command::Schema { file } => {
-            print_stdout(&crate::load::schema(file == crate::cli::SchemaFile::Cluster));
+            use clap::ValueEnum;
+            let name = file.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default();
+            match crate::formats::output_schema(&name) {
+                Some(schema) => print_stdout(schema),
+                None => print_stdout(&crate::load::schema(file == crate::cli::SchemaFile::Cluster)),
+            }
             ExitCode::SUCCESS
         }
         Command::Man => {
@@ -116,6 +133,13 @@ impl SelectArgs {
 
 /// `kix build`.
 fn build(args: &BuildArgs) -> ExitCode {
+    let format = args.select.format;
+    if let Some(refused) = unsupported(format, "build", &[Format::Sarif, Format::Github]) {
+        return refused;
+    }
+    if args.stdout && format != Format::Text {
+        return usage_error(&format!("--format {} prints on stdout, where --stdout writes the stream", format.name()));
+    }
     let output = if args.stdout {
         Output::Stream { all: args.all }
     } else if args.check {
@@ -132,33 +156,39 @@ fn build(args: &BuildArgs) -> ExitCode {
         let _ = stream.copy_to(&mut stdout);
         let _ = stdout.flush();
     }
-    if let Some(differences) = &built.differences {
-        if differences.is_empty() {
-            return report(&built.compiled.diagnostics, args.select.format, None);
+    let root = args.select.selection().root;
+    let mut outcome = outcome("build", &built.compiled.diagnostics, root.clone());
+    outcome.report = summary_json(&built.compiled.clusters);
+    if let Some(differences) = built.differences.as_ref().filter(|d| !d.is_empty()) {
+        if format == Format::Text {
+            print_stdout(&render_differences(differences, args.diff, &root));
         }
-        let root = args.select.selection().root;
-        print_stdout(&render_differences(differences, args.diff, &root));
+        let listed = differences_json(differences, args.diff, &root);
+        outcome.report.insert("differences".into(), listed);
         // The summary says why the exit status is 1 when no diagnostic does (issue 21).
         let n = differences.len();
-        let stale = format!("{n} file{} out of date", if n == 1 { "" } else { "s" });
-        print_summarised(&built.compiled.diagnostics, args.select.format, None, Some(&stale));
-        return ExitCode::FAILURE;
+        outcome.failed = Some(format!("{n} file{} out of date", if n == 1 { "" } else { "s" }));
+        return finish(&outcome, format, None, &[]);
     }
-    if built.written.is_some() && !conventions().quiet {
-        print_stdout(&match args.select.format {
-            Format::Text => summary_text(&built.compiled.clusters),
-            Format::Json => format!(
-                "{}\n",
-                serde_json::to_string_pretty(&summary_json(&built.compiled.clusters)).unwrap_or_default()
-            ),
-        });
+    if built.differences.is_some() {
+        outcome.report.insert("differences".into(), serde_json::Value::Array(Vec::new()));
     }
-    let done = built.written.as_ref().filter(|_| args.select.format == Format::Text).map(|written| {
+    if built.written.is_some() && !conventions().quiet && format == Format::Text {
+        print_stdout(&summary_text(&built.compiled.clusters));
+    }
+    let done = built.written.as_ref().map(|written| {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         let shared = match written.shared {
             0 => String::new(),
             n => format!(" and {n} object{} shared by instances ({})", plural(n), crate::derive::SHARED_FILE),
         };
+        outcome.report.insert(
+            "written".into(),
+            serde_json::json!({
+                "instances": written.instances, "shared": written.shared, "clusters": written.clusters,
+                "directory": written.directory.display().to_string(),
+            }),
+        );
         format!(
             "wrote {} instance{}{shared} for {} cluster{} to {}",
             written.instances,
@@ -168,7 +198,7 @@ fn build(args: &BuildArgs) -> ExitCode {
             written.directory.display()
         )
     });
-    report(&built.compiled.diagnostics, args.select.format, done.as_deref())
+    finish(&outcome, format, done.as_deref(), &[])
 }
 
 /// A compiled fleet the command reads until the process exits, never freed: the process ends right after
@@ -239,7 +269,7 @@ fn object_name(object: &kix_yaml::Value) -> String {
 }
 
 /// The build summary as JSON: `{"clusters": [{"cluster", "instances": [{..., "workloads": [...]}]}]}`.
-fn summary_json(clusters: &[crate::derive::ClusterPlan]) -> serde_json::Value {
+fn summary_json(clusters: &[crate::derive::ClusterPlan]) -> serde_json::Map<String, serde_json::Value> {
     let cluster = |c: &crate::derive::ClusterPlan| {
         let instances: Vec<serde_json::Value> = c
             .instances
@@ -272,7 +302,35 @@ fn summary_json(clusters: &[crate::derive::ClusterPlan]) -> serde_json::Value {
             .collect();
         serde_json::json!({ "cluster": c.name, "instances": instances, "shared": shared })
     };
-    serde_json::json!({ "clusters": clusters.iter().map(cluster).collect::<Vec<_>>() })
+    let mut report = serde_json::Map::new();
+    report.insert("clusters".into(), clusters.iter().map(cluster).collect());
+    report
+}
+
+/// `kix build --check --format json`'s `differences`: each file that differs, how, and with `--diff` its diff.
+fn differences_json(differences: &[crate::emit::Difference], diff: bool, root: &Path) -> serde_json::Value {
+    use crate::emit::Difference;
+    let listed = differences.iter().map(|difference| {
+        let (change, text) = match difference {
+            Difference::Missing { .. } => ("missing", None),
+            Difference::Extra { .. } => ("extra", None),
+            Difference::Changed { found, written, .. } => {
+                let path = patch_path(difference.path(), root);
+                let text = similar::TextDiff::from_lines(found.as_str(), written.as_str());
+                let header = (format!("a/{path}"), format!("b/{path}"));
+                (
+                    "changed",
+                    diff.then(|| text.unified_diff().context_radius(3).header(&header.0, &header.1).to_string()),
+                )
+            }
+        };
+        let mut entry = serde_json::json!({ "change": change, "file": difference.path().display().to_string() });
+        if let Some(text) = text {
+            entry["diff"] = serde_json::Value::from(text);
+        }
+        entry
+    });
+    listed.collect()
 }
 
 /// `kix build --check`'s report: one line per file that differs, and with `diff` a unified diff of each change.
@@ -316,32 +374,50 @@ fn patch_path(path: &Path, root: &Path) -> String {
 
 /// `kix check`.
 fn check(args: &SelectArgs) -> ExitCode {
-    let compiled = exiting(compile::compile(&args.selection()));
-    report(&compiled.diagnostics, args.format, None)
+    if let Some(refused) = unsupported(args.format, "check", &[Format::Sarif, Format::Github]) {
+        return refused;
+    }
+    let selection = args.selection();
+    let compiled = exiting(compile::compile(&selection));
+    let mut outcome = outcome("check", &compiled.diagnostics, selection.root);
+    outcome.report = summary_json(&compiled.clusters);
+    finish(&outcome, args.format, None, &[])
 }
 
 /// `kix verify`: exit 1 when a workload misses its level.
 fn verify(args: &VerifyArgs) -> ExitCode {
-    let request = verify::VerifyRequest { selection: args.select.selection(), state: args.state.clone() };
+    let format = args.select.format;
+    if let Some(refused) = unsupported(format, "verify", &[Format::Sarif, Format::Junit, Format::Github]) {
+        return refused;
+    }
+    let request = verify::VerifyRequest {
+        selection: args.select.selection(),
+        state: args.state.clone(),
+        require_nodes: args.require_nodes,
+    };
     let verified = match verify::run(&request) {
         Ok(verified) => verified,
         Err(usage) => return usage_error(&usage.to_string()),
     };
-    if let Some(reports) = &verified.reports {
-        match args.select.format {
-            Format::Text => print_stdout(&verify::render_text(reports)),
-            Format::Json => print_stdout(&format!(
-                "{}\n",
-                serde_json::to_string_pretty(reports).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
-            )),
-        }
+    if let (Some(reports), Format::Text) = (&verified.reports, format) {
+        print_stdout(&verify::render_text(reports));
     }
-    let status = report(&verified.diagnostics, args.select.format, None);
-    if verified.failures() > 0 { ExitCode::FAILURE } else { status }
+    let mut outcome = outcome("verify", &verified.diagnostics, request.selection.root.clone());
+    outcome.report.insert("clusters".into(), serde_json::to_value(&verified.reports).unwrap_or_default());
+    outcome.notes = verified.notes.clone();
+    // Every workload that misses its level has an error diagnostic (K0623 at least); said again in case.
+    let failures = verified.failures();
+    if failures > 0 && !verified.diagnostics.has_errors() {
+        outcome.failed = Some(format!("{failures} workload(s) miss their level"));
+    }
+    finish(&outcome, format, None, &verify::junit(&verified))
 }
 
 /// `kix audit`: exit 1 when a workload's running placement fails its level.
 fn audit(args: &AuditArgs) -> ExitCode {
+    if let Some(refused) = unsupported(args.select.format, "audit", &[]) {
+        return refused;
+    }
     let request =
         audit::AuditRunRequest { selection: args.select.selection(), state: args.state.clone(), all: args.all };
     let audited = match audit::run(&request) {
@@ -351,7 +427,7 @@ fn audit(args: &AuditArgs) -> ExitCode {
     if let Some(report) = &audited.report {
         match args.select.format {
             Format::Text => print_stdout(&audit::render_text(report)),
-            Format::Json => print_stdout(&format!(
+            _ => print_stdout(&format!(
                 "{}\n",
                 serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
             )),
@@ -363,13 +439,16 @@ fn audit(args: &AuditArgs) -> ExitCode {
 
 /// `kix capacity`: the report on stdout, the compile's warnings on stderr.
 fn capacity(args: &CapacityArgs) -> ExitCode {
+    if let Some(refused) = unsupported(args.select.format, "capacity", &[]) {
+        return refused;
+    }
     use crate::capacity::{CapacityError, CapacityRequest};
     let request = CapacityRequest { selection: args.select.selection(), instance: args.instance.clone() };
     match crate::capacity::capacity(&request) {
         Ok(report) => {
             print_stdout(&match args.select.format {
                 Format::Text => crate::capacity::render_text(&report),
-                Format::Json => format!(
+                _ => format!(
                     "{}\n",
                     serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
                 ),
@@ -381,8 +460,12 @@ fn capacity(args: &CapacityArgs) -> ExitCode {
     }
 }
 
-/// `kix lint`: exit 1 when a finding is an error. `-` reads stdin (once, however often it is named).
+/// `kix lint`: exit 1 when a finding is an error (or a warning, with `--deny-warnings`). `-` reads stdin
+/// (once, however often it is named).
 fn lint(args: &LintArgs) -> ExitCode {
+    if let Some(refused) = unsupported(args.format, "lint", &[Format::Sarif, Format::Junit, Format::Github]) {
+        return refused;
+    }
     let mut stdin = None;
     let mut inputs = Vec::new();
     for path in &args.inputs {
@@ -400,37 +483,105 @@ fn lint(args: &LintArgs) -> ExitCode {
         }
     }
     let root = args.root.clone().unwrap_or_else(|| compile::find_root(Path::new(".")));
-    let request = lint::LintRequest { inputs, cluster: args.cluster.clone(), root };
+    let request = lint::LintRequest { inputs, cluster: args.cluster.clone(), root, deny_warnings: args.deny_warnings };
     let linted = lint::lint(&request);
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let done = format!(
         "linted {} ({}, {}) from {}",
-        plural(linted.objects, "object"),
+        plural(linted.objects.len(), "object"),
         plural(linted.workloads, "workload"),
         plural(linted.budgets, "PodDisruptionBudget"),
         plural(linted.files, "file")
     );
-    report(&linted.diagnostics, args.format, Some(&done))
+    // Lint's paths are the inputs' own, relative to the working directory.
+    let mut outcome = outcome("lint", &linted.diagnostics, ".".into());
+    outcome.report.insert(
+        "linted".into(),
+        serde_json::json!({
+            "files": linted.files, "objects": linted.objects.len(), "workloads": linted.workloads,
+            "budgets": linted.budgets,
+        }),
+    );
+    finish(&outcome, args.format, Some(&done), &lint::junit(&linted))
 }
 
-/// Prints a command's report (exit 1 when it says something failed), or its diagnostics when it could not run.
-fn finish_report(result: Result<(String, bool), sim::InputError>, format: Format) -> ExitCode {
-    match result {
-        Ok((report, failed)) => {
-            print_stdout(&report);
-            if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
-        }
-        Err(error) => {
-            print_diagnostics(&Diagnostics::from(error), format, None);
-            ExitCode::FAILURE
+/// An outcome with nothing but its diagnostics yet.
+fn outcome<'a>(command: &'static str, diagnostics: &'a Diagnostics, base: std::path::PathBuf) -> Outcome<'a> {
+    Outcome { command, diagnostics, report: serde_json::Map::new(), failed: None, notes: Vec::new(), base }
+}
+
+/// A usage error (exit 2) when `format` is neither text, json nor one of `more`, the command's other forms.
+fn unsupported(format: Format, command: &str, more: &[Format]) -> Option<ExitCode> {
+    let fine = matches!(format, Format::Text | Format::Json) || more.contains(&format);
+    (!fine).then(|| {
+        let mut takes: Vec<&str> = ["text", "json"].into();
+        takes.extend(more.iter().map(|f| f.name()));
+        usage_error(&format!("`kix {command}` has no --format {}; it takes {}", format.name(), takes.join(", ")))
+    })
+}
+
+/// Prints a command's outcome in the chosen form and returns its exit status: the report and diagnostics
+/// (text on stderr, or one document on stdout), then on stderr the line saying what was done and the
+/// summary, which agrees with the exit status in every form.
+fn finish(outcome: &Outcome<'_>, format: Format, done: Option<&str>, suites: &[junit::Suite]) -> ExitCode {
+    match format {
+        Format::Text => print_summarised(outcome.diagnostics, done, outcome.failed.as_deref()),
+        machine => {
+            print_stdout(&match machine {
+                Format::Sarif => sarif::render(outcome),
+                Format::Github => github::render(outcome),
+                Format::Junit => junit::render(&format!("kix {}", outcome.command), suites),
+                _ => outcome.document(),
+            });
+            if !conventions().quiet {
+                let done = done.map(|done| format!("kix: {done}\n")).unwrap_or_default();
+                let _ = writeln!(std::io::stderr().lock(), "{done}kix: {}", outcome.summary_text());
+            }
         }
     }
+    if outcome.fails() { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
 
-/// Prints the findings (with a line saying what was done, before the summary) and picks the exit status.
+/// Prints `schedule`'s or `simulate`'s report (exit 1 when it says something failed: `failed` says what), or its
+/// diagnostics when it could not run.
+fn finish_report(
+    result: Result<(String, bool), sim::InputError>,
+    format: Format,
+    command: &'static str,
+    failed: &str,
+) -> ExitCode {
+    let (text, diagnostics, report_failed) = match result {
+        Ok((report, report_failed)) => (Some(report), Diagnostics::default(), report_failed),
+        Err(error) => (None, Diagnostics::from(error), false),
+    };
+    if format == Format::Text {
+        return match text {
+            Some(report) => {
+                print_stdout(&report);
+                if report_failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+            }
+            None => {
+                print_summarised(&diagnostics, None, None);
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let mut outcome = outcome(command, &diagnostics, ".".into());
+    if let Some(serde_json::Value::Object(report)) = text.as_deref().and_then(|t| serde_json::from_str(t).ok()) {
+        outcome.report = report;
+    }
+    outcome.failed = report_failed.then(|| failed.to_string());
+    finish(&outcome, format, None, &[])
+}
+
+/// Prints the findings and picks the exit status (`init`, and `capacity` and `audit`, whose JSON reports
+/// keep their committed shape: their diagnostics go to stderr, one JSON object per line).
 fn report(diagnostics: &Diagnostics, format: Format, done: Option<&str>) -> ExitCode {
-    if !diagnostics.is_empty() || format == Format::Text {
-        print_diagnostics(diagnostics, format, done);
+    if format == Format::Text {
+        print_summarised(diagnostics, done, None);
+    } else {
+        let lines: String = diagnostics.iter().map(|d| d.to_json() + "\n").collect();
+        let _ = std::io::stderr().lock().write_all(lines.as_bytes());
     }
     if diagnostics.has_errors() { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
@@ -448,36 +599,22 @@ fn print_stdout(text: &str) {
     let _ = stdout.flush();
 }
 
-/// Prints diagnostics to stderr: rustc-style text with a summary line, or one JSON object per line.
-fn print_diagnostics(diagnostics: &Diagnostics, format: Format, done: Option<&str>) {
-    print_summarised(diagnostics, format, done, None);
-}
-
-/// [`print_diagnostics`], with what else failed (`2 files out of date`) at the end of the summary line.
-fn print_summarised(diagnostics: &Diagnostics, format: Format, done: Option<&str>, failed: Option<&str>) {
+/// Prints diagnostics to stderr as rustc-style text, then the line saying what was done and the summary
+/// line, with what else failed (`2 files out of date`) at its end.
+fn print_summarised(diagnostics: &Diagnostics, done: Option<&str>, failed: Option<&str>) {
     let mut text = String::new();
-    match format {
-        Format::Text => {
-            let Conventions { quiet, style } = conventions();
-            for diagnostic in diagnostics.iter() {
-                text.push_str(&diagnostic.render(style));
-                text.push('\n');
-            }
-            if !quiet {
-                if let Some(done) = done {
-                    text.push_str(&format!("kix: {done}\n"));
-                }
-                match failed {
-                    Some(failed) => text.push_str(&format!("kix: {}, {failed}\n", diagnostics.summary())),
-                    None => text.push_str(&format!("kix: {}\n", diagnostics.summary())),
-                }
-            }
+    let Conventions { quiet, style } = conventions();
+    for diagnostic in diagnostics.iter() {
+        text.push_str(&diagnostic.render(style));
+        text.push('\n');
+    }
+    if !quiet {
+        if let Some(done) = done {
+            text.push_str(&format!("kix: {done}\n"));
         }
-        Format::Json => {
-            for diagnostic in diagnostics.iter() {
-                text.push_str(&diagnostic.to_json());
-                text.push('\n');
-            }
+        match failed {
+            Some(failed) => text.push_str(&format!("kix: {}, {failed}\n", diagnostics.summary())),
+            None => text.push_str(&format!("kix: {}\n", diagnostics.summary())),
         }
     }
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
@@ -494,44 +631,63 @@ fn explain_instance(args: &ExplainArgs, cluster: &str, instance: &str) -> ExitCo
         level: args.level.as_deref().and_then(kix_kube::level::Level::parse),
     };
     match explain::explain(&request) {
-        Ok(derivation) => {
-            match args.format {
-                Format::Text => print_stdout(&explain::render_text(&derivation)),
-                Format::Json => print_stdout(&format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&derivation).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
-                )),
-            }
+        Ok(derivation) if args.format == Format::Text => {
+            print_stdout(&explain::render_text(&derivation));
             ExitCode::SUCCESS
         }
-        Err(explain::ExplainError::Compile(diagnostics)) => report(&diagnostics, args.format, None),
+        Ok(derivation) => {
+            let root = request.selection.root.clone();
+            let mut outcome = outcome("explain", &derivation.diagnostics, root);
+            if let Ok(serde_json::Value::Object(report)) = serde_json::to_value(&derivation) {
+                outcome.report = report;
+            }
+            finish(&outcome, args.format, None, &[])
+        }
+        Err(explain::ExplainError::Compile(diagnostics)) => {
+            let root = request.selection.root.clone();
+            finish(&outcome("explain", &diagnostics, root), args.format, None, &[])
+        }
         Err(explain::ExplainError::Unknown(message)) => usage_error(&message),
     }
 }
 
-/// `kix explain [CODE]`: one code's meaning, or the table of all.
-fn explain(code: Option<&str>) -> ExitCode {
-    match code {
-        None => {
-            let mut text = String::new();
-            for code in Code::ALL {
+/// `kix explain [CODE]`: one code's meaning, or the table of all (as JSON, `codes`: each with its id,
+/// severity, summary and explanation).
+fn explain(code: Option<&str>, format: Format) -> ExitCode {
+    let codes: Vec<Code> = match code {
+        None => Code::ALL.to_vec(),
+        Some(wanted) => match Code::ALL.iter().find(|c| c.id().eq_ignore_ascii_case(wanted)) {
+            Some(code) => vec![*code],
+            None => return usage_error(&format!("unknown code `{wanted}`; `kix explain` lists them all")),
+        },
+    };
+    if format == Format::Json {
+        let listed = codes.iter().map(|code| {
+            serde_json::json!({
+                "code": code.id(), "severity": code.severity(), "summary": code.summary(),
+                "explanation": code.explanation(),
+            })
+        });
+        let none = Diagnostics::default();
+        let mut outcome = outcome("explain", &none, ".".into());
+        outcome.report.insert("codes".into(), listed.collect());
+        return finish(&outcome, format, None, &[]);
+    }
+    let mut text = String::new();
+    match (code, codes.as_slice()) {
+        (Some(_), [code]) => text.push_str(&format!(
+            "{} ({}): {}\n\n{}\n",
+            code.id(),
+            code.severity().as_str(),
+            code.summary(),
+            code.explanation()
+        )),
+        _ => {
+            for code in codes {
                 text.push_str(&format!("{}  {:<7}  {}\n", code.id(), code.severity().as_str(), code.summary()));
             }
-            print_stdout(&text);
-            ExitCode::SUCCESS
         }
-        Some(wanted) => match Code::ALL.iter().find(|c| c.id().eq_ignore_ascii_case(wanted)) {
-            Some(code) => {
-                print_stdout(&format!(
-                    "{} ({}): {}\n\n{}\n",
-                    code.id(),
-                    code.severity().as_str(),
-                    code.summary(),
-                    code.explanation()
-                ));
-                ExitCode::SUCCESS
-            }
-            None => usage_error(&format!("unknown code `{wanted}`; `kix explain` lists them all")),
-        },
     }
+    print_stdout(&text);
+    ExitCode::SUCCESS
 }

@@ -41,8 +41,29 @@ pub struct Step {
     pub step: &'static str,
     pub value: String,
     pub why: String,
-    /// `file:line:column` of the setting behind it, when one is.
-    pub from: Option<String>,
+    /// Where the setting behind it is written, when one is (`file:line:column` in the text).
+    pub from: Option<Place>,
+}
+
+/// A place in a file, as fields (the JSON of every location kix prints): `line` and `column` are absent
+/// when the place is a whole file.
+#[derive(Clone, Debug, Serialize)]
+pub struct Place {
+    pub file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file)?;
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => write!(f, ":{line}:{column}"),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The derivation of one instance.
@@ -59,8 +80,12 @@ pub struct Derivation {
     pub steps: Vec<Step>,
     pub workloads: Vec<WorkloadDerivation>,
     /// Every diagnostic about the instance (or the chosen workload), rendered without colour; acknowledged
-    /// warnings last, marked so.
+    /// warnings last, marked so (the JSON document lists them as `diagnostics`, from [`Derivation::diagnostics`]).
+    #[serde(skip)]
     pub findings: Vec<String>,
+    /// The diagnostics about the instance (or the chosen workload), with the acknowledged ones set aside.
+    #[serde(skip)]
+    pub diagnostics: Diagnostics,
 }
 
 /// The derivation of one workload of the instance.
@@ -149,8 +174,8 @@ fn what_if_note(cluster: &Cluster, instance: &Instance, asked: Level) -> String 
     note
 }
 
-fn at(location: &Location) -> String {
-    location.to_string()
+fn at(location: &Location) -> Place {
+    Place { file: location.path().display().to_string(), line: location.line(), column: location.column() }
 }
 
 fn step(step: &'static str, value: impl Into<String>, why: impl Into<String>, from: Option<&Location>) -> Step {
@@ -227,8 +252,15 @@ fn derivation(
         .iter()
         .filter(|d| about(d, cluster, instance, only))
         .map(|d| d.render(kix_diag::Style::Plain))
-        .chain(acknowledged.map(|d| format!("(acknowledged by allow) {}", d.render(kix_diag::Style::Plain))))
+        .chain(acknowledged.clone().map(|d| format!("(acknowledged by allow) {}", d.render(kix_diag::Style::Plain))))
         .collect();
+    let mut own = Diagnostics::default();
+    diagnostics
+        .iter()
+        .chain(acknowledged.clone())
+        .filter(|d| about(d, cluster, instance, only))
+        .for_each(|d| own.push(d.clone()));
+    own.acknowledge(|d| acknowledged.clone().any(|a| a == d));
     Derivation {
         cluster: cluster.name.clone(),
         instance: instance.name.clone(),
@@ -239,6 +271,7 @@ fn derivation(
         steps,
         workloads,
         findings,
+        diagnostics: own,
     }
 }
 

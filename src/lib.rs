@@ -22,6 +22,7 @@ mod crosscheck;
 mod derive;
 mod emit;
 mod explain;
+mod formats;
 mod fs;
 mod init;
 mod lint;

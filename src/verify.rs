@@ -4,14 +4,17 @@
 //! For every cluster, the nodes come from `--state` (a snapshot, with its
 //! existing pods) or from the cluster file's `[[nodePools]]`; a cluster with
 //! neither is reported as not verified (it is not a failure: there is nothing
-//! to simulate on). Every instance is checked on a fresh copy of those nodes.
+//! to simulate on), unless `--require-nodes` or the cluster file's
+//! `[verify] requireNodes = true` asks for nodes (K0624). Every instance is checked on a fresh copy of those nodes.
 //! This is the edge between the compiler and the scheduler model: it turns
 //! plans and inventory nodes into the model's typed inputs.
 
 mod domain_keys;
 mod findings;
+mod junit;
 
 pub use domain_keys::MissingKey;
+pub use junit::junit;
 
 use crate::compile::{Compiled, Selection, UsageError, cluster_names, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan, Unplaced};
@@ -32,6 +35,9 @@ pub struct VerifyRequest {
     pub selection: Selection,
     /// A snapshot of one cluster (`kubectl get nodes,pods -A -o yaml`), instead of its inventory.
     pub state: Option<PathBuf>,
+    /// `--require-nodes`: a cluster with neither inventory nor snapshot fails (K0624), as if every cluster
+    /// file said `[verify] requireNodes = true`.
+    pub require_nodes: bool,
 }
 
 /// What a verify run found: the compile's findings, and the reports when it got that far.
@@ -40,6 +46,8 @@ pub struct Verified {
     pub diagnostics: Diagnostics,
     /// `None` when the compile or the snapshot failed (see the diagnostics).
     pub reports: Option<Vec<ClusterReport>>,
+    /// What stops the cluster's operators although the workloads pass (the text report's `notes:`).
+    pub notes: Vec<crate::formats::Note>,
 }
 
 impl Verified {
@@ -53,7 +61,7 @@ impl Verified {
 pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
     let (model, Compiled { clusters, mut diagnostics }) = compile_keeping_model(&request.selection);
     if diagnostics.has_errors() {
-        return Ok(Verified { diagnostics, reports: None });
+        return Ok(Verified { diagnostics, reports: None, notes: Vec::new() });
     }
     if request.state.is_some() && clusters.len() != 1 {
         return Err(UsageError::StateNeedsOneCluster { clusters: cluster_names(&clusters) });
@@ -62,7 +70,7 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
         Ok(snapshot) => snapshot,
         Err(problems) => {
             diagnostics.extend(Diagnostics::from(problems));
-            return Ok(Verified { diagnostics, reports: None });
+            return Ok(Verified { diagnostics, reports: None, notes: Vec::new() });
         }
     };
     let reports = verify(&clusters, snapshot.as_ref());
@@ -78,7 +86,29 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
             );
         }
     }
+    // K0624: a cluster with nothing to simulate on, where the request or its cluster file requires nodes.
+    for report in reports.iter().filter(|r| r.nodes_from == NodesFrom::None) {
+        let Some(cluster) = model.clusters.iter().find(|c| c.name == report.cluster) else { continue };
+        let (at, why) = match (&cluster.require_nodes, request.require_nodes) {
+            (Some(at), _) => (at.clone(), "its cluster file sets `[verify] requireNodes = true`"),
+            (None, true) => (Location::file(cluster.source.path()), "--require-nodes is given"),
+            (None, false) => continue,
+        };
+        diagnostics.push(
+            Diagnostic::new(
+                Code::VerifyNoNodes,
+                format!(
+                    "cluster `{}` has no [[nodePools]] and no --state snapshot, so nothing is verified, and {why}",
+                    cluster.name
+                ),
+            )
+            .at(at)
+            .about(&cluster.subject())
+            .help("declare the cluster's [[nodePools]] (`kix init cluster --from-state nodes.yaml` writes them), or pass --state"),
+        );
+    }
     // Each finding of a failed scenario is an error diagnostic, located in the workload's manifest.
+    let mut notes = Vec::new();
     for report in &reports {
         let Some(cluster) = model.clusters.iter().find(|c| c.name == report.cluster) else { continue };
         for instance_report in &report.instances {
@@ -87,13 +117,14 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
             };
             for verdict in &instance_report.workloads {
                 findings::diagnostics(cluster, instance, verdict, &mut diagnostics);
+                findings::notes(cluster, instance, verdict, &mut notes);
             }
         }
     }
     // Verify's own warnings are acknowledged (`allow`) and denied (`--deny-warnings`) like the compile's.
     let acknowledged = Acknowledged::of(&model);
     diagnostics.settle(|d| acknowledged.contains(d), request.selection.deny_warnings);
-    Ok(Verified { diagnostics, reports: Some(reports) })
+    Ok(Verified { diagnostics, reports: Some(reports), notes })
 }
 
 /// Where a cluster's simulated nodes came from.

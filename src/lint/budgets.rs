@@ -57,6 +57,17 @@ pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
     }
 }
 
+/// Whether the budget selects the pods an operator runs for a custom resource of its namespace in the
+/// manifests ([`kix_kube::operators::operator_pod_labels`]).
+fn over_operator_pods(set: &Set, budget: &Budget) -> bool {
+    set.documents.iter().any(|document| {
+        let namespace = document.value.get("metadata").and_then(|m| m.get("namespace")).and_then(|n| n.as_str());
+        namespace.unwrap_or_default() == budget.namespace
+            && kix_kube::operators::operator_pod_labels(document.group(), document.kind(), &document.value)
+                .is_some_and(|labels| budget.view.selects(&labels))
+    })
+}
+
 /// The workloads of the budget's namespace whose pods it selects.
 pub(crate) fn selected<'a>(set: &'a Set, budget: &Budget) -> Vec<&'a Target> {
     set.workloads.iter().filter(|w| w.namespace == budget.namespace && budget.view.selects(w.pod_labels())).collect()
@@ -69,6 +80,8 @@ fn locate(set: &Set, budget: &Budget, path: &[&str], code: Code, message: String
 /// K0702 (selects no workload) and K0704 (selects several).
 fn coverage(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mut Diagnostics) {
     match selected {
+        // The pods of a Prometheus or Alertmanager of the manifests, which its operator runs: not K0702.
+        [] if over_operator_pods(set, budget) => {}
         [] => {
             let why = if budget.view.selector.is_none() {
                 "has no selector, so it selects no pods".to_string()

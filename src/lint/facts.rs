@@ -23,6 +23,10 @@ pub(crate) struct ClusterFacts {
     /// Without an inventory: the declared zones (`None` when not declared).
     zones: Option<usize>,
     extra: BTreeSet<String>,
+    /// The cluster file's `allow`: warnings lint accepts on every object.
+    pub allow: Vec<kix_diag::Code>,
+    /// Each instance's namespace and `allow`: warnings lint accepts on the objects of that namespace.
+    pub instance_allow: Vec<(String, Vec<kix_diag::Code>)>,
 }
 
 /// What the cluster says about a node-label key.
@@ -67,6 +71,8 @@ impl ClusterFacts {
             nodes: cluster.inventory.iter().map(|n| n.labels.clone()).collect(),
             zones: cluster.substrate.zones.as_ref().map(Vec::len),
             extra: cluster.domains.extra.iter().cloned().collect(),
+            allow: cluster.allow.clone(),
+            instance_allow: cluster.instances.iter().map(|i| (i.namespace.clone(), i.allow.clone())).collect(),
         }
     }
 

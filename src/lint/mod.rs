@@ -16,20 +16,27 @@
 //! turn into a stuck rollout or drain are errors, findings that weaken placement without
 //! blocking anything are warnings (`kix explain K07xx` says which).
 //!
+//! Warnings can be accepted ([`accepted`]): on one object by its `kix.dev/allow` annotation, with
+//! `--cluster` by the cluster's and its instances' `allow`; `--deny-warnings` fails on the rest.
+//!
 //! Objects are grouped by `metadata.namespace` as written; objects without one share the
 //! namespace they will be applied to, so they are grouped together.
 
+mod accepted;
 mod affinity;
 mod autoscaler;
 mod budgets;
 mod cluster;
 mod facts;
+mod junit;
 mod set;
 mod siblings;
 mod spread;
 mod text;
 
 use crate::load::documents::{Document, Naming, parse_documents_named};
+pub use accepted::Object;
+pub use junit::junit;
 use kix_diag::source::MAX_PACKAGE_FILE_BYTES;
 use kix_diag::{Diagnostics, SourceFile};
 use set::Set;
@@ -52,6 +59,8 @@ pub struct LintRequest {
     pub cluster: Option<String>,
     /// The kix root holding `clusters/` (for `--cluster`).
     pub root: PathBuf,
+    /// `--deny-warnings`: a warning left after what is accepted fails the run (K0502).
+    pub deny_warnings: bool,
 }
 
 /// What a lint found, and how much it read.
@@ -59,7 +68,8 @@ pub struct LintRequest {
 pub struct Linted {
     pub diagnostics: Diagnostics,
     pub files: usize,
-    pub objects: usize,
+    /// Every object read, in input order, with where it is written.
+    pub objects: Vec<Object>,
     pub workloads: usize,
     pub budgets: usize,
 }
@@ -73,7 +83,7 @@ pub fn lint(request: &LintRequest) -> Linted {
             Err(why) => {
                 diagnostics.extend(why);
                 diagnostics.finish();
-                return Linted { diagnostics, files: 0, objects: 0, workloads: 0, budgets: 0 };
+                return Linted { diagnostics, files: 0, objects: Vec::new(), workloads: 0, budgets: 0 };
             }
         },
         None => None,
@@ -93,14 +103,9 @@ pub fn lint(request: &LintRequest) -> Linted {
     if let Some(facts) = &facts {
         cluster::check(&set, facts, &mut diagnostics);
     }
-    diagnostics.finish();
-    Linted {
-        diagnostics,
-        files,
-        objects: set.documents.len(),
-        workloads: set.workloads.len(),
-        budgets: set.budgets.len(),
-    }
+    let objects = accepted::objects(&set, &mut diagnostics);
+    accepted::settle(&objects, facts.as_ref(), request.deny_warnings, &mut diagnostics);
+    Linted { diagnostics, files, objects, workloads: set.workloads.len(), budgets: set.budgets.len() }
 }
 
 /// Reads every input: files as given, directories walked in path order.

@@ -35,6 +35,7 @@ fn codes(documents: &[String], cluster: Option<(&TestTree, &str)>) -> Vec<String
         inputs: vec![Input::Text { name: "m.yaml".into(), text: documents.join("---\n") }],
         cluster: cluster.map(|(_, name)| name.to_string()),
         root: cluster.map_or_else(Default::default, |(tree, _)| tree.root().to_path_buf()),
+        deny_warnings: false,
     };
     lint(&request).diagnostics.iter().map(|d| d.code.id().to_string()).collect()
 }
@@ -115,6 +116,28 @@ fn budgets_follow_the_disruption_controller() {
     ];
     for (what, replicas, budget, expected) in cases {
         assert_eq!(codes(&[web(replicas), pdb("web", budget, "{app: web}")], None), expected, "{what}");
+    }
+}
+
+/// A budget beside a Prometheus or Alertmanager selects the pods prometheus-operator runs for it (issue 21):
+/// not K0702; a budget over neither, or over another namespace's, still is.
+#[test]
+fn budgets_over_an_operators_pods_select_something() {
+    let prometheus = |namespace: &str| {
+        format!(
+            "apiVersion: monitoring.coreos.com/v1\nkind: Prometheus\nmetadata: {{name: k8s, namespace: {namespace}}}\n\
+             spec:\n  replicas: 2\n  podMetadata:\n    labels: {{part: shop}}\n"
+        )
+    };
+    let budget = |selector: &str| pdb("prometheus-k8s", "minAvailable: 1", selector);
+    let cases: Vec<(&str, String, &str, Vec<&str>)> = vec![
+        ("podMetadata and operator labels", prometheus("shop"), "{part: shop, prometheus: k8s}", vec![]),
+        ("the operator's instance label", prometheus("shop"), "{app.kubernetes.io/instance: k8s}", vec![]),
+        ("another Prometheus", prometheus("shop"), "{prometheus: other}", vec!["K0702"]),
+        ("another namespace", prometheus("monitoring"), "{prometheus: k8s}", vec!["K0702"]),
+    ];
+    for (what, object, selector, expected) in cases {
+        assert_eq!(codes(&[object, budget(selector)], None), expected, "{what}");
     }
 }
 

@@ -49,9 +49,24 @@ pub struct RawCluster {
     /// The package instances the cluster runs.
     #[serde(default)]
     pub instances: Vec<RawInstance>,
-    /// A node inventory `kix verify` simulates on (without one, and without --state, verify skips the cluster).
+    /// A node inventory `kix verify` simulates on (without one, and without --state, verify skips the cluster,
+    /// unless `[verify] requireNodes`).
     #[serde(default, rename = "nodePools")]
     pub node_pools: Vec<RawNodePool>,
+    /// How `kix verify` treats the cluster.
+    #[serde(default)]
+    pub verify: RawVerify,
+}
+
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+/// How `kix verify` treats the cluster (`[verify]`).
+pub struct RawVerify {
+    /// Fail verify (K0624) when the cluster has neither `[[nodePools]]` nor a `--state` snapshot to simulate
+    /// on, instead of reporting it as not verified (as `kix verify --require-nodes` does for every cluster).
+    #[serde(rename = "requireNodes")]
+    #[schemars(with = "Option<bool>")]
+    pub require_nodes: Option<Spanned<bool>>,
 }
 
 /// What kix does with `app.kubernetes.io/instance` on a cluster's objects (`instanceLabel`).

@@ -46,6 +46,11 @@ impl Document {
         kix_kube::kind::api_group(self.api_version())
     }
 
+    /// The bytes of its file the object is written in.
+    pub fn byte_range(&self) -> std::ops::Range<usize> {
+        self.marks.span.start.offset as usize..self.marks.span.end.offset as usize
+    }
+
     /// Where the object starts.
     pub fn location(&self) -> Location {
         let start = self.marks.span.start;

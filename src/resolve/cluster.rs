@@ -111,6 +111,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
     super::across::settle(&domains_counted, &mut instances, diagnostics);
     let multi_node_at = raw.capabilities.multi_node.as_ref().map(|m| source.locate(m.span()));
     let zones_at = raw.capabilities.availability_zones.as_ref().map(|z| source.locate(z.span()));
+    let require_nodes = raw.verify.require_nodes.as_ref().filter(|r| *r.get_ref()).map(|r| source.locate(r.span()));
     cluster_valid.then(|| Cluster {
         name,
         source: Arc::clone(&source),
@@ -122,6 +123,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
         inventory,
         allow,
         instance_label: raw.instance_label,
+        require_nodes,
         instances,
     })
 }

@@ -59,6 +59,8 @@ pub struct Cluster {
     pub allow: Vec<Code>,
     /// `instanceLabel`: whether kix adds `app.kubernetes.io/instance` where an object has none.
     pub instance_label: crate::load::cluster::InstanceLabel,
+    /// `[verify] requireNodes = true`, where it is written: verify fails the cluster without nodes (K0624).
+    pub require_nodes: Option<Location>,
     pub instances: Vec<Instance>,
 }
 

@@ -102,6 +102,65 @@ pub fn diagnostics(cluster: &Cluster, instance: &Instance, verdict: &WorkloadVer
     }
 }
 
+/// The findings that block the cluster's operators without failing the workload (a drain stopped by
+/// another workload's pod or budget), as notes for the CI forms (SARIF level `note`, `::notice`), located
+/// as the text report's notes are said.
+pub fn notes(cluster: &Cluster, instance: &Instance, verdict: &WorkloadVerdict, out: &mut Vec<crate::formats::Note>) {
+    let workload =
+        instance.package.workloads.iter().find(|w| w.view.kind == verdict.kind && w.view.name == verdict.name);
+    for scenario in &verdict.scenarios {
+        for finding in &scenario.findings {
+            let Role::Blocker(code) = role_in(finding, scenario) else { continue };
+            out.push(crate::formats::Note {
+                code,
+                message: format!(
+                    "{}/{} {} {}: {}: {}",
+                    cluster.name, instance.name, verdict.kind, verdict.name, scenario.scenario, finding.message
+                ),
+                location: workload.map(|w| cause(instance, w, finding.kind).0),
+            });
+        }
+    }
+}
+
+/// Whether a code is one [`diagnostics`] gives a failed scenario's finding (the JUnit report shows those
+/// as its scenarios' failures, not again as diagnostics).
+pub fn is_scenario_code(code: Code) -> bool {
+    code == Code::VerifyScenarioFails
+        || FINDING_KINDS.iter().any(|kind| matches!(role(*kind), Role::Failure(c) if c == code))
+}
+
+/// Every kind of finding.
+const FINDING_KINDS: [FindingKind; 24] = {
+    use FindingKind as K;
+    [
+        K::NotSimulated,
+        K::Pending,
+        K::LoneSelector,
+        K::NothingRunning,
+        K::NeverReplaced,
+        K::StaysTerminating,
+        K::ReplacementPending,
+        K::NoRoomLeft,
+        K::NoReplicaLeft,
+        K::RestsOnTieBreak,
+        K::SurvivesTieBreak,
+        K::DrainUnmanaged,
+        K::EvictionFailed,
+        K::DrainBlocked,
+        K::DrainNeverFinishes,
+        K::EvictedReplacementPending,
+        K::UpdateProgress,
+        K::StrategyRefused,
+        K::UpdateDeadlocks,
+        K::UpdateDoesNotConverge,
+        K::UpdateDropsAvailability,
+        K::Recreate,
+        K::OnDelete,
+        K::UpdateStops,
+    ]
+};
+
 /// Where the cause of a finding is written, with the label shown under it.
 fn cause(instance: &Instance, workload: &Workload, kind: FindingKind) -> (Location, &'static str) {
     use FindingKind as K;
@@ -158,37 +217,11 @@ fn help(kind: FindingKind) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use FindingKind as K;
 
     /// A code means one thing: no two kinds of finding share one, and every code is a verify code.
     #[test]
     fn each_kind_of_finding_has_its_own_verify_code() {
-        let kinds = [
-            K::NotSimulated,
-            K::Pending,
-            K::LoneSelector,
-            K::NothingRunning,
-            K::NeverReplaced,
-            K::StaysTerminating,
-            K::ReplacementPending,
-            K::NoRoomLeft,
-            K::NoReplicaLeft,
-            K::RestsOnTieBreak,
-            K::SurvivesTieBreak,
-            K::DrainUnmanaged,
-            K::EvictionFailed,
-            K::DrainBlocked,
-            K::DrainNeverFinishes,
-            K::EvictedReplacementPending,
-            K::UpdateProgress,
-            K::StrategyRefused,
-            K::UpdateDeadlocks,
-            K::UpdateDoesNotConverge,
-            K::UpdateDropsAvailability,
-            K::Recreate,
-            K::OnDelete,
-            K::UpdateStops,
-        ];
+        let kinds = FINDING_KINDS;
         let mut seen = std::collections::BTreeSet::new();
         for kind in kinds {
             match role(kind) {

@@ -68,11 +68,13 @@ fn run_case(case: &Path) -> Result<(), Failed> {
         failures.push(format!("left {leftovers:?} behind"));
     }
     let json = t.args(["check", "--format", "json"]).run();
-    let errors: Vec<serde_json::Value> = json
-        .stderr
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+    let document: serde_json::Value = serde_json::from_str(&json.stdout).unwrap_or_default();
+    let errors: Vec<serde_json::Value> = document["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
         .filter(|d| d["severity"] == "error")
+        .cloned()
         .collect();
     if errors.len() != 1 {
         failures.push(format!("{} errors (expected exactly one):\n{}", errors.len(), run.stderr));

@@ -24,11 +24,11 @@ fn run_case(case: &Path) -> Result<(), Failed> {
     let relative = format!("{CASES}/{name}");
     let mut failures = Vec::new();
     let json = Test::in_dir(&relative).args(lint_args(case, "json")).run();
-    let findings: Vec<serde_json::Value> = json
-        .stderr
-        .lines()
-        .map(|line| serde_json::from_str(line).map_err(|e| format!("not a JSON finding ({e}): {line}")))
-        .collect::<Result<_, _>>()?;
+    let document: serde_json::Value =
+        serde_json::from_str(&json.stdout).map_err(|e| format!("stdout is not one JSON document ({e})"))?;
+    let findings: Vec<serde_json::Value> = document["diagnostics"].as_array().cloned().unwrap_or_default();
+    // The golden: one finding per line, as the JSON document lists them.
+    let lines: String = findings.iter().map(|f| format!("{f}\n")).collect();
     let codes: Vec<String> =
         findings.iter().map(|finding| finding["code"].as_str().unwrap_or_default().to_string()).collect();
     let expected: Vec<String> = match name.split_once('-') {
@@ -36,10 +36,10 @@ fn run_case(case: &Path) -> Result<(), Failed> {
         _ => Vec::new(),
     };
     if codes != expected {
-        failures.push(format!("codes {codes:?}, expected {expected:?}\n{}", json.stderr));
+        failures.push(format!("codes {codes:?}, expected {expected:?}\n{lines}"));
     }
     // Every finding is located: file, line and column.
-    for (finding, line) in findings.iter().zip(json.stderr.lines()) {
+    for (finding, line) in findings.iter().zip(lines.lines()) {
         if ["file", "line", "column", "help"].iter().any(|key| finding[key].is_null()) {
             failures.push(format!("a finding without location or help: {line}"));
         }
@@ -50,7 +50,7 @@ fn run_case(case: &Path) -> Result<(), Failed> {
         failures.push(difference);
     }
     if case.join("expected.json").exists()
-        && let Err(difference) = check_golden(format!("{relative}/expected.json"), &json.stderr)
+        && let Err(difference) = check_golden(format!("{relative}/expected.json"), &lines)
     {
         failures.push(difference);
     }

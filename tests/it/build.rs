@@ -154,8 +154,7 @@ fn acknowledged_warnings_are_counted_not_printed_and_only_for_their_instance() {
 #[test]
 fn json_diagnostics_carry_code_location_and_subject() {
     let run = examples_unacknowledged().args(["check", "--format", "json"]).run().status(0);
-    let lines: Vec<serde_json::Value> =
-        run.stdout.lines().chain(run.stderr.lines()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines = run.diagnostics();
     assert_eq!(lines.len(), 5);
     let ceiling = lines.iter().find(|d| d["code"] == "K0307").unwrap();
     assert_eq!(ceiling["severity"], "warning");
@@ -173,8 +172,7 @@ fn json_diagnostics_carry_code_location_and_subject() {
 fn json_diagnostics_carry_secondary_labels() {
     let run = Test::new().fixture("tests/bad/r13-duplicate-name-and-version").args(["check", "--format", "json"]).run();
     let run = run.status(1);
-    let lines: Vec<serde_json::Value> =
-        run.stdout.lines().chain(run.stderr.lines()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines = run.diagnostics();
     let duplicate = lines.iter().find(|d| d["code"] == "K0306").unwrap();
     assert_eq!(
         (&duplicate["file"], &duplicate["line"], &duplicate["column"]),

@@ -176,7 +176,7 @@ fn sizing_tree() -> Test {
 #[test]
 fn sizing_warnings_fire_on_four_and_two_over_three_zones_not_on_three_or_six() {
     let run = sizing_tree().args(["check", "--format", "json"]).run().status(0);
-    let findings: Vec<Value> = run.stderr.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let findings: Vec<Value> = run.diagnostics();
     let mut got: Vec<(String, String)> = findings
         .iter()
         .map(|f| (f["code"].as_str().unwrap().to_string(), f["message"].as_str().unwrap().to_string()))

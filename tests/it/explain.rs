@@ -39,7 +39,9 @@ fn one_workload_under_a_none_ceiling_and_the_json_shape() {
     assert_eq!(api["workload"], "Deployment/api");
     let step = |name: &str| api["steps"].as_array().unwrap().iter().find(|s| s["step"] == name).cloned().unwrap();
     assert_eq!(step("replicas")["value"], "3");
-    assert!(step("replicas")["from"].as_str().unwrap().starts_with("packages/web/kix.toml:"), "{api}");
+    // Locations are fields, as in diagnostics (issue 21).
+    assert_eq!(step("replicas")["from"]["file"], "packages/web/kix.toml", "{api}");
+    assert!(step("replicas")["from"]["line"].is_u64(), "{api}");
     let spread: Vec<_> = api["steps"].as_array().unwrap().iter().filter(|s| s["step"] == "spread").collect();
     assert_eq!(spread.len(), 2);
     assert!(spread[1]["why"].as_str().unwrap().ends_with("DoNotSchedule"), "{spread:?}");

@@ -99,7 +99,7 @@ fn groups_bindy_example_meets_zone_with_two_of_three_running() {
         assert!(row.trim_end().ends_with("meets zone"), "{row}");
     }
     let run = Test::new().examples().args(["verify", "--cluster", "prod", "--format", "json"]).run().status(0);
-    let report = run.json();
+    let report = run.json()["clusters"].clone();
     let dns = report[0]["instances"].as_array().unwrap().iter().find(|i| i["instance"] == "dns").unwrap();
     let primary = &dns["workloads"][0];
     assert_eq!(primary["worst_case_running"], 2);

@@ -12,6 +12,7 @@ mod capacity;
 mod conventions;
 mod explain;
 mod flux;
+mod formats;
 mod groups;
 mod groups_across;
 mod guide;

@@ -23,7 +23,7 @@ fn schedule_json_gives_every_node_its_reason_in_the_schedulers_words() {
     assert!(json["scores"]["n5"].as_i64().unwrap() > 0);
     assert_eq!(
         json.as_object().unwrap().keys().collect::<Vec<_>>(),
-        ["feasible", "scores", "selected", "unschedulable"]
+        ["command", "diagnostics", "feasible", "scores", "selected", "summary", "unschedulable"]
     );
 }
 
@@ -105,13 +105,12 @@ fn every_unreadable_object_of_a_state_gets_its_own_diagnostic() {
         )],
     );
     let state = dir.path().join("state.yaml");
-    let stderr =
-        kix(&["schedule", "--state", state.to_str().unwrap(), "--pod", "tests/sim/web.yaml", "--format", "json"])
-            .status(1)
-            .stderr;
-    let lines: Vec<&str> = stderr.lines().collect();
+    let run = kix(&["schedule", "--state", state.to_str().unwrap(), "--pod", "tests/sim/web.yaml", "--format", "json"])
+        .status(1);
+    let (json, stderr) = (run.json(), run.stdout.clone());
+    let lines: Vec<serde_json::Value> = json["diagnostics"].as_array().unwrap().clone();
     assert_eq!(lines.len(), 2, "{stderr}");
-    assert!(lines.iter().all(|l| l.contains("K0105")), "{stderr}");
+    assert!(lines.iter().all(|l| l["code"] == "K0105"), "{stderr}");
     assert!(stderr.contains("node `a`") && stderr.contains("pod `p`"), "{stderr}");
 }
 
@@ -141,18 +140,14 @@ fn every_valid_quantity_form_is_read_and_huge_ones_saturate_without_panicking() 
     assert_eq!(json["unschedulable"]["big"], "Insufficient cpu, Insufficient memory", "{json}");
 }
 
-/// Runs `kix schedule --format json` and returns its diagnostics (one JSON object per stderr line).
+/// Runs `kix schedule --format json` and returns its diagnostics (the document's `diagnostics`).
 fn diagnostics(state: &str, pod: &str) -> Vec<serde_json::Value> {
     let dir = tempfile::tempdir().unwrap();
     write_tree(dir.path(), [("st.yaml", state), ("pod.yaml", pod)]);
     let (s, p) = (dir.path().join("st.yaml"), dir.path().join("pod.yaml"));
     kix(&["schedule", "--state", s.to_str().unwrap(), "--pod", p.to_str().unwrap(), "--format", "json"])
         .status(1)
-        .stderr
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .filter(|d: &serde_json::Value| d["code"] != serde_json::Value::Null)
-        .collect()
+        .diagnostics()
 }
 
 const POD: &str = "kind: Pod\nmetadata: {name: p}\n";

@@ -400,6 +400,11 @@ impl Output {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e})\n{}", self.context()))
     }
 
+    /// The `diagnostics` of the `--format json` document on stdout.
+    pub fn diagnostics(&self) -> Vec<serde_json::Value> {
+        self.json()["diagnostics"].as_array().cloned().unwrap_or_else(|| panic!("no diagnostics\n{}", self.context()))
+    }
+
     /// The root the run wrote in.
     pub fn root(&self) -> &Path {
         &self.test.dir

@@ -6,7 +6,7 @@ use crate::support::*;
 /// Runs `kix verify --format json` with `extra` arguments and returns the run and its report.
 fn verify_json(test: Test, extra: &[&str]) -> (Output, serde_json::Value) {
     let run = test.args(["verify", "--format", "json"].iter().chain(extra).copied()).run();
-    let report = run.json();
+    let report = run.json()["clusters"].clone();
     (run, report)
 }
 
@@ -257,14 +257,12 @@ fn ingress_nginx_controller_selecting_linux_verifies_on_an_inventory() {
     assert!(controller.to_string().contains("node affinity/selector"), "{controller}");
 }
 
-/// The one diagnostic with `code` among the JSON lines of `--format json`'s stderr.
-fn json_diagnostic(stderr: &str, code: &str) -> serde_json::Value {
-    let found: Vec<serde_json::Value> = stderr
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|d| d["code"] == code)
-        .collect();
-    assert_eq!(found.len(), 1, "one {code} expected in {stderr}");
+/// The one diagnostic with `code` among the `diagnostics` of the `--format json` document `stdout`.
+fn json_diagnostic(stdout: &str, code: &str) -> serde_json::Value {
+    let document: serde_json::Value = serde_json::from_str(stdout).unwrap();
+    let found: Vec<serde_json::Value> =
+        document["diagnostics"].as_array().unwrap().iter().filter(|d| d["code"] == code).cloned().collect();
+    assert_eq!(found.len(), 1, "one {code} expected in {stdout}");
     found.into_iter().next().unwrap()
 }
 
@@ -303,7 +301,7 @@ fn an_extra_key_no_inventory_node_carries_is_warned_about_by_build_and_verify() 
     assert_eq!(rack["soft"], serde_json::json!(["shop/Deployment/api"]));
     assert_eq!(rack["hard"], serde_json::json!([]));
     assert!(rack["effect"].as_str().unwrap().contains("soft spreading does nothing"), "{rack}");
-    let k0610 = json_diagnostic(&run.stderr, "K0610");
+    let k0610 = json_diagnostic(&run.stdout, "K0610");
     assert_eq!(k0610["severity"], "warning");
     assert_eq!(k0610["cluster"], "edge");
     assert_eq!(k0610["file"], "clusters/edge.toml");
@@ -343,7 +341,7 @@ fn a_snapshot_without_the_extra_key_is_warned_about() {
     assert_eq!(missing.len(), 1, "{missing:?}");
     assert_eq!(missing[0]["key"], "example.com/rack");
     assert_eq!(missing[0]["lacking"], 6);
-    let k0610 = json_diagnostic(&run.stderr, "K0610");
+    let k0610 = json_diagnostic(&run.stdout, "K0610");
     assert!(k0610["file"].as_str().unwrap().ends_with("tests/sim/three-zones.yaml"), "{k0610}");
     let message = k0610["message"].as_str().unwrap();
     assert!(message.contains("missing from 6 of 6 nodes (node-a1, node-a2, node-b1, ...)"), "{message}");
@@ -407,7 +405,9 @@ fn issue18_an_undeclared_custom_resource_is_listed_as_not_verified() {
         ("packages/shop/db.yaml", crd.to_string()),
     ]);
     let (run, report) = verify_json(test.clone(), &[]);
-    run.status(0).stderr_contains("K0435").stderr_contains("custom resource Database orders");
+    let run = run.status(0);
+    let k0435 = json_diagnostic(&run.stdout, "K0435");
+    assert!(k0435["message"].as_str().unwrap().contains("custom resource Database orders"), "{k0435}");
     assert_eq!(report[0]["instances"][0]["unverified"], serde_json::json!([{"kind": "Database", "name": "orders"}]));
     test.args(["verify"])
         .run()

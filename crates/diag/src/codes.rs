@@ -257,11 +257,13 @@ codes! {
         "Evicting another workload's pod on the drained node is refused every round (429: its budget allows no disruption), so the drain never finishes, although this workload's own pods went. Loosen that workload's budget.";
     VerifyScenarioFails = "K0623", Error, "a verify scenario fails",
         "A scenario of kix verify fails for the workload; the message names the scenario and what it found.";
+    VerifyNoNodes = "K0624", Error, "a cluster has no nodes to verify on, and verify requires them",
+        "kix verify simulates on the cluster file's [[nodePools]] or on a --state snapshot; this cluster has neither, so nothing about it is proved. With --require-nodes, or [verify] requireNodes = true in the cluster file, that is an error instead of a cluster reported as not verified. Declare the cluster's [[nodePools]] (kix init cluster --from-state writes them from `kubectl get nodes -o yaml`), or verify on a snapshot with --state.";
     // K07xx: lint (linting manifests kix did not write).
     LintSpreadMissesOwnPods = "K0701", Error, "a spread constraint's selector selects none of its workload's pods",
         "kix lint: the scheduler counts only pods matching the constraint's labelSelector (podtopologyspread), so a selector that misses the workload's own pods balances some other set and never spreads this one. Copy the workload's spec.selector into labelSelector.";
     LintPdbSelectsNothing = "K0702", Warning, "a PodDisruptionBudget selects no workload's pods",
-        "kix lint: no Deployment or StatefulSet in the linted manifests of the budget's namespace has pods its selector matches (a budget without a selector matches none), so it protects nothing. Make spec.selector match the workload's pod template labels.";
+        "kix lint: no Deployment or StatefulSet in the linted manifests of the budget's namespace has pods its selector matches (a budget without a selector matches none), so it protects nothing; nor are they the pods prometheus-operator runs for a Prometheus or Alertmanager of the manifests. Make spec.selector match the workload's pod template labels; a budget over pods another operator runs, which lint cannot see, is accepted with the annotation kix.dev/allow: \"K0702\" on the budget.";
     LintSpreadCountsOthers = "K0703", Warning, "a spread constraint also counts another workload's pods",
         "kix lint: the constraint's labelSelector (with its matchLabelKeys) matches pods of another workload in the namespace, so the scheduler balances the two together and this workload can end up in one domain. Narrow labelSelector to the workload's own spec.selector, or add matchLabelKeys: [pod-template-hash] on a Deployment.";
     LintPdbOverSeveral = "K0704", Warning, "a PodDisruptionBudget selects pods of more than one workload",
@@ -300,4 +302,6 @@ codes! {
         "kix lint --cluster: required pod anti-affinity matching the workload's own pods places one pod per domain of its key, and a DoNotSchedule spread with minDomains above the number of domains places at most maxSkew pods per domain; the replicas beyond stay Pending. A DoNotSchedule spread with minDomains at most the domain count places any number.";
     LintSetOfOne = "K0723", Warning, "single-replica Deployments that share labels each spread over only their own pod",
         "kix lint: Deployments of one replica in one namespace whose spread constraints each select only the workload's own pods balance a set of one, so all of them may land in one zone or node, though their pod templates share labels (members with identities: nameservers, quorum members, per-zone primaries). Select the siblings together (the labels they share, no matchLabelKeys), or in kix declare them one [groups.X].";
+    LintAllowNotAWarning = "K0730", Error, "a kix.dev/allow annotation names something that is not a warning's code",
+        "kix lint: the annotation kix.dev/allow: \"K0702,K0714\" on an object accepts those warnings on that object (they are not printed and are counted as acknowledged), as allow = [...] does in a cluster file. Each comma-separated entry must be the code of a warning; errors cannot be accepted. Correct or remove the entry (kix explain lists every code with its severity).";
 }

@@ -119,4 +119,14 @@ impl Diagnostic {
     pub fn location(&self) -> Option<&Location> {
         self.primary.as_ref().map(|label| &label.location)
     }
+
+    /// The other places the finding is about, each with its label (SARIF's related locations).
+    pub fn secondary(&self) -> impl Iterator<Item = (&Location, &str)> {
+        self.secondary.iter().map(|label| (&label.location, label.text.as_deref().unwrap_or_default()))
+    }
+
+    /// The `= note:` lines.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
 }

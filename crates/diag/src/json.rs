@@ -1,4 +1,4 @@
-//! The JSON form of a diagnostic (`--format json`), one object per line, serialized with serde from
+//! The JSON form of a diagnostic (the `diagnostics` of a `--format json` document), serialized with serde from
 //! the diagnostic's own values. Keys are in alphabetical order. These are always there, `null` when
 //! empty, so tools can rely on the shape: `cluster`, `code`, `column`, `file`, `help`, `instance`,
 //! `line`, `message`, `package`, `severity`, `workload`; the secondary labels (`labels`: `column`,
@@ -48,8 +48,13 @@ impl<'d> From<&'d Label> for JsonLabel<'d> {
 }
 
 impl Diagnostic {
-    /// The JSON form printed by `--format json`: one line, without its line break.
+    /// The JSON form, one line without its line break (`kix schedule`'s and `simulate`'s input errors).
     pub fn to_json(&self) -> String {
+        serde_json::to_string(&self.to_json_value()).expect("a diagnostic serializes: its keys are strings")
+    }
+
+    /// The JSON form as a value: what `--format json` documents list under `diagnostics`.
+    pub fn to_json_value(&self) -> serde_json::Value {
         let location = self.location();
         let json = Json {
             cluster: self.subject.cluster.as_deref(),
@@ -66,6 +71,6 @@ impl Diagnostic {
             severity: self.severity(),
             workload: self.subject.workload.as_deref(),
         };
-        serde_json::to_string(&json).expect("a diagnostic serializes: its keys are strings")
+        serde_json::to_value(&json).expect("a diagnostic serializes: its keys are strings")
     }
 }

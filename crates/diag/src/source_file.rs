@@ -152,7 +152,7 @@ impl Location {
 
     /// The byte offset the location starts at in its file (`None` for a whole file): ordering by it is
     /// ordering by line, then column.
-    pub(crate) fn offset(&self) -> Option<usize> {
+    pub fn offset(&self) -> Option<usize> {
         self.span().map(|(_, span)| span.start)
     }
 }

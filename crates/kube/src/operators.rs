@@ -16,7 +16,7 @@
 //!   (strimzi/strimzi-kafka-operator `api/src/main/java/io/strimzi/api/kafka/model/nodepool/KafkaNodePoolSpec.java`).
 //!
 //! What each operator does with the pods, read at the commits named (the facts a built-in profile of
-//! issue 18 needs; kix does not act on them yet):
+//! issue 18 needs; lint uses prometheus-operator's pod labels for K0702, [`operator_pod_labels`]):
 //!
 //! * prometheus-operator (`6adcebc5076c`): a Prometheus's StatefulSet selects, and labels its pods,
 //!   `app.kubernetes.io/name: prometheus`, `app.kubernetes.io/managed-by: prometheus-operator`,
@@ -39,6 +39,7 @@
 //!   cluster over the pods of all its pools (`cluster-operator/.../model/KafkaCluster.java`,
 //!   `PodDisruptionBudgetUtils.createCustomControllerPodDisruptionBudget`).
 
+use super::selector::Labels;
 use super::value::at;
 use kix_yaml::Value;
 
@@ -81,9 +82,70 @@ pub fn crd_pod_field(crd: &Value) -> Option<&'static str> {
     POD_FIELDS.iter().copied().find(|field| declared(field))
 }
 
+/// The labels prometheus-operator puts on the pods of a `monitoring.coreos.com` Prometheus or
+/// Alertmanager (`group`, `kind`, the object), so that a budget shipped beside the resource can be
+/// matched against pods that are in no manifest: the resource's `spec.podMetadata.labels`, then the
+/// operator's selector labels written over them (`pkg/prometheus/server/statefulset.go`
+/// `makeStatefulSetSpec` at `018eadd749e6`: `BuildPodMetadata`, then each of `podSelectorLabels` set in
+/// `podLabels`; `pkg/alertmanager/statefulset.go` does the same with its own, listed above). A
+/// Prometheus's pods are those of shard 0 (a budget over a sharded Prometheus selects what the shards
+/// share). `None` for every other kind: kix does not know what labels their operators write.
+pub fn operator_pod_labels(group: &str, kind: &str, object: &Value) -> Option<Labels> {
+    if group != "monitoring.coreos.com" {
+        return None;
+    }
+    let name = at(object, &["metadata", "name"]).and_then(Value::as_str)?.to_string();
+    let mut labels: Labels = at(object, &["spec", "podMetadata", "labels"])
+        .and_then(Value::as_mapping)
+        .map(|written| {
+            written
+                .iter()
+                .filter_map(|(key, value)| Some((key.as_str()?.to_string(), value.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    let app = match kind {
+        "Prometheus" => "prometheus",
+        "Alertmanager" => "alertmanager",
+        _ => return None,
+    };
+    let operator = [
+        ("app.kubernetes.io/name", app.to_string()),
+        ("app.kubernetes.io/managed-by", "prometheus-operator".to_string()),
+        ("app.kubernetes.io/instance", name.clone()),
+        (app, name.clone()),
+    ];
+    labels.extend(operator.into_iter().map(|(key, value)| (key.to_string(), value)));
+    if kind == "Prometheus" {
+        labels.insert("operator.prometheus.io/name".into(), name);
+        labels.insert("operator.prometheus.io/shard".into(), "0".into());
+    }
+    Some(labels)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// kube-prometheus's Prometheus `k8s` (tests/realworld): its podMetadata labels, the operator's over them.
+    #[test]
+    fn prometheus_pods_carry_pod_metadata_then_the_operators_labels() {
+        let prometheus = kix_yaml::from_str(
+            "metadata: {name: k8s}\nspec:\n  podMetadata:\n    labels: {app.kubernetes.io/instance: other, \
+             app.kubernetes.io/part-of: kube-prometheus}\n",
+        )
+        .unwrap();
+        let labels = operator_pod_labels("monitoring.coreos.com", "Prometheus", &prometheus).unwrap();
+        assert_eq!(labels["app.kubernetes.io/instance"], "k8s", "the operator's label wins");
+        assert_eq!(labels["app.kubernetes.io/part-of"], "kube-prometheus");
+        assert_eq!(labels["prometheus"], "k8s");
+        assert_eq!(labels["operator.prometheus.io/shard"], "0");
+        let alertmanager = operator_pod_labels("monitoring.coreos.com", "Alertmanager", &prometheus).unwrap();
+        assert_eq!(alertmanager["alertmanager"], "k8s");
+        assert!(!alertmanager.contains_key("prometheus"));
+        assert_eq!(operator_pod_labels("monitoring.coreos.com", "ServiceMonitor", &prometheus), None);
+        assert_eq!(operator_pod_labels("postgresql.cnpg.io", "Cluster", &prometheus), None);
+    }
 
     #[test]
     fn operator_kinds_are_told_apart_by_group() {

@@ -1,0 +1,102 @@
+//! The warnings a lint run accepts (issue 21), set aside as the compiler sets aside what `allow`
+//! acknowledges: not printed, counted in the summary as acknowledged. Three sources:
+//!
+//! * `kix.dev/allow: "K0702,K0714"`, an annotation on an object: those warnings on that object (a
+//!   finding is on the object its primary location lies in), for manifests kix did not write, as
+//!   kube-linter's `ignore-check.kube-linter.io/<check>` and Polaris' `<check>-exempt` annotations do;
+//!   an entry that is not a warning's code is K0730;
+//! * with `--cluster`, the cluster file's `allow`: on every object;
+//! * with `--cluster`, an instance's `allow`: on the objects of the instance's namespace (the namespace
+//!   its objects are applied to), the objects lint can tell are that instance's.
+//!
+//! Then `--deny-warnings` denies what is left (K0502), through [`Diagnostics::settle`], the policy
+//! build, check and verify share.
+
+use super::facts::ClusterFacts;
+use super::set::Set;
+use kix_diag::{Code, Diagnostic, Diagnostics, Severity};
+
+/// The annotation that accepts warnings on one object.
+pub const ALLOW_ANNOTATION: &str = "kix.dev/allow";
+
+/// One linted object: where it is written and what it accepts.
+#[derive(Clone, Debug)]
+pub struct Object {
+    /// Its file, as diagnostics name it.
+    pub file: std::path::PathBuf,
+    /// The bytes of the file it is written in.
+    pub range: std::ops::Range<usize>,
+    /// `Kind namespace/name` (`Kind name` without a namespace).
+    pub name: String,
+    pub namespace: String,
+    /// The warning codes its `kix.dev/allow` names.
+    pub allow: Vec<Code>,
+}
+
+impl Object {
+    /// Whether a diagnostic's primary location lies in this object.
+    pub fn holds(&self, diagnostic: &Diagnostic) -> bool {
+        diagnostic
+            .location()
+            .is_some_and(|l| l.path() == self.file && l.offset().is_some_and(|offset| self.range.contains(&offset)))
+    }
+}
+
+/// Every object of the set with what its annotation accepts; K0730 for each entry that is no warning's code.
+pub fn objects(set: &Set, diagnostics: &mut Diagnostics) -> Vec<Object> {
+    let text = |value: Option<&kix_yaml::Value>| value.and_then(|v| v.as_str()).map(str::to_string);
+    set.documents
+        .iter()
+        .map(|document| {
+            let metadata = document.value.get("metadata");
+            let namespace = text(metadata.and_then(|m| m.get("namespace"))).unwrap_or_default();
+            let annotation = text(metadata.and_then(|m| m.get("annotations")).and_then(|a| a.get(ALLOW_ANNOTATION)));
+            let mut allow = Vec::new();
+            for entry in annotation.iter().flat_map(|a| a.split(',')).map(str::trim).filter(|e| !e.is_empty()) {
+                match Code::ALL.iter().find(|c| c.id().eq_ignore_ascii_case(entry)) {
+                    Some(code) if code.severity() == Severity::Warning => allow.push(*code),
+                    found => {
+                        let why = match found {
+                            Some(code) => {
+                                format!("`{}` is an error ({}); errors cannot be accepted", code.id(), code.summary())
+                            }
+                            None => format!("`{entry}` is not a diagnostic code"),
+                        };
+                        let at = document.locate(&["metadata", "annotations", ALLOW_ANNOTATION]);
+                        diagnostics.push(
+                            Diagnostic::new(Code::LintAllowNotAWarning, format!("{ALLOW_ANNOTATION}: {why}"))
+                                .at(at)
+                                .help("`kix explain` lists every code with its severity"),
+                        );
+                    }
+                }
+            }
+            let place = if namespace.is_empty() { String::new() } else { format!("{namespace}/") };
+            Object {
+                file: document.source.path().to_path_buf(),
+                range: document.byte_range(),
+                name: format!("{} {place}{}", document.kind(), document.name()),
+                namespace,
+                allow,
+            }
+        })
+        .collect()
+}
+
+/// Sets aside the warnings the objects and the cluster accept, sorts, and under `deny_warnings` denies the rest.
+pub fn settle(objects: &[Object], facts: Option<&ClusterFacts>, deny_warnings: bool, diagnostics: &mut Diagnostics) {
+    let accepted = |d: &Diagnostic| {
+        let object = objects.iter().find(|o| o.holds(d));
+        let by_cluster = facts.is_some_and(|facts| {
+            facts.allow.contains(&d.code)
+                || object.is_some_and(|o| {
+                    facts
+                        .instance_allow
+                        .iter()
+                        .any(|(namespace, allow)| *namespace == o.namespace && allow.contains(&d.code))
+                })
+        });
+        by_cluster || object.is_some_and(|o| o.allow.contains(&d.code))
+    };
+    diagnostics.settle(accepted, deny_warnings);
+}

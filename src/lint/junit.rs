@@ -1,0 +1,71 @@
+//! `kix lint --format junit`: one test suite per file, one test case per object (`Deployment shop/api`),
+//! failed when an error is on it (every finding on it as the failure's text; its warnings too when
+//! `--deny-warnings` denies them), its warnings otherwise as the case's output. Findings on no object
+//! (a file that cannot be read or parsed, K0502) are cases of their file's suite, or of a suite `kix`.
+
+use super::Linted;
+use crate::formats::junit::{Case, Failure, Suite};
+use kix_diag::{Code, Diagnostic, Severity};
+use std::collections::BTreeMap;
+
+/// The suites of a lint run, files in input order.
+pub fn junit(linted: &Linted) -> Vec<Suite> {
+    let denied = linted.diagnostics.iter().any(|d| d.code == Code::WarningsDenied);
+    let fails = |d: &Diagnostic| d.severity() == Severity::Error || denied;
+    let case = |name: String, classname: String, found: Vec<&Diagnostic>| {
+        let text: Vec<String> = found.iter().map(|d| d.render(kix_diag::Style::Plain)).collect();
+        let failing = found.iter().find(|d| fails(d));
+        Case {
+            name,
+            classname,
+            failure: failing.map(|d| Failure {
+                kind: d.code.id().into(),
+                message: d.message.clone(),
+                text: text.join("\n"),
+            }),
+            skipped: None,
+            output: (failing.is_none() && !text.is_empty()).then(|| text.join("\n")),
+        }
+    };
+    let mut suites: Vec<Suite> = Vec::new();
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    let mut placed = vec![false; linted.diagnostics.iter().count()];
+    for object in &linted.objects {
+        let file = object.file.display().to_string();
+        let suite = *index.entry(file.clone()).or_insert_with(|| {
+            suites.push(Suite { name: file.clone(), cases: Vec::new() });
+            suites.len() - 1
+        });
+        let mut found = Vec::new();
+        for (i, diagnostic) in linted.diagnostics.iter().enumerate() {
+            if !placed[i] && object.holds(diagnostic) {
+                placed[i] = true;
+                found.push(diagnostic);
+            }
+        }
+        suites[suite].cases.push(case(object.name.clone(), format!("kix.lint.{file}"), found));
+    }
+    let mut rest: Vec<&Diagnostic> = Vec::new();
+    for (i, diagnostic) in linted.diagnostics.iter().enumerate() {
+        if !placed[i] {
+            rest.push(diagnostic);
+        }
+    }
+    for diagnostic in rest {
+        let file = diagnostic.location().map(|l| l.path().display().to_string());
+        let name =
+            format!("{} {}", diagnostic.code.id(), diagnostic.location().map(ToString::to_string).unwrap_or_default());
+        let classname = format!("kix.lint.{}", file.as_deref().unwrap_or("kix"));
+        let suite = match file.as_ref().and_then(|f| index.get(f)) {
+            Some(&suite) => suite,
+            None => {
+                let name = file.unwrap_or_else(|| "kix".into());
+                index.insert(name.clone(), suites.len());
+                suites.push(Suite { name, cases: Vec::new() });
+                suites.len() - 1
+            }
+        };
+        suites[suite].cases.push(case(name, classname, vec![diagnostic]));
+    }
+    suites
+}
