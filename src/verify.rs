@@ -23,6 +23,7 @@ use kix_kube::kind::WorkloadKind;
 use kix_sim::objects::{Node, Resources};
 use kix_sim::{FindingKind, State, WorkloadLevel, WorkloadVerdict, verify_workloads};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -124,9 +125,59 @@ pub struct ClusterReport {
     pub cluster: String,
     pub nodes_from: NodesFrom,
     pub nodes: usize,
+    /// The failure-domain keys the scenarios failed nodes and zones by.
+    pub node_key: String,
+    pub zone_key: String,
+    /// The nodes simulated on, by name: what the report draws (the pods on them are each
+    /// workload's `placement`; every instance is placed on its own copy of these nodes).
+    pub topology: Vec<NodeReport>,
     pub instances: Vec<InstanceReport>,
     /// Failure-domain keys some or all of the nodes lack (K0610).
     pub missing_keys: Vec<MissingKey>,
+}
+
+/// One simulated node, as the report shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeReport {
+    pub name: String,
+    /// Its zone key's value; none when the node lacks the key (K0610).
+    pub zone: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    /// `key=value:Effect`, as `kubectl taint` writes them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub taints: Vec<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unschedulable: bool,
+    pub allocatable: Allocatable,
+}
+
+/// A node's allocatable resources.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Allocatable {
+    pub milli_cpu: i64,
+    pub memory_bytes: i64,
+    pub pods: i64,
+}
+
+impl NodeReport {
+    fn of(node: &Node, zone_key: &str) -> NodeReport {
+        let taint = |t: &kix_kube::taints::Taint| match t.value.as_str() {
+            "" => format!("{}:{}", t.key, t.effect),
+            value => format!("{}={value}:{}", t.key, t.effect),
+        };
+        NodeReport {
+            name: node.name.clone(),
+            zone: node.labels.get(zone_key).cloned(),
+            labels: node.labels.clone(),
+            taints: node.taints.iter().map(taint).collect(),
+            unschedulable: node.unschedulable,
+            allocatable: Allocatable {
+                milli_cpu: node.allocatable.milli_cpu,
+                memory_bytes: node.allocatable.memory,
+                pods: node.allocatable.pods,
+            },
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -158,6 +209,9 @@ pub fn verify(clusters: &[ClusterPlan], snapshot: Option<&State>) -> Vec<Cluster
             }
         };
         let nodes = state.as_ref().map_or(0, |s| s.nodes.len());
+        let mut topology: Vec<NodeReport> =
+            state.iter().flat_map(|s| &s.nodes).map(|n| NodeReport::of(n, &cluster.domains.zone)).collect();
+        topology.sort_by(|a, b| a.name.cmp(&b.name));
         let instances = match &state {
             None => Vec::new(),
             Some(state) => cluster.instances.iter().map(|instance| verify_instance(cluster, instance, state)).collect(),
@@ -166,7 +220,16 @@ pub fn verify(clusters: &[ClusterPlan], snapshot: Option<&State>) -> Vec<Cluster
             .as_ref()
             .map(|s| domain_keys::missing_keys(&cluster.domains, &s.nodes, &cluster.instances))
             .unwrap_or_default();
-        reports.push(ClusterReport { cluster: cluster.name.clone(), nodes_from, nodes, instances, missing_keys });
+        reports.push(ClusterReport {
+            cluster: cluster.name.clone(),
+            nodes_from,
+            nodes,
+            node_key: cluster.domains.node.clone(),
+            zone_key: cluster.domains.zone.clone(),
+            topology,
+            instances,
+            missing_keys,
+        });
     }
     reports
 }

@@ -5,7 +5,9 @@ use super::cluster::{Cluster, Outcome};
 use super::objects::Pod;
 use super::plugins::REASON_SPREAD;
 use super::quorum::Quorum;
-use super::verdict::{DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult};
+use super::verdict::{
+    DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, Step,
+};
 use super::world::World;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
@@ -68,6 +70,7 @@ pub(super) fn domain_loss(
     }
     let mut findings = Vec::new();
     let mut losses = Vec::new();
+    let mut steps = Vec::new();
     let mut pass = true;
     if owned.is_empty() {
         let message = "no replica is running, so every domain loss takes them all";
@@ -76,12 +79,23 @@ pub(super) fn domain_loss(
     }
     for ((label, value), (nodes, pods)) in units {
         let owned = owned.len() as i64;
-        let loss = world.trial(|world| {
-            fail(world, w, quorum, level, key, &label, value, &nodes, &pods, owned, &mut pass, &mut findings)
+        let (loss, step) = world.trial(|world| {
+            let loss =
+                fail(world, w, quorum, level, key, &label, value, &nodes, &pods, owned, &mut pass, &mut findings);
+            let step = Step {
+                step: label.clone(),
+                nodes: nodes.clone(),
+                before: None,
+                after: world.placement(w),
+                pending: loss.pending.clone(),
+                replaced_after_seconds: loss.replaced_after_seconds,
+            };
+            (loss, step)
         });
         losses.push(loss);
+        steps.push(step);
     }
-    (ScenarioResult { scenario: Scenario::DomainLoss, pass, findings }, losses)
+    (ScenarioResult { scenario: Scenario::DomainLoss, pass, findings, steps }, losses)
 }
 
 /// One domain fails (its `nodes`, or at level pod the one pod in `pods`): the pods on it are lost
@@ -227,9 +241,19 @@ pub(super) fn tie_break(
         nodes
     };
     let (ours, theirs) = (placed(world), placed(adversarial));
+    let placement = adversarial.placement(w);
+    let mut steps = vec![Step {
+        step: "ties broken against the level".to_string(),
+        nodes: Vec::new(),
+        before: None,
+        after: placement.clone(),
+        pending: BTreeMap::new(),
+        replaced_after_seconds: None,
+    }];
     if losses.iter().all(|l| l.running >= quorum.required) {
         let key = if level == Level::Zone { &request.zone_key } else { &request.node_key };
-        let (_, adversarial_losses) = domain_loss(adversarial, w, quorum, level, request);
+        let (result, adversarial_losses) = domain_loss(adversarial, w, quorum, level, request);
+        steps.extend(result.steps.into_iter().map(|step| Step { before: Some(placement.clone()), ..step }));
         for loss in adversarial_losses.iter().filter(|l| l.running < quorum.required) {
             let value = loss.value.as_str();
             let inside: Vec<&str> = theirs
@@ -261,7 +285,7 @@ pub(super) fn tie_break(
         );
         findings.push(Finding::new(FindingKind::SurvivesTieBreak, FindingSubject::Workload, text));
     }
-    ScenarioResult { scenario: Scenario::TieBreak, pass, findings }
+    ScenarioResult { scenario: Scenario::TieBreak, pass, findings, steps }
 }
 
 /// Whether a surviving node (outside `failed`) rejects the pod only for its spread constraints.

@@ -25,9 +25,10 @@
 use super::budget::Eviction;
 use super::objects::Pod;
 use super::quorum::Quorum;
-use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult};
+use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult, Step};
 use super::world::World;
 use kix_kube::level::Level;
+use std::collections::BTreeMap;
 
 /// kubectl's reason for a pod without a controller (filters.go, `unmanagedFatal`).
 pub const UNMANAGED_FATAL: &str = "cannot delete Pods that declare no controller (use --force to override)";
@@ -38,13 +39,27 @@ pub(super) fn drain(world: &mut World<'_>, w: usize, quorum: &Quorum, level: Lev
     nodes.dedup();
     let mut findings = Vec::new();
     let mut pass = true;
+    let mut steps = Vec::new();
     for node in nodes {
-        world.trial(|world| drain_node(world, w, quorum, level, &node, &mut pass, &mut findings));
+        steps.push(world.trial(|world| {
+            let mut pending = BTreeMap::new();
+            drain_node(world, w, quorum, level, &node, &mut pass, &mut findings, &mut pending);
+            Step {
+                step: format!("drain of {node}"),
+                nodes: vec![node.clone()],
+                before: None,
+                after: world.placement(w),
+                pending,
+                replaced_after_seconds: None,
+            }
+        }));
     }
-    ScenarioResult { scenario: Scenario::Drain, pass, findings }
+    ScenarioResult { scenario: Scenario::Drain, pass, findings, steps }
 }
 
-/// Cordons and drains one node. Changes `world`; the caller rolls it back.
+/// Cordons and drains one node; the workload's replacements left Pending go into `pending`.
+/// Changes `world`; the caller rolls it back.
+#[allow(clippy::too_many_arguments)]
 fn drain_node(
     world: &mut World<'_>,
     w: usize,
@@ -53,6 +68,7 @@ fn drain_node(
     node: &str,
     pass: &mut bool,
     findings: &mut Vec<Finding>,
+    pending: &mut BTreeMap<String, String>,
 ) {
     {
         world.cordon(node);
@@ -89,7 +105,7 @@ fn drain_node(
                             let subject = FindingSubject::pod(&pod.namespace, &pod.name);
                             findings.push(Finding::new(FindingKind::DrainBlocked, subject, text));
                         }
-                        evicted(world, w, level, node, &pod, pass, findings);
+                        evicted(world, w, level, node, &pod, pass, findings, pending);
                     }
                     Eviction::TooManyRequests(why) => refused.push((pod, why)),
                     Eviction::InternalError(why) => {
@@ -132,6 +148,7 @@ fn drain_node(
 }
 
 /// A pod was evicted: its controller recreates it and the scheduler places the replacement.
+#[allow(clippy::too_many_arguments)]
 fn evicted(
     world: &mut World<'_>,
     w: usize,
@@ -140,6 +157,7 @@ fn evicted(
     pod: &Pod,
     pass: &mut bool,
     findings: &mut Vec<Finding>,
+    pending: &mut BTreeMap<String, String>,
 ) {
     world.remove(&pod.namespace, &pod.name);
     let Some(owner) = world.owner_of(pod) else { return };
@@ -157,5 +175,6 @@ fn evicted(
         );
         let subject = FindingSubject::pod(&replacement.namespace, &replacement.name);
         findings.push(Finding::new(FindingKind::EvictedReplacementPending, subject, text));
+        pending.insert(replacement.name.clone(), message);
     }
 }

@@ -86,6 +86,42 @@ pub struct ScenarioResult {
     pub pass: bool,
     /// What the scenario found, failures and the facts behind a pass alike, in the order found.
     pub findings: Vec<Finding>,
+    /// Where each of its steps (a domain lost, a node drained, the update) left the workload's pods.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Step>,
+}
+
+impl ScenarioResult {
+    /// A result without steps (the scenario changes no placement, or stops before it does).
+    pub fn new(scenario: Scenario, pass: bool, findings: Vec<Finding>) -> ScenarioResult {
+        ScenarioResult { scenario, pass, findings, steps: Vec::new() }
+    }
+}
+
+/// Where one step of a scenario left the verified workload's pods: what `kix verify --report` draws
+/// before and after (the pods lost are those of `before` not bound to the same node afterwards, the
+/// replacements those of `after` not bound there before).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// What happened, as reports show it: `zone eu-1a` (lost), `drain of n1`, `rolling update`.
+    pub step: String,
+    /// The nodes it failed or drained.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<String>,
+    /// The placement it started from, pod to node, when that is not the workload's own `placement`
+    /// (the tie-break's adversarial placement).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<BTreeMap<String, String>>,
+    /// The workload's bound pods afterwards, pod to node (pods on a failed node that stay bound
+    /// there, Terminating or never evicted, included).
+    pub after: BTreeMap<String, String>,
+    /// Its pods left Pending, pod to the scheduler's message.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub pending: BTreeMap<String, String>,
+    /// Seconds from the failure until the last replacement was created (a domain loss: the pods'
+    /// `node.kubernetes.io/unreachable` tolerationSeconds); none when nothing was replaced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced_after_seconds: Option<i64>,
 }
 
 /// One finding of a scenario: what was found, what it is about, and the sentence reports show. Reports
@@ -224,6 +260,11 @@ pub struct WorkloadVerdict {
     pub name: String,
     pub level: Level,
     pub replicas: i64,
+    /// Where the rollout placed its pods, pod to node: the placement every scenario starts from.
+    pub placement: BTreeMap<String, String>,
+    /// Its pods the rollout left Pending, pod to the scheduler's message.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub pending: BTreeMap<String, String>,
     /// Fewest replicas left running under the loss of one domain of the level (None below pod).
     pub worst_case_running: Option<i64>,
     /// Replacements scheduled, summed over the domain losses, and per loss where they went.

@@ -5,10 +5,11 @@
 
 use super::objects::{Phase, Pod};
 use super::quorum::Quorum;
-use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult};
+use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult, Step};
 use super::world::World;
 use kix_kube::labels::POD_TEMPLATE_HASH;
 use kix_kube::level::Level;
+use std::collections::BTreeMap;
 
 /// The rolling update of a Deployment, from the placed state and back to it.
 pub(super) fn rolling_update(world: &mut World<'_>, w: usize, quorum: &Quorum, level: Level) -> ScenarioResult {
@@ -50,7 +51,7 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
     if workload.max_surge.is_zero() && workload.max_unavailable.is_zero() {
         let text = "maxSurge and maxUnavailable are both 0: the API server refuses this strategy";
         let f = Finding::new(FindingKind::StrategyRefused, FindingSubject::Workload, text);
-        return ScenarioResult { scenario: Scenario::RollingUpdate, pass: false, findings: vec![f] };
+        return ScenarioResult::new(Scenario::RollingUpdate, false, vec![f]);
     }
     if surge == 0 && unavailable == 0 {
         // The deployment controller's fencepost: both rounded to 0, so one pod may be unavailable.
@@ -156,7 +157,21 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
         min_available.max(0)
     );
     findings.insert(0, Finding::new(FindingKind::UpdateProgress, FindingSubject::Workload, text));
-    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
+    let pending = pending.iter().map(|p| (p.name.clone(), world.cluster().cycle(p).failure_message())).collect();
+    let steps = vec![update_step(world, w, "rolling update", pending)];
+    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings, steps }
+}
+
+/// Where an update left the workload's pods.
+fn update_step(world: &World<'_>, w: usize, step: &str, pending: BTreeMap<String, String>) -> Step {
+    Step {
+        step: step.to_string(),
+        nodes: Vec::new(),
+        before: None,
+        after: world.placement(w),
+        pending,
+        replaced_after_seconds: None,
+    }
 }
 
 /// `strategy.type: Recreate`: every old pod is deleted, then the new ones are created.
@@ -169,16 +184,19 @@ fn recreate(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
     let spec = workload.pod_spec(1);
     let text = "strategy Recreate stops every old pod before the new ones start: no replica runs meanwhile";
     let mut findings = vec![Finding::new(FindingKind::Recreate, FindingSubject::Workload, text)];
+    let mut pending = BTreeMap::new();
     for index in 0..workload.replicas.max(0) as usize {
         let pod = workload.pod(&spec, 1, index);
         let subject = FindingSubject::pod(&pod.namespace, &pod.name);
         let name = pod.name.clone();
         if let Err(message) = world.schedule(pod) {
             findings.push(Finding::new(FindingKind::Pending, subject, format!("{name} Pending: {message}")));
+            pending.insert(name, message);
         }
     }
     let pass = level < Level::Pod && findings.len() == 1;
-    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
+    let steps = vec![update_step(world, w, "recreate", pending)];
+    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings, steps }
 }
 
 /// The ReplicaSet controller's order for scaling down (kubernetes/kubernetes
@@ -227,13 +245,14 @@ fn statefulset_steps(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
     let Some(partition) = workload.partition else {
         let text = "updateStrategy OnDelete: the controller replaces pods only when they are deleted";
         let f = Finding::new(FindingKind::OnDelete, FindingSubject::Workload, text);
-        return ScenarioResult { scenario: Scenario::RollingUpdate, pass: true, findings: vec![f] };
+        return ScenarioResult::new(Scenario::RollingUpdate, true, vec![f]);
     };
     let spec = workload.pod_spec(1);
     let mut findings = Vec::new();
     let mut pass = true;
     let mut min_available = world.owned_count(w);
     let mut updated = Vec::new();
+    let mut pending = BTreeMap::new();
     for ordinal in (partition.clamp(0, replicas)..replicas).rev() {
         let name = format!("{}-{ordinal}", workload.name);
         world.remove(&workload.namespace, &name);
@@ -249,6 +268,7 @@ fn statefulset_steps(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
                 FindingSubject::pod(&workload.namespace, &name),
                 text,
             ));
+            pending.insert(name, message);
             break;
         }
         updated.push(name);
@@ -263,7 +283,8 @@ fn statefulset_steps(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
         min_available.max(0)
     );
     findings.insert(0, Finding::new(FindingKind::UpdateProgress, FindingSubject::Workload, text));
-    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
+    let steps = vec![update_step(world, w, "rolling update", pending)];
+    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings, steps }
 }
 
 #[cfg(test)]
