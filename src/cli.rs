@@ -198,6 +198,10 @@ pub struct VerifyArgs {
     /// instead of the cluster files' node inventories.
     #[arg(long)]
     pub state: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page: zones, nodes and pods, and every
+    /// scenario's placement before and after.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug, Args)]

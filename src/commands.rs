@@ -322,7 +322,11 @@ fn check(args: &SelectArgs) -> ExitCode {
 
 /// `kix verify`: exit 1 when a workload misses its level.
 fn verify(args: &VerifyArgs) -> ExitCode {
-    let request = verify::VerifyRequest { selection: args.select.selection(), state: args.state.clone() };
+    let request = verify::VerifyRequest {
+        selection: args.select.selection(),
+        state: args.state.clone(),
+        report: args.report.clone(),
+    };
     let verified = match verify::run(&request) {
         Ok(verified) => verified,
         Err(usage) => return usage_error(&usage.to_string()),

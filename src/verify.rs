@@ -10,8 +10,10 @@
 
 mod domain_keys;
 mod findings;
+mod report_html;
 
 pub use domain_keys::MissingKey;
+pub use report_html::render_html;
 
 use crate::compile::{Compiled, Selection, UsageError, cluster_names, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan, Unplaced};
@@ -33,6 +35,8 @@ pub struct VerifyRequest {
     pub selection: Selection,
     /// A snapshot of one cluster (`kubectl get nodes,pods -A -o yaml`), instead of its inventory.
     pub state: Option<PathBuf>,
+    /// Where to write the HTML report (`--report`), when the verify got as far as reports.
+    pub report: Option<PathBuf>,
 }
 
 /// What a verify run found: the compile's findings, and the reports when it got that far.
@@ -94,7 +98,28 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
     // Verify's own warnings are acknowledged (`allow`) and denied (`--deny-warnings`) like the compile's.
     let acknowledged = Acknowledged::of(&model);
     diagnostics.settle(|d| acknowledged.contains(d), request.selection.deny_warnings);
+    if let Some(path) = &request.report
+        && let Err(error) = write_report(path, &render_html(&reports))
+    {
+        diagnostics.push(
+            Diagnostic::new(Code::WriteFailed, format!("cannot write the report {}: {error}", path.display()))
+                .at(Location::file(path.clone())),
+        );
+    }
     Ok(Verified { diagnostics, reports: Some(reports) })
+}
+
+/// Writes the report beside its place and renames it there, so a reader never sees half a page.
+fn write_report(path: &std::path::Path, html: &str) -> std::io::Result<()> {
+    let name = path.file_name().ok_or_else(|| std::io::Error::other("not a file name"))?;
+    let mut staged = std::ffi::OsString::from(".");
+    staged.push(name);
+    staged.push(".kix-tmp");
+    let staged = path.with_file_name(staged);
+    std::fs::write(&staged, html)?;
+    std::fs::rename(&staged, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&staged);
+    })
 }
 
 /// Where a cluster's simulated nodes came from.
