@@ -273,8 +273,10 @@ fn step_view(
     };
     let lost = moved(before, &step.after);
     let new = moved(&step.after, before);
-    let stranded: Vec<&String> =
-        step.after.iter().filter(|(_, node)| step.nodes.contains(node)).map(|(pod, _)| pod).collect();
+    // Pods still bound to a failed node (Terminating, or never evicted); a drained node's pods
+    // whose eviction was refused just keep running there.
+    let failed = |node: &String| state == NodeState::Failed && step.nodes.contains(node);
+    let stranded: Vec<&String> = step.after.iter().filter(|(_, node)| failed(node)).map(|(pod, _)| pod).collect();
     let (lost_word, new_word) = match scenario.scenario {
         Scenario::Drain => ("evicted", "replacement"),
         Scenario::RollingUpdate => ("replaced", "new revision"),
@@ -329,7 +331,7 @@ fn step_view(
     grid::render(out, &view, legend, &report.node_key);
     let mut marks: BTreeMap<&str, Vec<Mark>> = BTreeMap::new();
     for (pod, node) in &step.after {
-        let glyph = if step.nodes.contains(node) {
+        let glyph = if failed(node) {
             Glyph::Stranded
         } else if before.get(pod) == Some(node) {
             Glyph::Kept
