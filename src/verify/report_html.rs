@@ -108,19 +108,18 @@ fn cluster(out: &mut String, report: &ClusterReport) {
     for instance in &report.instances {
         for w in &instance.workloads {
             for (pod, node) in &w.placement {
-                marks.entry(node.as_str()).or_default().push(Mark { workload: index, glyph: Glyph::Kept, pod: pod.clone() });
+                marks.entry(node.as_str()).or_default().push(Mark {
+                    workload: index,
+                    glyph: Glyph::Kept,
+                    pod: pod.clone(),
+                });
             }
             index += 1;
         }
     }
     out.push_str("<h3>Placement after the rollout</h3>");
-    let view = View {
-        name: "placement",
-        nodes: report.topology.iter().collect(),
-        marks,
-        states: BTreeMap::new(),
-        hidden: 0,
-    };
+    let view =
+        View { name: "placement", nodes: report.topology.iter().collect(), marks, states: BTreeMap::new(), hidden: 0 };
     grid::render(out, &view, &legend, &report.node_key);
     out.push_str("<h3>Verdicts</h3>");
     verdicts(out, report, &legend);
@@ -172,7 +171,9 @@ fn notices(out: &mut String, report: &ClusterReport) {
         .flat_map(|i| i.unverified.iter().map(move |u| format!("{} {}/{}", i.instance, u.kind, u.name)))
         .collect();
     if !unverified.is_empty() {
-        out.push_str("<p>Not verified (custom resources whose pods an operator runs; kix does not place them, K0435):</p><ul>");
+        out.push_str(
+            "<p>Not verified (custom resources whose pods an operator runs; kix does not place them, K0435):</p><ul>",
+        );
         for line in unverified {
             let _ = write!(out, "<li>{}</li>", esc(&line));
         }
@@ -294,7 +295,11 @@ fn step_view(
             Some(s) => format!(" after {s}s"),
             None => String::new(),
         };
-        parts.push(format!("{} {new_word}(s){after} ({})", new.len(), names(new.iter().map(|(p, n)| format!("{p} to {n}")))));
+        parts.push(format!(
+            "{} {new_word}(s){after} ({})",
+            new.len(),
+            names(new.iter().map(|(p, n)| format!("{p} to {n}")))
+        ));
     }
     if !stranded.is_empty() {
         parts.push(format!("{} still bound to the failed node(s)", stranded.len()));
@@ -313,12 +318,8 @@ fn step_view(
         if open { " open" } else { "" },
         esc(&sentence)
     );
-    let shown: BTreeSet<&str> = before
-        .values()
-        .chain(step.after.values())
-        .chain(&step.nodes)
-        .map(String::as_str)
-        .collect();
+    let shown: BTreeSet<&str> =
+        before.values().chain(step.after.values()).chain(&step.nodes).map(String::as_str).collect();
     let nodes: Vec<&NodeReport> = report.topology.iter().filter(|n| shown.contains(n.name.as_str())).collect();
     let hidden = report.topology.len() - nodes.len();
     let mark = |pod: &String, glyph| Mark { workload: index, glyph, pod: pod.clone() };
@@ -362,4 +363,106 @@ fn names(items: impl Iterator<Item = String>) -> String {
         let _ = write!(text, " and {} more", items.len() - 6);
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::{Allocatable, InstanceReport};
+    use kix_kube::kind::WorkloadKind;
+    use kix_kube::level::Level;
+    use kix_sim::{Finding, FindingKind, FindingSubject};
+
+    /// A cluster of two zones, one workload named `name` with a pod on each node, one domain loss.
+    fn report(name: &str, label: &str) -> ClusterReport {
+        let node = |n: &str, zone: &str| NodeReport {
+            name: n.to_string(),
+            zone: Some(zone.to_string()),
+            labels: BTreeMap::from([
+                ("topology.kubernetes.io/zone".to_string(), zone.to_string()),
+                ("team".to_string(), label.to_string()),
+            ]),
+            taints: Vec::new(),
+            unschedulable: false,
+            allocatable: Allocatable { milli_cpu: 4000, memory_bytes: 16 << 30, pods: 110 },
+        };
+        let placement =
+            BTreeMap::from([(format!("{name}-0"), "n1".to_string()), (format!("{name}-1"), "n2".to_string())]);
+        let step = Step {
+            step: "zone a".to_string(),
+            nodes: vec!["n1".to_string()],
+            before: None,
+            after: BTreeMap::from([(format!("{name}-1"), "n2".to_string()), (format!("{name}-2"), "n2".to_string())]),
+            pending: BTreeMap::new(),
+            replaced_after_seconds: Some(300),
+        };
+        let finding = Finding::new(FindingKind::NoReplicaLeft, FindingSubject::Workload, format!("{name} lost <b>"));
+        let verdict = WorkloadVerdict {
+            kind: WorkloadKind::Deployment,
+            namespace: "ns".to_string(),
+            name: name.to_string(),
+            level: Level::Zone,
+            replicas: 2,
+            placement,
+            pending: BTreeMap::new(),
+            worst_case_running: Some(1),
+            replacements_scheduled: 1,
+            domain_losses: Vec::new(),
+            selector_counts: BTreeMap::new(),
+            scenarios: vec![ScenarioResult {
+                scenario: Scenario::DomainLoss,
+                pass: false,
+                findings: vec![finding],
+                steps: vec![step],
+            }],
+            meets_level: false,
+            group: None,
+            group_replicas: None,
+            majority: None,
+        };
+        ClusterReport {
+            cluster: "c".to_string(),
+            nodes_from: NodesFrom::Inventory,
+            nodes: 2,
+            node_key: "kubernetes.io/hostname".to_string(),
+            zone_key: "topology.kubernetes.io/zone".to_string(),
+            topology: vec![node("n1", "a"), node("n2", "b")],
+            instances: vec![InstanceReport {
+                instance: "i".to_string(),
+                namespace: "ns".to_string(),
+                workloads: vec![verdict],
+                unverified: Vec::new(),
+            }],
+            missing_keys: Vec::new(),
+        }
+    }
+
+    /// Names, labels and messages are text, never markup (kix's own validation keeps `<` out of
+    /// Kubernetes names; the page does not rely on it).
+    #[test]
+    fn user_strings_are_escaped() {
+        let html = render_html(&[report("<script>alert(1)</script>", "\"><img onerror=x>")]);
+        assert!(!html.contains("<script>alert"), "{html}");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(!html.contains("lost <b>"), "{html}");
+        assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(html.contains("data-workload=\"i/Deployment/&lt;script&gt;alert(1)&lt;/script&gt;\""));
+        assert!(html.contains("team=&quot;&gt;&lt;img onerror=x&gt;"));
+        // The page's own script is the only one.
+        assert_eq!(html.matches("<script>").count(), 1);
+    }
+
+    #[test]
+    fn the_page_is_the_same_bytes_for_the_same_reports() {
+        let reports = [report("api", "web")];
+        assert_eq!(render_html(&reports), render_html(&reports));
+    }
+
+    /// The step's sentence says what was lost, where the replacement went, and after how long.
+    #[test]
+    fn a_step_says_what_was_lost_and_where_the_replacement_went() {
+        let html = render_html(&[report("api", "web")]);
+        assert!(html.contains("zone a: 1 lost (api-0 on n1); 1 replacement(s) after 300s (api-2 to n2)"), "{html}");
+        assert!(html.contains("<li class=\"error\"><code>K0609</code> api lost &lt;b&gt;</li>"), "{html}");
+    }
 }

@@ -20,14 +20,15 @@ use std::process::Command;
 fn chromium() -> Option<PathBuf> {
     let named = std::env::var_os("KIX_CHROMIUM").map(PathBuf::from);
     let candidates = named.into_iter().chain(["chromium", "chromium-browser", "google-chrome"].map(PathBuf::from));
-    let found = candidates
-        .into_iter()
-        .find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()));
+    let found =
+        candidates.into_iter().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()));
     if found.is_none() {
         if std::env::var_os("KIX_REQUIRE_BROWSER").is_some_and(|v| v == "1") {
             panic!("Chromium is required (KIX_REQUIRE_BROWSER=1) but not installed: apt-get install -y chromium");
         }
-        eprintln!("skipped: Chromium is not installed (apt-get install -y chromium; .ci/run sets KIX_REQUIRE_BROWSER=1)");
+        eprintln!(
+            "skipped: Chromium is not installed (apt-get install -y chromium; .ci/run sets KIX_REQUIRE_BROWSER=1)"
+        );
     }
     found
 }
@@ -94,7 +95,8 @@ fn a_broken_page_is_caught() {
     let Some(chromium) = chromium() else { return };
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("broken.html");
-    std::fs::write(&page, "<!DOCTYPE html><p>x</p><script>console.error('deliberate'); notDefined();</script>").unwrap();
+    std::fs::write(&page, "<!DOCTYPE html><p>x</p><script>console.error('deliberate'); notDefined();</script>")
+        .unwrap();
     let loaded = run_chromium(&chromium, &page, "--dump-dom");
     assert!(loaded.console.iter().any(|l| l.contains("deliberate")), "console.error not seen: {:?}", loaded.console);
     assert!(loaded.console.iter().any(|l| l.contains("notDefined is not defined")), "{:?}", loaded.console);
@@ -150,7 +152,12 @@ fn check_page(chromium: &Path, page: &Path, report: &Value, name: &str) {
         let mut workloads = Vec::new();
         for instance in cluster["instances"].as_array().unwrap() {
             for w in instance["workloads"].as_array().unwrap() {
-                let key = format!("{}/{}/{}", instance["instance"].as_str().unwrap(), w["kind"].as_str().unwrap(), w["name"].as_str().unwrap());
+                let key = format!(
+                    "{}/{}/{}",
+                    instance["instance"].as_str().unwrap(),
+                    w["kind"].as_str().unwrap(),
+                    w["name"].as_str().unwrap()
+                );
                 count_into(&mut pods, &key, &w["placement"]);
                 workloads.push((key, w));
             }
@@ -160,7 +167,8 @@ fn check_page(chromium: &Path, page: &Path, report: &Value, name: &str) {
         assert_eq!(shown.zones, zones, "cluster {name}: nodes per zone");
         assert_eq!(shown.pods, pods, "cluster {name}: pods per node per workload after the rollout");
         for (key, w) in workloads {
-            let row = dom.find_one(section, |e| e.is("tr", "legend-entry") && e.attr("data-workload") == Some(key.as_str()));
+            let row =
+                dom.find_one(section, |e| e.is("tr", "legend-entry") && e.attr("data-workload") == Some(key.as_str()));
             let meets = if w["meets_level"].as_bool().unwrap() { "meets" } else { "fails" };
             assert_eq!(dom.nodes[row].attr("data-verdict"), Some(meets), "{name} {key}");
             check_steps(&dom, section, name, &key, w);
@@ -235,7 +243,12 @@ impl Element {
 const VOID: &[&str] = &["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"];
 
 fn unescape(text: &str) -> String {
-    text.replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">").replace("&#39;", "'").replace("&nbsp;", "\u{a0}").replace("&amp;", "&")
+    text.replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&#39;", "'")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&")
 }
 
 impl Dom {

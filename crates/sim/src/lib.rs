@@ -117,8 +117,8 @@ pub use cluster::{Cluster, Cycle, Outcome};
 pub use scenarios::verify_workloads;
 pub use snapshot::State;
 pub use verdict::{
-    DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, Step,
-    Survive, WorkloadLevel, WorkloadVerdict,
+    DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, Step, Survive,
+    WorkloadLevel, WorkloadVerdict,
 };
 
 pub use input::{InputError, read_state};

@@ -104,7 +104,12 @@ pub fn render(out: &mut String, view: &View<'_>, legend: &Legend, node_key: &str
         );
         let collapsed = boxes.len() > COLLAPSE_ABOVE;
         if collapsed {
-            let _ = write!(out, "<details class=\"many\"><summary>{} boxes of {} nodes</summary>", boxes.len(), nodes.len());
+            let _ = write!(
+                out,
+                "<details class=\"many\"><summary>{} boxes of {} nodes</summary>",
+                boxes.len(),
+                nodes.len()
+            );
         }
         for (likeness, members) in &boxes {
             node_box(out, view, legend, likeness, members);
@@ -152,7 +157,13 @@ fn node_box(out: &mut String, view: &View<'_>, legend: &Legend, likeness: &Liken
     let first = members[0];
     let count = members.len();
     let names: Vec<&str> = members.iter().map(|n| n.name.as_str()).collect();
-    let mut hover = format!("{}\n{}, {}, {} pods", first.name, cpu(first.allocatable.milli_cpu), memory(first.allocatable.memory_bytes), first.allocatable.pods);
+    let mut hover = format!(
+        "{}\n{}, {}, {} pods",
+        first.name,
+        cpu(first.allocatable.milli_cpu),
+        memory(first.allocatable.memory_bytes),
+        first.allocatable.pods
+    );
     for (key, value) in &first.labels {
         let _ = write!(hover, "\n{key}={value}");
     }
@@ -191,9 +202,17 @@ fn node_box(out: &mut String, view: &View<'_>, legend: &Legend, likeness: &Liken
             format!("{} ({label}, {}) on {}", mark.pod, mark.glyph.word(), first.name)
         } else {
             let each = likeness.pods.get(&(mark.workload, mark.glyph)).copied().unwrap_or(0);
-            format!("{each} pod(s) of {label} ({}) on each of these {count} nodes; on {}: {}", mark.glyph.word(), first.name, mark.pod)
+            format!(
+                "{each} pod(s) of {label} ({}) on each of these {count} nodes; on {}: {}",
+                mark.glyph.word(),
+                first.name,
+                mark.pod
+            )
         };
         glyph(out, mark.glyph, key, colour, &title);
+    }
+    if count > 1 && !marks.is_empty() {
+        out.push_str("<span class=\"each\">on each</span>");
     }
     out.push_str("</div>");
     // What the glyphs say, for screen readers.
@@ -207,7 +226,11 @@ fn node_box(out: &mut String, view: &View<'_>, legend: &Legend, likeness: &Liken
     let each = if count == 1 { "" } else { " each" };
     let _ = write!(out, "<span class=\"sr-only\">{}{state}: {}{each}.</span>", esc(&who), esc(&what));
     if count > 1 {
-        let _ = write!(out, "<details class=\"names\"><summary>{count} nodes</summary><p>{}</p></details>", esc(&names.join(", ")));
+        let _ = write!(
+            out,
+            "<details class=\"names\"><summary>{count} nodes</summary><p>{}</p></details>",
+            esc(&names.join(", "))
+        );
     }
     out.push_str("</div>");
 }
