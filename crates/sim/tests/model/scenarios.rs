@@ -450,3 +450,42 @@ fn a_statefulset_update_respects_partition_and_on_delete() {
     let update = scenario(&on_delete, "rolling-update");
     assert!(update.pass && update.findings[0].message.contains("OnDelete"), "{update:?}");
 }
+
+// Issue 21: each step records where it left the workload's pods, as the report draws them. A zone
+// loss: the pods in the failed zone are gone after it, the others stay where they were, and the
+// replacements are where the domain loss says. A drain: the drained node holds none of them after.
+// The rolling update: every pod is of the new revision, none of the old names is left.
+#[test]
+fn steps_record_the_placement_each_scenario_leaves() {
+    let v = run(WEB, "web", Level::Zone);
+    assert_eq!(v.placement.len(), 3, "{v:#?}");
+    let losses = &scenario(&v, "domain-loss").steps;
+    assert_eq!(losses.len(), 3);
+    for (step, loss) in losses.iter().zip(&v.domain_losses) {
+        assert_eq!(step.step, loss.domain);
+        assert_eq!(step.nodes.len(), 2, "both nodes of the zone fail: {step:?}");
+        assert_eq!(step.replaced_after_seconds, Some(300));
+        for (pod, node) in &v.placement {
+            let kept = step.after.get(pod) == Some(node);
+            assert_eq!(kept, !step.nodes.contains(node), "{pod} on {node}: {step:?}");
+        }
+        for (pod, node) in &loss.replacements {
+            assert_eq!(step.after.get(pod), Some(node), "{step:?}");
+        }
+        assert_eq!(step.after.len(), 3, "{step:?}");
+    }
+    let drains = &scenario(&v, "drain").steps;
+    assert_eq!(drains.len(), 3);
+    for step in drains {
+        assert!(step.after.values().all(|node| !step.nodes.contains(node)), "{step:?}");
+        assert_eq!(step.after.len(), 3, "every evicted pod rescheduled: {step:?}");
+    }
+    let update = &scenario(&v, "rolling-update").steps;
+    assert_eq!(update.len(), 1);
+    assert_eq!(update[0].after.len(), 3);
+    assert!(update[0].after.keys().all(|pod| !v.placement.contains_key(pod)), "{update:?}");
+    let tie_break = &scenario(&v, "tie-break").steps;
+    assert_eq!(tie_break[0].before, None, "the adversarial placement starts from kix's");
+    assert_eq!(tie_break[0].after.len(), 3);
+    assert!(tie_break[1..].iter().all(|s| s.before.as_ref() == Some(&tie_break[0].after)), "{tie_break:?}");
+}
