@@ -60,7 +60,7 @@ pub fn render_html(reports: &[ClusterReport]) -> String {
     for report in reports {
         cluster(&mut out, report);
     }
-    let _ = write!(out, "</main><script>{SCRIPT}</script></body></html>\n");
+    let _ = writeln!(out, "</main><script>{SCRIPT}</script></body></html>");
     out
 }
 
@@ -83,15 +83,19 @@ fn cluster(out: &mut String, report: &ClusterReport) {
         );
         return;
     }
-    let zones: BTreeSet<Option<&str>> = report.topology.iter().map(|n| n.zone.as_deref()).collect();
+    let zones: BTreeSet<&str> = report.topology.iter().filter_map(|n| n.zone.as_deref()).collect();
+    let unzoned = report.topology.iter().filter(|n| n.zone.is_none()).count();
+    let zoned = match (zones.len(), unzoned) {
+        (0, _) => "without a zone label".to_string(),
+        (z, 0) => format!("in {z} zone{}", if z == 1 { "" } else { "s" }),
+        (z, n) => format!("in {z} zone{} ({n} without a zone label)", if z == 1 { "" } else { "s" }),
+    };
     let _ = write!(
         out,
-        "<p class=\"muted\">{} node{} from {} in {} zone{} (zone key <code>{}</code>, node key <code>{}</code>); each instance is simulated on its own copy of the nodes, all drawn together here.</p>",
+        "<p class=\"muted\">{} node{} from {} {zoned} (zone key <code>{}</code>, node key <code>{}</code>); each instance is simulated on its own copy of the nodes, all drawn together here.</p>",
         report.nodes,
         if report.nodes == 1 { "" } else { "s" },
         report.nodes_from.as_str(),
-        zones.len(),
-        if zones.len() == 1 { "" } else { "s" },
         esc(&report.zone_key),
         esc(&report.node_key)
     );
