@@ -221,8 +221,14 @@ fn workload(out: &mut String, report: &ClusterReport, legend: &Legend, index: us
             if scenario.pass { "passes" } else { "FAILS" }
         );
         findings(out, scenario);
+        // The tie-break's later steps start from its adversarial placement, its first step's outcome.
+        let adversarial = scenario.steps.first().filter(|s| !s.adversarial).map(|s| s.apply(&w.placement));
         for (s, step) in scenario.steps.iter().enumerate() {
-            step_view(out, report, legend, index, w, scenario, step, !scenario.pass && s == 0);
+            let before = match (&adversarial, step.adversarial) {
+                (Some(adversarial), true) => adversarial,
+                _ => &w.placement,
+            };
+            step_view(out, report, legend, index, before, scenario, step, !scenario.pass && s == 0);
         }
         out.push_str("</section>");
     }
@@ -256,57 +262,49 @@ fn pending(out: &mut String, pods: &BTreeMap<String, String>) {
     out.push_str("</ul>");
 }
 
-/// One step: what it did in a sentence, the placement before and after, what stayed Pending.
+/// One step: what it did in a sentence, the nodes it touched before and after, what stayed Pending.
 #[allow(clippy::too_many_arguments)]
 fn step_view(
     out: &mut String,
     report: &ClusterReport,
     legend: &Legend,
     index: usize,
-    w: &WorkloadVerdict,
+    before: &BTreeMap<String, String>,
     scenario: &ScenarioResult,
     step: &Step,
     open: bool,
 ) {
-    let before = step.before.as_ref().unwrap_or(&w.placement);
     let state = match scenario.scenario {
         Scenario::Drain => NodeState::Drained,
         _ => NodeState::Failed,
     };
-    let moved = |from: &BTreeMap<String, String>, to: &BTreeMap<String, String>| -> Vec<(String, String)> {
-        from.iter().filter(|(pod, node)| to.get(*pod) != Some(*node)).map(|(p, n)| (p.clone(), n.clone())).collect()
-    };
-    let lost = moved(before, &step.after);
-    let new = moved(&step.after, before);
+    let after = step.apply(before);
     // Pods still bound to a failed node (Terminating, or never evicted); a drained node's pods
     // whose eviction was refused just keep running there.
     let failed = |node: &String| state == NodeState::Failed && step.nodes.contains(node);
-    let stranded: Vec<&String> = step.after.iter().filter(|(_, node)| failed(node)).map(|(pod, _)| pod).collect();
+    let stranded = after.values().filter(|node| failed(node)).count();
     let (lost_word, new_word) = match scenario.scenario {
         Scenario::Drain => ("evicted", "replacement"),
         Scenario::RollingUpdate => ("replaced", "new revision"),
         Scenario::TieBreak if step.nodes.is_empty() => ("placed elsewhere", "placed instead"),
         _ => ("lost", "replacement"),
     };
-    let mut sentence = format!("{}: ", step.step);
     let mut parts = Vec::new();
-    if !lost.is_empty() {
-        parts.push(format!("{} {lost_word} ({})", lost.len(), names(lost.iter().map(|(p, n)| format!("{p} on {n}")))));
+    if !step.gone.is_empty() {
+        let list = names(step.gone.iter().map(|(p, n)| format!("{p} on {n}")));
+        parts.push(format!("{} {lost_word} ({list})", step.gone.len()));
     }
-    if !new.is_empty() {
-        let after = match step.replaced_after_seconds {
+    if !step.placed.is_empty() {
+        let when = match step.replaced_after_seconds {
             Some(0) => " at once".to_string(),
             Some(s) => format!(" after {s}s"),
             None => String::new(),
         };
-        parts.push(format!(
-            "{} {new_word}(s){after} ({})",
-            new.len(),
-            names(new.iter().map(|(p, n)| format!("{p} to {n}")))
-        ));
+        let list = names(step.placed.iter().map(|(p, n)| format!("{p} to {n}")));
+        parts.push(format!("{} {new_word}(s){when} ({list})", step.placed.len()));
     }
-    if !stranded.is_empty() {
-        parts.push(format!("{} still bound to the failed node(s)", stranded.len()));
+    if stranded > 0 {
+        parts.push(format!("{stranded} still bound to the failed node(s)"));
     }
     if !step.pending.is_empty() {
         parts.push(format!("{} Pending", step.pending.len()));
@@ -314,38 +312,40 @@ fn step_view(
     if parts.is_empty() {
         parts.push("no pod of the workload moved".to_string());
     }
-    sentence.push_str(&parts.join("; "));
     let _ = write!(
         out,
-        "<details class=\"step\" data-step=\"{}\"{}><summary>{}</summary><div class=\"before-after\">",
+        "<details class=\"step\" data-step=\"{}\"{}><summary>{}: {}</summary><div class=\"before-after\">",
         esc(&step.step),
         if open { " open" } else { "" },
-        esc(&sentence)
+        esc(&step.step),
+        esc(&parts.join("; "))
     );
+    // The nodes the step touched: those it failed or drained, those pods left or landed on.
     let shown: BTreeSet<&str> =
-        before.values().chain(step.after.values()).chain(&step.nodes).map(String::as_str).collect();
+        step.gone.values().chain(step.placed.values()).chain(&step.nodes).map(String::as_str).collect();
     let nodes: Vec<&NodeReport> = report.topology.iter().filter(|n| shown.contains(n.name.as_str())).collect();
     let hidden = report.topology.len() - nodes.len();
+    let on_shown = |(_, node): &(&String, &String)| shown.contains(node.as_str());
     let mark = |pod: &String, glyph| Mark { workload: index, glyph, pod: pod.clone() };
     let mut marks: BTreeMap<&str, Vec<Mark>> = BTreeMap::new();
-    for (pod, node) in before {
+    for (pod, node) in before.iter().filter(on_shown) {
         marks.entry(node.as_str()).or_default().push(mark(pod, Glyph::Kept));
     }
     out.push_str("<div class=\"side\"><h5>before</h5>");
     let view = View { name: "before", nodes: nodes.clone(), marks, states: BTreeMap::new(), hidden };
     grid::render(out, &view, legend, &report.node_key);
     let mut marks: BTreeMap<&str, Vec<Mark>> = BTreeMap::new();
-    for (pod, node) in &step.after {
+    for (pod, node) in after.iter().filter(on_shown) {
         let glyph = if failed(node) {
             Glyph::Stranded
-        } else if before.get(pod) == Some(node) {
-            Glyph::Kept
-        } else {
+        } else if step.placed.contains_key(pod) {
             Glyph::New
+        } else {
+            Glyph::Kept
         };
         marks.entry(node.as_str()).or_default().push(mark(pod, glyph));
     }
-    for (pod, node) in &lost {
+    for (pod, node) in &step.gone {
         marks.entry(node.as_str()).or_default().push(mark(pod, Glyph::Lost));
     }
     let states = step.nodes.iter().map(|n| (n.as_str(), state)).collect();
@@ -395,8 +395,9 @@ mod tests {
         let step = Step {
             step: "zone a".to_string(),
             nodes: vec!["n1".to_string()],
-            before: None,
-            after: BTreeMap::from([(format!("{name}-1"), "n2".to_string()), (format!("{name}-2"), "n2".to_string())]),
+            adversarial: false,
+            gone: BTreeMap::from([(format!("{name}-0"), "n1".to_string())]),
+            placed: BTreeMap::from([(format!("{name}-2"), "n2".to_string())]),
             pending: BTreeMap::new(),
             replaced_after_seconds: Some(300),
         };

@@ -176,12 +176,15 @@ fn check_page(chromium: &Path, page: &Path, report: &Value, name: &str) {
     }
 }
 
-/// Each scenario's steps in order: the page's before and after equal the JSON's.
+/// Each scenario's steps in order: the nodes each step touched (failed or drained, or that its pods
+/// left or landed on) are the nodes its views show, and their pods before and after are the JSON's
+/// (the placement after a step is the one before without `gone` and with `placed`).
 fn check_steps(dom: &Dom, section: usize, cluster: &str, key: &str, w: &Value) {
     let block = dom.find_one(section, |e| e.is("details", "workload") && e.attr("data-workload") == Some(key));
     let scenarios = dom.select(block, |e| e.is("section", "scenario"));
     let json = w["scenarios"].as_array().unwrap();
     assert_eq!(scenarios.len(), json.len(), "{cluster} {key}: scenarios");
+    let placement = pod_map(&w["placement"]);
     for (&scenario, result) in scenarios.iter().zip(json) {
         let what = result["scenario"].as_str().unwrap();
         assert_eq!(dom.nodes[scenario].attr("data-scenario"), Some(what));
@@ -189,18 +192,47 @@ fn check_steps(dom: &Dom, section: usize, cluster: &str, key: &str, w: &Value) {
         let empty = Vec::new();
         let json_steps = result["steps"].as_array().unwrap_or(&empty);
         assert_eq!(steps.len(), json_steps.len(), "{cluster} {key} {what}: steps");
-        for (&step, expected) in steps.iter().zip(json_steps) {
+        let mut adversarial = None;
+        for (s, (&step, expected)) in steps.iter().zip(json_steps).enumerate() {
             let label = expected["step"].as_str().unwrap();
             assert_eq!(dom.nodes[step].attr("data-step"), Some(label));
-            let before = if expected["before"].is_null() { &w["placement"] } else { &expected["before"] };
-            for (side, placement) in [("before", before), ("after", &expected["after"])] {
+            let (gone, placed) = (pod_map(&expected["gone"]), pod_map(&expected["placed"]));
+            let from_adversarial = expected["adversarial"].as_bool() == Some(true);
+            let before = if from_adversarial {
+                adversarial.clone().expect("the tie-break's first step")
+            } else {
+                placement.clone()
+            };
+            let mut after: BTreeMap<String, String> =
+                before.clone().into_iter().filter(|(p, _)| !gone.contains_key(p)).collect();
+            after.extend(placed.clone());
+            if what == "tie-break" && s == 0 {
+                adversarial = Some(after.clone());
+            }
+            let nodes = expected["nodes"]
+                .as_array()
+                .map_or(Vec::new(), |n| n.iter().map(|n| n.as_str().unwrap().to_string()).collect());
+            let touched: BTreeSet<String> = gone.values().chain(placed.values()).cloned().chain(nodes).collect();
+            for (side, placement) in [("before", &before), ("after", &after)] {
                 let view = dom.find_one(step, |e| e.is("div", "view") && e.attr("data-view") == Some(side));
+                let shown = dom.view(view);
+                let shown_nodes: BTreeSet<String> = shown.zones.values().flatten().cloned().collect();
+                assert_eq!(shown_nodes, touched, "{cluster} {key} {what} {label}: {side}: the nodes shown");
                 let mut want = BTreeMap::new();
-                count_into(&mut want, key, placement);
-                assert_eq!(dom.view(view).pods, want, "{cluster} {key} {what} {label}: {side}");
+                for (_, node) in placement.iter().filter(|(_, n)| touched.contains(*n)) {
+                    *want.entry((node.clone(), key.to_string())).or_insert(0) += 1;
+                }
+                assert_eq!(shown.pods, want, "{cluster} {key} {what} {label}: {side}");
             }
         }
     }
+}
+
+/// A JSON object of pod to node.
+fn pod_map(value: &Value) -> BTreeMap<String, String> {
+    value
+        .as_object()
+        .map_or(BTreeMap::new(), |m| m.iter().map(|(p, n)| (p.clone(), n.as_str().unwrap().to_string())).collect())
 }
 
 /// Adds a `placement` map's pods (pod to node) to the counts per (node, workload).

@@ -79,18 +79,10 @@ pub(super) fn domain_loss(
     }
     for ((label, value), (nodes, pods)) in units {
         let owned = owned.len() as i64;
-        let (loss, step) = world.trial(|world| {
-            let loss =
-                fail(world, w, quorum, level, key, &label, value, &nodes, &pods, owned, &mut pass, &mut findings);
-            let step = Step {
-                step: label.clone(),
-                nodes: nodes.clone(),
-                before: None,
-                after: world.placement(w),
-                pending: loss.pending.clone(),
-                replaced_after_seconds: loss.replaced_after_seconds,
-            };
-            (loss, step)
+        let mut step = Step::new(label.clone(), nodes.clone());
+        let loss = world.trial(|world| {
+            let unit = Unit { label: &label, value, nodes: &nodes, pods: &pods };
+            fail(world, w, quorum, level, key, unit, owned, &mut pass, &mut findings, &mut step)
         });
         losses.push(loss);
         steps.push(step);
@@ -98,8 +90,17 @@ pub(super) fn domain_loss(
     (ScenarioResult { scenario: Scenario::DomainLoss, pass, findings, steps }, losses)
 }
 
+/// The domain that fails: its report label and label value, its nodes, the pods bound to them.
+struct Unit<'u> {
+    label: &'u str,
+    value: String,
+    nodes: &'u [String],
+    pods: &'u [Pod],
+}
+
 /// One domain fails (its `nodes`, or at level pod the one pod in `pods`): the pods on it are lost
-/// and the controllers replace what they can. Changes `world`; the caller rolls it back.
+/// and the controllers replace what they can; what it does to the workload's pods goes into `step`.
+/// Changes `world`; the caller rolls it back.
 #[allow(clippy::too_many_arguments)]
 fn fail(
     world: &mut World<'_>,
@@ -107,14 +108,13 @@ fn fail(
     quorum: &Quorum,
     level: Level,
     key: &str,
-    label: &str,
-    value: String,
-    nodes: &[String],
-    pods: &[Pod],
+    unit: Unit<'_>,
     owned: i64,
     pass: &mut bool,
     findings: &mut Vec<Finding>,
+    step: &mut Step,
 ) -> DomainLoss {
+    let Unit { label, value, nodes, pods } = unit;
     for node in nodes {
         world.taint(node, &Taint::unreachable());
     }
@@ -123,6 +123,10 @@ fn fail(
     for pod in pods {
         let after = eviction_after(world, pod, nodes);
         if after.is_some() {
+            let node = world.cluster().node_of(&pod.namespace, &pod.name).map(str::to_string);
+            if let Some(node) = node.filter(|_| world.workloads[w].owns(pod)) {
+                step.gone.insert(pod.name.clone(), node);
+            }
             world.remove(&pod.namespace, &pod.name);
         }
         if let Some(owner) = world.owner_of(pod) {
@@ -184,6 +188,7 @@ fn fail(
             let probe = replacement.clone();
             match world.schedule(replacement) {
                 Ok(node) if owner == w => {
+                    step.placed.insert(name.clone(), node.clone());
                     loss.replacements.insert(name, node);
                 }
                 Err(message) if owner == w => {
@@ -205,6 +210,8 @@ fn fail(
                 _ => {}
             }
         }
+        step.pending = loss.pending.clone();
+        step.replaced_after_seconds = loss.replaced_after_seconds;
         if running < quorum.required {
             *pass = false;
             let text = if quorum.is_plain() {
@@ -241,19 +248,12 @@ pub(super) fn tie_break(
         nodes
     };
     let (ours, theirs) = (placed(world), placed(adversarial));
-    let placement = adversarial.placement(w);
-    let mut steps = vec![Step {
-        step: "ties broken against the level".to_string(),
-        nodes: Vec::new(),
-        before: None,
-        after: placement.clone(),
-        pending: BTreeMap::new(),
-        replaced_after_seconds: None,
-    }];
+    let mut steps =
+        vec![Step::between("ties broken against the level", &world.placement(w), &adversarial.placement(w))];
     if losses.iter().all(|l| l.running >= quorum.required) {
         let key = if level == Level::Zone { &request.zone_key } else { &request.node_key };
         let (result, adversarial_losses) = domain_loss(adversarial, w, quorum, level, request);
-        steps.extend(result.steps.into_iter().map(|step| Step { before: Some(placement.clone()), ..step }));
+        steps.extend(result.steps.into_iter().map(|step| Step { adversarial: true, ..step }));
         for loss in adversarial_losses.iter().filter(|l| l.running < quorum.required) {
             let value = loss.value.as_str();
             let inside: Vec<&str> = theirs

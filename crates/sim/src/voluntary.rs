@@ -42,6 +42,7 @@ fn keeps_quorum(min_available: i64, quorum: &Quorum, others: i64, noun: &str, fi
 
 /// The syncs of [`rolling_update`]; changes `world`, the caller rolls it back.
 fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i64, level: Level) -> ScenarioResult {
+    let before = world.placement(w);
     let workloads = world.workloads;
     let workload = &workloads[w];
     let replicas = workload.replicas;
@@ -58,7 +59,7 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
         unavailable = 1;
     }
     if workload.recreate {
-        return recreate(world, w, level);
+        return recreate(world, w, level, &before);
     }
     let new_spec = workload.pod_spec(1);
     let new_hash = workload.revision_hash(1);
@@ -158,24 +159,23 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
     );
     findings.insert(0, Finding::new(FindingKind::UpdateProgress, FindingSubject::Workload, text));
     let pending = pending.iter().map(|p| (p.name.clone(), world.cluster().cycle(p).failure_message())).collect();
-    let steps = vec![update_step(world, w, "rolling update", pending)];
+    let steps = vec![update_step(world, w, "rolling update", &before, pending)];
     ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings, steps }
 }
 
-/// Where an update left the workload's pods.
-fn update_step(world: &World<'_>, w: usize, step: &str, pending: BTreeMap<String, String>) -> Step {
-    Step {
-        step: step.to_string(),
-        nodes: Vec::new(),
-        before: None,
-        after: world.placement(w),
-        pending,
-        replaced_after_seconds: None,
-    }
+/// What an update did to the workload's pods, against `before` (the placement it started from).
+fn update_step(
+    world: &World<'_>,
+    w: usize,
+    step: &str,
+    before: &BTreeMap<String, String>,
+    pending: BTreeMap<String, String>,
+) -> Step {
+    Step { pending, ..Step::between(step, before, &world.placement(w)) }
 }
 
 /// `strategy.type: Recreate`: every old pod is deleted, then the new ones are created.
-fn recreate(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+fn recreate(world: &mut World<'_>, w: usize, level: Level, before: &BTreeMap<String, String>) -> ScenarioResult {
     let workloads = world.workloads;
     let workload = &workloads[w];
     for (pod, _) in world.owned(w) {
@@ -195,7 +195,7 @@ fn recreate(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
         }
     }
     let pass = level < Level::Pod && findings.len() == 1;
-    let steps = vec![update_step(world, w, "recreate", pending)];
+    let steps = vec![update_step(world, w, "recreate", before, pending)];
     ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings, steps }
 }
 
@@ -239,6 +239,7 @@ pub(super) fn statefulset_update(world: &mut World<'_>, w: usize, quorum: &Quoru
 
 /// The steps of [`statefulset_update`]; changes `world`, the caller rolls it back.
 fn statefulset_steps(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i64, level: Level) -> ScenarioResult {
+    let before = world.placement(w);
     let workloads = world.workloads;
     let workload = &workloads[w];
     let replicas = workload.replicas.max(0);
@@ -283,7 +284,7 @@ fn statefulset_steps(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
         min_available.max(0)
     );
     findings.insert(0, Finding::new(FindingKind::UpdateProgress, FindingSubject::Workload, text));
-    let steps = vec![update_step(world, w, "rolling update", pending)];
+    let steps = vec![update_step(world, w, "rolling update", &before, pending)];
     ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings, steps }
 }
 

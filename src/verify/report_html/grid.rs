@@ -59,7 +59,7 @@ pub struct View<'a> {
     pub nodes: Vec<&'a NodeReport>,
     pub marks: BTreeMap<&'a str, Vec<Mark>>,
     pub states: BTreeMap<&'a str, NodeState>,
-    /// Nodes of the cluster left out (they hold none of the pods shown and the step left them alone).
+    /// Nodes of the cluster left out: the step left them as they were.
     pub hidden: usize,
 }
 
@@ -123,7 +123,7 @@ pub fn render(out: &mut String, view: &View<'_>, legend: &Legend, node_key: &str
     if view.hidden > 0 {
         let _ = write!(
             out,
-            "<p class=\"muted\">and {} other node{} (none of these pods, untouched)</p>",
+            "<p class=\"muted\">and {} other node{}, unchanged</p>",
             view.hidden,
             if view.hidden == 1 { "" } else { "s" }
         );
