@@ -129,10 +129,11 @@ fn cluster(out: &mut String, report: &ClusterReport) {
     verdicts(out, report, &legend);
     notices(out, report);
     out.push_str("<h3>Scenarios per workload</h3>");
+    let nodes: BTreeMap<&str, &NodeReport> = report.topology.iter().map(|n| (n.name.as_str(), n)).collect();
     let mut index = 0;
     for instance in &report.instances {
         for w in &instance.workloads {
-            workload(out, report, &legend, index, w);
+            workload(out, &Context { report, legend: &legend, nodes: &nodes }, index, w);
             index += 1;
         }
     }
@@ -193,8 +194,35 @@ fn notices(out: &mut String, report: &ClusterReport) {
 }
 
 /// One workload: its rollout's Pending pods, then every scenario with its findings and steps.
-fn workload(out: &mut String, report: &ClusterReport, legend: &Legend, index: usize, w: &WorkloadVerdict) {
-    let (key, label, colour) = &legend.workloads[index];
+/// What every step of a cluster's workloads is drawn with.
+struct Context<'a> {
+    report: &'a ClusterReport,
+    legend: &'a Legend,
+    /// The cluster's nodes by name.
+    nodes: &'a BTreeMap<&'a str, &'a NodeReport>,
+}
+
+/// A placement a step starts from, with its pods by node (read once per workload, not per step).
+struct Before<'a> {
+    by_node: BTreeMap<&'a str, Vec<&'a str>>,
+}
+
+impl<'a> Before<'a> {
+    fn of(placement: &'a BTreeMap<String, String>) -> Before<'a> {
+        let mut by_node: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (pod, node) in placement {
+            by_node.entry(node.as_str()).or_default().push(pod.as_str());
+        }
+        Before { by_node }
+    }
+
+    fn on(&self, node: &str) -> &[&'a str] {
+        self.by_node.get(node).map_or(&[], Vec::as_slice)
+    }
+}
+
+fn workload(out: &mut String, context: &Context<'_>, index: usize, w: &WorkloadVerdict) {
+    let (key, label, colour) = &context.legend.workloads[index];
     let verdict = if w.meets_level { format!("meets {}", w.level) } else { format!("FAILS {}", w.level) };
     let _ = write!(
         out,
@@ -223,12 +251,13 @@ fn workload(out: &mut String, report: &ClusterReport, legend: &Legend, index: us
         findings(out, scenario);
         // The tie-break's later steps start from its adversarial placement, its first step's outcome.
         let adversarial = scenario.steps.first().filter(|s| !s.adversarial).map(|s| s.apply(&w.placement));
+        let (placement, adversarial) = (Before::of(&w.placement), adversarial.as_ref().map(Before::of));
         for (s, step) in scenario.steps.iter().enumerate() {
             let before = match (&adversarial, step.adversarial) {
                 (Some(adversarial), true) => adversarial,
-                _ => &w.placement,
+                _ => &placement,
             };
-            step_view(out, report, legend, index, before, scenario, step, !scenario.pass && s == 0);
+            step_view(out, context, index, before, scenario, step, !scenario.pass && s == 0);
         }
         out.push_str("</section>");
     }
@@ -266,23 +295,23 @@ fn pending(out: &mut String, pods: &BTreeMap<String, String>) {
 #[allow(clippy::too_many_arguments)]
 fn step_view(
     out: &mut String,
-    report: &ClusterReport,
-    legend: &Legend,
+    context: &Context<'_>,
     index: usize,
-    before: &BTreeMap<String, String>,
+    before: &Before<'_>,
     scenario: &ScenarioResult,
     step: &Step,
     open: bool,
 ) {
+    let Context { report, legend, .. } = context;
     let state = match scenario.scenario {
         Scenario::Drain => NodeState::Drained,
         _ => NodeState::Failed,
     };
-    let after = step.apply(before);
     // Pods still bound to a failed node (Terminating, or never evicted); a drained node's pods
     // whose eviction was refused just keep running there.
-    let failed = |node: &String| state == NodeState::Failed && step.nodes.contains(node);
-    let stranded = after.values().filter(|node| failed(node)).count();
+    let failed = |node: &str| state == NodeState::Failed && step.nodes.iter().any(|n| n == node);
+    let kept = |node: &str| before.on(node).iter().filter(|pod| !step.gone.contains_key(**pod)).count();
+    let stranded: usize = step.nodes.iter().filter(|n| failed(n)).map(|n| kept(n)).sum();
     let (lost_word, new_word) = match scenario.scenario {
         Scenario::Drain => ("evicted", "replacement"),
         Scenario::RollingUpdate => ("replaced", "new revision"),
@@ -323,26 +352,27 @@ fn step_view(
     // The nodes the step touched: those it failed or drained, those pods left or landed on.
     let shown: BTreeSet<&str> =
         step.gone.values().chain(step.placed.values()).chain(&step.nodes).map(String::as_str).collect();
-    let nodes: Vec<&NodeReport> = report.topology.iter().filter(|n| shown.contains(n.name.as_str())).collect();
+    let nodes: Vec<&NodeReport> = shown.iter().filter_map(|n| context.nodes.get(n).copied()).collect();
     let hidden = report.topology.len() - nodes.len();
-    let on_shown = |(_, node): &(&String, &String)| shown.contains(node.as_str());
-    let mark = |pod: &String, glyph| Mark { workload: index, glyph, pod: pod.clone() };
+    let mark = |pod: &str, glyph| Mark { workload: index, glyph, pod: pod.to_string() };
     let mut marks: BTreeMap<&str, Vec<Mark>> = BTreeMap::new();
-    for (pod, node) in before.iter().filter(on_shown) {
-        marks.entry(node.as_str()).or_default().push(mark(pod, Glyph::Kept));
+    for &node in &shown {
+        for pod in before.on(node) {
+            marks.entry(node).or_default().push(mark(pod, Glyph::Kept));
+        }
     }
     out.push_str("<div class=\"side\"><h5>before</h5>");
     let view = View { name: "before", nodes: nodes.clone(), marks, states: BTreeMap::new(), hidden };
     grid::render(out, &view, legend, &report.node_key);
     let mut marks: BTreeMap<&str, Vec<Mark>> = BTreeMap::new();
-    for (pod, node) in after.iter().filter(on_shown) {
-        let glyph = if failed(node) {
-            Glyph::Stranded
-        } else if step.placed.contains_key(pod) {
-            Glyph::New
-        } else {
-            Glyph::Kept
-        };
+    for &node in &shown {
+        let glyph = if failed(node) { Glyph::Stranded } else { Glyph::Kept };
+        for pod in before.on(node).iter().filter(|pod| !step.gone.contains_key(**pod)) {
+            marks.entry(node).or_default().push(mark(pod, glyph));
+        }
+    }
+    for (pod, node) in &step.placed {
+        let glyph = if failed(node) { Glyph::Stranded } else { Glyph::New };
         marks.entry(node.as_str()).or_default().push(mark(pod, glyph));
     }
     for (pod, node) in &step.gone {
