@@ -243,6 +243,10 @@ pub struct VerifyArgs {
     /// reporting it as not verified (a cluster file can require it itself: `[verify] requireNodes = true`).
     #[arg(long)]
     pub require_nodes: bool,
+    /// Also write the report as one self-contained HTML page: zones, nodes and pods, and every
+    /// scenario's placement before and after.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug, Args)]

@@ -394,6 +394,7 @@ fn verify(args: &VerifyArgs) -> ExitCode {
         selection: args.select.selection(),
         state: args.state.clone(),
         require_nodes: args.require_nodes,
+        report: args.report.clone(),
     };
     let verified = match verify::run(&request) {
         Ok(verified) => verified,

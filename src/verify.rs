@@ -12,9 +12,11 @@
 mod domain_keys;
 mod findings;
 mod junit;
+mod report_html;
 
 pub use domain_keys::MissingKey;
 pub use junit::junit;
+pub use report_html::render_html;
 
 use crate::compile::{Compiled, Selection, UsageError, cluster_names, compile_keeping_model};
 use crate::derive::{ClusterPlan, InstancePlan, Unplaced};
@@ -26,6 +28,7 @@ use kix_kube::kind::WorkloadKind;
 use kix_sim::objects::{Node, Resources};
 use kix_sim::{FindingKind, State, WorkloadLevel, WorkloadVerdict, verify_workloads};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -38,6 +41,8 @@ pub struct VerifyRequest {
     /// `--require-nodes`: a cluster with neither inventory nor snapshot fails (K0624), as if every cluster
     /// file said `[verify] requireNodes = true`.
     pub require_nodes: bool,
+    /// Where to write the HTML report (`--report`), when the verify got as far as reports.
+    pub report: Option<PathBuf>,
 }
 
 /// What a verify run found: the compile's findings, and the reports when it got that far.
@@ -124,7 +129,28 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
     // Verify's own warnings are acknowledged (`allow`) and denied (`--deny-warnings`) like the compile's.
     let acknowledged = Acknowledged::of(&model);
     diagnostics.settle(|d| acknowledged.contains(d), request.selection.deny_warnings);
+    if let Some(path) = &request.report
+        && let Err(error) = write_report(path, &render_html(&reports))
+    {
+        diagnostics.push(
+            Diagnostic::new(Code::WriteFailed, format!("cannot write the report {}: {error}", path.display()))
+                .at(Location::file(path.clone())),
+        );
+    }
     Ok(Verified { diagnostics, reports: Some(reports), notes })
+}
+
+/// Writes the report beside its place and renames it there, so a reader never sees half a page.
+fn write_report(path: &std::path::Path, html: &str) -> std::io::Result<()> {
+    let name = path.file_name().ok_or_else(|| std::io::Error::other("not a file name"))?;
+    let mut staged = std::ffi::OsString::from(".");
+    staged.push(name);
+    staged.push(".kix-tmp");
+    let staged = path.with_file_name(staged);
+    std::fs::write(&staged, html)?;
+    std::fs::rename(&staged, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&staged);
+    })
 }
 
 /// Where a cluster's simulated nodes came from.
@@ -155,9 +181,59 @@ pub struct ClusterReport {
     pub cluster: String,
     pub nodes_from: NodesFrom,
     pub nodes: usize,
+    /// The failure-domain keys the scenarios failed nodes and zones by.
+    pub node_key: String,
+    pub zone_key: String,
+    /// The nodes simulated on, by name: what the report draws (the pods on them are each
+    /// workload's `placement`; every instance is placed on its own copy of these nodes).
+    pub topology: Vec<NodeReport>,
     pub instances: Vec<InstanceReport>,
     /// Failure-domain keys some or all of the nodes lack (K0610).
     pub missing_keys: Vec<MissingKey>,
+}
+
+/// One simulated node, as the report shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeReport {
+    pub name: String,
+    /// Its zone key's value; none when the node lacks the key (K0610).
+    pub zone: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    /// `key=value:Effect`, as `kubectl taint` writes them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub taints: Vec<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unschedulable: bool,
+    pub allocatable: Allocatable,
+}
+
+/// A node's allocatable resources.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Allocatable {
+    pub milli_cpu: i64,
+    pub memory_bytes: i64,
+    pub pods: i64,
+}
+
+impl NodeReport {
+    fn of(node: &Node, zone_key: &str) -> NodeReport {
+        let taint = |t: &kix_kube::taints::Taint| match t.value.as_str() {
+            "" => format!("{}:{}", t.key, t.effect),
+            value => format!("{}={value}:{}", t.key, t.effect),
+        };
+        NodeReport {
+            name: node.name.clone(),
+            zone: node.labels.get(zone_key).cloned(),
+            labels: node.labels.clone(),
+            taints: node.taints.iter().map(taint).collect(),
+            unschedulable: node.unschedulable,
+            allocatable: Allocatable {
+                milli_cpu: node.allocatable.milli_cpu,
+                memory_bytes: node.allocatable.memory,
+                pods: node.allocatable.pods,
+            },
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -189,6 +265,9 @@ pub fn verify(clusters: &[ClusterPlan], snapshot: Option<&State>) -> Vec<Cluster
             }
         };
         let nodes = state.as_ref().map_or(0, |s| s.nodes.len());
+        let mut topology: Vec<NodeReport> =
+            state.iter().flat_map(|s| &s.nodes).map(|n| NodeReport::of(n, &cluster.domains.zone)).collect();
+        topology.sort_by(|a, b| a.name.cmp(&b.name));
         let instances = match &state {
             None => Vec::new(),
             Some(state) => cluster.instances.iter().map(|instance| verify_instance(cluster, instance, state)).collect(),
@@ -197,7 +276,16 @@ pub fn verify(clusters: &[ClusterPlan], snapshot: Option<&State>) -> Vec<Cluster
             .as_ref()
             .map(|s| domain_keys::missing_keys(&cluster.domains, &s.nodes, &cluster.instances))
             .unwrap_or_default();
-        reports.push(ClusterReport { cluster: cluster.name.clone(), nodes_from, nodes, instances, missing_keys });
+        reports.push(ClusterReport {
+            cluster: cluster.name.clone(),
+            nodes_from,
+            nodes,
+            node_key: cluster.domains.node.clone(),
+            zone_key: cluster.domains.zone.clone(),
+            topology,
+            instances,
+            missing_keys,
+        });
     }
     reports
 }

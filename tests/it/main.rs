@@ -23,6 +23,7 @@ mod lint;
 mod precommit;
 mod realworld;
 mod release;
+mod report;
 mod schema;
 mod schema_files;
 mod sim_cli;

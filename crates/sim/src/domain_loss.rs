@@ -5,7 +5,9 @@ use super::cluster::{Cluster, Outcome};
 use super::objects::Pod;
 use super::plugins::REASON_SPREAD;
 use super::quorum::Quorum;
-use super::verdict::{DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult};
+use super::verdict::{
+    DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, Step,
+};
 use super::world::World;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
@@ -68,6 +70,7 @@ pub(super) fn domain_loss(
     }
     let mut findings = Vec::new();
     let mut losses = Vec::new();
+    let mut steps = Vec::new();
     let mut pass = true;
     if owned.is_empty() {
         let message = "no replica is running, so every domain loss takes them all";
@@ -76,16 +79,28 @@ pub(super) fn domain_loss(
     }
     for ((label, value), (nodes, pods)) in units {
         let owned = owned.len() as i64;
+        let mut step = Step::new(label.clone(), nodes.clone());
         let loss = world.trial(|world| {
-            fail(world, w, quorum, level, key, &label, value, &nodes, &pods, owned, &mut pass, &mut findings)
+            let unit = Unit { label: &label, value, nodes: &nodes, pods: &pods };
+            fail(world, w, quorum, level, key, unit, owned, &mut pass, &mut findings, &mut step)
         });
         losses.push(loss);
+        steps.push(step);
     }
-    (ScenarioResult { scenario: Scenario::DomainLoss, pass, findings }, losses)
+    (ScenarioResult { scenario: Scenario::DomainLoss, pass, findings, steps }, losses)
+}
+
+/// The domain that fails: its report label and label value, its nodes, the pods bound to them.
+struct Unit<'u> {
+    label: &'u str,
+    value: String,
+    nodes: &'u [String],
+    pods: &'u [Pod],
 }
 
 /// One domain fails (its `nodes`, or at level pod the one pod in `pods`): the pods on it are lost
-/// and the controllers replace what they can. Changes `world`; the caller rolls it back.
+/// and the controllers replace what they can; what it does to the workload's pods goes into `step`.
+/// Changes `world`; the caller rolls it back.
 #[allow(clippy::too_many_arguments)]
 fn fail(
     world: &mut World<'_>,
@@ -93,14 +108,13 @@ fn fail(
     quorum: &Quorum,
     level: Level,
     key: &str,
-    label: &str,
-    value: String,
-    nodes: &[String],
-    pods: &[Pod],
+    unit: Unit<'_>,
     owned: i64,
     pass: &mut bool,
     findings: &mut Vec<Finding>,
+    step: &mut Step,
 ) -> DomainLoss {
+    let Unit { label, value, nodes, pods } = unit;
     for node in nodes {
         world.taint(node, &Taint::unreachable());
     }
@@ -109,6 +123,10 @@ fn fail(
     for pod in pods {
         let after = eviction_after(world, pod, nodes);
         if after.is_some() {
+            let node = world.cluster().node_of(&pod.namespace, &pod.name).map(str::to_string);
+            if let Some(node) = node.filter(|_| world.workloads[w].owns(pod)) {
+                step.gone.insert(pod.name.clone(), node);
+            }
             world.remove(&pod.namespace, &pod.name);
         }
         if let Some(owner) = world.owner_of(pod) {
@@ -170,6 +188,7 @@ fn fail(
             let probe = replacement.clone();
             match world.schedule(replacement) {
                 Ok(node) if owner == w => {
+                    step.placed.insert(name.clone(), node.clone());
                     loss.replacements.insert(name, node);
                 }
                 Err(message) if owner == w => {
@@ -191,6 +210,8 @@ fn fail(
                 _ => {}
             }
         }
+        step.pending = loss.pending.clone();
+        step.replaced_after_seconds = loss.replaced_after_seconds;
         if running < quorum.required {
             *pass = false;
             let text = if quorum.is_plain() {
@@ -227,9 +248,12 @@ pub(super) fn tie_break(
         nodes
     };
     let (ours, theirs) = (placed(world), placed(adversarial));
+    let mut steps =
+        vec![Step::between("ties broken against the level", &world.placement(w), &adversarial.placement(w))];
     if losses.iter().all(|l| l.running >= quorum.required) {
         let key = if level == Level::Zone { &request.zone_key } else { &request.node_key };
-        let (_, adversarial_losses) = domain_loss(adversarial, w, quorum, level, request);
+        let (result, adversarial_losses) = domain_loss(adversarial, w, quorum, level, request);
+        steps.extend(result.steps.into_iter().map(|step| Step { adversarial: true, ..step }));
         for loss in adversarial_losses.iter().filter(|l| l.running < quorum.required) {
             let value = loss.value.as_str();
             let inside: Vec<&str> = theirs
@@ -261,7 +285,7 @@ pub(super) fn tie_break(
         );
         findings.push(Finding::new(FindingKind::SurvivesTieBreak, FindingSubject::Workload, text));
     }
-    ScenarioResult { scenario: Scenario::TieBreak, pass, findings }
+    ScenarioResult { scenario: Scenario::TieBreak, pass, findings, steps }
 }
 
 /// Whether a surviving node (outside `failed`) rejects the pod only for its spread constraints.

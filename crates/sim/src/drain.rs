@@ -25,7 +25,7 @@
 use super::budget::Eviction;
 use super::objects::Pod;
 use super::quorum::Quorum;
-use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult};
+use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult, Step};
 use super::world::World;
 use kix_kube::level::Level;
 
@@ -38,13 +38,18 @@ pub(super) fn drain(world: &mut World<'_>, w: usize, quorum: &Quorum, level: Lev
     nodes.dedup();
     let mut findings = Vec::new();
     let mut pass = true;
+    let mut steps = Vec::new();
     for node in nodes {
-        world.trial(|world| drain_node(world, w, quorum, level, &node, &mut pass, &mut findings));
+        let mut step = Step::new(format!("drain of {node}"), vec![node.clone()]);
+        world.trial(|world| drain_node(world, w, quorum, level, &node, &mut pass, &mut findings, &mut step));
+        steps.push(step);
     }
-    ScenarioResult { scenario: Scenario::Drain, pass, findings }
+    ScenarioResult { scenario: Scenario::Drain, pass, findings, steps }
 }
 
-/// Cordons and drains one node. Changes `world`; the caller rolls it back.
+/// Cordons and drains one node; what it does to the workload's pods goes into `step`.
+/// Changes `world`; the caller rolls it back.
+#[allow(clippy::too_many_arguments)]
 fn drain_node(
     world: &mut World<'_>,
     w: usize,
@@ -53,6 +58,7 @@ fn drain_node(
     node: &str,
     pass: &mut bool,
     findings: &mut Vec<Finding>,
+    step: &mut Step,
 ) {
     {
         world.cordon(node);
@@ -79,6 +85,9 @@ fn drain_node(
                 match world.evict(&pod) {
                     Eviction::Evicted => {
                         progress = true;
+                        if world.owner_of(&pod) == Some(w) {
+                            step.gone.insert(pod.name.clone(), node.to_string());
+                        }
                         // A group's or a majority workload's pods must keep the quorum while one is evicted.
                         let judged = world.owner_of(&pod).is_some_and(|o| quorum.counts(o));
                         let running = quorum.running(world) - 1;
@@ -89,7 +98,7 @@ fn drain_node(
                             let subject = FindingSubject::pod(&pod.namespace, &pod.name);
                             findings.push(Finding::new(FindingKind::DrainBlocked, subject, text));
                         }
-                        evicted(world, w, level, node, &pod, pass, findings);
+                        evicted(world, w, level, node, &pod, pass, findings, step);
                     }
                     Eviction::TooManyRequests(why) => refused.push((pod, why)),
                     Eviction::InternalError(why) => {
@@ -132,6 +141,7 @@ fn drain_node(
 }
 
 /// A pod was evicted: its controller recreates it and the scheduler places the replacement.
+#[allow(clippy::too_many_arguments)]
 fn evicted(
     world: &mut World<'_>,
     w: usize,
@@ -140,22 +150,42 @@ fn evicted(
     pod: &Pod,
     pass: &mut bool,
     findings: &mut Vec<Finding>,
+    step: &mut Step,
 ) {
     world.remove(&pod.namespace, &pod.name);
     let Some(owner) = world.owner_of(pod) else { return };
     let replacement = world.replacement(owner, pod);
-    if let Err(message) = world.schedule(replacement.clone())
-        && owner == w
-    {
-        // Evicted pods must reschedule from level pod up; below, it is downtime allowed.
-        if level >= Level::Pod {
-            *pass = false;
-        }
-        let text = format!(
-            "drain of {node}: replacement {} of evicted {} stays Pending: {message}",
-            replacement.name, pod.name
-        );
-        let subject = FindingSubject::pod(&replacement.namespace, &replacement.name);
-        findings.push(Finding::new(FindingKind::EvictedReplacementPending, subject, text));
+    let scheduled = world.schedule(replacement.clone());
+    if owner != w {
+        return;
     }
+    match scheduled {
+        Ok(node) => {
+            step.placed.insert(replacement.name.clone(), node);
+        }
+        Err(message) => evicted_pending(level, node, pod, &replacement, message, pass, findings, step),
+    }
+}
+
+/// The replacement of an evicted pod of the workload stays Pending.
+#[allow(clippy::too_many_arguments)]
+fn evicted_pending(
+    level: Level,
+    node: &str,
+    pod: &Pod,
+    replacement: &Pod,
+    message: String,
+    pass: &mut bool,
+    findings: &mut Vec<Finding>,
+    step: &mut Step,
+) {
+    // Evicted pods must reschedule from level pod up; below, it is downtime allowed.
+    if level >= Level::Pod {
+        *pass = false;
+    }
+    let text =
+        format!("drain of {node}: replacement {} of evicted {} stays Pending: {message}", replacement.name, pod.name);
+    let subject = FindingSubject::pod(&replacement.namespace, &replacement.name);
+    findings.push(Finding::new(FindingKind::EvictedReplacementPending, subject, text));
+    step.pending.insert(replacement.name.clone(), message);
 }

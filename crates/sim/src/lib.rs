@@ -117,7 +117,7 @@ pub use cluster::{Cluster, Cycle, Outcome};
 pub use scenarios::verify_workloads;
 pub use snapshot::State;
 pub use verdict::{
-    DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, Survive,
+    DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, Step, Survive,
     WorkloadLevel, WorkloadVerdict,
 };
 

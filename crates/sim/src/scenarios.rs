@@ -210,15 +210,17 @@ pub(super) fn run(
                     replacements_scheduled: 0,
                     domain_losses: Vec::new(),
                     selector_counts: BTreeMap::new(),
-                    scenarios: vec![ScenarioResult {
-                        scenario: Scenario::Rollout,
-                        pass: false,
-                        findings: vec![Finding::new(
+                    placement: BTreeMap::new(),
+                    pending: BTreeMap::new(),
+                    scenarios: vec![ScenarioResult::new(
+                        Scenario::Rollout,
+                        false,
+                        vec![Finding::new(
                             FindingKind::NotSimulated,
                             FindingSubject::Workload,
                             format!("not simulated: {why}"),
                         )],
-                    }],
+                    )],
                     meets_level: false,
                     group: wanted.group.clone(),
                     group_replicas: None,
@@ -280,11 +282,7 @@ fn verdict(
             Finding::new(FindingKind::Pending, FindingSubject::pod(&workload.namespace, p), format!("{p} Pending: {m}"))
         })
         .collect();
-    scenarios.push(ScenarioResult {
-        scenario: Scenario::Rollout,
-        pass: pending.is_empty(),
-        findings: rollout_findings,
-    });
+    scenarios.push(ScenarioResult::new(Scenario::Rollout, pending.is_empty(), rollout_findings));
     let selector_counts = selector_counts(world, w);
     let mut verdict = WorkloadVerdict {
         kind: workload.kind,
@@ -292,6 +290,8 @@ fn verdict(
         name: workload.name.clone(),
         level,
         replicas: workload.replicas,
+        placement: world.placement(w),
+        pending: pending.clone(),
         worst_case_running: None,
         replacements_scheduled: 0,
         domain_losses: Vec::new(),
@@ -314,7 +314,7 @@ fn verdict(
                 )
             })
             .collect();
-        scenarios.push(ScenarioResult { scenario: Scenario::Selectors, pass: ones.is_empty(), findings: ones });
+        scenarios.push(ScenarioResult::new(Scenario::Selectors, ones.is_empty(), ones));
         let (result, losses) = domain_loss(world, w, quorum, level, request);
         verdict.worst_case_running = losses.iter().map(|l| l.running).min();
         verdict.replacements_scheduled = losses.iter().map(|l| l.replacements.len() as i64).sum();

@@ -86,6 +86,74 @@ pub struct ScenarioResult {
     pub pass: bool,
     /// What the scenario found, failures and the facts behind a pass alike, in the order found.
     pub findings: Vec<Finding>,
+    /// Where each of its steps (a domain lost, a node drained, the update) left the workload's pods.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Step>,
+}
+
+impl ScenarioResult {
+    /// A result without steps (the scenario changes no placement, or stops before it does).
+    pub fn new(scenario: Scenario, pass: bool, findings: Vec<Finding>) -> ScenarioResult {
+        ScenarioResult { scenario, pass, findings, steps: Vec::new() }
+    }
+}
+
+/// What one step of a scenario did to the verified workload's pods, as a change to the placement it
+/// started from (the workload's `placement`, or with `adversarial` the tie-break's): what
+/// `kix verify --report` draws before and after. A change, not the placement after, so a step costs
+/// what it moved (a drain of one of 3,000 nodes records one pod, not 3,000). The placement after the
+/// step is the one before without `gone` and with `placed`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// What happened, as reports show it: `zone eu-1a` (lost), `drain of n1`, `rolling update`.
+    pub step: String,
+    /// The nodes it failed or drained.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<String>,
+    /// It starts from the tie-break's adversarial placement (its first step applied to `placement`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub adversarial: bool,
+    /// Its pods no longer bound where they were (lost, evicted, replaced), pod to the node they left.
+    /// Pods that stay bound to a failed node (Terminating, or never evicted) are not gone.
+    pub gone: BTreeMap<String, String>,
+    /// Its pods bound where they were not before (replacements, new revisions), pod to node.
+    pub placed: BTreeMap<String, String>,
+    /// Its pods left Pending, pod to the scheduler's message.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub pending: BTreeMap<String, String>,
+    /// Seconds from the failure until the last replacement was created (a domain loss: the pods'
+    /// `node.kubernetes.io/unreachable` tolerationSeconds); none when nothing was replaced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced_after_seconds: Option<i64>,
+}
+
+impl Step {
+    pub fn new(step: impl Into<String>, nodes: Vec<String>) -> Step {
+        Step { step: step.into(), nodes, ..Step::default() }
+    }
+
+    /// The step from one placement to another (an update, the adversarial placement), pod to node.
+    pub fn between(
+        step: impl Into<String>,
+        before: &BTreeMap<String, String>,
+        after: &BTreeMap<String, String>,
+    ) -> Step {
+        let moved = |from: &BTreeMap<String, String>, to: &BTreeMap<String, String>| {
+            from.iter().filter(|(pod, node)| to.get(*pod) != Some(*node)).map(|(p, n)| (p.clone(), n.clone())).collect()
+        };
+        Step { gone: moved(before, after), placed: moved(after, before), ..Step::new(step, Vec::new()) }
+    }
+
+    /// The placement after the step, from the one before it.
+    pub fn apply(&self, before: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+        let mut after: BTreeMap<String, String> = before
+            .iter()
+            .filter(|(pod, _)| !self.gone.contains_key(*pod))
+            .map(|(p, n)| (p.clone(), n.clone()))
+            .collect();
+        after.extend(self.placed.iter().map(|(p, n)| (p.clone(), n.clone())));
+        after
+    }
 }
 
 /// One finding of a scenario: what was found, what it is about, and the sentence reports show. Reports
@@ -224,6 +292,11 @@ pub struct WorkloadVerdict {
     pub name: String,
     pub level: Level,
     pub replicas: i64,
+    /// Where the rollout placed its pods, pod to node: the placement every scenario starts from.
+    pub placement: BTreeMap<String, String>,
+    /// Its pods the rollout left Pending, pod to the scheduler's message.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub pending: BTreeMap<String, String>,
     /// Fewest replicas left running under the loss of one domain of the level (None below pod).
     pub worst_case_running: Option<i64>,
     /// Replacements scheduled, summed over the domain losses, and per loss where they went.

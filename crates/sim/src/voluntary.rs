@@ -5,10 +5,11 @@
 
 use super::objects::{Phase, Pod};
 use super::quorum::Quorum;
-use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult};
+use super::verdict::{Finding, FindingKind, FindingSubject, Scenario, ScenarioResult, Step};
 use super::world::World;
 use kix_kube::labels::POD_TEMPLATE_HASH;
 use kix_kube::level::Level;
+use std::collections::BTreeMap;
 
 /// The rolling update of a Deployment, from the placed state and back to it.
 pub(super) fn rolling_update(world: &mut World<'_>, w: usize, quorum: &Quorum, level: Level) -> ScenarioResult {
@@ -41,6 +42,7 @@ fn keeps_quorum(min_available: i64, quorum: &Quorum, others: i64, noun: &str, fi
 
 /// The syncs of [`rolling_update`]; changes `world`, the caller rolls it back.
 fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i64, level: Level) -> ScenarioResult {
+    let before = world.placement(w);
     let workloads = world.workloads;
     let workload = &workloads[w];
     let replicas = workload.replicas;
@@ -50,14 +52,14 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
     if workload.max_surge.is_zero() && workload.max_unavailable.is_zero() {
         let text = "maxSurge and maxUnavailable are both 0: the API server refuses this strategy";
         let f = Finding::new(FindingKind::StrategyRefused, FindingSubject::Workload, text);
-        return ScenarioResult { scenario: Scenario::RollingUpdate, pass: false, findings: vec![f] };
+        return ScenarioResult::new(Scenario::RollingUpdate, false, vec![f]);
     }
     if surge == 0 && unavailable == 0 {
         // The deployment controller's fencepost: both rounded to 0, so one pod may be unavailable.
         unavailable = 1;
     }
     if workload.recreate {
-        return recreate(world, w, level);
+        return recreate(world, w, level, &before);
     }
     let new_spec = workload.pod_spec(1);
     let new_hash = workload.revision_hash(1);
@@ -156,11 +158,24 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
         min_available.max(0)
     );
     findings.insert(0, Finding::new(FindingKind::UpdateProgress, FindingSubject::Workload, text));
-    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
+    let pending = pending.iter().map(|p| (p.name.clone(), world.cluster().cycle(p).failure_message())).collect();
+    let steps = vec![update_step(world, w, "rolling update", &before, pending)];
+    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings, steps }
+}
+
+/// What an update did to the workload's pods, against `before` (the placement it started from).
+fn update_step(
+    world: &World<'_>,
+    w: usize,
+    step: &str,
+    before: &BTreeMap<String, String>,
+    pending: BTreeMap<String, String>,
+) -> Step {
+    Step { pending, ..Step::between(step, before, &world.placement(w)) }
 }
 
 /// `strategy.type: Recreate`: every old pod is deleted, then the new ones are created.
-fn recreate(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
+fn recreate(world: &mut World<'_>, w: usize, level: Level, before: &BTreeMap<String, String>) -> ScenarioResult {
     let workloads = world.workloads;
     let workload = &workloads[w];
     for (pod, _) in world.owned(w) {
@@ -169,16 +184,19 @@ fn recreate(world: &mut World<'_>, w: usize, level: Level) -> ScenarioResult {
     let spec = workload.pod_spec(1);
     let text = "strategy Recreate stops every old pod before the new ones start: no replica runs meanwhile";
     let mut findings = vec![Finding::new(FindingKind::Recreate, FindingSubject::Workload, text)];
+    let mut pending = BTreeMap::new();
     for index in 0..workload.replicas.max(0) as usize {
         let pod = workload.pod(&spec, 1, index);
         let subject = FindingSubject::pod(&pod.namespace, &pod.name);
         let name = pod.name.clone();
         if let Err(message) = world.schedule(pod) {
             findings.push(Finding::new(FindingKind::Pending, subject, format!("{name} Pending: {message}")));
+            pending.insert(name, message);
         }
     }
     let pass = level < Level::Pod && findings.len() == 1;
-    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
+    let steps = vec![update_step(world, w, "recreate", before, pending)];
+    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings, steps }
 }
 
 /// The ReplicaSet controller's order for scaling down (kubernetes/kubernetes
@@ -221,19 +239,21 @@ pub(super) fn statefulset_update(world: &mut World<'_>, w: usize, quorum: &Quoru
 
 /// The steps of [`statefulset_update`]; changes `world`, the caller rolls it back.
 fn statefulset_steps(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i64, level: Level) -> ScenarioResult {
+    let before = world.placement(w);
     let workloads = world.workloads;
     let workload = &workloads[w];
     let replicas = workload.replicas.max(0);
     let Some(partition) = workload.partition else {
         let text = "updateStrategy OnDelete: the controller replaces pods only when they are deleted";
         let f = Finding::new(FindingKind::OnDelete, FindingSubject::Workload, text);
-        return ScenarioResult { scenario: Scenario::RollingUpdate, pass: true, findings: vec![f] };
+        return ScenarioResult::new(Scenario::RollingUpdate, true, vec![f]);
     };
     let spec = workload.pod_spec(1);
     let mut findings = Vec::new();
     let mut pass = true;
     let mut min_available = world.owned_count(w);
     let mut updated = Vec::new();
+    let mut pending = BTreeMap::new();
     for ordinal in (partition.clamp(0, replicas)..replicas).rev() {
         let name = format!("{}-{ordinal}", workload.name);
         world.remove(&workload.namespace, &name);
@@ -249,6 +269,7 @@ fn statefulset_steps(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
                 FindingSubject::pod(&workload.namespace, &name),
                 text,
             ));
+            pending.insert(name, message);
             break;
         }
         updated.push(name);
@@ -263,7 +284,8 @@ fn statefulset_steps(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
         min_available.max(0)
     );
     findings.insert(0, Finding::new(FindingKind::UpdateProgress, FindingSubject::Workload, text));
-    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings }
+    let steps = vec![update_step(world, w, "rolling update", &before, pending)];
+    ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings, steps }
 }
 
 #[cfg(test)]

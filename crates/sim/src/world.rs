@@ -218,6 +218,12 @@ impl<'a> World<'a> {
         pods
     }
 
+    /// Where workload `w`'s bound pods are, pod to node.
+    pub(super) fn placement(&self, w: usize) -> BTreeMap<String, String> {
+        let workload = &self.workloads[w];
+        self.cluster.pods().filter(|(p, _)| workload.owns(p)).map(|(p, n)| (p.name.clone(), n.to_string())).collect()
+    }
+
     /// How many bound pods workload `w` owns.
     pub(super) fn owned_count(&self, w: usize) -> i64 {
         #[cfg(test)]

@@ -450,3 +450,41 @@ fn a_statefulset_update_respects_partition_and_on_delete() {
     let update = scenario(&on_delete, "rolling-update");
     assert!(update.pass && update.findings[0].message.contains("OnDelete"), "{update:?}");
 }
+
+// Issue 21: each step records what it did to the workload's pods, as the report draws them. A zone
+// loss: the pods in the failed zone are gone, the replacements placed where the domain loss says,
+// nothing else moves. A drain: the drained node's pods are gone and placed elsewhere. The rolling
+// update: every old pod gone, as many new ones placed. The tie-break: its later steps start from
+// its adversarial placement.
+#[test]
+fn steps_record_what_each_scenario_does_to_the_placement() {
+    let v = run(WEB, "web", Level::Zone);
+    assert_eq!(v.placement.len(), 3, "{v:#?}");
+    let losses = &scenario(&v, "domain-loss").steps;
+    assert_eq!(losses.len(), 3);
+    for (step, loss) in losses.iter().zip(&v.domain_losses) {
+        assert_eq!(step.step, loss.domain);
+        assert_eq!(step.nodes.len(), 2, "both nodes of the zone fail: {step:?}");
+        assert_eq!(step.replaced_after_seconds, Some(300));
+        let in_zone: Vec<(&String, &String)> = v.placement.iter().filter(|(_, n)| step.nodes.contains(n)).collect();
+        assert_eq!(step.gone.iter().collect::<Vec<_>>(), in_zone, "{step:?}");
+        assert_eq!(step.placed, loss.replacements, "{step:?}");
+        assert_eq!(step.apply(&v.placement).len(), 3, "{step:?}");
+    }
+    let drains = &scenario(&v, "drain").steps;
+    assert_eq!(drains.len(), 3);
+    for step in drains {
+        assert_eq!(step.gone.len(), 1, "{step:?}");
+        assert!(step.gone.values().all(|node| step.nodes.contains(node)), "{step:?}");
+        assert_eq!(step.placed.len(), 1, "{step:?}");
+        assert!(step.placed.values().all(|node| !step.nodes.contains(node)), "{step:?}");
+    }
+    let update = &scenario(&v, "rolling-update").steps;
+    assert_eq!(update.len(), 1);
+    assert_eq!(update[0].gone, v.placement);
+    assert_eq!(update[0].placed.len(), 3);
+    let tie_break = &scenario(&v, "tie-break").steps;
+    assert!(!tie_break[0].adversarial, "the adversarial placement starts from kix's");
+    assert_eq!(tie_break[0].apply(&v.placement).len(), 3);
+    assert!(tie_break.len() > 1 && tie_break[1..].iter().all(|s| s.adversarial), "{tie_break:?}");
+}
