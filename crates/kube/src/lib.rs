@@ -28,6 +28,7 @@ pub mod level;
 pub mod list;
 pub mod names;
 pub mod operators;
+pub mod profile;
 pub mod quantity;
 pub mod requests;
 pub mod selector;
