@@ -300,13 +300,13 @@ mod tests {
     #[test]
     fn a_resource_reads_as_a_workload_shape() {
         let db: Value = kix_yaml::from_str(
-            "apiVersion: example.com/v1\nkind: Database\nmetadata: {name: main, namespace: n, labels: {tier: gold}}\n\
+            "apiVersion: example.com/v1\nkind: Database\nmetadata: {name: main, namespace: shop, labels: {tier: gold}}\n\
              spec:\n  members: 3\n  spread: [{maxSkew: 1}]\n  podTemplate:\n    metadata: {labels: {extra: x}}\n    \
              spec: {nodeSelector: {a: b}, topologySpreadConstraints: [{ignored: true}]}\n",
         )
         .unwrap();
         let shaped = profile().workload_object(&db).unwrap();
-        let expected = "apiVersion: example.com/v1\nkind: Database\nmetadata:\n  name: main\n  namespace: n\nspec:\n  \
+        let expected = "apiVersion: example.com/v1\nkind: Database\nmetadata:\n  name: main\n  namespace: shop\nspec:\n  \
                         replicas: 3\n  selector:\n    matchLabels:\n      example.com/cluster: main\n      tier: gold\n  \
                         template:\n    metadata:\n      labels:\n        example.com/cluster: main\n        extra: x\n        \
                         tier: gold\n    spec:\n      nodeSelector:\n        a: b\n      topologySpreadConstraints:\n      \
@@ -319,7 +319,7 @@ mod tests {
         let read = |yaml: &str| profile().workload_object(&kix_yaml::from_str(yaml).unwrap()).unwrap_err();
         let e = read("metadata: {name: m, labels: {tier: t}}\nspec: {members: many}\n");
         assert_eq!(
-            (e.path.join("."), e.reason.as_str()),
+            (e.path.join(".").as_str(), e.reason.as_str()),
             ("spec.members", "spec.members must be an integer from 0 to 2147483647")
         );
         let e = read("metadata: {name: m}\nspec: {members: 1}\n");
