@@ -183,7 +183,7 @@ const ANNOTATIONS: [&str; 2] = ["kix.dev/availability-requested", "kix.dev/avail
 /// may put there: the labels it adds (never replacing a user's value), its two annotations,
 /// `metadata.namespace` (the instance's, or a kept one as written, or none for cluster-scoped kinds),
 /// `spec.replicas` and the derived pod-template `topologySpreadConstraints` of Deployments and
-/// StatefulSets, an autoscaler's range, the namespace references the rewrite moves, and a renamed
+/// StatefulSets, the count and spread fields of the operators' resources kix places, an autoscaler's range, the namespace references the rewrite moves, and a renamed
 /// Namespace's name.
 fn strip_owned_fields(
     emitted: &mut Value,

@@ -167,3 +167,23 @@ fn issue18_declared_kinds_are_checked() {
         chosen.instance("c", "app").workloads.iter().map(|w| (w.kind.as_str().to_string(), w.replicas)).collect();
     assert_eq!(replicas, [("Database".to_string(), 3), ("Deployment".to_string(), 2)], "{:?}", chosen.messages());
 }
+
+#[test]
+fn issue18_an_autoscaler_owns_a_custom_resources_count() {
+    let hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\nspec:\n  \
+               scaleTargetRef: {apiVersion: monitoring.coreos.com/v1, kind: Prometheus, name: k8s}\n  minReplicas: 3\n  \
+               maxReplicas: 5\n";
+    let compiled = compile_one("zone", THREE_ZONES, web("", &format!("{PROMETHEUS}---\n{hpa}")));
+    assert_eq!(compiled.codes(), Vec::<Code>::new(), "{:?}", compiled.messages());
+    let plan = compiled.workload("c", "app", "k8s");
+    assert_eq!((plan.autoscaler.as_ref().map(|a| a.min_replicas), plan.replicas), (Some(3), 3));
+    assert_eq!(compiled.instance("c", "app").objects()[0]["spec"]["replicas"], 2, "the autoscaler's field, as written");
+    // One of another group scales something else.
+    let other = hpa.replace("monitoring.coreos.com/v1", "example.com/v1");
+    let compiled = compile_one(
+        "zone",
+        THREE_ZONES,
+        web("[workloads.k8s]\nreplicas = { zone = 3 }\n", &format!("{PROMETHEUS}---\n{other}")),
+    );
+    assert!(compiled.workload("c", "app", "k8s").autoscaler.is_none());
+}
