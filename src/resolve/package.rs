@@ -225,6 +225,10 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
 /// A view with the index of the document it was read from.
 type Indexed<T> = (usize, T);
 
+/// The package's workloads and shipped budgets as read, and the custom resources of a profile's kind
+/// that could not be read through it (by document index, with why).
+type Read = (Vec<Indexed<WorkloadView>>, Vec<Indexed<PdbView>>, BTreeMap<usize, String>);
+
 /// Typed views of the package's Deployments, StatefulSets, Rollouts, custom resources of a profile's kind
 /// and PodDisruptionBudgets, by document index; and the custom resources of a profile's kind that could
 /// not be read through it (named with K0435, not errors: the operator may read them still), with why.
@@ -233,7 +237,7 @@ fn read_workloads_and_budgets(
     kinds: &KindTable,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
-) -> (Vec<Indexed<WorkloadView>>, Vec<Indexed<PdbView>>, BTreeMap<usize, String>) {
+) -> Read {
     let mut views = Vec::new();
     let mut pdbs = Vec::new();
     let mut unreadable = BTreeMap::new();
