@@ -187,3 +187,13 @@ fn issue18_an_autoscaler_owns_a_custom_resources_count() {
     );
     assert!(compiled.workload("c", "app", "k8s").autoscaler.is_none());
 }
+
+// R12 with the pod labels as the selector: a Deployment whose selector also counts the Prometheus's
+// pods is refused (K0406), as two Deployments would be.
+#[test]
+fn issue18_selector_hygiene_uses_the_pod_labels() {
+    let deployment = workload_yaml("Deployment", "scraper", Some(2), "").replace("app: scraper", "prometheus: k8s");
+    let yaml = format!("{PROMETHEUS}---\n{deployment}");
+    let compiled = compile_one("zone", THREE_ZONES, web("", &yaml));
+    assert!(compiled.codes().contains(&Code::OverlappingSelectors), "{yaml}\n{:?}", compiled.messages());
+}
