@@ -1,7 +1,7 @@
 //! Which workload each `[workloads.X]` entry configures (R9, issue 18): the workloads of that
 //! `metadata.name`, or of that name and `kind` where the entry says one. A name shared by a custom
 //! resource read through `[kinds]` (or a built-in profile) and another workload needs `kind` (K0438);
-//! a `kind` that no workload of that name has is K0439. (An entry naming no workload at all is R9's
+//! a `kind` that no workload of that name has, and a mapping for a kind with no count field, are K0439. (An entry naming no workload at all is R9's
 //! K0404, `package`.)
 
 use crate::load::package::{RawPackage, RawWorkload};
@@ -70,6 +70,28 @@ pub fn entries_by_workload<'a>(
             }
         };
         for position in chosen {
+            // A kind whose count kix cannot write has no use for a mapping: the operator would run its default.
+            let view = &views[position].1;
+            if let (Some(profile), Some(mapping)) = (view.kind.profile(), &settings.replicas) {
+                if profile.replicas.is_none() {
+                    diagnostics.push(
+                        Diagnostic::new(
+                            Code::InvalidKind,
+                            format!(
+                                "[workloads.{name}] maps replicas for {} {name}, but [kinds.\"{}\"] names no replicas \
+                                 field for kix to write them to",
+                                view.kind,
+                                profile.key()
+                            ),
+                        )
+                        .at(manifest.locate(mapping.span()))
+                        .about(subject)
+                        .workload(name)
+                        .help("name the operator's count field with replicas = \"spec....\" in the [kinds] entry"),
+                    );
+                    continue;
+                }
+            }
             entries.insert(position, settings);
         }
     }

@@ -157,6 +157,14 @@ fn issue18_declared_kinds_are_checked() {
         let all = format!("{:?}", compiled.diagnostics.iter().map(|d| (&d.message, &d.help)).collect::<Vec<_>>());
         assert!(all.contains(says), "{toml}: {all}");
     }
+    // A mapping for a kind whose count kix cannot write.
+    let countless = format!(
+        "{}[workloads.orders]\nreplicas = {{ zone = 3 }}\n",
+        DATABASE_KIND.replace("replicas = \"spec.members\"\n", "")
+    );
+    let compiled = compile_one("zone", THREE_ZONES, web(&countless, &yaml));
+    assert_eq!(compiled.codes(), vec![Code::InvalidKind], "{:?}", compiled.messages());
+    assert!(compiled.messages()[0].contains("names no replicas field"), "{:?}", compiled.messages());
     // A name shared by a Deployment and a declared kind's resource needs `kind`.
     let both = format!("{yaml}---\n{}", workload_yaml("Deployment", "orders", Some(2), ""));
     let entry = "[workloads.orders]\nreplicas = { zone = 3 }\n";
