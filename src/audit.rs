@@ -167,6 +167,8 @@ fn lower(kind: WorkloadKind) -> &'static str {
         WorkloadKind::StatefulSet => "statefulset",
         WorkloadKind::Rollout => "rollout",
         WorkloadKind::Deployment => "deployment",
+        // kubectl reads a kind's name in any case.
+        WorkloadKind::Custom(profile) => &profile.kind,
     }
 }
 

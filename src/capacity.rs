@@ -356,7 +356,7 @@ fn surge(
     workload: &WorkloadPlan,
     pod: Requests,
 ) -> Option<Cost> {
-    if workload.kind == WorkloadKind::StatefulSet || workload.scaled_to_zero {
+    if !workload.kind.deployment_like() || workload.scaled_to_zero {
         return None;
     }
     let view = &instance.package.workloads[resolved.workload].view;

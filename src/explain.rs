@@ -464,8 +464,17 @@ fn spread_steps(cluster: &Cluster, instance: &Instance, workload: &Workload, pla
     if plan.scaled_to_zero {
         return none("scaled to zero, it runs no pods to spread");
     }
+    let profile = workload.kind().profile();
+    if plan.explicit_placement && profile.is_some() {
+        return none("the resource sets its operator's spread constraints field: kix leaves placement alone (R11)");
+    }
     if plan.explicit_placement {
         return none("the pod template has its own topologySpreadConstraints: kix leaves placement alone (R11)");
+    }
+    if profile.is_some_and(|p| p.spread.is_none()) {
+        return none(
+            "its kind names no field where its operator takes spread constraints: kix cannot place it (K0436)",
+        );
     }
     let group = workload.group.and_then(|g| instance.groups.iter().find(|ig| ig.group == g));
     if group.map_or(plan.replicas, |g| g.replicas) < 2 {
@@ -548,6 +557,9 @@ fn budget_step(instance: &Instance, workload: &Workload, plan: &WorkloadPlan) ->
             );
         }
         None if plan.scaled_to_zero => "scaled to zero, it runs no pods to protect",
+        None if plan.operator_budget.is_some() => {
+            "its operator makes its own PodDisruptionBudget (its kind's profile, R10)"
+        }
         None if plan.explicit_placement => "the workload brings its own placement (R11)",
         None if plan.replicas < 2 => "one replica: a budget would block every drain (R10)",
         None => "the cluster is declared single-node: a budget would block the drain of its only node",

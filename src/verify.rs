@@ -24,7 +24,6 @@ use crate::load::package::Survive;
 use crate::resolve::Acknowledged;
 use crate::resolve::inventory::InventoryNode;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, Subject};
-use kix_kube::kind::WorkloadKind;
 use kix_sim::objects::{Node, Resources};
 use kix_sim::{FindingKind, State, WorkloadLevel, WorkloadVerdict, verify_workloads};
 use serde::Serialize;
@@ -308,10 +307,7 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
         Some(group) => cluster.instances.iter().filter(|i| i.across.as_ref() == Some(group)).collect(),
         None => vec![instance],
     };
-    let objects: std::borrow::Cow<'_, [kix_yaml::Value]> = match members.as_slice() {
-        [only] => std::borrow::Cow::Borrowed(only.objects()),
-        _ => members.iter().flat_map(|m| m.objects().iter().cloned()).collect::<Vec<_>>().into(),
-    };
+    let objects = members.iter().flat_map(|m| m.objects());
     let request = kix_sim::ScenarioRequest {
         workloads: members
             .iter()
@@ -334,7 +330,12 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
             .collect(),
         node_key: cluster.domains.node.clone(),
         zone_key: cluster.domains.zone.clone(),
+        kinds: kix_kube::operators::KindTable::exactly(
+            members.iter().flat_map(|m| &m.workloads).filter_map(|w| w.kind.profile()).collect(),
+        ),
     };
+    let budgets: Vec<kix_yaml::Value> = members.iter().flat_map(|m| operator_budgets(m)).collect();
+    let objects: Vec<kix_yaml::Value> = objects.cloned().chain(budgets).collect();
     InstanceReport {
         instance: instance.name.clone(),
         namespace: instance.namespace.clone(),
@@ -343,6 +344,37 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
             .collect(),
         unverified: instance.unplaced.clone(),
     }
+}
+
+/// The budgets operators make for their own pods (a custom resource's profile says whether,
+/// `kix_kube::operators`), as verify simulates them: one per distinct selector of the instance's
+/// workloads, `minAvailable` all but one of the pods it selects (Strimzi's custom-controller budget;
+/// CloudNativePG's two budgets, over the primary and over the replicas, as one that allows one pod down).
+/// Not emitted: the operator makes them.
+fn operator_budgets(instance: &InstancePlan) -> Vec<kix_yaml::Value> {
+    let mut selectors: std::collections::BTreeMap<&kix_kube::selector::Labels, u32> = Default::default();
+    for w in instance.workloads.iter().filter(|w| !w.scaled_to_zero) {
+        if let Some(labels) = &w.operator_budget {
+            *selectors.entry(labels).or_insert(0) += w.autoscaler.as_ref().map_or(w.replicas, |a| a.min_replicas);
+        }
+    }
+    selectors
+        .into_iter()
+        .enumerate()
+        .map(|(index, (labels, pods))| {
+            let mut labels_text = String::new();
+            for (key, value) in labels {
+                let _ = writeln!(labels_text, "      {key}: {value:?}");
+            }
+            let text = format!(
+                "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: kix-operator-budget-{index}\n  \
+                 namespace: {}\nspec:\n  minAvailable: {}\n  selector:\n    matchLabels:\n{labels_text}",
+                instance.namespace,
+                pods.saturating_sub(1)
+            );
+            kix_yaml::from_str(&text).expect("a budget kix writes")
+        })
+        .collect()
 }
 
 /// The text report: one table per cluster, then every finding of a failed scenario.
@@ -484,7 +516,7 @@ fn replacements_cell(w: &WorkloadVerdict, pending: usize) -> String {
     // A StatefulSet replaces nothing on a lost node: its pods stay Terminating until force-deleted
     // (the findings and JSON say so per pod); the table says why there is nothing to count.
     let waits = w.scenarios.iter().flat_map(|s| &s.findings).any(|f| f.kind == FindingKind::StaysTerminating);
-    if w.kind == WorkloadKind::StatefulSet && w.replacements_scheduled == 0 && pending == 0 && waits {
+    if !w.kind.deployment_like() && w.replacements_scheduled == 0 && pending == 0 && waits {
         return "none (force-delete needed)".to_string();
     }
     let losses = w.domain_losses.len();

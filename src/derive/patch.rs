@@ -30,6 +30,17 @@ pub fn patch_workload(object: &mut Value, view: &WorkloadView, plan: &WorkloadPl
             annotations.insert(GROUP_ANNOTATION.into(), group.as_str().into());
         }
     }
+    // A custom resource: its count and constraints go where its profile says the operator reads them.
+    if let Some(profile) = view.kind.profile() {
+        if let Some(path) = profile.replicas.as_ref().filter(|_| plan.autoscaler.is_none()) {
+            path.set(object, Value::from(plan.replicas), true);
+        }
+        if let Some(path) = profile.spread.as_ref().filter(|_| !plan.spreads.is_empty()) {
+            let constraints = plan.spreads.iter().map(|spread| spread_constraint(view, plan, spread)).collect();
+            path.set(object, Value::Sequence(constraints), false);
+        }
+        return;
+    }
     let Some(spec) = object.get_mut("spec").and_then(Value::as_mapping_mut) else { return };
     // An autoscaler owns spec.replicas: setting it would fight the autoscaler on every sync.
     if plan.autoscaler.is_none() {

@@ -26,7 +26,12 @@ pub fn plan_workload(
     let group = workload.group.map(|g| (&package.groups[g], instance.groups.iter().find(|ig| ig.group == g)));
     let pods = group.and_then(|(_, ig)| ig).map_or(replicas, |ig| ig.replicas);
     let derives = pods >= 2 && !view.explicit_spread && !cluster.substrate.single_node();
-    let spreads = if derives { spread_keys(cluster, resolved.level.value) } else { Vec::new() };
+    // A custom resource whose profile names no spread field: kix cannot place its pods (K0436).
+    let placeable = view.kind.profile().is_none_or(|profile| profile.spread.is_some());
+    if derives && !placeable {
+        report_unplaceable(instance, workload, diagnostics);
+    }
+    let spreads = if derives && placeable { spread_keys(cluster, resolved.level.value) } else { Vec::new() };
     // A group's member is covered by a shipped budget over the group, or by the group's own, which some
     // member whose placement is kix's emits.
     let covered = match workload.group {
@@ -35,7 +40,7 @@ pub fn plan_workload(
                 || (instance.workloads.iter().map(|w| &package.workloads[w.workload]))
                     .any(|w| w.group == Some(index) && !w.view.explicit_spread)
         }
-        None => workload.shipped_pdb,
+        None => workload.shipped_pdb || workload.operator_budget.is_some(),
     };
     if view.explicit_spread && pods >= 2 && !covered {
         let document = &instance.package.documents[workload.document];
@@ -48,7 +53,7 @@ pub fn plan_workload(
                     view.name, instance.name
                 ),
             )
-            .at(document.locate(&["spec", "template", "spec", "topologySpreadConstraints"]))
+            .at(document.locate(&spread_path(workload)))
             .about(&Subject { workload: Some(view.name.clone()), ..instance.subject.clone() })
             .help("ship a PodDisruptionBudget (maxUnavailable: 1) with the package"),
         );
@@ -60,7 +65,8 @@ pub fn plan_workload(
         level: resolved.level.value,
         replicas,
         spreads,
-        derived_pdb: derives && !workload.shipped_pdb && group.is_none(),
+        derived_pdb: derives && !workload.shipped_pdb && workload.operator_budget.is_none() && group.is_none(),
+        operator_budget: workload.operator_budget.clone(),
         explicit_placement: view.explicit_spread,
         scaled_to_zero: matches!(resolved.trail.replicas, ReplicaSource::ScaledToZero { .. }),
         autoscaler: workload.autoscaler.as_ref().zip(resolved.autoscaler).map(|(autoscaler, range)| AutoscalerPlan {
@@ -75,6 +81,38 @@ pub fn plan_workload(
         survive: group.map_or(workload.survive, |(g, _)| g.survive),
         pod_requests: pod_requests(workload),
     }
+}
+
+/// Where a workload's spread constraints are written: its pod template's, or its profile's field.
+fn spread_path(workload: &Workload) -> Vec<&str> {
+    match workload.view.kind.profile().and_then(|profile| profile.spread.as_ref()) {
+        Some(path) => path.keys(),
+        None => vec!["spec", "template", "spec", "topologySpreadConstraints"],
+    }
+}
+
+/// K0436: a custom resource whose profile names no spread field gets replicas and a budget, but kix
+/// cannot place its pods.
+fn report_unplaceable(instance: &Instance, workload: &Workload, diagnostics: &mut Diagnostics) {
+    let document = &instance.package.documents[workload.document];
+    let view = &workload.view;
+    diagnostics.push(
+        Diagnostic::new(
+            Code::UnplaceableCustomResource,
+            format!(
+                "instance `{}` runs {} {} at `{}`, but kix cannot place its pods: its kind names no field where \
+                 its operator takes topology spread constraints, so they may share a node or zone",
+                instance.name, view.kind, view.name, instance.level.value
+            ),
+        )
+        .at(document.locate(&["kind"]))
+        .about(&Subject { workload: Some(view.name.clone()), ..instance.subject.clone() })
+        .help(format!(
+            "name the operator's field with topologySpreadConstraints = \"spec....\" in [kinds.\"{}\"], or \
+             acknowledge this warning with allow = [\"K0436\"]",
+            view.kind.profile().map(|p| p.key()).unwrap_or_default()
+        )),
+    );
 }
 
 /// One pod's requests as the scheduler counts them (`kix_kube::requests`), from the workload's template

@@ -21,6 +21,9 @@ pub struct WorkloadPlan {
     /// one is hard.
     pub spreads: Vec<Spread>,
     pub derived_pdb: bool,
+    /// A custom resource whose operator makes its own budget: the labels that budget selects (verify
+    /// simulates it, allowing one pod down at a time).
+    pub operator_budget: Option<Labels>,
     /// R11: the workload brings its own topologySpreadConstraints.
     pub explicit_placement: bool,
     /// Its manifest scales it to zero (`spec.replicas: 0`, no mapping, no autoscaler): it runs no pods, so

@@ -42,6 +42,9 @@ impl Set {
         // scaled to zero, holds the template only.
         let refs = crate::resolve::custom::template_refs(&documents);
         let holders = crate::resolve::custom::template_holders(&documents);
+        // Custom resources of a built-in profile's kind run pods as their operator says (issue 18); one
+        // the profile cannot read is left to the build's K0435.
+        let kinds = kix_kube::operators::KindTable::new(Vec::new());
         for (index, document) in documents.iter().enumerate() {
             if holders.contains(&index) {
                 continue;
@@ -53,6 +56,12 @@ impl Set {
                 .and_then(|n| n.as_str())
                 .unwrap_or_default()
                 .to_string();
+            if let Some(profile) = kinds.profile_of(&document.value) {
+                if let Ok(view) = kix_kube::workload::read_custom(&document.value, profile) {
+                    set.workloads.push(Target { document: index, view, namespace, autoscaler: None });
+                }
+                continue;
+            }
             let read = match (WorkloadKind::of(&document.value), refs.get(&index)) {
                 (Some(kind), _) => Some(crate::resolve::views::read_workload(document, kind)),
                 (None, Some((combined, _))) => {

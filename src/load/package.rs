@@ -53,6 +53,63 @@ pub struct RawPackage {
     #[serde(default)]
     #[schemars(with = "BTreeMap<String, RawGroup>")]
     pub groups: BTreeMap<Spanned<String>, RawGroup>,
+    /// Custom resources that run pods, by `group/Kind`: where their operator reads the pod count and
+    /// spread constraints, how it labels the pods, and who makes their budget. Overrides kix's
+    /// built-in profile of the kind.
+    #[serde(default)]
+    #[schemars(with = "BTreeMap<String, RawKind>")]
+    pub kinds: BTreeMap<Spanned<String>, RawKind>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+/// `[kinds."group/Kind"]`: how an operator runs the pods of a kind of custom resource.
+pub struct RawKind {
+    /// Dotted path of the pod count (`spec.members`); absent means `replicasDefault` is the count.
+    #[schemars(with = "Option<String>")]
+    pub replicas: Option<Spanned<String>>,
+    /// The pod count when the field is absent (default 1).
+    #[serde(rename = "replicasDefault")]
+    #[schemars(with = "Option<u32>")]
+    pub replicas_default: Option<Spanned<u32>>,
+    /// The labels the operator gives every pod; `{name}` in a value is the resource's name, and a value
+    /// `{label:KEY}` is the resource's own label KEY.
+    #[serde(rename = "podLabels")]
+    #[schemars(with = "BTreeMap<String, String>")]
+    pub pod_labels: Spanned<BTreeMap<String, Spanned<String>>>,
+    /// Dotted path of a pod template (`metadata`, `spec`) whose spec verify simulates.
+    #[serde(rename = "podTemplate")]
+    #[schemars(with = "Option<String>")]
+    pub pod_template: Option<Spanned<String>>,
+    /// Dotted path where the operator takes topology spread constraints; absent means kix cannot
+    /// place the pods (they still get replicas and a budget).
+    #[serde(rename = "topologySpreadConstraints")]
+    #[schemars(with = "Option<String>")]
+    pub spread: Option<Spanned<String>>,
+    /// `derive` (default: kix emits a PodDisruptionBudget over the pod labels) or `operator` (the
+    /// operator makes its own).
+    #[schemars(with = "Option<KindBudget>")]
+    pub budget: Option<Spanned<KindBudget>>,
+    /// How verify treats the pods: `Deployment` (default) or `StatefulSet` semantics.
+    #[schemars(with = "Option<KindController>")]
+    pub controller: Option<Spanned<KindController>>,
+}
+
+/// `[kinds.X] budget`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum KindBudget {
+    /// kix derives a PodDisruptionBudget over the pod labels.
+    Derive,
+    /// The operator makes its own.
+    Operator,
+}
+
+/// `[kinds.X] controller`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+pub enum KindController {
+    Deployment,
+    StatefulSet,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -133,6 +190,10 @@ pub struct RawWorkload {
     /// How many of its pods must keep running: `one` (default) or `majority` (more than half).
     #[schemars(with = "Option<Survive>")]
     pub survive: Option<Spanned<Survive>>,
+    /// The kind of the resource the entry names (`Deployment`, `Prometheus`, ...), where several of the
+    /// package's workloads have its name.
+    #[schemars(with = "Option<String>")]
+    pub kind: Option<Spanned<String>>,
 }
 
 /// `replicas = { none = 1, pod = 2, zone = 3 }`: a step function over levels.
@@ -201,6 +262,9 @@ const PACKAGE_SHAPE: &[Shape] = &[
     Shape::Table(&["groups"]),
     Shape::Table(&["groups", "*"]),
     Shape::Table(&["groups", "*", "availability"]),
+    Shape::Table(&["kinds"]),
+    Shape::Table(&["kinds", "*"]),
+    Shape::Table(&["kinds", "*", "podLabels"]),
 ];
 
 /// What one directory under `packages/` turned out to be.

@@ -36,8 +36,14 @@ pub fn template_holders(documents: &[Document]) -> BTreeSet<usize> {
         .collect()
 }
 
-/// The package's custom resources that run pods, in document order.
-pub fn unmanaged_custom(documents: &[Document]) -> Vec<UnmanagedCustom> {
+/// The package's custom resources that run pods and are not placed (`placed`: the documents read as
+/// workloads), in document order; `unreadable` are those of a profile's kind that could not be read
+/// through it, with why.
+pub fn unmanaged_custom(
+    documents: &[Document],
+    placed: &BTreeSet<usize>,
+    mut unreadable: BTreeMap<usize, String>,
+) -> Vec<UnmanagedCustom> {
     let refs = template_refs(documents);
     // (group, kind) of each shipped CRD that declares a pod field, with that field.
     let crd_fields: BTreeMap<(&str, &str), &'static str> = documents
@@ -54,14 +60,15 @@ pub fn unmanaged_custom(documents: &[Document]) -> Vec<UnmanagedCustom> {
         .iter()
         .enumerate()
         .filter_map(|(index, document)| {
-            // A Rollout with its own template is a workload kix places.
-            if WorkloadKind::of(&document.value).is_some() || refs.contains_key(&index) {
+            // A Rollout with its own template, or a resource read through a profile, is a workload kix places.
+            if placed.contains(&index) || WorkloadKind::of(&document.value).is_some() || refs.contains_key(&index) {
                 return None;
             }
             let (group, kind) = (document.group(), document.kind());
-            let why = match operator_kind(group, kind) {
-                Some(_) => UnmanagedWhy::Operator,
-                None => UnmanagedWhy::CrdField(crd_fields.get(&(group, kind))?),
+            let why = match (unreadable.remove(&index), operator_kind(group, kind)) {
+                (Some(why), _) => UnmanagedWhy::Unreadable(why),
+                (None, Some(_)) => UnmanagedWhy::Operator,
+                (None, None) => UnmanagedWhy::CrdField(crd_fields.get(&(group, kind))?),
             };
             Some(UnmanagedCustom { document: index, kind: kind.to_string(), name: document.name().to_string(), why })
         })

@@ -218,8 +218,9 @@ fn report_unmanaged_custom(cluster: &str, instance: &Instance, diagnostics: &mut
     }
     for custom in &instance.package.unmanaged_custom {
         let document = &instance.package.documents[custom.document];
-        let why = match custom.why {
+        let why = match &custom.why {
             UnmanagedWhy::Operator => "its operator runs its pods".to_string(),
+            UnmanagedWhy::Unreadable(why) => format!("kix cannot read it ({why})"),
             UnmanagedWhy::CrdField(field) => {
                 format!("its CustomResourceDefinition declares spec.{field}, so an operator runs pods for it")
             }

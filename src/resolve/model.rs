@@ -286,10 +286,12 @@ pub struct UnmanagedCustom {
 }
 
 /// How kix knows that a custom resource runs pods.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum UnmanagedWhy {
     /// A well-known operator's kind (`kix_kube::operators`).
     Operator,
+    /// A kind kix has a profile of (built-in or the package's `[kinds]`), which cannot read it: why.
+    Unreadable(String),
     /// Its CustomResourceDefinition, shipped in the package, declares this field under `spec`.
     CrdField(&'static str),
 }
@@ -352,6 +354,9 @@ pub struct Workload {
     /// A Rollout's `spec.workloadRef`: the index of the Deployment whose template it runs (derive writes
     /// its spread there).
     pub template_from: Option<usize>,
+    /// A custom resource whose operator makes its own PodDisruptionBudget (its profile's `budget`):
+    /// kix derives none (R10).
+    pub operator_budget: Option<kix_kube::selector::Labels>,
 }
 
 /// A `[groups.X]` of a package, validated: its members, the selector over their pods, its ceiling; or

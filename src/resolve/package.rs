@@ -14,6 +14,7 @@ use kix_kube::autoscaler::AutoscalerView;
 use kix_kube::kind::{ControllerKind, WorkloadKind};
 use kix_kube::level::Level;
 use kix_kube::names;
+use kix_kube::operators::KindTable;
 use kix_kube::strict::CustomKinds;
 use kix_kube::workload::{MAX_REPLICAS, PdbView, WorkloadView};
 use semver::Version;
@@ -151,12 +152,14 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         .and_then(|a| a.max.as_ref())
         .map(|m| Sourced { value: *m.get_ref(), from: located(&manifest, m) });
 
-    let (views, pdbs) = read_workloads_and_budgets(&documents, &subject, diagnostics);
+    let kinds = super::kinds::kind_table(&raw, &documents, &manifest, &subject, diagnostics);
+    let (views, pdbs, unreadable) = read_workloads_and_budgets(&documents, &kinds, &subject, diagnostics);
     report_broad_budgets(&documents, &views, &pdbs, &subject, diagnostics);
     check_strictly(&documents, &views, &pdbs, &subject, diagnostics);
     if complete {
-        report_unknown_entries(&raw, &documents, &manifest, &subject, diagnostics);
+        report_unknown_entries(&raw, &documents, &views, &unreadable, &manifest, &subject, diagnostics);
     }
+    let entries = super::entries::entries_by_workload(&raw, &views, &manifest, &subject, diagnostics);
 
     // Entries whose workload could not be read still get their mapping checked (R6), without the manifest base.
     for (key, settings) in &raw.workloads {
@@ -171,9 +174,16 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         .enumerate()
         .map(|(position, (index, view))| {
             let autoscaler = autoscalers.remove(&position);
-            let settings = raw.workloads.iter().find(|(name, _)| name.get_ref() == &view.name).map(|(_, s)| s);
+            let settings = entries.get(&position).copied();
             let shipped_pdb = pdbs.iter().any(|(_, pdb): &(usize, PdbView)| pdb.selects(&view.template_labels));
-            let spec_replicas_at = documents[index].locate(&["spec", "replicas"]);
+            let operator_budget = view.kind.profile().and_then(|p| p.operator_budget_labels(&documents[index].value));
+            let spec_replicas_at = match view.kind.profile() {
+                Some(profile) => match &profile.replicas {
+                    Some(path) => documents[index].locate(&path.keys()),
+                    None => documents[index].locate(&["spec"]),
+                },
+                None => documents[index].locate(&["spec", "replicas"]),
+            };
             let mut workload = resolve_workload(
                 index,
                 view,
@@ -186,13 +196,15 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
             );
             workload.autoscaler = autoscaler;
             workload.template_from = refs.get(&index).map(|(_, deployment)| *deployment);
+            workload.operator_budget = operator_budget;
             workload
         })
         .collect();
     let groups =
         super::groups::resolve_groups(&raw, &mut workloads, &documents, &pdbs, &manifest, &subject, diagnostics);
     let cluster_scoped_kinds = cluster_scoped_custom_kinds(&documents);
-    let unmanaged_custom = super::custom::unmanaged_custom(&documents);
+    let placed: BTreeSet<usize> = workloads.iter().map(|w| w.document).collect();
+    let unmanaged_custom = super::custom::unmanaged_custom(&documents, &placed, unreadable);
     let namespaces = super::namespaces::package_namespaces(meta, &manifest, &subject, diagnostics);
     Some(Package {
         name,
@@ -213,18 +225,35 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
 /// A view with the index of the document it was read from.
 type Indexed<T> = (usize, T);
 
-/// Typed views of the package's Deployments, StatefulSets and PodDisruptionBudgets, by document index.
+/// The package's workloads and shipped budgets as read, and the custom resources of a profile's kind
+/// that could not be read through it (by document index, with why).
+type Read = (Vec<Indexed<WorkloadView>>, Vec<Indexed<PdbView>>, BTreeMap<usize, String>);
+
+/// Typed views of the package's Deployments, StatefulSets, Rollouts, custom resources of a profile's kind
+/// and PodDisruptionBudgets, by document index; and the custom resources of a profile's kind that could
+/// not be read through it (named with K0435, not errors: the operator may read them still), with why.
 fn read_workloads_and_budgets(
     documents: &[Document],
+    kinds: &KindTable,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
-) -> (Vec<Indexed<WorkloadView>>, Vec<Indexed<PdbView>>) {
+) -> Read {
     let mut views = Vec::new();
     let mut pdbs = Vec::new();
+    let mut unreadable = BTreeMap::new();
     let refs = super::custom::template_refs(documents);
     let holders = super::custom::template_holders(documents);
     for (index, document) in documents.iter().enumerate() {
         if holders.contains(&index) {
+            continue;
+        }
+        if let Some(profile) = kinds.profile_of(&document.value) {
+            match kix_kube::workload::read_custom(&document.value, profile) {
+                Ok(view) => views.push((index, view)),
+                Err(problem) => {
+                    unreadable.insert(index, problem.reason);
+                }
+            }
             continue;
         }
         let read = match (WorkloadKind::of(&document.value), refs.get(&index)) {
@@ -250,7 +279,7 @@ fn read_workloads_and_budgets(
             }
         }
     }
-    (views, pdbs)
+    (views, pdbs, unreadable)
 }
 
 /// Strict validation of every object of the package (`kube::strict`): built-in kinds against
@@ -279,10 +308,13 @@ fn check_strictly(
     }
 }
 
-/// R9: every `[workloads.X]` entry names a Deployment or StatefulSet of the package.
+/// R9: every `[workloads.X]` entry names a Deployment, StatefulSet, Rollout or custom resource of a
+/// profile's kind of the package (one that could not be read is named by K0435 instead).
 fn report_unknown_entries(
     raw: &crate::load::package::RawPackage,
     documents: &[Document],
+    views: &[Indexed<WorkloadView>],
+    unreadable: &BTreeMap<usize, String>,
     manifest: &SourceFile,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
@@ -291,7 +323,11 @@ fn report_unknown_entries(
         let workload = key.get_ref();
         let refs = super::custom::template_refs(documents);
         let named = documents.iter().enumerate().any(|(index, d)| {
-            (WorkloadKind::of(&d.value).is_some() || refs.contains_key(&index)) && d.name() == workload
+            (WorkloadKind::of(&d.value).is_some()
+                || refs.contains_key(&index)
+                || unreadable.contains_key(&index)
+                || views.iter().any(|(i, _)| *i == index))
+                && d.name() == workload
         });
         if named {
             continue;
@@ -378,9 +414,10 @@ fn resolve_workload(
         .unwrap_or_default();
     let mapping_at = settings.and_then(|s| s.replicas.as_ref()).map(|m| located(manifest, m));
     let policy = settings.and_then(|s| s.pdb.as_ref()).and_then(|p| p.unhealthy_pod_eviction_policy.as_ref());
-    let eviction_policy = policy.map(|p| *p.get_ref()).unwrap_or(match view.kind {
-        WorkloadKind::Deployment | WorkloadKind::Rollout => EvictionPolicy::AlwaysAllow,
-        WorkloadKind::StatefulSet => EvictionPolicy::IfHealthyBudget,
+    let eviction_policy = policy.map(|p| *p.get_ref()).unwrap_or(if view.kind.deployment_like() {
+        EvictionPolicy::AlwaysAllow
+    } else {
+        EvictionPolicy::IfHealthyBudget
     });
     let eviction_policy_at = policy.map(|p| located(manifest, p));
     Workload {
@@ -398,6 +435,7 @@ fn resolve_workload(
         survive_at: settings.and_then(|s| s.survive.as_ref()).map(|s| located(manifest, s)),
         group: None,
         template_from: None,
+        operator_budget: None,
     }
 }
 

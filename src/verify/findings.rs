@@ -166,6 +166,12 @@ fn cause(instance: &Instance, workload: &Workload, kind: FindingKind) -> (Locati
     use FindingKind as K;
     let document = &instance.package.documents[workload.document];
     let strategy = if workload.view.kind == WorkloadKind::StatefulSet { "updateStrategy" } else { "strategy" };
+    // A custom resource's constraints are where its profile says its operator reads them.
+    let template_spread = ["spec", "template", "spec", "topologySpreadConstraints"];
+    let spread_keys = match workload.view.kind.profile().and_then(|p| p.spread.as_ref()) {
+        Some(path) => path.keys(),
+        None => template_spread.to_vec(),
+    };
     match kind {
         K::Recreate => (document.locate(&["spec", strategy, "type"]), "every old pod stops before the new ones start"),
         K::StrategyRefused
@@ -173,18 +179,15 @@ fn cause(instance: &Instance, workload: &Workload, kind: FindingKind) -> (Locati
         | K::UpdateDoesNotConverge
         | K::UpdateDropsAvailability
         | K::UpdateStops => (document.locate(&["spec", strategy]), "the update strategy"),
-        K::LoneSelector => {
-            (document.locate(&["spec", "template", "spec", "topologySpreadConstraints"]), "the spread constraints")
-        }
+        K::LoneSelector => (document.locate(&spread_keys), "the spread constraints"),
         K::NeverReplaced => (document.locate(&["spec", "template", "spec", "tolerations"]), "the tolerations"),
         K::DrainBlocked | K::EvictionFailed => match budget_of(instance, workload) {
             Some(location) => (location, "the budget that refuses the eviction"),
             None => (workload.spec_replicas_at.clone(), "the replicas the budget kix derived protects"),
         },
-        K::ReplacementPending => (
-            document.locate(&["spec", "template", "spec", "topologySpreadConstraints"]),
-            "a hard rule keeps the replacement off the nodes with room",
-        ),
+        K::ReplacementPending => {
+            (document.locate(&spread_keys), "a hard rule keeps the replacement off the nodes with room")
+        }
         K::Pending | K::NoRoomLeft | K::EvictedReplacementPending | K::NotSimulated => {
             (workload.spec_replicas_at.clone(), "the replicas the nodes must hold")
         }

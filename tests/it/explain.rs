@@ -85,6 +85,36 @@ fn issue18_a_workload_scaled_to_zero_is_explained_as_passed_through() {
         .stdout_contains("no diagnostics");
 }
 
+/// An operator's resource is explained as placed at its operator's fields (issue 18): the count from the
+/// mapping, the constraints, and no budget because the operator makes one; a declared kind without a
+/// spread field says kix cannot place it.
+#[test]
+fn issue18_operators_resources_are_explained() {
+    let cluster = "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n\
+                   [[instances]]\nname = \"app\"\npackage = \"p\"\n";
+    let pool = "apiVersion: kafka.strimzi.io/v1\nkind: KafkaNodePool\nmetadata:\n  name: broker\n  labels: \
+                {strimzi.io/cluster: k}\nspec:\n  replicas: 1\n---\napiVersion: example.com/v1\nkind: Database\n\
+                metadata: {name: orders}\nspec: {members: 1}\n";
+    let toml = "[meta]\nname = \"p\"\nversion = \"1.0.0\"\n[kinds.\"example.com/Database\"]\nreplicas = \"spec.members\"\n\
+                podLabels = { db = \"{name}\" }\n[workloads.broker]\nreplicas = { pod = 3 }\n[workloads.orders]\n\
+                replicas = { pod = 3 }\nkind = \"Database\"\n";
+    Test::new()
+        .tree([("clusters/c.toml", cluster), ("packages/p/kix.toml", toml), ("packages/p/w.yaml", pool)])
+        .args(["explain", "--cluster", "c", "--instance", "app"])
+        .run()
+        .status(0)
+        .stdout_contains("workload KafkaNodePool/broker")
+        .stdout_contains("replicas          3: the mapping's `pod` step")
+        .stdout_contains(
+            "spread            topology.kubernetes.io/zone maxSkew 1: the zone key, the key level `zone` names",
+        )
+        .stdout_contains("budget            none: its operator makes its own PodDisruptionBudget")
+        .stdout_contains("workload Database/orders")
+        .stdout_contains("spread            none: its kind names no field where its operator takes spread constraints")
+        .stdout_contains("budget            PodDisruptionBudget orders maxUnavailable 1")
+        .stdout_contains("[K0436]");
+}
+
 /// The build of a copy of the shipped examples whose `prod` entry for `instance` requests `level`, and
 /// `kix explain` of that entry: what `explain --level` must equal.
 fn built_at(instance: &str, level: &str) -> (Test, serde_json::Value) {

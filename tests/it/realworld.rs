@@ -183,7 +183,7 @@ const ANNOTATIONS: [&str; 2] = ["kix.dev/availability-requested", "kix.dev/avail
 /// may put there: the labels it adds (never replacing a user's value), its two annotations,
 /// `metadata.namespace` (the instance's, or a kept one as written, or none for cluster-scoped kinds),
 /// `spec.replicas` and the derived pod-template `topologySpreadConstraints` of Deployments and
-/// StatefulSets, an autoscaler's range, the namespace references the rewrite moves, and a renamed
+/// StatefulSets, the count and spread fields of the operators' resources kix places, an autoscaler's range, the namespace references the rewrite moves, and a renamed
 /// Namespace's name.
 fn strip_owned_fields(
     emitted: &mut Value,
@@ -252,6 +252,19 @@ fn strip_owned_fields(
         remove(source, &["spec", "replicas"]);
         if get(source, &["spec", "template", "spec", "topologySpreadConstraints"]).is_none() {
             remove(emitted, &["spec", "template", "spec", "topologySpreadConstraints"]);
+        }
+    }
+    // The operators' resources kix places through its built-in profiles (issue 18): the pod count and the
+    // spread constraints at the fields each operator reads (where the package wrote none).
+    if let Some((replicas, spread)) = operator_fields(&kind) {
+        remove(emitted, replicas);
+        remove(source, replicas);
+        if get(source, spread).is_none() {
+            remove(emitted, spread);
+            // The mappings kix created on the way (`spec.template.pod` of a KafkaNodePool).
+            for depth in (2..spread.len()).rev() {
+                drop_if_emptied(emitted, &spread[..depth], get(source, &spread[..depth]).is_some());
+            }
         }
     }
     if kind == "HorizontalPodAutoscaler" {
@@ -387,6 +400,35 @@ fn first_difference(out: &Value, source: &Value, at: &str) -> String {
     }
 }
 
+/// The pod count's and the spread constraints' fields of an operator's kind, as its operator reads them
+/// (crates/kube/src/operators.rs cites the source of each).
+fn operator_fields(kind: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
+    match kind {
+        "Prometheus" | "Alertmanager" => Some((&["spec", "replicas"], &["spec", "topologySpreadConstraints"])),
+        "Cluster" => Some((&["spec", "instances"], &["spec", "topologySpreadConstraints"])),
+        "KafkaNodePool" => Some((&["spec", "replicas"], &["spec", "template", "pod", "topologySpreadConstraints"])),
+        _ => None,
+    }
+}
+
+/// The labels prometheus-operator gives an Alertmanager's or a Prometheus's pods (its `makeSelectorLabels`),
+/// which a derived budget selects.
+fn operator_pod_labels(object: &Value) -> Option<Value> {
+    let name = object["metadata"]["name"].as_str()?;
+    let text = match object["kind"].as_str()? {
+        "Alertmanager" => format!(
+            "matchLabels: {{alertmanager: {name}, app.kubernetes.io/instance: {name}, \
+             app.kubernetes.io/managed-by: prometheus-operator, app.kubernetes.io/name: alertmanager}}"
+        ),
+        "Prometheus" => format!(
+            "matchLabels: {{app.kubernetes.io/instance: {name}, app.kubernetes.io/managed-by: prometheus-operator, \
+             app.kubernetes.io/name: prometheus, operator.prometheus.io/name: {name}, prometheus: {name}}}"
+        ),
+        _ => return None,
+    };
+    kix_yaml::from_str(&text).ok()
+}
+
 /// What kix adds of its own: an instance's Namespace (createNamespace) and a derived budget, which
 /// selects exactly its workload's pods.
 fn is_derived(emitted: &Value, instance: &Instance, instance_objects: &[Value]) -> bool {
@@ -400,12 +442,15 @@ fn is_derived(emitted: &Value, instance: &Instance, instance_objects: &[Value]) 
                 })
             };
             let selector = match workload["spec"].get("selector") {
-                None if workload["kind"] == "Rollout" => referenced().map(|d| &d["spec"]["selector"]),
-                _ => Some(&workload["spec"]["selector"]),
+                None if workload["kind"] == "Rollout" => referenced().map(|d| d["spec"]["selector"].clone()),
+                None => operator_pod_labels(workload),
+                Some(selector) => Some(selector.clone()),
             };
-            matches!(workload["kind"].as_str(), Some("Deployment" | "StatefulSet" | "Rollout"))
-                && workload["metadata"]["name"] == emitted["metadata"]["name"]
-                && selector == Some(&emitted["spec"]["selector"])
+            matches!(
+                workload["kind"].as_str(),
+                Some("Deployment" | "StatefulSet" | "Rollout" | "Prometheus" | "Alertmanager")
+            ) && workload["metadata"]["name"] == emitted["metadata"]["name"]
+                && selector.as_ref() == Some(&emitted["spec"]["selector"])
         }),
         _ => false,
     }

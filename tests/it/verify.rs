@@ -414,3 +414,39 @@ fn issue18_an_undeclared_custom_resource_is_listed_as_not_verified() {
         .stdout_contains("  prod/shop Database/orders\n")
         .stdout_ends_with("0 workload(s) checked, 0 do not meet their level, 1 custom resource(s) not verified\n");
 }
+
+/// A custom resource of a package's `[kinds]` is simulated from its profile (issue 18): pods with its pod
+/// labels and its pod template's requests, judged at its level. The template's requests are what make
+/// the second tree fail: a pod that fits no node stays Pending.
+#[test]
+fn issue18_declared_kinds_are_verified_from_their_pod_template() {
+    let tree = |cpu: &str| {
+        let cluster = "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n\
+                       [[nodePools]]\nname = \"general\"\nzones = [\"a\", \"b\", \"c\"]\nnodesPerZone = 1\n\
+                       allocatable = { cpu = \"2\", memory = \"8Gi\", pods = 110 }\n[[instances]]\nname = \"db\"\npackage = \"db\"\n";
+        let toml = "[meta]\nname = \"db\"\nversion = \"1.0.0\"\n[kinds.\"example.com/Database\"]\nreplicas = \"spec.members\"\n\
+                    podLabels = { \"example.com/cluster\" = \"{name}\" }\npodTemplate = \"spec.pod\"\n\
+                    topologySpreadConstraints = \"spec.pod.spec.topologySpreadConstraints\"\ncontroller = \"StatefulSet\"\n\
+                    [workloads.orders]\nreplicas = { none = 1, zone = 3 }\n";
+        let yaml = format!(
+            "apiVersion: example.com/v1\nkind: Database\nmetadata:\n  name: orders\nspec:\n  members: 1\n  pod:\n    \
+             spec:\n      containers:\n      - name: db\n        resources: {{requests: {{cpu: \"{cpu}\"}}}}\n"
+        );
+        vec![
+            ("clusters/prod.toml".to_string(), cluster.to_string()),
+            ("packages/db/kix.toml".to_string(), toml.to_string()),
+            ("packages/db/db.yaml".to_string(), yaml),
+        ]
+    };
+    let (run, report) = verify_json(Test::new().tree(tree("1")), &[]);
+    run.status(0);
+    let orders = workload(&report, "prod", "db", "orders");
+    assert_eq!((orders["kind"].as_str(), orders["replicas"].as_i64()), (Some("Database"), Some(3)), "{orders}");
+    assert_eq!((orders["meets_level"].as_bool(), orders["worst_case_running"].as_i64()), (Some(true), Some(2)));
+    // Three cpus a pod on nodes of two: nothing places.
+    let (run, report) = verify_json(Test::new().tree(tree("3")), &[]);
+    run.status(1);
+    let orders = workload(&report, "prod", "db", "orders");
+    assert_eq!(orders["meets_level"], false, "{orders}");
+    assert!(orders.to_string().contains("Insufficient cpu"), "{orders}");
+}

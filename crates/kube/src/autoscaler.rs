@@ -245,7 +245,12 @@ impl AutoscalerView {
 
     /// Whether it scales this apps workload.
     pub fn targets(&self, kind: WorkloadKind, name: &str) -> bool {
-        self.target.workload_kind() == Some(kind) && self.target.name == name
+        let kind_matches = match kind.profile() {
+            // A custom resource is scaled through its scale subresource: the reference names its group and kind.
+            Some(profile) => profile.is_for(super::kind::api_group(&self.target.api_version), &self.target.kind),
+            None => self.target.workload_kind() == Some(kind),
+        };
+        kind_matches && self.target.name == name
     }
 }
 

@@ -15,7 +15,7 @@ pub fn api_group(api_version: &str) -> &str {
 }
 
 /// The kinds of workload kix derives placement for and the scheduler model stamps pods from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum WorkloadKind {
     /// `apps/Deployment`.
     Deployment,
@@ -25,6 +25,17 @@ pub enum WorkloadKind {
     /// controller runs a ReplicaSet per revision, argoproj/argo-rollouts `rollout/replicaset.go`), its
     /// pods labelled `rollouts-pod-template-hash` instead of `pod-template-hash`.
     Rollout,
+    /// A custom resource whose operator runs its pods, read through its profile
+    /// ([`super::profile::Profile`]): the profile's controller semantics, no template-hash label (the
+    /// operators label their pods' revisions in their own ways).
+    Custom(&'static super::profile::Profile),
+}
+
+/// A kind serializes as the API spells it (`"Deployment"`, `"Prometheus"`).
+impl serde::Serialize for WorkloadKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
 }
 
 impl WorkloadKind {
@@ -52,7 +63,19 @@ impl WorkloadKind {
     /// Whether its pods are run as a Deployment runs them: a ReplicaSet per revision, a rolling update by
     /// surge and unavailability, replacements of lost pods at once.
     pub fn deployment_like(self) -> bool {
-        matches!(self, WorkloadKind::Deployment | WorkloadKind::Rollout)
+        match self {
+            WorkloadKind::Deployment | WorkloadKind::Rollout => true,
+            WorkloadKind::StatefulSet => false,
+            WorkloadKind::Custom(profile) => profile.controller == super::profile::Controller::Deployment,
+        }
+    }
+
+    /// The custom resource's profile, if it is one.
+    pub fn profile(self) -> Option<&'static super::profile::Profile> {
+        match self {
+            WorkloadKind::Custom(profile) => Some(profile),
+            _ => None,
+        }
     }
 
     /// The label its controller gives each revision's pods, for `matchLabelKeys` (none for StatefulSets,
@@ -61,16 +84,17 @@ impl WorkloadKind {
         match self {
             WorkloadKind::Deployment => Some(super::labels::POD_TEMPLATE_HASH),
             WorkloadKind::Rollout => Some(super::labels::ROLLOUTS_POD_TEMPLATE_HASH),
-            WorkloadKind::StatefulSet => None,
+            WorkloadKind::StatefulSet | WorkloadKind::Custom(_) => None,
         }
     }
 
-    /// The kind as the API spells it (`Deployment`).
+    /// The kind as the API spells it (`Deployment`, `Prometheus`).
     pub fn as_str(self) -> &'static str {
         match self {
             WorkloadKind::Deployment => "Deployment",
             WorkloadKind::StatefulSet => "StatefulSet",
             WorkloadKind::Rollout => "Rollout",
+            WorkloadKind::Custom(profile) => &profile.kind,
         }
     }
 }

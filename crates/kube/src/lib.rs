@@ -29,6 +29,7 @@ pub mod list;
 pub mod names;
 pub mod object_rules;
 pub mod operators;
+pub mod profile;
 pub mod quantity;
 pub mod references;
 pub mod requests;

@@ -1,8 +1,11 @@
 //! Custom resources that run pods: the kinds of well-known operators, and how to tell from a
 //! CustomResourceDefinition's schema that a kind of custom resource probably runs pods.
 //!
-//! kix derives no spread and no budget for these yet (issue 18); the compiler names each one it
-//! meets at level pod or higher, so that none is left unprotected in silence. The kinds and the
+//! kix places the pods of these kinds through a built-in [`Profile`] each ([`builtin_profiles`];
+//! Argo Rollouts' `Rollout` is read as a workload of its own, [`super::kind::WorkloadKind::Rollout`]);
+//! a package's `[kinds]` entry overrides a profile ([`KindTable`]). A custom resource of a profile's
+//! kind that kix cannot read, or of a kind whose shipped CRD says it runs pods ([`crd_pod_field`]),
+//! is named at level pod or higher, so that none is left unprotected in silence. The kinds and the
 //! field each operator reads its pod count from, as their API types declare them:
 //!
 //! * Argo Rollouts `argoproj.io/Rollout`, `spec.replicas`
@@ -15,33 +18,43 @@
 //! * Strimzi `kafka.strimzi.io/KafkaNodePool`, `spec.replicas`
 //!   (strimzi/strimzi-kafka-operator `api/src/main/java/io/strimzi/api/kafka/model/nodepool/KafkaNodePoolSpec.java`).
 //!
-//! What each operator does with the pods, read at the commits named (the facts a built-in profile of
-//! issue 18 needs; lint uses prometheus-operator's pod labels for K0702, [`operator_pod_labels`]):
+//! What each operator does with the pods, read at the commits named (the facts each built-in profile
+//! below encodes; lint also reads prometheus-operator's pod labels for K0702, [`operator_pod_labels`]):
 //!
 //! * prometheus-operator (`6adcebc5076c`): a Prometheus's StatefulSet selects, and labels its pods,
 //!   `app.kubernetes.io/name: prometheus`, `app.kubernetes.io/managed-by: prometheus-operator`,
 //!   `app.kubernetes.io/instance: <name>`, `operator.prometheus.io/name: <name>`, `prometheus: <name>`
 //!   and `operator.prometheus.io/shard: "<n>"` (`pkg/prometheus/server/operator.go`,
-//!   `makeSelectorLabels`; `statefulset.go`); an Alertmanager's the same with
-//!   `app.kubernetes.io/name: alertmanager` and `alertmanager: <name>` (`pkg/alertmanager/operator.go`).
-//!   Both take spread constraints from `spec.topologySpreadConstraints` and create no
+//!   `makeSelectorLabels`; `statefulset.go`); an Alertmanager's `app.kubernetes.io/name:
+//!   alertmanager`, `app.kubernetes.io/managed-by: prometheus-operator`, `app.kubernetes.io/instance:
+//!   <name>` and `alertmanager: <name>` (`pkg/alertmanager/operator.go`, `makeSelectorLabels`). The
+//!   pods also carry `spec.podMetadata.labels`. Both take spread constraints from
+//!   `spec.topologySpreadConstraints`, run the pods as a StatefulSet and create no
 //!   PodDisruptionBudget (nothing under `pkg/` outside the client builds one).
 //! * CloudNativePG (`a95a534dbe08`): `spec.topologySpreadConstraints` (`api/v1/cluster_types.go`);
 //!   pods labelled `cnpg.io/cluster: <name>` and `cnpg.io/instanceRole: primary|replica`
-//!   (`pkg/utils/labels_annotations.go`); the operator makes two PodDisruptionBudgets, one over the
-//!   primary (minAvailable 1) and one over the replicas (all but one), unless `spec.enablePDB` is false
-//!   (`pkg/specs/poddisruptionbudget.go`).
+//!   (`pkg/utils/labels_annotations.go`), and `spec.inheritedMetadata.labels`; the operator creates
+//!   the pods itself (no StatefulSet: an instance keeps its name and its volume, so kix gives it
+//!   StatefulSet semantics) and makes two PodDisruptionBudgets, one over the primary (minAvailable 1)
+//!   and one over the replicas (all but one), unless `spec.enablePDB` is false
+//!   (`pkg/specs/poddisruptionbudget.go`). verify simulates them as one budget over the cluster's
+//!   pods allowing one down at a time (it does not model the switchover the operator runs before the
+//!   primary's pod may go).
 //! * Strimzi (`8541da1e336b`): a KafkaNodePool takes spread constraints from
 //!   `spec.template.pod.topologySpreadConstraints` (`api/.../common/template/PodTemplate.java`); its
 //!   pods carry `strimzi.io/cluster: <Kafka name>` and `strimzi.io/pool-name: <pool name>`
 //!   (`api/src/main/java/io/strimzi/api/ResourceLabels.java`,
-//!   `operator-common/.../model/Labels.java`); the operator makes one PodDisruptionBudget per Kafka
-//!   cluster over the pods of all its pools (`cluster-operator/.../model/KafkaCluster.java`,
+//!   `operator-common/.../model/Labels.java`), and `spec.template.pod.metadata.labels`; its pods are
+//!   run by StrimziPodSets, named and with volumes of their own (StatefulSet semantics); the operator
+//!   makes one PodDisruptionBudget per Kafka cluster over the pods of all its pools, minAvailable all
+//!   but one (`cluster-operator/.../model/KafkaCluster.java`,
 //!   `PodDisruptionBudgetUtils.createCustomControllerPodDisruptionBudget`).
 
+use super::profile::{Budget, Controller, FieldPath, Profile, intern};
 use super::selector::Labels;
 use super::value::at;
 use kix_yaml::Value;
+use std::sync::OnceLock;
 
 /// An operator's kind that runs pods: its API group, kind and the field of its pod count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +77,112 @@ pub const OPERATOR_KINDS: &[OperatorKind] = &[
 /// The well-known operator kind of a (group, kind), if it is one.
 pub fn operator_kind(group: &str, kind: &str) -> Option<&'static OperatorKind> {
     OPERATOR_KINDS.iter().find(|k| k.group == group && k.kind == kind)
+}
+
+/// The built-in profiles (the module documentation cites the operator source of each fact).
+pub fn builtin_profiles() -> &'static [&'static Profile] {
+    static PROFILES: OnceLock<Vec<&'static Profile>> = OnceLock::new();
+    PROFILES.get_or_init(|| {
+        let path = |text: &str| FieldPath::parse(text).expect("a built-in path");
+        let labels = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            let mut labels: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            labels.sort();
+            labels
+        };
+        let prometheus_operator = |kind: &str, name: &str, own: &[(&str, &str)]| {
+            let mut pod_labels = vec![
+                ("app.kubernetes.io/name", name),
+                ("app.kubernetes.io/managed-by", "prometheus-operator"),
+                ("app.kubernetes.io/instance", "{name}"),
+            ];
+            pod_labels.extend_from_slice(own);
+            Profile {
+                group: "monitoring.coreos.com".into(),
+                kind: kind.into(),
+                replicas: Some(path("spec.replicas")),
+                replicas_default: 1,
+                pod_labels: labels(&pod_labels),
+                extra_labels: Some(path("spec.podMetadata.labels")),
+                pod_template: None,
+                spread: Some(path("spec.topologySpreadConstraints")),
+                budget: Budget::Derive,
+                controller: Controller::StatefulSet,
+                builtin: true,
+            }
+        };
+        vec![
+            intern(prometheus_operator(
+                "Prometheus",
+                "prometheus",
+                &[("operator.prometheus.io/name", "{name}"), ("prometheus", "{name}")],
+            )),
+            intern(prometheus_operator("Alertmanager", "alertmanager", &[("alertmanager", "{name}")])),
+            intern(Profile {
+                group: "postgresql.cnpg.io".into(),
+                kind: "Cluster".into(),
+                replicas: Some(path("spec.instances")),
+                replicas_default: 1,
+                pod_labels: labels(&[("cnpg.io/cluster", "{name}")]),
+                extra_labels: Some(path("spec.inheritedMetadata.labels")),
+                pod_template: None,
+                spread: Some(path("spec.topologySpreadConstraints")),
+                budget: Budget::OperatorUnlessFalse {
+                    labels: labels(&[("cnpg.io/cluster", "{name}")]),
+                    switch: path("spec.enablePDB"),
+                },
+                controller: Controller::StatefulSet,
+                builtin: true,
+            }),
+            intern(Profile {
+                group: "kafka.strimzi.io".into(),
+                kind: "KafkaNodePool".into(),
+                replicas: Some(path("spec.replicas")),
+                replicas_default: 1,
+                pod_labels: labels(&[
+                    ("strimzi.io/cluster", "{label:strimzi.io/cluster}"),
+                    ("strimzi.io/pool-name", "{name}"),
+                ]),
+                extra_labels: Some(path("spec.template.pod.metadata.labels")),
+                pod_template: None,
+                spread: Some(path("spec.template.pod.topologySpreadConstraints")),
+                budget: Budget::Operator { labels: labels(&[("strimzi.io/cluster", "{label:strimzi.io/cluster}")]) },
+                controller: Controller::StatefulSet,
+                builtin: true,
+            }),
+        ]
+    })
+}
+
+/// The profiles custom resources are read with: a package's own `[kinds]`, then the built-in ones
+/// ([`KindTable::new`]), or exactly some profiles ([`KindTable::exactly`]; the default holds none).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KindTable {
+    declared: Vec<&'static Profile>,
+    builtin: bool,
+}
+
+impl KindTable {
+    /// A package's table: its declared profiles, each overriding the built-in one of its kind.
+    pub fn new(declared: Vec<&'static Profile>) -> KindTable {
+        KindTable { declared, builtin: true }
+    }
+
+    /// Exactly these profiles (verify's: the kinds of the workloads it was given).
+    pub fn exactly(profiles: Vec<&'static Profile>) -> KindTable {
+        KindTable { declared: profiles, builtin: false }
+    }
+
+    /// The profile of an API group and kind, if any: the package's own first.
+    pub fn profile(&self, group: &str, kind: &str) -> Option<&'static Profile> {
+        let builtin = if self.builtin { builtin_profiles() } else { &[] };
+        self.declared.iter().chain(builtin).copied().find(|p| p.is_for(group, kind))
+    }
+
+    /// The profile an object is read with, if any (by its `apiVersion`'s group and its `kind`).
+    pub fn profile_of(&self, object: &Value) -> Option<&'static Profile> {
+        let api_version = super::value::str_at(object, &["apiVersion"]).unwrap_or_default();
+        self.profile(super::kind::api_group(api_version), super::value::str_at(object, &["kind"])?)
+    }
 }
 
 /// The fields of a custom resource's `spec` that say it runs pods: a pod count (`replicas`,

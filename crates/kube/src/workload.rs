@@ -13,6 +13,7 @@
 
 use super::int_or_percent::{IntOrPercent, IntOrPercentError};
 use super::kind::{ObjectKind, WorkloadKind};
+use super::profile::{Profile, ProfileError};
 use super::selector::{Labels, Selector, labels_from_value};
 use super::value::{at, str_at};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -233,6 +234,17 @@ impl WorkloadView {
             recreate: strategy.and_then(|s| str_at(s, &["type"])) == Some("Recreate"),
         })
     }
+}
+
+/// Reads a custom resource through its profile ([`Profile::workload_object`]) as a
+/// [`WorkloadKind::Custom`]: replicas from the profile's count field, the pod labels as selector and
+/// template labels, the template's spec with the constraints at the profile's spread field.
+pub fn read_custom(object: &Value, profile: &'static Profile) -> Result<WorkloadView, ProfileError> {
+    let shaped = profile.workload_object(object)?;
+    WorkloadView::read_as(&shaped, WorkloadKind::Custom(profile)).map_err(|problems| ProfileError {
+        path: Vec::new(),
+        reason: problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
+    })
 }
 
 /// A Rollout that takes its pod template from a Deployment (`spec.workloadRef`, argoproj/argo-rollouts

@@ -356,9 +356,10 @@ pub(super) fn restart(
     of: i64,
 ) -> Remedy {
     let mut cluster = Cluster::new(index.state);
-    let pending = match workload.kind {
-        WorkloadKind::StatefulSet => statefulset_restart(&mut cluster, workload),
-        _ => deployment_restart(&mut cluster, workload),
+    let pending = if workload.kind.deployment_like() {
+        deployment_restart(&mut cluster, workload)
+    } else {
+        statefulset_restart(&mut cluster, workload)
     };
     let selects = |pod: &Pod| match &wanted.group {
         Some((_, selector)) => {
@@ -380,10 +381,13 @@ pub(super) fn restart(
     let template = template_pod(workload);
     let survival = key.map(|key| survival(index, key, &template, placed.iter().copied(), of, wanted.survive));
     let survives = pending == 0 && survival.as_ref().is_none_or(|s| s.survives);
+    // kubectl's resource names; a custom resource's is its kind in lower case (its operator decides
+    // whether `rollout restart` means anything to it).
     let kind = match workload.kind {
-        WorkloadKind::StatefulSet => "statefulset",
-        WorkloadKind::Rollout => "rollout",
-        WorkloadKind::Deployment => "deployment",
+        WorkloadKind::StatefulSet => "statefulset".to_string(),
+        WorkloadKind::Rollout => "rollout".to_string(),
+        WorkloadKind::Deployment => "deployment".to_string(),
+        WorkloadKind::Custom(profile) => profile.kind.to_lowercase(),
     };
     let mut commands = Vec::new();
     if !drifted {

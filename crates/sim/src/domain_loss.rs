@@ -9,7 +9,6 @@ use super::verdict::{
     DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, Step,
 };
 use super::world::World;
-use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
 use kix_kube::taints::{Taint, no_execute_eviction_seconds};
 use std::collections::BTreeMap;
@@ -166,7 +165,7 @@ fn fail(
                 }
                 continue;
             };
-            if world.workloads[owner].kind == WorkloadKind::StatefulSet && !nodes.is_empty() {
+            if !world.workloads[owner].kind.deployment_like() && !nodes.is_empty() {
                 if owner == w {
                     let why = "stays Terminating on the unreachable node; the StatefulSet creates no replacement until it is force-deleted";
                     let subject = FindingSubject::pod(&pod.namespace, &pod.name);

@@ -97,9 +97,14 @@ pub(super) fn run(
     let mut unreadable: Vec<(String, String, String)> = Vec::new();
     let mut workloads: Vec<Workload> = Vec::new();
     for object in objects {
-        // A Rollout with spec.workloadRef runs the referenced Deployment's template.
+        // A Rollout with spec.workloadRef runs the referenced Deployment's template; a custom resource of
+        // a profile's kind runs the pods its profile describes.
         let combined = kix_kube::workload::with_referenced_template(object, objects).map(|(value, _)| value);
-        match Workload::from_object(combined.as_ref().unwrap_or(object), "default") {
+        let read = match request.kinds.profile_of(object) {
+            Some(profile) => Workload::from_custom(object, profile, "default"),
+            None => Workload::from_object(combined.as_ref().unwrap_or(object), "default"),
+        };
+        match read {
             Ok(Some(mut workload)) => {
                 let wanted = request
                     .workloads

@@ -44,6 +44,9 @@ pub struct ScenarioRequest {
     pub node_key: String,
     /// The zone failure-domain key (usually `topology.kubernetes.io/zone`).
     pub zone_key: String,
+    /// The profiles custom resources among the objects are read with (issue 18): each one of these
+    /// kinds is placed as a workload, its pods stamped from its profile.
+    pub kinds: kix_kube::operators::KindTable,
 }
 
 /// The scenarios `kix verify` runs, in the order it runs them.

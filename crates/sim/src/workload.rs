@@ -85,6 +85,9 @@ pub enum ReadError {
         "{kind} `{name}`: spec.replicas is {replicas}; kix simulates at most {MAX_SIMULATED_REPLICAS} replicas per workload"
     )]
     TooManyReplicas { kind: WorkloadKind, name: String, replicas: i64 },
+    /// A custom resource its profile cannot read.
+    #[error("{kind} `{name}`: {reason}")]
+    Custom { kind: String, name: String, reason: String },
     /// The template's pod spec has a field the model cannot read.
     #[error("{kind} `{name}`: {reason}")]
     PodSpec { kind: WorkloadKind, name: String, reason: String },
@@ -98,8 +101,29 @@ impl Workload {
     /// Reads an `apps` Deployment or StatefulSet through [`kix_kube::workload`]; Ok(None) for
     /// any other object.
     pub fn from_object(object: &Value, default_namespace: &str) -> Result<Option<Workload>, ReadError> {
-        let raw = object;
-        let Some(object) = WorkloadView::read(object).map_err(ReadError::WorkloadView)? else { return Ok(None) };
+        let Some(view) = WorkloadView::read(object).map_err(ReadError::WorkloadView)? else { return Ok(None) };
+        Workload::from_view(object, view, default_namespace).map(Some)
+    }
+
+    /// Reads a custom resource through its profile (`kix_kube::workload::read_custom`): pods with the
+    /// profile's labels and its template's spec (none: a pod with no requests), the profile's
+    /// controller semantics, the default rolling update.
+    pub fn from_custom(
+        object: &Value,
+        profile: &'static kix_kube::profile::Profile,
+        default_namespace: &str,
+    ) -> Result<Option<Workload>, ReadError> {
+        let view = kix_kube::workload::read_custom(object, profile).map_err(|problem| ReadError::Custom {
+            kind: profile.kind.clone(),
+            name: str_at(object, &["metadata", "name"]).unwrap_or_default().to_string(),
+            reason: problem.reason,
+        })?;
+        // The operator's own update strategy is not the shaped object's: the defaults apply.
+        let shaped = Value::Mapping(kix_yaml::Mapping::new());
+        Workload::from_view(&shaped, view, default_namespace).map(Some)
+    }
+
+    fn from_view(raw: &Value, object: WorkloadView, default_namespace: &str) -> Result<Workload, ReadError> {
         let partition = match str_at(raw, &["spec", "updateStrategy", "type"]) {
             Some("OnDelete") => None,
             _ => Some(
@@ -118,7 +142,7 @@ impl Workload {
             None => PodSpec::default(),
         };
         let template_hash = fnv(kix_yaml::emit::to_string(&template).as_bytes(), 0);
-        Ok(Some(Workload {
+        Ok(Workload {
             kind,
             namespace: namespace.unwrap_or_else(|| default_namespace.to_string()),
             name,
@@ -132,7 +156,7 @@ impl Workload {
             partition,
             parallel,
             template_hash,
-        }))
+        })
     }
 
     /// The pod-template-hash (Deployment) or revision suffix (StatefulSet) of a template revision.
@@ -176,6 +200,16 @@ impl Workload {
             WorkloadKind::Deployment | WorkloadKind::Rollout => {
                 let key = self.kind.template_hash_label().unwrap_or(POD_TEMPLATE_HASH);
                 labels.insert(key.into(), hash.clone());
+                let suffix = encode(fnv(format!("{hash}/{index}").as_bytes(), 1), 5);
+                format!("{}-{hash}-{suffix}", self.name)
+            }
+            // An operator's pods with identities (CloudNativePG instances, Strimzi's StrimziPodSets,
+            // prometheus-operator's StatefulSet): named by ordinal, with no StatefulSet labels of their own
+            // beyond what the profile's labels say (the model's pods carry the template's labels).
+            WorkloadKind::Custom(profile) if profile.controller == kix_kube::profile::Controller::StatefulSet => {
+                format!("{}-{index}", self.name)
+            }
+            WorkloadKind::Custom(_) => {
                 let suffix = encode(fnv(format!("{hash}/{index}").as_bytes(), 1), 5);
                 format!("{}-{hash}-{suffix}", self.name)
             }

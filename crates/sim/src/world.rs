@@ -17,7 +17,6 @@ use super::budget::{Budget, BudgetStatus, Eviction};
 use super::cluster::{Checkpoint, Cluster, Outcome, Rank};
 use super::objects::{Controller, Pod};
 use super::workload::Workload;
-use kix_kube::kind::WorkloadKind;
 use kix_kube::taints::Taint;
 use std::collections::BTreeMap;
 
@@ -241,15 +240,14 @@ impl<'a> World<'a> {
     pub(super) fn replacement(&mut self, w: usize, deleted: &Pod) -> Pod {
         let workload = &self.workloads[w];
         let spec = std::sync::Arc::clone(&deleted.spec);
-        let mut pod = match workload.kind {
-            WorkloadKind::StatefulSet => deleted.clone(),
-            WorkloadKind::Deployment | WorkloadKind::Rollout => {
-                let index = self.next_index[w];
-                self.next_index[w] += 1;
-                let mut pod = workload.pod(&spec, 0, index);
-                pod.labels = deleted.labels.clone();
-                pod
-            }
+        let mut pod = if workload.kind.deployment_like() {
+            let index = self.next_index[w];
+            self.next_index[w] += 1;
+            let mut pod = workload.pod(&spec, 0, index);
+            pod.labels = deleted.labels.clone();
+            pod
+        } else {
+            deleted.clone()
         };
         pod.node_name = None;
         pod

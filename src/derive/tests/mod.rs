@@ -6,6 +6,7 @@
 mod groups;
 mod metadata;
 mod operators;
+mod profiles;
 mod rules;
 mod shapes;
 
