@@ -75,9 +75,10 @@ pub fn run(cli: Cli) -> ExitCode {
                 },
             };
             match crate::init::init(&request) {
-                Ok(path) => {
+                Ok(paths) => {
                     if !conventions().quiet {
-                        let _ = writeln!(std::io::stderr(), "kix: wrote {}", path.display());
+                        let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                        let _ = writeln!(std::io::stderr(), "kix: wrote {}", paths.join(", "));
                     }
                     ExitCode::SUCCESS
                 }

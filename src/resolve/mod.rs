@@ -27,6 +27,7 @@ pub mod inventory;
 pub mod model;
 mod namespaces;
 mod package;
+pub(crate) use package::cluster_scoped_custom_kinds;
 pub mod substrate;
 mod support;
 mod survival;

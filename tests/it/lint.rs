@@ -70,7 +70,7 @@ fn unknown_cluster_is_an_error() {
 #[test]
 fn realworld_packages_lint_to_the_findings_their_readme_explains() {
     // tests/realworld/README.md explains each: multi-replica workloads without spread (K0715), the
-    // kube-prometheus budgets without an eviction policy (K0714) and its budget over pods the operator
+    // kube-prometheus and gatekeeper budgets without an eviction policy (K0714) and its budget over pods the operator
     // creates (K0702, a warning because those pods are not in the manifests).
     let expected: &[(&str, &[&str])] = &[
         ("argo-cd-ha", &[]),
@@ -79,6 +79,7 @@ fn realworld_packages_lint_to_the_findings_their_readme_explains() {
         ("cloudnative-pg", &[]),
         ("contour", &[]),
         ("external-dns", &[]),
+        ("gatekeeper", &["K0714"]),
         ("guestbook", &["K0715"]),
         ("ingress-nginx", &[]),
         ("kube-prometheus", &["K0702", "K0714", "K0715"]),
