@@ -89,21 +89,37 @@ pub fn run(cli: Cli) -> ExitCode {
             print_stdout(&crate::load::schema(file == crate::cli::SchemaFile::Cluster));
             ExitCode::SUCCESS
         }
-        Command::Man => {
-            use clap::CommandFactory;
-            let mut page = Vec::new();
-            match clap_mangen::Man::new(Cli::command()).render(&mut page) {
-                Ok(()) => {
-                    print_stdout(&String::from_utf8_lossy(&page));
-                    ExitCode::SUCCESS
-                }
-                Err(error) => usage_error(&format!("cannot render the man page: {error}")),
-            }
-        }
+        Command::Man { command, out } => man(&command, out.as_deref()),
         Command::Completions { shell } => {
             print_stdout(&crate::completion::registration(shell));
             ExitCode::SUCCESS
         }
+    }
+}
+
+/// `kix man [COMMAND...]` prints one page; `kix man --out DIR` writes them all.
+fn man(command: &[String], out: Option<&Path>) -> ExitCode {
+    let pages = crate::manual::pages(crate::cli::command());
+    if let Some(dir) = out {
+        for (name, page) in &pages {
+            let path = dir.join(name);
+            if let Err(error) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, page)) {
+                let _ = writeln!(std::io::stderr(), "error: cannot write {}: {error}", path.display());
+                return ExitCode::FAILURE;
+            }
+        }
+        if !conventions().quiet {
+            let _ = writeln!(std::io::stderr(), "kix: wrote {} man pages to {}", pages.len(), dir.display());
+        }
+        return ExitCode::SUCCESS;
+    }
+    let wanted = if command.is_empty() { "kix.1".to_string() } else { format!("kix-{}.1", command.join("-")) };
+    match pages.iter().find(|(name, _)| *name == wanted) {
+        Some((_, page)) => {
+            print_stdout(page);
+            ExitCode::SUCCESS
+        }
+        None => usage_error(&format!("no command `{}`; `kix --help` lists them", command.join(" "))),
     }
 }
 

@@ -26,6 +26,7 @@ mod fs;
 mod init;
 mod lint;
 mod load;
+mod manual;
 mod outdir;
 mod resolve;
 mod stream;
