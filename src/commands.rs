@@ -163,7 +163,7 @@ fn build(args: &BuildArgs) -> ExitCode {
     }
     if built.written.is_some() && !conventions().quiet {
         print_stdout(&match args.select.format {
-            Format::Text => summary_text(&built.compiled.clusters),
+            Format::Text => summary_text(&built.compiled.clusters, crate::table::Width::of_stdout()),
             Format::Json => format!(
                 "{}\n",
                 serde_json::to_string_pretty(&summary_json(&built.compiled.clusters)).unwrap_or_default()
@@ -198,12 +198,12 @@ fn exiting<T>(value: T) -> std::mem::ManuallyDrop<T> {
 
 /// The build summary: per cluster, each instance's package version, requested -> resolved level, the
 /// requests its pods take at that level (`kix capacity` has the other levels), and each workload's replicas and whether kix derived a budget for it.
-fn summary_text(clusters: &[crate::derive::ClusterPlan]) -> String {
+fn summary_text(clusters: &[crate::derive::ClusterPlan], width: crate::table::Width) -> String {
     let mut out = String::new();
     for cluster in clusters {
         out.push_str(&format!("cluster {}\n", cluster.name));
         let mut rows =
-            vec![["INSTANCE".to_string(), "PACKAGE".into(), "LEVEL".into(), "REQUESTS".into(), "WORKLOADS".into()]];
+            vec![vec!["INSTANCE".to_string(), "PACKAGE".into(), "LEVEL".into(), "REQUESTS".into(), "WORKLOADS".into()]];
         let mut instances: Vec<_> = cluster.instances.iter().collect();
         instances.sort_by(|a, b| a.name.cmp(&b.name));
         for instance in instances {
@@ -224,7 +224,7 @@ fn summary_text(clusters: &[crate::derive::ClusterPlan]) -> String {
                     format!("{} x{}{budget}", w.name, w.replicas)
                 })
                 .collect();
-            rows.push([
+            rows.push(vec![
                 instance.name.clone(),
                 format!("{} {}", instance.package, instance.package_version),
                 level,
@@ -232,11 +232,7 @@ fn summary_text(clusters: &[crate::derive::ClusterPlan]) -> String {
                 if workloads.is_empty() { "-".into() } else { workloads.join(", ") },
             ]);
         }
-        let widths: Vec<usize> = (0..5).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0)).collect();
-        for row in &rows {
-            let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
-            out.push_str(&format!("  {}\n", cells.join("  ").trim_end()));
-        }
+        out.push_str(&crate::table::render(&rows, width));
         for shared in &cluster.shared {
             out.push_str(&format!(
                 "  shared ({}): {} (instances {})\n",
@@ -346,7 +342,7 @@ fn verify(args: &VerifyArgs) -> ExitCode {
     };
     if let Some(reports) = &verified.reports {
         match args.select.format {
-            Format::Text => print_stdout(&verify::render_text(reports)),
+            Format::Text => print_stdout(&verify::render_text(reports, crate::table::Width::of_stdout())),
             Format::Json => print_stdout(&format!(
                 "{}\n",
                 serde_json::to_string_pretty(reports).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
@@ -385,7 +381,7 @@ fn capacity(args: &CapacityArgs) -> ExitCode {
     match crate::capacity::capacity(&request) {
         Ok(report) => {
             print_stdout(&match args.select.format {
-                Format::Text => crate::capacity::render_text(&report),
+                Format::Text => crate::capacity::render_text(&report, crate::table::Width::of_stdout()),
                 Format::Json => format!(
                     "{}\n",
                     serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))

@@ -30,6 +30,7 @@ mod manual;
 mod outdir;
 mod resolve;
 mod stream;
+mod table;
 #[cfg(test)]
 pub mod testing;
 mod verify;

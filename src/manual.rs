@@ -36,7 +36,7 @@ pub const EXIT: &[(&str, &str, &str)] = &[
 const ENVIRONMENT: &[(&str, &str)] = &[
     ("NO_COLOR", "when set and not empty, diagnostics are not coloured under --color auto (no-color.org)."),
     ("CLICOLOR_FORCE, FORCE_COLOR", "when set and not 0, diagnostics are coloured under --color auto even when stderr is not a terminal."),
-    ("COLUMNS", "the width tables are fitted to when stdout is not a terminal (default 80); a terminal's own width otherwise."),
+    ("COLUMNS", "the width the tables of build, verify and capacity are fitted to; when unset, the terminal's width if stdout is one, else no limit (one line per row)."),
     ("COMPLETE", "set by the shell completion script (kix completions) to ask kix for completions instead of running a command."),
 ];
 

@@ -215,7 +215,7 @@ fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State
 }
 
 /// The text report: one table per cluster, then every finding of a failed scenario.
-pub fn render_text(reports: &[ClusterReport]) -> String {
+pub fn render_text(reports: &[ClusterReport], width: crate::table::Width) -> String {
     let mut out = String::new();
     for report in reports {
         let _ = match report.nodes_from {
@@ -266,11 +266,8 @@ pub fn render_text(reports: &[ClusterReport]) -> String {
                 }
             }
         }
-        let widths: Vec<usize> = (0..7).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0)).collect();
-        for row in &rows {
-            let line: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
-            let _ = writeln!(out, "  {}", line.join("  ").trim_end());
-        }
+        let rows: Vec<Vec<String>> = rows.into_iter().map(Vec::from).collect();
+        out.push_str(&crate::table::render(&rows, width));
         let unverified: Vec<String> = report
             .instances
             .iter()

@@ -621,3 +621,23 @@ fn check_diff_is_a_patch_git_apply_accepts_from_the_root_and_below_it() {
     assert!(git(&root, &["apply", "../check.diff"]).status.success());
     t.clone().args(["build", "--check"]).run().status(0);
 }
+
+/// Issue 24: the build summary fits `COLUMNS` (the WORKLOADS cell of microservices-demo alone ran to 310
+/// characters), and a pipe without `COLUMNS` keeps one line per instance.
+#[test]
+fn the_build_summary_fits_the_width() {
+    let t = Test::new();
+    for dir in ["clusters", "packages"] {
+        crate::support::copy_tree(&repo_path("tests/realworld").join(dir), &t.root().join(dir));
+    }
+    let longest = |text: &str| text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    let piped = t.clone().args(["build"]).run().status(0).stdout;
+    assert!(longest(&piped) > 300, "{piped}");
+    for columns in [100, 120, 160] {
+        let fitted = t.clone().args(["build"]).env("COLUMNS", columns.to_string()).run().status(0).stdout;
+        assert!(longest(&fitted) <= columns, "COLUMNS={columns}:\n{fitted}");
+        // Nothing lost: the same workloads, in the same order.
+        let items = |text: &str| text.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(items(&fitted), items(&piped), "COLUMNS={columns}");
+    }
+}
