@@ -254,9 +254,11 @@ fn object_name(object: &kix_yaml::Value) -> String {
 /// The build summary as JSON: `{"clusters": [{"cluster", "instances": [{..., "workloads": [...]}]}]}`.
 fn summary_json(clusters: &[crate::derive::ClusterPlan]) -> serde_json::Value {
     let cluster = |c: &crate::derive::ClusterPlan| {
-        let instances: Vec<serde_json::Value> = c
-            .instances
-            .iter()
+        // By name, as the text summary and every report list instances.
+        let mut sorted: Vec<&crate::derive::InstancePlan> = c.instances.iter().collect();
+        sorted.sort_by(|a, b| a.name.cmp(&b.name));
+        let instances: Vec<serde_json::Value> = sorted
+            .into_iter()
             .map(|i| {
                 let workloads: Vec<serde_json::Value> = i
                     .workloads

@@ -34,6 +34,7 @@ mod table;
 #[cfg(test)]
 pub mod testing;
 mod verify;
+mod words;
 
 pub use commands::run;
 

@@ -162,6 +162,9 @@ pub fn verify(clusters: &[ClusterPlan], snapshot: Option<&State>) -> Vec<Cluster
             None => Vec::new(),
             Some(state) => cluster.instances.iter().map(|instance| verify_instance(cluster, instance, state)).collect(),
         };
+        // One instance order in every report: by name, as build's summary and capacity list them.
+        let mut instances: Vec<InstanceReport> = instances;
+        instances.sort_by(|a, b| a.instance.cmp(&b.instance));
         let missing_keys = state
             .as_ref()
             .map(|s| domain_keys::missing_keys(&cluster.domains, &s.nodes, &cluster.instances))
@@ -309,9 +312,15 @@ pub fn render_text(reports: &[ClusterReport], width: crate::table::Width) -> Str
     let unverified: usize = reports.iter().flat_map(|r| &r.instances).map(|i| i.unverified.len()).sum();
     let _ = writeln!(
         out,
-        "kix verify: {verified} workload(s) checked, {failures} do not meet their level{}{}",
+        "kix verify: {} checked, {} not meet their level{}{}",
+        crate::words::plural(verified as u64, "workload"),
+        crate::words::counted(failures as u64, "does", "do"),
         if failures == 0 { "" } else { " (see findings)" },
-        if unverified == 0 { String::new() } else { format!(", {unverified} custom resource(s) not verified") }
+        if unverified == 0 {
+            String::new()
+        } else {
+            format!(", {} not verified", crate::words::plural(unverified as u64, "custom resource"))
+        }
     );
     out
 }

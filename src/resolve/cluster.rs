@@ -106,6 +106,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
             seen_names.insert(instance_name);
         }
     }
+    super::ceilings::report(&name, &instances, diagnostics);
     let multi_node_at = raw.capabilities.multi_node.as_ref().map(|m| source.locate(m.span()));
     let zones_at = raw.capabilities.availability_zones.as_ref().map(|z| source.locate(z.span()));
     cluster_valid.then(|| Cluster {

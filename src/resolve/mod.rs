@@ -18,6 +18,7 @@
 
 mod acknowledged;
 mod autoscaler;
+mod ceilings;
 mod cluster;
 pub mod custom;
 mod groups;

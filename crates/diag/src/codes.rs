@@ -100,8 +100,8 @@ codes! {
         "R13: a name and version must identify one package directory. Bump one of the versions or remove the copy.";
     PackageCeiling = "K0307", Warning, "a package ceiling lowered an instance's level",
         "R4: the package declares meta.availability.max below the level the cluster or instance requests, so the whole instance runs at the ceiling.";
-    WorkloadCeiling = "K0308", Warning, "a workload ceiling lowered one workload's level",
-        "R5: the workload declares availability.max below the instance's level, so that workload runs at its ceiling; the rest of the package keeps the full level.";
+    WorkloadCeiling = "K0308", Warning, "workload ceilings lowered some of a package's workloads",
+        "R5: workloads declare availability.max below their instance's level, so each runs at its ceiling; the rest of the package keeps the full level. Said once per package and cluster, naming every capped workload and the instances concerned (an instance that acknowledges K0308 is left out).";
     InvalidNodePool = "K0309", Error, "a node pool does not fit the cluster's capabilities",
         "[[nodePools]] describe the nodes `kix verify` simulates on: pool names are DNS-1123 labels, zones must be among capabilities.availabilityZones, a single-node cluster has one node and a multi-node cluster at least two, taint effects are NoSchedule, PreferNoSchedule or NoExecute, and allocatable cpu and memory are Kubernetes quantities.";
     InvalidNodeSetting = "K0310", Error, "a node pool's os, arch, region or instanceType is not a valid label value",
