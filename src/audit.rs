@@ -220,7 +220,7 @@ pub fn render_text(report: &AuditReport) -> String {
         let _ = writeln!(
             out,
             "  not compiled by kix (--all): {}, their own spread constraints at the cluster's level {}",
-            crate::words::plural(u.workloads.len() as u64, "workload"),
+            crate::words::plural(u.workloads.len(), "workload"),
             u.level
         );
         for w in &u.workloads {
@@ -235,8 +235,8 @@ pub fn render_text(report: &AuditReport) -> String {
     let _ = writeln!(
         out,
         "\nkix audit: {} audited, {} their level as placed now{}",
-        crate::words::plural(audited as u64, "workload"),
-        crate::words::counted(failures as u64, "fails", "fail"),
+        crate::words::plural(audited, "workload"),
+        crate::words::counted(failures, "fails", "fail"),
         if failures == 0 { "" } else { " (see remedies)" }
     );
     out
@@ -285,7 +285,7 @@ fn render_workload(out: &mut String, subject: &str, w: &WorkloadAudit, template:
         let _ = writeln!(
             out,
             "    drift: {} the constraints kix compiles (output not applied, or changed in the cluster): {}",
-            crate::words::counted(w.drift.len() as u64, "pod lacks", "pods lack"),
+            crate::words::counted(w.drift.len(), "pod lacks", "pods lack"),
             w.drift.join(", ")
         );
     }
@@ -302,7 +302,7 @@ fn render_workload(out: &mut String, subject: &str, w: &WorkloadAudit, template:
             match &r.survival {
                 Some(s) if r.pending > 0 => format!(
                     "still FAILS: the rollout stalls with {} Pending (as placed, {} loss: {})",
-                    crate::words::plural(r.pending as u64, "pod"),
+                    crate::words::plural(r.pending, "pod"),
                     s.worst_domain,
                     survival_words(s)
                 ),

@@ -313,13 +313,13 @@ pub fn render_text(reports: &[ClusterReport], width: crate::table::Width) -> Str
     let _ = writeln!(
         out,
         "kix verify: {} checked, {} not meet their level{}{}",
-        crate::words::plural(verified as u64, "workload"),
-        crate::words::counted(failures as u64, "does", "do"),
+        crate::words::plural(verified, "workload"),
+        crate::words::counted(failures, "does", "do"),
         if failures == 0 { "" } else { " (see findings)" },
         if unverified == 0 {
             String::new()
         } else {
-            format!(", {} not verified", crate::words::plural(unverified as u64, "custom resource"))
+            format!(", {} not verified", crate::words::plural(unverified, "custom resource"))
         }
     );
     out

@@ -107,7 +107,7 @@ fn package_names(root: &Path) -> Vec<String> {
 pub(super) fn from_state(name: &str, path: &Path, schema_line: &str, root: &Path) -> Result<String, Diagnostics> {
     let state = kix_sim::read_state(path).map_err(Diagnostics::from)?;
     if state.nodes.is_empty() {
-        return Err(super::one(
+        return Err(super::text::one(
             Diagnostic::new(Code::NotAnObject, format!("{} holds no Node (`kubectl get nodes -o yaml`)", path.display()))
                 .at(Location::file(path)),
         ));
@@ -129,7 +129,7 @@ pub(super) fn from_state(name: &str, path: &Path, schema_line: &str, root: &Path
          availability = \"{level}\"                # the highest level these nodes support; lower it if you need less\n\n\
          [capabilities]\nmultiNode = {multi_node}\n",
         path.display(),
-        super::plural(state.nodes.len(), "node"),
+        crate::words::plural(state.nodes.len(), "node"),
     );
     if every_node_zoned && !zones.is_empty() {
         let listed: Vec<String> = zones.iter().map(|z| format!("{z:?}")).collect();
@@ -250,7 +250,7 @@ fn pool_name(identity: &[(String, String)], members: &[&Node], index: usize, use
         .map(String::as_str);
     group
         .or(instance_type)
-        .map(super::dns_label)
+        .map(super::text::dns_label)
         .filter(|name| !used.contains(name))
         .unwrap_or_else(|| format!("pool-{}", index + 1))
 }

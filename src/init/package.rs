@@ -76,7 +76,7 @@ pub(super) fn manifest(dir: &Path, schema_line: &str) -> Result<String, Diagnost
     if diagnostics.has_errors() {
         return Err(diagnostics);
     }
-    let name = super::dns_label(
+    let name = super::text::dns_label(
         &dir.canonicalize()
             .unwrap_or_else(|_| dir.to_path_buf())
             .file_name()
@@ -225,7 +225,7 @@ fn namespaces(documents: &[&Document]) -> String {
             text,
             "# `{namespace}` is named by {} ({}): neither the package's namespace nor kept, so build refuses them (K0409) \
              until you set meta.namespace or add it to keepNamespaces",
-            super::plural(by.objects, "object"),
+            crate::words::plural(by.objects, "object"),
             kinds.join(", ")
         );
     }
@@ -256,7 +256,7 @@ fn workloads(documents: &[&Document]) -> String {
             let _ = write!(
                 text,
                 "# It runs one pod at a time by design: {reason}.\n[workloads.{}]\navailability = {{ max = \"none\" }}\n",
-                super::toml_key(name)
+                super::text::toml_key(name)
             );
             continue;
         }
@@ -264,7 +264,7 @@ fn workloads(documents: &[&Document]) -> String {
         let _ = writeln!(
             text,
             "[workloads.{}]\nreplicas = {{ none = {base}, pod = {}, zone = {} }}   # a level not named takes the nearest lower one",
-            super::toml_key(name),
+            super::text::toml_key(name),
             base.max(2),
             base.max(3)
         );

@@ -109,9 +109,9 @@ fn caps(set: &Set, target: &Target, facts: &ClusterFacts, diagnostics: &mut Diag
                  {cap} of its {replicas} replicas place",
                 c.describe(),
                 c.topology_key,
-                crate::words::plural(domains as u64, "domain"),
+                crate::words::plural(domains, "domain"),
                 facts.name,
-                crate::words::plural(c.max_skew.max(0) as u64, "pod")
+                crate::words::plural(usize::try_from(c.max_skew).unwrap_or(0), "pod")
             );
             diagnostics.push(
                 finding(set, target, facts, Code::LintTooManyReplicas, &c.path("minDomains"), message)

@@ -6,9 +6,9 @@
 //! times. It is still said once: the cluster's operator asked for a level and part of the package
 //! does not get it, which `kix verify` and `kix explain` show only when asked. One warning per
 //! package and cluster names every capped workload with its ceiling and the instances concerned, at
-//! the first workload's ceiling, the others as secondary labels. An instance that acknowledges K0308
-//! (`allow`) is left out of it; when every instance does, there is no warning. The cluster's own
-//! `allow` acknowledges the one warning as it acknowledges any.
+//! the first workload's ceiling, the others as secondary labels. Instances that acknowledge K0308
+//! (`allow`) are said apart, in one warning of their own, which their `allow` acknowledges (so it is
+//! counted, not printed); the cluster's own `allow` acknowledges both as it acknowledges any.
 
 use super::model::{Ceiling, Instance};
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, Subject};
@@ -18,19 +18,20 @@ use std::collections::BTreeMap;
 pub fn report(cluster: &str, instances: &[Instance], diagnostics: &mut Diagnostics) {
     // Package name -> (instances, in name order; workload -> (ceiling, its location, the level it lowered)).
     type Capped = (Vec<String>, BTreeMap<String, (String, Location, String)>);
-    let mut packages: BTreeMap<&str, Capped> = BTreeMap::new();
-    for instance in instances.iter().filter(|i| !i.allow.contains(&Code::WorkloadCeiling)) {
+    let mut packages: BTreeMap<(&str, bool), Capped> = BTreeMap::new();
+    for instance in instances {
+        let acknowledges = instance.allow.contains(&Code::WorkloadCeiling);
         for resolved in &instance.workloads {
             let Ceiling::Lowered { max, from } = &resolved.trail.ceiling else { continue };
             let workload = instance.package.workloads[resolved.workload].name().to_string();
-            let (names, workloads) = packages.entry(instance.package.name.as_str()).or_default();
+            let (names, workloads) = packages.entry((instance.package.name.as_str(), acknowledges)).or_default();
             if !names.contains(&instance.name) {
                 names.push(instance.name.clone());
             }
             workloads.entry(workload).or_insert_with(|| (max.value.to_string(), max.from.clone(), from.to_string()));
         }
     }
-    for (package, (mut names, workloads)) in packages {
+    for ((package, _), (mut names, workloads)) in packages {
         names.sort();
         // By ceiling: `a` and `b` at `none`; the level they were lowered from said once when it is one.
         let mut by_ceiling: BTreeMap<(&str, &str), Vec<String>> = BTreeMap::new();

@@ -133,7 +133,7 @@ fn acknowledged_warnings_are_counted_not_printed_and_only_for_their_instance() {
     .unwrap();
     let run =
         t.clone().args(["check"]).run().status(0).stderr_ends_with("kix: 0 errors, 4 warnings (1 acknowledged)\n");
-    assert!(run.stderr.contains("cluster `staging` instance `operator`: workload `controller`"), "{}", run.stderr);
+    assert!(run.stderr.contains("cluster `staging` instance `operator`: package `operator` caps 1 workload"), "{}", run.stderr);
     assert!(!run.stderr.contains("cluster `prod` instance `operator`"), "{}", run.stderr);
     // An error cannot be acknowledged, and an unknown code is refused.
     std::fs::write(
