@@ -341,7 +341,9 @@ fn workload_derivation(
         Ceiling::NotBelow(max) => {
             step("workload ceiling", max.value.as_str(), "not below the instance's level (R5)", Some(&max.from))
         }
-        Ceiling::Undeclared => step("workload ceiling", "no ceiling", "the workload declares no availability.max (R5)", None),
+        Ceiling::Undeclared => {
+            step("workload ceiling", "no ceiling", "the workload declares no availability.max (R5)", None)
+        }
     });
     steps.push(step("level", resolved.level.value.as_str(), "", Some(&resolved.level.from)));
     steps.push(match &resolved.trail.replicas {

@@ -117,10 +117,7 @@ mod tests {
     use super::*;
 
     fn rows(last: &str) -> Vec<Vec<String>> {
-        vec![
-            vec!["NAME".into(), "WORKLOADS".into()],
-            vec!["shop".into(), last.into()],
-        ]
+        vec![vec!["NAME".into(), "WORKLOADS".into()], vec!["shop".into(), last.into()]]
     }
 
     // Each table at a width, with the lines it prints.
@@ -141,13 +138,17 @@ mod tests {
                 ],
             ),
             // Less room than 24 under the header: the list continues on lines of its own, 4 in.
-            (long, Width(Some(30)), &[
-                "  NAME  WORKLOADS",
-                "  shop  api x3 +pdb,",
-                "    worker x2 +pdb, cart x1,",
-                "    checkout x3 +pdb,",
-                "    currency x3 +pdb",
-            ]),
+            (
+                long,
+                Width(Some(30)),
+                &[
+                    "  NAME  WORKLOADS",
+                    "  shop  api x3 +pdb,",
+                    "    worker x2 +pdb, cart x1,",
+                    "    checkout x3 +pdb,",
+                    "    currency x3 +pdb",
+                ],
+            ),
             ("-", Width(Some(20)), &["  NAME  WORKLOADS", "  shop  -"]),
         ];
         for (last, width, lines) in cases {

@@ -108,8 +108,11 @@ pub(super) fn from_state(name: &str, path: &Path, schema_line: &str, root: &Path
     let state = kix_sim::read_state(path).map_err(Diagnostics::from)?;
     if state.nodes.is_empty() {
         return Err(super::text::one(
-            Diagnostic::new(Code::NotAnObject, format!("{} holds no Node (`kubectl get nodes -o yaml`)", path.display()))
-                .at(Location::file(path)),
+            Diagnostic::new(
+                Code::NotAnObject,
+                format!("{} holds no Node (`kubectl get nodes -o yaml`)", path.display()),
+            )
+            .at(Location::file(path)),
         ));
     }
     let mut zones: Vec<&str> = state.nodes.iter().filter_map(|n| n.labels.get(ZONE).map(String::as_str)).collect();
@@ -151,7 +154,8 @@ type PoolKey = (Vec<(String, String)>, Vec<(String, String, String)>, (i64, i64,
 fn pools(nodes: &[Node]) -> Vec<String> {
     let mut groups: BTreeMap<PoolKey, Vec<&Node>> = BTreeMap::new();
     for node in nodes {
-        let group = NODE_GROUP_LABELS.iter().find_map(|key| node.labels.get(*key).map(|v| (key.to_string(), v.clone())));
+        let group =
+            NODE_GROUP_LABELS.iter().find_map(|key| node.labels.get(*key).map(|v| (key.to_string(), v.clone())));
         let identity: Vec<(String, String)> = match group {
             Some(group) => vec![group],
             None => node
@@ -183,7 +187,12 @@ fn pools(nodes: &[Node]) -> Vec<String> {
 }
 
 /// One pool's `[[nodePools]]` table.
-fn pool_text(name: &str, members: &[&Node], taints: &[(String, String, String)], allocatable: (i64, i64, i64)) -> String {
+fn pool_text(
+    name: &str,
+    members: &[&Node],
+    taints: &[(String, String, String)],
+    allocatable: (i64, i64, i64),
+) -> String {
     let (cpu, memory, pods) = allocatable;
     let mut zones: BTreeMap<&str, usize> = BTreeMap::new();
     for node in members {
@@ -199,7 +208,8 @@ fn pool_text(name: &str, members: &[&Node], taints: &[(String, String, String)],
     let _ = writeln!(text, "nodesPerZone = {per_zone}");
     if zones.values().any(|n| *n != per_zone) {
         let counts: Vec<String> = zones.iter().map(|(z, n)| format!("{z}: {n}")).collect();
-        let _ = writeln!(text, "# the snapshot's zones hold different counts ({}); kix pools are even", counts.join(", "));
+        let _ =
+            writeln!(text, "# the snapshot's zones hold different counts ({}); kix pools are even", counts.join(", "));
     }
     // The labels every member carries, less the per-node and per-zone ones; those every kubelet sets have
     // pool settings of their own, the rest stay labels.
@@ -226,7 +236,8 @@ fn pool_text(name: &str, members: &[&Node], taints: &[(String, String, String)],
             taints.iter().map(|(k, v, e)| format!("{{ key = {k:?}, value = {v:?}, effect = {e:?} }}")).collect();
         let _ = writeln!(text, "taints = [{}]", listed.join(", "));
     }
-    let _ = writeln!(text, "allocatable = {{ cpu = \"{}\", memory = \"{}\", pods = {pods} }}", milli(cpu), bytes(memory));
+    let _ =
+        writeln!(text, "allocatable = {{ cpu = \"{}\", memory = \"{}\", pods = {pods} }}", milli(cpu), bytes(memory));
     text
 }
 
@@ -287,11 +298,13 @@ mod tests {
 
     #[test]
     fn per_zone_labels_are_no_part_of_a_pool() {
-        for key in [HOSTNAME, ZONE, "topology.ebs.csi.aws.com/zone", "topology.k8s.aws/zone-id", "topology.gke.io/zone"] {
+        for key in [HOSTNAME, ZONE, "topology.ebs.csi.aws.com/zone", "topology.k8s.aws/zone-id", "topology.gke.io/zone"]
+        {
             assert!(is_per_node_or_zone(key), "{key}");
         }
         assert!(is_per_node_or_zone("failure-domain.beta.kubernetes.io/zone"));
-        for key in ["eks.amazonaws.com/nodegroup", "node.kubernetes.io/instance-type", "topology.kubernetes.io/region"] {
+        for key in ["eks.amazonaws.com/nodegroup", "node.kubernetes.io/instance-type", "topology.kubernetes.io/region"]
+        {
             assert!(!is_per_node_or_zone(key), "{key}");
         }
     }

@@ -113,7 +113,6 @@ fn schema_line(from_dir: &Path, schema: &Path) -> String {
     format!("#:schema {}\n", parts.join("/"))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

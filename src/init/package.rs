@@ -82,7 +82,8 @@ pub(super) fn manifest(dir: &Path, schema_line: &str) -> Result<String, Diagnost
             .file_name()
             .map_or_else(|| "package".to_string(), |n| n.to_string_lossy().into_owned()),
     );
-    let mut text = format!("{schema_line}# Written by `kix init package`: check each workload's mapping, then `kix build`.\n");
+    let mut text =
+        format!("{schema_line}# Written by `kix init package`: check each workload's mapping, then `kix build`.\n");
     text.push_str(&resources(&documents, &files, dir));
     let _ = write!(text, "[meta]\nname = \"{name}\"\nversion = \"0.1.0\"\n");
     let all: Vec<&Document> = documents.iter().map(|(_, d)| d).collect();
@@ -129,7 +130,15 @@ fn resources(documents: &[(PathBuf, Document)], files: &[PathBuf], dir: &Path) -
         .filter_map(|(file, _)| Some(file.parent()?.to_string_lossy().replace('\\', "/")))
         .filter(|parent| !parent.is_empty())
         .collect();
-    let rank = |dir: &str| if first.contains(dir) { 0 } else if dir.is_empty() { 1 } else { 2 };
+    let rank = |dir: &str| {
+        if first.contains(dir) {
+            0
+        } else if dir.is_empty() {
+            1
+        } else {
+            2
+        }
+    };
     let mut ordered: Vec<(&String, &BTreeSet<String>)> = dirs.iter().collect();
     ordered.sort_by_key(|(dir, _)| (rank(dir), dir.to_string()));
     let mut patterns = Vec::new();
@@ -142,7 +151,11 @@ fn resources(documents: &[(PathBuf, Document)], files: &[PathBuf], dir: &Path) -
             continue;
         }
         for extension in extensions {
-            patterns.push(if dir.is_empty() { format!("\"*.{extension}\"") } else { format!("\"{dir}/*.{extension}\"") });
+            patterns.push(if dir.is_empty() {
+                format!("\"*.{extension}\"")
+            } else {
+                format!("\"{dir}/*.{extension}\"")
+            });
         }
     }
     let mut text = String::from(
@@ -182,7 +195,7 @@ fn namespaces(documents: &[&Document]) -> String {
         }
         entry.kinds.insert(document.kind().to_string());
     }
-    let most = named.iter().map(|(_, n)| n.objects).max().unwrap_or(0);
+    let most = named.values().map(|n| n.objects).max().unwrap_or(0);
     let leaders: Vec<&String> = named.iter().filter(|(_, n)| n.objects == most).map(|(ns, _)| ns).collect();
     let own = match leaders.as_slice() {
         [one] if most * 2 > namespaced && !is_system_namespace(one) => Some(one.to_string()),
@@ -196,7 +209,9 @@ fn namespaces(documents: &[&Document]) -> String {
                 "namespace = \"{own}\"   # {most} of the {namespaced} namespaced objects name it: they move to each instance's namespace"
             );
         }
-        None => text.push_str("# namespace = \"...\"                 # the namespace these manifests were written for, if any\n"),
+        None => text.push_str(
+            "# namespace = \"...\"                 # the namespace these manifests were written for, if any\n",
+        ),
     }
     let (mut keep, mut foreign) = (Vec::new(), Vec::new());
     for (namespace, by) in &named {
@@ -223,10 +238,11 @@ fn namespaces(documents: &[&Document]) -> String {
         let kinds: Vec<&str> = by.kinds.iter().map(String::as_str).collect();
         let _ = writeln!(
             text,
-            "# `{namespace}` is named by {} ({}): neither the package's namespace nor kept, so build refuses them (K0409) \
-             until you set meta.namespace or add it to keepNamespaces",
+            "# `{namespace}` is named by {} ({}): neither the package's namespace nor kept, so build refuses {} \
+             (K0409) until you set meta.namespace or add it to keepNamespaces",
             crate::words::plural(by.objects, "object"),
-            kinds.join(", ")
+            kinds.join(", "),
+            if by.objects == 1 { "it" } else { "them" }
         );
     }
     text
@@ -285,14 +301,8 @@ fn single_node_claims(documents: &[&Document]) -> BTreeMap<String, String> {
         .iter()
         .filter(|d| d.group() == "" && d.kind() == "PersistentVolumeClaim")
         .filter_map(|d| {
-            let modes: Vec<&str> = d
-                .value
-                .get("spec")?
-                .get("accessModes")?
-                .as_sequence()?
-                .iter()
-                .filter_map(Value::as_str)
-                .collect();
+            let modes: Vec<&str> =
+                d.value.get("spec")?.get("accessModes")?.as_sequence()?.iter().filter_map(Value::as_str).collect();
             let single = !modes.is_empty() && modes.iter().all(|m| matches!(*m, "ReadWriteOnce" | "ReadWriteOncePod"));
             single.then(|| (d.name().to_string(), modes.join(", ")))
         })
@@ -351,7 +361,8 @@ mod tests {
         manifest(tree.root(), "").unwrap()
     }
 
-    const ROLE: &str = "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r, namespace: kube-system}\n";
+    const ROLE: &str =
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r, namespace: kube-system}\n";
 
     fn deployment(name: &str, namespace: &str, spec: &str) -> String {
         format!(
@@ -374,10 +385,19 @@ mod tests {
             ", args: [\"--leader-elect=false\"]}]",
             "}]\n      volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]",
         );
-        let cases: Vec<(Vec<(&str, String)>, &[&str], &[&str])> = vec![
+        // The files of a package, lines its kix.toml holds, lines it does not.
+        type Case<'a> = (Vec<(&'a str, String)>, &'a [&'a str], &'a [&'a str]);
+        let cases: Vec<Case> = vec![
             (
-                vec![("a.yaml", format!("{}---\n{}---\n{ROLE}", service("app"), plain)), ("kustomization.yaml", "resources: [a.yaml]\n".into())],
-                &["namespace = \"app\"", "keepNamespaces = [\"kube-system\"]", "replicas = { none = 2, pod = 2, zone = 3 }"],
+                vec![
+                    ("a.yaml", format!("{}---\n{}---\n{ROLE}", service("app"), plain)),
+                    ("kustomization.yaml", "resources: [a.yaml]\n".into()),
+                ],
+                &[
+                    "namespace = \"app\"",
+                    "keepNamespaces = [\"kube-system\"]",
+                    "replicas = { none = 2, pod = 2, zone = 3 }",
+                ],
                 &["resources =", "max = \"none\" }\n"],
             ),
             (
@@ -395,12 +415,16 @@ mod tests {
                 &["replicas = {"],
             ),
             // Everything in kube-system: kept, never the package's namespace.
-            (vec![("a.yaml", format!("{}---\n{ROLE}", service("kube-system")))], &["# namespace = \"...\"", "keepNamespaces = [\"kube-system\"]"], &[]),
+            (
+                vec![("a.yaml", format!("{}---\n{ROLE}", service("kube-system")))],
+                &["# namespace = \"...\"", "keepNamespaces = [\"kube-system\"]"],
+                &[],
+            ),
             // A tie, and a namespace named by a Service: neither chosen nor kept.
             (
                 vec![("a.yaml", format!("{}---\n{}", service("one"), service("two")))],
                 &["# namespace = \"...\"", "`one` is named by 1 object (Service)"],
-                &["keepNamespaces = ["],
+                &["\nkeepNamespaces = ["],
             ),
         ];
         for (files, present, absent) in cases {

@@ -113,9 +113,12 @@ pub fn check(source: &SourceFile, value: &Value, marks: &Marks, own: Option<&str
     }
     let start = marks.locate(&[Seg::Key(first)]).span.start;
     diagnostics.push(
-        Diagnostic::new(Code::KustomizationSkipped, format!("kustomization skipped: kix does not apply {}", parts.join("; nor ")))
-            .at(source.locate_line(start.line as usize, start.column as usize))
-            .help("make the changes in the package's YAML files, or package the output of `kubectl kustomize` instead"),
+        Diagnostic::new(
+            Code::KustomizationSkipped,
+            format!("kustomization skipped: kix does not apply {}", parts.join("; nor ")),
+        )
+        .at(source.locate_line(start.line as usize, start.column as usize))
+        .help("make the changes in the package's YAML files, or package the output of `kubectl kustomize` instead"),
     );
 }
 
@@ -179,7 +182,10 @@ mod tests {
         assert!(warnings("namespace: own\nresources: [a.yaml]\n").is_empty());
         let found = warnings("namespace: own\nimages: [{name: x, newTag: v1}]\n");
         assert_eq!(found.len(), 1);
-        assert!(found[0].0.ends_with("its images, so the package's objects are emitted without that change"), "{found:?}");
+        assert!(
+            found[0].0.ends_with("its images, so the package's objects are emitted without that change"),
+            "{found:?}"
+        );
         assert_eq!(found[0].1, Some(2));
         let found = warnings("namespace: other\ncommonLabels: {a: b}\n");
         assert_eq!(

@@ -47,7 +47,8 @@ pub fn report(cluster: &str, instances: &[Instance], diagnostics: &mut Diagnosti
                 None => format!("{} at `{max}` (not `{from}`)", join_and(names)),
             })
             .collect();
-        let below = one_from.map_or_else(|| "below their instance's level".to_string(), |from| format!("below `{from}`"));
+        let below =
+            one_from.map_or_else(|| "below their instance's level".to_string(), |from| format!("below `{from}`"));
         let instances = match names.as_slice() {
             [one] => format!("instance `{one}`"),
             many => format!("instances {}", many.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")),

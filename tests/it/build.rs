@@ -133,7 +133,11 @@ fn acknowledged_warnings_are_counted_not_printed_and_only_for_their_instance() {
     .unwrap();
     let run =
         t.clone().args(["check"]).run().status(0).stderr_ends_with("kix: 0 errors, 4 warnings (1 acknowledged)\n");
-    assert!(run.stderr.contains("cluster `staging` instance `operator`: package `operator` caps 1 workload"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cluster `staging` instance `operator`: package `operator` caps 1 workload"),
+        "{}",
+        run.stderr
+    );
     assert!(!run.stderr.contains("cluster `prod` instance `operator`"), "{}", run.stderr);
     // An error cannot be acknowledged, and an unknown code is refused.
     std::fs::write(
@@ -399,12 +403,16 @@ fn man_pages_per_command_render_without_warnings() {
             let reference = page[start..at].replace("\\-", "-").replace("\\fR", "");
             if reference.starts_with("kix") {
                 references += 1;
-                assert!(names.contains(&format!("{reference}.1")), "{name} refers to {reference}(1), which is not written");
+                assert!(
+                    names.contains(&format!("{reference}.1")),
+                    "{name} refers to {reference}(1), which is not written"
+                );
             }
         }
     }
     assert!(references >= 30, "{references} references found: the check reads nothing");
-    let installed = |tool: &str| std::process::Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success());
+    let installed =
+        |tool: &str| std::process::Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success());
     if !installed("groff") || !installed("man") {
         if std::env::var_os("KIX_REQUIRE_MAN").is_some_and(|v| v == "1") {
             panic!("man and groff are required (KIX_REQUIRE_MAN=1) but not installed");
@@ -420,14 +428,22 @@ fn man_pages_per_command_render_without_warnings() {
     for name in &names {
         let path = dir.join(name);
         let groff = std::process::Command::new("groff").args(["-man", "-ww", "-z"]).arg(&path).output().unwrap();
-        assert!(groff.status.success() && groff.stderr.is_empty(), "groff on {name}: {}", String::from_utf8_lossy(&groff.stderr));
+        assert!(
+            groff.status.success() && groff.stderr.is_empty(),
+            "groff on {name}: {}",
+            String::from_utf8_lossy(&groff.stderr)
+        );
         let man = std::process::Command::new("man")
             .args(["--warnings", "-l"])
             .arg(&path)
             .env("MANWIDTH", "80")
             .output()
             .unwrap();
-        assert!(man.status.success() && man.stderr.is_empty(), "man -l {name}: {}", String::from_utf8_lossy(&man.stderr));
+        assert!(
+            man.status.success() && man.stderr.is_empty(),
+            "man -l {name}: {}",
+            String::from_utf8_lossy(&man.stderr)
+        );
         let text = String::from_utf8_lossy(&man.stdout);
         assert!(text.contains("EXIT STATUS") && text.contains("EXAMPLES"), "{name} rendered:\n{text}");
     }

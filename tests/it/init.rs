@@ -89,7 +89,10 @@ fn init_on_realworld_packages_builds_with_no_edit() {
         ("ingress-nginx", &["namespace = \"ingress-nginx\"   # 12 of the 12 namespaced objects name it"]),
         (
             "gatekeeper",
-            &["namespace = \"gatekeeper-system\"", "[workloads.gatekeeper-controller-manager]\nreplicas = { none = 3, pod = 3, zone = 3 }"],
+            &[
+                "namespace = \"gatekeeper-system\"",
+                "[workloads.gatekeeper-controller-manager]\nreplicas = { none = 3, pod = 3, zone = 3 }",
+            ],
         ),
     ];
     for (package, lines) in expected {
@@ -107,7 +110,11 @@ fn init_on_realworld_packages_builds_with_no_edit() {
          [[instances]]\nname = \"gatekeeper\"\npackage = \"gatekeeper\"\n",
     )
     .unwrap();
-    t.args(["build"]).run().status(0).stderr_contains("kix: wrote 3 instances for 1 cluster").stderr_contains("kix: 0 errors");
+    t.args(["build"])
+        .run()
+        .status(0)
+        .stderr_contains("kix: wrote 3 instances for 1 cluster")
+        .stderr_contains("kix: 0 errors");
 }
 
 /// Issue 24: a Recreate Deployment and one mounting a ReadWriteOnce claim are written at `max = "none"`
@@ -187,7 +194,10 @@ fn init_cluster_groups_an_eks_node_group_into_one_pool_over_three_zones() {
         assert!(cluster.contains(line), "{line} missing from\n{cluster}");
     }
     assert!(!cluster.contains("zone-id") && !cluster.contains("ebs.csi"), "{cluster}");
-    let with_instance = cluster.replace("# [[instances]]\n# name = \"web\"\n# package = \"web\"\n", "[[instances]]\nname = \"web\"\npackage = \"web\"\n");
+    let with_instance = cluster.replace(
+        "# [[instances]]\n# name = \"web\"\n# package = \"web\"\n",
+        "[[instances]]\nname = \"web\"\npackage = \"web\"\n",
+    );
     std::fs::write(t.root().join("clusters/prod.toml"), with_instance).unwrap();
     t.args(["verify"]).run().status(0).stdout_contains("meets zone");
 }
