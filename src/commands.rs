@@ -163,7 +163,7 @@ fn build(args: &BuildArgs) -> ExitCode {
     }
     if built.written.is_some() && !conventions().quiet {
         print_stdout(&match args.select.format {
-            Format::Text => summary_text(&built.compiled.clusters, crate::table::Width::of_stdout()),
+            Format::Text => summary_text(&built.compiled.clusters, stdout_width()),
             Format::Json => format!(
                 "{}\n",
                 serde_json::to_string_pretty(&summary_json(&built.compiled.clusters)).unwrap_or_default()
@@ -344,7 +344,7 @@ fn verify(args: &VerifyArgs) -> ExitCode {
     };
     if let Some(reports) = &verified.reports {
         match args.select.format {
-            Format::Text => print_stdout(&verify::render_text(reports, crate::table::Width::of_stdout())),
+            Format::Text => print_stdout(&verify::render_text(reports, stdout_width())),
             Format::Json => print_stdout(&format!(
                 "{}\n",
                 serde_json::to_string_pretty(reports).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
@@ -383,7 +383,7 @@ fn capacity(args: &CapacityArgs) -> ExitCode {
     match crate::capacity::capacity(&request) {
         Ok(report) => {
             print_stdout(&match args.select.format {
-                Format::Text => crate::capacity::render_text(&report, crate::table::Width::of_stdout()),
+                Format::Text => crate::capacity::render_text(&report, stdout_width()),
                 Format::Json => format!(
                     "{}\n",
                     serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
@@ -454,6 +454,26 @@ fn report(diagnostics: &Diagnostics, format: Format, done: Option<&str>) -> Exit
 fn usage_error(message: &str) -> ExitCode {
     let _ = writeln!(std::io::stderr(), "error: {message}");
     ExitCode::from(2)
+}
+
+/// The width tables are fitted to: `COLUMNS` when it is a positive number, else the width of the terminal
+/// stdout is, else no limit.
+fn stdout_width() -> crate::table::Width {
+    use crate::table::Width;
+    if let Some(columns) = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()) {
+        if columns > 0 {
+            return Width(Some(columns));
+        }
+    }
+    use std::io::IsTerminal;
+    let stdout = std::io::stdout();
+    if !stdout.is_terminal() {
+        return Width::UNLIMITED;
+    }
+    match rustix::termios::tcgetwinsize(&stdout) {
+        Ok(size) if size.ws_col > 0 => Width(Some(usize::from(size.ws_col))),
+        _ => Width::UNLIMITED,
+    }
 }
 
 /// Writes to stdout, ignoring a closed pipe (`kix build --stdout | head`).

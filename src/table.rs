@@ -5,8 +5,9 @@
 //! [`MIN_LAST`] or its longest item), on lines of their own four spaces in. The other columns are kept
 //! whole: a table whose fixed columns alone are wider than the width overflows by that much.
 //!
-//! The width is the caller's: `commands.rs` passes [`Width::of_stdout`] (`COLUMNS` when set, else the
-//! terminal's width when stdout is one, else no limit, so a pipe or a file gets one line per row).
+//! The width is the caller's: `commands.rs`, the one place that talks to the terminal, passes
+//! `COLUMNS` when set, else the terminal's width when stdout is one, else no limit (so a pipe or a
+//! file gets one line per row).
 
 use std::fmt::Write as _;
 
@@ -17,24 +18,6 @@ pub struct Width(pub Option<usize>);
 impl Width {
     /// No limit.
     pub const UNLIMITED: Width = Width(None);
-
-    /// `COLUMNS` when it is a positive number, else the width of the terminal stdout is, else no limit.
-    pub fn of_stdout() -> Width {
-        if let Some(columns) = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()) {
-            if columns > 0 {
-                return Width(Some(columns));
-            }
-        }
-        use std::io::IsTerminal;
-        let stdout = std::io::stdout();
-        if !stdout.is_terminal() {
-            return Width::UNLIMITED;
-        }
-        match rustix::termios::tcgetwinsize(&stdout) {
-            Ok(size) if size.ws_col > 0 => Width(Some(usize::from(size.ws_col))),
-            _ => Width::UNLIMITED,
-        }
-    }
 }
 
 /// The narrowest the last column is squeezed to under its header; with less room, or less than its longest
