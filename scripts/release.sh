@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds kix's release archive: the binary, its man page and shell completions, the README and
+# Builds kix's release archive: the binary, its man pages and shell completions, the README and
 # the JSON Schemas, packed into dist/kix-<version>-<target>.tar.gz (and a .sha256 beside it).
 #
 #   scripts/release.sh [--binary PATH] [--out DIR]
@@ -10,7 +10,7 @@
 #
 # Layout inside the archive (install by copying bin/ and share/ under a prefix, e.g. /usr/local):
 #   kix-<version>-<target>/bin/kix
-#   kix-<version>-<target>/share/man/man1/kix.1
+#   kix-<version>-<target>/share/man/man1/kix.1, kix-build.1, ... (a page per command)
 #   kix-<version>-<target>/share/bash-completion/completions/kix
 #   kix-<version>-<target>/share/zsh/site-functions/_kix
 #   kix-<version>-<target>/share/fish/vendor_completions.d/kix.fish
@@ -44,7 +44,7 @@ root="$stage/$name"
 install -D -m 0755 "$binary" "$root/bin/kix"
 mkdir -p "$root/share/man/man1" "$root/share/bash-completion/completions" \
     "$root/share/zsh/site-functions" "$root/share/fish/vendor_completions.d" "$root/share/doc/kix/schemas"
-"$binary" man > "$root/share/man/man1/kix.1"
+"$binary" --quiet man --out "$root/share/man/man1"
 "$binary" completions bash > "$root/share/bash-completion/completions/kix"
 "$binary" completions zsh > "$root/share/zsh/site-functions/_kix"
 "$binary" completions fish > "$root/share/fish/vendor_completions.d/kix.fish"

@@ -104,7 +104,10 @@ pub fn run(request: &AuditRunRequest) -> Result<Audited, UsageError> {
 
 /// Audits every instance of a cluster on the snapshot.
 pub fn audit(cluster: &ClusterPlan, state: &State) -> AuditReport {
-    let instances = cluster.instances.iter().map(|instance| audit_instance(cluster, instance, state)).collect();
+    let mut instances: Vec<InstanceAudit> =
+        cluster.instances.iter().map(|instance| audit_instance(cluster, instance, state)).collect();
+    // By name, as every report lists instances.
+    instances.sort_by(|a, b| a.instance.cmp(&b.instance));
     AuditReport {
         cluster: cluster.name.clone(),
         nodes: state.nodes.len(),
@@ -218,8 +221,8 @@ pub fn render_text(report: &AuditReport) -> String {
     if let Some(u) = &report.uncompiled {
         let _ = writeln!(
             out,
-            "  not compiled by kix (--all): {} workload(s), their own spread constraints at the cluster's level {}",
-            u.workloads.len(),
+            "  not compiled by kix (--all): {}, their own spread constraints at the cluster's level {}",
+            crate::words::plural(u.workloads.len(), "workload"),
             u.level
         );
         for w in &u.workloads {
@@ -233,7 +236,9 @@ pub fn render_text(report: &AuditReport) -> String {
     let failures = report.failures();
     let _ = writeln!(
         out,
-        "\nkix audit: {audited} workload(s) audited, {failures} fail their level as placed now{}",
+        "\nkix audit: {} audited, {} their level as placed now{}",
+        crate::words::plural(audited, "workload"),
+        crate::words::counted(failures, "fails", "fail"),
         if failures == 0 { "" } else { " (see remedies)" }
     );
     out
@@ -281,8 +286,8 @@ fn render_workload(out: &mut String, subject: &str, w: &WorkloadAudit, template:
     if !w.drift.is_empty() {
         let _ = writeln!(
             out,
-            "    drift: {} pod(s) lack the constraints kix compiles (output not applied, or changed in the cluster): {}",
-            w.drift.len(),
+            "    drift: {} the constraints kix compiles (output not applied, or changed in the cluster): {}",
+            crate::words::counted(w.drift.len(), "pod lacks", "pods lack"),
             w.drift.join(", ")
         );
     }
@@ -298,8 +303,8 @@ fn render_workload(out: &mut String, subject: &str, w: &WorkloadAudit, template:
             if r.pending > 0 { format!(", {} pending", r.pending) } else { String::new() },
             match &r.survival {
                 Some(s) if r.pending > 0 => format!(
-                    "still FAILS: the rollout stalls with {} pod(s) Pending (as placed, {} loss: {})",
-                    r.pending,
+                    "still FAILS: the rollout stalls with {} Pending (as placed, {} loss: {})",
+                    crate::words::plural(r.pending, "pod"),
                     s.worst_domain,
                     survival_words(s)
                 ),

@@ -4,9 +4,21 @@
 //! validated selection and drives the pipeline. Usage errors exit with 2
 //! (clap's own convention), findings with 1.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use clap_complete::ArgValueCompleter;
 use std::path::PathBuf;
+
+/// The command line as `--help`, completions and the man pages show it: the flags with each command's exit
+/// status after them ([`crate::manual::decorate`]).
+pub fn command() -> clap::Command {
+    crate::manual::decorate(Cli::command())
+}
+
+/// Parses the process's arguments (printing help, the version or a usage error and exiting, as clap does).
+pub fn parse() -> Cli {
+    let matches = command().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
+}
 
 /// kix: compile availability levels into Kubernetes placement, and prove it.
 #[derive(Debug, Parser)]
@@ -69,8 +81,16 @@ pub enum Command {
         #[arg(value_enum)]
         file: SchemaFile,
     },
-    /// Print kix's man page (roff), e.g. `kix man > /usr/local/share/man/man1/kix.1`.
-    Man,
+    /// Print a man page (roff): kix's, or with a command that command's (`kix man build`, `kix man init
+    /// cluster`); with --out, write every page (kix.1, kix-build.1, ...) into a directory.
+    Man {
+        /// The command whose page to print; default: kix's own.
+        #[arg(value_name = "COMMAND", conflicts_with = "out")]
+        command: Vec<String>,
+        /// Write every page into this directory (e.g. /usr/local/share/man/man1) instead.
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+    },
     /// Explain a diagnostic code (`kix explain K0302`; without one, list them all), or how an instance got its
     /// level, replicas, spread and budget (`kix explain --cluster prod --instance shop`).
     #[command(alias = "explain-code")]
@@ -303,4 +323,29 @@ pub struct LintArgs {
     /// Fail (exit 1) when there are warnings.
     #[arg(long)]
     pub deny_warnings: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Every command has an exit status in its `--help` and a man page with one.
+    #[test]
+    fn every_command_states_its_exit_status() {
+        fn check(command: &clap::Command, path: &str) {
+            let after = command.get_after_help().map(|h| h.to_string()).unwrap_or_default();
+            assert!(after.starts_with("Exit status: 0 "), "`{path}` --help has no exit status");
+            for sub in command.get_subcommands() {
+                check(sub, &format!("{path} {}", sub.get_name()));
+            }
+        }
+        check(&command(), "kix");
+        let pages = crate::manual::pages(command());
+        assert_eq!(pages.len(), 16, "{:?}", pages.iter().map(|(name, _)| name).collect::<Vec<_>>());
+        for (name, page) in &pages {
+            for section in [".SH \"EXIT STATUS\"", ".SH ENVIRONMENT", ".SH EXAMPLES", ".SH \"SEE ALSO\""] {
+                assert!(page.contains(section), "{name} lacks {section}");
+            }
+        }
+    }
 }

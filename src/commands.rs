@@ -5,6 +5,7 @@
 //! Exit status: 0 success (warnings allowed), 1 findings or failure, 2 bad
 //! usage (clap's own convention, kept for usage errors kix finds itself).
 
+use crate::build_report::{differences_json, render_differences, summary_json, summary_text};
 use crate::cli::{
     AuditArgs, BuildArgs, CapacityArgs, Cli, Command, ExplainArgs, Format, LintArgs, SelectArgs, VerifyArgs,
 };
@@ -87,9 +88,10 @@ pub fn run(cli: Cli) -> ExitCode {
                 },
             };
             match crate::init::init(&request) {
-                Ok(path) => {
+                Ok(paths) => {
                     if !conventions().quiet {
-                        let _ = writeln!(std::io::stderr(), "kix: wrote {}", path.display());
+                        let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                        let _ = writeln!(std::io::stderr(), "kix: wrote {}", paths.join(", "));
                     }
                     ExitCode::SUCCESS
                 }
@@ -105,21 +107,37 @@ pub fn run(cli: Cli) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::Man => {
-            use clap::CommandFactory;
-            let mut page = Vec::new();
-            match clap_mangen::Man::new(Cli::command()).render(&mut page) {
-                Ok(()) => {
-                    print_stdout(&String::from_utf8_lossy(&page));
-                    ExitCode::SUCCESS
-                }
-                Err(error) => usage_error(&format!("cannot render the man page: {error}")),
-            }
-        }
+        Command::Man { command, out } => man(&command, out.as_deref()),
         Command::Completions { shell } => {
             print_stdout(&crate::completion::registration(shell));
             ExitCode::SUCCESS
         }
+    }
+}
+
+/// `kix man [COMMAND...]` prints one page; `kix man --out DIR` writes them all.
+fn man(command: &[String], out: Option<&Path>) -> ExitCode {
+    let pages = crate::manual::pages(crate::cli::command());
+    if let Some(dir) = out {
+        for (name, page) in &pages {
+            let path = dir.join(name);
+            if let Err(error) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, page)) {
+                let _ = writeln!(std::io::stderr(), "error: cannot write {}: {error}", path.display());
+                return ExitCode::FAILURE;
+            }
+        }
+        if !conventions().quiet {
+            let _ = writeln!(std::io::stderr(), "kix: wrote {} man pages to {}", pages.len(), dir.display());
+        }
+        return ExitCode::SUCCESS;
+    }
+    let wanted = if command.is_empty() { "kix.1".to_string() } else { format!("kix-{}.1", command.join("-")) };
+    match pages.iter().find(|(name, _)| *name == wanted) {
+        Some((_, page)) => {
+            print_stdout(page);
+            ExitCode::SUCCESS
+        }
+        None => usage_error(&format!("no command `{}`; `kix --help` lists them", command.join(" "))),
     }
 }
 
@@ -174,7 +192,7 @@ fn build(args: &BuildArgs) -> ExitCode {
         outcome.report.insert("differences".into(), serde_json::Value::Array(Vec::new()));
     }
     if built.written.is_some() && !conventions().quiet && format == Format::Text {
-        print_stdout(&summary_text(&built.compiled.clusters));
+        print_stdout(&summary_text(&built.compiled.clusters, stdout_width()));
     }
     let done = built.written.as_ref().map(|written| {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
@@ -209,169 +227,6 @@ fn exiting<T>(value: T) -> std::mem::ManuallyDrop<T> {
     std::mem::ManuallyDrop::new(value)
 }
 
-/// The build summary: per cluster, each instance's package version, requested -> resolved level, the
-/// requests its pods take at that level (`kix capacity` has the other levels), and each workload's replicas and whether kix derived a budget for it.
-fn summary_text(clusters: &[crate::derive::ClusterPlan]) -> String {
-    let mut out = String::new();
-    for cluster in clusters {
-        out.push_str(&format!("cluster {}\n", cluster.name));
-        let mut rows =
-            vec![["INSTANCE".to_string(), "PACKAGE".into(), "LEVEL".into(), "REQUESTS".into(), "WORKLOADS".into()]];
-        let mut instances: Vec<_> = cluster.instances.iter().collect();
-        instances.sort_by(|a, b| a.name.cmp(&b.name));
-        for instance in instances {
-            let level = if instance.requested == instance.level {
-                instance.level.to_string()
-            } else {
-                format!("{} -> {}", instance.requested, instance.level)
-            };
-            let workloads: Vec<String> = instance
-                .workloads
-                .iter()
-                .map(|w| {
-                    let budget = match &w.group_budget {
-                        Some(group) => format!(" +pdb {}", group.name),
-                        None if w.derived_pdb => " +pdb".to_string(),
-                        None => String::new(),
-                    };
-                    format!("{} x{}{budget}", w.name, w.replicas)
-                })
-                .collect();
-            rows.push([
-                instance.name.clone(),
-                format!("{} {}", instance.package, instance.package_version),
-                level,
-                crate::capacity::requests_text(&crate::capacity::instance_requests(instance)),
-                if workloads.is_empty() { "-".into() } else { workloads.join(", ") },
-            ]);
-        }
-        let widths: Vec<usize> = (0..5).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0)).collect();
-        for row in &rows {
-            let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
-            out.push_str(&format!("  {}\n", cells.join("  ").trim_end()));
-        }
-        for shared in &cluster.shared {
-            out.push_str(&format!(
-                "  shared ({}): {} (instances {})\n",
-                crate::derive::SHARED_FILE,
-                object_name(&shared.object),
-                shared.instances.join(", ")
-            ));
-        }
-    }
-    out
-}
-
-/// `Kind name` of an emitted object.
-fn object_name(object: &kix_yaml::Value) -> String {
-    let text = |value: Option<&kix_yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
-    format!("{} {}", text(object.get("kind")), text(object.get("metadata").and_then(|m| m.get("name"))))
-}
-
-/// The build summary as JSON: `{"clusters": [{"cluster", "instances": [{..., "workloads": [...]}]}]}`.
-fn summary_json(clusters: &[crate::derive::ClusterPlan]) -> serde_json::Map<String, serde_json::Value> {
-    let cluster = |c: &crate::derive::ClusterPlan| {
-        let instances: Vec<serde_json::Value> = c
-            .instances
-            .iter()
-            .map(|i| {
-                let workloads: Vec<serde_json::Value> = i
-                    .workloads
-                    .iter()
-                    .map(|w| {
-                        let spread: Vec<&str> = w.spreads.iter().map(|s| s.key.as_str()).collect();
-                        serde_json::json!({
-                            "kind": w.kind.as_str(), "name": w.name, "level": w.level.as_str(),
-                            "replicas": w.replicas, "pdb": w.derived_pdb, "spread": spread,
-                            "hard": w.hard_key(), "explicit_placement": w.explicit_placement,
-                            "requests": crate::capacity::workload_requests(w),
-                        })
-                    })
-                    .collect();
-                serde_json::json!({
-                    "instance": i.name, "namespace": i.namespace, "package": i.package,
-                    "version": i.package_version, "requested": i.requested.as_str(), "level": i.level.as_str(),
-                    "requests": crate::capacity::instance_requests(i), "workloads": workloads,
-                })
-            })
-            .collect();
-        let shared: Vec<serde_json::Value> = c
-            .shared
-            .iter()
-            .map(|s| serde_json::json!({ "object": object_name(&s.object), "instances": s.instances }))
-            .collect();
-        serde_json::json!({ "cluster": c.name, "instances": instances, "shared": shared })
-    };
-    let mut report = serde_json::Map::new();
-    report.insert("clusters".into(), clusters.iter().map(cluster).collect());
-    report
-}
-
-/// `kix build --check --format json`'s `differences`: each file that differs, how, and with `--diff` its diff.
-fn differences_json(differences: &[crate::emit::Difference], diff: bool, root: &Path) -> serde_json::Value {
-    use crate::emit::Difference;
-    let listed = differences.iter().map(|difference| {
-        let (change, text) = match difference {
-            Difference::Missing { .. } => ("missing", None),
-            Difference::Extra { .. } => ("extra", None),
-            Difference::Changed { found, written, .. } => {
-                let path = patch_path(difference.path(), root);
-                let text = similar::TextDiff::from_lines(found.as_str(), written.as_str());
-                let header = (format!("a/{path}"), format!("b/{path}"));
-                (
-                    "changed",
-                    diff.then(|| text.unified_diff().context_radius(3).header(&header.0, &header.1).to_string()),
-                )
-            }
-        };
-        let mut entry = serde_json::json!({ "change": change, "file": difference.path().display().to_string() });
-        if let Some(text) = text {
-            entry["diff"] = serde_json::Value::from(text);
-        }
-        entry
-    });
-    listed.collect()
-}
-
-/// `kix build --check`'s report: one line per file that differs, and with `diff` a unified diff of each change.
-fn render_differences(differences: &[crate::emit::Difference], diff: bool, root: &Path) -> String {
-    use crate::emit::Difference;
-    let mut out = String::new();
-    for difference in differences {
-        let path = difference.path().display();
-        match difference {
-            Difference::Missing { .. } => out.push_str(&format!("missing  {path}\n")),
-            Difference::Extra { .. } => out.push_str(&format!("extra    {path} (a build removes it)\n")),
-            Difference::Changed { found, written, .. } => {
-                out.push_str(&format!("changed  {path}\n"));
-                if diff {
-                    let text = similar::TextDiff::from_lines(found.as_str(), written.as_str());
-                    let path = patch_path(difference.path(), root);
-                    let header = (format!("a/{path}"), format!("b/{path}"));
-                    out.push_str(&text.unified_diff().context_radius(3).header(&header.0, &header.1).to_string());
-                }
-            }
-        }
-    }
-    out.push_str(&format!(
-        "kix: {} file{} differ from what `kix build` would write; run `kix build` and commit the result\n",
-        differences.len(),
-        if differences.len() == 1 { "" } else { "s" }
-    ));
-    out
-}
-
-/// A changed file's path in `--diff` headers as `git apply` (run in the kix root) accepts it: relative to
-/// the root when the output directory is under it, without `.` components (git refuses `a/./out/...`).
-fn patch_path(path: &Path, root: &Path) -> String {
-    let clean = |p: &Path| -> std::path::PathBuf {
-        p.components().filter(|c| !matches!(c, std::path::Component::CurDir)).collect()
-    };
-    let path = clean(path);
-    let relative = path.strip_prefix(clean(root)).map(Path::to_path_buf).unwrap_or(path);
-    relative.display().to_string()
-}
-
 /// `kix check`.
 fn check(args: &SelectArgs) -> ExitCode {
     if let Some(refused) = unsupported(args.format, "check", &[Format::Sarif, Format::Github]) {
@@ -401,7 +256,7 @@ fn verify(args: &VerifyArgs) -> ExitCode {
         Err(usage) => return usage_error(&usage.to_string()),
     };
     if let (Some(reports), Format::Text) = (&verified.reports, format) {
-        print_stdout(&verify::render_text(reports));
+        print_stdout(&verify::render_text(reports, stdout_width()));
     }
     let mut outcome = outcome("verify", &verified.diagnostics, request.selection.root.clone());
     outcome.report.insert("clusters".into(), serde_json::to_value(&verified.reports).unwrap_or_default());
@@ -448,7 +303,7 @@ fn capacity(args: &CapacityArgs) -> ExitCode {
     match crate::capacity::capacity(&request) {
         Ok(report) => {
             print_stdout(&match args.select.format {
-                Format::Text => crate::capacity::render_text(&report),
+                Format::Text => crate::capacity::render_text(&report, stdout_width()),
                 _ => format!(
                     "{}\n",
                     serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
@@ -591,6 +446,26 @@ fn report(diagnostics: &Diagnostics, format: Format, done: Option<&str>) -> Exit
 fn usage_error(message: &str) -> ExitCode {
     let _ = writeln!(std::io::stderr(), "error: {message}");
     ExitCode::from(2)
+}
+
+/// The width tables are fitted to: `COLUMNS` when it is a positive number, else the width of the terminal
+/// stdout is, else no limit.
+fn stdout_width() -> crate::table::Width {
+    use crate::table::Width;
+    if let Some(columns) = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()) {
+        if columns > 0 {
+            return Width(Some(columns));
+        }
+    }
+    use std::io::IsTerminal;
+    let stdout = std::io::stdout();
+    if !stdout.is_terminal() {
+        return Width::UNLIMITED;
+    }
+    match rustix::termios::tcgetwinsize(&stdout) {
+        Ok(size) if size.ws_col > 0 => Width(Some(usize::from(size.ws_col))),
+        _ => Width::UNLIMITED,
+    }
 }
 
 /// Writes to stdout, ignoring a closed pipe (`kix build --stdout | head`).

@@ -223,7 +223,7 @@ fn derivation(
             step("package ceiling", max.value.as_str(), "not below the requested level (R4)", Some(&max.from))
         }
         Ceiling::Undeclared => {
-            step("package ceiling", "none", "the package declares no meta.availability.max (R4)", None)
+            step("package ceiling", "no ceiling", "the package declares no meta.availability.max (R4)", None)
         }
     });
     steps.push(step("resolved level", instance.level.value.as_str(), "", Some(&instance.level.from)));
@@ -391,7 +391,9 @@ fn workload_derivation(
         Ceiling::NotBelow(max) => {
             step("workload ceiling", max.value.as_str(), "not below the instance's level (R5)", Some(&max.from))
         }
-        Ceiling::Undeclared => step("workload ceiling", "none", "", None),
+        Ceiling::Undeclared => {
+            step("workload ceiling", "no ceiling", "the workload declares no availability.max (R5)", None)
+        }
     });
     steps.push(step("level", resolved.level.value.as_str(), "", Some(&resolved.level.from)));
     steps.push(match &resolved.trail.replicas {

@@ -13,6 +13,7 @@
 //! placement mistakes kix never makes.
 
 mod audit;
+mod build_report;
 mod capacity;
 pub mod cli;
 mod commands;
@@ -27,12 +28,15 @@ mod fs;
 mod init;
 mod lint;
 mod load;
+mod manual;
 mod outdir;
 mod resolve;
 mod stream;
+mod table;
 #[cfg(test)]
 pub mod testing;
 mod verify;
+mod words;
 
 pub use commands::run;
 

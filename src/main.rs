@@ -1,7 +1,5 @@
 //! The `kix` binary: parse the command line, run it, exit with its status.
 
-use clap::{CommandFactory, Parser};
-
 /// A build allocates and frees millions of small YAML nodes (each cluster's objects are freed as soon as the
 /// cluster is written); mimalloc's thread-local free lists make that a fraction of glibc malloc's cost
 /// (issue 11, docs/performance.md).
@@ -10,6 +8,6 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     // `COMPLETE=<shell> kix ...`: the shell asking for completions (see `kix completions`).
-    clap_complete::CompleteEnv::with_factory(kix::cli::Cli::command).complete();
-    kix::run(kix::cli::Cli::parse())
+    clap_complete::CompleteEnv::with_factory(kix::cli::command).complete();
+    kix::run(kix::cli::parse())
 }

@@ -271,6 +271,9 @@ pub fn verify(clusters: &[ClusterPlan], snapshot: Option<&State>) -> Vec<Cluster
             None => Vec::new(),
             Some(state) => cluster.instances.iter().map(|instance| verify_instance(cluster, instance, state)).collect(),
         };
+        // One instance order in every report: by name, as build's summary and capacity list them.
+        let mut instances: Vec<InstanceReport> = instances;
+        instances.sort_by(|a, b| a.instance.cmp(&b.instance));
         let missing_keys = state
             .as_ref()
             .map(|s| domain_keys::missing_keys(&cluster.domains, &s.nodes, &cluster.instances))
@@ -378,7 +381,7 @@ fn operator_budgets(instance: &InstancePlan) -> Vec<kix_yaml::Value> {
 }
 
 /// The text report: one table per cluster, then every finding of a failed scenario.
-pub fn render_text(reports: &[ClusterReport]) -> String {
+pub fn render_text(reports: &[ClusterReport], width: crate::table::Width) -> String {
     let mut out = String::new();
     for report in reports {
         let _ = match report.nodes_from {
@@ -429,11 +432,8 @@ pub fn render_text(reports: &[ClusterReport]) -> String {
                 }
             }
         }
-        let widths: Vec<usize> = (0..7).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0)).collect();
-        for row in &rows {
-            let line: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
-            let _ = writeln!(out, "  {}", line.join("  ").trim_end());
-        }
+        let rows: Vec<Vec<String>> = rows.into_iter().map(Vec::from).collect();
+        out.push_str(&crate::table::render(&rows, width));
         let unverified: Vec<String> = report
             .instances
             .iter()
@@ -475,9 +475,15 @@ pub fn render_text(reports: &[ClusterReport]) -> String {
     let unverified: usize = reports.iter().flat_map(|r| &r.instances).map(|i| i.unverified.len()).sum();
     let _ = writeln!(
         out,
-        "kix verify: {verified} workload(s) checked, {failures} do not meet their level{}{}",
+        "kix verify: {} checked, {} not meet their level{}{}",
+        crate::words::plural(verified, "workload"),
+        crate::words::counted(failures, "does", "do"),
         if failures == 0 { "" } else { " (see findings)" },
-        if unverified == 0 { String::new() } else { format!(", {unverified} custom resource(s) not verified") }
+        if unverified == 0 {
+            String::new()
+        } else {
+            format!(", {} not verified", crate::words::plural(unverified, "custom resource"))
+        }
     );
     out
 }

@@ -7,7 +7,7 @@ use super::{AfterLoss, Cost, Delta, Report};
 use std::fmt::Write as _;
 
 /// The text report.
-pub fn render_text(report: &Report) -> String {
+pub fn render_text(report: &Report, width: crate::table::Width) -> String {
     let mut out = String::new();
     for cluster in &report.clusters {
         let _ = writeln!(out, "cluster {}", cluster.name);
@@ -31,13 +31,7 @@ pub fn render_text(report: &Report) -> String {
                 rows.push(row);
             }
         }
-        let columns = rows[0].len();
-        let widths: Vec<usize> =
-            (0..columns).map(|c| rows.iter().map(|r| r.get(c).map_or(0, String::len)).max().unwrap_or(0)).collect();
-        for row in &rows {
-            let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
-            let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
-        }
+        out.push_str(&crate::table::render(&rows, width));
         for instance in &cluster.instances {
             let step = |d: &Option<Delta>, word: &str| {
                 d.map(|d| format!(", {word} to {}: {}", d.level, delta_cell(&d))).unwrap_or_default()

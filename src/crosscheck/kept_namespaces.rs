@@ -9,9 +9,6 @@ use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_yaml::Value;
 use std::collections::BTreeSet;
 
-/// Namespaces the API server creates on every cluster.
-const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
-
 /// Warns (K0421) for each kept namespace of an instance that nothing in the cluster's output creates.
 pub fn report(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostics) {
     let is_namespace = |object: &Value| {
@@ -32,7 +29,7 @@ pub fn report(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnosti
     for instance in &cluster.instances {
         for kept in &instance.package.namespaces.keep {
             let namespace = kept.value.as_str();
-            if SYSTEM_NAMESPACES.contains(&namespace) || created.contains(namespace) {
+            if kix_kube::names::is_system_namespace(namespace) || created.contains(namespace) {
                 continue;
             }
             diagnostics.push(

@@ -33,7 +33,7 @@ mod plan;
 mod planned;
 mod rendered;
 mod rollout;
-mod scope;
+pub(crate) mod scope;
 mod shape;
 mod shared;
 #[cfg(test)]
@@ -115,7 +115,8 @@ fn derive_instance(
             }
             let placement = namespaces::placement(document, instance, package);
             if let Placement::Foreign(theirs) = &placement {
-                report_foreign_namespace(document, theirs, instance, diagnostics);
+                let sole = namespaces::sole_namespace(package) == Some(theirs.as_str());
+                report_foreign_namespace(document, theirs, sole, instance, diagnostics);
             }
             Some(placement)
         })
@@ -262,8 +263,34 @@ fn place_document(document: &Document, placement: Option<&Placement>, instance: 
 }
 
 /// K0409: a namespaced object in a namespace that is neither the instance's, the package's own
-/// (`meta.namespace`) nor kept (`meta.keepNamespaces`).
-fn report_foreign_namespace(document: &Document, theirs: &str, instance: &Instance, diagnostics: &mut Diagnostics) {
+/// (`meta.namespace`) nor kept (`meta.keepNamespaces`). The help offers what fits: a namespace every
+/// cluster has (`default`, `kube-system`) is never offered as the package's own, only to keep; when every
+/// namespaced object of the package names `theirs` (`sole`), running the instance there is offered first.
+fn report_foreign_namespace(
+    document: &Document,
+    theirs: &str,
+    sole: bool,
+    instance: &Instance,
+    diagnostics: &mut Diagnostics,
+) {
+    let system = kix_kube::names::is_system_namespace(theirs);
+    let help = match (sole, system) {
+        (true, false) => format!(
+            "every object of the package names `{theirs}`: run the instance there (namespace = \"{theirs}\" in its \
+             [[instances]] entry), or set meta.namespace = \"{theirs}\" in kix.toml to move its objects and references \
+             to the instance's namespace"
+        ),
+        (_, true) => format!(
+            "`{theirs}` is a namespace every cluster has, never a package's own: if the object must stay there (as \
+             RBAC in kube-system does), list it in meta.keepNamespaces; otherwise remove its namespace so it moves \
+             to the instance's"
+        ),
+        (false, false) => format!(
+            "if the package is written for `{theirs}`, set meta.namespace = \"{theirs}\" in kix.toml (its objects and \
+             references move to the instance's namespace); if the object must stay there, list it in \
+             meta.keepNamespaces"
+        ),
+    };
     diagnostics.push(
         Diagnostic::new(
             Code::ForeignNamespace,
@@ -277,10 +304,6 @@ fn report_foreign_namespace(document: &Document, theirs: &str, instance: &Instan
         )
         .at(document.locate(&["metadata", "namespace"]))
         .about(&instance.subject)
-        .help(format!(
-            "if the package is written for `{theirs}`, set meta.namespace = \"{theirs}\" in kix.toml (its objects and \
-             references move to the instance's namespace); if the object must stay there (as RBAC in kube-system \
-             does), list it in meta.keepNamespaces"
-        )),
+        .help(help),
     );
 }

@@ -55,6 +55,25 @@ pub fn placement(document: &Document, instance: &Instance, package: &Package) ->
     }
 }
 
+/// The one namespace every namespaced object of the package names, if they all name the same one (objects
+/// without a namespace count against it).
+pub fn sole_namespace(package: &Package) -> Option<&str> {
+    let mut sole = None;
+    for document in &package.documents {
+        if super::scope::is_cluster_scoped(document, &package.cluster_scoped_kinds) {
+            continue;
+        }
+        let written = document.value.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str);
+        match (written.filter(|ns| !ns.is_empty()), sole) {
+            (None, _) => return None,
+            (Some(ns), None) => sole = Some(ns),
+            (Some(ns), Some(seen)) if ns != seen => return None,
+            _ => {}
+        }
+    }
+    sole
+}
+
 /// Rewrites the references to namespace `from` that move with the package's objects to `to`.
 pub fn rewrite_references(object: &mut Value, group: &str, kind: &str, from: &str, to: &str) {
     if from == to {

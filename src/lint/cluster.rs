@@ -104,13 +104,14 @@ fn caps(set: &Set, target: &Target, facts: &ClusterFacts, diagnostics: &mut Diag
         let cap = domains as u64 * c.max_skew.max(1) as u64;
         if (min_domains as u64) > domains as u64 && replicas > cap {
             let message = format!(
-                "{} of {who} has minDomains {min_domains} but `{}` has {domains} domain(s) in cluster `{}`: the \
-                 scheduler takes the global minimum as 0, so each domain holds at most maxSkew {} pod(s) and at most \
+                "{} of {who} has minDomains {min_domains} but `{}` has {} in cluster `{}`: the \
+                 scheduler takes the global minimum as 0, so each domain holds at most {} (maxSkew) and at most \
                  {cap} of its {replicas} replicas place",
                 c.describe(),
                 c.topology_key,
+                crate::words::plural(domains, "domain"),
                 facts.name,
-                c.max_skew
+                crate::words::plural(usize::try_from(c.max_skew).unwrap_or(0), "pod")
             );
             diagnostics.push(
                 finding(set, target, facts, Code::LintTooManyReplicas, &c.path("minDomains"), message)

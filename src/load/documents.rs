@@ -108,7 +108,8 @@ pub fn parse_documents_named(source: SourceFile, naming: Naming, diagnostics: &m
             Ok(parsed) if parsed.value.is_null() => {}
             // A Kustomization is not a resource, wherever it is written (see `super::kustomization`).
             Ok(parsed) if super::kustomization::is_kustomization(&parsed.value) => {
-                super::kustomization::check(&source, &parsed.value, &parsed.marks, diagnostics);
+                // A Kustomization inside another file is judged without the package's meta.namespace.
+                super::kustomization::check(&source, &parsed.value, &parsed.marks, None, diagnostics);
             }
             Ok(parsed) => {
                 let objects = match list::flatten(parsed.value, parsed.marks) {

@@ -68,35 +68,54 @@ pub fn is_kustomization(value: &Value) -> bool {
 }
 
 /// Checks every document of a kustomization file (one that is not valid YAML is K0104, as any
-/// package file would be).
-pub fn check_file(source: SourceFile, diagnostics: &mut Diagnostics) {
+/// package file would be); `own` is the package's `meta.namespace`.
+pub fn check_file(source: SourceFile, own: Option<&str>, diagnostics: &mut Diagnostics) {
     for parsed in yaml::parse_stream(source.text(), &Limits::PACKAGE) {
         match parsed {
-            Ok(parsed) => check(&source, &parsed.value, &parsed.marks, diagnostics),
+            Ok(parsed) => check(&source, &parsed.value, &parsed.marks, own, diagnostics),
             Err(error) => diagnostics.push(yaml_diagnostic(&source, &error)),
         }
     }
 }
 
-/// A K0112 warning naming the transformations a Kustomization asks for, at the first of them.
-pub fn check(source: &SourceFile, value: &Value, marks: &Marks, diagnostics: &mut Diagnostics) {
+/// A K0112 warning naming the transformations a Kustomization asks for, at the first of them, each
+/// said for what kix does instead. Its `namespace: X` is no loss when the package's `meta.namespace`
+/// (`own`) is X: kix moves the package's objects from X, and those without a namespace, to each
+/// instance's namespace, which is X where the instance runs there, as kustomize would set it; so it is
+/// not reported. Another `namespace` is said as what happens: the namespaced objects go to each
+/// instance's namespace.
+pub fn check(source: &SourceFile, value: &Value, marks: &Marks, own: Option<&str>, diagnostics: &mut Diagnostics) {
     let Some(map) = value.as_mapping() else { return };
+    let namespace = map.get("namespace").and_then(Value::as_str).filter(|ns| !ns.is_empty());
+    let moved = namespace.is_some() && namespace == own;
     let asked: Vec<&str> = map
         .keys()
         .filter_map(Value::as_str)
         .filter(|key| TRANSFORMATIONS.contains(key))
         .filter(|key| map.get(*key).is_some_and(|v| !is_empty(v)))
+        .filter(|key| !(moved && *key == "namespace"))
         .collect();
     let Some(first) = asked.first() else { return };
+    let others: Vec<&str> = asked.iter().copied().filter(|key| *key != "namespace").collect();
+    let mut parts = Vec::new();
+    if let Some(namespace) = namespace.filter(|_| asked.contains(&"namespace")) {
+        parts.push(format!(
+            "its namespace `{namespace}`: the package's namespaced objects go to each instance's namespace instead \
+             (set meta.namespace = \"{namespace}\" if the YAML is written for it)"
+        ));
+    }
+    if !others.is_empty() {
+        parts.push(format!(
+            "its {}, so the package's objects are emitted without {}",
+            others.join(", "),
+            if others.len() == 1 { "that change" } else { "these changes" }
+        ));
+    }
     let start = marks.locate(&[Seg::Key(first)]).span.start;
     diagnostics.push(
         Diagnostic::new(
             Code::KustomizationSkipped,
-            format!(
-                "kustomization skipped: kix does not apply its {}, so the package's objects are emitted without {}",
-                asked.join(", "),
-                if asked.len() == 1 { "that change" } else { "these changes" }
-            ),
+            format!("kustomization skipped: kix does not apply {}", parts.join("; nor ")),
         )
         .at(source.locate_line(start.line as usize, start.column as usize))
         .help("make the changes in the package's YAML files, or package the output of `kubectl kustomize` instead"),
@@ -120,7 +139,7 @@ mod tests {
 
     fn warnings(text: &str) -> Vec<(String, Option<usize>)> {
         let mut diagnostics = Diagnostics::default();
-        check_file(SourceFile::new("p/kustomization.yaml", text.to_string()), &mut diagnostics);
+        check_file(SourceFile::new("p/kustomization.yaml", text.to_string()), Some("own"), &mut diagnostics);
         diagnostics.iter().map(|d| (d.message.clone(), d.location().and_then(|l| l.line()))).collect()
     }
 
@@ -155,6 +174,26 @@ mod tests {
             assert!(message.contains(&format!("its {},", keys.join(", "))), "{message}");
             assert_eq!(at, line, "{text}");
         }
+    }
+
+    // The package's meta.namespace is `own` (see `warnings`): a kustomization setting it loses nothing.
+    #[test]
+    fn a_namespace_is_said_for_what_kix_does() {
+        assert!(warnings("namespace: own\nresources: [a.yaml]\n").is_empty());
+        let found = warnings("namespace: own\nimages: [{name: x, newTag: v1}]\n");
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].0.ends_with("its images, so the package's objects are emitted without that change"),
+            "{found:?}"
+        );
+        assert_eq!(found[0].1, Some(2));
+        let found = warnings("namespace: other\ncommonLabels: {a: b}\n");
+        assert_eq!(
+            found[0].0,
+            "kustomization skipped: kix does not apply its namespace `other`: the package's namespaced objects go to \
+             each instance's namespace instead (set meta.namespace = \"other\" if the YAML is written for it); nor its \
+             commonLabels, so the package's objects are emitted without that change"
+        );
     }
 
     #[test]

@@ -330,7 +330,8 @@ fn load_package(
     for path in files {
         let Some(source) = reader.read(&path, diagnostics) else { continue };
         if super::kustomization::is_kustomization_file(&path) {
-            super::kustomization::check_file(source, diagnostics);
+            let own = manifest.as_ref().and_then(|(_, raw)| raw.meta.namespace.as_ref()).map(|n| n.get_ref().as_str());
+            super::kustomization::check_file(source, own, diagnostics);
         } else {
             documents.extend(documents::parse_documents(source, diagnostics));
         }

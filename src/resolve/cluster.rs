@@ -109,6 +109,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
     let domains_counted =
         super::survival::Domains { zones: substrate.zones.as_ref().map(Vec::len), nodes: context.nodes };
     super::across::settle(&domains_counted, &mut instances, diagnostics);
+    super::ceilings::report(&name, &instances, diagnostics);
     let multi_node_at = raw.capabilities.multi_node.as_ref().map(|m| source.locate(m.span()));
     let zones_at = raw.capabilities.availability_zones.as_ref().map(|z| source.locate(z.span()));
     let require_nodes = raw.verify.require_nodes.as_ref().filter(|r| *r.get_ref()).map(|r| source.locate(r.span()));

@@ -296,8 +296,9 @@ fn resolve_workload(
     let subject = Subject { workload: Some(name.to_string()), ..instance.subject.clone() };
     // A group's member starts from the group's level (the instance's after the group's ceiling).
     let start = workload.group.and_then(|g| instance.groups.iter().find(|ig| ig.group == g)).map(|ig| &ig.level);
-    let (level, ceiling) =
-        apply_workload_ceiling(cluster, instance, start.unwrap_or(&instance.level), workload, &subject, diagnostics);
+    // R5: a workload ceiling lowers this workload only, recorded in its trail (K0308 is said once per
+    // package and cluster from the trails, `super::ceilings`).
+    let (level, ceiling) = meet_ceiling(workload.ceiling.as_ref(), start.unwrap_or(&instance.level));
     let (replicas, replicas_from, autoscaler) =
         replicas_at(cluster.name, &instance.name, workload, level.value, &subject, diagnostics);
     let replicas_location = match (&replicas_from, &workload.mapping_at) {
@@ -366,35 +367,6 @@ pub fn workload_at(cluster: &str, instance: &Instance, workload: &InstanceWorklo
     let mut dropped = Diagnostics::default();
     let (replicas, _, _) = replicas_at(cluster, &instance.name, entry, level.value, &instance.subject, &mut dropped);
     (level.value, replicas)
-}
-
-/// R5: a workload ceiling lowers this workload only.
-fn apply_workload_ceiling(
-    cluster: &ClusterContext<'_>,
-    instance: &Instance,
-    start: &Sourced<Level>,
-    workload: &Workload,
-    subject: &Subject,
-    diagnostics: &mut Diagnostics,
-) -> (Sourced<Level>, Ceiling) {
-    let package = &instance.package;
-    let (level, outcome) = meet_ceiling(workload.ceiling.as_ref(), start);
-    let name = workload.name();
-    if let Ceiling::Lowered { max: ceiling, from } = &outcome {
-        diagnostics.push(
-            Diagnostic::new(
-                Code::WorkloadCeiling,
-                format!(
-                    "cluster `{}` instance `{}`: workload `{name}` of package `{}` supports at most `{}`, so it runs \
-                     at `{}` instead of `{}`",
-                    cluster.name, instance.name, package.name, ceiling.value, ceiling.value, from
-                ),
-            )
-            .at(ceiling.from.clone())
-            .about(subject),
-        );
-    }
-    (level, outcome)
 }
 
 /// R7 (a `none` ceiling runs one pod at a time) and R8 (level pod or more needs two replicas).

@@ -19,6 +19,7 @@
 mod acknowledged;
 pub mod across;
 mod autoscaler;
+mod ceilings;
 mod cluster;
 pub mod custom;
 mod entries;
@@ -31,6 +32,7 @@ pub mod model;
 mod namespace_strings;
 mod namespaces;
 mod package;
+pub(crate) use package::cluster_scoped_custom_kinds;
 pub mod substrate;
 mod support;
 mod survival;

@@ -519,9 +519,11 @@ fn workload_names_help(documents: &[Document]) -> String {
 }
 
 /// Kinds the package's own CustomResourceDefinitions declare cluster-scoped, by (group, kind).
-fn cluster_scoped_custom_kinds(documents: &[Document]) -> BTreeSet<(String, String)> {
+pub(crate) fn cluster_scoped_custom_kinds<'a>(
+    documents: impl IntoIterator<Item = &'a Document>,
+) -> BTreeSet<(String, String)> {
     documents
-        .iter()
+        .into_iter()
         .filter(|d| d.group() == "apiextensions.k8s.io" && d.kind() == "CustomResourceDefinition")
         .filter_map(|d| {
             let spec = d.value.get("spec")?;

@@ -71,7 +71,7 @@ fn unknown_cluster_is_an_error() {
 fn realworld_packages_lint_to_the_findings_their_readme_explains() {
     // tests/realworld/README.md explains each: multi-replica workloads without spread (K0715; the
     // operators' resources of kix's built-in profiles are read like Deployments, issue 18) and the
-    // kube-prometheus budgets without an eviction policy (K0714).
+    // kube-prometheus and gatekeeper budgets without an eviction policy (K0714).
     let expected: &[(&str, &[&str])] = &[
         ("alertmanager-example", &["K0715"]),
         ("argo-cd-ha", &[]),
@@ -80,6 +80,7 @@ fn realworld_packages_lint_to_the_findings_their_readme_explains() {
         ("cloudnative-pg", &["K0715"]),
         ("contour", &[]),
         ("external-dns", &[]),
+        ("gatekeeper", &["K0714"]),
         ("guestbook", &["K0715"]),
         ("ingress-nginx", &[]),
         ("istio-spire", &[]),

@@ -62,6 +62,21 @@ fn release_script_packs_binary_man_page_and_completions_reproducibly() {
             "share/doc/kix/schemas/simulate.schema.json",
             "share/doc/kix/schemas/verify.schema.json",
             "share/fish/vendor_completions.d/kix.fish",
+            "share/man/man1/kix-audit.1",
+            "share/man/man1/kix-build.1",
+            "share/man/man1/kix-capacity.1",
+            "share/man/man1/kix-check.1",
+            "share/man/man1/kix-completions.1",
+            "share/man/man1/kix-explain.1",
+            "share/man/man1/kix-init-cluster.1",
+            "share/man/man1/kix-init-package.1",
+            "share/man/man1/kix-init.1",
+            "share/man/man1/kix-lint.1",
+            "share/man/man1/kix-man.1",
+            "share/man/man1/kix-schedule.1",
+            "share/man/man1/kix-schema.1",
+            "share/man/man1/kix-simulate.1",
+            "share/man/man1/kix-verify.1",
             "share/man/man1/kix.1",
             "share/zsh/site-functions/_kix",
         ]
@@ -70,6 +85,7 @@ fn release_script_packs_binary_man_page_and_completions_reproducibly() {
     assert_eq!(String::from_utf8(unpacked_kix.stdout).unwrap().trim(), format!("kix {version}"));
     let read = |path: &str| std::fs::read_to_string(root.join(path)).unwrap();
     assert_eq!(read("share/man/man1/kix.1"), kix(&["man"]));
+    assert_eq!(read("share/man/man1/kix-init-cluster.1"), kix(&["man", "init", "cluster"]));
     assert!(read("share/man/man1/kix.1").lines().any(|l| l.starts_with(".TH kix 1")), "a roff page, section 1");
     for (path, shell) in [
         ("share/bash-completion/completions/kix", "bash"),

@@ -387,7 +387,7 @@ fn issue18_rollouts_are_verified_like_deployments() {
     let shop = &report[0]["instances"][0];
     assert_eq!(shop["workloads"].as_array().unwrap().len(), 2, "the Deployment scaled to zero is not checked");
     assert!(shop.get("unverified").is_none());
-    Test::in_dir(root).args(["verify"]).run().stdout_ends_with("2 workload(s) checked, 0 do not meet their level\n");
+    Test::in_dir(root).args(["verify"]).run().stdout_ends_with("2 workloads checked, 0 do not meet their level\n");
 }
 
 /// Issue 18: a custom resource whose CRD declares spec.replicas is named and listed as not verified.
@@ -412,7 +412,7 @@ fn issue18_an_undeclared_custom_resource_is_listed_as_not_verified() {
     test.args(["verify"])
         .run()
         .stdout_contains("  prod/shop Database/orders\n")
-        .stdout_ends_with("0 workload(s) checked, 0 do not meet their level, 1 custom resource(s) not verified\n");
+        .stdout_ends_with("0 workloads checked, 0 do not meet their level, 1 custom resource not verified\n");
 }
 
 /// A custom resource of a package's `[kinds]` is simulated from its profile (issue 18): pods with its pod

@@ -63,7 +63,7 @@ codes! {
     ResourcePatternMatchesNothing = "K0111", Error, "a resources pattern in kix.toml matches no file",
         "Every entry of resources = [...] must name at least one file of the package directory (directories are not resources, and kix.toml never is). Correct the path or remove the entry.";
     KustomizationSkipped = "K0112", Warning, "a kustomization file asks for transformations kix does not apply",
-        "A Kustomization (kustomization.yaml, .yml or Kustomization, or a document of kind Kustomization or Component in group kustomize.config.k8s.io) is not a Kubernetes object, so kix skips it. It asks kustomize to change the resources (names, labels, images, namespace, patches, generated objects, replicas...), and kix does not: the objects are emitted as written. Apply the changes to the YAML files, or render the kustomization first and package its output.";
+        "A Kustomization (kustomization.yaml, .yml or Kustomization, or a document of kind Kustomization or Component in group kustomize.config.k8s.io) is not a Kubernetes object, so kix skips it. It asks kustomize to change the resources (names, labels, images, namespace, patches, generated objects, replicas...), and kix does not: the objects are emitted as written. Its `namespace` is the exception: kix puts a package's namespaced objects in each instance's namespace anyway, so it is not reported when meta.namespace names the same namespace, and otherwise reported as that move. Apply the changes to the YAML files, or render the kustomization first and package its output.";
     UnreadSubdirectory = "K0113", Warning, "a package subdirectory holds YAML files kix does not read",
         "Without `resources` in kix.toml, a package is the YAML files at the top of its directory; YAML files in subdirectories (crds/, hpa/, ...) are not read. List them, for example resources = [\"*.yaml\", \"crds/*.yaml\"], or move them up.";
     NothingToSimulate = "K0115", Error, "the manifests given to kix simulate hold no workload",
@@ -102,8 +102,8 @@ codes! {
         "R13: a name and version must identify one package directory. Bump one of the versions or remove the copy.";
     PackageCeiling = "K0307", Warning, "a package ceiling lowered an instance's level",
         "R4: the package declares meta.availability.max below the level the cluster or instance requests, so the whole instance runs at the ceiling.";
-    WorkloadCeiling = "K0308", Warning, "a workload ceiling lowered one workload's level",
-        "R5: the workload declares availability.max below the instance's level, so that workload runs at its ceiling; the rest of the package keeps the full level.";
+    WorkloadCeiling = "K0308", Warning, "workload ceilings lowered some of a package's workloads",
+        "R5: workloads declare availability.max below their instance's level, so each runs at its ceiling; the rest of the package keeps the full level. Said once per package and cluster, naming every capped workload and the instances concerned (an instance that acknowledges K0308 is left out).";
     InvalidNodePool = "K0309", Error, "a node pool does not fit the cluster's capabilities",
         "[[nodePools]] describe the nodes `kix verify` simulates on: pool names are DNS-1123 labels, zones must be among capabilities.availabilityZones, a single-node cluster has one node and a multi-node cluster at least two, taint effects are NoSchedule, PreferNoSchedule or NoExecute, and allocatable cpu and memory are Kubernetes quantities.";
     InvalidNodeSetting = "K0310", Error, "a node pool's os, arch, region or instanceType is not a valid label value",

@@ -6,6 +6,18 @@
 //! staging/src/k8s.io/apimachinery/pkg/util/validation (`IsDNS1123Label`,
 //! `IsDNS1123Subdomain`, `IsQualifiedName`, `IsValidLabelValue`).
 
+/// Namespaces every cluster has: Kubernetes' "initial namespaces" (kubernetes.io
+/// docs/concepts/overview/working-with-objects/namespaces), which the API server creates and keeps
+/// (`metav1.NamespaceDefault`, `NamespaceSystem`, `NamespacePublic`, `v1.NamespaceNodeLease`;
+/// pkg/controlplane/controller/systemnamespaces). A package ships into them to share something with the rest
+/// of the cluster (RBAC for scraping, an auth-reader binding); they are never a package's own.
+pub const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// Whether a namespace is one every cluster has ([`SYSTEM_NAMESPACES`]).
+pub fn is_system_namespace(namespace: &str) -> bool {
+    SYSTEM_NAMESPACES.contains(&namespace)
+}
+
 /// Why a name was refused, phrased to complete "… is not valid: <reason>".
 pub type Refusal = String;
 

@@ -415,9 +415,10 @@ pub(super) fn restart(
                     too_few = true;
                     otherwise.push(match needed {
                         Some(d) => format!(
-                            "nodes the pods can run on in {} more {key} domain(s): over {} even the most even \
+                            "nodes the pods can run on in {} more {key} {}: over {} even the most even \
                              placement loses too many with its largest domain ({d} domains are needed for {of} pods)",
                             d - domains.len() as i64,
+                            if d - domains.len() as i64 == 1 { "domain" } else { "domains" },
                             domains.len()
                         ),
                         None => {
@@ -436,7 +437,8 @@ pub(super) fn restart(
         }
         if pending > 0 {
             otherwise.push(format!(
-                "capacity for {pending} pod(s) the simulated rollout left Pending (their nodes are full, tainted or excluded by affinity)"
+                "capacity for {pending} {} the simulated rollout left Pending (their nodes are full, tainted or excluded by affinity)",
+                if pending == 1 { "pod" } else { "pods" }
             ));
         }
         if workload.spec.spread.iter().any(|c| c.max_skew == 1) {

@@ -315,7 +315,10 @@ fn verdict(
                 Finding::new(
                     FindingKind::LoneSelector,
                     FindingSubject::Constraint(c.clone()),
-                    format!("the spread constraint {c} counts a set of {n} pod(s): it balances nothing"),
+                    format!(
+                        "the spread constraint {c} counts a set of {n} {}: it balances nothing",
+                        if *n == 1 { "pod" } else { "pods" }
+                    ),
                 )
             })
             .collect();
