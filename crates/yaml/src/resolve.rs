@@ -200,9 +200,16 @@ fn underscores_between_digits(text: &str) -> bool {
 
 /// A scalar under an explicit core tag (`!!int`, ...); `None` when the text does not fit the tag
 /// (go-yaml v2's `resolve(tag, text)`: the text resolves as if plain and must come out of the
-/// tag's kind, except that `!!float` takes an integer as a float). `!!str`, `!!binary`,
-/// `!!timestamp` and the other tags read the text as a string.
+/// tag's kind, except that `!!float` takes an integer as a float). `!!binary` is base64 that
+/// go-yaml v2 decodes into the string's bytes (`decode.go`, `scalar`: `resolved = string(data)`), which
+/// sigs.k8s.io/yaml then writes as a JSON string (Go's encoding/json replacing invalid UTF-8 with
+/// U+FFFD): the decoded text here; text that is not base64 is refused, as go-yaml refuses it.
+/// `!!str`, `!!timestamp` and the other tags read the text as a string.
 pub(crate) fn tagged(suffix: &str, text: &str) -> Option<Resolved> {
+    if suffix == "binary" {
+        let bytes = base64_std(text)?;
+        return Some(Resolved::Value(Value::String(String::from_utf8_lossy(&bytes).into_owned())));
+    }
     let resolved = || plain(text);
     Some(match (suffix, resolved()) {
         ("bool", r @ Resolved::Value(Value::Bool(_))) => r,
@@ -215,6 +222,41 @@ pub(crate) fn tagged(suffix: &str, text: &str) -> Option<Resolved> {
         ("bool" | "null" | "int" | "float", _) => return None,
         _ => Resolved::Value(Value::String(text.to_string())),
     })
+}
+
+/// Go's `base64.StdEncoding.DecodeString`: the standard alphabet with `=` padding, `\r` and `\n`
+/// ignored (`encoding/base64`, "New line characters (\r and \n) are ignored"); `None` for anything else.
+fn base64_std(text: &str) -> Option<Vec<u8>> {
+    let digits: Vec<u8> = text.bytes().filter(|b| *b != b'\r' && *b != b'\n').collect();
+    if digits.len() % 4 != 0 {
+        return None;
+    }
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut out = Vec::with_capacity(digits.len() / 4 * 3);
+    let quads = digits.chunks(4).count();
+    for (index, quad) in digits.chunks(4).enumerate() {
+        let padding = quad.iter().rev().take_while(|c| **c == b'=').count();
+        if padding > 2 || (padding > 0 && index + 1 != quads) {
+            return None;
+        }
+        let mut n = 0u32;
+        for &c in &quad[..4 - padding] {
+            n = (n << 6) | value(c)?;
+        }
+        n <<= 6 * padding as u32;
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..3 - padding]);
+    }
+    Some(out)
 }
 
 /// A mapping key as sigs.k8s.io/yaml makes it a JSON object's key (`yaml.go`,
