@@ -130,10 +130,8 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
         }
         if !progress {
             pass = false;
-            let reasons: Vec<String> = pending
-                .iter()
-                .map(|p| format!("{} Pending: {}", p.name, world.cluster().cycle(p).failure_message()))
-                .collect();
+            let reasons: Vec<String> =
+                pending.iter().map(|p| format!("{} Pending: {}", p.name, world.failure_message(p))).collect();
             let text = format!(
                 "the rollout deadlocks with {} new and {} old pods running (maxSurge {surge}, maxUnavailable {unavailable}): {}",
                 owned.iter().filter(|(p, _)| is_new(p)).count(),
@@ -158,7 +156,7 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
         min_available.max(0)
     );
     findings.insert(0, Finding::new(FindingKind::UpdateProgress, FindingSubject::Workload, text));
-    let pending = pending.iter().map(|p| (p.name.clone(), world.cluster().cycle(p).failure_message())).collect();
+    let pending = pending.iter().map(|p| (p.name.clone(), world.failure_message(p))).collect();
     let steps = vec![update_step(world, w, "rolling update", &before, pending)];
     ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings, steps }
 }

@@ -1,12 +1,15 @@
 //! The records of [`super::journal`]: one change to a [`super::Cluster`] and what it replaced, the
 //! checkpoint a scenario rolls back to, the key that makes nodes interchangeable (a node class),
-//! and what the tie-break ranks nodes by ([`Rank`]). Plain data, so the cluster that holds them
+//! what the tie-break ranks nodes by ([`Rank`]), and a reference cycle's result ([`Cycle`]). Plain data, so the cluster that holds them
 //! and the journal and grouped path that use them share this file without importing each other.
 
+use crate::framework::Rejection;
 use crate::objects::{Node, Pod, Resources};
+use crate::plugins::Scores;
 use kix_kube::labels::HOSTNAME;
 use kix_kube::selector::Selector;
 use kix_kube::taints::Taint;
+use std::collections::BTreeMap;
 
 /// What makes nodes interchangeable: labels but the hostname, whether it has one, taints,
 /// cordon and allocatable (see [`super`]).
@@ -46,4 +49,47 @@ pub enum Rank<'a> {
     /// `kubernetes.io/hostname` domain; 0 for a node without the label. Taken only when every
     /// hostname is unique, so the domain is the node.
     Hostname { namespace: &'a str, selector: &'a Selector },
+}
+
+/// One node's outcome in a cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Feasible(Scores),
+    Rejected(Rejection),
+}
+
+/// The full result of one reference scheduling cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cycle {
+    /// Every node by name with its outcome.
+    pub nodes: BTreeMap<String, Outcome>,
+    /// The chosen node: highest total score, lowest name on ties.
+    pub selected: Option<String>,
+}
+
+impl Cycle {
+    /// Distinct rejection reasons with how many nodes gave each (for Pending messages).
+    pub fn reasons(&self) -> BTreeMap<String, usize> {
+        let mut out = BTreeMap::new();
+        for outcome in self.nodes.values() {
+            if let Outcome::Rejected(r) = outcome {
+                *out.entry(r.message()).or_insert(0) += 1;
+            }
+        }
+        out
+    }
+
+    /// The scheduler's FailedScheduling message: `0/N nodes are available: 3 reason, ...`.
+    pub fn failure_message(&self) -> String {
+        failure_text(self.nodes.len(), &self.reasons())
+    }
+}
+
+/// `0/N nodes are available: 3 reason, ...` for `nodes` nodes with these rejection reasons.
+pub(super) fn failure_text(nodes: usize, reasons: &BTreeMap<String, usize>) -> String {
+    if nodes == 0 {
+        return "no nodes available to schedule pods".to_string();
+    }
+    let parts: Vec<String> = reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
+    format!("0/{nodes} nodes are available: {}.", parts.join(", "))
 }
