@@ -241,7 +241,7 @@ pub(super) fn tie_break(
     let mut findings = Vec::new();
     let mut pass = true;
     let placed = |world: &World<'_>| -> Vec<String> {
-        let mut nodes: Vec<String> = world.owned(w).into_iter().map(|(_, n)| n).collect();
+        let mut nodes: Vec<String> = world.owned_unsorted(w).map(|(_, n)| n.to_string()).collect();
         nodes.sort();
         nodes
     };

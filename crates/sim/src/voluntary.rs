@@ -89,7 +89,7 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
         // Scale up the new ReplicaSet within maxSurge (new pods have fresh names: binding one
         // changes no other pod, so the counts are kept here).
         let owned = world.owned_count(w);
-        let old = world.owned(w).iter().filter(|(p, _)| !is_new(p)).count() as i64;
+        let old = world.owned_unsorted(w).filter(|(p, _)| !is_new(p)).count() as i64;
         let mut new_bound = owned - old;
         loop {
             let new_total = new_bound + pending.len() as i64;
@@ -119,13 +119,13 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
         }
         min_available = min_available.min(available - removable as i64);
         // End of the sync: bound new pods become ready.
-        for (pod, _) in world.owned(w) {
-            if is_new(&pod) && ready.insert(pod.name.clone()) {
+        for (pod, _) in world.owned_unsorted(w) {
+            if is_new(pod) && ready.insert(pod.name.clone()) {
                 progress = true;
             }
         }
-        let owned = world.owned(w);
-        if owned.len() as i64 == replicas && owned.iter().all(|(p, _)| is_new(p)) && pending.is_empty() {
+        let (count, all_new) = world.owned_unsorted(w).fold((0, true), |(n, all), (p, _)| (n + 1, all && is_new(p)));
+        if count == replicas && all_new && pending.is_empty() {
             break;
         }
         if !progress {

@@ -217,6 +217,13 @@ impl<'a> World<'a> {
         pods
     }
 
+    /// Bound pods of workload `w` with their nodes, in no particular order and not copied (for
+    /// counts and node lists: [`World::owned`] copies and sorts every pod).
+    pub(super) fn owned_unsorted(&self, w: usize) -> impl Iterator<Item = (&Pod, &str)> {
+        let workload = &self.workloads[w];
+        self.cluster.pods().filter(move |(p, _)| workload.owns(p))
+    }
+
     /// Where workload `w`'s bound pods are, pod to node.
     pub(super) fn placement(&self, w: usize) -> BTreeMap<String, String> {
         let workload = &self.workloads[w];
