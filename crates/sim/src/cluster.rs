@@ -34,9 +34,7 @@ mod change;
 mod grouped;
 mod journal;
 
-use affinity::InterPod;
-use change::failure_text;
-use change::{Change, ClassKey, class_key};
+use change::{Change, ClassKey, InterPod, Role, SLOTS, Slot, Source, class_key, failure_text};
 pub use change::{Checkpoint, Cycle, Outcome, Rank};
 
 use super::interpod::{self, NamespaceIndex};
@@ -57,23 +55,6 @@ struct Class {
     /// How many nodes the class holds.
     size: usize,
 }
-
-/// How many per-node counts a group key holds: the hostname spread constraint's tally
-/// ([`HOST_SLOT`]), the tie-break rank's ([`RANK_SLOT`]) and InterPodAffinity's four on hostname
-/// domains (see [`affinity`]).
-const SLOTS: usize = 6;
-const HOST_SLOT: usize = 0;
-const RANK_SLOT: usize = 1;
-
-/// A per-node count a tally or an owned-term count gives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Source {
-    Tally(usize),
-    Owned(usize),
-}
-
-/// One count of a group key: the weighted sum of some per-node counts (empty: always 0).
-type Slot = Vec<(Source, i64)>;
 
 /// A node's usage and its [`SLOTS`] counts.
 type GroupKey = (Usage, [i64; SLOTS]);
@@ -113,7 +94,7 @@ struct Tally {
 /// per node and per class: what upstream finds by walking `HavePodsWithAffinityList`.
 #[derive(Clone, Debug)]
 struct Owned {
-    role: affinity::Role,
+    role: Role,
     term: interpod::Term,
     per_class: Vec<i64>,
     per_node: Vec<i64>,

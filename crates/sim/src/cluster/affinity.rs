@@ -29,102 +29,13 @@
 //! for them. The reference path ([`interpod::Prepared`], from every bound pod) stays, used by
 //! [`Cluster::cycle`], and tests compare the two on random clusters.
 
-use super::{Cluster, Counted, Owned, SLOTS, Slot, Source};
+use super::change::{AFFINITY, ANTI, EXISTING_ANTI, InterPod, Plan, Role, SCORE, SLOTS, Slot, Source};
+use super::{Cluster, Counted, Owned};
 use crate::framework::Rejection;
-use crate::interpod::{
-    self, HARD_POD_AFFINITY_WEIGHT, REASON_AFFINITY, REASON_ANTI_AFFINITY, REASON_EXISTING_ANTI_AFFINITY, Term,
-};
+use crate::interpod::{HARD_POD_AFFINITY_WEIGHT, Term};
 use crate::objects::{AffinityTerm, Pod};
 use kix_kube::labels::HOSTNAME;
 use std::collections::HashMap;
-
-/// The slot of the pods matching all the incoming pod's required affinity terms on the node.
-const AFFINITY: usize = 2;
-/// Of the pods matching one of its hostname required anti-affinity terms (summed over terms).
-const ANTI: usize = 3;
-/// Of existing pods' hostname required anti-affinity terms that match the incoming pod.
-const EXISTING_ANTI: usize = 4;
-/// Of the score's hostname pairs, weighted.
-const SCORE: usize = 5;
-
-/// What an existing pod's term does to an incoming pod it matches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) enum Role {
-    /// Required affinity: scores `hardPodAffinityWeight`.
-    Required,
-    /// Required anti-affinity: filters (`existingAntiAffinityCounts`).
-    RequiredAnti,
-    /// Preferred affinity (+weight) and anti-affinity (-weight): score.
-    Preferred(i64),
-}
-
-/// InterPodAffinity for one incoming pod, from counts: per class what the pairs of keys other than
-/// the hostname decide, and the hostname pairs as slots of per-node counts.
-#[derive(Clone, Debug)]
-pub(super) struct Plan {
-    /// [`SLOTS`] slots; the first two (spread and rank) are empty here.
-    pub(super) slots: Vec<Slot>,
-    /// The node lacks a required affinity term's key (per class).
-    lacks_key: Vec<bool>,
-    /// Every required affinity term on a key other than the hostname has matching pods in the
-    /// node's pair.
-    affinity_ok: Vec<bool>,
-    /// Some required anti-affinity term on another key has matching pods in the node's pair.
-    anti: Vec<bool>,
-    /// Some existing pod's required anti-affinity term on another key matches, in the node's pair.
-    existing_anti: Vec<bool>,
-    /// The score of the pairs of other keys.
-    score: Vec<i64>,
-    /// The class's nodes carry a hostname label.
-    labelled: Vec<bool>,
-    /// A required affinity term is on the hostname.
-    host_required: bool,
-    /// `satisfyPodAffinity`'s first pod of a group: no pod anywhere matches all required terms
-    /// (`len(affinityCounts) == 0`) and the pod matches them itself.
-    first_of_group: bool,
-}
-
-impl Plan {
-    /// `Filter` for a node of class `ci` whose slots hold `h`: affinity, anti-affinity, then
-    /// existing pods' anti-affinity, as [`interpod::Prepared::filter`].
-    pub(super) fn filter(&self, ci: usize, h: &[i64; SLOTS]) -> Result<(), Rejection> {
-        if self.lacks_key[ci] {
-            return Err(interpod::reject(REASON_AFFINITY, true));
-        }
-        let pods_exist = self.affinity_ok[ci] && (!self.host_required || h[AFFINITY] > 0);
-        if !pods_exist && !self.first_of_group {
-            return Err(interpod::reject(REASON_AFFINITY, true));
-        }
-        if self.anti[ci] || (self.labelled[ci] && h[ANTI] > 0) {
-            return Err(interpod::reject(REASON_ANTI_AFFINITY, false));
-        }
-        if self.existing_anti[ci] || (self.labelled[ci] && h[EXISTING_ANTI] > 0) {
-            return Err(interpod::reject(REASON_EXISTING_ANTI_AFFINITY, false));
-        }
-        Ok(())
-    }
-
-    /// `Score` before normalisation for a node of class `ci` whose slots hold `h`.
-    pub(super) fn raw_score(&self, ci: usize, h: &[i64; SLOTS]) -> i64 {
-        self.score[ci] + if self.labelled[ci] { h[SCORE] } else { 0 }
-    }
-}
-
-/// InterPodAffinity for one cycle: from every bound pod (the reference) or from counts.
-pub(super) enum InterPod {
-    Reference(interpod::Prepared),
-    Counted(Plan),
-}
-
-impl InterPod {
-    /// `NormalizeScore` over the feasible nodes' raw scores.
-    pub(super) fn normalise(&self, raw: &[i64]) -> Vec<i64> {
-        match self {
-            InterPod::Reference(prepared) => prepared.normalise(raw),
-            InterPod::Counted(_) => interpod::normalise(raw),
-        }
-    }
-}
 
 /// One contribution to a topology pair: the key, the per-node counts and a weight.
 type Part = (String, Source, i64);

@@ -17,9 +17,8 @@
 //! counted once per member) and whether a node outside some failed ones rejects a pod only for a
 //! given reason ([`Cluster::rejects_only_for`]), without a reference cycle over every node.
 
-use super::affinity::Plan;
-use super::change::Rank;
-use super::{Cluster, GroupKey, HOST_SLOT, RANK_SLOT, SLOTS, Slot, plugins};
+use super::change::{HOST_SLOT, Plan, RANK_SLOT, Rank, SLOTS, Slot, Source};
+use super::{Cluster, GroupKey, plugins};
 use crate::framework::Rejection;
 use crate::interpod;
 use crate::objects::Pod;
@@ -117,10 +116,10 @@ impl Cluster {
         let mut slots: Vec<Slot> = affinity.as_ref().map_or_else(|| vec![Vec::new(); SLOTS], |a| a.slots.clone());
         // The tally whose per-node count joins the group key (None: every count is 0).
         if let Some(t) = host.and_then(|c| tallies[c]) {
-            slots[HOST_SLOT] = vec![(super::Source::Tally(t), 1)];
+            slots[HOST_SLOT] = vec![(Source::Tally(t), 1)];
         }
         if let Some(t) = rank_tally {
-            slots[RANK_SLOT] = vec![(super::Source::Tally(t), 1)];
+            slots[RANK_SLOT] = vec![(Source::Tally(t), 1)];
         }
         let grouping = slots.iter().any(|s| !s.is_empty()).then(|| self.grouping(slots));
         Setup { spread, tallies, rank_tally, grouping, affinity }
