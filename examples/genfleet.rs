@@ -19,7 +19,8 @@
 //! * a **verify** cluster: `--verify-nodes N --replicas R OUT` writes one cluster `big` of N nodes in
 //!   three zones and one instance of a Deployment with R replicas at level `zone` (the shape of issue
 //!   11's verify figures); with `--verify-workloads W`, W Deployments sharing the R replicas (kix
-//!   verifies at most 10,000 replicas per workload: 5,000 nodes and 15,000 replicas are W = 3).
+//!   verifies at most 10,000 replicas per workload: 5,000 nodes and 15,000 replicas are W = 3); with
+//!   `--anti-affinity`, every Deployment requires pod anti-affinity on `kubernetes.io/hostname`.
 //! * the **scheduler_perf** shape: `--scheduler-perf OUT` writes `OUT/state.yaml` (5,000 nodes in three
 //!   zones, 5,000 existing pods, as `kubectl get -o yaml` prints them) and `OUT/spread.yaml` (a
 //!   Deployment of 5,000 replicas with a hard zone spread), for `kix simulate --state`.
