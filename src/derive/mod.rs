@@ -164,8 +164,14 @@ fn derive_instance(
     // (The objects as the checks read them say whether it ships the Namespace, renamed or not.)
     if instance.create_namespace && !namespaces::ships_namespace(plan.values(), &instance.namespace) {
         let mut namespace = namespaces::namespace_object(&instance.namespace);
-        let fields =
-            patch::set_instance_fields(&mut namespace, &instance.namespace, &instance.name, false, add_instance_label, vec![]);
+        let fields = patch::set_instance_fields(
+            &mut namespace,
+            &instance.namespace,
+            &instance.name,
+            false,
+            add_instance_label,
+            vec![],
+        );
         plan.insert_first(PlannedObject::new(namespace, fields, Origin::Namespace));
     }
     plan.workloads = workloads;
@@ -232,14 +238,26 @@ fn derive_objects(
         objects.push(PlannedObject::new(value, fields, Origin::Document(index)));
         if plan.derived_pdb {
             let mut pdb = budget::derived_pdb(&workload.view, workload.eviction_policy);
-            let fields =
-                patch::set_instance_fields(&mut pdb, &instance.namespace, &instance.name, true, add_instance_label, vec![]);
+            let fields = patch::set_instance_fields(
+                &mut pdb,
+                &instance.namespace,
+                &instance.name,
+                true,
+                add_instance_label,
+                vec![],
+            );
             objects.push(PlannedObject::new(pdb, fields, Origin::Budget(resolved.workload)));
         }
         if let Some(group_budget) = &plan.group_budget {
             let mut pdb = budget::group_pdb(group_budget);
-            let fields =
-                patch::set_instance_fields(&mut pdb, &instance.namespace, &instance.name, true, add_instance_label, vec![]);
+            let fields = patch::set_instance_fields(
+                &mut pdb,
+                &instance.namespace,
+                &instance.name,
+                true,
+                add_instance_label,
+                vec![],
+            );
             objects.push(PlannedObject::new(pdb, fields, Origin::GroupBudget(group_budget.group)));
         }
     }

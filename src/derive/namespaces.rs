@@ -142,17 +142,21 @@ pub fn reference_sites(object: &Value, group: &str, kind: &str, own: &str) -> Ve
             selector_sites(resources.and_then(|r| r.get("namespaceSelector")), &path, own, &mut sites);
         }
         ("apiregistration.k8s.io", "APIService") => {
-            at(&mut sites, &[Step::Key("spec"), Step::Key("service")], object.get("spec").and_then(|s| s.get("service")));
+            at(
+                &mut sites,
+                &[Step::Key("spec"), Step::Key("service")],
+                object.get("spec").and_then(|s| s.get("service")),
+            );
         }
         ("apiextensions.k8s.io", "CustomResourceDefinition") => {
             let webhook = object.get("spec").and_then(|s| s.get("conversion")).and_then(|c| c.get("webhook"));
             let path = ["spec", "conversion", "webhook", "clientConfig", "service"].map(Step::Key);
             at(&mut sites, &path, webhook.and_then(|w| w.get("clientConfig")).and_then(|c| c.get("service")));
         }
-        ("", "Namespace") => {
-            if object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str) == Some(own) {
-                sites.push(Site(vec![Step::Key("metadata"), Step::Key("name")]));
-            }
+        ("", "Namespace")
+            if object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str) == Some(own) =>
+        {
+            sites.push(Site(vec![Step::Key("metadata"), Step::Key("name")]));
         }
         _ => {}
     }
