@@ -283,7 +283,8 @@ impl Staging {
             let path = dir.join(&name);
             let previous = previous_dir.join(&name);
             let hash = crate::output_manifest::hash(text.as_bytes());
-            let judged = manifest.map_or(Judged::Unknown, |m| m.judge(&format!("{}/{name}", cluster.name), &previous, hash));
+            let judged =
+                manifest.map_or(Judged::Unknown, |m| m.judge(&format!("{}/{name}", cluster.name), &previous, hash));
             let carried = match judged {
                 Judged::Same => std::fs::hard_link(&previous, &path).is_ok(),
                 Judged::Differs => false,

@@ -232,7 +232,8 @@ mod tests {
 
     #[test]
     fn entries_read_back_as_written() {
-        let facts = Facts { device: 2049, inode: 77, size: 123, modified: (1_700_000_000, 5), changed: (-3, 999_999_999) };
+        let facts =
+            Facts { device: 2049, inode: 77, size: 123, modified: (1_700_000_000, 5), changed: (-3, 999_999_999) };
         let mut text = header() + "\n";
         format_entry(&mut text, "c0001/i0002.yaml", &entry(0xabc, facts));
         let manifest = parse(&text, (i64::MAX, 0)).expect("a manifest");
@@ -281,7 +282,8 @@ mod tests {
         let file = dir.path().join("a.yaml");
         std::fs::write(&file, b"kind: A\n").unwrap();
         let facts = Facts::of(&file).unwrap();
-        let manifest = Manifest { entries: HashMap::from([("c/a.yaml".to_string(), entry(hash(b"kind: A\n"), facts))]) };
+        let manifest =
+            Manifest { entries: HashMap::from([("c/a.yaml".to_string(), entry(hash(b"kind: A\n"), facts))]) };
         assert_eq!(manifest.judge("c/a.yaml", &file, hash(b"kind: A\n")), Judged::Same);
         assert_eq!(manifest.judge("c/a.yaml", &file, hash(b"kind: B\n")), Judged::Differs);
         assert_eq!(manifest.judge("c/b.yaml", &file, hash(b"kind: A\n")), Judged::Unknown);

@@ -80,7 +80,10 @@ fn a_hand_edit_with_its_mtime_restored_is_undone() {
     std::fs::write(&file, &bytes).unwrap();
     std::fs::File::options().append(true).open(&file).unwrap().set_modified(before.modified().unwrap()).unwrap();
     let after = std::fs::metadata(&file).unwrap();
-    assert_eq!((after.ino(), after.size(), after.mtime(), after.mtime_nsec()), (before.ino(), before.size(), before.mtime(), before.mtime_nsec()));
+    assert_eq!(
+        (after.ino(), after.size(), after.mtime(), after.mtime_nsec()),
+        (before.ino(), before.size(), before.mtime(), before.mtime_nsec())
+    );
     build_and_compare(&t, "hand edit, mtime restored");
 }
 
