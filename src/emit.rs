@@ -10,6 +10,7 @@
 //! directory is replaced whole, so files of removed instances do not linger.
 
 use crate::derive::{ClusterPlan, InstancePlan, KUSTOMIZATION_FILE, SHARED_FILE};
+use crate::output_manifest::{Judged, Manifest, StagedCluster};
 use kix_diag::{Code, Diagnostic, Location};
 use std::path::{Path, PathBuf};
 
@@ -221,6 +222,10 @@ pub struct Staging {
     staging: std::sync::OnceLock<Result<PathBuf, Diagnostic>>,
     /// Held from the first staged file until the staging directory is gone.
     lock: std::sync::OnceLock<crate::outdir::Lock>,
+    /// What the previous build recorded of `out`'s files (read under the lock), and what this one staged:
+    /// the next build's manifest ([`crate::output_manifest`]).
+    manifest: std::sync::OnceLock<Manifest>,
+    staged: std::sync::Mutex<Vec<StagedCluster>>,
 }
 
 fn write_failed(what: &str, path: &Path, error: std::io::Error) -> Diagnostic {
@@ -241,6 +246,8 @@ impl Staging {
             base,
             staging: std::sync::OnceLock::new(),
             lock: std::sync::OnceLock::new(),
+            manifest: std::sync::OnceLock::new(),
+            staged: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -255,6 +262,7 @@ impl Staging {
             // the lock since may have changed `out`).
             let only: Option<Vec<&str>> = self.only.as_ref().map(|o| o.iter().map(String::as_str).collect());
             crate::outdir::check_replaceable(&self.out, only.as_deref())?;
+            let _ = self.manifest.set(Manifest::load(&self.manifest_path()));
             remove_stale(&self.parent, &self.base);
             let staging = self.parent.join(format!(".{}.kix-staging-{}", self.base, std::process::id()));
             let _ = std::fs::remove_dir_all(&staging);
@@ -264,19 +272,45 @@ impl Staging {
         created.as_deref().map_err(Clone::clone)
     }
 
-    /// Renders and stages one cluster's directory; files whose bytes equal `out`'s are carried over.
+    fn manifest_path(&self) -> PathBuf {
+        crate::output_manifest::path(&self.parent, &self.base)
+    }
+
+    /// Renders and stages one cluster's directory; files whose bytes equal `out`'s are carried over (known
+    /// equal from the manifest, unread, or else read and compared).
     pub fn stage(&self, cluster: &ClusterPlan) -> Result<(), Diagnostic> {
         let dir = self.directory()?.join(&cluster.name);
         std::fs::create_dir(&dir).map_err(|e| write_failed("cannot create", &dir, e))?;
         let previous_dir = self.out.join(&cluster.name);
+        let manifest = self.manifest.get().filter(|m| !m.is_empty());
+        let mut files = Vec::new();
         for (name, text) in render_cluster(cluster) {
             let path = dir.join(&name);
-            if carried_over(&previous_dir.join(&name), text.as_bytes(), &path) {
-                continue;
+            let previous = previous_dir.join(&name);
+            let hash = crate::output_manifest::hash(text.as_bytes());
+            let judged =
+                manifest.map_or(Judged::Unknown, |m| m.judge(&format!("{}/{name}", cluster.name), &previous, hash));
+            let carried = match judged {
+                Judged::Same => std::fs::hard_link(&previous, &path).is_ok(),
+                Judged::Differs => false,
+                Judged::Unknown => carried_over(&previous, text.as_bytes(), &path),
+            };
+            if !carried {
+                std::fs::write(&path, text).map_err(|e| write_failed("cannot write", &path, e))?;
             }
-            std::fs::write(&path, text).map_err(|e| write_failed("cannot write", &path, e))?;
+            files.push((name, hash));
         }
+        let staged = StagedCluster { cluster: cluster.name.clone(), files };
+        self.staged.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(staged);
         Ok(())
+    }
+
+    /// Once the staged files are in `out` and the previous output is removed (removing a hard link changes
+    /// the file's ctime, which the manifest records), the manifest for the next build.
+    fn record(&self, staging: &Path, kept: Option<&Manifest>) {
+        remove_tree(staging);
+        let staged = self.staged.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        crate::output_manifest::record(&self.manifest_path(), &self.out, &staged, kept);
     }
 
     /// Completes the staged directory with what this run does not replace (every entry of `out` but the
@@ -286,7 +320,9 @@ impl Staging {
         let staging = self.directory()?.to_path_buf();
         let out = &self.out;
         if !all_clusters && self.only.is_some() && out.is_dir() {
-            return swap_clusters(&staging, out, built);
+            swap_clusters(&staging, out, built)?;
+            self.record(&staging, self.manifest.get());
+            return Ok(());
         }
         if out.is_dir() {
             let entries = std::fs::read_dir(out).map_err(|e| write_failed("cannot list", out, e))?;
@@ -307,6 +343,7 @@ impl Staging {
         // no out/. Elsewhere: out -> previous, staging -> out, drop previous; on failure put out back
         // (dropping `self` removes what is left of the staged directory).
         if out.exists() && exchange(&staging, out) {
+            self.record(&staging, None);
             return Ok(());
         }
         let previous = self.parent.join(format!(".{}.kix-previous-{}", self.base, std::process::id()));
@@ -323,6 +360,7 @@ impl Staging {
         if had_out {
             let _ = std::fs::remove_dir_all(&previous);
         }
+        self.record(&staging, None);
         Ok(())
     }
 }
