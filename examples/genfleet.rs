@@ -21,6 +21,12 @@
 //!   11's verify figures); with `--verify-workloads W`, W Deployments sharing the R replicas (kix
 //!   verifies at most 10,000 replicas per workload: 5,000 nodes and 15,000 replicas are W = 3); with
 //!   `--anti-affinity`, every Deployment requires pod anti-affinity on `kubernetes.io/hostname`.
+//! * **kube-prometheus** instances: `--kube-prometheus N OUT` copies the real-world corpus package
+//!   (`tests/realworld/packages/kube-prometheus`, written for `monitoring`) to `OUT/packages/` and writes
+//!   N instances of it, each in a namespace of its own, one per cluster (issue 20's shapes independent of
+//!   the namespace); with `--in-one-cluster`, all N in one cluster `kp`, which kix refuses (K0417: every
+//!   instance emits the ClusterRoleBindings and the Roles kept in `kube-system` and `default` under the
+//!   same names, binding its own ServiceAccounts), a root for `kix check`.
 //! * the **scheduler_perf** shape: `--scheduler-perf OUT` writes `OUT/state.yaml` (5,000 nodes in three
 //!   zones, 5,000 existing pods, as `kubectl get -o yaml` prints them) and `OUT/spread.yaml` (a
 //!   Deployment of 5,000 replicas with a hard zone spread), for `kix simulate --state`.
@@ -58,6 +64,10 @@ pub struct Args {
     /// Verify shape: every Deployment also requires pod anti-affinity on `kubernetes.io/hostname`
     /// against its own pods (issue 20 part 2).
     pub anti_affinity: bool,
+    /// kube-prometheus shape: this many instances of the corpus package in one cluster (0: not this shape).
+    pub kube_prometheus: usize,
+    /// kube-prometheus shape: every instance in one cluster instead of one cluster each.
+    pub in_one_cluster: bool,
     pub out: Option<PathBuf>,
 }
 
@@ -77,6 +87,8 @@ fn parse_args() -> Result<Args, String> {
             "--replicas" => args.replicas = number("--replicas")?,
             "--verify-workloads" => args.verify_workloads = number("--verify-workloads")?,
             "--zones" => args.zones = number("--zones")?,
+            "--kube-prometheus" => args.kube_prometheus = number("--kube-prometheus")?,
+            "--in-one-cluster" => args.in_one_cluster = true,
             "--verify-level" => args.verify_level = it.next().ok_or("--verify-level takes zone or node")?,
             "--kustomize" => args.kustomize = true,
             "--scheduler-perf" => args.scheduler_perf = true,
@@ -97,13 +109,15 @@ fn main() {
     let args = args.unwrap_or_else(|message| {
         eprintln!(
             "genfleet: {message}\nusage: genfleet [--clusters N] [--instances M] [--workloads K] [--nodes P] \
-             [--zones Z] [--kustomize] OUT\n       genfleet --verify-nodes N --replicas R [--verify-workloads W] [--verify-level node] [--anti-affinity] [--audit-state] OUT\n       genfleet --scheduler-perf OUT"
+             [--zones Z] [--kustomize] OUT\n       genfleet --verify-nodes N --replicas R [--verify-workloads W] [--verify-level node] [--anti-affinity] [--audit-state] OUT\n       genfleet --kube-prometheus N [--in-one-cluster] OUT\n       genfleet --scheduler-perf OUT"
         );
         std::process::exit(2)
     });
     let out = args.out.clone().expect("checked above");
     let result = if args.scheduler_perf {
         scheduler_perf(&out)
+    } else if args.kube_prometheus > 0 {
+        kube_prometheus(&out, args.kube_prometheus, args.in_one_cluster)
     } else if args.verify_nodes > 0 {
         let level = if args.verify_level.is_empty() { "zone" } else { args.verify_level.as_str() };
         verify_cluster(&out, args.verify_nodes, args.replicas.max(1), args.verify_workloads.max(1), level).and_then(
@@ -383,6 +397,41 @@ fn cluster_toml(c: usize, args: &Args) -> String {
         );
     }
     text
+}
+
+/// The kube-prometheus shape: the corpus package as it is, and `instances` instances `kp-NNNN` of it, each in
+/// its own namespace (an instance's namespace is its name), in three-zone clusters `kp-NNNN` of one instance
+/// each or (`one_cluster`) all in cluster `kp`. The clusters acknowledge what the corpus's own `prod`
+/// instance does (K0308: single-pod workloads by design) and the strings that name `monitoring` (K0209).
+pub fn kube_prometheus(out: &Path, instances: usize, one_cluster: bool) -> std::io::Result<()> {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/realworld/packages/kube-prometheus");
+    copy_dir(&corpus, &out.join("packages").join("kube-prometheus"))?;
+    let header = "availability = \"zone\"\nallow = [\"K0308\", \"K0209\"]\n\n[capabilities]\nmultiNode = true\n\
+                  availabilityZones = [\"z-a\", \"z-b\", \"z-c\"]\n";
+    let entry = |i: usize| format!("\n[[instances]]\nname = \"kp-{i:04}\"\npackage = \"kube-prometheus\"\n");
+    if one_cluster {
+        let text: String = std::iter::once(header.to_string()).chain((0..instances).map(entry)).collect();
+        return write(&out.join("clusters").join("kp.toml"), &text);
+    }
+    for i in 0..instances {
+        write(&out.join("clusters").join(format!("kp-{i:04}.toml")), &format!("{header}{}", entry(i)))?;
+    }
+    Ok(())
+}
+
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    let mut entries: Vec<_> = std::fs::read_dir(from)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
 }
 
 /// The kustomize twin: bases per package directory, an overlay per instance, a kustomization per cluster.

@@ -109,7 +109,7 @@ fn compile_each<T: Send>(
     }
     let model = resolve::resolve(tree, &mut diagnostics);
     let clean_inputs = !diagnostics.has_errors();
-    let shapes = derive::Shapes::default();
+    let shapes = derive::Shapes::for_clusters(&model.clusters);
     type Slot<T> = std::sync::Mutex<Option<(ClusterPlan, Diagnostics, Option<T>)>>;
     let slots: Vec<Slot<T>> = model.clusters.iter().map(|_| std::sync::Mutex::new(None)).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -119,6 +119,7 @@ fn compile_each<T: Send>(
             let Some(cluster) = model.clusters.get(index) else { break };
             let mut found = Diagnostics::default();
             let mut plan = derive::derive_cluster(cluster, &shapes, &mut found);
+            shapes.cluster_derived(cluster);
             crosscheck::check(cluster, &plan, &mut found);
             crate::capacity::sizing::check(cluster, &plan, &mut found);
             let allowed = Acknowledged::of_cluster(cluster);

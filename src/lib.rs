@@ -30,6 +30,7 @@ mod lint;
 mod load;
 mod manual;
 mod outdir;
+mod output_manifest;
 mod resolve;
 mod stream;
 mod table;

@@ -29,8 +29,14 @@ struct Judged<'a> {
 /// K0460 and K0461 for every instance of the cluster that runs something at level zone.
 pub fn check(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostics) {
     let Some(zones) = cluster.substrate.zones.as_ref().map(Vec::len).filter(|z| *z >= 2) else { return };
+    // By name through an index built once: a scan per instance was quadratic (30,000 instances in one
+    // cluster: 1.9 s of `kix check`'s 2 s, issue 20).
+    let mut plans: std::collections::HashMap<&str, &crate::derive::InstancePlan> = std::collections::HashMap::new();
+    for instance_plan in &plan.instances {
+        plans.entry(instance_plan.name.as_str()).or_insert(instance_plan);
+    }
     for instance in &cluster.instances {
-        let Some(instance_plan) = plan.instances.iter().find(|i| i.name == instance.name) else { continue };
+        let Some(instance_plan) = plans.get(instance.name.as_str()) else { continue };
         let hard = |names: &[&str]| {
             instance_plan
                 .workloads

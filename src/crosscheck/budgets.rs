@@ -27,7 +27,7 @@ pub fn report(
     let mut seen: HashSet<(&str, &str)> = HashSet::new();
     for plan in plans {
         // A budget's name and selector are never stamped.
-        for object in plan.unstamped() {
+        for object in plan.values() {
             let Some((name, selector)) = budget(object) else { continue };
             if !seen.insert((plan.namespace.as_str(), name)) {
                 continue;

@@ -20,8 +20,8 @@ pub fn report(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnosti
     let created: BTreeSet<String> = plan
         .instances
         .iter()
-        // Kinds and names are never stamped.
-        .flat_map(|i| i.unstamped())
+        // Kinds and names as emitted (a shipped Namespace renamed for the instance is stamped in `values`).
+        .flat_map(|i| i.values())
         .chain(plan.shared.iter().map(|s| &s.object))
         .filter(|o| is_namespace(o))
         .filter_map(name_of)

@@ -19,15 +19,15 @@ use std::collections::{BTreeMap, HashMap};
 pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagnostics) {
     // Per object: the instance that emitted it first, and which of its objects it is.
     // Keys borrow from the objects: this runs over every object of the cluster.
-    let objects = plans.iter().map(|p| p.unstamped().len()).sum();
+    let objects = plans.iter().map(|p| p.values().len()).sum();
     let mut first_owner: HashMap<(&str, &str, &str, &str), (&InstancePlan, usize)> = HashMap::with_capacity(objects);
     // Instances by name, hashed: a cluster may run 100,000 instances (issue 19; a scan per plan took 50 s).
     let instances: HashMap<&str, _> = cluster.instances.iter().map(|i| (i.name.as_str(), i)).collect();
     for plan in plans {
         // Per earlier instance: the objects this one emits again (one diagnostic per pair of instances).
         let mut clashes: BTreeMap<&str, Vec<Clash>> = BTreeMap::new();
-        // Only the namespace of the key is stamped (read for the instance); group, kind and name never are.
-        for (index, object) in plan.unstamped().enumerate() {
+        // The namespace of the key is read for the instance; group, kind and name are as emitted (`values`).
+        for (index, object) in plan.values().enumerate() {
             let text = |path: &[&str]| {
                 path.iter().try_fold(object, |v, k| v.get(k)).and_then(Value::as_str).unwrap_or_default()
             };

@@ -6,10 +6,13 @@
 //! fleet's build did that for every instance, issue 11). The objects are stamped the first time
 //! they are asked for, [`InstancePlan::objects`]. The checks and writers that run on every
 //! instance of a build read what stamping never changes without stamping
-//! ([`InstancePlan::unstamped`], [`InstancePlan::namespace_of`], [`InstancePlan::comparable`]),
-//! and `emit` copies each object's text rendered once for its shape. Each object is one
+//! ([`InstancePlan::values`], [`InstancePlan::namespace_of`], [`InstancePlan::comparable`]): only
+//! the few objects that name the namespace beyond `metadata.namespace` (references moved with a
+//! package's own namespace) are stamped for them, and `emit` copies each object's text rendered once
+//! for its shape. Each object is one
 //! [`PlannedObject`]: its value with where it came from, where stamping writes, and its text.
 
+#[cfg(test)]
 use super::patch::InstanceFields;
 use super::plan::{Unplaced, WorkloadPlan};
 #[cfg(test)]
@@ -38,6 +41,9 @@ pub struct InstancePlan {
     /// The objects for this instance (stamped when `from_shape`), made the first time they are asked for
     /// together.
     stamped: OnceLock<Vec<Value>>,
+    /// Per object, when `from_shape`: stamped when it names the namespace outside `metadata.namespace`
+    /// (see [`InstancePlan::values`]), made the first time the checks read them (empty when none does).
+    referencing: OnceLock<Vec<Option<Value>>>,
     pub workloads: Vec<WorkloadPlan>,
     /// Custom resources that run pods kix does not place (K0435), at level pod or higher.
     pub unplaced: Vec<Unplaced>,
@@ -66,6 +72,7 @@ impl InstancePlan {
             planned: Vec::new(),
             from_shape: false,
             stamped: OnceLock::new(),
+            referencing: OnceLock::new(),
             workloads: Vec::new(),
             unplaced: Vec::new(),
             across: None,
@@ -76,20 +83,26 @@ impl InstancePlan {
     pub(super) fn set_objects(&mut self, planned: Vec<PlannedObject>, from_shape: bool) {
         self.planned = planned;
         self.from_shape = from_shape;
+        self.forget_stamped();
+    }
+
+    /// The objects changed: what was stamped from them is made again when asked for.
+    fn forget_stamped(&mut self) {
         self.stamped = OnceLock::new();
+        self.referencing = OnceLock::new();
     }
 
     /// Appends a user's object as derived for this instance (tests of the stages that read plans).
     #[cfg(test)]
     pub(crate) fn push_object(&mut self, object: Value, instance_label_added: bool) {
-        self.stamped = OnceLock::new();
-        let fields = InstanceFields { in_instance_namespace: false, instance_label_added };
+        self.forget_stamped();
+        let fields = InstanceFields { in_instance_namespace: false, instance_label_added, references: None };
         self.planned.push(PlannedObject::new(object, fields, Origin::Document(0)));
     }
 
     /// Puts an object derived for this instance first (the Namespace of `createNamespace`).
     pub(super) fn insert_first(&mut self, planned: PlannedObject) {
-        self.stamped = OnceLock::new();
+        self.forget_stamped();
         self.planned.insert(0, planned);
     }
 
@@ -111,15 +124,34 @@ impl InstancePlan {
     }
 
     /// The objects as planned, without stamping: every field of their values is this instance's but
-    /// `metadata.namespace` (read it with [`InstancePlan::namespace_of`]) and the values of kix's instance
-    /// labels, which may be another instance's of the same shape.
+    /// `metadata.namespace` (read it with [`InstancePlan::namespace_of`]), the values of kix's instance
+    /// labels and the references to the namespace ([`InstanceFields::references`]), which may be another
+    /// instance's of the same shape.
     pub fn planned(&self) -> &[PlannedObject] {
         &self.planned
     }
 
-    /// The objects without stamping (see [`InstancePlan::planned`]).
-    pub fn unstamped(&self) -> impl ExactSizeIterator<Item = &Value> {
-        self.planned.iter().map(|planned| &planned.value)
+    /// The objects as the checks read them: every field is this instance's but `metadata.namespace`
+    /// (read it with [`InstancePlan::namespace_of`]) and the values of kix's instance labels. Objects
+    /// that name the namespace elsewhere (a moved reference, a shipped Namespace's name: a few per
+    /// package with `meta.namespace`) are stamped for it; the others are read as planned.
+    pub fn values(&self) -> impl ExactSizeIterator<Item = &Value> {
+        (0..self.planned.len()).map(|index| self.value(index))
+    }
+
+    /// One object as the checks read it (see [`InstancePlan::values`]).
+    pub fn value(&self, index: usize) -> &Value {
+        let planned = &self.planned[index];
+        if !self.from_shape || !planned.fields.has_references() {
+            return &planned.value;
+        }
+        let referencing = self.referencing.get_or_init(|| {
+            let stamp = |planned: &PlannedObject| {
+                planned.fields.has_references().then(|| planned.stamped(&self.namespace, &self.name))
+            };
+            self.planned.iter().map(stamp).collect()
+        });
+        referencing[index].as_ref().unwrap_or(&planned.value)
     }
 
     /// The `metadata.namespace` of an object for this instance (`None` when it has none: cluster-scoped).
@@ -132,13 +164,13 @@ impl InstancePlan {
     }
 
     /// An object as instances are compared ([`super::patch::comparable`]: without kix's per-instance labels).
-    /// Those labels are all stamping writes outside the instance's namespace, so such an object is
-    /// compared without stamping.
+    /// Those labels are all stamping writes outside the instance's namespace but its references, so such an
+    /// object is compared as the checks read it.
     pub fn comparable(&self, index: usize) -> Value {
-        let InstanceFields { in_instance_namespace, instance_label_added } = self.planned[index].fields;
-        match in_instance_namespace {
-            true => super::patch::comparable(&self.object(index), instance_label_added),
-            false => super::patch::comparable(&self.planned[index].value, instance_label_added),
+        let fields = &self.planned[index].fields;
+        match fields.in_instance_namespace {
+            true => super::patch::comparable(&self.object(index), fields.instance_label_added),
+            false => super::patch::comparable(self.value(index), fields.instance_label_added),
         }
     }
 
@@ -154,7 +186,7 @@ impl InstancePlan {
     pub(super) fn retain_objects(&mut self, keep: impl Fn(usize) -> bool) {
         let mut index = 0..;
         self.planned.retain(|_| keep(index.next().unwrap_or_default()));
-        self.stamped = OnceLock::new();
+        self.forget_stamped();
     }
 
     /// Drops the objects once they were emitted, keeping what the build summary shows.

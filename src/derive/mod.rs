@@ -49,11 +49,11 @@ use crate::resolve::{Cluster, FailureDomains, Instance};
 pub use instance_plan::InstancePlan;
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_yaml::Value;
-use namespaces::Placement;
+use namespaces::{Placement, Site};
 pub use plan::{Unplaced, WorkloadPlan};
 use planned::{Origin, PlannedObject};
 pub use shape::Shapes;
-use shape::{ShapeKey, Template};
+use shape::Template;
 
 /// The compiled output of one cluster.
 #[derive(Clone, Debug)]
@@ -140,7 +140,7 @@ fn derive_instance(
         instance.level.value,
     );
     let add_instance_label = cluster.instance_label == crate::load::cluster::InstanceLabel::Add;
-    let key = ShapeKey::of(instance, &placements, &workloads, add_instance_label);
+    let key = shapes.key(instance, &placements, &workloads, add_instance_label);
     // The shape's objects as derived for its first instance: stamped for this one when asked for.
     match shapes.get(&key) {
         Some(template) => plan.set_objects(template.objects.clone(), true),
@@ -161,11 +161,17 @@ fn derive_instance(
         }
     }
     // Valid by construction (a DNS-1123 name, kix's labels), and only when not shipped: after the checks.
-    // (The package's objects say whether it ships the Namespace, so stamping is not needed to look.)
-    if instance.create_namespace && !namespaces::ships_namespace(plan.unstamped(), &instance.namespace) {
+    // (The objects as the checks read them say whether it ships the Namespace, renamed or not.)
+    if instance.create_namespace && !namespaces::ships_namespace(plan.values(), &instance.namespace) {
         let mut namespace = namespaces::namespace_object(&instance.namespace);
-        let fields =
-            patch::set_instance_fields(&mut namespace, &instance.namespace, &instance.name, false, add_instance_label);
+        let fields = patch::set_instance_fields(
+            &mut namespace,
+            &instance.namespace,
+            &instance.name,
+            false,
+            add_instance_label,
+            vec![],
+        );
         plan.insert_first(PlannedObject::new(namespace, fields, Origin::Namespace));
     }
     plan.workloads = workloads;
@@ -199,7 +205,7 @@ fn derive_objects(
         .collect();
 
     for (index, (document, placement)) in package.documents.iter().zip(placements).enumerate() {
-        let mut value = place_document(document, placement.as_ref(), instance);
+        let (mut value, references) = place_document(document, placement.as_ref(), instance);
         let in_instance_namespace = placement.as_ref() == Some(&Placement::Instance);
         let fields = patch::set_instance_fields(
             &mut value,
@@ -207,6 +213,7 @@ fn derive_objects(
             &instance.name,
             in_instance_namespace,
             add_instance_label,
+            references,
         );
         if let Some((autoscaler, range)) = autoscalers.iter().find(|(a, _)| a.document == index) {
             patch::set_autoscaler_range(&mut value, &autoscaler.view, range.min, range.max);
@@ -231,14 +238,26 @@ fn derive_objects(
         objects.push(PlannedObject::new(value, fields, Origin::Document(index)));
         if plan.derived_pdb {
             let mut pdb = budget::derived_pdb(&workload.view, workload.eviction_policy);
-            let fields =
-                patch::set_instance_fields(&mut pdb, &instance.namespace, &instance.name, true, add_instance_label);
+            let fields = patch::set_instance_fields(
+                &mut pdb,
+                &instance.namespace,
+                &instance.name,
+                true,
+                add_instance_label,
+                vec![],
+            );
             objects.push(PlannedObject::new(pdb, fields, Origin::Budget(resolved.workload)));
         }
         if let Some(group_budget) = &plan.group_budget {
             let mut pdb = budget::group_pdb(group_budget);
-            let fields =
-                patch::set_instance_fields(&mut pdb, &instance.namespace, &instance.name, true, add_instance_label);
+            let fields = patch::set_instance_fields(
+                &mut pdb,
+                &instance.namespace,
+                &instance.name,
+                true,
+                add_instance_label,
+                vec![],
+            );
             objects.push(PlannedObject::new(pdb, fields, Origin::GroupBudget(group_budget.group)));
         }
     }
@@ -247,19 +266,20 @@ fn derive_objects(
     objects
 }
 
-/// One user's document copied for the instance: cluster-scoped (`None`) without a namespace, references to
-/// the package's own namespace moved to the instance's. (Whether it goes into the instance's namespace is
-/// written with kix's labels, [`patch::set_instance_fields`].)
-fn place_document(document: &Document, placement: Option<&Placement>, instance: &Instance) -> Value {
+/// One user's document copied for the instance: cluster-scoped (`None`) without a namespace, with the places
+/// it names the package's own namespace in references that move to the instance's. (The instance's
+/// namespace is written there with its `metadata.namespace` and kix's labels, [`patch::set_instance_fields`].)
+fn place_document(document: &Document, placement: Option<&Placement>, instance: &Instance) -> (Value, Vec<Site>) {
     let package = &instance.package;
     let mut value = document.value.clone();
     if placement.is_none() {
         patch::clear_namespace(&mut value);
     }
-    if let Some(own) = &package.namespaces.own {
-        namespaces::rewrite_references(&mut value, document.group(), document.kind(), &own.value, &instance.namespace);
-    }
-    value
+    let references = match &package.namespaces.own {
+        Some(own) => namespaces::reference_sites(&value, document.group(), document.kind(), &own.value),
+        None => Vec::new(),
+    };
+    (value, references)
 }
 
 /// K0409: a namespaced object in a namespace that is neither the instance's, the package's own

@@ -74,83 +74,122 @@ pub fn sole_namespace(package: &Package) -> Option<&str> {
     sole
 }
 
-/// Rewrites the references to namespace `from` that move with the package's objects to `to`.
-pub fn rewrite_references(object: &mut Value, group: &str, kind: &str, from: &str, to: &str) {
-    if from == to {
-        return;
+/// One place an object names the package's own namespace in a field that moves with it: the path to the
+/// scalar, by mapping key and sequence index. The places are the document's (where it names the package's
+/// namespace as written), the same for every instance, so a shape's objects are stamped there with each
+/// instance's namespace ([`super::patch::write_instance_fields`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Site(Vec<Step>);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Step {
+    Key(&'static str),
+    Index(usize),
+}
+
+impl Site {
+    /// Writes `namespace` at this place (the scalar is there: it was found there).
+    pub fn write(&self, object: &mut Value, namespace: &str) {
+        let found = self.0.iter().try_fold(object, |value, step| match (step, value) {
+            (Step::Key(key), value) => value.get_mut(key),
+            (Step::Index(index), Value::Sequence(items)) => items.get_mut(*index),
+            _ => None,
+        });
+        if let Some(value) = found {
+            *value = namespace.into();
+        }
     }
-    let rewrite = |service: Option<&mut Value>| {
-        if let Some(namespace) = service.and_then(|s| s.get_mut("namespace")).filter(|ns| ns.as_str() == Some(from)) {
-            *namespace = to.into();
+}
+
+/// Rewrites the references to namespace `from` that move with the package's objects to `to`.
+#[cfg(test)]
+pub fn rewrite_references(object: &mut Value, group: &str, kind: &str, from: &str, to: &str) {
+    for site in reference_sites(object, group, kind, from) {
+        site.write(object, to);
+    }
+}
+
+/// Where `object` (of `group` and `kind`) names namespace `own` in a field that moves with the package's
+/// objects (see the module comment), in document order.
+pub fn reference_sites(object: &Value, group: &str, kind: &str, own: &str) -> Vec<Site> {
+    let mut sites = Vec::new();
+    // A reference's `namespace` beside its name: a subject, a service.
+    let at = |sites: &mut Vec<Site>, path: &[Step], reference: Option<&Value>| {
+        if reference.and_then(|s| s.get("namespace")).and_then(Value::as_str) == Some(own) {
+            sites.push(Site(path.iter().copied().chain([Step::Key("namespace")]).collect()));
         }
     };
     match (group, kind) {
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => {
-            for subject in items(object.get_mut("subjects")) {
+            for (i, subject) in items(object.get("subjects")) {
                 if subject.get("kind").and_then(Value::as_str) == Some("ServiceAccount") {
-                    rewrite(Some(subject));
+                    at(&mut sites, &[Step::Key("subjects"), Step::Index(i)], Some(subject));
                 }
             }
         }
         ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration") => {
-            for webhook in items(object.get_mut("webhooks")) {
-                rewrite(webhook.get_mut("clientConfig").and_then(|c| c.get_mut("service")));
-                rewrite_namespace_selector(webhook.get_mut("namespaceSelector"), from, to);
+            for (i, webhook) in items(object.get("webhooks")) {
+                let path = [Step::Key("webhooks"), Step::Index(i)];
+                let service = webhook.get("clientConfig").and_then(|c| c.get("service"));
+                at(&mut sites, &[path[0], path[1], Step::Key("clientConfig"), Step::Key("service")], service);
+                let selector = [path[0], path[1], Step::Key("namespaceSelector")];
+                selector_sites(webhook.get("namespaceSelector"), &selector, own, &mut sites);
             }
         }
         ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding" | "MutatingAdmissionPolicyBinding") => {
-            let resources = object.get_mut("spec").and_then(|s| s.get_mut("matchResources"));
-            rewrite_namespace_selector(resources.and_then(|r| r.get_mut("namespaceSelector")), from, to);
+            let resources = object.get("spec").and_then(|s| s.get("matchResources"));
+            let path = [Step::Key("spec"), Step::Key("matchResources"), Step::Key("namespaceSelector")];
+            selector_sites(resources.and_then(|r| r.get("namespaceSelector")), &path, own, &mut sites);
         }
         ("apiregistration.k8s.io", "APIService") => {
-            rewrite(object.get_mut("spec").and_then(|s| s.get_mut("service")));
+            at(
+                &mut sites,
+                &[Step::Key("spec"), Step::Key("service")],
+                object.get("spec").and_then(|s| s.get("service")),
+            );
         }
         ("apiextensions.k8s.io", "CustomResourceDefinition") => {
-            let webhook =
-                object.get_mut("spec").and_then(|s| s.get_mut("conversion")).and_then(|c| c.get_mut("webhook"));
-            rewrite(webhook.and_then(|w| w.get_mut("clientConfig")).and_then(|c| c.get_mut("service")));
+            let webhook = object.get("spec").and_then(|s| s.get("conversion")).and_then(|c| c.get("webhook"));
+            let path = ["spec", "conversion", "webhook", "clientConfig", "service"].map(Step::Key);
+            at(&mut sites, &path, webhook.and_then(|w| w.get("clientConfig")).and_then(|c| c.get("service")));
         }
-        ("", "Namespace") => {
-            let metadata = object.get_mut("metadata");
-            if let Some(name) = metadata.and_then(|m| m.get_mut("name")).filter(|n| n.as_str() == Some(from)) {
-                *name = to.into();
-            }
+        ("", "Namespace")
+            if object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str) == Some(own) =>
+        {
+            sites.push(Site(vec![Step::Key("metadata"), Step::Key("name")]));
         }
         _ => {}
     }
+    sites
 }
 
-/// A namespace selector that names namespace `from` by its name label: every namespace carries
+/// Where a namespace selector names namespace `own` by its name label: every namespace carries
 /// `kubernetes.io/metadata.name: <its name>` (set by the API server since 1.21,
 /// `pkg/registry/core/namespace/strategy.go`), so a webhook that exempts (`NotIn`) or targets its
 /// own namespace through it must name the namespace it moved to, or it would judge its own objects
 /// (gatekeeper's webhooks exempt `gatekeeper-system` so).
-fn rewrite_namespace_selector(selector: Option<&mut Value>, from: &str, to: &str) {
+fn selector_sites(selector: Option<&Value>, path: &[Step], own: &str, sites: &mut Vec<Site>) {
     const NAME_LABEL: &str = "kubernetes.io/metadata.name";
     let Some(selector) = selector else { return };
-    if let Some(value) = selector.get_mut("matchLabels").and_then(|m| m.get_mut(NAME_LABEL)) {
-        if value.as_str() == Some(from) {
-            *value = to.into();
-        }
+    let site = |tail: &[Step]| Site(path.iter().chain(tail).copied().collect());
+    if selector.get("matchLabels").and_then(|m| m.get(NAME_LABEL)).and_then(Value::as_str) == Some(own) {
+        sites.push(site(&[Step::Key("matchLabels"), Step::Key(NAME_LABEL)]));
     }
-    for expression in items(selector.get_mut("matchExpressions")) {
+    for (e, expression) in items(selector.get("matchExpressions")) {
         if expression.get("key").and_then(Value::as_str) != Some(NAME_LABEL) {
             continue;
         }
-        for value in items(expression.get_mut("values")) {
-            if value.as_str() == Some(from) {
-                *value = to.into();
+        for (v, value) in items(expression.get("values")) {
+            if value.as_str() == Some(own) {
+                sites.push(site(&[Step::Key("matchExpressions"), Step::Index(e), Step::Key("values"), Step::Index(v)]));
             }
         }
     }
 }
 
-/// The elements of a sequence (none for anything else).
-fn items(value: Option<&mut Value>) -> impl Iterator<Item = &mut Value> {
-    match value {
-        Some(Value::Sequence(items)) => items.iter_mut(),
-        _ => [].iter_mut(),
-    }
+/// The elements of a sequence with their indexes (none for anything else).
+fn items(value: Option<&Value>) -> impl Iterator<Item = (usize, &Value)> {
+    value.and_then(Value::as_sequence).map(|items| items.as_slice()).unwrap_or_default().iter().enumerate()
 }
 
 /// Whether the objects already hold the core `Namespace` named `name` (shipped, perhaps renamed).

@@ -5,11 +5,13 @@
 //! right after `metadata.name`. Under an autoscaler `spec.replicas` is left as
 //! written, and the autoscaler's range is raised in place.
 
+use super::namespaces::Site;
 use super::plan::{Spread, WorkloadPlan};
 use kix_kube::autoscaler::AutoscalerView;
 use kix_kube::labels::GROUP_ANNOTATION;
 use kix_kube::workload::WorkloadView;
 use kix_yaml::{Mapping, Value};
+use std::sync::Arc;
 
 /// Labels kix adds to every object it emits where the user has not written them (their value is the user's).
 pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
@@ -89,33 +91,45 @@ fn spread_constraint(view: &WorkloadView, plan: &WorkloadPlan, spread: &Spread) 
 
 /// Where an object holds its instance's namespace and name: written by [`set_instance_fields`] when the object
 /// is derived, and again by [`write_instance_fields`] when it is stamped for another instance of its shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct InstanceFields {
     /// The object sits in the instance's namespace: its `metadata.namespace` is the instance's.
     pub in_instance_namespace: bool,
     /// kix added `app.kubernetes.io/instance` (the user had not written it), so its value is the instance's
     /// name and comparing instances' objects leaves it out.
     pub instance_label_added: bool,
+    /// Where else the object names the instance's namespace: its references to the package's own
+    /// namespace (`meta.namespace`), moved to the instance's (`None`: nowhere; see `namespaces`).
+    pub references: Option<Arc<[Site]>>,
+}
+
+impl InstanceFields {
+    /// Whether stamping writes anything outside `metadata` (a reference to the namespace).
+    pub fn has_references(&self) -> bool {
+        self.references.is_some()
+    }
 }
 
 /// Writes an object's per-instance fields for an instance, the first time: it goes into the instance's
 /// namespace when `in_instance_namespace`, and is labelled `app.kubernetes.io/managed-by: kix`,
 /// `app.kubernetes.io/instance` only where absent (a label the user wrote keeps its value: other objects may
 /// select it) and when the cluster's `instanceLabel` is `add` (`add_instance_label`), and `kix.dev/instance`
-/// always. Returns where the object holds them, for stamping.
+/// always; the namespace is written at its `references` too. Returns where the object holds them, for stamping.
 pub fn set_instance_fields(
     object: &mut Value,
     namespace: &str,
     instance: &str,
     in_instance_namespace: bool,
     add_instance_label: bool,
+    references: Vec<Site>,
 ) -> InstanceFields {
     let metadata = object.get("metadata").and_then(Value::as_mapping);
     let labels = metadata.and_then(|m| m.get("labels")).and_then(Value::as_mapping);
     let instance_label_added =
         add_instance_label && metadata.is_some() && !labels.is_some_and(|l| l.contains_key(INSTANCE_LABEL));
-    let fields = InstanceFields { in_instance_namespace, instance_label_added };
-    write_instance_fields(object, namespace, instance, fields);
+    let references = (!references.is_empty()).then(|| Arc::from(references));
+    let fields = InstanceFields { in_instance_namespace, instance_label_added, references };
+    write_instance_fields(object, namespace, instance, &fields);
     fields
 }
 
@@ -123,7 +137,10 @@ pub fn set_instance_fields(
 /// that writes them, both when an object is derived ([`set_instance_fields`]) and when a shape's object is
 /// stamped for another instance, so the two cannot differ. Writing them again for the same instance changes
 /// nothing.
-pub fn write_instance_fields(object: &mut Value, namespace: &str, instance: &str, fields: InstanceFields) {
+pub fn write_instance_fields(object: &mut Value, namespace: &str, instance: &str, fields: &InstanceFields) {
+    for site in fields.references.iter().flat_map(|sites| sites.iter()) {
+        site.write(object, namespace);
+    }
     let Some(metadata) = object.get_mut("metadata").and_then(Value::as_mapping_mut) else { return };
     if fields.in_instance_namespace {
         if metadata.contains_key("namespace") {

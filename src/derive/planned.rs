@@ -32,7 +32,7 @@ impl PlannedObject {
     /// its per-instance fields (the copy shares all but `metadata` with the value).
     pub fn stamped(&self, namespace: &str, instance: &str) -> Value {
         let mut object = self.value.clone();
-        write_instance_fields(&mut object, namespace, instance, self.fields);
+        write_instance_fields(&mut object, namespace, instance, &self.fields);
         object
     }
 }

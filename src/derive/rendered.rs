@@ -48,6 +48,19 @@ impl RenderedObject {
         (found == sites).then_some(RenderedObject { pieces })
     }
 
+    /// The length of the object's YAML for an instance whose namespace and name are `namespace` and
+    /// `instance` bytes long (without quotes: a lower bound, for sizing the text it is written into).
+    pub fn len_for(&self, namespace: usize, instance: usize) -> usize {
+        self.pieces
+            .iter()
+            .map(|piece| match piece {
+                Piece::Text(text) => text.len(),
+                Piece::Namespace => namespace,
+                Piece::Instance => instance,
+            })
+            .sum()
+    }
+
     /// The object's YAML for an instance, appended to `out`: what rendering its stamped object writes.
     pub fn write(&self, out: &mut String, namespace: &str, instance: &str) {
         for piece in &self.pieces {

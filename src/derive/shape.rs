@@ -9,17 +9,31 @@
 //! A shape is what the objects depend on besides those two values: the
 //! package version, where each document goes ([`Placement`]), every
 //! workload's plan (replicas, spread, budget, autoscaler range, the
-//! annotations' levels), and, for a package written for a namespace of its own
-//! (`meta.namespace`), the instance's namespace itself, since references to it
-//! move into the instance's namespace at places only the package's documents
-//! know. Checks run once per shape too: a shape whose objects drew any
-//! finding is not reused, so every instance of it is derived and reported on
-//! its own, as before.
+//! annotations' levels). Checks run once per shape too: a shape whose objects
+//! drew any finding is not reused, so every instance of it is derived and
+//! reported on its own, as before.
 //!
 //! Stamping writes exactly what `derive` wrote per instance, by the same function
 //! ([`super::patch::write_instance_fields`]): `metadata.namespace` of the objects
-//! placed in the instance's namespace (kept in its place), and the values of
-//! `kix.dev/instance` and, where kix added it, `app.kubernetes.io/instance`.
+//! placed in the instance's namespace (kept in its place), the values of
+//! `kix.dev/instance` and, where kix added it, `app.kubernetes.io/instance`, and,
+//! for a package written for a namespace of its own (`meta.namespace`), every
+//! reference to that namespace that moves to the instance's (RBAC subjects,
+//! webhook, APIService and conversion services, namespace selectors naming it, a
+//! shipped Namespace's name: [`super::namespaces::reference_sites`], found in the
+//! package's documents, so the same places for every instance; issue 20).
+//!
+//! One case is derived per namespace still: an instance whose namespace the
+//! package's documents name themselves (any string of theirs equal to it, such as
+//! a second shipped Namespace of that name, or the package's own namespace when
+//! the instance runs there), where what derive finds (a duplicate Namespace once
+//! the own one is renamed) could depend on the namespace. Such an instance's
+//! shape holds its namespace, as every shape of such a package did before.
+//!
+//! Shapes are dropped as the compile streams: [`Shapes::for_clusters`] counts the
+//! clusters each package version serves, and once the last of them is derived
+//! its shapes go ([`Shapes::cluster_derived`]); the instances already derived
+//! keep their own copies of the objects until they are emitted.
 //!
 //! Each object of a shape is also rendered once ([`RenderedObject`]): its YAML
 //! with the places where the namespace and the instance's name go, so `emit`
@@ -30,9 +44,11 @@ use super::patch::KIX_INSTANCE_LABEL;
 use super::plan::WorkloadPlan;
 use super::planned::PlannedObject;
 use super::rendered::{INSTANCE_STAND_IN, NAMESPACE_STAND_IN, RenderedObject};
-use crate::resolve::Instance;
+use crate::resolve::{Cluster, Instance};
 use kix_yaml::Value;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// What an instance's derived objects depend on, besides its namespace and name.
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -43,29 +59,11 @@ pub struct ShapeKey {
     /// Per document: `None` when cluster-scoped, else where it goes.
     placements: Vec<Option<Placement>>,
     workloads: Vec<WorkloadPlan>,
-    /// The instance's namespace, for a package with a namespace of its own (see the module comment).
+    /// The instance's namespace, when the package's documents name it (see the module comment).
     namespace: Option<String>,
     /// The cluster's `instanceLabel` is `add`: shapes are shared by the clusters of a compile, and on a
     /// cluster that leaves `app.kubernetes.io/instance` alone the objects differ.
     add_instance_label: bool,
-}
-
-impl ShapeKey {
-    pub fn of(
-        instance: &Instance,
-        placements: &[Option<Placement>],
-        workloads: &[WorkloadPlan],
-        add_instance_label: bool,
-    ) -> ShapeKey {
-        let package = &instance.package;
-        ShapeKey {
-            package: Arc::as_ptr(package) as usize,
-            placements: placements.to_vec(),
-            workloads: workloads.to_vec(),
-            namespace: package.namespaces.own.as_ref().map(|_| instance.namespace.clone()),
-            add_instance_label,
-        }
-    }
 }
 
 /// One shape's derived objects, as derived for the first instance of that shape, each rendered once where it
@@ -78,9 +76,11 @@ impl Template {
     pub fn new(mut objects: Vec<PlannedObject>) -> Template {
         for planned in &mut objects {
             let object = planned.stamped(NAMESPACE_STAND_IN, INSTANCE_STAND_IN);
+            let references = planned.fields.references.as_ref().map_or(0, |sites| sites.len());
             let sites = usize::from(planned.fields.in_instance_namespace)
                 + usize::from(planned.fields.instance_label_added)
-                + usize::from(has_kix_label(&object));
+                + usize::from(has_kix_label(&object))
+                + references;
             planned.rendered = RenderedObject::cut(&object, sites).map(Arc::new);
         }
         Template { objects }
@@ -98,26 +98,133 @@ fn has_kix_label(object: &Value) -> bool {
 /// value (`stamped_instances_equal_instances_derived_alone`), so the output is the same in any order.
 #[derive(Default)]
 pub struct Shapes {
-    entries: std::sync::Mutex<std::collections::HashMap<ShapeKey, Arc<Template>>>,
+    entries: Mutex<HashMap<ShapeKey, Arc<Template>>>,
+    /// Per package version with a namespace of its own (by address): the hashes of the strings its
+    /// documents hold, made the first time one of its instances derives.
+    strings: Mutex<HashMap<usize, Arc<HashSet<u64>>>>,
+    /// Per package version (by address): how many clusters left to derive run it (`for_clusters`; none
+    /// counted: shapes are kept for the whole compile).
+    users: Mutex<HashMap<usize, usize>>,
+}
+
+/// A package version's identity while the model holds it: the address of its `Arc<Package>`.
+fn address(instance: &Instance) -> usize {
+    Arc::as_ptr(&instance.package) as usize
 }
 
 impl Shapes {
+    /// Shapes for a compile of these clusters, each package version's dropped once the last cluster
+    /// running it was derived.
+    pub fn for_clusters(clusters: &[Cluster]) -> Shapes {
+        let mut users: HashMap<usize, usize> = HashMap::new();
+        for cluster in clusters {
+            for package in packages_of(cluster) {
+                *users.entry(package).or_default() += 1;
+            }
+        }
+        Shapes { users: Mutex::new(users), ..Shapes::default() }
+    }
+
+    /// The cluster was derived: the shapes of the package versions no cluster left to derive runs are
+    /// dropped.
+    pub fn cluster_derived(&self, cluster: &Cluster) {
+        let mut done = Vec::new();
+        {
+            let mut users = lock(&self.users);
+            for package in packages_of(cluster) {
+                let Some(left) = users.get_mut(&package) else { continue };
+                *left -= 1;
+                if *left == 0 {
+                    users.remove(&package);
+                    done.push(package);
+                }
+            }
+        }
+        if done.is_empty() {
+            return;
+        }
+        lock(&self.entries).retain(|key, _| !done.contains(&key.package));
+        let mut strings = lock(&self.strings);
+        for package in done {
+            strings.remove(&package);
+        }
+    }
+
+    /// The shape of an instance's objects (see the module comment).
+    pub fn key(
+        &self,
+        instance: &Instance,
+        placements: &[Option<Placement>],
+        workloads: &[WorkloadPlan],
+        add_instance_label: bool,
+    ) -> ShapeKey {
+        let named = instance.package.namespaces.own.is_some() && self.names(instance, &instance.namespace);
+        ShapeKey {
+            package: address(instance),
+            placements: placements.to_vec(),
+            workloads: workloads.to_vec(),
+            namespace: named.then(|| instance.namespace.clone()),
+            add_instance_label,
+        }
+    }
+
+    /// Whether the documents of the instance's package hold `text` as a string (a value or a key).
+    fn names(&self, instance: &Instance, text: &str) -> bool {
+        let package = address(instance);
+        let known = lock(&self.strings).get(&package).cloned();
+        let strings = known.unwrap_or_else(|| {
+            let mut strings = HashSet::new();
+            for document in &instance.package.documents {
+                collect_strings(&document.value, &mut strings);
+            }
+            lock(&self.strings).entry(package).or_insert_with(|| Arc::new(strings)).clone()
+        });
+        strings.contains(&hash_of(text))
+    }
+
     pub fn get(&self, key: &ShapeKey) -> Option<Arc<Template>> {
-        self.lock().get(key).cloned()
+        lock(&self.entries).get(key).cloned()
     }
 
     /// Keeps the first template of a shape (another core may have derived the same shape meanwhile).
     pub fn insert(&self, key: ShapeKey, template: Template) {
-        self.lock().entry(key).or_insert_with(|| Arc::new(template));
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<ShapeKey, Arc<Template>>> {
-        // A panic while holding the lock can only leave a complete entry or none: the map is sound.
-        self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.entries).entry(key).or_insert_with(|| Arc::new(template));
     }
 
     #[cfg(test)]
     pub fn count(&self) -> usize {
-        self.lock().len()
+        lock(&self.entries).len()
     }
+}
+
+/// The package versions a cluster's instances run, each once.
+fn packages_of(cluster: &Cluster) -> HashSet<usize> {
+    cluster.instances.iter().map(address).collect()
+}
+
+fn hash_of(text: &str) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+fn collect_strings(value: &Value, strings: &mut HashSet<u64>) {
+    match value {
+        Value::String(text) => {
+            strings.insert(hash_of(text));
+        }
+        Value::Sequence(items) => items.iter().for_each(|item| collect_strings(item, strings)),
+        Value::Mapping(mapping) => {
+            for (key, value) in mapping.iter() {
+                collect_strings(key, strings);
+                collect_strings(value, strings);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding a lock can only leave a complete entry or none: the maps are sound.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -64,8 +64,8 @@ pub fn share(instances: &mut [InstancePlan]) -> Vec<SharedObject> {
     let mut groups: BTreeMap<(String, String, String), Vec<(usize, usize)>> = BTreeMap::new();
     let mut first_seen = Vec::new();
     for &i in &order {
-        // Whether an object is cluster-scoped, and its group, kind and name, are never stamped.
-        for (j, object) in instances[i].unstamped().enumerate() {
+        // Whether an object is cluster-scoped, and its group, kind and name, as emitted (`values`).
+        for (j, object) in instances[i].values().enumerate() {
             let Some(key) = cluster_scoped_identity(object) else { continue };
             let entries = groups.entry(key.clone()).or_default();
             if entries.is_empty() {

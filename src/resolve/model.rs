@@ -273,6 +273,20 @@ pub struct Package {
     pub namespaces: PackageNamespaces,
     /// Custom resources whose pods an operator runs and kix does not place (K0435), in document order.
     pub unmanaged_custom: Vec<UnmanagedCustom>,
+    /// The documents whose strings name `meta.namespace` (K0209), found the first time an instance runs
+    /// elsewhere: the same for every instance, so a package's strings are read once, not per instance.
+    pub namespace_strings: std::sync::OnceLock<Vec<NamespaceInStrings>>,
+}
+
+/// A document whose strings name the package's own namespace (K0209, `resolve::namespace_strings`).
+#[derive(Clone, Debug)]
+pub struct NamespaceInStrings {
+    /// Index into the package's documents.
+    pub document: usize,
+    /// The fields, as paths (`spec.template.spec.containers[0].args[1]`, `data.config.yaml`).
+    pub fields: Vec<String>,
+    /// Where the first of them is.
+    pub first_at: Location,
 }
 
 /// A custom resource that runs pods which kix derives no spread or budget for.

@@ -10,35 +10,24 @@
 //! A path segment (`k8s.io/ingress-nginx`) or part of a longer name (`ingress-nginx-controller`)
 //! is not a namespace.
 
-use super::model::Instance;
+use super::model::{Instance, NamespaceInStrings, Package};
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_yaml::Value;
 
 /// K0209 for each object of the instance whose strings name the package's own namespace, when the
-/// instance runs elsewhere.
+/// instance runs elsewhere. Which objects and fields do is the package's (read once per package version).
 pub(super) fn report(cluster: &str, instance: &Instance, diagnostics: &mut Diagnostics) {
     let Some(own) = &instance.package.namespaces.own else { return };
     if own.value == instance.namespace {
         return;
     }
-    for document in &instance.package.documents {
-        let mut found: Vec<String> = Vec::new();
-        let mut first_at = None;
-        for (path, value) in candidate_strings(&document.value) {
-            if names_namespace(value, &own.value) {
-                // A data key may hold dots (`datasources.yaml`): located by its key, not a field path.
-                first_at.get_or_insert_with(|| match path.split_once('.') {
-                    Some((field @ ("data" | "stringData"), key)) => document.locate(&[field, key]),
-                    _ => document.locate_field(&path),
-                });
-                found.push(path);
-            }
-        }
-        let Some(first_at) = first_at else { continue };
-        let fields = if found.len() > 4 {
-            format!("{} and {} more", found[..3].join(", "), found.len() - 3)
+    let found = instance.package.namespace_strings.get_or_init(|| naming_documents(&instance.package, &own.value));
+    for NamespaceInStrings { document, fields, first_at } in found {
+        let document = &instance.package.documents[*document];
+        let fields = if fields.len() > 4 {
+            format!("{} and {} more", fields[..3].join(", "), fields.len() - 3)
         } else {
-            found.join(", ")
+            fields.join(", ")
         };
         diagnostics.push(
             Diagnostic::new(
@@ -53,7 +42,7 @@ pub(super) fn report(cluster: &str, instance: &Instance, diagnostics: &mut Diagn
                     instance.namespace
                 ),
             )
-            .at(first_at)
+            .at(first_at.clone())
             .with_label(own.from.clone(), "the namespace the package was written for")
             .about(&instance.subject)
             .help(format!(
@@ -64,6 +53,29 @@ pub(super) fn report(cluster: &str, instance: &Instance, diagnostics: &mut Diagn
             )),
         );
     }
+}
+
+/// The documents of the package whose strings name namespace `own`, with the fields that do.
+fn naming_documents(package: &Package, own: &str) -> Vec<NamespaceInStrings> {
+    let mut documents = Vec::new();
+    for (index, document) in package.documents.iter().enumerate() {
+        let mut fields: Vec<String> = Vec::new();
+        let mut first_at = None;
+        for (path, value) in candidate_strings(&document.value) {
+            if names_namespace(value, own) {
+                // A data key may hold dots (`datasources.yaml`): located by its key, not a field path.
+                first_at.get_or_insert_with(|| match path.split_once('.') {
+                    Some((field @ ("data" | "stringData"), key)) => document.locate(&[field, key]),
+                    _ => document.locate_field(&path),
+                });
+                fields.push(path);
+            }
+        }
+        if let Some(first_at) = first_at {
+            documents.push(NamespaceInStrings { document: index, fields, first_at });
+        }
+    }
+    documents
 }
 
 /// The strings kix looks in, with their field paths: pod specs' container `args`, `command` and `env`

@@ -219,6 +219,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         cluster_scoped_kinds,
         namespaces,
         unmanaged_custom,
+        namespace_strings: std::sync::OnceLock::new(),
     })
 }
 

@@ -49,12 +49,13 @@ fn lint_stays_inside_the_directory_it_was_given() {
     run.stderr_contains("kix: linted 2 objects (0 workloads, 0 PodDisruptionBudgets) from 2 files");
 }
 
-/// The names of the root's entries that a build leaves beside `out/` (staging, set-aside, lock).
+/// The names of the root's entries that a build leaves beside `out/` (staging, set-aside, lock; not the
+/// manifest, which a build keeps there on purpose).
 fn leftovers(root: &Path) -> Vec<String> {
     std::fs::read_dir(root)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains("kix-"))
+        .filter(|n| n.contains("kix-") && !n.ends_with(".kix-manifest"))
         .collect()
 }
 

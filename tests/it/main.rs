@@ -22,6 +22,7 @@ mod invariants;
 mod lint;
 mod precommit;
 mod realworld;
+mod rebuild;
 mod release;
 mod report;
 mod schema;

@@ -4,21 +4,56 @@
 
 use super::*;
 
-// Derive once per shape (issue 11): every instance's objects, stamped from an earlier instance of the same
-// shape, equal what deriving that instance alone gives: namespaces (placed, kept, moved references),
+/// Objects naming namespace `ns` in every reference kix moves with a package's own namespace (issue 20):
+/// a shipped Namespace, webhooks' services and namespace selectors (by expression and by label), an
+/// APIService's service and a CRD's conversion service, beside `package_in`'s RBAC subjects.
+fn moved_references(ns: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {ns}\n---\n\
+         apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: guard\n\
+         webhooks:\n- name: guard.example.com\n  admissionReviewVersions: [v1]\n  sideEffects: None\n  \
+         clientConfig: {{service: {{name: guard, namespace: {ns}, path: /validate}}}}\n  \
+         namespaceSelector: {{matchExpressions: [{{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, {ns}]}}]}}\n---\n\
+         apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: mutate\n\
+         webhooks:\n- name: mutate.example.com\n  admissionReviewVersions: [v1]\n  sideEffects: None\n  \
+         clientConfig: {{service: {{name: guard, namespace: {ns}}}}}\n  \
+         namespaceSelector: {{matchLabels: {{kubernetes.io/metadata.name: {ns}}}}}\n---\n\
+         apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata:\n  name: v1beta1.metrics.example.com\n\
+         spec: {{group: metrics.example.com, version: v1beta1, groupPriorityMinimum: 100, versionPriority: 100, \
+         service: {{name: adapter, namespace: {ns}}}}}\n---\n\
+         apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.example.com\n\
+         spec:\n  group: example.com\n  names: {{kind: Thing, plural: things}}\n  scope: Namespaced\n  \
+         versions: [{{name: v1, served: true, storage: true, schema: {{openAPIV3Schema: {{type: object}}}}}}]\n  \
+         conversion: {{strategy: Webhook, webhook: {{conversionReviewVersions: [v1], \
+         clientConfig: {{service: {{name: convert, namespace: {ns}}}}}}}}}\n"
+    )
+}
+
+// Derive once per shape (issues 11 and 20): every instance's objects, stamped from an earlier instance of the
+// same shape, equal what deriving that instance alone gives: namespaces (placed, kept, moved references),
 // kix's labels (added or the user's), derived budgets, createNamespace, with and without `meta.namespace`.
 #[test]
 fn stamped_instances_equal_instances_derived_alone() {
     let user_label = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: labelled\n  \
                       labels: {app.kubernetes.io/instance: mine}\ndata: {}\n---\n";
+    // A string naming `apps-x` (no reference kix moves): an instance in `apps-x` gets a shape of its own.
+    let peer = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: peer\ndata: {peer: apps-x}\n---\n";
     let workload = workload_yaml("Deployment", "api", None, "");
-    let yaml = format!("{user_label}{workload}---\n{}", package_in("src"));
+    let yaml = format!("{user_label}{peer}{workload}---\n{}", package_in("src"));
     let workloads = "[workloads.api]\nreplicas = { none = 2 }\n";
-    // With a namespace of its own, each namespace is a shape of its own (`d` runs in the package's own
-    // namespace); without one, instances in different namespaces share one shape (names YAML would read
-    // as a boolean or a number are quoted where they are stamped).
-    let own: &[(&str, &str, bool)] =
-        &[("a", "apps-a", false), ("b", "apps-b", true), ("c", "apps-c", false), ("d", "src", true)];
+    // With a namespace of its own, instances in different namespaces share one shape, its references to the
+    // namespace stamped for each, but for `d`, which runs in the package's own namespace, and `x`, whose
+    // namespace the package names (`b` also creates its namespace, which the package ships); without one,
+    // instances in different namespaces share one shape too (names YAML would read as a boolean or a number
+    // are quoted where they are stamped).
+    let own: &[(&str, &str, bool)] = &[
+        ("a", "apps-a", false),
+        ("b", "apps-b", true),
+        ("c", "apps-c", false),
+        ("d", "src", true),
+        ("on", "123", false),
+        ("x", "apps-x", false),
+    ];
     let kept: &[(&str, &str, bool)] = &[
         ("a", "apps-a", false),
         ("b", "apps-b", true),
@@ -26,14 +61,15 @@ fn stamped_instances_equal_instances_derived_alone() {
         ("e", "apps-a", false),
         ("on", "123", false),
     ];
-    for (meta, instances, expected) in [
-        ("namespace = \"src\"\nkeepNamespaces = [\"kube-system\"]\n", own, 4),
-        ("keepNamespaces = [\"kube-system\", \"src\"]\n", kept, 1),
+    let with_references = format!("{yaml}---\n{}", moved_references("src"));
+    for (meta, instances, yaml, expected) in [
+        ("namespace = \"src\"\nkeepNamespaces = [\"kube-system\"]\n", own, &with_references, 3),
+        ("keepNamespaces = [\"kube-system\", \"src\"]\n", kept, &yaml, 1),
     ] {
         let tree = TestTree::new().cluster("c", &cluster_of(instances)).package(
             "web",
-            &web(&format!("{meta}{workloads}"), &yaml).0,
-            &[("w.yaml", &yaml)],
+            &web(&format!("{meta}{workloads}"), yaml).0,
+            &[("w.yaml", yaml)],
         );
         let selection = crate::compile::Selection { root: tree.root().to_path_buf(), ..Default::default() };
         // (The cluster draws cross-instance findings, K0417 and K0421: every instance emits the kept
@@ -49,7 +85,7 @@ fn stamped_instances_equal_instances_derived_alone() {
             let alone = derive_instance(cluster, instance, &Shapes::default(), &mut found);
             assert!(found.is_empty(), "{meta}: {:?}", found);
             assert_eq!(stamped.objects(), alone.objects(), "{meta}: instance {}", instance.name);
-            let fields = |plan: &InstancePlan| plan.planned().iter().map(|p| p.fields).collect::<Vec<_>>();
+            let fields = |plan: &InstancePlan| plan.planned().iter().map(|p| p.fields.clone()).collect::<Vec<_>>();
             assert_eq!(fields(&stamped), fields(&alone), "{meta}: instance {}", instance.name);
             // What the checks read without stamping is what stamping gives.
             for (i, object) in stamped.objects().iter().enumerate() {
@@ -67,13 +103,26 @@ fn stamped_instances_equal_instances_derived_alone() {
                     metadata.remove("labels");
                     object
                 };
-                assert_eq!(without_stamped_fields(&stamped.planned()[i].value), without_stamped_fields(object), "{at}");
+                assert_eq!(without_stamped_fields(stamped.value(i)), without_stamped_fields(object), "{at}");
+            }
+            // Every moved reference names the instance's namespace, however its objects were made.
+            if std::ptr::eq(yaml, &with_references) {
+                let text = kix_yaml::emit::to_string(&Value::Sequence(stamped.objects().to_vec()));
+                let mut scalar = String::new();
+                kix_yaml::emit::write_scalar_string(&mut scalar, &instance.namespace);
+                let named = text.matches(&format!(" {scalar}\n")).count();
+                assert!(named >= 10, "{meta}: instance {} names its namespace {named} times:\n{text}", instance.name);
+                assert!(
+                    instance.namespace == "src" || !text.contains(" src\n"),
+                    "{meta}: {} still names src:\n{text}",
+                    instance.name
+                );
             }
             // The text copied from the shape's rendering is the text of the instance's own objects.
             let mut rendered_now = alone;
             rendered_now.forget_rendered();
             // Every object but the Namespace createNamespace adds is pre-rendered.
-            let created = usize::from(stamped.objects()[0]["kind"] == "Namespace");
+            let created = usize::from(stamped.planned()[0].origin == Origin::Namespace);
             assert!(stamped.planned()[created..].iter().all(|p| p.rendered.is_some()), "{meta}: {}", instance.name);
             assert_eq!(
                 crate::emit::render_instance("c", &stamped),
@@ -103,47 +152,65 @@ fn objects_holding_a_stand_in_are_rendered_from_their_value() {
     }
 }
 
-// Shapes are shared by every cluster of a compile (issue 11): each instance of a fleet, compiled with the
-// shapes its clusters derived on every core, equals what deriving it alone gives, in clusters at the same
-// level (one shape for the fleet) and at another (a shape of its own).
+// Shapes are shared by every cluster of a compile (issues 11 and 20): each instance of a fleet, compiled with
+// the shapes its clusters derived on every core, equals what deriving it alone gives, in clusters at the same
+// level (one shape for the fleet) and at another (a shape of its own), for a package with a namespace of its
+// own (its references stamped for each instance's namespace) and without.
 #[test]
 fn instances_stamped_from_other_clusters_shapes_equal_instances_derived_alone() {
     let workload = workload_yaml("Deployment", "api", None, "");
-    let yaml = format!("{workload}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata: {{}}\n");
-    let package = web("[workloads.api]\nreplicas = { none = 2, node = 3 }\n", &yaml).0;
-    let at_node = |instances: &[(&str, &str, bool)]| {
-        cluster_of(instances).replace("availability = \"none\"", "availability = \"node\"")
-    };
-    let mut tree = TestTree::new().package("web", &package, &[("w.yaml", &yaml)]);
-    for (cluster, text) in [
-        ("east", cluster_of(&[("a", "apps-a", false), ("b", "apps-b", true)])),
-        ("west", cluster_of(&[("c", "apps-c", false), ("on", "123", false)])),
-        ("north", at_node(&[("d", "apps-d", false)])),
-    ] {
-        tree = tree.cluster(cluster, &text);
-    }
-    let selection = crate::compile::Selection { root: tree.root().to_path_buf(), ..Default::default() };
-    let (model, compiled) = crate::compile::compile_keeping_model(&selection);
-    assert!(!compiled.diagnostics.has_errors(), "{:?}", compiled.messages());
-    for cluster in &model.clusters {
-        let plan = compiled.clusters.iter().find(|p| p.name == cluster.name).unwrap();
-        for instance in &cluster.instances {
-            let mut found = Diagnostics::default();
-            let alone = derive_instance(cluster, instance, &Shapes::default(), &mut found);
-            let stamped = plan.instances.iter().find(|i| i.name == instance.name).unwrap();
-            assert_eq!(stamped.objects(), alone.objects(), "{}/{}", cluster.name, instance.name);
-            let mut alone = alone;
-            alone.forget_rendered();
-            assert_eq!(
-                crate::emit::render_instance(&cluster.name, stamped),
-                crate::emit::render_instance(&cluster.name, &alone),
-                "{}/{}",
-                cluster.name,
-                instance.name
-            );
+    let plain = format!("{workload}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata: {{}}\n");
+    let own = format!("{plain}---\n{}---\n{}", package_in("src"), moved_references("src"));
+    let own_meta =
+        "[meta]\nname = \"web\"\nversion = \"1.0.0\"\nnamespace = \"src\"\nkeepNamespaces = [\"kube-system\"]\n";
+    // Two instances of a package with a namespace of its own clash in one cluster (their ClusterRoleBindings
+    // differ only in the namespace they bind, K0417): one each, in clusters of their own.
+    let two = [&[("a", "apps-a", false), ("b", "apps-b", true)][..], &[("c", "apps-c", false), ("on", "123", false)]];
+    let one =
+        [&[("a", "apps-a", false)][..], &[("b", "apps-b", true)], &[("c", "apps-c", false)], &[("on", "123", false)]];
+    for (yaml, meta, clusters) in [(&plain, "", &two[..]), (&own, own_meta, &one[..])] {
+        let mut package = web("[workloads.api]\nreplicas = { none = 2, node = 3 }\n", yaml).0;
+        if !meta.is_empty() {
+            package = package.replace("[meta]\nname = \"web\"\nversion = \"1.0.0\"\n", meta);
         }
+        let at_node = |instances: &[(&str, &str, bool)]| {
+            cluster_of(instances).replace("availability = \"none\"", "availability = \"node\"")
+        };
+        let mut tree = TestTree::new().package("web", &package, &[("w.yaml", yaml)]);
+        for (index, instances) in clusters.iter().enumerate() {
+            tree = tree.cluster(&format!("c{index}"), &cluster_of(instances));
+        }
+        tree = tree.cluster("north", &at_node(&[("d", "apps-d", false)]));
+        let selection = crate::compile::Selection { root: tree.root().to_path_buf(), ..Default::default() };
+        let (model, compiled) = crate::compile::compile_keeping_model(&selection);
+        assert!(!compiled.diagnostics.has_errors(), "{:?}", compiled.messages());
+        let mut keys = std::collections::HashSet::new();
+        for cluster in &model.clusters {
+            let plan = compiled.clusters.iter().find(|p| p.name == cluster.name).unwrap();
+            for instance in &cluster.instances {
+                let mut found = Diagnostics::default();
+                let alone = derive_instance(cluster, instance, &Shapes::default(), &mut found);
+                let stamped = plan.instances.iter().find(|i| i.name == instance.name).unwrap();
+                assert_eq!(stamped.objects(), alone.objects(), "{}/{}", cluster.name, instance.name);
+                let mut alone = alone;
+                alone.forget_rendered();
+                assert_eq!(
+                    crate::emit::render_instance(&cluster.name, stamped),
+                    crate::emit::render_instance(&cluster.name, &alone),
+                    "{}/{}",
+                    cluster.name,
+                    instance.name
+                );
+                // The instance's objects are its shape's: their text rendered with stand-ins, the same for every
+                // instance of a shape whichever derived it (two cores may each derive one shape once).
+                let rendered: Vec<_> = stamped.planned().iter().filter_map(|p| p.rendered.as_ref()).collect();
+                keys.insert(format!("{rendered:?}"));
+            }
+        }
+        assert_eq!(keys.len(), 2, "{meta}: one shape per level");
+        let replicas = |cluster: &str, instance: &str| {
+            compiled.instance(cluster, instance).objects()[0]["spec"]["replicas"].clone()
+        };
+        assert_eq!((replicas("c0", "a"), replicas("north", "d")), (2.into(), 3.into()));
     }
-    let replicas =
-        |cluster: &str, instance: &str| compiled.instance(cluster, instance).objects()[0]["spec"]["replicas"].clone();
-    assert_eq!((replicas("east", "a"), replicas("north", "d")), (2.into(), 3.into()));
 }
