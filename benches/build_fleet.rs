@@ -96,6 +96,15 @@ fn bench_verify(c: &mut Criterion) {
         assert!(compiled.ok());
         group.bench_function(format!("{nodes}_nodes{name}"), |b| b.iter(|| kix::api::verify(&compiled.clusters, None)));
     }
+    // Level node with required pod anti-affinity on the hostname (issue 20 part 2).
+    let dir = scratch();
+    genfleet::verify_cluster(dir.path(), 3000, 3000, 1, "node").unwrap();
+    genfleet::anti_affinity(dir.path()).unwrap();
+    let compiled = kix::compile::compile(&Selection { root: dir.path().to_path_buf(), ..Default::default() });
+    assert!(compiled.ok());
+    group.bench_function("3000_nodes_level_node_anti_affinity", |b| {
+        b.iter(|| kix::api::verify(&compiled.clusters, None))
+    });
     group.finish();
 }
 

@@ -19,7 +19,8 @@
 //! * a **verify** cluster: `--verify-nodes N --replicas R OUT` writes one cluster `big` of N nodes in
 //!   three zones and one instance of a Deployment with R replicas at level `zone` (the shape of issue
 //!   11's verify figures); with `--verify-workloads W`, W Deployments sharing the R replicas (kix
-//!   verifies at most 10,000 replicas per workload: 5,000 nodes and 15,000 replicas are W = 3).
+//!   verifies at most 10,000 replicas per workload: 5,000 nodes and 15,000 replicas are W = 3); with
+//!   `--anti-affinity`, every Deployment requires pod anti-affinity on `kubernetes.io/hostname`.
 //! * **kube-prometheus** instances: `--kube-prometheus N OUT` copies the real-world corpus package
 //!   (`tests/realworld/packages/kube-prometheus`, written for `monitoring`) to `OUT/packages/` and writes
 //!   N instances of it, each in a namespace of its own, one per cluster (issue 20's shapes independent of
@@ -60,6 +61,9 @@ pub struct Args {
     /// Fleet shape: every cluster declares this many availability zones (`z-00000`, ...) instead of
     /// one to three (issue 19's duplicate checks; 0: the usual mix).
     pub zones: usize,
+    /// Verify shape: every Deployment also requires pod anti-affinity on `kubernetes.io/hostname`
+    /// against its own pods (issue 20 part 2).
+    pub anti_affinity: bool,
     /// kube-prometheus shape: this many instances of the corpus package in one cluster (0: not this shape).
     pub kube_prometheus: usize,
     /// kube-prometheus shape: every instance in one cluster instead of one cluster each.
@@ -89,6 +93,7 @@ fn parse_args() -> Result<Args, String> {
             "--kustomize" => args.kustomize = true,
             "--scheduler-perf" => args.scheduler_perf = true,
             "--audit-state" => args.audit_state = true,
+            "--anti-affinity" => args.anti_affinity = true,
             other if other.starts_with("--") => return Err(format!("unknown flag {other}")),
             other => args.out = Some(PathBuf::from(other)),
         }
@@ -104,7 +109,7 @@ fn main() {
     let args = args.unwrap_or_else(|message| {
         eprintln!(
             "genfleet: {message}\nusage: genfleet [--clusters N] [--instances M] [--workloads K] [--nodes P] \
-             [--zones Z] [--kustomize] OUT\n       genfleet --verify-nodes N --replicas R [--verify-workloads W] [--verify-level node] [--audit-state] OUT\n       genfleet --kube-prometheus N [--in-one-cluster] OUT\n       genfleet --scheduler-perf OUT"
+             [--zones Z] [--kustomize] OUT\n       genfleet --verify-nodes N --replicas R [--verify-workloads W] [--verify-level node] [--anti-affinity] [--audit-state] OUT\n       genfleet --kube-prometheus N [--in-one-cluster] OUT\n       genfleet --scheduler-perf OUT"
         );
         std::process::exit(2)
     });
@@ -117,6 +122,9 @@ fn main() {
         let level = if args.verify_level.is_empty() { "zone" } else { args.verify_level.as_str() };
         verify_cluster(&out, args.verify_nodes, args.replicas.max(1), args.verify_workloads.max(1), level).and_then(
             |()| {
+                if args.anti_affinity {
+                    anti_affinity(&out)?;
+                }
                 if args.audit_state {
                     audit_state(&out, args.verify_nodes, args.replicas.max(1), args.verify_workloads.max(1))
                 } else {
@@ -568,6 +576,29 @@ spec:
     }
     write(&out.join("packages/web/kix.toml"), &toml)?;
     write(&out.join("packages/web/api.yaml"), &yaml)
+}
+
+/// Gives every Deployment [`verify_cluster`] wrote a required pod anti-affinity on
+/// `kubernetes.io/hostname` against its own pods (`--anti-affinity`).
+pub fn anti_affinity(out: &Path) -> std::io::Result<()> {
+    let path = out.join("packages/web/api.yaml");
+    let text = std::fs::read_to_string(&path)?;
+    let documents: Vec<String> = text
+        .split("---\n")
+        .map(|doc| {
+            let name = doc.split("name: ").nth(1).and_then(|rest| rest.lines().next()).unwrap_or_default();
+            doc.replacen(
+                "    spec:\n      containers:",
+                &format!(
+                    "    spec:\n      affinity:\n        podAntiAffinity:\n          \
+                     requiredDuringSchedulingIgnoredDuringExecution:\n          - labelSelector:\n              \
+                     matchLabels: {{app: {name}}}\n            topologyKey: kubernetes.io/hostname\n      containers:"
+                ),
+                1,
+            )
+        })
+        .collect();
+    write(&path, &documents.join("---\n"))
 }
 
 /// The verify shape's cluster as it runs (`kix audit --cluster big --state OUT/state.yaml`): `nodes`

@@ -21,65 +21,30 @@
 //! per-node counts: the hostname constraint's and the tie-break rank's) are in
 //! [`grouped`].
 //!
-//! InterPodAffinity ([`super::interpod`]) is evaluated on every node, from a scan of the bound
-//! pods once per cycle: a pod with pod affinity or anti-affinity terms, or any pod on a cluster
-//! where a bound pod has such terms (its required anti-affinity filters every incoming pod, its
-//! preferred and required terms score it), takes the per-node path. Node classes cannot stand
-//! for such pods: the terms count pods per node and per domain of any label key.
+//! InterPodAffinity ([`super::interpod`]) applies to a pod with pod affinity or anti-affinity
+//! terms, and to any pod on a cluster where a bound pod has such terms (its required
+//! anti-affinity filters every incoming pod, its preferred and required terms score it). The
+//! reference path evaluates it from a scan of every bound pod per cycle; the scheduling paths read
+//! counts kept as pods bind and leave ([`affinity`]): per class for keys other than the hostname,
+//! per node (joining the group key) for the hostname, so node classes still stand for the nodes
+//! whose pods no term counts. With duplicate hostnames it falls back to the scan.
 
+mod affinity;
 mod change;
 mod grouped;
 mod journal;
 
-use change::{Change, ClassKey, class_key};
-pub use change::{Checkpoint, Rank};
+use change::{Change, ClassKey, InterPod, Role, SLOTS, Slot, Source, class_key, failure_text};
+pub use change::{Checkpoint, Cycle, Outcome, Rank};
 
 use super::interpod::{self, NamespaceIndex};
 use super::objects::{Node, Pod};
-use super::plugins::{self, Candidate, Domains, Rejection, Scores, Spread, Usage};
+use super::plugins::{self, Candidate, Domains, Spread, Usage};
 use super::snapshot::State;
 use kix_kube::labels::HOSTNAME;
 use kix_kube::selector::Selector;
 use kix_kube::taints::Taint;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-
-/// One node's outcome in a cycle.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    Feasible(Scores),
-    Rejected(Rejection),
-}
-
-/// The full result of one reference scheduling cycle.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cycle {
-    /// Every node by name with its outcome.
-    pub nodes: BTreeMap<String, Outcome>,
-    /// The chosen node: highest total score, lowest name on ties.
-    pub selected: Option<String>,
-}
-
-impl Cycle {
-    /// Distinct rejection reasons with how many nodes gave each (for Pending messages).
-    pub fn reasons(&self) -> BTreeMap<String, usize> {
-        let mut out = BTreeMap::new();
-        for outcome in self.nodes.values() {
-            if let Outcome::Rejected(r) = outcome {
-                *out.entry(r.message()).or_insert(0) += 1;
-            }
-        }
-        out
-    }
-
-    /// The scheduler's FailedScheduling message: `0/N nodes are available: 3 reason, ...`.
-    pub fn failure_message(&self) -> String {
-        if self.nodes.is_empty() {
-            return "no nodes available to schedule pods".to_string();
-        }
-        let parts: Vec<String> = self.reasons().iter().map(|(r, n)| format!("{n} {r}")).collect();
-        format!("0/{} nodes are available: {}.", self.nodes.len(), parts.join(", "))
-    }
-}
 
 #[derive(Clone, Debug)]
 struct Class {
@@ -91,30 +56,48 @@ struct Class {
     size: usize,
 }
 
-/// Nodes of one class grouped by (usage, pods the host tally counts on the node, pods the rank
-/// tally counts on it), in name order (see [`grouped`]).
-type Groups = BTreeMap<(Usage, i64, i64), BTreeSet<usize>>;
+/// A node's usage and its [`SLOTS`] counts.
+type GroupKey = (Usage, [i64; SLOTS]);
 
-/// Per class, the nodes grouped by usage and the per-node counts of two tallies (either may be
-/// absent: its count is then 0); built the first time a cycle needs it, kept as pods bind and leave.
+/// Nodes of one class grouped by their [`GroupKey`], in name order (see [`grouped`]).
+type Groups = BTreeMap<GroupKey, BTreeSet<usize>>;
+
+/// Per class, the nodes grouped by usage and the per-node counts of some slots; built the first
+/// time a cycle needs it, kept as pods bind and leave.
 #[derive(Clone, Debug)]
 struct Grouping {
-    host: Option<usize>,
-    rank: Option<usize>,
+    slots: Vec<Slot>,
     per_class: Vec<Groups>,
+}
+
+/// What a tally counts.
+#[derive(Clone, Debug)]
+enum Counted {
+    /// Pods of `namespace` that `selector` matches; terminating ones too if `terminating` (a
+    /// workload's own pods, as the tie-break counts them); spread constraints count only pods
+    /// that are not terminating.
+    Pods { namespace: String, selector: Selector, terminating: bool },
+    /// Pods matching every one of an incoming pod's InterPodAffinity terms, terminating or not.
+    Terms(Vec<interpod::Term>),
 }
 
 #[derive(Clone, Debug)]
 struct Tally {
-    namespace: String,
-    selector: Selector,
-    /// Matching, non-terminating pods per class.
+    counted: Counted,
+    /// Counted pods per class.
     per_class: Vec<i64>,
     /// The same per node.
     per_node: Vec<i64>,
-    /// Whether terminating pods count too (a workload's own pods, as the tie-break counts them);
-    /// spread constraints count only pods that are not terminating.
-    terminating: bool,
+}
+
+/// Bound pods carrying one InterPodAffinity term (its role and weight, resolved against its owner)
+/// per node and per class: what upstream finds by walking `HavePodsWithAffinityList`.
+#[derive(Clone, Debug)]
+struct Owned {
+    role: Role,
+    term: interpod::Term,
+    per_class: Vec<i64>,
+    per_node: Vec<i64>,
 }
 
 /// Nodes and bound pods, with the indexes both scheduling paths use.
@@ -133,8 +116,11 @@ pub struct Cluster {
     class_index: BTreeMap<ClassKey, usize>,
     tallies: Vec<Tally>,
     tally_index: HashMap<String, usize>,
+    /// Bound pods' InterPodAffinity terms, counted per node (see [`affinity`]).
+    owned: Vec<Owned>,
+    owned_index: HashMap<String, usize>,
     groupings: Vec<Grouping>,
-    grouping_index: HashMap<(Option<usize>, Option<usize>), usize>,
+    grouping_index: HashMap<Vec<Slot>, usize>,
     /// Every node has its own `kubernetes.io/hostname` value (or none): then a hostname
     /// domain is one node, which the fast path relies on.
     unique_hostnames: bool,
@@ -180,6 +166,8 @@ impl Cluster {
             class_index: BTreeMap::new(),
             tallies: Vec::new(),
             tally_index: HashMap::new(),
+            owned: Vec::new(),
+            owned_index: HashMap::new(),
             groupings: Vec::new(),
             grouping_index: HashMap::new(),
             unique_hostnames: true,
@@ -285,9 +273,12 @@ impl Cluster {
     /// Adds (`sign` 1) or takes away (-1) a pod's usage and tally counts on node `ni`, moving
     /// the node between its class's buckets and groups.
     fn account(&mut self, ni: usize, pod: &Pod, sign: i64) {
-        if !pod.spec.pod_affinity.is_empty() {
+        let owned = if pod.spec.pod_affinity.is_empty() {
+            Vec::new()
+        } else {
             self.pods_with_affinity += sign;
-        }
+            self.owned_terms(pod)
+        };
         let ci = self.class_of[ni];
         for g in 0..self.groupings.len() {
             let key = self.group_key(&self.groupings[g], ni);
@@ -300,10 +291,14 @@ impl Cluster {
         let new = self.usage[ni];
         class.buckets.entry(new).or_default().insert(ni);
         for tally in &mut self.tallies {
-            if counts(tally, pod) {
+            if counts(tally, pod, &self.namespaces) {
                 tally.per_class[ci] += sign;
                 tally.per_node[ni] += sign;
             }
+        }
+        for o in owned {
+            self.owned[o].per_class[ci] += sign;
+            self.owned[o].per_node[ni] += sign;
         }
         for g in 0..self.groupings.len() {
             let key = self.group_key(&self.groupings[g], ni);
@@ -311,24 +306,42 @@ impl Cluster {
         }
     }
 
-    /// Node `ni`'s key in a grouping: its usage and the two tallies' counts on it.
-    fn group_key(&self, grouping: &Grouping, ni: usize) -> (Usage, i64, i64) {
-        let count = |t: Option<usize>| t.map_or(0, |t| self.tallies[t].per_node[ni]);
-        (self.usage[ni], count(grouping.host), count(grouping.rank))
+    /// Node `ni`'s key in a grouping: its usage and the slots' counts on it.
+    fn group_key(&self, grouping: &Grouping, ni: usize) -> GroupKey {
+        (self.usage[ni], self.slot_counts(&grouping.slots, ni))
     }
 
-    /// The grouping of two tallies, built on first use.
-    fn grouping(&mut self, host: Option<usize>, rank: Option<usize>) -> usize {
-        if let Some(&g) = self.grouping_index.get(&(host, rank)) {
+    /// The counts of `slots` (at most [`SLOTS`]) on node `ni`.
+    fn slot_counts(&self, slots: &[Slot], ni: usize) -> [i64; SLOTS] {
+        let mut counts = [0; SLOTS];
+        for (count, slot) in counts.iter_mut().zip(slots) {
+            for &(source, weight) in slot {
+                *count += weight * self.source(source).1[ni];
+            }
+        }
+        counts
+    }
+
+    /// A source's per-class and per-node counts.
+    fn source(&self, source: Source) -> (&[i64], &[i64]) {
+        match source {
+            Source::Tally(t) => (&self.tallies[t].per_class, &self.tallies[t].per_node),
+            Source::Owned(o) => (&self.owned[o].per_class, &self.owned[o].per_node),
+        }
+    }
+
+    /// The grouping of some slots, built on first use.
+    fn grouping(&mut self, slots: Vec<Slot>) -> usize {
+        if let Some(&g) = self.grouping_index.get(&slots) {
             return g;
         }
-        let mut grouping = Grouping { host, rank, per_class: vec![BTreeMap::new(); self.classes.len()] };
+        let mut grouping = Grouping { slots: slots.clone(), per_class: vec![BTreeMap::new(); self.classes.len()] };
         for (ni, &ci) in self.class_of.iter().enumerate() {
             let key = self.group_key(&grouping, ni);
             grouping.per_class[ci].entry(key).or_default().insert(ni);
         }
         self.groupings.push(grouping);
-        self.grouping_index.insert((host, rank), self.groupings.len() - 1);
+        self.grouping_index.insert(slots, self.groupings.len() - 1);
         self.groupings.len() - 1
     }
 
@@ -360,6 +373,12 @@ impl Cluster {
         self.tally_index.clear();
         self.groupings.clear();
         self.grouping_index.clear();
+        for owned in &mut self.owned {
+            owned.per_class = vec![0; self.classes.len()];
+            for (ni, &count) in owned.per_node.iter().enumerate() {
+                owned.per_class[self.class_of[ni]] += count;
+            }
+        }
     }
 
     /// Per-domain counts from the per-class tallies (classes share every label but the hostname).
@@ -396,18 +415,19 @@ impl Cluster {
     /// `terminating`), created on first use.
     fn tally(&mut self, namespace: &str, selector: &Selector, terminating: bool) -> usize {
         let key = format!("{namespace}\u{0}{terminating}\u{0}{selector:?}");
+        let counted = || Counted::Pods { namespace: namespace.to_string(), selector: selector.clone(), terminating };
+        self.tally_of(key, counted)
+    }
+
+    /// The tally known by `key`, counting what `counted` says, created on first use.
+    fn tally_of(&mut self, key: String, counted: impl FnOnce() -> Counted) -> usize {
         if let Some(&t) = self.tally_index.get(&key) {
             return t;
         }
-        let mut tally = Tally {
-            namespace: namespace.to_string(),
-            selector: selector.clone(),
-            per_class: vec![0; self.classes.len()],
-            per_node: vec![0; self.nodes.len()],
-            terminating,
-        };
+        let mut tally =
+            Tally { counted: counted(), per_class: vec![0; self.classes.len()], per_node: vec![0; self.nodes.len()] };
         for (pod, ni) in self.pods.iter().flatten() {
-            if counts(&tally, pod) {
+            if counts(&tally, pod, &self.namespaces) {
                 tally.per_class[self.class_of[*ni]] += 1;
                 tally.per_node[*ni] += 1;
             }
@@ -428,7 +448,8 @@ impl Cluster {
                 .filter(|(p, _)| constraints[c].matches(&pod.namespace, p))
                 .count() as i64
         };
-        let (outcomes, selected) = self.evaluate(pod, &spread, &on_node);
+        let affinity = self.interpod_applies(pod).then(|| InterPod::Reference(self.interpod(pod)));
+        let (outcomes, selected) = self.evaluate(pod, &spread, &on_node, affinity.as_ref());
         Cycle {
             nodes: self.nodes.iter().zip(outcomes).filter_map(|(n, o)| o.map(|o| (n.name.clone(), o))).collect(),
             selected: selected.map(|i| self.nodes[i].name.clone()),
@@ -443,6 +464,7 @@ impl Cluster {
         pod: &Pod,
         spread: &Spread,
         on_node: &dyn Fn(usize, usize) -> i64,
+        affinity: Option<&InterPod>,
     ) -> (Vec<Option<Outcome>>, Option<usize>) {
         // Per-domain counts over the nodes that carry every key of `all` and pass the
         // constraint's inclusion policies (upstream PreFilter and PreScore counting).
@@ -458,14 +480,13 @@ impl Cluster {
         };
         let hard: Vec<Domains<'_>> =
             spread.hard.iter().enumerate().map(|(c, con)| Domains::new(domain_counts(c, con, &spread.hard))).collect();
-        let affinity = self.interpod_applies(pod).then(|| self.interpod(pod));
         let mut outcomes: Vec<Option<Outcome>> = vec![None; self.nodes.len()];
         let mut feasible = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
             let verdict = plugins::filter_node(pod, node)
                 .and_then(|()| plugins::filter_fit(pod, &node.allocatable, &self.usage[i]))
                 .and_then(|()| plugins::filter_spread(pod, spread, &hard, &node.labels, 0))
-                .and_then(|()| affinity.as_ref().map_or(Ok(()), |a| a.filter(&node.labels)));
+                .and_then(|()| affinity.map_or(Ok(()), |a| self.interpod_filter(a, i)));
             match verdict {
                 Ok(()) => feasible.push(i),
                 Err(r) => outcomes[i] = Some(Outcome::Rejected(r)),
@@ -485,8 +506,8 @@ impl Cluster {
             .map(|&i| Candidate { node: &self.nodes[i], usage: self.usage[i], multiplicity: 1 })
             .collect();
         let mut scores = plugins::score(pod, spread, &candidates, &soft, |c, ci| on_node(feasible[c], offset + ci));
-        if let Some(affinity) = &affinity {
-            let raw: Vec<i64> = feasible.iter().map(|&i| affinity.raw_score(&self.nodes[i].labels)).collect();
+        if let Some(affinity) = affinity {
+            let raw: Vec<i64> = feasible.iter().map(|&i| self.interpod_raw_score(affinity, i)).collect();
             for (s, score) in scores.iter_mut().zip(affinity.normalise(&raw)) {
                 s.inter_pod_affinity = score;
                 s.total += plugins::WEIGHT_INTER_POD * score;
@@ -517,9 +538,17 @@ impl Cluster {
     /// node is still evaluated, but counts come from the per-node tallies, not a pass over pods.
     fn select_per_node(&mut self, pod: &Pod, spread: &Spread) -> Option<String> {
         let tallies = self.tallies_for(pod, spread);
+        let affinity = self.interpod_applies(pod).then(|| self.interpod_counted(pod));
         let this = &*self;
         let on_node = |i: usize, c: usize| -> i64 { tallies[c].map_or(0, |t| this.tallies[t].per_node[i]) };
-        this.evaluate(pod, spread, &on_node).1.map(|i| this.nodes[i].name.clone())
+        this.evaluate(pod, spread, &on_node, affinity.as_ref()).1.map(|i| this.nodes[i].name.clone())
+    }
+
+    /// Whether the grouped path gives exactly the reference answer for this pod (see
+    /// [`Cluster::fast_path_applies`]); with InterPodAffinity, only while every hostname is unique
+    /// (then a hostname pair is one node, whose counts join the group key).
+    fn grouped_applies(&self, pod: &Pod, spread: &Spread) -> bool {
+        self.fast_path_applies(pod, spread) && (self.unique_hostnames || !self.interpod_applies(pod))
     }
 
     /// Whether the grouped path gives exactly the reference answer for this pod: it must not
@@ -532,7 +561,9 @@ impl Cluster {
             None => true,
             Some(first) => self.unique_hostnames && host_selectors.all(|s| s == first),
         };
+        // One hard hostname constraint at most: a node is in its domains or not (see `grouped`).
         one_selector
+            && spread.hard.iter().filter(|c| c.key == HOSTNAME).count() <= 1
             && pod.spec.node_name.is_none()
             && !pod.spec.node_selector.contains_key(HOSTNAME)
             && !pod.spec.required_terms.iter().flatten().any(|t| t.mentions_node_identity())
@@ -542,10 +573,10 @@ impl Cluster {
     /// Chooses the node the reference path would choose, usually without visiting every node.
     pub fn select(&mut self, pod: &Pod) -> Option<String> {
         let spread = Spread::of(pod);
-        if !self.fast_path_applies(pod, &spread) || self.interpod_applies(pod) {
+        if !self.grouped_applies(pod, &spread) {
             return self.select_per_node(pod, &spread);
         }
-        self.grouped(pod, &spread, &Rank::None)
+        self.grouped(pod, spread, &Rank::None)
     }
 }
 
@@ -559,8 +590,16 @@ fn take<K: Ord>(map: &mut BTreeMap<K, BTreeSet<usize>>, key: &K, node: usize) {
     }
 }
 
-fn counts(tally: &Tally, pod: &Pod) -> bool {
-    (tally.terminating || !pod.terminating) && pod.namespace == tally.namespace && tally.selector.matches(&pod.labels)
+fn counts(tally: &Tally, pod: &Pod, namespaces: &NamespaceIndex) -> bool {
+    match &tally.counted {
+        Counted::Pods { namespace, selector, terminating } => {
+            (*terminating || !pod.terminating) && pod.namespace == *namespace && selector.matches(&pod.labels)
+        }
+        Counted::Terms(terms) => {
+            let labels = namespaces.labels_of(&pod.namespace);
+            terms.iter().all(|t| t.matches(pod, &labels))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 //! Scenario "domain loss" of `kix verify` and its adversarial twin "tie-break": each domain of
 //! the level fails in turn (see [`super::scenarios`] for what each promises).
 
-use super::cluster::{Cluster, Outcome};
 use super::objects::Pod;
 use super::plugins::REASON_SPREAD;
 use super::quorum::Quorum;
@@ -191,7 +190,7 @@ fn fail(
                     loss.replacements.insert(name, node);
                 }
                 Err(message) if owner == w => {
-                    let room = level >= Level::Node && has_room(world.cluster(), &probe, nodes);
+                    let room = level >= Level::Node && world.rejects_only_for(&probe, REASON_SPREAD, nodes);
                     let subject = FindingSubject::pod(&probe.namespace, &name);
                     if room {
                         *pass = false;
@@ -242,7 +241,7 @@ pub(super) fn tie_break(
     let mut findings = Vec::new();
     let mut pass = true;
     let placed = |world: &World<'_>| -> Vec<String> {
-        let mut nodes: Vec<String> = world.owned(w).into_iter().map(|(_, n)| n).collect();
+        let mut nodes: Vec<String> = world.owned_unsorted(w).map(|(_, n)| n.to_string()).collect();
         nodes.sort();
         nodes
     };
@@ -285,13 +284,6 @@ pub(super) fn tie_break(
         findings.push(Finding::new(FindingKind::SurvivesTieBreak, FindingSubject::Workload, text));
     }
     ScenarioResult { scenario: Scenario::TieBreak, pass, findings, steps }
-}
-
-/// Whether a surviving node (outside `failed`) rejects the pod only for its spread constraints.
-fn has_room(cluster: &Cluster, pod: &Pod, failed: &[String]) -> bool {
-    cluster.cycle(pod).nodes.iter().any(|(node, outcome)| {
-        !failed.contains(node) && matches!(outcome, Outcome::Rejected(r) if r.reasons == [REASON_SPREAD])
-    })
 }
 
 fn hint(pod: &Pod, key: &str) -> String {

@@ -33,7 +33,7 @@ use kix_kube::level::Level;
 pub const UNMANAGED_FATAL: &str = "cannot delete Pods that declare no controller (use --force to override)";
 
 pub(super) fn drain(world: &mut World<'_>, w: usize, quorum: &Quorum, level: Level) -> ScenarioResult {
-    let mut nodes: Vec<String> = world.owned(w).into_iter().map(|(_, n)| n).collect();
+    let mut nodes: Vec<String> = world.owned_unsorted(w).map(|(_, n)| n.to_string()).collect();
     nodes.sort();
     nodes.dedup();
     let mut findings = Vec::new();

@@ -80,6 +80,14 @@ impl NamespaceIndex {
         self.labels.get(name).cloned().unwrap_or_else(|| implicit_labels(name))
     }
 
+    /// [`NamespaceIndex::labels`] without a copy for a namespace the model knows (every bound pod's).
+    pub fn labels_of(&self, name: &str) -> std::borrow::Cow<'_, Labels> {
+        match self.labels.get(name) {
+            Some(labels) => std::borrow::Cow::Borrowed(labels),
+            None => std::borrow::Cow::Owned(implicit_labels(name)),
+        }
+    }
+
     fn matching<'a>(&'a self, selector: &'a Selector) -> impl Iterator<Item = &'a String> + 'a {
         self.labels.iter().filter(|(_, l)| selector.matches(l)).map(|(n, _)| n)
     }
@@ -100,17 +108,21 @@ enum NamespaceSelector {
 
 /// A term ready to match: `framework.AffinityTerm`.
 #[derive(Clone, Debug)]
-struct Term {
+pub(crate) struct Term {
     selector: Option<Selector>,
     namespaces: BTreeSet<String>,
     namespace_selector: NamespaceSelector,
-    key: String,
+    /// The topology key.
+    pub(crate) key: String,
 }
 
 impl Term {
     /// `newAffinityTerm` for a term of `owner`, with matchLabelKeys merged from its labels.
     /// `index` resolves a namespace selector into names (the incoming pod's terms only).
-    fn new(term: &AffinityTerm, owner: &Pod, index: Option<&NamespaceIndex>) -> Term {
+    /// Without `index`, a namespace selector is kept and matched against a pod's namespace labels:
+    /// for pods in namespaces the model knows (every bound pod's) that admits what resolving it
+    /// against the known namespaces admits, and it stays true as namespaces become known.
+    pub(crate) fn new(term: &AffinityTerm, owner: &Pod, index: Option<&NamespaceIndex>) -> Term {
         let mut selector = term.selector.clone();
         if let Some(s) = selector.as_mut() {
             for (keys, operator) in
@@ -140,7 +152,7 @@ impl Term {
     }
 
     /// `AffinityTerm.Matches`: the pod's namespace is admitted and its labels selected.
-    fn matches(&self, pod: &Pod, namespace_labels: &Labels) -> bool {
+    pub(crate) fn matches(&self, pod: &Pod, namespace_labels: &Labels) -> bool {
         let namespace = self.namespaces.contains(&pod.namespace)
             || match &self.namespace_selector {
                 NamespaceSelector::Nothing => false,
@@ -285,16 +297,25 @@ impl Prepared {
 
     /// `NormalizeScore` over the feasible nodes' raw scores (0 for all when PreScore skipped).
     pub fn normalise(&self, raw: &[i64]) -> Vec<i64> {
-        let (Some(&min), Some(&max)) = (raw.iter().min(), raw.iter().max()) else { return Vec::new() };
-        if self.score.is_empty() || max == min {
+        if self.score.is_empty() {
             return vec![0; raw.len()];
         }
-        let diff = (max - min) as f64;
-        raw.iter().map(|&s| (super::plugins::MAX_SCORE as f64 * ((s - min) as f64 / diff)) as i64).collect()
+        normalise(raw)
     }
 }
 
-fn reject(reason: &str, unresolvable: bool) -> Rejection {
+/// `NormalizeScore`: `MAX_SCORE * (s - min) / (max - min)` over the feasible nodes' raw scores, 0
+/// for all when they are equal (as they are, all 0, when PreScore found no topology pair).
+pub fn normalise(raw: &[i64]) -> Vec<i64> {
+    let (Some(&min), Some(&max)) = (raw.iter().min(), raw.iter().max()) else { return Vec::new() };
+    if max == min {
+        return vec![0; raw.len()];
+    }
+    let diff = (max - min) as f64;
+    raw.iter().map(|&s| (super::plugins::MAX_SCORE as f64 * ((s - min) as f64 / diff)) as i64).collect()
+}
+
+pub(crate) fn reject(reason: &str, unresolvable: bool) -> Rejection {
     Rejection { reasons: vec![reason.to_string()], unresolvable }
 }
 

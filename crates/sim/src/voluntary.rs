@@ -89,7 +89,7 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
         // Scale up the new ReplicaSet within maxSurge (new pods have fresh names: binding one
         // changes no other pod, so the counts are kept here).
         let owned = world.owned_count(w);
-        let old = world.owned(w).iter().filter(|(p, _)| !is_new(p)).count() as i64;
+        let old = world.owned_unsorted(w).filter(|(p, _)| !is_new(p)).count() as i64;
         let mut new_bound = owned - old;
         loop {
             let new_total = new_bound + pending.len() as i64;
@@ -119,21 +119,19 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
         }
         min_available = min_available.min(available - removable as i64);
         // End of the sync: bound new pods become ready.
-        for (pod, _) in world.owned(w) {
-            if is_new(&pod) && ready.insert(pod.name.clone()) {
+        for (pod, _) in world.owned_unsorted(w) {
+            if is_new(pod) && ready.insert(pod.name.clone()) {
                 progress = true;
             }
         }
-        let owned = world.owned(w);
-        if owned.len() as i64 == replicas && owned.iter().all(|(p, _)| is_new(p)) && pending.is_empty() {
+        let (count, all_new) = world.owned_unsorted(w).fold((0, true), |(n, all), (p, _)| (n + 1, all && is_new(p)));
+        if count == replicas && all_new && pending.is_empty() {
             break;
         }
         if !progress {
             pass = false;
-            let reasons: Vec<String> = pending
-                .iter()
-                .map(|p| format!("{} Pending: {}", p.name, world.cluster().cycle(p).failure_message()))
-                .collect();
+            let reasons: Vec<String> =
+                pending.iter().map(|p| format!("{} Pending: {}", p.name, world.failure_message(p))).collect();
             let text = format!(
                 "the rollout deadlocks with {} new and {} old pods running (maxSurge {surge}, maxUnavailable {unavailable}): {}",
                 owned.iter().filter(|(p, _)| is_new(p)).count(),
@@ -158,7 +156,7 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
         min_available.max(0)
     );
     findings.insert(0, Finding::new(FindingKind::UpdateProgress, FindingSubject::Workload, text));
-    let pending = pending.iter().map(|p| (p.name.clone(), world.cluster().cycle(p).failure_message())).collect();
+    let pending = pending.iter().map(|p| (p.name.clone(), world.failure_message(p))).collect();
     let steps = vec![update_step(world, w, "rolling update", &before, pending)];
     ScenarioResult { scenario: Scenario::RollingUpdate, pass, findings, steps }
 }

@@ -217,6 +217,13 @@ impl<'a> World<'a> {
         pods
     }
 
+    /// Bound pods of workload `w` with their nodes, in no particular order and not copied (for
+    /// counts and node lists: [`World::owned`] copies and sorts every pod).
+    pub(super) fn owned_unsorted(&self, w: usize) -> impl Iterator<Item = (&Pod, &str)> {
+        let workload = &self.workloads[w];
+        self.cluster.pods().filter(move |(p, _)| workload.owns(p))
+    }
+
     /// Where workload `w`'s bound pods are, pod to node.
     pub(super) fn placement(&self, w: usize) -> BTreeMap<String, String> {
         let workload = &self.workloads[w];
@@ -255,13 +262,37 @@ impl<'a> World<'a> {
 
     /// Schedules a pod; binds it and returns the node, or the Pending message.
     pub(super) fn schedule(&mut self, pod: Pod) -> Result<String, String> {
-        match self.cluster.select(&pod) {
+        #[cfg(test)]
+        let chosen = if self.reference { self.cluster.cycle(&pod).selected } else { self.cluster.select(&pod) };
+        #[cfg(not(test))]
+        let chosen = self.cluster.select(&pod);
+        match chosen {
             Some(node) => {
                 self.bind(pod, &node);
                 Ok(node)
             }
-            None => Err(self.cluster.cycle(&pod).failure_message()),
+            None => Err(self.failure_message(&pod)),
         }
+    }
+
+    /// Why a pod stays Pending now: the scheduler's FailedScheduling message.
+    pub(super) fn failure_message(&mut self, pod: &Pod) -> String {
+        #[cfg(test)]
+        if self.reference {
+            return self.cluster.cycle(pod).failure_message();
+        }
+        self.cluster.failure_message(pod)
+    }
+
+    /// Whether a node not named in `outside` rejects the pod for `reason` alone.
+    pub(super) fn rejects_only_for(&mut self, pod: &Pod, reason: &str, outside: &[String]) -> bool {
+        #[cfg(test)]
+        if self.reference {
+            return self.cluster.cycle(pod).nodes.iter().any(|(node, outcome)| {
+                !outside.contains(node) && matches!(outcome, Outcome::Rejected(r) if r.reasons == [reason])
+            });
+        }
+        self.cluster.rejects_only_for(pod, reason, outside)
     }
 
     /// Pods of workload `w` per value of `key` on their nodes: what [`World::schedule_against`]

@@ -1,9 +1,11 @@
 //! The journalled scenarios against the reference engine: random clusters (zones, taints,
 //! cordons, full nodes, snapshot pods with and without controllers, snapshot budgets) and random
 //! Deployments and StatefulSets (spread constraints with both taint policies, unreachable
-//! tolerations, surge and unavailability, partitions, budgets), verified at every level twice:
+//! tolerations, surge and unavailability, partitions, budgets, required and preferred pod affinity
+//! and anti-affinity on the hostname and the zone), verified at every level twice:
 //! once with every scenario rolled back through the journal and the counters, once on a copy per
-//! scenario with node classes rebuilt and pods counted by scanning. The verdicts must be equal.
+//! scenario with node classes rebuilt, pods counted by scanning and every pod scheduled by the
+//! reference cycle (InterPodAffinity from every bound pod). The verdicts must be equal.
 
 use crate::scenarios::run;
 use crate::snapshot::State;
@@ -85,8 +87,25 @@ fn workloads(rng: &mut Rng) -> String {
         _ => "{rollingUpdate: {maxSurge: 25%, maxUnavailable: 25%}}",
     };
     let cpu = rng.pick(&["100m", "500m", "1"]);
+    // Pod affinity terms: required and preferred, affinity and anti-affinity, hostname and zone,
+    // own namespace or every namespace (the snapshot's cache pods count for `{app: cache}`).
+    let affinity = match rng.below(7) {
+        0 => {
+            "\n      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname}]}}"
+        }
+        1 => {
+            "\n      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: web}}, topologyKey: topology.kubernetes.io/zone}]}}"
+        }
+        2 => {
+            "\n      affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 10, podAffinityTerm: {labelSelector: {matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname}}]}}"
+        }
+        3 => {
+            "\n      affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: cache}}, namespaceSelector: {}, topologyKey: topology.kubernetes.io/zone}]}}"
+        }
+        _ => "",
+    };
     let mut out = format!(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\nspec:\n  replicas: {}\n  strategy: {strategy}\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n      containers: [{{name: web, resources: {{requests: {{cpu: {cpu}}}}}}}]{tolerations}{}\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\nspec:\n  replicas: {}\n  strategy: {strategy}\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n      containers: [{{name: web, resources: {{requests: {{cpu: {cpu}}}}}}}]{tolerations}{affinity}{}\n",
         1 + rng.below(8),
         spread(rng, "web")
     );

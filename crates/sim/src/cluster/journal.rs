@@ -87,6 +87,9 @@ impl Cluster {
             for tally in &mut self.tallies {
                 tally.per_class.push(0);
             }
+            for owned in &mut self.owned {
+                owned.per_class.push(0);
+            }
             for grouping in &mut self.groupings {
                 grouping.per_class.push(BTreeMap::new());
             }
@@ -107,6 +110,11 @@ impl Cluster {
             let own = tally.per_node[ni];
             tally.per_class[from] -= own;
             tally.per_class[to] += own;
+        }
+        for owned in &mut self.owned {
+            let own = owned.per_node[ni];
+            owned.per_class[from] -= own;
+            owned.per_class[to] += own;
         }
         for g in 0..self.groupings.len() {
             let key = self.group_key(&self.groupings[g], ni);
@@ -131,8 +139,9 @@ mod tests {
 
     /// Everything scheduling reads, in a form that does not depend on hash order: nodes, pods by
     /// slot, each node's pods, usage, the classes as sets of nodes with their buckets, the first
-    /// `tallies` tallies and `groupings` groupings (those made since count pods all the same).
-    fn fingerprint(c: &Cluster, (tallies, groupings): (usize, usize)) -> String {
+    /// `tallies` tallies, `groupings` groupings and `owned` owned-term counts (those made since
+    /// count pods all the same).
+    fn fingerprint(c: &Cluster, (tallies, groupings, owned): (usize, usize, usize)) -> String {
         let tallies = &c.tallies[..tallies];
         let groupings = &c.groupings[..groupings];
         let mut out = format!("{:?}\n{:?}\n{:?}\n{:?}\n", c.nodes, c.pods, c.on_node, c.usage);
@@ -149,8 +158,30 @@ mod tests {
             })
             .collect();
         let tallies: Vec<_> = tallies.iter().map(|t| &t.per_node).collect();
-        let _ = write!(out, "{slots:?}\n{classes:?}\n{tallies:?}\n{:?} {:?}", c.namespaces, c.pods_with_affinity);
+        let owned: Vec<_> = c.owned[..owned].iter().map(|o| (&o.per_node, o.per_class.iter().sum::<i64>())).collect();
+        let _ = write!(
+            out,
+            "{slots:?}\n{classes:?}\n{tallies:?}\n{owned:?}\n{:?} {:?}",
+            c.namespaces, c.pods_with_affinity
+        );
         out
+    }
+
+    /// Pod affinity terms, or none: required and preferred, affinity and anti-affinity, on the
+    /// hostname and the zone.
+    fn terms(rng: &mut Rng) -> &'static str {
+        match rng.below(6) {
+            0 => {
+                "\n  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname}]}}"
+            }
+            1 => {
+                "\n  affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 4, podAffinityTerm: {labelSelector: {matchLabels: {app: web}}, topologyKey: topology.kubernetes.io/zone}}]}}"
+            }
+            2 => {
+                "\n  affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: web}}, namespaceSelector: {}, topologyKey: topology.kubernetes.io/zone}]}}"
+            }
+            _ => "",
+        }
     }
 
     fn random_state(rng: &mut Rng) -> String {
@@ -166,24 +197,27 @@ mod tests {
             );
         }
         for p in 0..rng.below(15) {
+            let node = rng.below(nodes);
+            let terms = terms(rng);
             let _ = writeln!(
                 out,
-                "---\nkind: Pod\nmetadata: {{name: e{p}, namespace: default, labels: {{app: web}}}}\nspec: {{nodeName: n{}, containers: [{{name: c, resources: {{requests: {{cpu: 250m}}}}}}]}}",
-                rng.below(nodes)
+                "---\nkind: Pod\nmetadata: {{name: e{p}, namespace: default, labels: {{app: web}}}}\nspec:\n  nodeName: n{node}\n  containers: [{{name: c, resources: {{requests: {{cpu: 250m}}}}}}]{terms}",
             );
         }
         out
     }
 
-    fn pod(name: &str, namespace: &str, host: &str) -> Pod {
+    fn pod(name: &str, namespace: &str, host: &str, terms: &str) -> Pod {
         let yaml = format!(
-            "kind: Pod\nmetadata: {{name: {name}, namespace: {namespace}, labels: {{app: web}}}}\nspec:\n  containers: [{{name: c, resources: {{requests: {{cpu: 500m}}}}}}]\n  topologySpreadConstraints:\n  - {{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, nodeTaintsPolicy: Honor, labelSelector: {{matchLabels: {{app: web}}}}}}\n  - {{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: {host}, labelSelector: {{matchLabels: {{app: web}}}}}}\n"
+            "kind: Pod\nmetadata: {{name: {name}, namespace: {namespace}, labels: {{app: web}}}}\nspec:{terms}\n  containers: [{{name: c, resources: {{requests: {{cpu: 500m}}}}}}]\n  topologySpreadConstraints:\n  - {{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, nodeTaintsPolicy: Honor, labelSelector: {{matchLabels: {{app: web}}}}}}\n  - {{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: {host}, labelSelector: {{matchLabels: {{app: web}}}}}}\n"
         );
         parse_pod(&kix_yaml::from_str(&yaml).unwrap(), namespace).unwrap()
     }
 
-    /// Random binds, deletions, taints and cordons: in place, the fast path still picks the
-    /// reference path's node; rolled back, the cluster is exactly what it was.
+    /// Random binds, deletions, taints and cordons, with pods carrying pod affinity terms: in place,
+    /// the fast path still picks the reference path's node (and InterPodAffinity's counts, kept as
+    /// pods bind and leave and as nodes change class, give the reference's answers); rolled back,
+    /// the cluster is exactly what it was.
     #[test]
     fn changes_roll_back_exactly_and_classes_moved_in_place_schedule_as_the_reference() {
         for seed in 1..=60u64 {
@@ -191,9 +225,9 @@ mod tests {
             let mut cluster = Cluster::new(&State::from_yaml_str(&random_state(&mut rng)).unwrap());
             let n = cluster.nodes.len() as u64;
             // Warm the tallies and groups a scenario would find.
-            let _ = cluster.select(&pod("warm", "default", "ScheduleAnyway"));
-            let _ = cluster.select(&pod("warm", "default", "DoNotSchedule"));
-            let tallies = (cluster.tallies.len(), cluster.groupings.len());
+            let _ = cluster.select(&pod("warm", "default", "ScheduleAnyway", ""));
+            let _ = cluster.select(&pod("warm", "default", "DoNotSchedule", terms(&mut rng)));
+            let tallies = (cluster.tallies.len(), cluster.groupings.len(), cluster.owned.len());
             let before = fingerprint(&cluster, tallies);
             let outer = cluster.checkpoint();
             for round in 0..3 {
@@ -212,9 +246,11 @@ mod tests {
                         _ => {
                             let ns = if rng.below(4) == 0 { "fresh" } else { "default" };
                             let host = if rng.below(2) == 0 { "DoNotSchedule" } else { "ScheduleAnyway" };
-                            let p = pod(&format!("p{round}-{step}"), ns, host);
-                            let want = cluster.cycle(&p).selected;
+                            let p = pod(&format!("p{round}-{step}"), ns, host, terms(&mut rng));
+                            let cycle = cluster.cycle(&p);
+                            let want = cycle.selected.clone();
                             assert_eq!(cluster.select(&p), want, "seed {seed} round {round} step {step}");
+                            assert_eq!(cluster.failure_message(&p), cycle.failure_message(), "seed {seed}");
                             if let Some(node) = want {
                                 cluster.bind(p, &node).unwrap();
                             }

@@ -5,9 +5,11 @@
 //! pods, hard and soft spread with both node policies and minDomains, node affinity, and the
 //! system default constraints of controller-owned pods. With inter-pod affinity (pods with
 //! required or preferred pod affinity and anti-affinity, existing pods with required
-//! anti-affinity, Namespace objects for `namespaceSelector`), `select` takes the every-node path:
-//! the second test checks that it still agrees, and that the grouped path resumes once the last
-//! pod with terms is gone.
+//! anti-affinity, Namespace objects for `namespaceSelector`, `matchLabelKeys`, terms on two keys),
+//! `select` reads InterPodAffinity from counts kept as pods bind and leave (on the grouped path
+//! where it applies): the second test checks that it still agrees with the reference cycle (which
+//! scans every bound pod), that the failure message and the rejections counted from node groups
+//! are the reference's, and that the grouped path resumes once the last pod with terms is gone.
 
 use kix_sim::snapshot::parse_pod;
 use kix_sim::{Cluster, State};
@@ -70,9 +72,10 @@ fn state(rng: &mut Rng, affinity: bool) -> String {
         } else {
             String::new()
         };
+        let rev = rng.pick(&["r1", "r2"]);
         let _ = writeln!(
             out,
-            "---\nkind: Pod\nmetadata: {{name: e{p}, namespace: {ns}, {deleting}labels: {{app: {app}}}}}\nspec: {{nodeName: n{node}, containers: [{{name: c, resources: {{requests: {{cpu: '{cpu}'}}}}}}]{terms}}}"
+            "---\nkind: Pod\nmetadata: {{name: e{p}, namespace: {ns}, {deleting}labels: {{app: {app}, rev: {rev}}}}}\nspec: {{nodeName: n{node}, containers: [{{name: c, resources: {{requests: {{cpu: '{cpu}'}}}}}}]{terms}}}"
         );
     }
     out
@@ -86,7 +89,19 @@ fn pod_terms(rng: &mut Rng) -> String {
     let everywhere = format!(
         "{{labelSelector: {{matchLabels: {{app: {app}}}}}, namespaceSelector: {{matchLabels: {{team: a}}}}, topologyKey: {key}}}"
     );
-    match rng.below(7) {
+    let all_namespaces = format!("{{labelSelector: {{}}, namespaceSelector: {{}}, topologyKey: {key}}}");
+    let listed = format!(
+        "{{labelSelector: {{matchLabels: {{app: {app}}}}}, namespaces: [other], matchLabelKeys: [rev], topologyKey: {key}}}"
+    );
+    match rng.below(11) {
+        4 => format!("podAntiAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: [{listed}]}}"),
+        5 => format!(
+            "podAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: [{term}, {{labelSelector: {{matchLabels: {{app: {app}}}}}, topologyKey: kubernetes.io/hostname}}]}}"
+        ),
+        6 => format!(
+            "podAntiAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: [{everywhere}], preferredDuringSchedulingIgnoredDuringExecution: [{{weight: 9, podAffinityTerm: {all_namespaces}}}]}}"
+        ),
+        7 => format!("podAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: [{listed}]}}"),
         0 => format!("podAntiAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: [{term}]}}"),
         1 => format!("podAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: [{term}]}}"),
         2 => format!(
@@ -152,7 +167,10 @@ fn incoming(rng: &mut Rng, name: &str, with_terms: bool) -> String {
         let _ =
             writeln!(spec, "  - {{maxSkew: {skew}, topologyKey: {key}, whenUnsatisfiable: {when}{selector}{extra}}}");
     }
-    format!("kind: Pod\nmetadata: {{name: {name}, namespace: default, labels: {{app: web}}}}\nspec:\n{spec}")
+    let rev = rng.pick(&["r1", "r2"]);
+    format!(
+        "kind: Pod\nmetadata: {{name: {name}, namespace: default, labels: {{app: web, rev: {rev}}}}}\nspec:\n{spec}"
+    )
 }
 
 #[test]
@@ -201,6 +219,19 @@ fn fast_path_agrees_with_inter_pod_affinity_and_resumes_without_it() {
             let cycle = cluster.cycle(&pod);
             let fast = cluster.select(&pod);
             assert_eq!(fast, cycle.selected, "seed {seed} step {step}\n{text}\n---\n{yaml}");
+            assert_eq!(
+                cluster.failure_message(&pod),
+                cycle.failure_message(),
+                "seed {seed} step {step}\n{yaml}\n{:?}",
+                cycle.nodes
+            );
+            for reason in cycle.reasons().keys() {
+                let outside: Vec<String> = cycle.nodes.keys().take(rng.below(3) as usize).cloned().collect();
+                let want = cycle.nodes.iter().any(|(n, o)| {
+                    !outside.contains(n) && matches!(o, kix_sim::Outcome::Rejected(r) if r.reasons == [reason.as_str()])
+                });
+                assert_eq!(cluster.rejects_only_for(&pod, reason, &outside), want, "seed {seed} step {step} {reason}");
+            }
             refused += cycle.reasons().keys().filter(|r| r.contains("affinity")).count();
             if let Some(node) = cycle.selected {
                 decided += 1;
