@@ -105,7 +105,7 @@ for target in "${targets[@]}"; do
         rm -rf "corpus/$target"
         mkdir -p corpus
         cp -r "$merged" "corpus/$target"
-        echo "== $target: kept $(ls "corpus/$target" | wc -l) inputs ($(du -sk "corpus/$target" | cut -f1) KB) in fuzz/corpus/$target"
+        echo "== $target: kept $(ls "corpus/$target" | wc -l) inputs ($(cat "corpus/$target"/* | wc -c) bytes) in fuzz/corpus/$target"
     fi
 done
 

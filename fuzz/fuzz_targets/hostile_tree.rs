@@ -451,6 +451,7 @@ fuzz_target!(|data: &[u8]| {
         match out_itself {
             Some(true) => {
                 remove(&out_path);
+                std::fs::create_dir_all(out_path.parent().expect("a parent")).expect("mkdir");
                 symlink(scratch.join(c.pick(&["elsewhere", "elsewhere/prod", "missing"])), &out_path).expect("symlink");
             }
             Some(false) => {
