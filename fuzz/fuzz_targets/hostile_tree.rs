@@ -338,10 +338,10 @@ fn leftovers(snapshot: &Snapshot) -> Vec<&PathBuf> {
 /// After a build that wrote `out`: what else changed, and what of the previous `out` was lost.
 fn check_written(before: &Snapshot, after: &Snapshot, out: &Path, built: &[String], full: bool) {
     // kix's own record of what it wrote (`src/output_manifest.rs`): beside out/, rewritten by every build.
-    let manifest = out.parent().unwrap_or(Path::new("")).join(format!(
-        ".{}.kix-manifest",
-        out.file_name().unwrap_or_default().to_string_lossy()
-    ));
+    let manifest = out
+        .parent()
+        .unwrap_or(Path::new(""))
+        .join(format!(".{}.kix-manifest", out.file_name().unwrap_or_default().to_string_lossy()));
     assert!(
         matches!(after.get(&manifest), Some(Entry::File { .. })),
         "no output manifest at {} after a build",
