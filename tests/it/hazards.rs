@@ -108,7 +108,9 @@ fn running_as_root() -> bool {
 }
 
 /// A read-only `out/` is refused before anything is staged (its replaced copy could not be removed and
-/// would linger beside it). Root may write anywhere: then the build succeeds and leaves nothing behind.
+/// would linger beside it). Root may write anywhere, so as root (CI runs as root) the build itself
+/// succeeds and leaves nothing behind, and the refusal is then checked as user `nobody` (65534) through
+/// `setpriv` (util-linux), on a copy of the binary in the scratch directory that user can run.
 #[test]
 fn a_read_only_out_is_refused_before_staging() {
     use std::os::unix::fs::PermissionsExt;
@@ -117,15 +119,48 @@ fn a_read_only_out_is_refused_before_staging() {
     let read_only = |dir: &str, mode| std::fs::set_permissions(root.join(dir), std::fs::Permissions::from_mode(mode));
     read_only("out/prod", 0o555).unwrap();
     let before = read_tree(&root.join("out"));
-    let run = t.clone().args(["build"]).run();
     if running_as_root() {
-        run.status(0);
+        let scratch = root.parent().unwrap();
+        let kix = scratch.join("kix");
+        std::fs::copy(env!("CARGO_BIN_EXE_kix"), &kix).unwrap();
+        open_to_everyone(scratch);
+        read_only("out/prod", 0o555).unwrap();
+        let refused = std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&kix)
+            .arg("build")
+            .current_dir(root)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("setpriv (util-linux) runs kix as user nobody");
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(1), "as nobody: {stderr}");
+        assert!(stderr.contains("out/prod is not writable"), "as nobody: {stderr}");
+        assert_eq!(read_tree(&root.join("out")), before);
+        assert!(leftovers(root).is_empty(), "as nobody: {:?}", leftovers(root));
+        t.clone().args(["build"]).run().status(0);
     } else {
-        run.status(1).stderr_contains("out/prod is not writable");
+        t.clone().args(["build"]).run().status(1).stderr_contains("out/prod is not writable");
         assert_eq!(read_tree(&root.join("out")), before);
         read_only("out/prod", 0o755).unwrap();
     }
     assert!(leftovers(root).is_empty(), "{:?}", leftovers(root));
+}
+
+/// Makes a directory tree readable and writable by every user (for the run as `nobody`).
+fn open_to_everyone(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::symlink_metadata(dir).unwrap();
+    if meta.file_type().is_symlink() {
+        return;
+    }
+    let mode = if meta.is_dir() || meta.permissions().mode() & 0o100 != 0 { 0o777 } else { 0o666 };
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode)).unwrap();
+    if meta.is_dir() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            open_to_everyone(&entry.unwrap().path());
+        }
+    }
 }
 
 /// While one build holds the output directory's lock, a second fails at once (K0503) and changes nothing.
