@@ -14,6 +14,8 @@
 //! **How a rebuild uses it** ([`Manifest::judge`]): a previous file whose facts are those recorded is
 //! known to hold the recorded bytes, so it is linked when their hash is the hash of what the build writes
 //! (and written, unread, when it is not); any other file is read and compared as without a manifest.
+//! A `build --cluster X` neither reads nor writes it (X's files are few, the fleet's entries many); the
+//! entries it leaves for X are never trusted again, since X's files are new or re-linked (ctime moves).
 //!
 //! **Why that is safe when a user edits `out/` by hand**: every change to a file's bytes sets its ctime to
 //! the current time, and no user can set ctime (`touch -r`, `utimensat` restore mtime and atime, not
