@@ -238,7 +238,7 @@ fn check(args: &SelectArgs) -> ExitCode {
         return refused;
     }
     let selection = args.selection();
-    let compiled = exiting(compile::compile(&selection));
+    let compiled = exiting(compile::check(&selection));
     let mut outcome = outcome("check", &compiled.diagnostics, selection.root);
     if args.format == Format::Json {
         outcome.report = summary_json(&compiled.clusters);

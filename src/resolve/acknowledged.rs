@@ -11,23 +11,41 @@ use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use std::collections::HashMap;
 use toml::Spanned;
 
-/// The `allow` lists of some clusters and of their instances.
-pub struct Acknowledged<'a> {
+/// The `allow` lists of some clusters and of their instances, owned (a build drops each resolved cluster
+/// once compiled and keeps these for the warnings acknowledged at the end); only the lists that
+/// acknowledge something are kept.
+#[derive(Debug, Default)]
+pub struct Acknowledged {
     /// Per cluster: its own `allow`, and each instance's by name.
-    clusters: HashMap<&'a str, (Allowed<'a>, HashMap<&'a str, Allowed<'a>>)>,
+    clusters: HashMap<String, (Vec<Code>, HashMap<String, Vec<Code>>)>,
 }
 
-type Allowed<'a> = &'a [Code];
-
-impl<'a> Acknowledged<'a> {
+impl Acknowledged {
     /// Every cluster's of the model.
-    pub fn of(model: &'a Model) -> Acknowledged<'a> {
-        Acknowledged { clusters: model.clusters.iter().map(entry).collect() }
+    pub fn of(model: &Model) -> Acknowledged {
+        let mut all = Acknowledged::default();
+        for cluster in &model.clusters {
+            all.extend(Acknowledged::of_cluster(cluster));
+        }
+        all
     }
 
     /// One cluster's.
-    pub fn of_cluster(cluster: &'a Cluster) -> Acknowledged<'a> {
-        Acknowledged { clusters: [entry(cluster)].into_iter().collect() }
+    pub fn of_cluster(cluster: &Cluster) -> Acknowledged {
+        let instances: HashMap<String, Vec<Code>> = (cluster.instances.iter())
+            .filter(|instance| !instance.allow.is_empty())
+            .map(|instance| (instance.name.clone(), instance.allow.clone()))
+            .collect();
+        let mut clusters = HashMap::new();
+        if !cluster.allow.is_empty() || !instances.is_empty() {
+            clusters.insert(cluster.name.clone(), (cluster.allow.clone(), instances));
+        }
+        Acknowledged { clusters }
+    }
+
+    /// Adds other clusters' lists (a cluster name is in one of the two).
+    pub fn extend(&mut self, other: Acknowledged) {
+        self.clusters.extend(other.clusters);
     }
 
     /// Whether the inputs acknowledge a warning: its code is in the `allow` of its instance or of its cluster.
@@ -39,11 +57,6 @@ impl<'a> Acknowledged<'a> {
         let instance = subject.instance.as_deref().and_then(|name| instances.get(name));
         cluster.contains(&diagnostic.code) || instance.is_some_and(|allow| allow.contains(&diagnostic.code))
     }
-}
-
-fn entry(cluster: &Cluster) -> (&str, (Allowed<'_>, HashMap<&str, Allowed<'_>>)) {
-    let instances = cluster.instances.iter().map(|i| (i.name.as_str(), i.allow.as_slice())).collect();
-    (cluster.name.as_str(), (cluster.allow.as_slice(), instances))
 }
 
 /// `allow = [...]`: the warning codes acknowledged; an entry that is not a warning's code is an error.
