@@ -53,12 +53,6 @@ pub fn summary_text(clusters: &[ClusterSummary], width: crate::table::Width) -> 
     out
 }
 
-/// `Kind name` of an emitted object.
-pub(crate) fn object_name(object: &kix_yaml::Value) -> String {
-    let text = |value: Option<&kix_yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
-    format!("{} {}", text(object.get("kind")), text(object.get("metadata").and_then(|m| m.get("name"))))
-}
-
 /// The build summary as JSON: `{"clusters": [{"cluster", "instances": [{..., "workloads": [...]}]}]}`.
 pub fn summary_json(clusters: &[ClusterSummary]) -> serde_json::Map<String, serde_json::Value> {
     let cluster = |c: &ClusterSummary| {

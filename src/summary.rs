@@ -7,7 +7,7 @@
 //! The strings every cluster of a fleet repeats (package names and versions, workload names, spread
 //! keys) are shared through an [`Interner`] for the whole compile.
 
-use crate::capacity::Cost;
+use crate::capacity::cost::{Cost, instance_requests, workload_requests};
 use crate::derive::ClusterPlan;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
@@ -124,7 +124,7 @@ impl ClusterSummary {
                 package_version: interner.string(&instance.package_version),
                 requested: instance.requested,
                 level: instance.level,
-                requests: crate::capacity::instance_requests(instance),
+                requests: instance_requests(instance),
                 workloads: instance
                     .workloads
                     .iter()
@@ -140,7 +140,7 @@ impl ClusterSummary {
                             keys: workload.spreads.iter().map(|spread| interner.string(&spread.key)).collect(),
                             hard: workload.spreads.iter().position(|spread| spread.hard),
                         }),
-                        requests: crate::capacity::workload_requests(workload),
+                        requests: workload_requests(workload),
                     })
                     .collect(),
             })
@@ -150,7 +150,7 @@ impl ClusterSummary {
             .shared
             .iter()
             .map(|shared| SharedSummary {
-                object: crate::build_report::object_name(&shared.object),
+                object: object_name(&shared.object),
                 instances: shared.instances.clone(),
             })
             .collect();
@@ -161,4 +161,10 @@ impl ClusterSummary {
     pub fn named(plan: &ClusterPlan) -> ClusterSummary {
         ClusterSummary { name: plan.name.clone(), instances: Vec::new(), shared: Vec::new() }
     }
+}
+
+/// `Kind name` of an emitted object.
+fn object_name(object: &kix_yaml::Value) -> String {
+    let text = |value: Option<&kix_yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
+    format!("{} {}", text(object.get("kind")), text(object.get("metadata").and_then(|m| m.get("name"))))
 }
