@@ -81,11 +81,8 @@ pub fn summary_json(clusters: &[ClusterSummary]) -> serde_json::Map<String, serd
                 })
             })
             .collect();
-        let shared: Vec<serde_json::Value> = c
-            .shared
-            .iter()
-            .map(|s| serde_json::json!({ "object": s.object, "instances": s.instances }))
-            .collect();
+        let shared: Vec<serde_json::Value> =
+            c.shared.iter().map(|s| serde_json::json!({ "object": s.object, "instances": s.instances })).collect();
         serde_json::json!({ "cluster": c.name, "instances": instances, "shared": shared })
     };
     let mut report = serde_json::Map::new();

@@ -10,8 +10,8 @@ use crate::resolve::Acknowledged;
 use crate::summary::{self, ClusterSummary};
 use crate::{crosscheck, emit, load, resolve};
 use kix_diag::Diagnostics;
-use std::path::{Path, PathBuf};
 use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 pub use crate::stream::Stream;
@@ -82,11 +82,13 @@ pub fn compile_keeping_model(selection: &Selection) -> (resolve::Model, Compiled
     (model, compiled)
 }
 
-/// `kix check`: the pipeline with what the summary shows kept of each cluster, its plan and resolved
-/// cluster dropped as soon as it is checked (as a build does).
-pub fn check(selection: &Selection) -> Compiled<ClusterSummary> {
+/// `kix check`: the pipeline with each cluster's plan and resolved cluster dropped as soon as it is checked
+/// (as a build does), keeping what the summary shows of it when `summarize` (else only its name).
+pub fn check(selection: &Selection, summarize: bool) -> Compiled<ClusterSummary> {
     let interner = summary::Interner::default();
-    compile_each(selection, Keep::Summary, |plan| ClusterSummary::of(&plan, &interner), |_, _| None::<()>).1
+    let keep =
+        |plan: ClusterPlan| if summarize { ClusterSummary::of(&plan, &interner) } else { ClusterSummary::named(&plan) };
+    compile_each(selection, Keep::Summary, keep, |_, _| None::<()>).1
 }
 
 /// What a compile keeps of each cluster once it was derived, checked and handed on.
@@ -131,7 +133,8 @@ fn compile_each<K: Send, T: Send>(
     let clean_inputs = !diagnostics.has_errors();
     // The package versions each cluster file may run (every version of each package it names), counted
     // before any cluster resolves, so each version's shapes go once the last of those clusters is derived.
-    let versions: Vec<HashSet<usize>> = files.iter().map(|file| derive::Shapes::versions_named(&packages, file)).collect();
+    let versions: Vec<HashSet<usize>> =
+        files.iter().map(|file| derive::Shapes::versions_named(&packages, file)).collect();
     let shapes = derive::Shapes::counting(&versions);
     // Each cluster file is taken, resolved and compiled by one core; its resolved cluster is put back only
     // to be kept.
@@ -251,8 +254,9 @@ pub struct Written {
 }
 
 /// Compiles, then writes the output directory or renders the stream; nothing is written on any error.
-/// Each cluster is rendered (and staged, or compared) as soon as it is compiled and its objects dropped
-/// then, so a build's memory is bounded by its largest clusters, not by the fleet (issue 11).
+/// Each cluster is rendered (and staged, or compared) as soon as it is compiled, then its plan and its
+/// resolved cluster are dropped (what the summary shows kept), so a build's memory is bounded by its
+/// largest clusters, not by the fleet (issues 11 and 20).
 pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
     let root = &request.selection.root;
     let all_clusters = request.selection.clusters.is_empty();

@@ -149,15 +149,13 @@ impl ClusterSummary {
         let shared = plan
             .shared
             .iter()
-            .map(|shared| SharedSummary {
-                object: object_name(&shared.object),
-                instances: shared.instances.clone(),
-            })
+            .map(|shared| SharedSummary { object: object_name(&shared.object), instances: shared.instances.clone() })
             .collect();
         ClusterSummary { name: plan.name.clone(), instances, shared }
     }
 
-    /// Only the cluster's name: what a build into a stream keeps (it prints no summary).
+    /// Only the cluster's name: what a build into a stream and `kix check` in text keep (they print no
+    /// summary).
     pub fn named(plan: &ClusterPlan) -> ClusterSummary {
         ClusterSummary { name: plan.name.clone(), instances: Vec::new(), shared: Vec::new() }
     }
@@ -167,4 +165,40 @@ impl ClusterSummary {
 fn object_name(object: &kix_yaml::Value) -> String {
     let text = |value: Option<&kix_yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
     format!("{} {}", text(object.get("kind")), text(object.get("metadata").and_then(|m| m.get("name"))))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::{Selection, check};
+    use crate::testing::{TestTree, workload_yaml};
+
+    /// `check` (each cluster resolved, compiled and dropped, a summary kept) reports what the whole compile
+    /// does: the same summary, made from the kept plans, and the same findings.
+    #[test]
+    fn a_summarized_compile_equals_the_whole_compile() {
+        let package =
+            "[meta]\nname = \"p\"\nversion = \"1.0.0\"\n[workloads.w]\nreplicas = { none = 1, pod = 2, node = 3 }\n";
+        let cluster = |level: &str| {
+            format!(
+                "availability = \"{level}\"\n[capabilities]\nmultiNode = true\n[[instances]]\nname = \"b\"\npackage = \"p\"\n\
+                 [[instances]]\nname = \"a\"\npackage = \"p\"\navailability = \"none\"\n"
+            )
+        };
+        let tree = TestTree::new().cluster("one", &cluster("node")).cluster("two", &cluster("pod")).package(
+            "p",
+            package,
+            &[("w.yaml", &workload_yaml("Deployment", "w", None, ""))],
+        );
+        let whole = tree.compile();
+        assert!(whole.ok(), "{:?}", whole.diagnostics);
+        let summarized = check(&Selection { root: tree.root().to_path_buf(), ..Selection::default() }, true);
+        let interner = super::Interner::default();
+        let from_plans: Vec<super::ClusterSummary> =
+            whole.clusters.iter().map(|plan| super::ClusterSummary::of(plan, &interner)).collect();
+        let json = crate::build_report::summary_json(&summarized.clusters);
+        assert_eq!(json, crate::build_report::summary_json(&from_plans));
+        assert_eq!(json["clusters"].as_array().map(Vec::len), Some(2));
+        assert_eq!(summarized.clusters[0].instances[0].name, "a", "instances by name");
+        assert_eq!(summarized.diagnostics.summary(), whole.diagnostics.summary());
+    }
 }

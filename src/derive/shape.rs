@@ -131,7 +131,8 @@ impl Shapes {
     /// instances name (which one each runs is resolve's choice, made as the cluster compiles; the
     /// packages hold every version for the whole compile, so the addresses stay theirs).
     pub fn versions_named(packages: &Packages, file: &ClusterFile) -> HashSet<usize> {
-        let named: HashSet<&str> = file.raw.instances.iter().map(|instance| instance.package.get_ref().as_str()).collect();
+        let named: HashSet<&str> =
+            file.raw.instances.iter().map(|instance| instance.package.get_ref().as_str()).collect();
         let versions = packages.valid.iter().filter(|package| named.contains(package.name.as_str()));
         versions.map(|package| Arc::as_ptr(package) as usize).collect()
     }

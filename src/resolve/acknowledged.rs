@@ -16,8 +16,14 @@ use toml::Spanned;
 /// acknowledge something are kept.
 #[derive(Debug, Default)]
 pub struct Acknowledged {
-    /// Per cluster: its own `allow`, and each instance's by name.
-    clusters: HashMap<String, (Vec<Code>, HashMap<String, Vec<Code>>)>,
+    clusters: HashMap<String, ClusterAllows>,
+}
+
+/// One cluster's own `allow`, and each instance's by name.
+#[derive(Debug)]
+struct ClusterAllows {
+    own: Vec<Code>,
+    instances: HashMap<String, Vec<Code>>,
 }
 
 impl Acknowledged {
@@ -38,7 +44,7 @@ impl Acknowledged {
             .collect();
         let mut clusters = HashMap::new();
         if !cluster.allow.is_empty() || !instances.is_empty() {
-            clusters.insert(cluster.name.clone(), (cluster.allow.clone(), instances));
+            clusters.insert(cluster.name.clone(), ClusterAllows { own: cluster.allow.clone(), instances });
         }
         Acknowledged { clusters }
     }
@@ -51,11 +57,11 @@ impl Acknowledged {
     /// Whether the inputs acknowledge a warning: its code is in the `allow` of its instance or of its cluster.
     pub fn contains(&self, diagnostic: &Diagnostic) -> bool {
         let subject = &diagnostic.subject;
-        let Some((cluster, instances)) = subject.cluster.as_deref().and_then(|name| self.clusters.get(name)) else {
+        let Some(cluster) = subject.cluster.as_deref().and_then(|name| self.clusters.get(name)) else {
             return false;
         };
-        let instance = subject.instance.as_deref().and_then(|name| instances.get(name));
-        cluster.contains(&diagnostic.code) || instance.is_some_and(|allow| allow.contains(&diagnostic.code))
+        let instance = subject.instance.as_deref().and_then(|name| cluster.instances.get(name));
+        cluster.own.contains(&diagnostic.code) || instance.is_some_and(|allow| allow.contains(&diagnostic.code))
     }
 }
 

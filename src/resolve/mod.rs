@@ -49,8 +49,8 @@ pub use substrate::{FailureDomains, Support};
 
 use crate::load::Tree;
 use crate::load::cluster::ClusterFile;
-pub use package::Packages;
 use kix_diag::Diagnostics;
+pub use package::Packages;
 use rayon::prelude::*;
 
 /// Validates every package and cluster of a loaded tree and binds instances to packages. A resolved
