@@ -2,19 +2,18 @@
 //! workloads per cluster, then the objects written once for several instances) and its JSON, and what
 //! `build --check` found (the files that differ, with `--diff` a patch `git apply` accepts).
 
+use crate::summary::ClusterSummary;
 use std::path::Path;
 
 /// The build summary: per cluster, each instance's package version, requested -> resolved level, the
 /// requests its pods take at that level (`kix capacity` has the other levels), and each workload's replicas and whether kix derived a budget for it.
-pub fn summary_text(clusters: &[crate::derive::ClusterPlan], width: crate::table::Width) -> String {
+pub fn summary_text(clusters: &[ClusterSummary], width: crate::table::Width) -> String {
     let mut out = String::new();
     for cluster in clusters {
         out.push_str(&format!("cluster {}\n", cluster.name));
         let mut rows =
             vec![vec!["INSTANCE".to_string(), "PACKAGE".into(), "LEVEL".into(), "REQUESTS".into(), "WORKLOADS".into()]];
-        let mut instances: Vec<_> = cluster.instances.iter().collect();
-        instances.sort_by(|a, b| a.name.cmp(&b.name));
-        for instance in instances {
+        for instance in &cluster.instances {
             let level = if instance.requested == instance.level {
                 instance.level.to_string()
             } else {
@@ -25,7 +24,7 @@ pub fn summary_text(clusters: &[crate::derive::ClusterPlan], width: crate::table
                 .iter()
                 .map(|w| {
                     let budget = match &w.group_budget {
-                        Some(group) => format!(" +pdb {}", group.name),
+                        Some(group) => format!(" +pdb {group}"),
                         None if w.derived_pdb => " +pdb".to_string(),
                         None => String::new(),
                     };
@@ -36,7 +35,7 @@ pub fn summary_text(clusters: &[crate::derive::ClusterPlan], width: crate::table
                 instance.name.clone(),
                 format!("{} {}", instance.package, instance.package_version),
                 level,
-                crate::capacity::requests_text(&crate::capacity::instance_requests(instance)),
+                crate::capacity::requests_text(&instance.requests),
                 if workloads.is_empty() { "-".into() } else { workloads.join(", ") },
             ]);
         }
@@ -45,7 +44,7 @@ pub fn summary_text(clusters: &[crate::derive::ClusterPlan], width: crate::table
             let line = format!(
                 "  shared ({}): {} (instances {})",
                 crate::derive::SHARED_FILE,
-                object_name(&shared.object),
+                shared.object,
                 shared.instances.join(", ")
             );
             out.push_str(&wrapped(&line, width));
@@ -54,46 +53,36 @@ pub fn summary_text(clusters: &[crate::derive::ClusterPlan], width: crate::table
     out
 }
 
-/// `Kind name` of an emitted object.
-fn object_name(object: &kix_yaml::Value) -> String {
-    let text = |value: Option<&kix_yaml::Value>| value.and_then(|v| v.as_str()).unwrap_or_default().to_string();
-    format!("{} {}", text(object.get("kind")), text(object.get("metadata").and_then(|m| m.get("name"))))
-}
-
 /// The build summary as JSON: `{"clusters": [{"cluster", "instances": [{..., "workloads": [...]}]}]}`.
-pub fn summary_json(clusters: &[crate::derive::ClusterPlan]) -> serde_json::Map<String, serde_json::Value> {
-    let cluster = |c: &crate::derive::ClusterPlan| {
-        // By name, as the text summary and every report list instances.
-        let mut sorted: Vec<&crate::derive::InstancePlan> = c.instances.iter().collect();
-        sorted.sort_by(|a, b| a.name.cmp(&b.name));
-        let instances: Vec<serde_json::Value> = sorted
-            .into_iter()
+pub fn summary_json(clusters: &[ClusterSummary]) -> serde_json::Map<String, serde_json::Value> {
+    let cluster = |c: &ClusterSummary| {
+        // By name, as the text summary and every report list instances (the summary keeps them so).
+        let instances: Vec<serde_json::Value> = c
+            .instances
+            .iter()
             .map(|i| {
                 let workloads: Vec<serde_json::Value> = i
                     .workloads
                     .iter()
                     .map(|w| {
-                        let spread: Vec<&str> = w.spreads.iter().map(|s| s.key.as_str()).collect();
+                        let spread: Vec<&str> = w.spreads.keys.iter().map(|key| &**key).collect();
                         serde_json::json!({
-                            "kind": w.kind.as_str(), "name": w.name, "level": w.level.as_str(),
+                            "kind": w.kind.as_str(), "name": &*w.name, "level": w.level.as_str(),
                             "replicas": w.replicas, "pdb": w.derived_pdb, "spread": spread,
-                            "hard": w.hard_key(), "explicit_placement": w.explicit_placement,
-                            "requests": crate::capacity::workload_requests(w),
+                            "hard": w.spreads.hard_key(), "explicit_placement": w.explicit_placement,
+                            "requests": w.requests,
                         })
                     })
                     .collect();
                 serde_json::json!({
-                    "instance": i.name, "namespace": i.namespace, "package": i.package,
-                    "version": i.package_version, "requested": i.requested.as_str(), "level": i.level.as_str(),
-                    "requests": crate::capacity::instance_requests(i), "workloads": workloads,
+                    "instance": i.name, "namespace": i.namespace, "package": &*i.package,
+                    "version": &*i.package_version, "requested": i.requested.as_str(), "level": i.level.as_str(),
+                    "requests": i.requests, "workloads": workloads,
                 })
             })
             .collect();
-        let shared: Vec<serde_json::Value> = c
-            .shared
-            .iter()
-            .map(|s| serde_json::json!({ "object": object_name(&s.object), "instances": s.instances }))
-            .collect();
+        let shared: Vec<serde_json::Value> =
+            c.shared.iter().map(|s| serde_json::json!({ "object": s.object, "instances": s.instances })).collect();
         serde_json::json!({ "cluster": c.name, "instances": instances, "shared": shared })
     };
     let mut report = serde_json::Map::new();

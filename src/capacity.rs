@@ -14,10 +14,12 @@
 //! from the scheduler model, the split of an even spread from [`split`], which the sizing findings
 //! ([`sizing`], K0460, K0461) share.
 
+pub mod cost;
 mod render;
 pub mod sizing;
 mod split;
 
+pub use cost::{Cost, instance_requests, workload_requests};
 pub use render::{render_text, requests_text};
 
 use crate::compile::{Compiled, Selection, compile_keeping_model};
@@ -114,14 +116,6 @@ pub struct Resources {
     pub memory_bytes: i64,
 }
 
-/// Pods and what they request.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Cost {
-    pub replicas: u64,
-    pub cpu_millicores: i64,
-    pub memory_bytes: i64,
-}
-
 /// What one level up or down changes for an instance.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Delta {
@@ -154,19 +148,6 @@ pub struct AfterLoss {
 }
 
 impl Cost {
-    fn of(pod: Requests, replicas: u64) -> Cost {
-        let all = pod.times(replicas);
-        Cost { replicas, cpu_millicores: all.milli_cpu, memory_bytes: all.memory }
-    }
-
-    fn add(self, other: Cost) -> Cost {
-        Cost {
-            replicas: self.replicas.saturating_add(other.replicas),
-            cpu_millicores: self.cpu_millicores.saturating_add(other.cpu_millicores),
-            memory_bytes: self.memory_bytes.saturating_add(other.memory_bytes),
-        }
-    }
-
     fn delta(self, from: Cost, level: Level) -> Delta {
         Delta {
             level,
@@ -175,17 +156,6 @@ impl Cost {
             memory_bytes: self.memory_bytes.saturating_sub(from.memory_bytes),
         }
     }
-}
-
-/// What one instance of a cluster takes at its resolved level (the build summary's REQUESTS).
-pub fn instance_requests(instance: &InstancePlan) -> Cost {
-    instance.workloads.iter().map(workload_requests).fold(Cost::default(), Cost::add)
-}
-
-/// One workload's pods at its resolved level and their requests (a workload scaled to zero runs none).
-pub fn workload_requests(workload: &WorkloadPlan) -> Cost {
-    let replicas = if workload.scaled_to_zero { 0 } else { u64::from(workload.replicas) };
-    Cost::of(workload.pod_requests.unwrap_or_default(), replicas)
 }
 
 /// Compiles the selection, simulates the worst loss on each cluster's inventory and builds the report.

@@ -238,7 +238,8 @@ fn check(args: &SelectArgs) -> ExitCode {
         return refused;
     }
     let selection = args.selection();
-    let compiled = exiting(compile::compile(&selection));
+    // The summary only for the JSON document, which holds it (the other forms print diagnostics only).
+    let compiled = exiting(compile::check(&selection, args.format == Format::Json));
     let mut outcome = outcome("check", &compiled.diagnostics, selection.root);
     if args.format == Format::Json {
         outcome.report = summary_json(&compiled.clusters);

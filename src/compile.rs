@@ -7,9 +7,12 @@
 
 use crate::derive::{self, ClusterPlan};
 use crate::resolve::Acknowledged;
+use crate::summary::{self, ClusterSummary};
 use crate::{crosscheck, emit, load, resolve};
 use kix_diag::Diagnostics;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 pub use crate::stream::Stream;
 
@@ -52,14 +55,15 @@ pub fn find_root(start: &Path) -> PathBuf {
     start.to_path_buf()
 }
 
-/// Everything a compile produced: plans (complete only when there are no errors) and findings.
+/// Everything a compile produced: per cluster its plan (or, for a build and `kix check`, what the summary
+/// shows of it: [`ClusterSummary`]), complete only when there are no errors, and findings.
 #[derive(Debug)]
-pub struct Compiled {
-    pub clusters: Vec<ClusterPlan>,
+pub struct Compiled<C = ClusterPlan> {
+    pub clusters: Vec<C>,
     pub diagnostics: Diagnostics,
 }
 
-impl Compiled {
+impl<C> Compiled<C> {
     /// Whether the result may be used: no errors (`deny_warnings` adds one, K0502, when there are warnings).
     pub fn ok(&self) -> bool {
         !self.diagnostics.has_errors()
@@ -74,31 +78,49 @@ pub fn compile(selection: &Selection) -> Compiled {
 /// Like [`compile`], also handing back the resolved model the plans were derived from (for
 /// `kix explain --cluster`, which shows where each decision came from).
 pub fn compile_keeping_model(selection: &Selection) -> (resolve::Model, Compiled) {
-    let (model, compiled, _) = compile_each(selection, Objects::Keep, |_, _| None::<()>);
+    let (model, compiled, _) = compile_each(selection, Keep::Everything, |plan| plan, |_, _| None::<()>);
     (model, compiled)
 }
 
-/// Whether the returned plans keep their objects once `each` has seen them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Objects {
-    Keep,
-    /// Dropped right after `each`, so a build holds one cluster's objects per core, not the fleet's
-    /// (the plans keep what the summary shows).
-    Drop,
+/// `kix check`: the pipeline with each cluster's plan and resolved cluster dropped as soon as it is checked
+/// (as a build does), keeping what the summary shows of it when `summarize` (else only its name).
+pub fn check(selection: &Selection, summarize: bool) -> Compiled<ClusterSummary> {
+    let interner = summary::Interner::default();
+    let keep =
+        |plan: ClusterPlan| if summarize { ClusterSummary::of(&plan, &interner) } else { ClusterSummary::named(&plan) };
+    compile_each(selection, Keep::Summary, keep, |_, _| None::<()>).1
 }
 
-/// The pipeline, handing each cluster's plan to `each` (with its index) as soon as it is derived and
-/// checked, while no error has been found so far in the inputs or in that cluster (`None` for the
-/// others). Clusters are independent after resolve: they are derived, checked and handed over on every
-/// core, each with its own findings, merged in cluster order (`finish` sorts anyway, so the report is
-/// the same). Each core takes the next cluster in order (not a half of the fleet each, as rayon's
-/// splitting would), so what `each` hands on arrives nearly in order: the stream holds about one
-/// cluster per core waiting for the one before it (issue 20).
-fn compile_each<T: Send>(
+/// What a compile keeps of each cluster once it was derived, checked and handed on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Keep {
+    /// The resolved model, the plans with their objects, every acknowledged warning (`explain`,
+    /// `verify`, `capacity`, `audit`, the library's callers).
+    Everything,
+    /// What `keep` makes of the plan: the plan's objects, the resolved cluster and the acknowledged
+    /// warnings (counted) are dropped right after `each`, so a build holds one cluster per core, not the
+    /// fleet's (issue 20).
+    Summary,
+}
+
+/// The pipeline, handing each cluster's plan to `each` (with the index of its file) as soon as it is
+/// derived and checked, while no error has been found so far in the inputs (the packages) or in that
+/// cluster (`None` for the others, and for a cluster file that does not resolve), then keeping what
+/// `keep` makes of it. Clusters are independent once the packages are resolved: each is resolved,
+/// derived, checked and handed over on one core, with its own findings, merged in cluster order
+/// (`finish` sorts anyway, so the report is the same), and dropped there unless it is kept: the fleet's
+/// resolved model is never held at once by a build (issue 20). A cluster handed over while another
+/// cluster's inputs fail is not wasted output: every caller writes or prints only once the whole compile
+/// is clean. Each core takes the next cluster in order (not a
+/// half of the fleet each, as rayon's splitting would), so what `each` hands on arrives nearly in order:
+/// the stream holds about one cluster per core waiting for the one before it (issue 20). The model
+/// returned is empty unless `what` is [`Keep::Everything`].
+fn compile_each<K: Send, T: Send>(
     selection: &Selection,
-    objects: Objects,
+    what: Keep,
+    keep: impl Fn(ClusterPlan) -> K + Sync,
     each: impl Fn(usize, Option<&ClusterPlan>) -> Option<T> + Sync,
-) -> (resolve::Model, Compiled, Vec<Option<T>>) {
+) -> (resolve::Model, Compiled<K>, Vec<Option<T>>) {
     let mut diagnostics = Diagnostics::default();
     let mut tree = load::load(&selection.root, &selection.clusters, &mut diagnostics);
     if let Some(what_if) = &selection.what_if {
@@ -107,43 +129,73 @@ fn compile_each<T: Send>(
             entry.what_if = Some(what_if.level);
         }
     }
-    let model = resolve::resolve(tree, &mut diagnostics);
+    let (packages, files) = resolve::resolve_packages(tree, &mut diagnostics);
     let clean_inputs = !diagnostics.has_errors();
-    let shapes = derive::Shapes::for_clusters(&model.clusters);
-    type Slot<T> = std::sync::Mutex<Option<(ClusterPlan, Diagnostics, Option<T>)>>;
-    let slots: Vec<Slot<T>> = model.clusters.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    // The package versions each cluster file may run (every version of each package it names), counted
+    // before any cluster resolves, so each version's shapes go once the last of those clusters is derived.
+    let versions: Vec<HashSet<usize>> =
+        files.iter().map(|file| derive::Shapes::versions_named(&packages, file)).collect();
+    let shapes = derive::Shapes::counting(&versions);
+    // Each cluster file is taken, resolved and compiled by one core; its resolved cluster is put back only
+    // to be kept.
+    let files: Vec<Mutex<Option<load::cluster::ClusterFile>>> =
+        files.into_iter().map(|file| Mutex::new(Some(file))).collect();
+    let resolved: Vec<Mutex<Option<resolve::Cluster>>> = files.iter().map(|_| Mutex::new(None)).collect();
+    type Slot<K, T> = Mutex<Option<(Option<K>, Diagnostics, Acknowledged, Option<T>)>>;
+    let slots: Vec<Slot<K, T>> = files.iter().map(|_| Mutex::new(None)).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     rayon::broadcast(|_| {
         loop {
             let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(cluster) = model.clusters.get(index) else { break };
+            let Some(file) = files.get(index) else { break };
+            let Some(file) = locked(file).take() else { continue };
             let mut found = Diagnostics::default();
-            let mut plan = derive::derive_cluster(cluster, &shapes, &mut found);
-            shapes.cluster_derived(cluster);
-            crosscheck::check(cluster, &plan, &mut found);
-            crate::capacity::sizing::check(cluster, &plan, &mut found);
-            let allowed = Acknowledged::of_cluster(cluster);
+            let Some(cluster) = resolve::resolve_cluster(file, &packages, &mut found) else {
+                shapes.cluster_derived(&versions[index]);
+                let handed = each(index, None);
+                *locked(&slots[index]) = Some((None, found, Acknowledged::default(), handed));
+                continue;
+            };
+            // Errors anywhere so far (the inputs, this cluster); another cluster's are its own: nothing is
+            // written or printed unless the whole compile is clean.
+            let clean = clean_inputs && !found.has_errors();
+            let plan = derive::derive_cluster(&cluster, &shapes, &mut found);
+            shapes.cluster_derived(&versions[index]);
+            crosscheck::check(&cluster, &plan, &mut found);
+            crate::capacity::sizing::check(&cluster, &plan, &mut found);
+            let allowed = Acknowledged::of_cluster(&cluster);
             found.acknowledge(|d| allowed.contains(d));
-            let handed = each(index, (clean_inputs && !found.has_errors()).then_some(&plan));
-            if objects == Objects::Drop {
-                plan.drop_objects();
+            let handed = each(index, (clean && !found.has_errors()).then_some(&plan));
+            if what == Keep::Summary {
+                found.count_acknowledged();
+                drop(cluster);
+            } else {
+                *locked(&resolved[index]) = Some(cluster);
             }
-            *slots[index].lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some((plan, found, handed));
+            *locked(&slots[index]) = Some((Some(keep(plan)), found, allowed, handed));
         }
     });
     let mut clusters = Vec::with_capacity(slots.len());
     let mut handed = Vec::with_capacity(slots.len());
+    let mut acknowledged = Acknowledged::default();
     for slot in slots {
-        let Some((plan, found, result)) = slot.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner()) else {
+        let Some((kept, found, allowed, result)) = slot.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner())
+        else {
             continue;
         };
         diagnostics.extend(found);
-        clusters.push(plan);
+        acknowledged.extend(allowed);
+        clusters.extend(kept);
         handed.push(result);
     }
-    let acknowledged = Acknowledged::of(&model);
     diagnostics.settle(|d| acknowledged.contains(d), selection.deny_warnings);
-    (model, Compiled { clusters, diagnostics }, handed)
+    let clusters_kept = resolved.into_iter().filter_map(|slot| slot.into_inner().unwrap_or_else(|p| p.into_inner()));
+    (resolve::Model { clusters: clusters_kept.collect() }, Compiled { clusters, diagnostics }, handed)
+}
+
+/// A lock that a panic on another core does not poison for this one (the panic is reported anyway).
+fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Where a build's manifests go.
@@ -180,7 +232,9 @@ pub struct BuildRequest {
 /// What a build did.
 #[derive(Debug)]
 pub struct Built {
-    pub compiled: Compiled,
+    /// What the summary shows of each cluster (only the clusters' names for [`Output::Stream`], which prints
+    /// no summary), and the findings.
+    pub compiled: Compiled<ClusterSummary>,
     /// The YAML stream, for [`Output::Stream`] when the compile succeeded.
     pub stream: Option<Stream>,
     /// What was written, for [`Output::Directory`] when the compile and the write succeeded.
@@ -200,8 +254,9 @@ pub struct Written {
 }
 
 /// Compiles, then writes the output directory or renders the stream; nothing is written on any error.
-/// Each cluster is rendered (and staged, or compared) as soon as it is compiled and its objects dropped
-/// then, so a build's memory is bounded by its largest clusters, not by the fleet (issue 11).
+/// Each cluster is rendered (and staged, or compared) as soon as it is compiled, then its plan and its
+/// resolved cluster are dropped (what the summary shows kept), so a build's memory is bounded by its
+/// largest clusters, not by the fleet (issues 11 and 20).
 pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
     let root = &request.selection.root;
     let all_clusters = request.selection.clusters.is_empty();
@@ -210,13 +265,15 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
     let compiled = match &request.output {
         Output::Stream { all } => {
             let spool = crate::stream::Spool::new();
-            let (_, mut compiled, written) = compile_each(selection, Objects::Drop, |index, cluster| {
+            let named = |plan: ClusterPlan| ClusterSummary::named(&plan);
+            let (_, mut compiled, written) = compile_each(selection, Keep::Summary, named, |index, cluster| {
                 let spool = spool.as_ref().ok()?;
                 spool.part(index, cluster.map(|cluster| emit::render_stream_part(cluster, *all))).err()
             });
             if compiled.ok() {
                 if !all && compiled.clusters.len() > 1 {
-                    return Err(UsageError::StreamNeedsOneCluster { clusters: cluster_names(&compiled.clusters) });
+                    let names: Vec<&str> = compiled.clusters.iter().map(|c| c.name.as_str()).collect();
+                    return Err(UsageError::StreamNeedsOneCluster { clusters: names.join(", ") });
                 }
                 // The first failure in cluster order is the one reported.
                 match written.into_iter().flatten().next().map_or(spool, Err).and_then(crate::stream::Spool::finish) {
@@ -228,7 +285,9 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
         }
         Output::Check(out) => {
             let directory = out.clone().unwrap_or_else(|| root.join("out"));
-            let (_, compiled, found) = compile_each(selection, Objects::Drop, |_, cluster| {
+            let interner = summary::Interner::default();
+            let summarize = |plan: ClusterPlan| ClusterSummary::of(&plan, &interner);
+            let (_, compiled, found) = compile_each(selection, Keep::Summary, summarize, |_, cluster| {
                 cluster.map(|c| emit::compare_cluster(&directory, c))
             });
             if compiled.ok() {
@@ -246,7 +305,9 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
             let only = (!all_clusters).then_some(only.as_slice());
             let destination = emit::check_destination(root, &directory, only);
             let staging = emit::Staging::new(&directory, (!all_clusters).then(|| request.selection.clusters.clone()));
-            let (_, mut compiled, staged) = compile_each(selection, Objects::Drop, |_, cluster| {
+            let interner = summary::Interner::default();
+            let summarize = |plan: ClusterPlan| ClusterSummary::of(&plan, &interner);
+            let (_, mut compiled, staged) = compile_each(selection, Keep::Summary, summarize, |_, cluster| {
                 let cluster = cluster?;
                 Some(match &destination {
                     Ok(()) => staging.stage(cluster),

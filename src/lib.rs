@@ -33,6 +33,7 @@ mod outdir;
 mod output_manifest;
 mod resolve;
 mod stream;
+mod summary;
 mod table;
 #[cfg(test)]
 pub mod testing;

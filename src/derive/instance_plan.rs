@@ -188,9 +188,4 @@ impl InstancePlan {
         self.planned.retain(|_| keep(index.next().unwrap_or_default()));
         self.forget_stamped();
     }
-
-    /// Drops the objects once they were emitted, keeping what the build summary shows.
-    pub(super) fn drop_objects(&mut self) {
-        self.set_objects(Vec::new(), false);
-    }
 }

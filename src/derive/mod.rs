@@ -70,15 +70,6 @@ pub struct ClusterPlan {
     pub file: std::path::PathBuf,
 }
 
-impl ClusterPlan {
-    /// Drops the instances' objects once they were emitted, keeping what the build summary shows.
-    pub fn drop_objects(&mut self) {
-        for instance in &mut self.instances {
-            instance.drop_objects();
-        }
-    }
-}
-
 /// Derives one cluster's instances, then writes once the cluster-scoped objects that several of them emit
 /// identically. Clusters are independent: `compile` runs them in parallel, sharing the `shapes` derived so far.
 pub fn derive_cluster(cluster: &Cluster, shapes: &Shapes, diagnostics: &mut Diagnostics) -> ClusterPlan {

@@ -30,8 +30,8 @@
 //! the own one is renamed) could depend on the namespace. Such an instance's
 //! shape holds its namespace, as every shape of such a package did before.
 //!
-//! Shapes are dropped as the compile streams: [`Shapes::for_clusters`] counts the
-//! clusters each package version serves, and once the last of them is derived
+//! Shapes are dropped as the compile streams: [`Shapes::counting`] counts the
+//! clusters that may run each package version, and once the last of them is derived
 //! its shapes go ([`Shapes::cluster_derived`]); the instances already derived
 //! keep their own copies of the objects until they are emitted.
 //!
@@ -44,7 +44,8 @@ use super::patch::KIX_INSTANCE_LABEL;
 use super::plan::WorkloadPlan;
 use super::planned::PlannedObject;
 use super::rendered::{INSTANCE_STAND_IN, NAMESPACE_STAND_IN, RenderedObject};
-use crate::resolve::{Cluster, Instance};
+use crate::load::cluster::ClusterFile;
+use crate::resolve::{Instance, Packages};
 use kix_yaml::Value;
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -54,7 +55,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct ShapeKey {
     /// The package version, by identity: the address of the `Arc<Package>` instances of one version share
-    /// (the model holds it while the cluster derives).
+    /// (the compile's packages hold it until the compile ends).
     package: usize,
     /// Per document: `None` when cluster-scoped, else where it goes.
     placements: Vec<Option<Placement>>,
@@ -102,41 +103,52 @@ pub struct Shapes {
     /// Per package version with a namespace of its own (by address): the hashes of the strings its
     /// documents hold, made the first time one of its instances derives.
     strings: Mutex<HashMap<usize, Arc<HashSet<u64>>>>,
-    /// Per package version (by address): how many clusters left to derive run it (`for_clusters`; none
+    /// Per package version (by address): how many clusters left to derive may run it (`counting`; none
     /// counted: shapes are kept for the whole compile).
     users: Mutex<HashMap<usize, usize>>,
 }
 
-/// A package version's identity while the model holds it: the address of its `Arc<Package>`.
+/// A package version's identity while the compile's packages hold it: the address of its `Arc<Package>`.
 fn address(instance: &Instance) -> usize {
     Arc::as_ptr(&instance.package) as usize
 }
 
 impl Shapes {
-    /// Shapes for a compile of these clusters, each package version's dropped once the last cluster
-    /// running it was derived.
-    pub fn for_clusters(clusters: &[Cluster]) -> Shapes {
+    /// Shapes for a compile of clusters that each may run one set of package versions (by address, from
+    /// [`Shapes::versions_named`]), each version's dropped once the last cluster that may run it was
+    /// derived.
+    pub fn counting(clusters: &[HashSet<usize>]) -> Shapes {
         let mut users: HashMap<usize, usize> = HashMap::new();
-        for cluster in clusters {
-            for package in packages_of(cluster) {
-                *users.entry(package).or_default() += 1;
+        for packages in clusters {
+            for package in packages {
+                *users.entry(*package).or_default() += 1;
             }
         }
         Shapes { users: Mutex::new(users), ..Shapes::default() }
     }
 
-    /// The cluster was derived: the shapes of the package versions no cluster left to derive runs are
-    /// dropped.
-    pub fn cluster_derived(&self, cluster: &Cluster) {
+    /// The package versions a cluster file may run, by address: every version of each package its
+    /// instances name (which one each runs is resolve's choice, made as the cluster compiles; the
+    /// packages hold every version for the whole compile, so the addresses stay theirs).
+    pub fn versions_named(packages: &Packages, file: &ClusterFile) -> HashSet<usize> {
+        let named: HashSet<&str> =
+            file.raw.instances.iter().map(|instance| instance.package.get_ref().as_str()).collect();
+        let versions = packages.valid.iter().filter(|package| named.contains(package.name.as_str()));
+        versions.map(|package| Arc::as_ptr(package) as usize).collect()
+    }
+
+    /// A cluster that may run these package versions was derived (or failed to resolve): the shapes of
+    /// the versions no cluster left to derive may run are dropped.
+    pub fn cluster_derived(&self, packages: &HashSet<usize>) {
         let mut done = Vec::new();
         {
             let mut users = lock(&self.users);
-            for package in packages_of(cluster) {
-                let Some(left) = users.get_mut(&package) else { continue };
+            for package in packages {
+                let Some(left) = users.get_mut(package) else { continue };
                 *left -= 1;
                 if *left == 0 {
-                    users.remove(&package);
-                    done.push(package);
+                    users.remove(package);
+                    done.push(*package);
                 }
             }
         }
@@ -195,11 +207,6 @@ impl Shapes {
     pub fn count(&self) -> usize {
         lock(&self.entries).len()
     }
-}
-
-/// The package versions a cluster's instances run, each once.
-fn packages_of(cluster: &Cluster) -> HashSet<usize> {
-    cluster.instances.iter().map(address).collect()
 }
 
 fn hash_of(text: &str) -> u64 {

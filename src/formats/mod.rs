@@ -61,7 +61,7 @@ impl Outcome<'_> {
         json!({
             "errors": self.diagnostics.count(Severity::Error),
             "warnings": self.diagnostics.count(Severity::Warning),
-            "acknowledged": self.diagnostics.acknowledged().len(),
+            "acknowledged": self.diagnostics.acknowledged_count(),
             "failed": self.failed,
             "text": self.summary_text(),
             "exit_status": u8::from(self.fails()),

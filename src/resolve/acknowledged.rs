@@ -11,39 +11,58 @@ use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use std::collections::HashMap;
 use toml::Spanned;
 
-/// The `allow` lists of some clusters and of their instances.
-pub struct Acknowledged<'a> {
-    /// Per cluster: its own `allow`, and each instance's by name.
-    clusters: HashMap<&'a str, (Allowed<'a>, HashMap<&'a str, Allowed<'a>>)>,
+/// The `allow` lists of some clusters and of their instances, owned (a build drops each resolved cluster
+/// once compiled and keeps these for the warnings acknowledged at the end); only the lists that
+/// acknowledge something are kept.
+#[derive(Debug, Default)]
+pub struct Acknowledged {
+    clusters: HashMap<String, ClusterAllows>,
 }
 
-type Allowed<'a> = &'a [Code];
+/// One cluster's own `allow`, and each instance's by name.
+#[derive(Debug)]
+struct ClusterAllows {
+    own: Vec<Code>,
+    instances: HashMap<String, Vec<Code>>,
+}
 
-impl<'a> Acknowledged<'a> {
+impl Acknowledged {
     /// Every cluster's of the model.
-    pub fn of(model: &'a Model) -> Acknowledged<'a> {
-        Acknowledged { clusters: model.clusters.iter().map(entry).collect() }
+    pub fn of(model: &Model) -> Acknowledged {
+        let mut all = Acknowledged::default();
+        for cluster in &model.clusters {
+            all.extend(Acknowledged::of_cluster(cluster));
+        }
+        all
     }
 
     /// One cluster's.
-    pub fn of_cluster(cluster: &'a Cluster) -> Acknowledged<'a> {
-        Acknowledged { clusters: [entry(cluster)].into_iter().collect() }
+    pub fn of_cluster(cluster: &Cluster) -> Acknowledged {
+        let instances: HashMap<String, Vec<Code>> = (cluster.instances.iter())
+            .filter(|instance| !instance.allow.is_empty())
+            .map(|instance| (instance.name.clone(), instance.allow.clone()))
+            .collect();
+        let mut clusters = HashMap::new();
+        if !cluster.allow.is_empty() || !instances.is_empty() {
+            clusters.insert(cluster.name.clone(), ClusterAllows { own: cluster.allow.clone(), instances });
+        }
+        Acknowledged { clusters }
+    }
+
+    /// Adds other clusters' lists (a cluster name is in one of the two).
+    pub fn extend(&mut self, other: Acknowledged) {
+        self.clusters.extend(other.clusters);
     }
 
     /// Whether the inputs acknowledge a warning: its code is in the `allow` of its instance or of its cluster.
     pub fn contains(&self, diagnostic: &Diagnostic) -> bool {
         let subject = &diagnostic.subject;
-        let Some((cluster, instances)) = subject.cluster.as_deref().and_then(|name| self.clusters.get(name)) else {
+        let Some(cluster) = subject.cluster.as_deref().and_then(|name| self.clusters.get(name)) else {
             return false;
         };
-        let instance = subject.instance.as_deref().and_then(|name| instances.get(name));
-        cluster.contains(&diagnostic.code) || instance.is_some_and(|allow| allow.contains(&diagnostic.code))
+        let instance = subject.instance.as_deref().and_then(|name| cluster.instances.get(name));
+        cluster.own.contains(&diagnostic.code) || instance.is_some_and(|allow| allow.contains(&diagnostic.code))
     }
-}
-
-fn entry(cluster: &Cluster) -> (&str, (Allowed<'_>, HashMap<&str, Allowed<'_>>)) {
-    let instances = cluster.instances.iter().map(|i| (i.name.as_str(), i.allow.as_slice())).collect();
-    (cluster.name.as_str(), (cluster.allow.as_slice(), instances))
 }
 
 /// `allow = [...]`: the warning codes acknowledged; an entry that is not a warning's code is an error.

@@ -48,24 +48,21 @@ pub use model::{
 pub use substrate::{FailureDomains, Support};
 
 use crate::load::Tree;
+use crate::load::cluster::ClusterFile;
 use kix_diag::Diagnostics;
+pub use package::Packages;
 use rayon::prelude::*;
 
 /// Validates every package and cluster of a loaded tree and binds instances to packages. A resolved
 /// cluster's warnings that its inputs acknowledge (`allow`) are set aside as found ([`Acknowledged`]).
 pub fn resolve(tree: Tree, diagnostics: &mut Diagnostics) -> Model {
-    let Tree { clusters, packages, broken_packages } = tree;
-    let packages = package::resolve_packages(packages, broken_packages, diagnostics);
+    let (packages, clusters) = resolve_packages(tree, diagnostics);
     // Clusters resolve independently against the packages, on every core; findings merge in cluster order.
     let resolved: Vec<(Option<Cluster>, Diagnostics)> = clusters
         .into_par_iter()
         .map(|file| {
             let mut found = Diagnostics::default();
-            let cluster = cluster::resolve_cluster(file, &packages, &mut found);
-            if let Some(cluster) = &cluster {
-                let allowed = Acknowledged::of_cluster(cluster);
-                found.acknowledge(|d| allowed.contains(d));
-            }
+            let cluster = resolve_cluster(file, &packages, &mut found);
             (cluster, found)
         })
         .collect();
@@ -75,6 +72,27 @@ pub fn resolve(tree: Tree, diagnostics: &mut Diagnostics) -> Model {
         clusters.extend(cluster);
     }
     Model { clusters }
+}
+
+/// The first half of [`resolve`]: validates the tree's packages, handing back its cluster files, each to be
+/// resolved against them on its own ([`resolve_cluster`]; a build resolves each on the core that compiles
+/// it, so the fleet's model is never held at once).
+pub fn resolve_packages(tree: Tree, diagnostics: &mut Diagnostics) -> (Packages, Vec<ClusterFile>) {
+    let Tree { clusters, packages, broken_packages } = tree;
+    (package::resolve_packages(packages, broken_packages, diagnostics), clusters)
+}
+
+/// One cluster file against the resolved packages (`None` when the file itself is not valid), its
+/// warnings that its inputs acknowledge set aside.
+pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut Diagnostics) -> Option<Cluster> {
+    let mut found = Diagnostics::default();
+    let cluster = cluster::resolve_cluster(file, packages, &mut found);
+    if let Some(cluster) = &cluster {
+        let allowed = Acknowledged::of_cluster(cluster);
+        found.acknowledge(|d| allowed.contains(d));
+    }
+    diagnostics.extend(found);
+    cluster
 }
 
 #[cfg(test)]

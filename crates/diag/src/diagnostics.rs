@@ -12,6 +12,8 @@ pub struct Diagnostics {
     /// Warnings the inputs acknowledge (`allow = [...]`): not printed, counted in the summary, kept for
     /// `kix explain`.
     acknowledged: Vec<Diagnostic>,
+    /// Acknowledged warnings counted and let go ([`Diagnostics::count_acknowledged`]).
+    acknowledged_counted: usize,
 }
 
 impl Diagnostics {
@@ -22,6 +24,7 @@ impl Diagnostics {
     pub fn extend(&mut self, other: Diagnostics) {
         self.items.extend(other.items);
         self.acknowledged.extend(other.acknowledged);
+        self.acknowledged_counted += other.acknowledged_counted;
     }
 
     pub fn has_errors(&self) -> bool {
@@ -48,7 +51,23 @@ impl Diagnostics {
         self.acknowledged.extend(moved);
     }
 
-    /// The acknowledged warnings, in report order (once [`Diagnostics::finish`] ran).
+    /// Lets the acknowledged warnings found so far go, counting them (exact repeats once, as
+    /// [`Diagnostics::finish`] keeps them): for a run that only counts them (a build of a fleet
+    /// acknowledges tens of thousands, each with its notes and locations; `kix explain` keeps them). The
+    /// caller counts each part apart from the others: an acknowledged warning names its cluster, so the
+    /// parts of different clusters hold no repeat of each other.
+    pub fn count_acknowledged(&mut self) {
+        let mut kept = std::mem::take(&mut self.acknowledged);
+        sort_and_dedup(&mut kept);
+        self.acknowledged_counted += kept.len();
+    }
+
+    /// How many warnings were acknowledged: those kept and those counted.
+    pub fn acknowledged_count(&self) -> usize {
+        self.acknowledged.len() + self.acknowledged_counted
+    }
+
+    /// The acknowledged warnings kept (not counted), in report order (once [`Diagnostics::finish`] ran).
     pub fn acknowledged(&self) -> &[Diagnostic] {
         &self.acknowledged
     }
@@ -73,21 +92,14 @@ impl Diagnostics {
     /// so the same inputs always print the same report; the acknowledged warnings too (they may have
     /// been acknowledged cluster by cluster, as they were found).
     pub fn finish(&mut self) {
-        // The offset in the file orders as line, then column do.
-        type Place<'a> = Option<(&'a Path, Option<usize>)>;
-        fn key(d: &Diagnostic) -> (Place<'_>, Code, &Subject, &String) {
-            (d.location().map(|l| (l.path(), l.offset())), d.code, &d.subject, &d.message)
-        }
-        for list in [&mut self.items, &mut self.acknowledged] {
-            list.sort_by(|a, b| key(a).cmp(&key(b)));
-            list.dedup();
-        }
+        sort_and_dedup(&mut self.items);
+        sort_and_dedup(&mut self.acknowledged);
     }
 
     /// The closing summary line, e.g. `kix: 2 errors, 1 warning` or `0 errors, 0 warnings (4 acknowledged)`.
     pub fn summary(&self) -> String {
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-        let acknowledged = match self.acknowledged.len() {
+        let acknowledged = match self.acknowledged_count() {
             0 => String::new(),
             n => format!(" ({n} acknowledged)"),
         };
@@ -97,6 +109,17 @@ impl Diagnostics {
             plural(self.count(Severity::Warning), "warning")
         )
     }
+}
+
+/// Sorts into the report's order (file, line, column, code, message) and drops exact repeats.
+fn sort_and_dedup(list: &mut Vec<Diagnostic>) {
+    // The offset in the file orders as line, then column do.
+    type Place<'a> = Option<(&'a Path, Option<usize>)>;
+    fn key(d: &Diagnostic) -> (Place<'_>, Code, &Subject, &String) {
+        (d.location().map(|l| (l.path(), l.offset())), d.code, &d.subject, &d.message)
+    }
+    list.sort_by(|a, b| key(a).cmp(&key(b)));
+    list.dedup();
 }
 
 #[cfg(test)]
@@ -142,6 +165,19 @@ mod tests {
         assert_eq!(merged.acknowledged(), whole.acknowledged());
         assert_eq!(merged.acknowledged().len(), 3, "the repeat counted once");
         assert_eq!(merged.iter().collect::<Vec<_>>(), whole.iter().collect::<Vec<_>>());
+        // Counted part by part and let go, as a build does: the same count and summary.
+        let mut counted = Diagnostics::default();
+        for part in &parts {
+            let mut found = Diagnostics::default();
+            part.iter().cloned().for_each(|d| found.push(d));
+            found.acknowledge(allowed);
+            found.count_acknowledged();
+            assert!(found.acknowledged().is_empty());
+            counted.extend(found);
+        }
+        counted.finish();
+        assert_eq!(counted.acknowledged_count(), 3);
+        assert_eq!(counted.summary(), merged.summary());
     }
 
     #[test]
