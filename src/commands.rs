@@ -267,7 +267,11 @@ fn verify(args: &VerifyArgs) -> ExitCode {
         print_stdout(&verify::render_text(reports, stdout_width()));
     }
     let mut outcome = outcome("verify", &verified.diagnostics, request.selection.root.clone());
-    outcome.report.insert("clusters".into(), serde_json::to_value(&verified.reports).unwrap_or_default());
+    // Only `--format json` prints the report's JSON (`Outcome::document`); building it for the other forms
+    // cost most of a 10,000-node verify's fresh memory pages (docs/performance.md, issue 20).
+    if format == Format::Json {
+        outcome.report.insert("clusters".into(), serde_json::to_value(&verified.reports).unwrap_or_default());
+    }
     outcome.notes = verified.notes.clone();
     // Every workload that misses its level has an error diagnostic (K0623 at least); said again in case.
     let failures = verified.failures();
