@@ -370,7 +370,9 @@ fn lint(args: &LintArgs) -> ExitCode {
             "budgets": linted.budgets,
         }),
     );
-    finish(&outcome, args.format, Some(&done), &lint::junit(&linted))
+    // The JUnit cases hold every finding rendered again: built only when asked for.
+    let suites = if args.format == Format::Junit { lint::junit(&linted) } else { Vec::new() };
+    finish(&outcome, args.format, Some(&done), &suites)
 }
 
 /// An outcome with nothing but its diagnostics yet.
@@ -489,23 +491,27 @@ fn print_stdout(text: &str) {
 
 /// Prints diagnostics to stderr as rustc-style text, then the line saying what was done and the summary
 /// line, with what else failed (`2 files out of date`) at its end.
+/// Written as rendered, through one buffer: the report of a large lint is megabytes, not held whole.
 fn print_summarised(diagnostics: &Diagnostics, done: Option<&str>, failed: Option<&str>) {
-    let mut text = String::new();
     let Conventions { quiet, style } = conventions();
-    for diagnostic in diagnostics.iter() {
-        text.push_str(&diagnostic.render(style));
-        text.push('\n');
-    }
-    if !quiet {
-        if let Some(done) = done {
-            text.push_str(&format!("kix: {done}\n"));
+    let mut stderr = std::io::BufWriter::with_capacity(64 * 1024, std::io::stderr().lock());
+    let mut write = || -> std::io::Result<()> {
+        for diagnostic in diagnostics.iter() {
+            stderr.write_all(diagnostic.render(style).as_bytes())?;
+            stderr.write_all(b"\n")?;
         }
-        match failed {
-            Some(failed) => text.push_str(&format!("kix: {}, {failed}\n", diagnostics.summary())),
-            None => text.push_str(&format!("kix: {}\n", diagnostics.summary())),
+        if !quiet {
+            if let Some(done) = done {
+                writeln!(stderr, "kix: {done}")?;
+            }
+            match failed {
+                Some(failed) => writeln!(stderr, "kix: {}, {failed}", diagnostics.summary())?,
+                None => writeln!(stderr, "kix: {}", diagnostics.summary())?,
+            }
         }
-    }
-    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        stderr.flush()
+    };
+    let _ = write();
 }
 
 /// `kix explain --cluster C --instance I [--workload W]`: the derivation, step by step.

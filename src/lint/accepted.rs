@@ -13,7 +13,7 @@
 //! build, check and verify share.
 
 use super::facts::ClusterFacts;
-use super::set::Set;
+use crate::load::documents::Document;
 use kix_diag::{Code, Diagnostic, Diagnostics, Severity};
 use std::collections::HashMap;
 use std::path::Path;
@@ -46,45 +46,41 @@ impl Object {
     }
 }
 
-/// Every object of the set with what its annotation accepts; K0730 for each entry that is no warning's code.
-pub fn objects(set: &Set, diagnostics: &mut Diagnostics) -> Vec<Object> {
+/// One object with what its annotation accepts, read as its document streams past (the document itself
+/// is kept only if a rule needs it, [`super::set::needed`]); K0730 for each entry that is no warning's code.
+pub fn object(document: &Document, diagnostics: &mut Diagnostics) -> Object {
     let text = |value: Option<&kix_yaml::Value>| value.and_then(|v| v.as_str()).map(str::to_string);
-    set.documents
-        .iter()
-        .map(|document| {
-            let metadata = document.value.get("metadata");
-            let namespace = text(metadata.and_then(|m| m.get("namespace"))).unwrap_or_default();
-            let annotation = text(metadata.and_then(|m| m.get("annotations")).and_then(|a| a.get(ALLOW_ANNOTATION)));
-            let mut allow = Vec::new();
-            for entry in annotation.iter().flat_map(|a| a.split(',')).map(str::trim).filter(|e| !e.is_empty()) {
-                match Code::ALL.iter().find(|c| c.id().eq_ignore_ascii_case(entry)) {
-                    Some(code) if code.severity() == Severity::Warning => allow.push(*code),
-                    found => {
-                        let why = match found {
-                            Some(code) => {
-                                format!("`{}` is an error ({}); errors cannot be accepted", code.id(), code.summary())
-                            }
-                            None => format!("`{entry}` is not a diagnostic code"),
-                        };
-                        let at = document.locate(&["metadata", "annotations", ALLOW_ANNOTATION]);
-                        diagnostics.push(
-                            Diagnostic::new(Code::LintAllowNotAWarning, format!("{ALLOW_ANNOTATION}: {why}"))
-                                .at(at)
-                                .help("`kix explain` lists every code with its severity"),
-                        );
+    let metadata = document.value.get("metadata");
+    let namespace = text(metadata.and_then(|m| m.get("namespace"))).unwrap_or_default();
+    let annotation = text(metadata.and_then(|m| m.get("annotations")).and_then(|a| a.get(ALLOW_ANNOTATION)));
+    let mut allow = Vec::new();
+    for entry in annotation.iter().flat_map(|a| a.split(',')).map(str::trim).filter(|e| !e.is_empty()) {
+        match Code::ALL.iter().find(|c| c.id().eq_ignore_ascii_case(entry)) {
+            Some(code) if code.severity() == Severity::Warning => allow.push(*code),
+            found => {
+                let why = match found {
+                    Some(code) => {
+                        format!("`{}` is an error ({}); errors cannot be accepted", code.id(), code.summary())
                     }
-                }
+                    None => format!("`{entry}` is not a diagnostic code"),
+                };
+                let at = document.locate(&["metadata", "annotations", ALLOW_ANNOTATION]);
+                diagnostics.push(
+                    Diagnostic::new(Code::LintAllowNotAWarning, format!("{ALLOW_ANNOTATION}: {why}"))
+                        .at(at)
+                        .help("`kix explain` lists every code with its severity"),
+                );
             }
-            let place = if namespace.is_empty() { String::new() } else { format!("{namespace}/") };
-            Object {
-                file: document.source.path().to_path_buf(),
-                range: document.byte_range(),
-                name: format!("{} {place}{}", document.kind(), document.name()),
-                namespace,
-                allow,
-            }
-        })
-        .collect()
+        }
+    }
+    let place = if namespace.is_empty() { String::new() } else { format!("{namespace}/") };
+    Object {
+        file: document.source.path().to_path_buf(),
+        range: document.byte_range(),
+        name: format!("{} {place}{}", document.kind(), document.name()),
+        namespace,
+        allow,
+    }
 }
 
 /// Sets aside the warnings the objects and the cluster accept, sorts, and under `deny_warnings` denies the rest.

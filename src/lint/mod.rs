@@ -1,9 +1,13 @@
 //! `kix lint`: the placement mistakes kix never makes, found in manifests kix did not write
 //! (`helm template` output, a directory of YAML, a stream on stdin).
 //!
-//! Files are read with the package loader's bounds and parsed by
-//! [`load::documents::parse_documents`] (lists flattened by [`kix_kube::list`], every object
-//! with the YAML loader's marks), so every finding has a file, line and column. Directories are
+//! Files are read with the package loader's bounds and parsed one document at a time by
+//! [`load::documents::each_document_named`] (lists flattened by [`kix_kube::list`], every object
+//! with the YAML loader's marks), so every finding has a file, line and column. Each document's
+//! object record ([`Object`]: where it is, what its `kix.dev/allow` accepts) is taken as it
+//! streams past, and the document is kept only when a rule reads it ([`set::needed`]: workloads,
+//! budgets, autoscalers, operators' custom resources); the files' text is kept, since findings
+//! are rendered from it. Directories are
 //! walked for `*.yaml`/`*.yml` in path order (kustomize's `kustomization.yaml` is not a manifest
 //! and is skipped). Workloads (Deployments, StatefulSets) and budgets are read through the one
 //! reader in [`kix_kube::workload`], HorizontalPodAutoscalers by [`autoscaler`].
@@ -34,7 +38,7 @@ mod siblings;
 mod spread;
 mod text;
 
-use crate::load::documents::{Document, Naming, parse_documents_named};
+use crate::load::documents::{Document, Naming, each_document_named};
 pub use accepted::Object;
 pub use junit::junit;
 use kix_diag::source::MAX_PACKAGE_FILE_BYTES;
@@ -90,11 +94,23 @@ pub fn lint(request: &LintRequest) -> Linted {
     };
     let sources = read_inputs(&request.inputs, &mut diagnostics);
     let files = sources.len();
-    let documents: Vec<Document> = sources
-        .into_iter()
-        .flat_map(|source| parse_documents_named(source, Naming::OrGenerated, &mut diagnostics))
-        .collect();
-    let set = Set::read(documents, &mut diagnostics);
+    // Custom resources of a built-in profile's kind run pods as their operator says (issue 18); one
+    // the profile cannot read is left to the build's K0435.
+    let kinds = kix_kube::operators::KindTable::new(Vec::new());
+    // Each document as it is parsed: its object record (and K0730, reported after the rules' findings),
+    // and the document itself only if a rule reads it.
+    let mut documents: Vec<Document> = Vec::new();
+    let mut objects: Vec<Object> = Vec::new();
+    let mut allow_problems = Diagnostics::default();
+    for source in sources {
+        each_document_named(source, Naming::OrGenerated, &mut diagnostics, |document| {
+            objects.push(accepted::object(&document, &mut allow_problems));
+            if set::needed(&document, &kinds) {
+                documents.push(document);
+            }
+        });
+    }
+    let set = Set::read(documents, &kinds, &mut diagnostics);
     spread::check(&set, &mut diagnostics);
     siblings::check(&set, &mut diagnostics);
     budgets::check(&set, &mut diagnostics);
@@ -103,7 +119,7 @@ pub fn lint(request: &LintRequest) -> Linted {
     if let Some(facts) = &facts {
         cluster::check(&set, facts, &mut diagnostics);
     }
-    let objects = accepted::objects(&set, &mut diagnostics);
+    diagnostics.extend(allow_problems);
     accepted::settle(&objects, facts.as_ref(), request.deny_warnings, &mut diagnostics);
     Linted { diagnostics, files, objects, workloads: set.workloads.len(), budgets: set.budgets.len() }
 }

@@ -1,6 +1,7 @@
 //! The objects of one lint run, read through kix's typed views: the workloads (each with its
 //! namespace and the autoscaler that owns its replicas), the PodDisruptionBudgets and the
-//! HorizontalPodAutoscalers. Every rule file reads them from here.
+//! HorizontalPodAutoscalers. Every rule file reads them from here. Only the documents some rule
+//! reads are kept ([`needed`]); every other one is dropped as soon as it is parsed.
 
 use crate::load::documents::Document;
 use kix_diag::Diagnostics;
@@ -10,8 +11,24 @@ use kix_kube::value::{at, str_at};
 use kix_kube::workload::{PdbView, WorkloadView};
 use kix_yaml::Value;
 
+/// Whether a rule reads the document: a workload (a Rollout's workloadRef and the Deployment it names
+/// among them), a custom resource of a built-in profile's kind, a budget, an autoscaler, or a custom
+/// resource whose operator runs pods a budget may select. Everything else (ConfigMaps, Services: most
+/// of a stream's bytes) is needed only for its [`super::Object`], which is read as it streams past.
+pub(super) fn needed(document: &Document, kinds: &kix_kube::operators::KindTable) -> bool {
+    let value = &document.value;
+    WorkloadKind::of(value).is_some()
+        // A Rollout taking its template from a workloadRef is no workload by itself (`WorkloadKind::of`).
+        || (document.group() == "argoproj.io" && document.kind() == "Rollout")
+        || kinds.profile_of(value).is_some()
+        || PdbView::is_pdb(value)
+        || (api_group(document.api_version()) == "autoscaling" && document.kind() == "HorizontalPodAutoscaler")
+        || kix_kube::operators::operator_pod_labels(document.group(), document.kind(), value).is_some()
+}
+
 /// The objects of one lint run, read through kix's typed views.
 pub(crate) struct Set {
+    /// The documents [`needed`] keeps, in input order.
     pub documents: Vec<Document>,
     pub workloads: Vec<Target>,
     pub budgets: Vec<Budget>,
@@ -35,16 +52,17 @@ pub(crate) struct Budget {
 }
 
 impl Set {
-    pub(super) fn read(documents: Vec<Document>, diagnostics: &mut Diagnostics) -> Set {
+    pub(super) fn read(
+        documents: Vec<Document>,
+        kinds: &kix_kube::operators::KindTable,
+        diagnostics: &mut Diagnostics,
+    ) -> Set {
         let mut set =
             Set { documents: Vec::new(), workloads: Vec::new(), budgets: Vec::new(), autoscalers: Vec::new() };
         // A Rollout with spec.workloadRef runs the referenced Deployment's template; that Deployment,
         // scaled to zero, holds the template only.
         let refs = crate::resolve::custom::template_refs(&documents);
         let holders = crate::resolve::custom::template_holders(&documents);
-        // Custom resources of a built-in profile's kind run pods as their operator says (issue 18); one
-        // the profile cannot read is left to the build's K0435.
-        let kinds = kix_kube::operators::KindTable::new(Vec::new());
         for (index, document) in documents.iter().enumerate() {
             if holders.contains(&index) {
                 continue;

@@ -13,6 +13,7 @@ use super::yaml_error::yaml_diagnostic;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile};
 use kix_kube::list;
 use kix_yaml::{self as yaml, Limits, Marks, Seg, Value};
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// One Kubernetes object as the user wrote it.
@@ -101,9 +102,21 @@ pub enum Naming {
 
 /// [`parse_documents`], with the naming rule given.
 pub fn parse_documents_named(source: SourceFile, naming: Naming, diagnostics: &mut Diagnostics) -> Vec<Document> {
-    let source = Arc::new(source);
     let mut documents = Vec::new();
-    for parsed in yaml::parse_stream(source.text(), &Limits::PACKAGE) {
+    each_document_named(source, naming, diagnostics, |document| documents.push(document));
+    documents
+}
+
+/// [`parse_documents_named`] one document at a time: `each` gets the documents it returns, in order, each
+/// as soon as it is read, so a caller that keeps only what it needs of each never holds the file's trees.
+pub fn each_document_named(
+    source: SourceFile,
+    naming: Naming,
+    diagnostics: &mut Diagnostics,
+    mut each: impl FnMut(Document),
+) {
+    let source = Arc::new(source);
+    yaml::parse_stream_each(source.text(), &Limits::PACKAGE, |parsed| {
         match parsed {
             Ok(parsed) if parsed.value.is_null() => {}
             // A Kustomization is not a resource, wherever it is written (see `super::kustomization`).
@@ -120,7 +133,7 @@ pub fn parse_documents_named(source: SourceFile, naming: Naming, diagnostics: &m
                             Diagnostic::new(Code::NotAnObject, format!("document is not a Kubernetes object: {error}"))
                                 .at(source.locate_line(start.line as usize, start.column as usize)),
                         );
-                        continue;
+                        return ControlFlow::Continue(());
                     }
                 };
                 for (value, marks) in objects {
@@ -133,14 +146,14 @@ pub fn parse_documents_named(source: SourceFile, naming: Naming, diagnostics: &m
                             )
                             .at(document.locate(path)),
                         ),
-                        None => documents.push(document),
+                        None => each(document),
                     }
                 }
             }
             Err(error) => diagnostics.push(yaml_diagnostic(&source, &error)),
         }
-    }
-    documents
+        ControlFlow::Continue(())
+    });
 }
 
 /// What keeps a value from being a Kubernetes object, if anything, and the key path to point at.
