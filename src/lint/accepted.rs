@@ -24,15 +24,15 @@ pub const ALLOW_ANNOTATION: &str = "kix.dev/allow";
 /// One linted object: where it is written and what it accepts.
 #[derive(Clone, Debug)]
 pub struct Object {
-    /// Its file, as diagnostics name it.
-    pub file: std::path::PathBuf,
+    /// Its file, as diagnostics name it (shared by the file's objects: a lint keeps one record per object).
+    pub file: std::sync::Arc<Path>,
     /// The bytes of the file it is written in.
     pub range: std::ops::Range<usize>,
     /// `Kind namespace/name` (`Kind name` without a namespace).
-    pub name: String,
-    pub namespace: String,
+    pub name: Box<str>,
+    pub namespace: Box<str>,
     /// The warning codes its `kix.dev/allow` names.
-    pub allow: Vec<Code>,
+    pub allow: Box<[Code]>,
 }
 
 impl Object {
@@ -42,13 +42,13 @@ impl Object {
     pub fn holds(&self, diagnostic: &Diagnostic) -> bool {
         diagnostic
             .location()
-            .is_some_and(|l| l.path() == self.file && l.offset().is_some_and(|offset| self.range.contains(&offset)))
+            .is_some_and(|l| l.path() == &*self.file && l.offset().is_some_and(|offset| self.range.contains(&offset)))
     }
 }
 
 /// One object with what its annotation accepts, read as its document streams past (the document itself
-/// is kept only if a rule needs it, [`super::set::needed`]); K0730 for each entry that is no warning's code.
-pub fn object(document: &Document, diagnostics: &mut Diagnostics) -> Object {
+/// is kept only by what the rules read of it, [`super::set`]), `file` its file's path; K0730 for each entry that is no warning's code.
+pub fn object(document: &Document, file: &std::sync::Arc<Path>, diagnostics: &mut Diagnostics) -> Object {
     let text = |value: Option<&kix_yaml::Value>| value.and_then(|v| v.as_str()).map(str::to_string);
     let metadata = document.value.get("metadata");
     let namespace = text(metadata.and_then(|m| m.get("namespace"))).unwrap_or_default();
@@ -75,11 +75,11 @@ pub fn object(document: &Document, diagnostics: &mut Diagnostics) -> Object {
     }
     let place = if namespace.is_empty() { String::new() } else { format!("{namespace}/") };
     Object {
-        file: document.source.path().to_path_buf(),
+        file: std::sync::Arc::clone(file),
         range: document.byte_range(),
-        name: format!("{} {place}{}", document.kind(), document.name()),
-        namespace,
-        allow,
+        name: format!("{} {place}{}", document.kind(), document.name()).into(),
+        namespace: namespace.into(),
+        allow: allow.into(),
     }
 }
 
@@ -94,7 +94,7 @@ pub fn settle(objects: &[Object], facts: Option<&ClusterFacts>, deny_warnings: b
                     facts
                         .instance_allow
                         .iter()
-                        .any(|(namespace, allow)| *namespace == o.namespace && allow.contains(&d.code))
+                        .any(|(namespace, allow)| **namespace == *o.namespace && allow.contains(&d.code))
                 })
         });
         by_cluster || object.is_some_and(|o| o.allow.contains(&d.code))
@@ -116,7 +116,7 @@ impl<'a> ByFile<'a> {
     pub(super) fn new(objects: &'a [Object]) -> ByFile<'a> {
         let mut files: HashMap<&Path, (Vec<usize>, bool)> = HashMap::new();
         for (index, object) in objects.iter().enumerate() {
-            files.entry(object.file.as_path()).or_default().0.push(index);
+            files.entry(&*object.file).or_default().0.push(index);
         }
         for (indices, disjoint) in files.values_mut() {
             indices.sort_by_key(|&i| (objects[i].range.start, i));
@@ -152,7 +152,7 @@ mod tests {
     use kix_diag::SourceFile;
 
     fn object(file: &str, range: std::ops::Range<usize>) -> Object {
-        Object { file: file.into(), range, name: String::new(), namespace: String::new(), allow: Vec::new() }
+        Object { file: Path::new(file).into(), range, name: "".into(), namespace: "".into(), allow: Box::new([]) }
     }
 
     /// The index finds what a scan of every object finds: the first object in input order whose file is the

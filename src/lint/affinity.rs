@@ -10,10 +10,11 @@
 //! outweighs; kube-score, kube-linter (`no-anti-affinity`) and Polaris flag it too.
 
 use super::facts::ClusterFacts;
-use super::set::{Set, Target};
-use kix_diag::{Code, Diagnostic, Diagnostics};
+use super::set::Set;
+use crate::load::documents::Document;
+use kix_diag::{Code, Diagnostic, Diagnostics, Location};
 use kix_kube::labels::ZONE;
-use kix_kube::selector::Selector;
+use kix_kube::selector::{Labels, Selector};
 use kix_kube::value::{at, str_at};
 use kix_yaml::Value;
 
@@ -22,56 +23,68 @@ const BETA_ZONE: &str = "failure-domain.beta.kubernetes.io/zone";
 
 /// One required anti-affinity term.
 pub(crate) struct Term {
-    pub index: usize,
     pub topology_key: String,
-    /// Whether the term selects the workload's own pods (so it caps them at one per domain).
+    /// Whether its selector (and namespaces) take in the workload's own pods.
     pub self_matching: bool,
+    /// Where the term is written.
+    pub at: Location,
 }
 
-impl Term {
-    pub fn path(&self) -> String {
-        format!(
-            "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[{}]",
-            self.index
-        )
-    }
+/// A required pod affinity term.
+pub(crate) struct AffinityTerm {
+    pub topology_key: String,
+    pub at: Location,
 }
 
-/// The terms of a list under `spec.template.spec.affinity.<kind>.<list>` (none when absent).
-fn terms<'a>(target: &'a Target, kind: &str, list: &str) -> &'a [Value] {
-    target
-        .pod_spec()
+fn terms<'a>(pod_spec: Option<&'a Value>, kind: &str, list: &str) -> &'a [Value] {
+    pod_spec
         .and_then(|spec| at(spec, &["affinity", kind, list]))
         .and_then(Value::as_sequence)
         .map_or(&[], Vec::as_slice)
 }
 
-/// The workload's required pod anti-affinity terms.
-pub(crate) fn required_anti_affinity(target: &Target) -> Vec<Term> {
-    terms(target, "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+/// `podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution` of a pod spec whose pods carry
+/// `labels` in `namespace`, located in the workload's document.
+pub(crate) fn required_anti_affinity(
+    pod_spec: Option<&Value>,
+    labels: &Labels,
+    namespace: &str,
+    document: &Document,
+) -> Vec<Term> {
+    terms(pod_spec, "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
         .iter()
         .enumerate()
         .map(|(index, term)| Term {
-            index,
             topology_key: str_at(term, &["topologyKey"]).unwrap_or_default().to_string(),
-            self_matching: matches_own_pods(target, term),
+            self_matching: matches_own_pods(labels, namespace, term),
+            at: document.locate_field(&format!(
+                "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[{index}]"
+            )),
         })
         .collect()
 }
 
-/// The keys of the workload's required pod affinity terms, with their index.
-pub(crate) fn required_affinity_keys(target: &Target) -> Vec<(usize, String)> {
-    terms(target, "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+/// `podAffinity.requiredDuringSchedulingIgnoredDuringExecution`, located in the workload's document.
+pub(crate) fn required_affinity(pod_spec: Option<&Value>, document: &Document) -> Vec<AffinityTerm> {
+    terms(pod_spec, "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
         .iter()
         .enumerate()
-        .map(|(i, term)| (i, str_at(term, &["topologyKey"]).unwrap_or_default().to_string()))
+        .map(|(index, term)| AffinityTerm {
+            topology_key: str_at(term, &["topologyKey"]).unwrap_or_default().to_string(),
+            at: document.locate_field(&format!(
+                "spec.template.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[{index}]"
+            )),
+        })
         .collect()
 }
 
-/// `PodMatchesTermsNamespaceAndSelector` for the workload's own pods: a non-nil selector that matches
-/// them, in the pod's namespace (no `namespaces` and no `namespaceSelector`), a listed namespace, or
-/// every namespace (`namespaceSelector: {}`). A non-empty namespaceSelector is not assumed to match.
-fn matches_own_pods(target: &Target, term: &Value) -> bool {
+/// Whether the pod spec has any preferred pod anti-affinity term.
+pub(crate) fn has_preferred_anti_affinity(pod_spec: Option<&Value>) -> bool {
+    !terms(pod_spec, "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution").is_empty()
+}
+
+/// Whether a term's selector and namespaces take in pods with `labels` in `namespace` (the workload's own).
+fn matches_own_pods(labels: &Labels, namespace: &str, term: &Value) -> bool {
     let Some(selector) = at(term, &["labelSelector"]).and_then(|s| Selector::from_value(s).ok()) else {
         return false;
     };
@@ -81,13 +94,12 @@ fn matches_own_pods(target: &Target, term: &Value) -> bool {
     let namespace_selector = at(term, &["namespaceSelector"]);
     let in_namespace = match namespace_selector {
         Some(ns) if ns.as_mapping().is_some_and(|m| m.is_empty()) => true,
-        Some(_) => namespaces.contains(&target.namespace.as_str()),
-        None => namespaces.is_empty() || namespaces.contains(&target.namespace.as_str()),
+        Some(_) => namespaces.contains(&namespace),
+        None => namespaces.is_empty() || namespaces.contains(&namespace),
     };
-    in_namespace && selector.matches(target.pod_labels())
+    in_namespace && selector.matches(labels)
 }
 
-/// Whether a key names zones: the well-known zone keys, or the declared cluster's zone key.
 pub(crate) fn is_zone_key(key: &str, facts: Option<&ClusterFacts>) -> bool {
     key == ZONE || key == BETA_ZONE || facts.is_some_and(|f| f.zone_key == key)
 }
@@ -95,8 +107,7 @@ pub(crate) fn is_zone_key(key: &str, facts: Option<&ClusterFacts>) -> bool {
 /// K0715 and K0716 over every workload.
 pub fn check(set: &Set, facts: Option<&ClusterFacts>, diagnostics: &mut Diagnostics) {
     for target in &set.workloads {
-        let document = set.document(target.document);
-        let anti = required_anti_affinity(target);
+        let anti = &target.anti_affinity;
         for term in anti.iter().filter(|t| t.self_matching && is_zone_key(&t.topology_key, facts)) {
             diagnostics.push(
                 Diagnostic::new(
@@ -108,14 +119,14 @@ pub fn check(set: &Set, facts: Option<&ClusterFacts>, diagnostics: &mut Diagnost
                         term.topology_key
                     ),
                 )
-                .at(document.locate_field(&term.path()))
-                .workload(&target.view.name)
+                .at(term.at.clone())
+                .workload(&target.name)
                 .help("spread with a topologySpreadConstraint on the zone key (maxSkew: 1) instead"),
             );
         }
         let single_node = facts.is_some_and(|f| f.single_node);
-        let spreads = !super::spread::constraints(target).is_empty();
-        let preferred = !terms(target, "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution").is_empty();
+        let spreads = !target.constraints.is_empty();
+        let preferred = target.preferred_anti_affinity;
         let replicas = set.high_replicas(target);
         if replicas >= 2 && !spreads && anti.is_empty() && !preferred && !single_node {
             diagnostics.push(
@@ -127,8 +138,8 @@ pub fn check(set: &Set, facts: Option<&ClusterFacts>, diagnostics: &mut Diagnost
                         target.label()
                     ),
                 )
-                .at(document.locate(&["spec", "template", "spec"]))
-                .workload(&target.view.name)
+                .at(target.at_pod_spec.clone())
+                .workload(&target.name)
                 .help("add topologySpreadConstraints over kubernetes.io/hostname (and the zone key) with the workload's selector"),
             );
         }

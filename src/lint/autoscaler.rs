@@ -15,17 +15,14 @@ pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
             continue;
         }
         let budgets: Vec<String> = set
-            .budgets
-            .iter()
-            .filter(|b| b.namespace == target.namespace && b.view.selects(target.pod_labels()))
+            .budgets_in(&target.namespace)
+            .filter(|b| b.view.selects(target.pod_labels()))
             .map(|b| b.label())
             .collect();
         if budgets.is_empty() {
             continue;
         }
         let written = if hpa.min_written { "" } else { " (the default)" };
-        let document = set.document(hpa.document);
-        let at = if hpa.min_written { document.locate(&["spec", "minReplicas"]) } else { document.locate(&["spec"]) };
         diagnostics.push(
             Diagnostic::new(
                 Code::LintAutoscalerBelowTwo,
@@ -38,8 +35,8 @@ pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
                     super::text::and_list(&budgets)
                 ),
             )
-            .at(at)
-            .workload(&target.view.name)
+            .at(hpa.at_min_replicas.clone())
+            .workload(&target.name)
             .help("set minReplicas to 2 or more"),
         );
     }

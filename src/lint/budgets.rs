@@ -7,9 +7,8 @@
 //! is healthy (`unhealthyPodEvictionPolicy`, GA in 1.31).
 
 use super::set::{Budget, Set, Target};
-use kix_diag::{Code, Diagnostic, Diagnostics};
+use kix_diag::{Code, Diagnostic, Diagnostics, Location};
 use kix_kube::int_or_percent::IntOrPercent;
-use kix_kube::value::at;
 
 /// Every budget rule.
 pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
@@ -17,9 +16,9 @@ pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
         let selected: Vec<&Target> = selected(set, budget);
         coverage(set, budget, &selected, diagnostics);
         arithmetic(set, budget, &selected, diagnostics);
-        if at(&set.document(budget.document).value, &["spec", "unhealthyPodEvictionPolicy"]).is_none() {
+        if !budget.eviction_policy {
             diagnostics.push(
-                locate(set, budget, &["spec"], Code::LintPdbNoEvictionPolicy, format!(
+                locate(&budget.at_spec, Code::LintPdbNoEvictionPolicy, format!(
                     "{} has no unhealthyPodEvictionPolicy, so under the default IfHealthyBudget a running but not-ready \
                      pod blocks drains while the budget is unhealthy",
                     budget.label()
@@ -29,11 +28,8 @@ pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
         }
     }
     for target in &set.workloads {
-        let over: Vec<&Budget> = set
-            .budgets
-            .iter()
-            .filter(|b| b.namespace == target.namespace && b.view.selects(target.pod_labels()))
-            .collect();
+        let over: Vec<&Budget> =
+            set.budgets_in(&target.namespace).filter(|b| b.view.selects(target.pod_labels())).collect();
         if over.len() >= 2 {
             let names: Vec<String> = over.iter().map(|b| b.label()).collect();
             let diagnostic = Diagnostic::new(
@@ -45,12 +41,11 @@ pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
                     super::text::and_list(&names)
                 ),
             )
-            .at(set.document(target.document).locate(&["spec", "selector"]))
-            .workload(&target.view.name)
+            .at(target.at_selector.clone())
+            .workload(&target.name)
             .help("keep one budget per workload");
             let labelled = over.iter().fold(diagnostic, |diagnostic, budget| {
-                let at = set.document(budget.document).locate(&["spec", "selector"]);
-                diagnostic.with_label(at, format!("the selector of {}", budget.label()))
+                diagnostic.with_label(budget.at_selector.clone(), format!("the selector of {}", budget.label()))
             });
             diagnostics.push(labelled);
         }
@@ -60,24 +55,18 @@ pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
 /// Whether the budget selects the pods an operator runs for a custom resource of its namespace in the
 /// manifests ([`kix_kube::operators::operator_pod_labels`]).
 fn over_operator_pods(set: &Set, budget: &Budget) -> bool {
-    set.documents.iter().any(|document| {
-        let namespace = document.value.get("metadata").and_then(|m| m.get("namespace")).and_then(|n| n.as_str());
-        namespace.unwrap_or_default() == budget.namespace
-            && kix_kube::operators::operator_pod_labels(document.group(), document.kind(), &document.value)
-                .is_some_and(|labels| budget.view.selects(&labels))
-    })
+    set.operator_pods.iter().any(|(namespace, labels)| *namespace == budget.namespace && budget.view.selects(labels))
 }
 
 /// The workloads of the budget's namespace whose pods it selects.
 pub(crate) fn selected<'a>(set: &'a Set, budget: &Budget) -> Vec<&'a Target> {
-    set.workloads.iter().filter(|w| w.namespace == budget.namespace && budget.view.selects(w.pod_labels())).collect()
+    set.in_namespace(&budget.namespace).filter(|w| budget.view.selects(w.pod_labels())).collect()
 }
 
-fn locate(set: &Set, budget: &Budget, path: &[&str], code: Code, message: String) -> Diagnostic {
-    Diagnostic::new(code, message).at(set.document(budget.document).locate(path))
+fn locate(at: &Location, code: Code, message: String) -> Diagnostic {
+    Diagnostic::new(code, message).at(at.clone())
 }
 
-/// K0702 (selects no workload) and K0704 (selects several).
 fn coverage(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mut Diagnostics) {
     match selected {
         // The pods of a Prometheus or Alertmanager of the manifests, which its operator runs: not K0702.
@@ -93,32 +82,23 @@ fn coverage(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mut 
                 )
             };
             diagnostics.push(
-                locate(
-                    set,
-                    budget,
-                    &["spec", "selector"],
-                    Code::LintPdbSelectsNothing,
-                    format!("{} {why}", budget.label()),
-                )
-                .help("make spec.selector match the pod template labels of the workload it protects"),
+                locate(&budget.at_selector, Code::LintPdbSelectsNothing, format!("{} {why}", budget.label()))
+                    .help("make spec.selector match the pod template labels of the workload it protects"),
             );
         }
         [_] => {}
         // A group's budget (issue 17) selects its members on purpose.
-        several if several.iter().all(|w| set.same_group(budget.document, w.document)) => {}
+        several if several.iter().all(|w| Set::same_group(&budget.group, &w.group)) => {}
         several => {
             let names: Vec<String> = several.iter().map(|w| w.label()).collect();
             let diagnostic = locate(
-                set,
-                budget,
-                &["spec", "selector"],
+                &budget.at_selector,
                 Code::LintPdbOverSeveral,
                 format!("{} selects the pods of {}", budget.label(), super::text::and_list(&names)),
             )
             .help("give each workload its own budget with the workload's own selector");
             let labelled = several.iter().fold(diagnostic, |diagnostic, workload| {
-                let at = set.document(workload.document).locate(&["spec", "template", "metadata", "labels"]);
-                diagnostic.with_label(at, format!("the pods of {}", workload.label()))
+                diagnostic.with_label(workload.at_pod_labels.clone(), format!("the pods of {}", workload.label()))
             });
             diagnostics.push(labelled);
         }
@@ -131,9 +111,7 @@ fn arithmetic(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mu
     if budget.view.max_unavailable.is_some_and(|m| m.is_zero()) {
         diagnostics.push(
             locate(
-                set,
-                budget,
-                &["spec", "maxUnavailable"],
+                &budget.at_max_unavailable,
                 Code::LintPdbZeroMaxUnavailable,
                 format!("{who} has maxUnavailable: {}, so it allows no eviction and every drain of its pods' nodes waits forever", budget.view.max_unavailable.unwrap_or(IntOrPercent::Int(0))),
             )
@@ -143,7 +121,7 @@ fn arithmetic(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mu
     }
     if selected.is_empty() {
         if budget.view.min_available == Some(IntOrPercent::Percent(100)) {
-            diagnostics.push(min_available_blocks(set, budget, "allows no eviction".into()));
+            diagnostics.push(min_available_blocks(budget, "allows no eviction".into()));
         }
         return;
     }
@@ -164,7 +142,6 @@ fn arithmetic(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mu
     if budget.view.min_available.is_some() && allowed <= 0 && expected > 0 {
         let min = budget.view.min_available.unwrap_or(IntOrPercent::Int(0));
         diagnostics.push(min_available_blocks(
-            set,
             budget,
             format!(
                 "is minAvailable: {min} over the {replicas} of {}{scale}, which leaves no disruption allowed",
@@ -174,9 +151,7 @@ fn arithmetic(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mu
     } else if expected == 1 && allowed >= 1 && selected.iter().all(|w| w.autoscaler.is_none()) {
         diagnostics.push(
             locate(
-                set,
-                budget,
-                &["spec"],
+                &budget.at_spec,
                 Code::LintPdbOverOneReplica,
                 format!("{who} covers {}, which runs 1 replica: the budget lets the only pod be evicted and protects nothing", super::text::and_list(&names)),
             )
@@ -185,11 +160,9 @@ fn arithmetic(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mu
     }
 }
 
-fn min_available_blocks(set: &Set, budget: &Budget, why: String) -> Diagnostic {
+fn min_available_blocks(budget: &Budget, why: String) -> Diagnostic {
     locate(
-        set,
-        budget,
-        &["spec", "minAvailable"],
+        &budget.at_min_available,
         Code::LintPdbMinAvailableBlocks,
         format!("{} {why}: every drain of its pods' nodes waits forever", budget.label()),
     )

@@ -25,58 +25,53 @@
 //! Domain counts are over all the cluster's nodes (a nodeSelector could narrow them further, so
 //! a cap found here is an upper bound: what it reports is certain to stay Pending).
 
-use super::affinity::{required_affinity_keys, required_anti_affinity};
 use super::facts::{ClusterFacts, Key};
 use super::set::{Set, Target};
-use super::spread::constraints;
-use kix_diag::{Code, Diagnostic, Diagnostics};
+use kix_diag::{Code, Diagnostic, Diagnostics, Location};
 
 /// K0720-K0722 over every workload.
 pub fn check(set: &Set, facts: &ClusterFacts, diagnostics: &mut Diagnostics) {
     for target in &set.workloads {
-        missing_keys(set, target, facts, diagnostics);
+        missing_keys(target, facts, diagnostics);
         caps(set, target, facts, diagnostics);
     }
 }
 
-fn finding(set: &Set, target: &Target, facts: &ClusterFacts, code: Code, path: &str, message: String) -> Diagnostic {
-    let mut diagnostic =
-        Diagnostic::new(code, message).at(set.document(target.document).locate_field(path)).workload(&target.view.name);
+fn finding(target: &Target, facts: &ClusterFacts, code: Code, at: &Location, message: String) -> Diagnostic {
+    let mut diagnostic = Diagnostic::new(code, message).at(at.clone()).workload(&target.name);
     diagnostic.subject.cluster = Some(facts.name.clone());
     diagnostic
 }
 
 /// K0720 (a hard spread or required affinity on a key the nodes lack), K0721 (required anti-affinity on one).
-fn missing_keys(set: &Set, target: &Target, facts: &ClusterFacts, diagnostics: &mut Diagnostics) {
+fn missing_keys(target: &Target, facts: &ClusterFacts, diagnostics: &mut Diagnostics) {
     let who = target.label();
     let lacks = |key: &str| facts.key(key) == Key::Absent;
     let help = "use a key the nodes carry, or declare it (failureDomains, or a node pool's labels)";
-    for c in constraints(target).iter().filter(|c| c.hard() && lacks(&c.topology_key)) {
+    for c in target.constraints.iter().filter(|c| c.hard() && lacks(&c.topology_key)) {
         let message = format!(
             "{} of {who} needs the node label `{}`, which {}: every pod stays Pending",
             c.describe(),
             c.topology_key,
             absent_from(facts)
         );
-        diagnostics.push(finding(set, target, facts, Code::LintHardRuleOnMissingKey, &c.path(""), message).help(help));
+        diagnostics.push(finding(target, facts, Code::LintHardRuleOnMissingKey, &c.at, message).help(help));
     }
-    for (index, key) in required_affinity_keys(target).into_iter().filter(|(_, k)| lacks(k)) {
-        let path =
-            format!("spec.template.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[{index}]");
+    for term in target.affinity.iter().filter(|t| lacks(&t.topology_key)) {
+        let key = &term.topology_key;
         let message = format!(
             "the required pod affinity of {who} on `{key}` needs that node label, which {}: its pods stay Pending",
             absent_from(facts)
         );
-        diagnostics.push(finding(set, target, facts, Code::LintHardRuleOnMissingKey, &path, message).help(help));
+        diagnostics.push(finding(target, facts, Code::LintHardRuleOnMissingKey, &term.at, message).help(help));
     }
-    for term in required_anti_affinity(target).iter().filter(|t| lacks(&t.topology_key)) {
+    for term in target.anti_affinity.iter().filter(|t| lacks(&t.topology_key)) {
         let message = format!(
             "the required pod anti-affinity of {who} on `{}` uses that node label, which {}: it separates nothing",
             term.topology_key,
             absent_from(facts)
         );
-        diagnostics
-            .push(finding(set, target, facts, Code::LintAntiAffinityOnMissingKey, &term.path(), message).help(help));
+        diagnostics.push(finding(target, facts, Code::LintAntiAffinityOnMissingKey, &term.at, message).help(help));
     }
 }
 
@@ -97,7 +92,7 @@ fn absent_from(facts: &ClusterFacts) -> String {
 fn caps(set: &Set, target: &Target, facts: &ClusterFacts, diagnostics: &mut Diagnostics) {
     let replicas = u64::from(set.high_replicas(target));
     let who = target.label();
-    for c in constraints(target).iter().filter(|c| c.hard()) {
+    for c in target.constraints.iter().filter(|c| c.hard()) {
         let (Key::Present(Some(domains)), Some(min_domains)) = (facts.key(&c.topology_key), c.min_domains) else {
             continue;
         };
@@ -114,12 +109,12 @@ fn caps(set: &Set, target: &Target, facts: &ClusterFacts, diagnostics: &mut Diag
                 crate::words::plural(usize::try_from(c.max_skew).unwrap_or(0), "pod")
             );
             diagnostics.push(
-                finding(set, target, facts, Code::LintTooManyReplicas, &c.path("minDomains"), message)
+                finding(target, facts, Code::LintTooManyReplicas, &c.at_min_domains, message)
                     .help(format!("lower minDomains to {domains} or less, or run at most {cap} replicas")),
             );
         }
     }
-    for term in required_anti_affinity(target).iter().filter(|t| t.self_matching) {
+    for term in target.anti_affinity.iter().filter(|t| t.self_matching) {
         let Key::Present(Some(domains)) = facts.key(&term.topology_key) else { continue };
         if replicas > domains as u64 {
             let message = format!(
@@ -129,11 +124,9 @@ fn caps(set: &Set, target: &Target, facts: &ClusterFacts, diagnostics: &mut Diag
                 facts.name,
                 replicas - domains as u64
             );
-            diagnostics.push(finding(set, target, facts, Code::LintTooManyReplicas, &term.path(), message).help(
-                format!(
-                    "run at most {domains} replicas, or spread with a DoNotSchedule topologySpreadConstraint instead"
-                ),
-            ));
+            diagnostics.push(finding(target, facts, Code::LintTooManyReplicas, &term.at, message).help(format!(
+                "run at most {domains} replicas, or spread with a DoNotSchedule topologySpreadConstraint instead"
+            )));
         }
     }
 }

@@ -38,12 +38,11 @@ mod siblings;
 mod spread;
 mod text;
 
-use crate::load::documents::{Document, Naming, each_document_named};
+use crate::load::documents::{Naming, each_document_named};
 pub use accepted::Object;
 pub use junit::junit;
 use kix_diag::source::MAX_PACKAGE_FILE_BYTES;
 use kix_diag::{Diagnostics, SourceFile};
-use set::Set;
 use std::path::{Path, PathBuf};
 
 /// Where manifests come from.
@@ -98,19 +97,21 @@ pub fn lint(request: &LintRequest) -> Linted {
     // the profile cannot read is left to the build's K0435.
     let kinds = kix_kube::operators::KindTable::new(Vec::new());
     // Each document as it is parsed: its object record (and K0730, reported after the rules' findings),
-    // and the document itself only if a rule reads it.
-    let mut documents: Vec<Document> = Vec::new();
+    // and what the rules read of it; the document itself is dropped (see `set`).
     let mut objects: Vec<Object> = Vec::new();
     let mut allow_problems = Diagnostics::default();
-    for source in sources {
+    let mut collector = set::Collector::new(&kinds);
+    let mut read_problems = Diagnostics::default();
+    for source in sources.iter().cloned() {
+        let file: std::sync::Arc<Path> = source.path().into();
         each_document_named(source, Naming::OrGenerated, &mut diagnostics, |document| {
-            objects.push(accepted::object(&document, &mut allow_problems));
-            if set::needed(&document, &kinds) {
-                documents.push(document);
-            }
+            objects.push(accepted::object(&document, &file, &mut allow_problems));
+            collector.take(objects.len() - 1, document, &mut read_problems);
         });
     }
-    let set = Set::read(documents, &kinds, &mut diagnostics);
+    diagnostics.extend(read_problems);
+    let set = collector.finish(&objects, &sources, &mut diagnostics);
+    drop(sources);
     spread::check(&set, &mut diagnostics);
     siblings::check(&set, &mut diagnostics);
     budgets::check(&set, &mut diagnostics);

@@ -1,129 +1,377 @@
-//! The objects of one lint run, read through kix's typed views: the workloads (each with its
-//! namespace and the autoscaler that owns its replicas), the PodDisruptionBudgets and the
-//! HorizontalPodAutoscalers. Every rule file reads them from here. Only the documents some rule
-//! reads are kept ([`needed`]); every other one is dropped as soon as it is parsed.
+//! The objects of one lint run, as compact records: the workloads (each with its namespace, its pod
+//! labels, its spread constraints and anti-affinity terms, and the autoscaler that owns its replicas),
+//! the PodDisruptionBudgets, the HorizontalPodAutoscalers and the pod labels of operators' custom
+//! resources. Every rule file reads them from here.
+//!
+//! A record is made from its document while the document streams past ([`Collector::take`]), with
+//! the places a finding may point at already located, and the document (its tree and its marks,
+//! about ten times its text) is dropped at once: a lint holds the files' text and these records,
+//! never the files' trees. The one exception is Argo Rollouts' workloadRef, which ties two documents
+//! together: a Rollout without a template and a Deployment scaled to zero (which may hold a Rollout's
+//! template) are kept until every document is read, and a Deployment a Rollout names that was not kept
+//! is parsed again from its file ([`Collector::finish`]).
 
-use crate::load::documents::Document;
-use kix_diag::Diagnostics;
+use super::affinity::{AffinityTerm, Term};
+use super::spread::Constraint;
+use crate::load::documents::{Document, Naming};
+use kix_diag::{Diagnostics, Location, SourceFile};
 use kix_kube::kind::{WorkloadKind, api_group};
 use kix_kube::selector::Labels;
 use kix_kube::value::{at, str_at};
 use kix_kube::workload::{PdbView, WorkloadView};
 use kix_yaml::Value;
+use std::collections::BTreeMap;
 
 /// Whether a rule reads the document: a workload (a Rollout's workloadRef and the Deployment it names
 /// among them), a custom resource of a built-in profile's kind, a budget, an autoscaler, or a custom
 /// resource whose operator runs pods a budget may select. Everything else (ConfigMaps, Services: most
 /// of a stream's bytes) is needed only for its [`super::Object`], which is read as it streams past.
-pub(super) fn needed(document: &Document, kinds: &kix_kube::operators::KindTable) -> bool {
+fn needed(document: &Document, kinds: &kix_kube::operators::KindTable) -> bool {
     let value = &document.value;
     WorkloadKind::of(value).is_some()
         // A Rollout taking its template from a workloadRef is no workload by itself (`WorkloadKind::of`).
-        || (document.group() == "argoproj.io" && document.kind() == "Rollout")
+        || is_rollout_without_template(document)
         || kinds.profile_of(value).is_some()
         || PdbView::is_pdb(value)
-        || (api_group(document.api_version()) == "autoscaling" && document.kind() == "HorizontalPodAutoscaler")
+        || is_autoscaler(document)
         || kix_kube::operators::operator_pod_labels(document.group(), document.kind(), value).is_some()
 }
 
-/// The objects of one lint run, read through kix's typed views.
+fn is_rollout_without_template(document: &Document) -> bool {
+    document.group() == "argoproj.io" && document.kind() == "Rollout" && WorkloadKind::of(&document.value).is_none()
+}
+
+/// A Deployment at `spec.replicas: 0`: perhaps only the holder of a Rollout's template.
+fn is_scaled_to_zero_deployment(document: &Document) -> bool {
+    WorkloadKind::of(&document.value) == Some(WorkloadKind::Deployment)
+        && at(&document.value, &["spec", "replicas"]).and_then(Value::as_u64) == Some(0)
+}
+
+fn is_autoscaler(document: &Document) -> bool {
+    api_group(document.api_version()) == "autoscaling" && document.kind() == "HorizontalPodAutoscaler"
+}
+
+/// `metadata.namespace` as written (empty when absent).
+fn namespace_of(value: &Value) -> String {
+    str_at(value, &["metadata", "namespace"]).unwrap_or_default().to_string()
+}
+
+/// The availability group kix compiled an object into (its `kix.dev/availability-group` annotation), if any.
+fn group_of(value: &Value) -> Option<String> {
+    let annotations = value.get("metadata").and_then(|m| m.get("annotations"));
+    annotations.and_then(|a| a.get(kix_kube::labels::GROUP_ANNOTATION)).and_then(Value::as_str).map(str::to_string)
+}
+
+/// The objects of one lint run, as the rules read them.
 pub(crate) struct Set {
-    /// The documents [`needed`] keeps, in input order.
-    pub documents: Vec<Document>,
+    /// In input order.
     pub workloads: Vec<Target>,
     pub budgets: Vec<Budget>,
     pub autoscalers: Vec<Autoscaler>,
+    /// The namespace and pod labels of each operator's custom resource a budget may select.
+    pub operator_pods: Vec<(String, Labels)>,
+    /// Indices into `workloads` and `budgets` by namespace, in input order: rules across objects
+    /// look at one namespace, never at the whole run.
+    workloads_by_namespace: BTreeMap<String, Vec<usize>>,
+    budgets_by_namespace: BTreeMap<String, Vec<usize>>,
 }
 
-/// A Deployment or StatefulSet.
+/// A workload: a Deployment, StatefulSet, Rollout or a custom resource of a built-in profile.
 pub(crate) struct Target {
-    pub document: usize,
-    pub view: WorkloadView,
+    /// Its index among the run's objects (input order).
+    pub object: usize,
+    pub kind: WorkloadKind,
+    pub name: String,
     pub namespace: String,
+    /// `spec.replicas` as written.
+    pub manifest_replicas: Option<u32>,
+    /// The labels its pods carry (the template's; the controller adds its hash labels).
+    pub pod_labels: Labels,
+    pub group: Option<String>,
     /// Index into `Set::autoscalers` of the HPA that scales it.
     pub autoscaler: Option<usize>,
+    /// `topologySpreadConstraints` entries that are mappings.
+    pub constraints: Vec<Constraint>,
+    /// `podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution`.
+    pub anti_affinity: Vec<Term>,
+    /// `podAffinity.requiredDuringSchedulingIgnoredDuringExecution`.
+    pub affinity: Vec<AffinityTerm>,
+    /// Whether it has any preferred pod anti-affinity term.
+    pub preferred_anti_affinity: bool,
+    /// Where `spec.selector`, `spec.template.metadata.labels` and `spec.template.spec` are written.
+    pub at_selector: Location,
+    pub at_pod_labels: Location,
+    pub at_pod_spec: Location,
+}
+
+impl Target {
+    fn read(object: usize, document: &Document, view: WorkloadView) -> Target {
+        let namespace = namespace_of(&document.value);
+        let pod_spec = view.template.get("spec");
+        let anti_affinity =
+            super::affinity::required_anti_affinity(pod_spec, &view.template_labels, &namespace, document);
+        Target {
+            object,
+            constraints: super::spread::constraints(pod_spec, document),
+            affinity: super::affinity::required_affinity(pod_spec, document),
+            preferred_anti_affinity: super::affinity::has_preferred_anti_affinity(pod_spec),
+            anti_affinity,
+            kind: view.kind,
+            name: view.name,
+            manifest_replicas: view.manifest_replicas,
+            pod_labels: view.template_labels,
+            group: group_of(&document.value),
+            autoscaler: None,
+            at_selector: document.locate(&["spec", "selector"]),
+            at_pod_labels: document.locate(&["spec", "template", "metadata", "labels"]),
+            at_pod_spec: document.locate(&["spec", "template", "spec"]),
+            namespace,
+        }
+    }
+
+    /// `Deployment/web`, as messages name a workload.
+    pub fn label(&self) -> String {
+        format!("{} `{}`", self.kind, self.name)
+    }
+
+    pub fn pod_labels(&self) -> &Labels {
+        &self.pod_labels
+    }
 }
 
 /// A PodDisruptionBudget.
 pub(crate) struct Budget {
-    pub document: usize,
     pub view: PdbView,
     pub namespace: String,
+    pub group: Option<String>,
+    /// Whether `spec.unhealthyPodEvictionPolicy` is written.
+    pub eviction_policy: bool,
+    /// Where `spec`, `spec.selector`, `spec.maxUnavailable` and `spec.minAvailable` are written (or
+    /// the nearest ancestor that is).
+    pub at_spec: Location,
+    pub at_selector: Location,
+    pub at_max_unavailable: Location,
+    pub at_min_available: Location,
 }
 
-impl Set {
-    pub(super) fn read(
-        documents: Vec<Document>,
-        kinds: &kix_kube::operators::KindTable,
-        diagnostics: &mut Diagnostics,
-    ) -> Set {
-        let mut set =
-            Set { documents: Vec::new(), workloads: Vec::new(), budgets: Vec::new(), autoscalers: Vec::new() };
-        // A Rollout with spec.workloadRef runs the referenced Deployment's template; that Deployment,
-        // scaled to zero, holds the template only.
+impl Budget {
+    pub fn label(&self) -> String {
+        format!("PodDisruptionBudget `{}`", self.view.name)
+    }
+}
+
+/// What lint reads of an HPA.
+pub(crate) struct Autoscaler {
+    pub name: String,
+    pub namespace: String,
+    /// `scaleTargetRef.kind` and `.name`.
+    pub target_kind: String,
+    pub target_name: String,
+    pub min_replicas: u32,
+    /// Whether `minReplicas` is written (else the default 1 applies).
+    pub min_written: bool,
+    pub max_replicas: u32,
+    /// `spec.minReplicas` where written, else `spec`.
+    pub at_min_replicas: Location,
+}
+
+impl Autoscaler {
+    /// Reads an `autoscaling` HorizontalPodAutoscaler.
+    fn read(document: &Document) -> Autoscaler {
+        let value = &document.value;
+        let count = |field: &str| {
+            at(value, &["spec", field]).and_then(Value::as_u64).map(|n| n.min(u64::from(u32::MAX)) as u32)
+        };
+        let min_written = count("minReplicas").is_some();
+        Autoscaler {
+            name: document.name().to_string(),
+            namespace: namespace_of(value),
+            target_kind: str_at(value, &["spec", "scaleTargetRef", "kind"]).unwrap_or_default().to_string(),
+            target_name: str_at(value, &["spec", "scaleTargetRef", "name"]).unwrap_or_default().to_string(),
+            min_replicas: count("minReplicas").unwrap_or(1),
+            min_written,
+            max_replicas: count("maxReplicas").unwrap_or(1),
+            at_min_replicas: if min_written {
+                document.locate(&["spec", "minReplicas"])
+            } else {
+                document.locate(&["spec"])
+            },
+        }
+    }
+
+    /// Whether it scales this workload (same namespace, kind and name).
+    pub fn targets(&self, target: &Target) -> bool {
+        self.namespace == target.namespace
+            && self.target_kind == target.kind.as_str()
+            && self.target_name == target.name
+    }
+}
+
+/// Makes the [`Set`] as documents stream past.
+pub(super) struct Collector<'k> {
+    kinds: &'k kix_kube::operators::KindTable,
+    set: Set,
+    /// Rollouts without a template and Deployments scaled to zero, with their object's index: what a
+    /// workloadRef ties together, read once every document is.
+    deferred: Vec<(usize, Document)>,
+}
+
+impl<'k> Collector<'k> {
+    pub fn new(kinds: &'k kix_kube::operators::KindTable) -> Collector<'k> {
+        let set = Set {
+            workloads: Vec::new(),
+            budgets: Vec::new(),
+            autoscalers: Vec::new(),
+            operator_pods: Vec::new(),
+            workloads_by_namespace: BTreeMap::new(),
+            budgets_by_namespace: BTreeMap::new(),
+        };
+        Collector { kinds, set, deferred: Vec::new() }
+    }
+
+    /// Takes what the rules read of the run's `object`-th object; the document is dropped unless a
+    /// workloadRef may tie it to another.
+    pub fn take(&mut self, object: usize, document: Document, diagnostics: &mut Diagnostics) {
+        if !needed(&document, self.kinds) {
+            return;
+        }
+        if let Some(labels) =
+            kix_kube::operators::operator_pod_labels(document.group(), document.kind(), &document.value)
+        {
+            self.set.operator_pods.push((namespace_of(&document.value), labels));
+        }
+        if is_rollout_without_template(&document) || is_scaled_to_zero_deployment(&document) {
+            self.deferred.push((object, document));
+            return;
+        }
+        self.read(object, &document, None, diagnostics);
+    }
+
+    /// One document's record; `combined` is a Rollout with its workloadRef's template.
+    fn read(&mut self, object: usize, document: &Document, combined: Option<&Value>, diagnostics: &mut Diagnostics) {
+        if let Some(profile) = self.kinds.profile_of(&document.value) {
+            if let Ok(view) = kix_kube::workload::read_custom(&document.value, profile) {
+                self.set.workloads.push(Target::read(object, document, view));
+            }
+            return;
+        }
+        let read = match (WorkloadKind::of(&document.value), combined) {
+            (Some(kind), _) => Some(crate::resolve::views::read_workload(document, kind)),
+            (None, Some(combined)) => {
+                Some(crate::resolve::views::read_workload_as(document, combined, WorkloadKind::Rollout))
+            }
+            (None, None) => None,
+        };
+        if let Some(read) = read {
+            match read {
+                Ok(view) => self.set.workloads.push(Target::read(object, document, view)),
+                Err(problems) => problems.into_iter().for_each(|d| diagnostics.push(d)),
+            }
+        } else if PdbView::is_pdb(&document.value) {
+            match crate::resolve::views::read_pdb(document) {
+                Ok(view) => self.set.budgets.push(Budget {
+                    view,
+                    namespace: namespace_of(&document.value),
+                    group: group_of(&document.value),
+                    eviction_policy: at(&document.value, &["spec", "unhealthyPodEvictionPolicy"]).is_some(),
+                    at_spec: document.locate(&["spec"]),
+                    at_selector: document.locate(&["spec", "selector"]),
+                    at_max_unavailable: document.locate(&["spec", "maxUnavailable"]),
+                    at_min_available: document.locate(&["spec", "minAvailable"]),
+                }),
+                Err(problem) => diagnostics.push(problem),
+            }
+        } else if is_autoscaler(document) {
+            self.set.autoscalers.push(Autoscaler::read(document));
+        }
+    }
+
+    /// The set, once every document was taken: the deferred Rollouts read with the template their
+    /// workloadRef names (found among the deferred Deployments, or parsed again from the file of the
+    /// Deployment `objects` says has that name), the Deployments that only hold a template left out,
+    /// the autoscalers bound to their workloads.
+    pub fn finish(mut self, objects: &[super::Object], sources: &[SourceFile], diagnostics: &mut Diagnostics) -> Set {
+        let mut documents = std::mem::take(&mut self.deferred);
+        let kept: std::collections::BTreeSet<usize> = documents.iter().map(|(object, _)| *object).collect();
+        let wanted: std::collections::BTreeSet<usize> = documents
+            .iter()
+            .filter(|(_, document)| is_rollout_without_template(document))
+            .flat_map(|(_, rollout)| {
+                let name = str_at(&rollout.value, &["spec", "workloadRef", "name"]).unwrap_or_default();
+                let namespace = namespace_of(&rollout.value);
+                let place = if namespace.is_empty() { String::new() } else { format!("{namespace}/") };
+                let written = format!("Deployment {place}{name}");
+                objects.iter().enumerate().filter(move |(_, o)| *o.name == *written).map(|(index, _)| index)
+            })
+            .filter(|index| !kept.contains(index))
+            .collect();
+        let reread = reread(&wanted, objects, sources);
+        let reread_objects: std::collections::BTreeSet<usize> = reread.iter().map(|(object, _)| *object).collect();
+        documents.extend(reread);
+        documents.sort_by_key(|(object, _)| *object);
+        let (indices, documents): (Vec<usize>, Vec<Document>) = documents.into_iter().unzip();
         let refs = crate::resolve::custom::template_refs(&documents);
         let holders = crate::resolve::custom::template_holders(&documents);
-        for (index, document) in documents.iter().enumerate() {
-            if holders.contains(&index) {
+        for (index, (object, document)) in indices.iter().zip(&documents).enumerate() {
+            // Re-read Deployments were read as they streamed past; they are here only as templates.
+            if holders.contains(&index) || reread_objects.contains(object) {
                 continue;
             }
-            let namespace = document
-                .value
-                .get("metadata")
-                .and_then(|m| m.get("namespace"))
-                .and_then(|n| n.as_str())
-                .unwrap_or_default()
-                .to_string();
-            if let Some(profile) = kinds.profile_of(&document.value) {
-                if let Ok(view) = kix_kube::workload::read_custom(&document.value, profile) {
-                    set.workloads.push(Target { document: index, view, namespace, autoscaler: None });
-                }
-                continue;
-            }
-            let read = match (WorkloadKind::of(&document.value), refs.get(&index)) {
-                (Some(kind), _) => Some(crate::resolve::views::read_workload(document, kind)),
-                (None, Some((combined, _))) => {
-                    Some(crate::resolve::views::read_workload_as(document, combined, WorkloadKind::Rollout))
-                }
-                (None, None) => None,
-            };
-            if let Some(read) = read {
-                match read {
-                    Ok(view) => set.workloads.push(Target { document: index, view, namespace, autoscaler: None }),
-                    Err(problems) => problems.into_iter().for_each(|d| diagnostics.push(d)),
-                }
-            } else if PdbView::is_pdb(&document.value) {
-                match crate::resolve::views::read_pdb(document) {
-                    Ok(view) => set.budgets.push(Budget { document: index, view, namespace }),
-                    Err(problem) => diagnostics.push(problem),
-                }
-            } else if let Some(hpa) = Autoscaler::read(index, document, namespace) {
-                set.autoscalers.push(hpa);
-            }
+            self.read(*object, document, refs.get(&index).map(|(combined, _)| combined), diagnostics);
         }
+        drop(documents);
+        let mut set = self.set;
+        set.workloads.sort_by_key(|w| w.object);
         for (index, hpa) in set.autoscalers.iter().enumerate() {
             if let Some(target) = set.workloads.iter_mut().find(|w| hpa.targets(w)) {
                 target.autoscaler = Some(index);
             }
         }
-        set.documents = documents;
+        for (index, workload) in set.workloads.iter().enumerate() {
+            set.workloads_by_namespace.entry(workload.namespace.clone()).or_default().push(index);
+        }
+        for (index, budget) in set.budgets.iter().enumerate() {
+            set.budgets_by_namespace.entry(budget.namespace.clone()).or_default().push(index);
+        }
         set
     }
+}
 
-    pub fn document(&self, index: usize) -> &Document {
-        &self.documents[index]
+/// The documents of the `wanted` objects, parsed again from their files (their problems were reported
+/// the first time).
+fn reread(
+    wanted: &std::collections::BTreeSet<usize>,
+    objects: &[super::Object],
+    sources: &[SourceFile],
+) -> Vec<(usize, Document)> {
+    let mut found = Vec::new();
+    let files: std::collections::BTreeSet<&std::path::Path> =
+        wanted.iter().map(|&index| &*objects[index].file).collect();
+    for source in sources.iter().filter(|source| files.contains(source.path())) {
+        let mut already_reported = Diagnostics::default();
+        crate::load::documents::each_document_named(
+            source.clone(),
+            Naming::OrGenerated,
+            &mut already_reported,
+            |document| {
+                let range = document.byte_range();
+                let object = wanted
+                    .iter()
+                    .copied()
+                    .find(|&index| *objects[index].file == *source.path() && objects[index].range == range);
+                if let Some(object) = object {
+                    found.push((object, document));
+                }
+            },
+        );
     }
+    found
+}
 
-    /// The availability group kix compiled a document's object into (its `kix.dev/availability-group`
-    /// annotation), if any.
-    pub fn group_of(&self, document: usize) -> Option<&str> {
-        let annotations = self.documents[document].value.get("metadata").and_then(|m| m.get("annotations"));
-        annotations.and_then(|a| a.get(kix_kube::labels::GROUP_ANNOTATION)).and_then(Value::as_str)
-    }
-
+impl Set {
     /// Whether two objects are of one availability group kix compiled (which shares spread and budget on purpose).
-    pub fn same_group(&self, one: usize, other: usize) -> bool {
-        self.group_of(one).is_some_and(|g| self.group_of(other) == Some(g))
+    pub fn same_group(one: &Option<String>, other: &Option<String>) -> bool {
+        one.is_some() && one == other
     }
 
     /// The HPA scaling a workload.
@@ -136,7 +384,7 @@ impl Set {
     pub fn low_replicas(&self, target: &Target) -> u32 {
         match self.autoscaler(target) {
             Some(hpa) => hpa.min_replicas,
-            None => target.view.manifest_replicas.unwrap_or(1),
+            None => target.manifest_replicas.unwrap_or(1),
         }
     }
 
@@ -144,79 +392,24 @@ impl Set {
     pub fn high_replicas(&self, target: &Target) -> u32 {
         match self.autoscaler(target) {
             Some(hpa) => hpa.max_replicas.max(hpa.min_replicas),
-            None => target.view.manifest_replicas.unwrap_or(1),
+            None => target.manifest_replicas.unwrap_or(1),
         }
+    }
+
+    /// The workloads of a namespace, in input order.
+    pub fn in_namespace<'a>(&'a self, namespace: &str) -> impl Iterator<Item = &'a Target> + 'a {
+        let indices = self.workloads_by_namespace.get(namespace).map_or(&[][..], Vec::as_slice);
+        indices.iter().map(|&i| &self.workloads[i])
+    }
+
+    /// The budgets of a namespace, in input order.
+    pub fn budgets_in<'a>(&'a self, namespace: &str) -> impl Iterator<Item = &'a Budget> + 'a {
+        let indices = self.budgets_by_namespace.get(namespace).map_or(&[][..], Vec::as_slice);
+        indices.iter().map(|&i| &self.budgets[i])
     }
 
     /// Other workloads of the namespace.
     pub fn neighbours<'a>(&'a self, target: &'a Target) -> impl Iterator<Item = &'a Target> + 'a {
-        self.workloads.iter().filter(move |w| w.namespace == target.namespace && w.document != target.document)
-    }
-}
-
-impl Target {
-    /// `Deployment/web`, as messages name a workload.
-    pub fn label(&self) -> String {
-        format!("{} `{}`", self.view.kind, self.view.name)
-    }
-
-    /// The labels its pods carry (the template's; the controller adds its hash labels).
-    pub fn pod_labels(&self) -> &Labels {
-        &self.view.template_labels
-    }
-
-    /// The pod spec (`spec.template.spec`).
-    pub fn pod_spec(&self) -> Option<&kix_yaml::Value> {
-        self.view.template.get("spec")
-    }
-}
-
-impl Budget {
-    pub fn label(&self) -> String {
-        format!("PodDisruptionBudget `{}`", self.view.name)
-    }
-}
-
-/// What lint reads of an HPA.
-pub(crate) struct Autoscaler {
-    pub document: usize,
-    pub name: String,
-    pub namespace: String,
-    /// `scaleTargetRef.kind` and `.name`.
-    pub target_kind: String,
-    pub target_name: String,
-    pub min_replicas: u32,
-    /// Whether `minReplicas` is written (else the default 1 applies).
-    pub min_written: bool,
-    pub max_replicas: u32,
-}
-
-impl Autoscaler {
-    /// Reads an `autoscaling` HorizontalPodAutoscaler (`None` for anything else).
-    pub fn read(document: usize, object: &Document, namespace: String) -> Option<Autoscaler> {
-        let value = &object.value;
-        if api_group(object.api_version()) != "autoscaling" || object.kind() != "HorizontalPodAutoscaler" {
-            return None;
-        }
-        let count = |field: &str| {
-            at(value, &["spec", field]).and_then(Value::as_u64).map(|n| n.min(u64::from(u32::MAX)) as u32)
-        };
-        Some(Autoscaler {
-            document,
-            name: object.name().to_string(),
-            namespace,
-            target_kind: str_at(value, &["spec", "scaleTargetRef", "kind"]).unwrap_or_default().to_string(),
-            target_name: str_at(value, &["spec", "scaleTargetRef", "name"]).unwrap_or_default().to_string(),
-            min_replicas: count("minReplicas").unwrap_or(1),
-            min_written: count("minReplicas").is_some(),
-            max_replicas: count("maxReplicas").unwrap_or(1),
-        })
-    }
-
-    /// Whether it scales this workload (same namespace, kind and name).
-    pub fn targets(&self, target: &Target) -> bool {
-        self.namespace == target.namespace
-            && self.target_kind == target.view.kind.as_str()
-            && self.target_name == target.view.name
+        self.in_namespace(&target.namespace).filter(move |w| w.object != target.object)
     }
 }

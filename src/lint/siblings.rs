@@ -5,24 +5,24 @@
 //! siblings (in kix, a `[groups.X]`).
 
 use super::set::{Set, Target};
-use super::spread::{Constraint, SelectorField, constraints};
+use super::spread::{Constraint, SelectorField};
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_kube::kind::WorkloadKind;
 use kix_kube::selector::Labels;
 
 /// A single-replica Deployment whose every spread constraint counts only its own pods.
-fn alone<'a>(set: &'a Set, target: &'a Target) -> Option<Vec<Constraint>> {
-    let one = target.view.kind == WorkloadKind::Deployment
-        && target.view.manifest_replicas.unwrap_or(1) == 1
+fn alone<'a>(set: &'a Set, target: &'a Target) -> Option<&'a [Constraint]> {
+    let one = target.kind == WorkloadKind::Deployment
+        && target.manifest_replicas.unwrap_or(1) == 1
         && set.autoscaler(target).is_none();
-    let list = constraints(target);
+    let list = &target.constraints;
     let only_own = !list.is_empty()
         && list.iter().all(|c| {
             matches!(c.selector, SelectorField::Set(_))
                 && c.counts(target, target.pod_labels(), true)
                 && !set.neighbours(target).any(|other| c.counts(target, other.pod_labels(), false))
         });
-    (one && only_own).then_some(list)
+    (one && only_own).then_some(list.as_slice())
 }
 
 /// The labels both carry with one value.
@@ -35,11 +35,11 @@ fn shared(one: &Labels, other: &Labels) -> Labels {
 pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
     let mut reported: Vec<usize> = Vec::new();
     for target in &set.workloads {
-        if reported.contains(&target.document) {
+        if reported.contains(&target.object) {
             continue;
         }
         let Some(list) = alone(set, target) else { continue };
-        let siblings: Vec<(&Target, Vec<Constraint>)> = set
+        let siblings: Vec<(&Target, &[Constraint])> = set
             .neighbours(target)
             .filter(|other| !shared(target.pod_labels(), other.pod_labels()).is_empty())
             .filter_map(|other| Some((other, alone(set, other)?)))
@@ -49,7 +49,7 @@ pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
         if siblings.is_empty() || common.is_empty() {
             continue;
         }
-        reported.extend(siblings.iter().map(|(s, _)| s.document));
+        reported.extend(siblings.iter().map(|(s, _)| s.object));
         let names: Vec<String> =
             std::iter::once(target).chain(siblings.iter().map(|(s, _)| *s)).map(Target::label).collect();
         let labels = common.iter().map(|(k, v)| format!("{k}: {v}")).collect::<Vec<_>>().join(", ");
@@ -59,18 +59,15 @@ pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
              one domain",
             super::text::and_list(&names)
         );
-        let at =
-            |t: &Target, list: &[Constraint]| set.document(t.document).locate_field(&list[0].path("labelSelector"));
-        let diagnostic = Diagnostic::new(Code::LintSetOfOne, message)
-            .at(at(target, &list))
-            .workload(&target.view.name)
-            .help(format!(
+        let at = |list: &[Constraint]| list[0].at_selector.clone();
+        let diagnostic =
+            Diagnostic::new(Code::LintSetOfOne, message).at(at(list)).workload(&target.name).help(format!(
                 "select the siblings together: labelSelector matchLabels {{{labels}}} without matchLabelKeys (in kix, \
                  declare them one [groups.X])"
             ));
-        let diagnostic = siblings.iter().fold(diagnostic, |d, (s, list)| {
-            d.with_label(at(s, list), format!("{} selects only its own pod", s.label()))
-        });
+        let diagnostic = siblings
+            .iter()
+            .fold(diagnostic, |d, (s, list)| d.with_label(at(list), format!("{} selects only its own pod", s.label())));
         diagnostics.push(diagnostic);
     }
 }

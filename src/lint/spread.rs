@@ -6,7 +6,8 @@
 //! `ValidateTopologySpreadConstraints` (`pkg/apis/core/validation/validation.go`).
 
 use super::set::{Set, Target};
-use kix_diag::{Code, Diagnostic, Diagnostics};
+use crate::load::documents::Document;
+use kix_diag::{Code, Diagnostic, Diagnostics, Location};
 use kix_kube::kind::WorkloadKind;
 use kix_kube::labels::{CONTROLLER_REVISION_HASH, POD_TEMPLATE_HASH};
 use kix_kube::selector::{Labels, Selector};
@@ -33,17 +34,17 @@ pub(crate) struct Constraint {
     pub min_domains: Option<i64>,
     pub selector: SelectorField,
     pub match_label_keys: Vec<String>,
+    /// Where the constraint, its `labelSelector`, `minDomains` and each `matchLabelKeys` entry are
+    /// written (or the nearest ancestor that is).
+    pub at: Location,
+    pub at_selector: Location,
+    pub at_min_domains: Location,
+    pub at_match_label_keys: Vec<Location>,
 }
 
 impl Constraint {
     pub fn hard(&self) -> bool {
         self.when == "DoNotSchedule"
-    }
-
-    /// The field path of the constraint (or one of its fields) for locating it.
-    pub fn path(&self, field: &str) -> String {
-        let base = format!("spec.template.spec.topologySpreadConstraints[{}]", self.index);
-        if field.is_empty() { base } else { format!("{base}.{field}") }
     }
 
     /// `topologyKey` / `whenUnsatisfiable`, as messages name a constraint.
@@ -65,9 +66,9 @@ impl Constraint {
         if !selector.matches(labels) {
             return false;
         }
-        self.match_label_keys.iter().all(|key| match owner.pod_labels().get(key) {
+        self.match_label_keys.iter().all(|key| match owner.pod_labels.get(key) {
             Some(value) => labels.get(key) == Some(value),
-            None if controller_hash_key(owner.view.kind) == key => same_owner,
+            None if controller_hash_key(owner.kind) == key => same_owner,
             None => true,
         })
     }
@@ -78,14 +79,19 @@ fn controller_hash_key(kind: WorkloadKind) -> &'static str {
     kind.template_hash_label().unwrap_or(CONTROLLER_REVISION_HASH)
 }
 
-/// The constraints of a workload's pod template (none when absent, null or not a list).
-pub(crate) fn constraints(target: &Target) -> Vec<Constraint> {
-    let list = target.pod_spec().and_then(|spec| at(spec, &["topologySpreadConstraints"]));
+/// The constraints of a workload's pod template (none when absent, null or not a list), located in
+/// the workload's document.
+pub(crate) fn constraints(pod_spec: Option<&Value>, document: &Document) -> Vec<Constraint> {
+    let list = pod_spec.and_then(|spec| at(spec, &["topologySpreadConstraints"]));
     let Some(list) = list.and_then(Value::as_sequence) else { return Vec::new() };
-    list.iter().enumerate().filter(|(_, c)| c.is_mapping()).map(|(index, c)| read(index, c)).collect()
+    let mut constraints: Vec<Constraint> =
+        list.iter().enumerate().filter(|(_, c)| c.is_mapping()).map(|(index, c)| read(index, c, document)).collect();
+    // Kept for the whole lint, one list per workload: no spare capacity.
+    constraints.shrink_to_fit();
+    constraints
 }
 
-fn read(index: usize, c: &Value) -> Constraint {
+fn read(index: usize, c: &Value, document: &Document) -> Constraint {
     let selector = match at(c, &["labelSelector"]) {
         None => SelectorField::Missing,
         Some(value) => match Selector::from_value(value) {
@@ -93,10 +99,12 @@ fn read(index: usize, c: &Value) -> Constraint {
             Err(why) => SelectorField::Invalid(why),
         },
     };
-    let match_label_keys = at(c, &["matchLabelKeys"])
+    let match_label_keys: Vec<String> = at(c, &["matchLabelKeys"])
         .and_then(Value::as_sequence)
         .map(|keys| keys.iter().filter_map(Value::as_str).map(str::to_string).collect())
         .unwrap_or_default();
+    let path = format!("spec.template.spec.topologySpreadConstraints[{index}]");
+    let locate = |field: &str| document.locate_field(&format!("{path}.{field}"));
     Constraint {
         index,
         topology_key: str_at(c, &["topologyKey"]).unwrap_or_default().to_string(),
@@ -104,6 +112,10 @@ fn read(index: usize, c: &Value) -> Constraint {
         max_skew: at(c, &["maxSkew"]).and_then(Value::as_i64).unwrap_or(1),
         min_domains: at(c, &["minDomains"]).and_then(Value::as_i64),
         selector,
+        at: document.locate_field(&path),
+        at_selector: locate("labelSelector"),
+        at_min_domains: locate("minDomains"),
+        at_match_label_keys: (0..match_label_keys.len()).map(|i| locate(&format!("matchLabelKeys[{i}]"))).collect(),
         match_label_keys,
     }
 }
@@ -111,26 +123,16 @@ fn read(index: usize, c: &Value) -> Constraint {
 /// Every spread rule over every workload.
 pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
     for target in &set.workloads {
-        let constraints = constraints(target);
-        for constraint in &constraints {
+        for constraint in &target.constraints {
             selector_rules(set, target, constraint, diagnostics);
-            field_rules(set, target, constraint, diagnostics);
+            field_rules(target, constraint, diagnostics);
         }
-        duplicates(set, target, &constraints, diagnostics);
+        duplicates(target, &target.constraints, diagnostics);
     }
 }
 
-fn finding(
-    set: &Set,
-    target: &Target,
-    code: Code,
-    field: &str,
-    constraint: &Constraint,
-    message: String,
-) -> Diagnostic {
-    Diagnostic::new(code, message)
-        .at(set.document(target.document).locate_field(&constraint.path(field)))
-        .workload(&target.view.name)
+fn finding(target: &Target, code: Code, at: &Location, message: String) -> Diagnostic {
+    Diagnostic::new(code, message).at(at.clone()).workload(&target.name)
 }
 
 /// K0705 (no or empty selector), K0701 (misses the workload's pods), K0703 (counts another workload's pods).
@@ -139,14 +141,14 @@ fn selector_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut 
     let selector = match &c.selector {
         SelectorField::Invalid(why) => {
             let message = format!("{} of {who}: labelSelector: {why}", c.describe());
-            diagnostics.push(finding(set, target, Code::InvalidSelector, "labelSelector", c, message));
+            diagnostics.push(finding(target, Code::InvalidSelector, &c.at_selector, message));
             return;
         }
         SelectorField::Missing => {
             let message =
                 format!("{} of {who} has no labelSelector, so it counts no pods and spreads nothing", c.describe());
             diagnostics.push(
-                finding(set, target, Code::LintSpreadWithoutSelector, "", c, message)
+                finding(target, Code::LintSpreadWithoutSelector, &c.at, message)
                     .help("set labelSelector to the workload's spec.selector"),
             );
             return;
@@ -157,7 +159,7 @@ fn selector_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut 
                 c.describe()
             );
             diagnostics.push(
-                finding(set, target, Code::LintSpreadWithoutSelector, "labelSelector", c, message)
+                finding(target, Code::LintSpreadWithoutSelector, &c.at_selector, message)
                     .help("set labelSelector to the workload's spec.selector"),
             );
             return;
@@ -171,7 +173,7 @@ fn selector_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut 
             show_labels(target.pod_labels())
         );
         diagnostics.push(
-            finding(set, target, Code::LintSpreadMissesOwnPods, "labelSelector", c, message)
+            finding(target, Code::LintSpreadMissesOwnPods, &c.at_selector, message)
                 .help("copy the workload's spec.selector into labelSelector"),
         );
         return;
@@ -179,7 +181,7 @@ fn selector_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut 
     // A group's members (issue 17) count each other on purpose.
     let others: Vec<String> = set
         .neighbours(target)
-        .filter(|other| c.counts(target, other.pod_labels(), false) && !set.same_group(target.document, other.document))
+        .filter(|other| c.counts(target, other.pod_labels(), false) && !Set::same_group(&target.group, &other.group))
         .map(Target::label)
         .collect();
     if !others.is_empty() {
@@ -188,25 +190,25 @@ fn selector_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut 
             c.describe(),
             super::text::and_list(&others)
         );
-        let help = match target.view.kind.template_hash_label() {
+        let help = match target.kind.template_hash_label() {
             Some(key) => {
                 format!("narrow labelSelector to the workload's spec.selector, or add matchLabelKeys: [{key}]")
             }
             None => "narrow labelSelector to the workload's spec.selector".to_string(),
         };
-        diagnostics.push(finding(set, target, Code::LintSpreadCountsOthers, "labelSelector", c, message).help(help));
+        diagnostics.push(finding(target, Code::LintSpreadCountsOthers, &c.at_selector, message).help(help));
     }
 }
 
 /// K0706 (hard spread without pod-template-hash), K0707 (minDomains on a soft constraint), K0709 (a
 /// matchLabelKeys key also in the selector).
-fn field_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut Diagnostics) {
+fn field_rules(target: &Target, c: &Constraint, diagnostics: &mut Diagnostics) {
     let who = target.label();
     // A group's member (issue 17) has none: pod-template-hash would narrow the count to its own ReplicaSet.
     if c.hard()
-        && target.view.kind == WorkloadKind::Deployment
+        && target.kind == WorkloadKind::Deployment
         && !c.match_label_keys.iter().any(|k| k == POD_TEMPLATE_HASH)
-        && set.group_of(target.document).is_none()
+        && target.group.is_none()
     {
         let message = format!(
             "{} of {who} has no matchLabelKeys: [pod-template-hash], so a rolling update balances old and new pods \
@@ -214,7 +216,7 @@ fn field_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut Dia
             c.describe()
         );
         diagnostics.push(
-            finding(set, target, Code::LintHardSpreadWithoutHash, "", c, message)
+            finding(target, Code::LintHardSpreadWithoutHash, &c.at, message)
                 .help("add `matchLabelKeys: [pod-template-hash]` to the constraint"),
         );
     }
@@ -224,7 +226,7 @@ fn field_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut Dia
             c.describe()
         );
         diagnostics.push(
-            finding(set, target, Code::LintMinDomainsSoft, "minDomains", c, message)
+            finding(target, Code::LintMinDomainsSoft, &c.at_min_domains, message)
                 .help("remove minDomains, or make the constraint DoNotSchedule"),
         );
     }
@@ -236,15 +238,8 @@ fn field_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut Dia
                     c.describe()
                 );
                 diagnostics.push(
-                    finding(
-                        set,
-                        target,
-                        Code::LintMatchLabelKeyInSelector,
-                        &format!("matchLabelKeys[{i}]"),
-                        c,
-                        message,
-                    )
-                    .help(format!("remove `{key}` from matchLabelKeys or from labelSelector")),
+                    finding(target, Code::LintMatchLabelKeyInSelector, &c.at_match_label_keys[i], message)
+                        .help(format!("remove `{key}` from matchLabelKeys or from labelSelector")),
                 );
             }
         }
@@ -252,7 +247,7 @@ fn field_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut Dia
 }
 
 /// K0708: a (topologyKey, whenUnsatisfiable) pair written twice.
-fn duplicates(set: &Set, target: &Target, constraints: &[Constraint], diagnostics: &mut Diagnostics) {
+fn duplicates(target: &Target, constraints: &[Constraint], diagnostics: &mut Diagnostics) {
     for (i, c) in constraints.iter().enumerate() {
         if let Some(first) = constraints[..i].iter().find(|f| f.topology_key == c.topology_key && f.when == c.when) {
             let message = format!(
@@ -265,7 +260,7 @@ fn duplicates(set: &Set, target: &Target, constraints: &[Constraint], diagnostic
                 first.index
             );
             diagnostics.push(
-                finding(set, target, Code::LintDuplicateConstraint, "", c, message)
+                finding(target, Code::LintDuplicateConstraint, &c.at, message)
                     .help("merge the two constraints into one"),
             );
         }

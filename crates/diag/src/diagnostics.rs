@@ -45,10 +45,20 @@ impl Diagnostics {
 
     /// Moves the warnings `allowed` says the inputs acknowledge out of the report; errors always stay.
     pub fn acknowledge(&mut self, allowed: impl Fn(&Diagnostic) -> bool) {
-        let (moved, kept): (Vec<Diagnostic>, Vec<Diagnostic>) =
-            std::mem::take(&mut self.items).into_iter().partition(|d| d.severity() == Severity::Warning && allowed(d));
-        self.items = kept;
-        self.acknowledged.extend(moved);
+        // In place, the kept ones in their order: a lint's report may hold tens of thousands of warnings,
+        // and a second list of them would double its memory.
+        let mut kept = 0;
+        for index in 0..self.items.len() {
+            if self.items[index].severity() == Severity::Warning && allowed(&self.items[index]) {
+                let moved =
+                    std::mem::replace(&mut self.items[index], Diagnostic::new(Code::WarningsDenied, String::new()));
+                self.acknowledged.push(moved);
+            } else {
+                self.items.swap(kept, index);
+                kept += 1;
+            }
+        }
+        self.items.truncate(kept);
     }
 
     /// Lets the acknowledged warnings found so far go, counting them (exact repeats once, as

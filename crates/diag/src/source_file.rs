@@ -19,7 +19,7 @@ struct Text {
     display: PathBuf,
     text: String,
     /// Byte offset of the start of every line.
-    line_starts: Vec<usize>,
+    line_starts: LineStarts,
 }
 
 impl fmt::Debug for SourceFile {
@@ -30,7 +30,7 @@ impl fmt::Debug for SourceFile {
 
 impl SourceFile {
     pub fn new(display: impl Into<PathBuf>, text: String) -> SourceFile {
-        let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let line_starts = LineStarts::of(&text);
         SourceFile(Arc::new(Text { display: display.into(), text, line_starts }))
     }
 
@@ -77,17 +77,17 @@ impl SourceFile {
 
     /// The 0-based line holding byte `offset`.
     pub(crate) fn line_index(&self, offset: usize) -> usize {
-        self.0.line_starts.partition_point(|&s| s <= offset) - 1
+        self.0.line_starts.partition_point(offset) - 1
     }
 
     pub(crate) fn line_start(&self, line_index: usize) -> usize {
-        self.0.line_starts[line_index]
+        self.0.line_starts.get(line_index).unwrap_or(self.0.text.len())
     }
 
     /// A line's text without its line break (nor a `\r` before it).
     pub(crate) fn line_text(&self, line_index: usize) -> &str {
-        let start = self.0.line_starts[line_index];
-        let end = self.0.line_starts.get(line_index + 1).copied().unwrap_or(self.0.text.len());
+        let start = self.line_start(line_index);
+        let end = self.0.line_starts.get(line_index + 1).unwrap_or(self.0.text.len());
         self.0.text[start..end].trim_end_matches(['\n', '\r'])
     }
 
@@ -177,9 +177,78 @@ impl fmt::Display for Location {
     }
 }
 
+/// Where each line of a text starts: 4 bytes a line for any text under 4 GiB (all kix reads; a lint
+/// of a 16 MiB file has half a million lines), 8 beyond; sized exactly, since a lint keeps every
+/// file's for the whole run.
+enum LineStarts {
+    Narrow(Vec<u32>),
+    Wide(Vec<usize>),
+}
+
+impl LineStarts {
+    fn of(text: &str) -> LineStarts {
+        LineStarts::narrow_up_to(text, u32::MAX as usize)
+    }
+
+    /// Narrow when the text is at most `limit` bytes (`u32::MAX`; a test lowers it to try the wide form).
+    fn narrow_up_to(text: &str, limit: usize) -> LineStarts {
+        let lines = 1 + text.bytes().filter(|&b| b == b'\n').count();
+        let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1));
+        if text.len() <= limit {
+            let mut narrow = Vec::with_capacity(lines);
+            narrow.extend(starts.map(|start| start as u32));
+            LineStarts::Narrow(narrow)
+        } else {
+            let mut wide = Vec::with_capacity(lines);
+            wide.extend(starts);
+            LineStarts::Wide(wide)
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            LineStarts::Narrow(starts) => starts.len(),
+            LineStarts::Wide(starts) => starts.len(),
+        }
+    }
+
+    fn get(&self, line_index: usize) -> Option<usize> {
+        match self {
+            LineStarts::Narrow(starts) => starts.get(line_index).map(|&start| start as usize),
+            LineStarts::Wide(starts) => starts.get(line_index).copied(),
+        }
+    }
+
+    /// How many lines start at or before `offset`.
+    fn partition_point(&self, offset: usize) -> usize {
+        match self {
+            LineStarts::Narrow(starts) => starts.partition_point(|&s| s as usize <= offset),
+            LineStarts::Wide(starts) => starts.partition_point(|&s| s <= offset),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both forms of the line index answer alike (the wide one is for texts over 4 GiB, too big to build here).
+    #[test]
+    fn the_narrow_and_the_wide_line_index_agree() {
+        let text = "a: 1\n\nbé: [x,\r\n  y]\n";
+        let (narrow, wide) = (LineStarts::narrow_up_to(text, usize::MAX), LineStarts::narrow_up_to(text, 0));
+        assert!(matches!(narrow, LineStarts::Narrow(_)) && matches!(wide, LineStarts::Wide(_)));
+        assert_eq!(narrow.len(), 5);
+        assert_eq!(wide.len(), narrow.len());
+        for line in 0..=narrow.len() {
+            assert_eq!(narrow.get(line), wide.get(line), "line {line}");
+        }
+        for offset in 0..=text.len() + 1 {
+            assert_eq!(narrow.partition_point(offset), wide.partition_point(offset), "offset {offset}");
+        }
+        assert_eq!((narrow.get(2), narrow.get(3), narrow.get(5)), (Some(6), Some(16), None));
+        assert_eq!((narrow.partition_point(4), narrow.partition_point(5), narrow.partition_point(6)), (1, 2, 3));
+    }
 
     // Regression (fuzz/regressions/*/toml-error-at-lone-carriage-return): a span on a trailing '\r' panicked.
     #[test]
