@@ -48,6 +48,7 @@ pub use commands::run;
 pub mod api {
     pub use crate::derive::{InstancePlan, WorkloadPlan};
     pub use crate::emit::render_stream;
+    pub use crate::lint::{Input as LintInput, LintRequest, lint};
     pub use crate::load::cluster::parse as parse_cluster;
     pub use crate::load::documents::parse_documents;
     pub use crate::load::package::parse as parse_package;

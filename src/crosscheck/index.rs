@@ -1,6 +1,6 @@
 //! What the cross-instance checks look candidates up in: every workload of a cluster's instances
 //! ([`Entry`]), indexed by namespace and template label ([`LabelIndex`]), so no check compares
-//! every pair of a cluster's workloads.
+//! every pair of a cluster's workloads. `kix lint` looks up the pods a selector may select in it too.
 
 use crate::resolve::{Cluster, Instance, Workload};
 use kix_kube::selector::{Labels, Selector};
@@ -71,7 +71,7 @@ struct Namespace<'a> {
 }
 
 impl<'a> LabelIndex<'a> {
-    fn new(items: impl Iterator<Item = (&'a str, &'a Labels)>) -> LabelIndex<'a> {
+    pub(crate) fn new(items: impl Iterator<Item = (&'a str, &'a Labels)>) -> LabelIndex<'a> {
         let mut by_namespace: HashMap<&'a str, Namespace<'a>> = HashMap::new();
         for (position, (namespace, labels)) in items.enumerate() {
             let namespace = by_namespace.entry(namespace).or_default();
@@ -83,7 +83,7 @@ impl<'a> LabelIndex<'a> {
         LabelIndex { by_namespace }
     }
 
-    fn candidates(&self, namespace: &str, selector: &Selector) -> &[usize] {
+    pub(crate) fn candidates(&self, namespace: &str, selector: &Selector) -> &[usize] {
         let Some(namespace) = self.by_namespace.get(namespace) else { return &[] };
         let postings = selector.match_labels.iter().map(|(key, value)| {
             let list = namespace.by_label.get(key.as_str()).and_then(|values| values.get(value.as_str()));

@@ -15,7 +15,7 @@
 
 mod budgets;
 mod groups;
-mod index;
+pub(crate) mod index;
 mod kept_namespaces;
 mod overlap;
 mod shared_objects;

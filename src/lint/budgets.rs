@@ -7,13 +7,14 @@
 //! is healthy (`unhealthyPodEvictionPolicy`, GA in 1.31).
 
 use super::set::{Budget, Set, Target};
+use crate::crosscheck::index::LabelIndex;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location};
 use kix_kube::int_or_percent::IntOrPercent;
 
 /// Every budget rule.
-pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
+pub fn check(set: &Set, index: &LabelIndex<'_>, diagnostics: &mut Diagnostics) {
     for budget in &set.budgets {
-        let selected: Vec<&Target> = selected(set, budget);
+        let selected: Vec<&Target> = selected(set, index, budget);
         coverage(set, budget, &selected, diagnostics);
         arithmetic(set, budget, &selected, diagnostics);
         if !budget.eviction_policy {
@@ -58,9 +59,11 @@ fn over_operator_pods(set: &Set, budget: &Budget) -> bool {
     set.operator_pods.iter().any(|(namespace, labels)| *namespace == budget.namespace && budget.view.selects(labels))
 }
 
-/// The workloads of the budget's namespace whose pods it selects.
-pub(crate) fn selected<'a>(set: &'a Set, budget: &Budget) -> Vec<&'a Target> {
-    set.in_namespace(&budget.namespace).filter(|w| budget.view.selects(w.pod_labels())).collect()
+/// The workloads of the budget's namespace whose pods it selects, in input order.
+fn selected<'a>(set: &'a Set, index: &LabelIndex<'_>, budget: &Budget) -> Vec<&'a Target> {
+    let Some(selector) = &budget.view.selector else { return Vec::new() };
+    let candidates = index.candidates(&budget.namespace, selector).iter().map(|&i| &set.workloads[i]);
+    candidates.filter(|w| selector.matches(w.pod_labels())).collect()
 }
 
 fn locate(at: &Location, code: Code, message: String) -> Diagnostic {

@@ -112,9 +112,10 @@ pub fn lint(request: &LintRequest) -> Linted {
     diagnostics.extend(read_problems);
     let set = collector.finish(&objects, &sources, &mut diagnostics);
     drop(sources);
-    spread::check(&set, &mut diagnostics);
-    siblings::check(&set, &mut diagnostics);
-    budgets::check(&set, &mut diagnostics);
+    let index = set.label_index();
+    spread::check(&set, &index, &mut diagnostics);
+    siblings::check(&set, &index, &mut diagnostics);
+    budgets::check(&set, &index, &mut diagnostics);
     affinity::check(&set, facts.as_ref(), &mut diagnostics);
     autoscaler::check(&set, &mut diagnostics);
     if let Some(facts) = &facts {

@@ -16,7 +16,7 @@ use super::spread::Constraint;
 use crate::load::documents::{Document, Naming};
 use kix_diag::{Diagnostics, Location, SourceFile};
 use kix_kube::kind::{WorkloadKind, api_group};
-use kix_kube::selector::Labels;
+use kix_kube::selector::{Labels, Selector};
 use kix_kube::value::{at, str_at};
 use kix_kube::workload::{PdbView, WorkloadView};
 use kix_yaml::Value;
@@ -406,6 +406,24 @@ impl Set {
     pub fn budgets_in<'a>(&'a self, namespace: &str) -> impl Iterator<Item = &'a Budget> + 'a {
         let indices = self.budgets_by_namespace.get(namespace).map_or(&[][..], Vec::as_slice);
         indices.iter().map(|&i| &self.budgets[i])
+    }
+
+    /// The workloads indexed by namespace and pod label, positions into `workloads`: what a selector may
+    /// select, without matching it against every workload of its namespace.
+    pub fn label_index(&self) -> crate::crosscheck::index::LabelIndex<'_> {
+        crate::crosscheck::index::LabelIndex::new(self.workloads.iter().map(|w| (w.namespace.as_str(), &w.pod_labels)))
+    }
+
+    /// The other workloads of the target's namespace that `selector` may select (a superset: the caller
+    /// matches each), in input order.
+    pub fn candidates<'a>(
+        &'a self,
+        index: &'a crate::crosscheck::index::LabelIndex<'a>,
+        target: &'a Target,
+        selector: &Selector,
+    ) -> impl Iterator<Item = &'a Target> + 'a {
+        let positions = index.candidates(&target.namespace, selector);
+        positions.iter().map(|&i| &self.workloads[i]).filter(move |w| w.object != target.object)
     }
 
     /// Other workloads of the namespace.

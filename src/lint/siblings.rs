@@ -6,21 +6,22 @@
 
 use super::set::{Set, Target};
 use super::spread::{Constraint, SelectorField};
+use crate::crosscheck::index::LabelIndex;
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_kube::kind::WorkloadKind;
 use kix_kube::selector::Labels;
 
 /// A single-replica Deployment whose every spread constraint counts only its own pods.
-fn alone<'a>(set: &'a Set, target: &'a Target) -> Option<&'a [Constraint]> {
+fn alone<'a>(set: &'a Set, index: &'a LabelIndex<'a>, target: &'a Target) -> Option<&'a [Constraint]> {
     let one = target.kind == WorkloadKind::Deployment
         && target.manifest_replicas.unwrap_or(1) == 1
         && set.autoscaler(target).is_none();
     let list = &target.constraints;
     let only_own = !list.is_empty()
         && list.iter().all(|c| {
-            matches!(c.selector, SelectorField::Set(_))
-                && c.counts(target, target.pod_labels(), true)
-                && !set.neighbours(target).any(|other| c.counts(target, other.pod_labels(), false))
+            let SelectorField::Set(selector) = &c.selector else { return false };
+            c.counts(target, target.pod_labels(), true)
+                && !set.candidates(index, target, selector).any(|other| c.counts(target, other.pod_labels(), false))
         });
     (one && only_own).then_some(list.as_slice())
 }
@@ -32,17 +33,17 @@ fn shared(one: &Labels, other: &Labels) -> Labels {
 
 /// K0723 once per set of siblings (at the first in document order, the others as secondary labels),
 /// naming them and the labels they share.
-pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
+pub fn check(set: &Set, index: &LabelIndex<'_>, diagnostics: &mut Diagnostics) {
     let mut reported: Vec<usize> = Vec::new();
     for target in &set.workloads {
         if reported.contains(&target.object) {
             continue;
         }
-        let Some(list) = alone(set, target) else { continue };
+        let Some(list) = alone(set, index, target) else { continue };
         let siblings: Vec<(&Target, &[Constraint])> = set
             .neighbours(target)
             .filter(|other| !shared(target.pod_labels(), other.pod_labels()).is_empty())
-            .filter_map(|other| Some((other, alone(set, other)?)))
+            .filter_map(|other| Some((other, alone(set, index, other)?)))
             .collect();
         let common =
             siblings.iter().fold(target.pod_labels().clone(), |labels, (s, _)| shared(&labels, s.pod_labels()));

@@ -6,6 +6,7 @@
 //! `ValidateTopologySpreadConstraints` (`pkg/apis/core/validation/validation.go`).
 
 use super::set::{Set, Target};
+use crate::crosscheck::index::LabelIndex;
 use crate::load::documents::Document;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location};
 use kix_kube::kind::WorkloadKind;
@@ -121,10 +122,10 @@ fn read(index: usize, c: &Value, document: &Document) -> Constraint {
 }
 
 /// Every spread rule over every workload.
-pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
+pub fn check(set: &Set, index: &LabelIndex<'_>, diagnostics: &mut Diagnostics) {
     for target in &set.workloads {
         for constraint in &target.constraints {
-            selector_rules(set, target, constraint, diagnostics);
+            selector_rules(set, index, target, constraint, diagnostics);
             field_rules(target, constraint, diagnostics);
         }
         duplicates(target, &target.constraints, diagnostics);
@@ -136,7 +137,7 @@ fn finding(target: &Target, code: Code, at: &Location, message: String) -> Diagn
 }
 
 /// K0705 (no or empty selector), K0701 (misses the workload's pods), K0703 (counts another workload's pods).
-fn selector_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut Diagnostics) {
+fn selector_rules(set: &Set, index: &LabelIndex<'_>, target: &Target, c: &Constraint, diagnostics: &mut Diagnostics) {
     let who = target.label();
     let selector = match &c.selector {
         SelectorField::Invalid(why) => {
@@ -180,7 +181,7 @@ fn selector_rules(set: &Set, target: &Target, c: &Constraint, diagnostics: &mut 
     }
     // A group's members (issue 17) count each other on purpose.
     let others: Vec<String> = set
-        .neighbours(target)
+        .candidates(index, target, selector)
         .filter(|other| c.counts(target, other.pod_labels(), false) && !Set::same_group(&target.group, &other.group))
         .map(Target::label)
         .collect();
