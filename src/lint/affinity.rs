@@ -11,94 +11,11 @@
 
 use super::facts::ClusterFacts;
 use super::set::Set;
-use crate::load::documents::Document;
-use kix_diag::{Code, Diagnostic, Diagnostics, Location};
+use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_kube::labels::ZONE;
-use kix_kube::selector::{Labels, Selector};
-use kix_kube::value::{at, str_at};
-use kix_yaml::Value;
 
 /// The deprecated beta zone key, still on many clusters' nodes.
 const BETA_ZONE: &str = "failure-domain.beta.kubernetes.io/zone";
-
-/// One required anti-affinity term.
-pub(crate) struct Term {
-    pub topology_key: String,
-    /// Whether its selector (and namespaces) take in the workload's own pods.
-    pub self_matching: bool,
-    /// Where the term is written.
-    pub at: Location,
-}
-
-/// A required pod affinity term.
-pub(crate) struct AffinityTerm {
-    pub topology_key: String,
-    pub at: Location,
-}
-
-fn terms<'a>(pod_spec: Option<&'a Value>, kind: &str, list: &str) -> &'a [Value] {
-    pod_spec
-        .and_then(|spec| at(spec, &["affinity", kind, list]))
-        .and_then(Value::as_sequence)
-        .map_or(&[], Vec::as_slice)
-}
-
-/// `podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution` of a pod spec whose pods carry
-/// `labels` in `namespace`, located in the workload's document.
-pub(crate) fn required_anti_affinity(
-    pod_spec: Option<&Value>,
-    labels: &Labels,
-    namespace: &str,
-    document: &Document,
-) -> Vec<Term> {
-    terms(pod_spec, "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
-        .iter()
-        .enumerate()
-        .map(|(index, term)| Term {
-            topology_key: str_at(term, &["topologyKey"]).unwrap_or_default().to_string(),
-            self_matching: matches_own_pods(labels, namespace, term),
-            at: document.locate_field(&format!(
-                "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[{index}]"
-            )),
-        })
-        .collect()
-}
-
-/// `podAffinity.requiredDuringSchedulingIgnoredDuringExecution`, located in the workload's document.
-pub(crate) fn required_affinity(pod_spec: Option<&Value>, document: &Document) -> Vec<AffinityTerm> {
-    terms(pod_spec, "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
-        .iter()
-        .enumerate()
-        .map(|(index, term)| AffinityTerm {
-            topology_key: str_at(term, &["topologyKey"]).unwrap_or_default().to_string(),
-            at: document.locate_field(&format!(
-                "spec.template.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[{index}]"
-            )),
-        })
-        .collect()
-}
-
-/// Whether the pod spec has any preferred pod anti-affinity term.
-pub(crate) fn has_preferred_anti_affinity(pod_spec: Option<&Value>) -> bool {
-    !terms(pod_spec, "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution").is_empty()
-}
-
-/// Whether a term's selector and namespaces take in pods with `labels` in `namespace` (the workload's own).
-fn matches_own_pods(labels: &Labels, namespace: &str, term: &Value) -> bool {
-    let Some(selector) = at(term, &["labelSelector"]).and_then(|s| Selector::from_value(s).ok()) else {
-        return false;
-    };
-    let namespaces: Vec<&str> = at(term, &["namespaces"])
-        .and_then(Value::as_sequence)
-        .map_or(Vec::new(), |l| l.iter().filter_map(Value::as_str).collect());
-    let namespace_selector = at(term, &["namespaceSelector"]);
-    let in_namespace = match namespace_selector {
-        Some(ns) if ns.as_mapping().is_some_and(|m| m.is_empty()) => true,
-        Some(_) => namespaces.contains(&namespace),
-        None => namespaces.is_empty() || namespaces.contains(&namespace),
-    };
-    in_namespace && selector.matches(labels)
-}
 
 pub(crate) fn is_zone_key(key: &str, facts: Option<&ClusterFacts>) -> bool {
     key == ZONE || key == BETA_ZONE || facts.is_some_and(|f| f.zone_key == key)

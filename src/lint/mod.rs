@@ -33,6 +33,7 @@ mod budgets;
 mod cluster;
 mod facts;
 mod junit;
+mod pod_spec;
 mod set;
 mod siblings;
 mod spread;

@@ -11,8 +11,7 @@
 //! template) are kept until every document is read, and a Deployment a Rollout names that was not kept
 //! is parsed again from its file ([`Collector::finish`]).
 
-use super::affinity::{AffinityTerm, Term};
-use super::spread::Constraint;
+use super::pod_spec::{AffinityTerm, Constraint, Term};
 use crate::load::documents::{Document, Naming};
 use kix_diag::{Diagnostics, Location, SourceFile};
 use kix_kube::kind::{WorkloadKind, api_group};
@@ -109,12 +108,12 @@ impl Target {
         let namespace = namespace_of(&document.value);
         let pod_spec = view.template.get("spec");
         let anti_affinity =
-            super::affinity::required_anti_affinity(pod_spec, &view.template_labels, &namespace, document);
+            super::pod_spec::required_anti_affinity(pod_spec, &view.template_labels, &namespace, document);
         Target {
             object,
-            constraints: super::spread::constraints(pod_spec, document),
-            affinity: super::affinity::required_affinity(pod_spec, document),
-            preferred_anti_affinity: super::affinity::has_preferred_anti_affinity(pod_spec),
+            constraints: super::pod_spec::constraints(pod_spec, document),
+            affinity: super::pod_spec::required_affinity(pod_spec, document),
+            preferred_anti_affinity: super::pod_spec::has_preferred_anti_affinity(pod_spec),
             anti_affinity,
             kind: view.kind,
             name: view.name,
@@ -136,6 +135,11 @@ impl Target {
 
     pub fn pod_labels(&self) -> &Labels {
         &self.pod_labels
+    }
+
+    /// Its pods' labels and its kind: whose pods a spread constraint of its own counts (`Constraint::counts`).
+    pub fn owner(&self) -> (&Labels, WorkloadKind) {
+        (&self.pod_labels, self.kind)
     }
 }
 

@@ -4,8 +4,8 @@
 //! zone-spreading guide describes for nameservers with identities. The fix is a selector over the
 //! siblings (in kix, a `[groups.X]`).
 
+use super::pod_spec::{Constraint, SelectorField};
 use super::set::{Set, Target};
-use super::spread::{Constraint, SelectorField};
 use crate::crosscheck::index::LabelIndex;
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_kube::kind::WorkloadKind;
@@ -20,8 +20,10 @@ fn alone<'a>(set: &'a Set, index: &'a LabelIndex<'a>, target: &'a Target) -> Opt
     let only_own = !list.is_empty()
         && list.iter().all(|c| {
             let SelectorField::Set(selector) = &c.selector else { return false };
-            c.counts(target, target.pod_labels(), true)
-                && !set.candidates(index, target, selector).any(|other| c.counts(target, other.pod_labels(), false))
+            c.counts(target.owner(), target.pod_labels(), true)
+                && !set
+                    .candidates(index, target, selector)
+                    .any(|other| c.counts(target.owner(), other.pod_labels(), false))
         });
     (one && only_own).then_some(list.as_slice())
 }

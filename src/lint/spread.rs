@@ -5,121 +5,13 @@
 //! `filterTopologySpreadConstraints`, `filtering.go`) and against the API server's
 //! `ValidateTopologySpreadConstraints` (`pkg/apis/core/validation/validation.go`).
 
+use super::pod_spec::{Constraint, SelectorField};
 use super::set::{Set, Target};
 use crate::crosscheck::index::LabelIndex;
-use crate::load::documents::Document;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location};
 use kix_kube::kind::WorkloadKind;
-use kix_kube::labels::{CONTROLLER_REVISION_HASH, POD_TEMPLATE_HASH};
-use kix_kube::selector::{Labels, Selector};
-use kix_kube::value::{at, str_at};
-use kix_yaml::Value;
-
-/// `labelSelector` as written.
-pub(crate) enum SelectorField {
-    /// Absent or null: a nil selector, which matches no pod.
-    Missing,
-    /// Present and parsed; may be empty (`{}`).
-    Set(Selector),
-    /// Present but malformed (reported as K0411).
-    Invalid(String),
-}
-
-/// One constraint of a pod template, with its index for locating it.
-pub(crate) struct Constraint {
-    pub index: usize,
-    pub topology_key: String,
-    /// `DoNotSchedule` or `ScheduleAnyway` as written (empty when absent).
-    pub when: String,
-    pub max_skew: i64,
-    pub min_domains: Option<i64>,
-    pub selector: SelectorField,
-    pub match_label_keys: Vec<String>,
-    /// Where the constraint, its `labelSelector`, `minDomains` and each `matchLabelKeys` entry are
-    /// written (or the nearest ancestor that is).
-    pub at: Location,
-    pub at_selector: Location,
-    pub at_min_domains: Location,
-    pub at_match_label_keys: Vec<Location>,
-}
-
-impl Constraint {
-    pub fn hard(&self) -> bool {
-        self.when == "DoNotSchedule"
-    }
-
-    /// `topologyKey` / `whenUnsatisfiable`, as messages name a constraint.
-    pub fn describe(&self) -> String {
-        format!(
-            "the {} constraint on `{}`",
-            if self.when.is_empty() { "spread" } else { &self.when },
-            self.topology_key
-        )
-    }
-
-    /// Whether the scheduler counts a pod with `labels` when placing a pod of `owner` (whose own labels are
-    /// `own`): the labelSelector, ANDed with `key=value` for every matchLabelKeys key the incoming pod has
-    /// (`common.go` `mergeLabelSetWithSelector`). The controllers' hash labels (`pod-template-hash` on a
-    /// Deployment's pods, `controller-revision-hash` on a StatefulSet's) are on every pod though not in the
-    /// template, and their values differ between workloads: such a key counts only the owner's own pods.
-    pub fn counts(&self, owner: &Target, labels: &Labels, same_owner: bool) -> bool {
-        let SelectorField::Set(selector) = &self.selector else { return false };
-        if !selector.matches(labels) {
-            return false;
-        }
-        self.match_label_keys.iter().all(|key| match owner.pod_labels.get(key) {
-            Some(value) => labels.get(key) == Some(value),
-            None if controller_hash_key(owner.kind) == key => same_owner,
-            None => true,
-        })
-    }
-}
-
-/// The label the workload's controller adds to its pods from the template's hash.
-fn controller_hash_key(kind: WorkloadKind) -> &'static str {
-    kind.template_hash_label().unwrap_or(CONTROLLER_REVISION_HASH)
-}
-
-/// The constraints of a workload's pod template (none when absent, null or not a list), located in
-/// the workload's document.
-pub(crate) fn constraints(pod_spec: Option<&Value>, document: &Document) -> Vec<Constraint> {
-    let list = pod_spec.and_then(|spec| at(spec, &["topologySpreadConstraints"]));
-    let Some(list) = list.and_then(Value::as_sequence) else { return Vec::new() };
-    let mut constraints: Vec<Constraint> =
-        list.iter().enumerate().filter(|(_, c)| c.is_mapping()).map(|(index, c)| read(index, c, document)).collect();
-    // Kept for the whole lint, one list per workload: no spare capacity.
-    constraints.shrink_to_fit();
-    constraints
-}
-
-fn read(index: usize, c: &Value, document: &Document) -> Constraint {
-    let selector = match at(c, &["labelSelector"]) {
-        None => SelectorField::Missing,
-        Some(value) => match Selector::from_value(value) {
-            Ok(selector) => SelectorField::Set(selector),
-            Err(why) => SelectorField::Invalid(why),
-        },
-    };
-    let match_label_keys: Vec<String> = at(c, &["matchLabelKeys"])
-        .and_then(Value::as_sequence)
-        .map(|keys| keys.iter().filter_map(Value::as_str).map(str::to_string).collect())
-        .unwrap_or_default();
-    let path = format!("spec.template.spec.topologySpreadConstraints[{index}]");
-    let locate = |field: &str| document.locate_field(&format!("{path}.{field}"));
-    Constraint {
-        index,
-        topology_key: str_at(c, &["topologyKey"]).unwrap_or_default().to_string(),
-        when: str_at(c, &["whenUnsatisfiable"]).unwrap_or_default().to_string(),
-        max_skew: at(c, &["maxSkew"]).and_then(Value::as_i64).unwrap_or(1),
-        min_domains: at(c, &["minDomains"]).and_then(Value::as_i64),
-        selector,
-        at: document.locate_field(&path),
-        at_selector: locate("labelSelector"),
-        at_min_domains: locate("minDomains"),
-        at_match_label_keys: (0..match_label_keys.len()).map(|i| locate(&format!("matchLabelKeys[{i}]"))).collect(),
-        match_label_keys,
-    }
-}
+use kix_kube::labels::POD_TEMPLATE_HASH;
+use kix_kube::selector::Labels;
 
 /// Every spread rule over every workload.
 pub fn check(set: &Set, index: &LabelIndex<'_>, diagnostics: &mut Diagnostics) {
@@ -182,7 +74,9 @@ fn selector_rules(set: &Set, index: &LabelIndex<'_>, target: &Target, c: &Constr
     // A group's members (issue 17) count each other on purpose.
     let others: Vec<String> = set
         .candidates(index, target, selector)
-        .filter(|other| c.counts(target, other.pod_labels(), false) && !Set::same_group(&target.group, &other.group))
+        .filter(|other| {
+            c.counts(target.owner(), other.pod_labels(), false) && !Set::same_group(&target.group, &other.group)
+        })
         .map(Target::label)
         .collect();
     if !others.is_empty() {
