@@ -22,20 +22,16 @@
 #[allow(dead_code)]
 #[path = "../examples/genfleet.rs"]
 mod genfleet;
+mod support;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use support::scratch;
 
 /// The allocator the `kix` binary runs with (src/main.rs), so the figures are the binary's.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use kix::compile::{BuildRequest, Output, Selection};
 use std::path::{Path, PathBuf};
-
-/// A scratch directory on tmpfs where there is one, so the figures measure kix and not the disk.
-fn scratch() -> tempfile::TempDir {
-    let shm = Path::new("/dev/shm");
-    if shm.is_dir() { tempfile::tempdir_in(shm).unwrap() } else { tempfile::tempdir().unwrap() }
-}
 
 fn fleet(dir: &Path, clusters: usize, instances: usize, workloads: usize) {
     let args = genfleet::Args { clusters, instances, workloads, ..Default::default() };

@@ -22,21 +22,17 @@
 #[allow(dead_code)]
 #[path = "../examples/genfleet.rs"]
 mod genfleet;
+mod support;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kix::compile::{BuildRequest, Output, Selection};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use support::scratch;
 
 /// The allocator the `kix` binary runs with (src/main.rs), so the figures are the binary's.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// A scratch directory on tmpfs where there is one, so the figures measure kix and not the disk.
-fn scratch() -> tempfile::TempDir {
-    let shm = Path::new("/dev/shm");
-    if shm.is_dir() { tempfile::tempdir_in(shm).unwrap() } else { tempfile::tempdir().unwrap() }
-}
 
 fn selection(root: &Path, clusters: Vec<String>) -> Selection {
     Selection { root: root.to_path_buf(), clusters, ..Default::default() }
