@@ -17,6 +17,7 @@ use kix_kube::labels::ZONE;
 /// The deprecated beta zone key, still on many clusters' nodes.
 const BETA_ZONE: &str = "failure-domain.beta.kubernetes.io/zone";
 
+/// Whether a key names zones: the well-known zone keys, or the declared cluster's zone key.
 pub(crate) fn is_zone_key(key: &str, facts: Option<&ClusterFacts>) -> bool {
     key == ZONE || key == BETA_ZONE || facts.is_some_and(|f| f.zone_key == key)
 }

@@ -70,6 +70,7 @@ fn locate(at: &Location, code: Code, message: String) -> Diagnostic {
     Diagnostic::new(code, message).at(at.clone())
 }
 
+/// K0702 (selects no workload) and K0704 (selects several).
 fn coverage(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mut Diagnostics) {
     match selected {
         // The pods of a Prometheus or Alertmanager of the manifests, which its operator runs: not K0702.

@@ -134,6 +134,7 @@ pub(crate) struct AffinityTerm {
     pub at: Location,
 }
 
+/// The terms of a list under `affinity.<kind>.<list>` of a pod spec (none when absent).
 fn terms<'a>(pod_spec: Option<&'a Value>, kind: &str, list: &str) -> &'a [Value] {
     pod_spec
         .and_then(|spec| at(spec, &["affinity", kind, list]))
@@ -181,7 +182,10 @@ pub(crate) fn has_preferred_anti_affinity(pod_spec: Option<&Value>) -> bool {
     !terms(pod_spec, "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution").is_empty()
 }
 
-/// Whether a term's selector and namespaces take in pods with `labels` in `namespace` (the workload's own).
+/// `PodMatchesTermsNamespaceAndSelector` for the workload's own pods (`labels` in `namespace`): a non-nil
+/// selector that matches them, in the pod's namespace (no `namespaces` and no `namespaceSelector`), a
+/// listed namespace, or every namespace (`namespaceSelector: {}`). A non-empty namespaceSelector is not
+/// assumed to match.
 fn matches_own_pods(labels: &Labels, namespace: &str, term: &Value) -> bool {
     let Some(selector) = at(term, &["labelSelector"]).and_then(|s| Selector::from_value(s).ok()) else {
         return false;
