@@ -5,10 +5,10 @@
 //! [`load::documents::each_document_named`] (lists flattened by [`kix_kube::list`], every object
 //! with the YAML loader's marks), so every finding has a file, line and column. Each document's
 //! object record ([`Object`]: where it is, what its `kix.dev/allow` accepts) is taken as it
-//! streams past, and the document is kept only when a rule reads it ([`set::needed`]: workloads,
-//! budgets, autoscalers, operators' custom resources); the files' text is kept, since findings
-//! are rendered from it. Directories are
-//! walked for `*.yaml`/`*.yml` in path order (kustomize's `kustomization.yaml` is not a manifest
+//! streams past, with a compact record of what the rules read of it ([`set`]: workloads, budgets,
+//! autoscalers, operators' custom resources, the places a finding may point at located as it is
+//! read), and the document's tree is dropped: a lint holds the files' text (findings are rendered
+//! from it) and those records. Directories are walked for `*.yaml`/`*.yml` in path order (kustomize's `kustomization.yaml` is not a manifest
 //! and is skipped). Workloads (Deployments, StatefulSets) and budgets are read through the one
 //! reader in [`kix_kube::workload`], HorizontalPodAutoscalers by [`autoscaler`].
 //!
