@@ -79,6 +79,7 @@ fn realworld_packages_lint_to_the_findings_their_readme_explains() {
         ("cassandra", &["K0715"]),
         ("cloudnative-pg", &["K0715"]),
         ("contour", &[]),
+        ("descheduler", &[]),
         ("external-dns", &[]),
         ("gatekeeper", &["K0714"]),
         ("guestbook", &["K0715"]),
