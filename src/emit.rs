@@ -10,7 +10,8 @@
 //! directory is replaced whole, so files of removed instances do not linger.
 
 use crate::derive::{ClusterPlan, InstancePlan, KUSTOMIZATION_FILE, SHARED_FILE};
-use crate::output_manifest::{Judged, Manifest, StagedCluster};
+use crate::output_manifest::{Manifest, Tree};
+use crate::spare::{holds_exactly, open_not_following, write_failed};
 use kix_diag::{Code, Diagnostic, Location};
 use std::path::{Path, PathBuf};
 
@@ -206,12 +207,14 @@ pub fn check_destination(root: &Path, out: &Path, only: Option<&[&str]>) -> Resu
 
 /// A build's output directory being written: each cluster's directory is staged beside `out` as soon
 /// as the cluster is compiled (so a build holds one cluster's output at a time, not the fleet's), then
-/// [`Staging::finish`] swaps the staged directory in whole. Dropped without `finish` (a compile error,
-/// a failed write), the staged directory is removed and `out` is as it was.
+/// [`Staging::finish`] swaps the staged directory in whole. A full build stages into the spare
+/// ([`crate::spare`]: the output of the build before the previous one, brought up to date), and the `out`
+/// it replaces becomes the next build's spare; dropped without `finish` (a compile error, a failed
+/// write), `out` and the manifest are as they were, and the spare is left as far as it was updated.
 ///
-/// A build of some clusters (`--cluster`, issue 20) stages only their directories and swaps each
-/// into `out` on its own: the rest of `out` is left in place, never read, copied or moved, so its
-/// cost is that of the clusters it builds, not of the fleet's output.
+/// A build of some clusters (`--cluster`, issue 20) stages only their directories, in a directory of its
+/// own, and swaps each into `out` on its own: the rest of `out` is left in place, never read, copied or
+/// moved, so its cost is that of the clusters it builds, not of the fleet's output.
 pub struct Staging {
     out: PathBuf,
     /// The clusters a partial build replaces; `None` for a full build.
@@ -222,14 +225,19 @@ pub struct Staging {
     staging: std::sync::OnceLock<Result<PathBuf, Diagnostic>>,
     /// Held from the first staged file until the staging directory is gone.
     lock: std::sync::OnceLock<crate::outdir::Lock>,
-    /// What the previous build recorded of `out`'s files (read under the lock), and what this one staged:
-    /// the next build's manifest ([`crate::output_manifest`]).
+    /// What the previous build recorded of `out`'s files and the spare's (read under the lock, full builds
+    /// only), and what this one staged: the next build's manifest ([`crate::output_manifest`]).
     manifest: std::sync::OnceLock<Manifest>,
     staged: std::sync::Mutex<Vec<StagedCluster>>,
 }
 
-fn write_failed(what: &str, path: &Path, error: std::io::Error) -> Diagnostic {
-    Diagnostic::new(Code::WriteFailed, format!("{what} {}: {error}", path.display())).at(Location::file(path))
+/// One cluster's sections of the next manifest: its staged directory (`out/<cluster>` once swapped in) and
+/// its previous one (the spare's).
+#[derive(Debug)]
+struct StagedCluster {
+    cluster: String,
+    out: String,
+    spare: String,
 }
 
 impl Staging {
@@ -262,14 +270,23 @@ impl Staging {
             // the lock since may have changed `out`).
             let only: Option<Vec<&str>> = self.only.as_ref().map(|o| o.iter().map(String::as_str).collect());
             crate::outdir::check_replaceable(&self.out, only.as_deref())?;
-            // A `--cluster` build neither reads nor writes the manifest: one cluster's files are few, and
-            // the fleet's manifest (100,100 entries at 1,000 clusters) would cost it more than they do
-            // (issue 20: `build --cluster X` under 0.1 s). The entries of X it leaves are never trusted
-            // again: X's files are new or re-linked, so their ctime (or inode) is not the one recorded.
+            remove_stale(&self.parent, &self.base);
+            // A `--cluster` build neither reads nor writes the manifest, nor uses the spare: one cluster's
+            // files are few, and the fleet's manifest (200,200 entries at 1,000 clusters) would cost it more
+            // than they do (issue 20: `build --cluster X` under 0.1 s). The entries of X it leaves are never
+            // trusted again: X's files are new or re-linked, so their ctime (or inode) is not the one recorded.
             if self.only.is_none() {
                 let _ = self.manifest.set(Manifest::load(&self.manifest_path()));
+                let spare = self.parent.join(format!(".{}.kix-spare", self.base));
+                match std::fs::symlink_metadata(&spare) {
+                    Ok(m) if m.is_dir() && crate::outdir::writable(&spare) => return Ok(spare),
+                    Ok(m) if m.is_dir() => remove_tree(&spare),
+                    Ok(_) => crate::spare::remove(&spare)?,
+                    Err(_) => {}
+                }
+                std::fs::create_dir(&spare).map_err(|e| write_failed("cannot create", &spare, e))?;
+                return Ok(spare);
             }
-            remove_stale(&self.parent, &self.base);
             let staging = self.parent.join(format!(".{}.kix-staging-{}", self.base, std::process::id()));
             let _ = std::fs::remove_dir_all(&staging);
             std::fs::create_dir(&staging).map_err(|e| write_failed("cannot create", &staging, e))?;
@@ -282,41 +299,51 @@ impl Staging {
         crate::output_manifest::path(&self.parent, &self.base)
     }
 
-    /// Renders and stages one cluster's directory; files whose bytes equal `out`'s are carried over (known
-    /// equal from the manifest, unread, or else read and compared).
+    /// Renders and stages one cluster's directory. A full build brings the spare's directory of the cluster
+    /// up to date ([`crate::spare::update`]); a `--cluster` build makes it anew, carrying over files whose
+    /// bytes equal `out`'s (read and compared).
     pub fn stage(&self, cluster: &ClusterPlan) -> Result<(), Diagnostic> {
         let dir = self.directory()?.join(&cluster.name);
-        std::fs::create_dir(&dir).map_err(|e| write_failed("cannot create", &dir, e))?;
         let previous_dir = self.out.join(&cluster.name);
-        let manifest = self.manifest.get().filter(|m| !m.is_empty());
-        let mut files = Vec::new();
-        for (name, text) in render_cluster(cluster) {
-            let path = dir.join(&name);
-            let previous = previous_dir.join(&name);
-            let hash = crate::output_manifest::hash(text.as_bytes());
-            let judged =
-                manifest.map_or(Judged::Unknown, |m| m.judge(&format!("{}/{name}", cluster.name), &previous, hash));
-            let carried = match judged {
-                Judged::Same => std::fs::hard_link(&previous, &path).is_ok(),
-                Judged::Differs => false,
-                Judged::Unknown => carried_over(&previous, text.as_bytes(), &path),
-            };
-            if !carried {
-                std::fs::write(&path, text).map_err(|e| write_failed("cannot write", &path, e))?;
+        let files = render_cluster(cluster);
+        let Some(manifest) = self.manifest.get() else {
+            std::fs::create_dir(&dir).map_err(|e| write_failed("cannot create", &dir, e))?;
+            for (name, text) in files {
+                let path = dir.join(&name);
+                if !carried_over(&previous_dir.join(&name), text.as_bytes(), &path) {
+                    std::fs::write(&path, text).map_err(|e| write_failed("cannot write", &path, e))?;
+                }
             }
-            files.push((name, hash));
-        }
-        let staged = StagedCluster { cluster: cluster.name.clone(), files };
+            return Ok(());
+        };
+        let known = manifest.entries(Tree::Spare, &cluster.name);
+        let previous_known = manifest.entries(Tree::Out, &cluster.name);
+        let updated = crate::spare::update(&dir, &files, &known, &previous_dir, previous_known)?;
+        let section = |tree, entries: &[(String, crate::output_manifest::Entry)]| {
+            let mut text = String::new();
+            let entries = entries.iter().map(|(name, entry)| (name.as_str(), *entry));
+            crate::output_manifest::format_section(&mut text, tree, &cluster.name, entries);
+            text
+        };
+        let staged = StagedCluster {
+            cluster: cluster.name.clone(),
+            out: section(Tree::Out, &updated.staged),
+            spare: section(Tree::Spare, &updated.previous),
+        };
         self.staged.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(staged);
         Ok(())
     }
 
-    /// Once the staged files are in `out` and the previous output is removed (removing a hard link changes
-    /// the file's ctime, which the manifest records), the manifest for the next build.
-    fn record(&self, staging: &Path, kept: Option<&Manifest>) {
-        remove_tree(staging);
-        let staged = self.staged.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        crate::output_manifest::record(&self.manifest_path(), &self.out, &staged, kept);
+    /// Once the staged files are in `out`, the manifest for the next build (full builds only): each staged
+    /// cluster's sections, the spare's only when the previous `out` became the spare (`spare`).
+    fn record(&self, spare: bool) {
+        if self.manifest.get().is_none() {
+            return;
+        }
+        let mut staged = self.staged.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        staged.sort_unstable_by(|a, b| a.cluster.cmp(&b.cluster));
+        let sections = staged.iter().flat_map(|s| [s.out.as_str(), if spare { s.spare.as_str() } else { "" }]);
+        crate::output_manifest::write(&self.manifest_path(), sections);
     }
 
     /// Completes the staged directory with what this run does not replace (every entry of `out` but the
@@ -329,6 +356,15 @@ impl Staging {
             swap_clusters(&staging, out, built)?;
             remove_tree(&staging);
             return Ok(());
+        }
+        // The spare's entries that are not this build's clusters' directories: clusters gone, and what was
+        // copied from the `out` of two builds ago.
+        let entries = std::fs::read_dir(&staging).map_err(|e| write_failed("cannot list", &staging, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| write_failed("cannot list", &staging, e))?;
+            if !built.iter().any(|c| entry.file_name().to_str() == Some(*c)) {
+                crate::spare::remove(&entry.path())?;
+            }
         }
         if out.is_dir() {
             let entries = std::fs::read_dir(out).map_err(|e| write_failed("cannot list", out, e))?;
@@ -346,10 +382,13 @@ impl Staging {
             }
         }
         // Swap atomically where the kernel can (Linux renameat2 RENAME_EXCHANGE): at no moment is there
-        // no out/. Elsewhere: out -> previous, staging -> out, drop previous; on failure put out back
-        // (dropping `self` removes what is left of the staged directory).
+        // no out/, and the previous out/ is the spare. Elsewhere: out -> previous, staging -> out,
+        // previous -> spare (or removed); on failure put out back.
         if out.exists() && exchange(&staging, out) {
-            self.record(&staging, None);
+            self.record(self.only.is_none());
+            if self.only.is_some() {
+                remove_tree(&staging);
+            }
             return Ok(());
         }
         let previous = self.parent.join(format!(".{}.kix-previous-{}", self.base, std::process::id()));
@@ -363,10 +402,11 @@ impl Staging {
             }
             return Err(write_failed("cannot move into place", out, e));
         }
-        if had_out {
-            let _ = std::fs::remove_dir_all(&previous);
+        let spare = had_out && self.only.is_none() && std::fs::rename(&previous, &staging).is_ok();
+        if had_out && !spare {
+            remove_tree(&previous);
         }
-        self.record(&staging, None);
+        self.record(spare);
         Ok(())
     }
 }
@@ -399,10 +439,10 @@ fn swap_clusters(staging: &Path, out: &Path, built: &[&str]) -> Result<(), Diagn
 }
 
 impl Drop for Staging {
-    /// Whatever is left at the staged path: the old `out` after an exchange, or a staged directory that
-    /// was never swapped in.
+    /// A `--cluster` build's staged directory: what is left of it (the directories it replaced, or one that
+    /// was never swapped in). A full build's is the spare, kept for the next build.
     fn drop(&mut self) {
-        if let Some(Ok(staging)) = self.staging.get() {
+        if let (Some(Ok(staging)), Some(_)) = (self.staging.get(), &self.only) {
             remove_tree(staging);
         }
         // Released (and its file removed) only once nothing of this build is left beside `out`.
@@ -417,44 +457,6 @@ impl Drop for Staging {
 /// caller writes it.
 fn carried_over(previous: &Path, bytes: &[u8], staged: &Path) -> bool {
     holds_exactly(previous, bytes) && std::fs::hard_link(previous, staged).is_ok()
-}
-
-/// Whether `path` is a regular file, not a symbolic link, holding exactly `bytes`. One open, one stat and
-/// one read into a buffer each thread keeps: a rebuild compares every file it would write.
-fn holds_exactly(path: &Path, bytes: &[u8]) -> bool {
-    use std::io::Read;
-    thread_local! {
-        static FOUND: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    let Ok(mut file) = open_not_following(path) else { return false };
-    if !file.metadata().is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64) {
-        return false;
-    }
-    FOUND.with_borrow_mut(|found| {
-        if found.len() < bytes.len() {
-            found.resize(bytes.len(), 0);
-        }
-        let found = &mut found[..bytes.len()];
-        file.read_exact(found).is_ok() && found == bytes
-    })
-}
-
-/// Opens a file for reading; an error for a symbolic link (where the platform says so at open, else before).
-#[cfg(target_os = "linux")]
-fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    // NONBLOCK: a FIFO found where a file was is opened without waiting for a writer (and then
-    // refused as not a regular file); it changes nothing for regular files.
-    let no_follow = (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32;
-    std::fs::OpenOptions::new().read(true).custom_flags(no_follow).open(path)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> {
-    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
-        return Err(std::io::Error::other("a symbolic link"));
-    }
-    std::fs::File::open(path)
 }
 
 /// A cluster directory kix wrote: its kustomization.yaml, a regular file, carries kix's header.

@@ -31,6 +31,7 @@ mod load;
 mod manual;
 mod outdir;
 mod output_manifest;
+mod spare;
 mod resolve;
 mod stream;
 mod summary;

@@ -117,12 +117,12 @@ fn check_entries(dir: &Path) -> Result<(), Diagnostic> {
 }
 
 #[cfg(unix)]
-fn writable(dir: &Path) -> bool {
+pub(crate) fn writable(dir: &Path) -> bool {
     rustix::fs::access(dir, rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK).is_ok()
 }
 
 #[cfg(not(unix))]
-fn writable(dir: &Path) -> bool {
+pub(crate) fn writable(dir: &Path) -> bool {
     std::fs::metadata(dir).is_ok_and(|m| !m.permissions().readonly())
 }
 

@@ -1,39 +1,47 @@
-//! The output manifest (issue 20 part 3): what a build knows of the files it left in `out/`, so that the
-//! next build carries an unchanged file over without reading it back.
+//! The output manifest (issue 20 parts 3 and 9): what a build knows of the files it left in `out/` and in
+//! the spare beside it, so that the next build uses an unchanged file without reading it back.
 //!
-//! **Where**: beside `out/`, as `.<out>.kix-manifest` next to the build's lock (`.<out>.kix-lock`), not
-//! inside it. `out/` holds only the manifests kix generates, byte for byte what a clean build writes (it is
-//! often committed for GitOps, where a file rewritten by every build would churn, and applied with
-//! `kubectl apply -k` or by Argo CD); a file beside it can collide with no cluster or instance name.
+//! **Where**: beside `out/`, as `.<out>.kix-manifest` next to the build's lock (`.<out>.kix-lock`) and the
+//! spare (`.<out>.kix-spare`, [`crate::spare`]), not inside it. `out/` holds only the manifests kix
+//! generates, byte for byte what a clean build writes (it is often committed for GitOps, where a file
+//! rewritten by every build would churn, and applied with `kubectl apply -k` or by Argo CD); a file beside
+//! it can collide with no cluster or instance name.
 //!
-//! **What**: per file kix wrote or linked, the XXH3-128 hash of its bytes and the file's facts as the build
-//! left it: device, inode, size, mtime and ctime with nanoseconds. The facts are taken after the build's
-//! last change to the file (the previous output is removed first: a hard link's removal changes the
-//! file's ctime), and the manifest is written after them.
+//! **What**: per cluster, one section for its directory in `out/` and one for its directory in the spare;
+//! per file the XXH3-128 hash of its bytes and the file's facts as the build left it: device, inode, size,
+//! mtime and ctime with nanoseconds. The facts are taken after the build's last change to the file (a
+//! hard link made or removed changes a file's ctime, so a file whose links the build changed is stated
+//! again), and the manifest is written after them. A section's header gives its length, so a build finds a
+//! cluster's sections without reading the others, and each core parses the sections of the cluster it
+//! stages.
 //!
-//! **How a rebuild uses it** ([`Manifest::judge`]): a previous file whose facts are those recorded is
-//! known to hold the recorded bytes, so it is linked when their hash is the hash of what the build writes
-//! (and written, unread, when it is not); any other file is read and compared as without a manifest.
-//! A `build --cluster X` neither reads nor writes it (X's files are few, the fleet's entries many); the
-//! entries it leaves for X are never trusted again, since X's files are new or re-linked (ctime moves).
+//! **How a rebuild uses it** ([`Entries::judge`]): a file whose facts are those recorded is known to hold
+//! the recorded bytes, so it is kept when their hash is the hash of what the build writes (and replaced,
+//! unread, when it is not); any other file is read and compared. A `build --cluster X` neither reads nor
+//! writes it (X's files are few, the fleet's entries many); the entries it leaves for X are never trusted
+//! again, since X's files are new or re-linked (ctime moves).
 //!
 //! **Why that is safe when a user edits `out/` by hand**: every change to a file's bytes sets its ctime to
 //! the current time, and no user can set ctime (`touch -r`, `utimensat` restore mtime and atime, not
 //! ctime); replacing a file (an editor's rename, `cp`, `git checkout`) changes its inode and ctime. So a
 //! file changed after the build has other facts, unless the change fell in the same clock tick as the
 //! recorded ctime. That is the "racy" case git's index has, guarded as git does: an entry whose mtime or
-//! ctime is not older than the manifest's own mtime is not trusted, and its file is read. What it cannot
-//! see: a change while the build runs (the build holds the lock and replaces `out/`), or one that also
-//! restores ctime, which takes setting the system clock back or writing the disk under the file system;
-//! on a file system that does not keep ctime, or without a Unix stat, no entry is trusted. A manifest that
-//! is missing, unreadable, malformed or from another kix version is ignored: every file is compared.
+//! ctime is not older than the manifest's own mtime is not trusted, and its file is read. An entry that no
+//! longer describes its file (the build itself changed the file since, or a killed build left the
+//! manifest of the build before) can never be trusted by mistake: every change moves the facts. What it
+//! cannot see: a change while the build runs (the build holds the lock), or one that also restores ctime,
+//! which takes setting the system clock back or writing the disk under the file system; on a file system
+//! that does not keep ctime, or without a Unix stat, no entry is trusted. A manifest that is missing,
+//! unreadable, malformed or from another kix version is ignored, and so is a damaged section: every file
+//! it would describe is compared.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// The manifest's first line: its format and the kix that wrote it (another kix's manifest is ignored).
 fn header() -> String {
-    format!("kix output manifest 1 {}", env!("CARGO_PKG_VERSION"))
+    format!("kix output manifest 2 {}", env!("CARGO_PKG_VERSION"))
 }
 
 /// The content hash of a file's bytes.
@@ -46,7 +54,7 @@ type Time = (i64, i64);
 
 /// What `stat` says of a regular file, as far as a change to its bytes would show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Facts {
+pub(crate) struct Facts {
     device: u64,
     inode: u64,
     size: u64,
@@ -56,11 +64,19 @@ struct Facts {
 
 impl Facts {
     /// The facts of `path` when it is a regular file (a symlink is not followed).
+    pub(crate) fn of(path: &Path) -> Option<Facts> {
+        Facts::from_metadata(&std::fs::symlink_metadata(path).ok()?)
+    }
+
+    /// The facts of an open file (one the build has just written).
+    pub(crate) fn of_file(file: &std::fs::File) -> Option<Facts> {
+        Facts::from_metadata(&file.metadata().ok()?)
+    }
+
     #[cfg(unix)]
-    fn of(path: &Path) -> Option<Facts> {
+    fn from_metadata(m: &std::fs::Metadata) -> Option<Facts> {
         use std::os::unix::fs::MetadataExt;
-        let m = std::fs::symlink_metadata(path).ok().filter(std::fs::Metadata::is_file)?;
-        Some(Facts {
+        m.is_file().then(|| Facts {
             device: m.dev(),
             inode: m.ino(),
             size: m.size(),
@@ -70,8 +86,13 @@ impl Facts {
     }
 
     #[cfg(not(unix))]
-    fn of(_: &Path) -> Option<Facts> {
+    fn from_metadata(_: &std::fs::Metadata) -> Option<Facts> {
         None
+    }
+
+    /// Whether `self` and `other` are one file (its links may have changed since).
+    pub(crate) fn same_file(&self, other: &Facts) -> bool {
+        (self.device, self.inode) == (other.device, other.inode)
     }
 
     /// Whether a change after the manifest was written would show in these facts (see the module doc).
@@ -80,27 +101,55 @@ impl Facts {
     }
 }
 
+/// One file's record: the hash of its bytes and its facts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Entry {
-    hash: u128,
-    facts: Facts,
+pub(crate) struct Entry {
+    pub(crate) hash: u128,
+    pub(crate) facts: Facts,
 }
 
-/// What the manifest says of a previous file against the bytes a build is about to write.
+/// What the manifest says of a file against the bytes a build is about to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Judged {
-    /// It holds exactly those bytes: link it, unread.
+    /// It holds exactly those bytes: keep it, unread.
     Same,
-    /// It holds other bytes: write the new ones, without reading it.
+    /// It holds other bytes: replace it, without reading it.
     Differs,
     /// Nothing known (no entry, other facts, a racy entry): read and compare.
     Unknown,
 }
 
-/// A manifest as read from disk: the entries a build may trust, by `cluster/file`.
+/// Which directory of a cluster a section describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Tree {
+    /// `out/<cluster>/`.
+    Out,
+    /// `.<out>.kix-spare/<cluster>/`.
+    Spare,
+}
+
+impl Tree {
+    fn word(self) -> &'static str {
+        match self {
+            Tree::Out => "out",
+            Tree::Spare => "spare",
+        }
+    }
+}
+
+/// A manifest as read from disk: its text, its mtime (entries not older are not trusted) and where each
+/// cluster's sections are; a section is parsed only when its cluster is staged ([`Manifest::entries`]).
 #[derive(Debug, Default)]
 pub(crate) struct Manifest {
-    entries: HashMap<String, Entry>,
+    text: String,
+    written: Time,
+    sections: HashMap<(Tree, String), Range<usize>>,
+}
+
+/// The trusted entries of one section, by file name.
+#[derive(Debug, Default)]
+pub(crate) struct Entries<'a> {
+    entries: HashMap<&'a str, Entry>,
 }
 
 /// The manifest's path for the output directory `out` (whose parent is `parent` and name `base`).
@@ -109,45 +158,100 @@ pub(crate) fn path(parent: &Path, base: &str) -> PathBuf {
 }
 
 impl Manifest {
-    /// The manifest at `path`, with only its trusted entries (mtime and ctime older than the manifest's own
-    /// mtime); empty when it is missing, unreadable, malformed or another kix's: never an error.
+    /// The manifest at `path`; empty when it is missing, unreadable, malformed or another kix's: never an
+    /// error.
     pub(crate) fn load(path: &Path) -> Manifest {
         let Some(written) = Facts::of(path).map(|f| f.modified) else { return Manifest::default() };
         let Ok(text) = std::fs::read_to_string(path) else { return Manifest::default() };
-        parse(&text, written).unwrap_or_default()
+        index(text, written).unwrap_or_default()
     }
 
-    /// What is known of `previous` (the file `key`, `cluster/file`, of the previous output) against bytes
-    /// whose [`hash`] is `hash`.
-    pub(crate) fn judge(&self, key: &str, previous: &Path, hash: u128) -> Judged {
-        let Some(entry) = self.entries.get(key) else { return Judged::Unknown };
-        if Facts::of(previous) != Some(entry.facts) {
-            return Judged::Unknown;
-        }
-        if entry.hash == hash { Judged::Same } else { Judged::Differs }
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+    /// The trusted entries of `cluster`'s section for `tree` (mtime and ctime older than the manifest's own
+    /// mtime); none when there is no such section or it is damaged.
+    pub(crate) fn entries(&self, tree: Tree, cluster: &str) -> Entries<'_> {
+        let Some(range) = self.sections.get(&(tree, cluster.to_string())) else { return Entries::default() };
+        parse_section(&self.text[range.clone()], self.written).unwrap_or_default()
     }
 }
 
-fn parse(text: &str, written: Time) -> Option<Manifest> {
-    let mut lines = text.lines();
-    if lines.next()? != header() {
+/// Finds the sections: after the header, each section is a line `<tree> <cluster> <length>` and `length`
+/// bytes of entry lines.
+fn index(text: String, written: Time) -> Option<Manifest> {
+    let first = text.find('\n')?;
+    if text[..first] != header() {
         return None;
     }
-    let mut entries = HashMap::new();
-    for line in lines {
-        let (key, entry) = parse_entry(line)?;
-        if entry.facts.settled_before(written) {
-            entries.insert(key.to_string(), entry);
+    let mut sections = HashMap::new();
+    let mut at = first + 1;
+    while at < text.len() {
+        let end = at + text[at..].find('\n')?;
+        let mut words = text[at..end].split(' ');
+        let tree = match words.next()? {
+            "out" => Tree::Out,
+            "spare" => Tree::Spare,
+            _ => return None,
+        };
+        let cluster = words.next().filter(|c| !c.is_empty())?;
+        let length: usize = words.next()?.parse().ok()?;
+        if words.next().is_some() {
+            return None;
         }
+        let body = end + 1..(end + 1).checked_add(length)?;
+        if body.end > text.len() || (length > 0 && text.as_bytes()[body.end - 1] != b'\n') {
+            return None;
+        }
+        sections.insert((tree, cluster.to_string()), body.clone());
+        at = body.end;
     }
-    Some(Manifest { entries })
+    Some(Manifest { text, written, sections })
 }
 
-/// `<hash> <device> <inode> <size> <mtime s>.<ns> <ctime s>.<ns> <cluster>/<file>`.
+fn parse_section(text: &str, written: Time) -> Option<Entries<'_>> {
+    let mut entries = HashMap::new();
+    for line in text.lines() {
+        let (name, entry) = parse_entry(line)?;
+        if entry.facts.settled_before(written) {
+            entries.insert(name, entry);
+        }
+    }
+    Some(Entries { entries })
+}
+
+impl<'a> Entries<'a> {
+    /// The trusted entry of the file `name`.
+    #[cfg(test)]
+    pub(crate) fn get(&self, name: &str) -> Option<Entry> {
+        self.entries.get(name).copied()
+    }
+
+    /// What is known of the file `name` (whose facts now are `facts`, `None` when it is not a regular
+    /// file) against bytes whose [`hash`] is `hash`.
+    pub(crate) fn judge(&self, name: &str, facts: Option<Facts>, hash: u128) -> Judged {
+        judge(self.entries.get(name), facts, hash)
+    }
+
+    /// Every trusted entry, by name.
+    pub(crate) fn into_map(self) -> HashMap<&'a str, Entry> {
+        self.entries
+    }
+}
+
+/// What `entry` says of a file whose facts now are `facts` (`None`: not a regular file) against bytes whose
+/// [`hash`] is `hash`.
+pub(crate) fn judge(entry: Option<&Entry>, facts: Option<Facts>, hash: u128) -> Judged {
+    match (entry, facts) {
+        (Some(entry), Some(facts)) if entry.facts == facts => {
+            if entry.hash == hash {
+                Judged::Same
+            } else {
+                Judged::Differs
+            }
+        }
+        _ => Judged::Unknown,
+    }
+}
+
+/// `<hash> <device> <inode> <size> <mtime s>.<ns> <ctime s>.<ns> <file>`.
 fn parse_entry(line: &str) -> Option<(&str, Entry)> {
     let mut fields = line.splitn(7, ' ');
     let mut next = || fields.next();
@@ -161,57 +265,43 @@ fn parse_entry(line: &str) -> Option<(&str, Entry)> {
     };
     let modified = time(next()?)?;
     let changed = time(next()?)?;
-    let key = next().filter(|k| k.contains('/') && !k.contains(['\n', '\r']))?;
-    Some((key, Entry { hash, facts: Facts { device, inode, size, modified, changed } }))
+    let name = next().filter(|k| !k.is_empty() && !k.contains(['/', ' ', '\n', '\r']))?;
+    Some((name, Entry { hash, facts: Facts { device, inode, size, modified, changed } }))
 }
 
-fn format_entry(text: &mut String, key: &str, entry: &Entry) {
+fn format_entry(text: &mut String, name: &str, entry: &Entry) {
     use std::fmt::Write as _;
     let Facts { device, inode, size, modified, changed } = entry.facts;
     let _ = writeln!(
         text,
-        "{:032x} {device} {inode} {size} {}.{:09} {}.{:09} {key}",
+        "{:032x} {device} {inode} {size} {}.{:09} {}.{:09} {name}",
         entry.hash, modified.0, modified.1, changed.0, changed.1
     );
 }
 
-/// The files one cluster's directory was staged with: each file's name and the [`hash`] of its bytes.
-#[derive(Debug)]
-pub(crate) struct StagedCluster {
-    pub(crate) cluster: String,
-    pub(crate) files: Vec<(String, u128)>,
+/// Appends the section of `cluster`'s directory in `tree` holding `entries` (in name order) to `text`.
+pub(crate) fn format_section<'e>(
+    text: &mut String,
+    tree: Tree,
+    cluster: &str,
+    entries: impl IntoIterator<Item = (&'e str, Entry)>,
+) {
+    let mut entries: Vec<(&str, Entry)> = entries.into_iter().collect();
+    entries.sort_unstable_by_key(|(name, _)| *name);
+    let mut body = String::with_capacity(entries.len() * 110);
+    for (name, entry) in &entries {
+        format_entry(&mut body, name, entry);
+    }
+    text.push_str(&format!("{} {cluster} {}\n", tree.word(), body.len()));
+    text.push_str(&body);
 }
 
-/// Writes the manifest for `out` once the build's files are in place: each staged cluster's files with
-/// their facts as they are now, and, from `kept` (the manifest this build read), the entries of clusters
-/// it did not stage (a `--cluster` build leaves them in place). A file that cannot be stated is left out.
-/// Best effort: on any failure the manifest is removed, and the next build compares every file.
-pub(crate) fn record(path: &Path, out: &Path, staged: &[StagedCluster], kept: Option<&Manifest>) {
-    use rayon::prelude::*;
-    let _ = std::fs::remove_file(path);
-    let recorded: Vec<Vec<(String, Entry)>> = staged
-        .par_iter()
-        .map(|staged| {
-            let dir = out.join(&staged.cluster);
-            let entries = staged.files.iter().filter_map(|(name, hash)| {
-                let facts = Facts::of(&dir.join(name))?;
-                Some((format!("{}/{name}", staged.cluster), Entry { hash: *hash, facts }))
-            });
-            entries.collect()
-        })
-        .collect();
-    let mut all: Vec<(&str, &Entry)> = recorded.iter().flatten().map(|(k, e)| (k.as_str(), e)).collect();
-    if let Some(kept) = kept {
-        let restaged = |key: &str| {
-            let cluster = key.split_once('/').map_or(key, |(c, _)| c);
-            staged.iter().any(|s| s.cluster == cluster)
-        };
-        all.extend(kept.entries.iter().filter(|(k, _)| !restaged(k)).map(|(k, e)| (k.as_str(), e)));
-    }
-    all.sort_unstable_by_key(|(key, _)| *key);
+/// Writes the manifest at `path` from the sections the build formatted ([`format_section`]), in the order
+/// given. Best effort: on any failure the manifest is removed, and the next build compares every file.
+pub(crate) fn write<'s>(path: &Path, sections: impl IntoIterator<Item = &'s str>) {
     let mut text = header() + "\n";
-    for (key, entry) in all {
-        format_entry(&mut text, key, entry);
+    for section in sections {
+        text.push_str(section);
     }
     let temporary = path.with_file_name(format!(
         "{}.{}",
@@ -232,34 +322,63 @@ mod tests {
         Entry { hash, facts }
     }
 
-    #[test]
-    fn entries_read_back_as_written() {
-        let facts =
-            Facts { device: 2049, inode: 77, size: 123, modified: (1_700_000_000, 5), changed: (-3, 999_999_999) };
+    fn manifest(sections: &[(Tree, &str, Vec<(&str, Entry)>)], written: Time) -> Option<Manifest> {
         let mut text = header() + "\n";
-        format_entry(&mut text, "c0001/i0002.yaml", &entry(0xabc, facts));
-        let manifest = parse(&text, (i64::MAX, 0)).expect("a manifest");
-        assert_eq!(manifest.entries.get("c0001/i0002.yaml"), Some(&entry(0xabc, facts)));
+        for (tree, cluster, entries) in sections {
+            format_section(&mut text, *tree, cluster, entries.iter().copied());
+        }
+        index(text, written)
     }
 
-    /// Another kix's manifest, a bad line or a truncated one: the whole manifest is ignored.
+    const FACTS: Facts =
+        Facts { device: 2049, inode: 77, size: 123, modified: (1_700_000_000, 5), changed: (-3, 999_999_999) };
+
+    #[test]
+    fn entries_read_back_as_written() {
+        let a = entry(0xabc, FACTS);
+        let b = entry(0xdef, Facts { inode: 78, ..FACTS });
+        let read = manifest(
+            &[(Tree::Out, "c0001", vec![("i0002.yaml", a)]), (Tree::Spare, "c0001", vec![("i0002.yaml", b)])],
+            (i64::MAX, 0),
+        )
+        .expect("a manifest");
+        assert_eq!(read.entries(Tree::Out, "c0001").get("i0002.yaml"), Some(a));
+        assert_eq!(read.entries(Tree::Spare, "c0001").get("i0002.yaml"), Some(b));
+        assert_eq!(read.entries(Tree::Out, "c0002").get("i0002.yaml"), None);
+        // An empty section reads back as one.
+        let empty = manifest(&[(Tree::Out, "c", vec![])], (i64::MAX, 0)).expect("a manifest");
+        assert!(empty.entries(Tree::Out, "c").into_map().is_empty());
+    }
+
+    /// Another kix's manifest, a section longer than the file, a bad header line: the whole manifest is
+    /// ignored; a bad entry line: its section is.
     #[test]
     fn malformed_or_foreign_manifests_are_ignored() {
-        let good = header() + "\n" + &"0".repeat(32) + " 1 2 3 4.5 6.7 c/a.yaml\n";
-        assert!(parse(&good, (i64::MAX, 0)).is_some());
+        let body = "0".repeat(32) + " 1 2 3 4.5 6.7 a.yaml\n";
+        let section = format!("out c {}", body.len());
+        let good = header() + "\n" + &section + "\n" + &body + "spare c 0\n";
+        let read = index(good.clone(), (i64::MAX, 0)).expect("a manifest");
+        assert!(read.entries(Tree::Out, "c").get("a.yaml").is_some(), "{good}");
         let foreign = good.replacen(env!("CARGO_PKG_VERSION"), "0.0.0-other", 1);
-        let cases = [
+        let whole = [
             foreign,
-            good.replace("c/a.yaml", "a.yaml"),
-            good.replace(" 6.7 ", " 6 "),
-            good.replace(" 4.5 ", " 4.1000000000 "),
-            good.replace(" 1 2 ", " 1 x "),
-            good[..good.len() - 12].to_string(),
+            good.replace(&section, &format!("out c {}", body.len() + 8)),
+            good.replace(&section, &format!("out c {}", body.len() - 1)),
+            good.replace(&section, &section.replace("out", "inside")),
+            good.replace("spare c 0", "spare c"),
+            good[..good.len() - 30].to_string(),
             String::new(),
             "\u{0}\u{1}garbage".to_string(),
         ];
-        for case in cases {
-            assert!(parse(&case, (i64::MAX, 0)).is_none(), "{case:?}");
+        for case in whole {
+            assert!(index(case.clone(), (i64::MAX, 0)).is_none(), "{case:?}");
+        }
+        for line in [" 1 2 3 4.5 6 a.yaml", " 1 2 3 4.1000000000 6.7 a.yaml", " 1 x 3 4.5 6.7 a.yaml", " 1 2 3 4.5 6.7 c/a"]
+        {
+            let body = "0".repeat(32) + line + "\n";
+            let text = header() + &format!("\nout c {}\n", body.len()) + &body;
+            let read = index(text.clone(), (i64::MAX, 0)).expect("the sections are found");
+            assert!(read.entries(Tree::Out, "c").into_map().is_empty(), "{text:?}");
         }
     }
 
@@ -267,14 +386,15 @@ mod tests {
     #[test]
     fn racy_entries_are_not_trusted() {
         let at = |modified: Time, changed: Time| Facts { device: 1, inode: 1, size: 1, modified, changed };
-        let mut text = header() + "\n";
-        format_entry(&mut text, "c/old.yaml", &entry(1, at((9, 0), (9, 999))));
-        format_entry(&mut text, "c/same-tick.yaml", &entry(1, at((9, 0), (10, 0))));
-        format_entry(&mut text, "c/later.yaml", &entry(1, at((11, 0), (9, 0))));
-        let manifest = parse(&text, (10, 0)).expect("a manifest");
-        let mut trusted: Vec<&str> = manifest.entries.keys().map(String::as_str).collect();
+        let entries = vec![
+            ("old.yaml", entry(1, at((9, 0), (9, 999)))),
+            ("same-tick.yaml", entry(1, at((9, 0), (10, 0)))),
+            ("later.yaml", entry(1, at((11, 0), (9, 0)))),
+        ];
+        let read = manifest(&[(Tree::Spare, "c", entries)], (10, 0)).expect("a manifest");
+        let mut trusted: Vec<&str> = read.entries(Tree::Spare, "c").into_map().into_keys().collect();
         trusted.sort_unstable();
-        assert_eq!(trusted, ["c/old.yaml"]);
+        assert_eq!(trusted, ["old.yaml"]);
     }
 
     /// The verdicts on a real file: its recorded facts and hash, other bytes, and a file changed since.
@@ -284,16 +404,22 @@ mod tests {
         let file = dir.path().join("a.yaml");
         std::fs::write(&file, b"kind: A\n").unwrap();
         let facts = Facts::of(&file).unwrap();
-        let manifest =
-            Manifest { entries: HashMap::from([("c/a.yaml".to_string(), entry(hash(b"kind: A\n"), facts))]) };
-        assert_eq!(manifest.judge("c/a.yaml", &file, hash(b"kind: A\n")), Judged::Same);
-        assert_eq!(manifest.judge("c/a.yaml", &file, hash(b"kind: B\n")), Judged::Differs);
-        assert_eq!(manifest.judge("c/b.yaml", &file, hash(b"kind: A\n")), Judged::Unknown);
+        let entries = Entries { entries: HashMap::from([("a.yaml", entry(hash(b"kind: A\n"), facts))]) };
+        let judge = |name: &str, bytes: &[u8]| entries.judge(name, Facts::of(&file), hash(bytes));
+        assert_eq!(judge("a.yaml", b"kind: A\n"), Judged::Same);
+        assert_eq!(judge("a.yaml", b"kind: B\n"), Judged::Differs);
+        assert_eq!(judge("b.yaml", b"kind: A\n"), Judged::Unknown);
         // Rewritten with bytes of the same length: its ctime (and mtime) move on.
         std::thread::sleep(std::time::Duration::from_millis(20));
         std::fs::write(&file, b"kind: B\n").unwrap();
-        assert_eq!(manifest.judge("c/a.yaml", &file, hash(b"kind: A\n")), Judged::Unknown);
+        assert_eq!(judge("a.yaml", b"kind: A\n"), Judged::Unknown);
+        // A second link changes the ctime too: the file is one file still, with other facts.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let before = Facts::of(&file).unwrap();
+        std::fs::hard_link(&file, dir.path().join("b.yaml")).unwrap();
+        let after = Facts::of(&file).unwrap();
+        assert!(after.same_file(&before) && after != before);
         std::fs::remove_file(&file).unwrap();
-        assert_eq!(manifest.judge("c/a.yaml", &file, hash(b"kind: A\n")), Judged::Unknown);
+        assert_eq!(judge("a.yaml", b"kind: A\n"), Judged::Unknown);
     }
 }
