@@ -101,11 +101,34 @@ impl Facts {
     }
 }
 
-/// One file's record: the hash of its bytes and its facts.
+/// One file's record: the hash of its bytes, the key of what it was rendered from (an instance's file,
+/// `emit::instance_key`) and its facts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Entry {
     pub(crate) hash: u128,
+    pub(crate) key: Option<u128>,
     pub(crate) facts: Facts,
+}
+
+impl Entry {
+    /// Whether the file whose facts now are `facts` is known, unread and unrendered, to hold what a build
+    /// renders from inputs whose key is `key`: its facts are the recorded ones and so is its key.
+    pub(crate) fn vouches_for(&self, facts: Option<Facts>, key: Option<u128>) -> bool {
+        key.is_some() && self.key == key && Some(self.facts) == facts
+    }
+}
+
+/// What identifies the kix binary that renders: its version and its executable's device, inode, size and
+/// mtime (a rebuilt kix is another file), so that a key recorded by one binary is never taken for one
+/// of another, whose rendering may differ. `None` where the executable cannot be found: no keys then.
+pub(crate) fn binary_identity() -> Option<u128> {
+    static IDENTITY: std::sync::OnceLock<Option<u128>> = std::sync::OnceLock::new();
+    *IDENTITY.get_or_init(|| {
+        let exe = std::env::current_exe().ok()?;
+        let facts = Facts::from_metadata(&std::fs::metadata(exe).ok()?)?;
+        let identity = format!("{} {facts:?}", env!("CARGO_PKG_VERSION"));
+        Some(hash(identity.as_bytes()))
+    })
 }
 
 /// What the manifest says of a file against the bytes a build is about to write.
@@ -166,11 +189,17 @@ impl Manifest {
         index(text, written).unwrap_or_default()
     }
 
-    /// The trusted entries of `cluster`'s section for `tree` (mtime and ctime older than the manifest's own
-    /// mtime); none when there is no such section or it is damaged.
-    pub(crate) fn entries(&self, tree: Tree, cluster: &str) -> Entries<'_> {
-        let Some(range) = self.sections.get(&(tree, cluster.to_string())) else { return Entries::default() };
-        parse_section(&self.text[range.clone()], self.written).unwrap_or_default()
+    /// The trusted entries of `cluster`'s sections, its directory in `out/` and in the spare (mtime and
+    /// ctime older than the manifest's own mtime); none for a section that is missing or damaged.
+    pub(crate) fn cluster(&self, cluster: &str) -> (Entries<'_>, Entries<'_>) {
+        let section = |tree| self.sections.get(&(tree, cluster.to_string())).map(|r| &self.text[r.clone()]);
+        let out = section(Tree::Out).and_then(|text| parse_section(text, None)).unwrap_or_default();
+        let spare = section(Tree::Spare).and_then(|text| parse_section(text, Some(&out))).unwrap_or_default();
+        let written = self.written;
+        fn trusted(entries: HashMap<&str, Entry>, written: Time) -> Entries<'_> {
+            Entries { entries: entries.into_iter().filter(|(_, e)| e.facts.settled_before(written)).collect() }
+        }
+        (trusted(out, written), trusted(spare, written))
     }
 }
 
@@ -206,26 +235,30 @@ fn index(text: String, written: Time) -> Option<Manifest> {
     Some(Manifest { text, written, sections })
 }
 
-fn parse_section(text: &str, written: Time) -> Option<Entries<'_>> {
-    let mut entries = HashMap::new();
+/// A section's entries; in the spare's, a line `= <file>` is the entry of `<file>` in `out` (the two
+/// names are one file, linked).
+fn parse_section<'t>(text: &'t str, out: Option<&HashMap<&'t str, Entry>>) -> Option<HashMap<&'t str, Entry>> {
+    let mut entries = HashMap::with_capacity(text.len() / 100);
     for line in text.lines() {
-        let (name, entry) = parse_entry(line)?;
-        if entry.facts.settled_before(written) {
-            entries.insert(name, entry);
+        if let (Some(name), Some(out)) = (line.strip_prefix("= "), out) {
+            entries.insert(name, *out.get(name)?);
+            continue;
         }
+        let (name, entry) = parse_entry(line)?;
+        entries.insert(name, entry);
     }
-    Some(Entries { entries })
+    Some(entries)
 }
 
 impl<'a> Entries<'a> {
     /// The trusted entry of the file `name`.
-    #[cfg(test)]
     pub(crate) fn get(&self, name: &str) -> Option<Entry> {
         self.entries.get(name).copied()
     }
 
     /// What is known of the file `name` (whose facts now are `facts`, `None` when it is not a regular
     /// file) against bytes whose [`hash`] is `hash`.
+    #[cfg(test)]
     pub(crate) fn judge(&self, name: &str, facts: Option<Facts>, hash: u128) -> Judged {
         judge(self.entries.get(name), facts, hash)
     }
@@ -251,11 +284,15 @@ pub(crate) fn judge(entry: Option<&Entry>, facts: Option<Facts>, hash: u128) -> 
     }
 }
 
-/// `<hash> <device> <inode> <size> <mtime s>.<ns> <ctime s>.<ns> <file>`.
+/// `<hash> <key or -> <device> <inode> <size> <mtime s>.<ns> <ctime s>.<ns> <file>`.
 fn parse_entry(line: &str) -> Option<(&str, Entry)> {
-    let mut fields = line.splitn(7, ' ');
+    let mut fields = line.splitn(8, ' ');
     let mut next = || fields.next();
     let hash = u128::from_str_radix(next()?, 16).ok()?;
+    let key = match next()? {
+        "-" => None,
+        key => Some(u128::from_str_radix(key, 16).ok()?),
+    };
     let device = next()?.parse().ok()?;
     let inode = next()?.parse().ok()?;
     let size = next()?.parse().ok()?;
@@ -266,31 +303,41 @@ fn parse_entry(line: &str) -> Option<(&str, Entry)> {
     let modified = time(next()?)?;
     let changed = time(next()?)?;
     let name = next().filter(|k| !k.is_empty() && !k.contains(['/', ' ', '\n', '\r']))?;
-    Some((name, Entry { hash, facts: Facts { device, inode, size, modified, changed } }))
+    Some((name, Entry { hash, key, facts: Facts { device, inode, size, modified, changed } }))
 }
 
 fn format_entry(text: &mut String, name: &str, entry: &Entry) {
     use std::fmt::Write as _;
     let Facts { device, inode, size, modified, changed } = entry.facts;
-    let _ = writeln!(
-        text,
-        "{:032x} {device} {inode} {size} {}.{:09} {}.{:09} {name}",
-        entry.hash, modified.0, modified.1, changed.0, changed.1
-    );
+    let _ = write!(text, "{:032x} ", entry.hash);
+    let _ = match entry.key {
+        Some(key) => write!(text, "{key:032x} "),
+        None => write!(text, "- "),
+    };
+    let _ = writeln!(text, "{device} {inode} {size} {}.{:09} {}.{:09} {name}", modified.0, modified.1, changed.0, changed.1);
 }
 
-/// Appends the section of `cluster`'s directory in `tree` holding `entries` (in name order) to `text`.
+/// Appends the section of `cluster`'s directory in `tree` holding `entries` (in name order) to `text`; an
+/// entry equal to the one of its name in `same` (the cluster's `out` entries, for the spare's section) is
+/// written as `= <file>`.
 pub(crate) fn format_section<'e>(
     text: &mut String,
     tree: Tree,
     cluster: &str,
     entries: impl IntoIterator<Item = (&'e str, Entry)>,
+    same: Option<&HashMap<&str, Entry>>,
 ) {
     let mut entries: Vec<(&str, Entry)> = entries.into_iter().collect();
     entries.sort_unstable_by_key(|(name, _)| *name);
-    let mut body = String::with_capacity(entries.len() * 110);
+    let mut body = String::with_capacity(entries.len() * 120);
     for (name, entry) in &entries {
-        format_entry(&mut body, name, entry);
+        if same.and_then(|same| same.get(name)) == Some(entry) {
+            body.push_str("= ");
+            body.push_str(name);
+            body.push('\n');
+        } else {
+            format_entry(&mut body, name, entry);
+        }
     }
     text.push_str(&format!("{} {cluster} {}\n", tree.word(), body.len()));
     text.push_str(&body);
@@ -299,16 +346,23 @@ pub(crate) fn format_section<'e>(
 /// Writes the manifest at `path` from the sections the build formatted ([`format_section`]), in the order
 /// given. Best effort: on any failure the manifest is removed, and the next build compares every file.
 pub(crate) fn write<'s>(path: &Path, sections: impl IntoIterator<Item = &'s str>) {
-    let mut text = header() + "\n";
-    for section in sections {
-        text.push_str(section);
-    }
+    use std::io::Write as _;
     let temporary = path.with_file_name(format!(
         "{}.{}",
         path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         std::process::id()
     ));
-    if std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, path)).is_err() {
+    let written = (|| -> std::io::Result<()> {
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&temporary)?);
+        file.write_all(header().as_bytes())?;
+        file.write_all(b"\n")?;
+        for section in sections {
+            file.write_all(section.as_bytes())?;
+        }
+        file.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+        std::fs::rename(&temporary, path)
+    })();
+    if written.is_err() {
         let _ = std::fs::remove_file(&temporary);
         let _ = std::fs::remove_file(path);
     }

@@ -40,12 +40,22 @@ pub(crate) fn write_failed(what: &str, path: &Path, error: std::io::Error) -> Di
     Diagnostic::new(Code::WriteFailed, format!("{what} {}: {error}", path.display())).at(Location::file(path))
 }
 
-/// Brings `staged` (a cluster's directory in the spare, or a new one) to hold exactly `files`, each
-/// file's bytes by name. `known` is what the manifest says of `staged`, `previous` the cluster's directory
-/// in `out/` and `previous_known` what the manifest says of it.
+/// A file a build writes into a cluster's directory: its name and, for an instance's file, the key of
+/// what it is rendered from (`emit::instance_key`).
+#[derive(Debug)]
+pub(crate) struct Wanted {
+    pub(crate) name: String,
+    pub(crate) key: Option<u128>,
+}
+
+/// Brings `staged` (a cluster's directory in the spare, or a new one) to hold exactly the `wanted` files,
+/// whose bytes `render` gives by position (called only for a file no entry vouches for by its key).
+/// `known` is what the manifest says of `staged`, `previous` the cluster's directory in `out/` and
+/// `previous_known` what the manifest says of it.
 pub(crate) fn update(
     staged: &Path,
-    files: &[(String, String)],
+    wanted: &[Wanted],
+    render: &dyn Fn(usize) -> String,
     known: &Entries<'_>,
     previous: &Path,
     previous_known: Entries<'_>,
@@ -53,20 +63,29 @@ pub(crate) fn update(
     let mut listed = list_or_create(staged)?;
     let mut carried: HashMap<&str, Entry> = previous_known.into_map();
     let mut refreshed: Vec<(String, Entry)> = Vec::new();
-    let mut updated = Updated { staged: Vec::with_capacity(files.len()), previous: Vec::new() };
-    for (name, text) in files {
+    let mut updated = Updated { staged: Vec::with_capacity(wanted.len()), previous: Vec::new() };
+    for (index, Wanted { name, key }) in wanted.iter().enumerate() {
+        let key = *key;
         let path = staged.join(name);
-        let bytes = text.as_bytes();
-        let hash = output_manifest::hash(bytes);
         let present = listed.remove(name.as_str());
         let facts = if present { Facts::of(&path) } else { None };
-        let keep = match known.judge(name, facts, hash) {
+        let entry = known.get(name);
+        if let (Some(entry), Some(facts)) = (entry, facts) {
+            if entry.vouches_for(Some(facts), key) {
+                updated.staged.push((name.clone(), Entry { hash: entry.hash, key, facts }));
+                continue;
+            }
+        }
+        let text = render(index);
+        let bytes = text.as_bytes();
+        let hash = output_manifest::hash(bytes);
+        let keep = match output_manifest::judge(entry.as_ref(), facts, hash) {
             Judged::Same => true,
             Judged::Differs => false,
             Judged::Unknown => facts.is_some() && holds_exactly(&path, bytes),
         };
         if let (true, Some(facts)) = (keep, facts) {
-            updated.staged.push((name.clone(), Entry { hash, facts }));
+            updated.staged.push((name.clone(), Entry { hash, key, facts }));
             continue;
         }
         if present {
@@ -87,22 +106,23 @@ pub(crate) fn update(
             // One inode under both names now: the same facts for both.
             let facts = Facts::of(&path);
             if let Some(facts) = facts {
-                refreshed.push((name.clone(), Entry { hash, facts }));
+                refreshed.push((name.clone(), Entry { hash, key, facts }));
             }
             carried.remove(name.as_str());
             facts
         } else {
             let facts = write_new(&path, bytes)?;
             if relink {
-                let entry = carried.remove(name.as_str()).expect("checked above");
-                if let Some(now) = Facts::of(&from).filter(|now| now.same_file(&entry.facts)) {
-                    refreshed.push((name.clone(), Entry { hash: entry.hash, facts: now }));
+                if let Some(entry) = carried.remove(name.as_str()) {
+                    if let Some(now) = Facts::of(&from).filter(|now| now.same_file(&entry.facts)) {
+                        refreshed.push((name.clone(), Entry { facts: now, ..entry }));
+                    }
                 }
             }
             facts
         };
         if let Some(facts) = facts {
-            updated.staged.push((name.clone(), Entry { hash, facts }));
+            updated.staged.push((name.clone(), Entry { hash, key, facts }));
         }
     }
     for name in listed {

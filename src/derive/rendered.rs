@@ -16,6 +16,9 @@ pub(super) const INSTANCE_STAND_IN: &str = "kix-stamp-instance-5b0d7c41";
 #[derive(Debug, PartialEq, Eq)]
 pub struct RenderedObject {
     pieces: Vec<Piece>,
+    /// XXH3-128 of the pieces: what `emit` writes for an instance is a function of this, the namespace and
+    /// the name alone, so an instance's file is known from these without rendering it (`emit::instance_key`).
+    digest: u128,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -45,7 +48,13 @@ impl RenderedObject {
             found += 1;
         }
         pieces.push(Piece::Text(rest.to_string()));
-        (found == sites).then_some(RenderedObject { pieces })
+        let digest = digest(&pieces);
+        (found == sites).then_some(RenderedObject { pieces, digest })
+    }
+
+    /// The digest of the object's text and its stamping places (see the field).
+    pub fn digest(&self) -> u128 {
+        self.digest
     }
 
     /// The length of the object's YAML for an instance whose namespace and name are `namespace` and
@@ -71,4 +80,21 @@ impl RenderedObject {
             }
         }
     }
+}
+
+/// XXH3-128 of the pieces, each text with its length, so no two lists of pieces give one byte stream.
+fn digest(pieces: &[Piece]) -> u128 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for piece in pieces {
+        match piece {
+            Piece::Text(text) => {
+                hasher.update(b"t");
+                hasher.update(&(text.len() as u64).to_le_bytes());
+                hasher.update(text.as_bytes());
+            }
+            Piece::Namespace => hasher.update(b"n"),
+            Piece::Instance => hasher.update(b"i"),
+        }
+    }
+    hasher.digest128()
 }
