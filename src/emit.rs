@@ -254,7 +254,7 @@ pub fn check_destination(root: &Path, out: &Path, only: Option<&[&str]>) -> Resu
         )
         .at(Location::file(out)));
     }
-    crate::outdir::check_replaceable(out, only)
+    crate::outdir::check_replaceable(out, only, true)
 }
 
 /// A build's output directory being written: each cluster's directory is staged beside `out` as soon
@@ -280,6 +280,10 @@ pub struct Staging {
     /// What the previous build recorded of `out`'s files and the spare's (read under the lock, full builds
     /// only), and what this one staged: the next build's manifest ([`crate::output_manifest`]).
     manifest: std::sync::OnceLock<Manifest>,
+    /// The manifest being read while the clusters compile (a full build's first staged cluster waits for
+    /// it). Read before the lock is taken: a manifest another build replaced since describes files whose
+    /// facts have changed, and none of its entries is trusted for them.
+    loading: std::sync::Mutex<Option<std::thread::JoinHandle<Manifest>>>,
     staged: std::sync::Mutex<Vec<StagedCluster>>,
 }
 
@@ -299,11 +303,14 @@ impl Staging {
             _ => PathBuf::from("."),
         };
         let base = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+        let manifest = crate::output_manifest::path(&parent, &base);
+        let loading = only.is_none().then(|| std::thread::spawn(move || Manifest::load(&manifest)));
         Staging {
             out: out.to_path_buf(),
             only,
             parent,
             base,
+            loading: std::sync::Mutex::new(loading),
             staging: std::sync::OnceLock::new(),
             lock: std::sync::OnceLock::new(),
             manifest: std::sync::OnceLock::new(),
@@ -321,14 +328,16 @@ impl Staging {
             // Checked under the lock (check_destination checked before the compile; a build that held
             // the lock since may have changed `out`).
             let only: Option<Vec<&str>> = self.only.as_ref().map(|o| o.iter().map(String::as_str).collect());
-            crate::outdir::check_replaceable(&self.out, only.as_deref())?;
+            crate::outdir::check_replaceable(&self.out, only.as_deref(), self.only.is_some())?;
             remove_stale(&self.parent, &self.base);
             // A `--cluster` build neither reads nor writes the manifest, nor uses the spare: one cluster's
             // files are few, and the fleet's manifest (200,200 entries at 1,000 clusters) would cost it more
             // than they do (issue 20: `build --cluster X` under 0.1 s). The entries of X it leaves are never
             // trusted again: X's files are new or re-linked, so their ctime (or inode) is not the one recorded.
             if self.only.is_none() {
-                let _ = self.manifest.set(Manifest::load(&self.manifest_path()));
+                let loading = self.loading.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+                let manifest = loading.and_then(|thread| thread.join().ok());
+                let _ = self.manifest.set(manifest.unwrap_or_else(|| Manifest::load(&self.manifest_path())));
                 let spare = self.parent.join(format!(".{}.kix-spare", self.base));
                 match std::fs::symlink_metadata(&spare) {
                     Ok(m) if m.is_dir() && crate::outdir::writable(&spare) => return Ok(spare),

@@ -48,7 +48,11 @@ fn refused(out: &Path, message: String) -> Diagnostic {
 /// `only` (a build of some clusters, issue 20), what is checked inside `out` is those clusters'
 /// directories: they are all such a build replaces, and the rest of `out` is left in place, neither
 /// read nor copied, so a 1,000-cluster `out/` is not walked to rebuild one cluster.
-pub(crate) fn check_replaceable(out: &Path, only: Option<&[&str]>) -> Result<(), Diagnostic> {
+///
+/// `walk` false checks `out` itself only (a full build's second look, under the lock: the walk was done
+/// before the compile, and what a user puts in `out/` while a build runs is that build's race anyway;
+/// kix still never opens a FIFO there, and refuses to copy one).
+pub(crate) fn check_replaceable(out: &Path, only: Option<&[&str]>, walk: bool) -> Result<(), Diagnostic> {
     let Ok(metadata) = std::fs::symlink_metadata(out) else { return Ok(()) };
     if metadata.file_type().is_symlink() {
         let target = std::fs::read_link(out).unwrap_or_default();
@@ -65,7 +69,9 @@ pub(crate) fn check_replaceable(out: &Path, only: Option<&[&str]>) -> Result<(),
     if !metadata.is_dir() {
         return Err(refused(out, format!("{} exists and is not a directory", out.display())));
     }
-    let Some(clusters) = only else { return check_entries(out) };
+    let Some(clusters) = only else {
+        return if walk { check_tree(out) } else { check_writable(out) };
+    };
     check_writable(out)?;
     for cluster in clusters {
         let dir = out.join(cluster);
@@ -90,28 +96,42 @@ fn check_writable(dir: &Path) -> Result<(), Diagnostic> {
     ))
 }
 
+/// [`check_entries`] of `out`, its top-level entries (clusters' directories) on every core; the first
+/// refusal in listing order is the one reported.
+fn check_tree(out: &Path) -> Result<(), Diagnostic> {
+    use rayon::prelude::*;
+    check_writable(out)?;
+    let entries = std::fs::read_dir(out).map_err(|e| refused(out, format!("cannot list {}: {e}", out.display())))?;
+    let entries: Vec<std::fs::DirEntry> = entries.flatten().collect();
+    let found: Vec<Result<(), Diagnostic>> = entries.par_iter().map(check_entry).collect();
+    found.into_iter().collect()
+}
+
+fn check_entry(entry: &std::fs::DirEntry) -> Result<(), Diagnostic> {
+    let Ok(kind) = entry.file_type() else { return Ok(()) };
+    if kind.is_dir() {
+        return check_entries(&entry.path());
+    }
+    if kind.is_file() || kind.is_symlink() {
+        return Ok(());
+    }
+    let path = entry.path();
+    let what =
+        std::fs::symlink_metadata(&path).ok().and_then(|m| kix_diag::source::not_a_file(&m)).unwrap_or("not a file");
+    Err(refused(
+        &path,
+        format!(
+            "{} is {what}: kix neither reads nor copies it into a new build; remove it or choose another --out",
+            path.display()
+        ),
+    ))
+}
+
 fn check_entries(dir: &Path) -> Result<(), Diagnostic> {
     check_writable(dir)?;
     let entries = std::fs::read_dir(dir).map_err(|e| refused(dir, format!("cannot list {}: {e}", dir.display())))?;
     for entry in entries.flatten() {
-        let path = entry.path();
-        let Ok(kind) = entry.file_type() else { continue };
-        if kind.is_dir() {
-            check_entries(&path)?;
-        } else if !kind.is_file() && !kind.is_symlink() {
-            let what = std::fs::symlink_metadata(&path)
-                .ok()
-                .and_then(|m| kix_diag::source::not_a_file(&m))
-                .unwrap_or("not a file");
-            return Err(refused(
-                &path,
-                format!(
-                    "{} is {what}: kix neither reads nor copies it into a new build; remove it or choose \
-                     another --out",
-                    path.display()
-                ),
-            ));
-        }
+        check_entry(&entry)?;
     }
     Ok(())
 }
