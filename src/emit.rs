@@ -11,7 +11,7 @@
 
 use crate::derive::{ClusterPlan, InstancePlan, KUSTOMIZATION_FILE, SHARED_FILE};
 use crate::output_manifest::{Entry, Manifest, Tree};
-use crate::spare::{holds_exactly, open_not_following, write_failed};
+use crate::spare::{holds_exactly, make_writable, open_not_following, write_failed};
 use kix_diag::{Code, Diagnostic, Location};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -567,20 +567,6 @@ fn remove_tree(dir: &Path) {
     }
 }
 
-#[cfg(unix)]
-fn make_writable(dir: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            make_writable(&entry.path());
-        }
-    }
-}
-
-#[cfg(not(unix))]
-fn make_writable(_: &Path) {}
-
 /// Removes staging and set-aside directories left by a kix run that was killed (its process is gone).
 fn remove_stale(parent: &Path, base: &str) {
     let Ok(entries) = std::fs::read_dir(parent) else { return };
@@ -628,62 +614,5 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 }
 
 #[cfg(all(test, unix))]
-mod tests {
-    use super::carried_over;
-    use std::os::unix::fs::MetadataExt;
-
-    /// A previous file is carried over (the same inode, by hard link) only when it is a regular file with
-    /// exactly the bytes a build would write.
-    #[test]
-    fn unchanged_files_are_linked_and_others_written() {
-        let cases: &[(&str, Option<&[u8]>, bool)] = &[
-            ("same bytes", Some(b"kind: A\n"), true),
-            ("other bytes, same length", Some(b"kind: B\n"), false),
-            ("other length", Some(b"kind: A\n\n"), false),
-            ("absent", None, false),
-        ];
-        for (what, previous_bytes, expected) in cases {
-            let dir = tempfile::tempdir().unwrap();
-            let (previous, staged) = (dir.path().join("previous.yaml"), dir.path().join("staged.yaml"));
-            if let Some(bytes) = previous_bytes {
-                std::fs::write(&previous, bytes).unwrap();
-            }
-            assert_eq!(carried_over(&previous, b"kind: A\n", &staged), *expected, "{what}");
-            assert_eq!(staged.exists(), *expected, "{what}: staged file");
-            if *expected {
-                let inode = |p: &std::path::Path| std::fs::metadata(p).unwrap().ino();
-                assert_eq!(inode(&previous), inode(&staged), "{what}: linked, not copied");
-            }
-        }
-    }
-
-    #[test]
-    fn a_symlink_is_never_carried_over() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("target.yaml");
-        std::fs::write(&target, b"kind: A\n").unwrap();
-        let link = dir.path().join("previous.yaml");
-        std::os::unix::fs::symlink(&target, &link).unwrap();
-        assert!(!carried_over(&link, b"kind: A\n", &dir.path().join("staged.yaml")));
-    }
-
-    #[test]
-    fn a_directory_is_never_carried_over() {
-        let dir = tempfile::tempdir().unwrap();
-        let previous = dir.path().join("previous.yaml");
-        std::fs::create_dir(&previous).unwrap();
-        assert!(!carried_over(&previous, b"", &dir.path().join("staged.yaml")));
-    }
-
-    /// The read buffer a thread keeps is compared only up to the new file's length.
-    #[test]
-    fn a_long_file_compared_first_does_not_leak_into_the_next_comparison() {
-        let dir = tempfile::tempdir().unwrap();
-        let (long, short) = (dir.path().join("long.yaml"), dir.path().join("short.yaml"));
-        std::fs::write(&long, b"kind: A\nlong: tail\n").unwrap();
-        std::fs::write(&short, b"kind: B\n").unwrap();
-        assert!(carried_over(&long, b"kind: A\nlong: tail\n", &dir.path().join("1.yaml")));
-        assert!(!carried_over(&short, b"kind: A\n", &dir.path().join("2.yaml")));
-        assert!(carried_over(&short, b"kind: B\n", &dir.path().join("3.yaml")));
-    }
-}
+#[path = "emit_tests.rs"]
+mod tests;

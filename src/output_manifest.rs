@@ -314,7 +314,11 @@ fn format_entry(text: &mut String, name: &str, entry: &Entry) {
         Some(key) => write!(text, "{key:032x} "),
         None => write!(text, "- "),
     };
-    let _ = writeln!(text, "{device} {inode} {size} {}.{:09} {}.{:09} {name}", modified.0, modified.1, changed.0, changed.1);
+    let _ = writeln!(
+        text,
+        "{device} {inode} {size} {}.{:09} {}.{:09} {name}",
+        modified.0, modified.1, changed.0, changed.1
+    );
 }
 
 /// Appends the section of `cluster`'s directory in `tree` holding `entries` (in name order) to `text`; an
@@ -373,13 +377,18 @@ mod tests {
     use super::*;
 
     fn entry(hash: u128, facts: Facts) -> Entry {
-        Entry { hash, facts }
+        Entry { hash, key: None, facts }
     }
 
-    fn manifest(sections: &[(Tree, &str, Vec<(&str, Entry)>)], written: Time) -> Option<Manifest> {
+    type Section<'a> = (Tree, &'a str, Vec<(&'a str, Entry)>);
+
+    fn manifest(sections: &[Section<'_>], written: Time) -> Option<Manifest> {
         let mut text = header() + "\n";
+        let out: HashMap<&str, Entry> =
+            sections.iter().filter(|(t, _, _)| *t == Tree::Out).flat_map(|(_, _, e)| e.iter().copied()).collect();
         for (tree, cluster, entries) in sections {
-            format_section(&mut text, *tree, cluster, entries.iter().copied());
+            let same = (*tree == Tree::Spare).then_some(&out);
+            format_section(&mut text, *tree, cluster, entries.iter().copied(), same);
         }
         index(text, written)
     }
@@ -389,30 +398,33 @@ mod tests {
 
     #[test]
     fn entries_read_back_as_written() {
-        let a = entry(0xabc, FACTS);
+        let a = Entry { key: Some(0x1234), ..entry(0xabc, FACTS) };
         let b = entry(0xdef, Facts { inode: 78, ..FACTS });
-        let read = manifest(
-            &[(Tree::Out, "c0001", vec![("i0002.yaml", a)]), (Tree::Spare, "c0001", vec![("i0002.yaml", b)])],
-            (i64::MAX, 0),
-        )
-        .expect("a manifest");
-        assert_eq!(read.entries(Tree::Out, "c0001").get("i0002.yaml"), Some(a));
-        assert_eq!(read.entries(Tree::Spare, "c0001").get("i0002.yaml"), Some(b));
-        assert_eq!(read.entries(Tree::Out, "c0002").get("i0002.yaml"), None);
+        let sections = [
+            (Tree::Out, "c0001", vec![("i0002.yaml", a), ("i0003.yaml", b)]),
+            (Tree::Spare, "c0001", vec![("i0002.yaml", a), ("i0003.yaml", entry(0xdef, FACTS))]),
+        ];
+        let read = manifest(&sections, (i64::MAX, 0)).expect("a manifest");
+        // The spare's entry equal to out's is written as `= <file>`, and read back as that entry.
+        assert!(read.text.contains("\n= i0002.yaml\n"), "{}", read.text);
+        let (out, spare) = read.cluster("c0001");
+        assert_eq!((out.get("i0002.yaml"), out.get("i0003.yaml")), (Some(a), Some(b)));
+        assert_eq!((spare.get("i0002.yaml"), spare.get("i0003.yaml")), (Some(a), Some(entry(0xdef, FACTS))));
+        assert_eq!(read.cluster("c0002").0.get("i0002.yaml"), None);
         // An empty section reads back as one.
         let empty = manifest(&[(Tree::Out, "c", vec![])], (i64::MAX, 0)).expect("a manifest");
-        assert!(empty.entries(Tree::Out, "c").into_map().is_empty());
+        assert!(empty.cluster("c").0.into_map().is_empty());
     }
 
     /// Another kix's manifest, a section longer than the file, a bad header line: the whole manifest is
     /// ignored; a bad entry line: its section is.
     #[test]
     fn malformed_or_foreign_manifests_are_ignored() {
-        let body = "0".repeat(32) + " 1 2 3 4.5 6.7 a.yaml\n";
+        let body = "0".repeat(32) + " - 1 2 3 4.5 6.7 a.yaml\n";
         let section = format!("out c {}", body.len());
         let good = header() + "\n" + &section + "\n" + &body + "spare c 0\n";
         let read = index(good.clone(), (i64::MAX, 0)).expect("a manifest");
-        assert!(read.entries(Tree::Out, "c").get("a.yaml").is_some(), "{good}");
+        assert!(read.cluster("c").0.get("a.yaml").is_some(), "{good}");
         let foreign = good.replacen(env!("CARGO_PKG_VERSION"), "0.0.0-other", 1);
         let whole = [
             foreign,
@@ -427,13 +439,24 @@ mod tests {
         for case in whole {
             assert!(index(case.clone(), (i64::MAX, 0)).is_none(), "{case:?}");
         }
-        for line in [" 1 2 3 4.5 6 a.yaml", " 1 2 3 4.1000000000 6.7 a.yaml", " 1 x 3 4.5 6.7 a.yaml", " 1 2 3 4.5 6.7 c/a"]
-        {
+        let damaged = [
+            " - 1 2 3 4.5 6 a.yaml",
+            " - 1 2 3 4.1000000000 6.7 a.yaml",
+            " - 1 x 3 4.5 6.7 a.yaml",
+            " - 1 2 3 4.5 6.7 c/a",
+            " 1 2 3 4.5 6.7 a.yaml",
+            " xyz 1 2 3 4.5 6.7 a.yaml",
+        ];
+        for line in damaged {
             let body = "0".repeat(32) + line + "\n";
             let text = header() + &format!("\nout c {}\n", body.len()) + &body;
             let read = index(text.clone(), (i64::MAX, 0)).expect("the sections are found");
-            assert!(read.entries(Tree::Out, "c").into_map().is_empty(), "{text:?}");
+            assert!(read.cluster("c").0.into_map().is_empty(), "{text:?}");
         }
+        // A spare's `= <file>` naming no entry of out's: the spare's section is ignored.
+        let text = header() + "\nout c 0\nspare c 9\n= a.yaml\n";
+        let read = index(text, (i64::MAX, 0)).expect("the sections are found");
+        assert!(read.cluster("c").1.into_map().is_empty());
     }
 
     /// An entry whose mtime or ctime is not older than the manifest is dropped when read (git's racy case).
@@ -446,7 +469,7 @@ mod tests {
             ("later.yaml", entry(1, at((11, 0), (9, 0)))),
         ];
         let read = manifest(&[(Tree::Spare, "c", entries)], (10, 0)).expect("a manifest");
-        let mut trusted: Vec<&str> = read.entries(Tree::Spare, "c").into_map().into_keys().collect();
+        let mut trusted: Vec<&str> = read.cluster("c").1.into_map().into_keys().collect();
         trusted.sort_unstable();
         assert_eq!(trusted, ["old.yaml"]);
     }

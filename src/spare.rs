@@ -137,6 +137,7 @@ pub(crate) fn update(
 /// an empty directory made.
 fn list_or_create(dir: &Path) -> Result<std::collections::HashSet<String>, Diagnostic> {
     match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() && !crate::outdir::writable(dir) => remove(dir)?,
         Ok(m) if m.is_dir() => {
             let entries = std::fs::read_dir(dir).map_err(|e| write_failed("cannot list", dir, e))?;
             let mut names = std::collections::HashSet::new();
@@ -157,10 +158,14 @@ fn list_or_create(dir: &Path) -> Result<std::collections::HashSet<String>, Diagn
     Ok(std::collections::HashSet::new())
 }
 
-/// Removes a file, a symlink (not what it points to) or a directory tree.
+/// Removes a file, a symlink (not what it points to) or a directory tree (made writable first where it
+/// is not: the spare is kix's, whoever changed its modes).
 pub(crate) fn remove(path: &Path) -> Result<(), Diagnostic> {
     let removed = match std::fs::symlink_metadata(path) {
-        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path).or_else(|_| {
+            make_writable(path);
+            std::fs::remove_dir_all(path)
+        }),
         Ok(_) => std::fs::remove_file(path),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
@@ -214,3 +219,18 @@ pub(crate) fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> 
     }
     std::fs::File::open(path)
 }
+
+/// Makes a directory tree writable for its owner (a directory's entries cannot be removed otherwise).
+#[cfg(unix)]
+pub(crate) fn make_writable(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            make_writable(&entry.path());
+        }
+    }
+}
+
+#[cfg(not(unix))]
+pub(crate) fn make_writable(_: &Path) {}

@@ -45,7 +45,7 @@ fn cluster_directories_are_replaced_whole_and_others_kept() {
     let leftovers: Vec<_> = std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().file_name())
-        .filter(|n| n.to_string_lossy().contains("kix-") && !n.to_string_lossy().ends_with(".kix-manifest"))
+        .filter(|n| n.to_string_lossy().contains("kix-") && !kept_beside_out(&n.to_string_lossy()))
         .collect();
     assert!(leftovers.is_empty(), "staging directories left behind: {leftovers:?}");
 }
@@ -74,7 +74,7 @@ fn a_build_of_one_cluster_leaves_the_rest_of_out_in_place() {
     let leftovers: Vec<_> = std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().file_name())
-        .filter(|n| n.to_string_lossy().contains("kix-") && !n.to_string_lossy().ends_with(".kix-manifest"))
+        .filter(|n| n.to_string_lossy().contains("kix-") && !kept_beside_out(&n.to_string_lossy()))
         .collect();
     assert!(leftovers.is_empty(), "staging directories left behind: {leftovers:?}");
     // A build of a cluster out/ has no directory for yet moves it in.

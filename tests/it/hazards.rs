@@ -50,12 +50,12 @@ fn lint_stays_inside_the_directory_it_was_given() {
 }
 
 /// The names of the root's entries that a build leaves beside `out/` (staging, set-aside, lock; not the
-/// manifest, which a build keeps there on purpose).
+/// manifest and the spare, which a build keeps there on purpose).
 fn leftovers(root: &Path) -> Vec<String> {
     std::fs::read_dir(root)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains("kix-") && !n.ends_with(".kix-manifest"))
+        .filter(|n| n.contains("kix-") && !kept_beside_out(n))
         .collect()
 }
 

@@ -1,22 +1,25 @@
-//! Rebuilds over an `out/` that a previous build left, with its manifest (`.out.kix-manifest`, issue 20
-//! part 3), after the user changed `out/` or the manifest by hand: each rebuild ends with `out/` exactly as
-//! a clean build writes it.
+//! Rebuilds over an `out/` that a previous build left, with its manifest (`.out.kix-manifest`) and the
+//! spare (`.out.kix-spare`, the output of the build before the previous one, which a full build brings up
+//! to date and swaps in; issue 20 parts 3 and 9), after the inputs, `out/`, the spare or the manifest
+//! changed: each rebuild ends with `out/` exactly as a clean build writes it.
 
 use crate::support::*;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 const MANIFEST: &str = ".out.kix-manifest";
+const SPARE: &str = ".out.kix-spare";
 
 /// What a clean build of the root's inputs writes: a build into an `--out` that does not exist yet.
-fn clean_tree(t: &Test) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+fn clean_tree(t: &Test) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
     let clean = t.root().join("clean");
     let _ = std::fs::remove_dir_all(&clean);
     t.clone().args(["build", "-q", "--out", "clean"]).run().status(0);
     let tree = read_tree(&clean);
     std::fs::remove_dir_all(&clean).unwrap();
     let _ = std::fs::remove_file(t.root().join(".clean.kix-manifest"));
+    let _ = std::fs::remove_dir_all(t.root().join(".clean.kix-spare"));
     tree
 }
 
@@ -24,7 +27,7 @@ fn build_and_compare(t: &Test, what: &str) {
     t.clone().args(["build", "-q"]).run().status(0);
     assert!(read_tree(&t.root().join("out")) == clean_tree(t), "{what}: out/ differs from a clean build");
     let manifest = std::fs::read_to_string(t.root().join(MANIFEST)).expect("a manifest after the build");
-    assert!(manifest.starts_with("kix output manifest 1 "), "{what}: {manifest:.80}");
+    assert!(manifest.starts_with("kix output manifest 2 "), "{what}: {manifest:.80}");
 }
 
 /// Moves the manifest's mtime past every time it records, so that its entries are trusted (not racy) and
@@ -35,85 +38,287 @@ fn trust_manifest(root: &Path) {
     file.set_modified(SystemTime::now() + Duration::from_secs(3600)).unwrap();
 }
 
-fn an_instance_file(root: &Path) -> std::path::PathBuf {
-    root.join("out/prod/shop.yaml")
+/// Two builds: `out/` and the spare both hold a complete build, and the manifest describes both.
+fn built_twice() -> Test {
+    let t = Test::new().examples();
+    t.clone().args(["build", "-q"]).run().status(0);
+    t.clone().args(["build", "-q"]).run().status(0);
+    assert!(t.root().join(SPARE).join("prod/shop.yaml").is_file(), "the second build leaves a spare");
+    t
 }
 
-/// Positive control: a trusted entry is used without reading the file. An entry claiming other bytes than
-/// the file holds makes the rebuild write the file anew (another inode), where a comparison would have
-/// linked the file as it is.
+fn inode(path: &Path) -> u64 {
+    std::fs::symlink_metadata(path).unwrap().ino()
+}
+
+/// A file as one file: its inode and its mtime (a file system may give a new file the inode number of one
+/// just removed; its mtime is then the new file's).
+fn identity(path: &Path) -> (u64, i64, i64) {
+    let m = std::fs::symlink_metadata(path).unwrap();
+    (m.ino(), m.mtime(), m.mtime_nsec())
+}
+
+/// The manifest with the entry of `file` in the `tree` section (`out` or `spare`) of `cluster` replaced by
+/// what `edit` makes of its fields (`[hash, key, device, inode, size, mtime, ctime, name]`); an entry the
+/// spare's section writes as `= <file>` is the out section's. Section lengths are kept right.
+fn forge(root: &Path, tree: &str, cluster: &str, file: &str, edit: impl Fn(&mut Vec<String>)) {
+    let text = std::fs::read_to_string(root.join(MANIFEST)).unwrap();
+    let mut lines = text.lines();
+    let mut forged = String::from(lines.next().unwrap());
+    forged.push('\n');
+    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    for line in lines {
+        if line.starts_with("out ") || line.starts_with("spare ") {
+            let words: Vec<&str> = line.split(' ').collect();
+            sections.push((format!("{} {}", words[0], words[1]), Vec::new()));
+        } else {
+            sections.last_mut().unwrap().1.push(line.to_string());
+        }
+    }
+    let out_line = |cluster: &str| {
+        let section = sections.iter().find(|(h, _)| *h == format!("out {cluster}")).unwrap();
+        section.1.iter().find(|l| l.ends_with(&format!(" {file}"))).unwrap().clone()
+    };
+    let wanted = format!("{tree} {cluster}");
+    let mut found = false;
+    for (header, entries) in &sections {
+        let mut body = String::new();
+        for line in entries {
+            let is_it = *header == wanted && (line.ends_with(&format!(" {file}")) || *line == format!("= {file}"));
+            if is_it {
+                found = true;
+                let line = if line.starts_with("= ") { out_line(cluster) } else { line.clone() };
+                let mut fields: Vec<String> = line.split(' ').map(str::to_string).collect();
+                edit(&mut fields);
+                body.push_str(&fields.join(" "));
+            } else {
+                body.push_str(line);
+            }
+            body.push('\n');
+        }
+        forged.push_str(&format!("{header} {}\n{body}", body.len()));
+    }
+    assert!(found, "no entry for {file} in {wanted}");
+    std::fs::write(root.join(MANIFEST), forged).unwrap();
+    trust_manifest(root);
+}
+
+/// Runs `kix` (a path to a kix binary) to build the root, successfully.
+fn build_with(kix: &Path, root: &Path) {
+    let run = std::process::Command::new(kix).args(["build", "-q"]).current_dir(root).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+}
+
+/// Builds with `kix` until the spare holds what the next build writes for `prod/shop.yaml` (a web instance)
+/// and `out/` other bytes, in another inode: a package edited, built, and put back. Each manifest is
+/// trusted before the next build (builds seconds apart, not in one clock tick).
+fn diverged(t: &Test, kix: &Path) {
+    let root = t.root();
+    let build = |kix: &Path| {
+        build_with(kix, root);
+        trust_manifest(root);
+    };
+    build(kix);
+    build(kix);
+    let api = root.join("packages/web/api.yaml");
+    let original = std::fs::read_to_string(&api).unwrap();
+    std::fs::write(&api, original.replacen("containerPort: 8080", "containerPort: 8081", 1)).unwrap();
+    build(kix);
+    std::fs::write(&api, &original).unwrap();
+    let (spare, out) = (root.join(SPARE).join("prod/shop.yaml"), root.join("out/prod/shop.yaml"));
+    assert_ne!(inode(&spare), inode(&out));
+    assert_ne!(std::fs::read(&spare).unwrap(), std::fs::read(&out).unwrap());
+}
+
+/// Positive control: a trusted entry is used without reading the file. A spare's entry claiming other
+/// bytes (and another key) than its file holds makes the rebuild write the file anew (another inode than
+/// both the spare's and `out/`'s), where reading it would have kept the spare's file, which holds the right
+/// bytes.
 #[test]
 fn a_trusted_entry_is_used_unread() {
     let t = Test::new().examples();
-    t.clone().args(["build", "-q"]).run().status(0);
-    let file = an_instance_file(t.root());
-    let inode = std::fs::metadata(&file).unwrap().ino();
-    let manifest = std::fs::read_to_string(t.root().join(MANIFEST)).unwrap();
-    let line = manifest.lines().find(|l| l.ends_with(" prod/shop.yaml")).expect("an entry for the file");
-    let forged = format!("{}{}", "0".repeat(32), &line[32..]);
-    std::fs::write(t.root().join(MANIFEST), manifest.replace(line, &forged)).unwrap();
-    trust_manifest(t.root());
-    build_and_compare(&t, "forged hash");
-    assert_ne!(std::fs::metadata(&file).unwrap().ino(), inode, "the entry was trusted: the file was written");
+    let root = t.root();
+    diverged(&t, Path::new(env!("CARGO_BIN_EXE_kix")));
+    let (spare_file, out_file) = (root.join(SPARE).join("prod/shop.yaml"), root.join("out/prod/shop.yaml"));
+    let before = [identity(&spare_file), identity(&out_file)];
+    forge(root, "spare", "prod", "shop.yaml", |f| {
+        f[0] = "0".repeat(32);
+        f[1] = "1".repeat(32);
+    });
+    std::thread::sleep(Duration::from_millis(20));
+    build_and_compare(&t, "forged hash and key");
+    assert!(!before.contains(&identity(&out_file)), "the entry was trusted: the file was written");
 
-    // Without a manifest, the same file is read, found equal and linked: its inode stays.
-    let inode = std::fs::metadata(&file).unwrap().ino();
-    std::fs::remove_file(t.root().join(MANIFEST)).unwrap();
+    // Without a manifest, the same setup: the spare's file is read, found equal and kept.
+    let t = Test::new().examples();
+    let root = t.root();
+    diverged(&t, Path::new(env!("CARGO_BIN_EXE_kix")));
+    let kept = identity(&root.join(SPARE).join("prod/shop.yaml"));
+    std::fs::remove_file(root.join(MANIFEST)).unwrap();
+    std::thread::sleep(Duration::from_millis(20));
     build_and_compare(&t, "no manifest");
-    assert_eq!(std::fs::metadata(&file).unwrap().ino(), inode);
+    assert_eq!(identity(&root.join("out/prod/shop.yaml")), kept);
+}
+
+/// An entry whose key is the key of what the build renders vouches for its file without the file being
+/// rendered or read: with the real key and a forged hash, the spare's file is kept (and the manifest then
+/// records the forged hash again). A key recorded by another kix binary (a copy elsewhere is another file)
+/// is not trusted: the same forged entry makes this binary render, find the hash wrong and write the file.
+#[test]
+fn a_key_vouches_for_a_file_only_for_the_binary_that_recorded_it() {
+    let kix = Path::new(env!("CARGO_BIN_EXE_kix"));
+    let t = Test::new().examples();
+    let root = t.root();
+    let other = root.parent().unwrap().join("other-kix");
+    std::fs::copy(kix, &other).unwrap();
+    for (recorded_by, rebuilt_by, trusted) in [(kix, kix, true), (other.as_path(), kix, false), (kix, &other, false)] {
+        let _ = std::fs::remove_dir_all(root.join("out"));
+        let _ = std::fs::remove_dir_all(root.join(SPARE));
+        let _ = std::fs::remove_file(root.join(MANIFEST));
+        diverged(&t, recorded_by);
+        let (spare_file, out_file) = (root.join(SPARE).join("prod/shop.yaml"), root.join("out/prod/shop.yaml"));
+        let before = [identity(&spare_file), identity(&out_file)];
+        forge(root, "spare", "prod", "shop.yaml", |f| f[0] = "0".repeat(32));
+        std::thread::sleep(Duration::from_millis(20));
+        build_with(rebuilt_by, root);
+        assert!(read_tree(&root.join("out")) == clean_tree(&t), "out/ differs from a clean build");
+        let what = format!("recorded by {}, rebuilt by {}", recorded_by.display(), rebuilt_by.display());
+        if trusted {
+            assert_eq!(identity(&out_file), before[0], "{what}: the key vouched for the file: kept as it was");
+            let manifest = std::fs::read_to_string(root.join(MANIFEST)).unwrap();
+            let forged = manifest.lines().any(|l| l.starts_with(&"0".repeat(32)) && l.ends_with(" shop.yaml"));
+            assert!(forged, "{what}: the file's hash was never computed");
+        } else {
+            assert!(!before.contains(&identity(&out_file)), "{what}: another binary's key was trusted");
+        }
+    }
 }
 
 /// A hand edit that keeps the size and puts the mtime back (`touch -r`) changes the ctime, which no user
-/// can set: the rebuild reads the file and writes the build's bytes again.
+/// can set: the rebuild reads the file and writes the build's bytes again. Checked on a file of `out/`
+/// (which shares its inode with the spare's after the second build), on the spare's own file, and on a file
+/// of `out/` two builds on, when the `out/` it was edited in has become the spare the build updates.
 #[test]
 fn a_hand_edit_with_its_mtime_restored_is_undone() {
-    let t = Test::new().examples();
-    t.clone().args(["build", "-q"]).run().status(0);
-    trust_manifest(t.root());
-    let file = an_instance_file(t.root());
-    let before = std::fs::metadata(&file).unwrap();
-    let mut bytes = std::fs::read(&file).unwrap();
-    let at = bytes.iter().rposition(|b| b.is_ascii_lowercase()).unwrap();
-    bytes[at] = if bytes[at] == b'x' { b'y' } else { b'x' };
-    // Rewritten in place (the same inode), then its mtime put back.
-    std::thread::sleep(Duration::from_millis(20));
-    std::fs::write(&file, &bytes).unwrap();
-    std::fs::File::options().append(true).open(&file).unwrap().set_modified(before.modified().unwrap()).unwrap();
-    let after = std::fs::metadata(&file).unwrap();
-    assert_eq!(
-        (after.ino(), after.size(), after.mtime(), after.mtime_nsec()),
-        (before.ino(), before.size(), before.mtime(), before.mtime_nsec())
-    );
-    build_and_compare(&t, "hand edit, mtime restored");
+    for edited in ["out/prod/shop.yaml", ".out.kix-spare/prod/shop.yaml", "out/dev/kustomization.yaml"] {
+        let t = built_twice();
+        let file = t.root().join(edited);
+        trust_manifest(t.root());
+        let before = std::fs::metadata(&file).unwrap();
+        let mut bytes = std::fs::read(&file).unwrap();
+        let at = bytes.iter().rposition(|b| b.is_ascii_lowercase()).unwrap();
+        bytes[at] = if bytes[at] == b'x' { b'y' } else { b'x' };
+        // Rewritten in place (the same inode), then its mtime put back.
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::write(&file, &bytes).unwrap();
+        std::fs::File::options().append(true).open(&file).unwrap().set_modified(before.modified().unwrap()).unwrap();
+        let after = std::fs::metadata(&file).unwrap();
+        assert_eq!(
+            (after.ino(), after.size(), after.mtime(), after.mtime_nsec()),
+            (before.ino(), before.size(), before.mtime(), before.mtime_nsec())
+        );
+        build_and_compare(&t, &format!("{edited} edited, mtime restored"));
+        trust_manifest(t.root());
+        build_and_compare(&t, &format!("{edited} edited, two builds on"));
+    }
 }
 
 #[test]
 fn deleted_and_stray_files_are_put_right() {
-    let t = Test::new().examples();
-    t.clone().args(["build", "-q"]).run().status(0);
-    trust_manifest(t.root());
-    std::fs::remove_file(an_instance_file(t.root())).unwrap();
-    std::fs::remove_file(t.root().join("out/dev/kustomization.yaml")).unwrap();
-    std::fs::write(t.root().join("out/prod/stray.yaml"), "kind: Stray\n").unwrap();
+    let t = built_twice();
+    let root = t.root();
+    trust_manifest(root);
+    std::fs::remove_file(root.join("out/prod/shop.yaml")).unwrap();
+    std::fs::remove_file(root.join("out/dev/kustomization.yaml")).unwrap();
+    std::fs::write(root.join("out/prod/stray.yaml"), "kind: Stray\n").unwrap();
+    std::fs::remove_file(root.join(SPARE).join("staging/kustomization.yaml")).unwrap();
+    std::fs::write(root.join(SPARE).join("dev/stray.yaml"), "kind: Stray\n").unwrap();
+    std::fs::create_dir(root.join(SPARE).join("prod/stray-dir")).unwrap();
+    std::fs::create_dir(root.join(SPARE).join("gone-cluster")).unwrap();
     build_and_compare(&t, "deleted and stray files");
+    trust_manifest(root);
+    build_and_compare(&t, "deleted and stray files, two builds on");
 }
 
-/// A corrupted manifest, one truncated, one from another kix and one from an older build (its files since
-/// replaced): each is ignored or finds no file it describes, and the build compares every file.
+/// What is not a regular file in the spare (a symlink out of it, a FIFO, a cluster's directory that is a
+/// symlink) is removed, never followed nor opened: the files outside stay as they were.
+#[test]
+fn the_spare_is_never_followed_out_of() {
+    let t = built_twice();
+    let root = t.root();
+    let outside = root.parent().unwrap().join("outside");
+    std::fs::create_dir_all(outside.join("prod")).unwrap();
+    std::fs::write(outside.join("shop.yaml"), "not kix's\n").unwrap();
+    std::fs::write(outside.join("prod/shop.yaml"), "not kix's either\n").unwrap();
+    let spare = root.join(SPARE);
+    std::fs::remove_file(spare.join("dev/shop.yaml")).unwrap();
+    std::os::unix::fs::symlink(outside.join("shop.yaml"), spare.join("dev/shop.yaml")).unwrap();
+    std::fs::remove_dir_all(spare.join("prod")).unwrap();
+    std::os::unix::fs::symlink(outside.join("prod"), spare.join("prod")).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(spare.join("staging/pipe")).status().unwrap().success());
+    trust_manifest(root);
+    build_and_compare(&t, "a spare with symlinks and a FIFO");
+    assert_eq!(std::fs::read_to_string(outside.join("shop.yaml")).unwrap(), "not kix's\n");
+    assert_eq!(std::fs::read_to_string(outside.join("prod/shop.yaml")).unwrap(), "not kix's either\n");
+    // A spare that is a file, then a symlink to a directory: replaced, the directory untouched.
+    for junk in ["a file", "a symlink"] {
+        std::fs::remove_dir_all(&spare).unwrap();
+        match junk {
+            "a file" => std::fs::write(&spare, "junk").unwrap(),
+            _ => std::os::unix::fs::symlink(&outside, &spare).unwrap(),
+        }
+        build_and_compare(&t, junk);
+        assert!(std::fs::symlink_metadata(&spare).unwrap().is_dir(), "{junk}: a spare directory again");
+        assert_eq!(std::fs::read_to_string(outside.join("shop.yaml")).unwrap(), "not kix's\n");
+    }
+}
+
+/// A rebuild after an input changed (a package's manifest, a cluster file, one instance's entry), over a
+/// spare and manifest of the builds before: the changed instances' files are written, and `out/` is what a
+/// clean build writes; changed back, the same.
+#[test]
+fn inputs_changed_between_builds() {
+    let t = built_twice();
+    let root = t.root();
+    let edits: [(&str, &str, &str); 3] = [
+        ("packages/web/api.yaml", "containerPort: 8080", "containerPort: 8081"),
+        ("clusters/prod.toml", "name = \"shop\"", "name = \"shop-two\""),
+        ("clusters/dev.toml", "namespace = \"operator-system\"", "namespace = \"operator-two\""),
+    ];
+    for (file, from, to) in edits {
+        let path = root.join(file);
+        let original = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(original.contains(from), "{file} holds {from}");
+        std::fs::write(&path, original.replacen(from, to, 1)).unwrap();
+        trust_manifest(root);
+        build_and_compare(&t, &format!("{file} changed"));
+        std::fs::write(&path, &original).unwrap();
+        trust_manifest(root);
+        build_and_compare(&t, &format!("{file} changed back"));
+        trust_manifest(root);
+        build_and_compare(&t, &format!("{file} changed back, again"));
+    }
+}
+
+/// A corrupted manifest, one truncated, one from another kix, one with a damaged section and one from an
+/// older build (its files since replaced): each is ignored or finds no file it describes, and the build
+/// compares every file.
 #[test]
 fn corrupted_foreign_and_old_manifests_are_ignored() {
-    let t = Test::new().examples();
-    t.clone().args(["build", "-q"]).run().status(0);
+    let t = built_twice();
     let manifest = t.root().join(MANIFEST);
     let good = std::fs::read_to_string(&manifest).unwrap();
     let foreign = good.replacen(env!("CARGO_PKG_VERSION"), "0.0.0-other", 1);
+    let damaged = good.replacen(" prod/", " prod/x/", 1).replacen(" shop.yaml\n", " sh op.yaml\n", 1);
     for (what, text) in [
         ("garbage", "\u{0}not a manifest\n".to_string()),
         ("truncated", good[..good.len() / 2].to_string()),
         ("another kix", foreign),
+        ("a damaged section", damaged),
         ("a directory", String::new()),
     ] {
-        std::fs::write(an_instance_file(t.root()), "kind: Edited\n").unwrap();
+        std::fs::write(t.root().join("out/prod/shop.yaml"), "kind: Edited\n").unwrap();
+        std::fs::write(t.root().join(SPARE).join("prod/shop.yaml"), "kind: Edited too\n").unwrap();
         if what == "a directory" {
             let _ = std::fs::remove_file(&manifest);
             std::fs::create_dir(&manifest).unwrap();
@@ -135,19 +340,21 @@ fn corrupted_foreign_and_old_manifests_are_ignored() {
     let original = std::fs::read_to_string(&dev).unwrap();
     std::fs::write(&dev, original.replacen("name = \"shop\"", "name = \"shop-two\"", 1)).unwrap();
     build_and_compare(&t, "an instance renamed");
+    build_and_compare(&t, "an instance renamed, again");
     std::fs::write(&dev, &original).unwrap();
     std::fs::write(&manifest, old).unwrap();
     trust_manifest(t.root());
     build_and_compare(&t, "an older build's manifest");
 }
 
-/// Two builds back to back, then a third after an input changed: each leaves what a clean build writes,
-/// and a build that fails leaves `out/` and the manifest as they were.
+/// Builds back to back, then one after an input changed: each leaves what a clean build writes, and a
+/// build that fails leaves `out/` and the manifest as they were.
 #[test]
 fn builds_back_to_back_write_what_a_clean_build_writes() {
     let t = Test::new().examples();
     build_and_compare(&t, "first");
     build_and_compare(&t, "second");
+    build_and_compare(&t, "third");
     let dev = t.root().join("clusters/dev.toml");
     let original = std::fs::read_to_string(&dev).unwrap();
     std::fs::write(&dev, original.replacen("name = \"shop\"", "name = \"shop-two\"", 1)).unwrap();
@@ -157,6 +364,31 @@ fn builds_back_to_back_write_what_a_clean_build_writes() {
     t.clone().args(["build", "-q"]).run().status(1);
     assert!(read_tree(&t.root().join("out")) == out, "a failed build changed out/");
     assert_eq!(std::fs::read(t.root().join(MANIFEST)).unwrap(), manifest, "a failed build changed the manifest");
+    std::fs::write(&dev, &original).unwrap();
+    build_and_compare(&t, "after the failed build");
+}
+
+/// The files of one cluster of a rebuild in which nothing changed are not written: `out/` then holds the
+/// spare's files, the same inodes, as the spare held them (one `stat` each, no other call).
+#[test]
+fn an_unchanged_rebuild_writes_no_file() {
+    let t = built_twice();
+    let root = t.root();
+    trust_manifest(root);
+    let spare = read_inodes(&root.join(SPARE));
+    let out = read_inodes(&root.join("out"));
+    std::thread::sleep(Duration::from_millis(20));
+    build_and_compare(&t, "unchanged");
+    assert_eq!(read_inodes(&root.join("out")), spare, "out/ is the spare, unchanged");
+    assert_eq!(read_inodes(&root.join(SPARE)), out, "the spare is the previous out/");
+}
+
+fn read_inodes(dir: &Path) -> std::collections::BTreeMap<PathBuf, (u64, i64, i64)> {
+    let mut inodes = std::collections::BTreeMap::new();
+    for path in read_tree(dir).into_keys() {
+        inodes.insert(path.clone(), identity(&dir.join(&path)));
+    }
+    inodes
 }
 
 /// `build --cluster` leaves the manifest as it was (reading and rewriting the fleet's entries would cost
@@ -164,19 +396,20 @@ fn builds_back_to_back_write_what_a_clean_build_writes() {
 /// entries (its files are new or re-linked), writes what a clean build writes.
 #[test]
 fn a_build_of_one_cluster_leaves_the_manifest_alone() {
-    let t = Test::new().examples();
-    t.clone().args(["build", "-q"]).run().status(0);
+    let t = built_twice();
     trust_manifest(t.root());
     let before = std::fs::read(t.root().join(MANIFEST)).unwrap();
     std::fs::write(t.root().join("out/dev/stray.yaml"), "kind: Stray\n").unwrap();
-    let dev = t.root().join("clusters/prod.toml");
-    let original = std::fs::read_to_string(&dev).unwrap();
-    std::fs::write(&dev, original.replacen("name = \"shop\"", "name = \"shop-two\"", 1)).unwrap();
+    let prod = t.root().join("clusters/prod.toml");
+    let original = std::fs::read_to_string(&prod).unwrap();
+    std::fs::write(&prod, original.replacen("name = \"shop\"", "name = \"shop-two\"", 1)).unwrap();
     t.clone().args(["build", "-q", "--cluster", "prod"]).run().status(0);
     assert!(t.root().join("out/dev/stray.yaml").exists());
     assert_eq!(std::fs::read(t.root().join(MANIFEST)).unwrap(), before, "--cluster rewrote the manifest");
     std::fs::remove_file(t.root().join("out/dev/stray.yaml")).unwrap();
-    std::fs::write(&dev, &original).unwrap();
+    std::fs::write(&prod, &original).unwrap();
     trust_manifest(t.root());
     build_and_compare(&t, "full build after --cluster");
+    trust_manifest(t.root());
+    build_and_compare(&t, "full build after --cluster, two builds on");
 }

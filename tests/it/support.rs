@@ -112,6 +112,12 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// Whether an entry beside `out/` is one a build keeps there on purpose: the output manifest and the spare
+/// (the output of the build before the previous one, which the next build brings up to date).
+pub fn kept_beside_out(name: &str) -> bool {
+    name.ends_with(".kix-manifest") || name.ends_with(".kix-spare")
+}
+
 /// Every file under `dir`, by relative path, with its contents (empty when `dir` is missing); a
 /// FIFO, socket or device is recorded as `<not a file>`, never opened.
 pub fn read_tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
