@@ -4,10 +4,11 @@
 //! directory with a `kustomization.yaml` listing them; cluster-scoped objects
 //! that several instances emit identically are written once, to
 //! `_shared.yaml` (listed first). Paths are built only
-//! from validated names (DNS-1123 labels). Output is staged in a temporary
-//! directory beside `out/` and swapped into place only after everything was
-//! written, so a failure leaves the previous `out/` as it was; a cluster's
-//! directory is replaced whole, so files of removed instances do not linger.
+//! from validated names (DNS-1123 labels). Output is staged beside `out/` (a
+//! full build in the spare, [`crate::spare`]) and swapped into place only after
+//! everything was written, so a failure leaves the previous `out/` as it was; a
+//! cluster's directory is replaced whole, so files of removed instances do not
+//! linger.
 
 use crate::derive::{ClusterPlan, InstancePlan, KUSTOMIZATION_FILE, SHARED_FILE};
 use crate::output_manifest::{Entry, Manifest, Tree};

@@ -12,8 +12,9 @@
 //! - **Only directories, regular files and symlinks** in `out/`: a FIFO, socket or device is
 //!   neither read nor copied (opening a FIFO blocks forever); the build is refused, naming it.
 //! - **Writable**: `out/`, and every directory in it, must be writable, else the swapped-out
-//!   previous output could not be removed and would linger beside `out/` (checked with `access`, so
-//!   it holds for the user kix runs as; root may write anywhere).
+//!   previous output could not be brought up to date as the next build's spare (checked with
+//!   `access`, so it holds for the user kix runs as; root may write anywhere). The walk of `out/`
+//!   that checks this and the entries runs once, before the compile, on every core.
 //! - **One build at a time** ([`Lock`]): `flock` on `.<out>.kix-lock` beside `out/`; a second
 //!   build fails at once (K0503) rather than wait: two builds racing into one `out/` is a mistake in
 //!   the pipeline that waiting would hide, and whichever swapped last would silently win.
