@@ -24,7 +24,7 @@ pub fn report(
     // Each budget as (its name, its instance's name).
     let mut covering: Vec<Vec<(&str, &str)>> = vec![Vec::new(); workloads.entries.len()];
     // A budget two instances both emit is one object (reported as a duplicate, K0417): count it once.
-    let mut seen: HashSet<(&str, &str)> = HashSet::new();
+    let mut seen: HashSet<(&str, &str), foldhash::fast::RandomState> = HashSet::default();
     for plan in plans {
         // A budget's name and selector are never stamped.
         for object in plan.values() {

@@ -3,6 +3,7 @@
 //! every pair of a cluster's workloads. `kix lint` looks up the pods a selector may select in it too.
 
 use crate::resolve::{Cluster, Instance, Workload};
+use foldhash::fast::RandomState as Fast;
 use kix_kube::selector::{Labels, Selector};
 use std::collections::HashMap;
 
@@ -60,19 +61,19 @@ impl<'a> ClusterWorkloads<'a> {
 /// Keys borrow from the cluster's model (this is built for every cluster of a fleet), one level per part
 /// so that a lookup borrows its parts too.
 pub struct LabelIndex<'a> {
-    by_namespace: HashMap<&'a str, Namespace<'a>>,
+    by_namespace: HashMap<&'a str, Namespace<'a>, Fast>,
 }
 
 /// One namespace's positions, and its positions by label key and value.
 #[derive(Default)]
 struct Namespace<'a> {
     all: Vec<usize>,
-    by_label: HashMap<&'a str, HashMap<&'a str, Vec<usize>>>,
+    by_label: HashMap<&'a str, HashMap<&'a str, Vec<usize>, Fast>, Fast>,
 }
 
 impl<'a> LabelIndex<'a> {
     pub(crate) fn new(items: impl Iterator<Item = (&'a str, &'a Labels)>) -> LabelIndex<'a> {
-        let mut by_namespace: HashMap<&'a str, Namespace<'a>> = HashMap::new();
+        let mut by_namespace: HashMap<&'a str, Namespace<'a>, Fast> = HashMap::default();
         for (position, (namespace, labels)) in items.enumerate() {
             let namespace = by_namespace.entry(namespace).or_default();
             namespace.all.push(position);

@@ -9,6 +9,7 @@
 
 use crate::derive::{InstancePlan, first_difference};
 use crate::resolve::Cluster;
+use foldhash::fast::RandomState as Fast;
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_yaml::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -20,9 +21,10 @@ pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagn
     // Per object: the instance that emitted it first, and which of its objects it is.
     // Keys borrow from the objects: this runs over every object of the cluster.
     let objects = plans.iter().map(|p| p.values().len()).sum();
-    let mut first_owner: HashMap<(&str, &str, &str, &str), (&InstancePlan, usize)> = HashMap::with_capacity(objects);
+    let mut first_owner: HashMap<(&str, &str, &str, &str), (&InstancePlan, usize), Fast> =
+        HashMap::with_capacity_and_hasher(objects, Fast::default());
     // Instances by name, hashed: a cluster may run 100,000 instances (issue 19; a scan per plan took 50 s).
-    let instances: HashMap<&str, _> = cluster.instances.iter().map(|i| (i.name.as_str(), i)).collect();
+    let instances: HashMap<&str, _, Fast> = cluster.instances.iter().map(|i| (i.name.as_str(), i)).collect();
     for plan in plans {
         // Per earlier instance: the objects this one emits again (one diagnostic per pair of instances).
         let mut clashes: BTreeMap<&str, Vec<Clash>> = BTreeMap::new();
