@@ -21,7 +21,7 @@ pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagn
     // Per object: the instance that emitted it first, and which of its objects it is.
     // Keys borrow from the objects: this runs over every object of the cluster.
     let objects = plans.iter().map(|p| p.values().len()).sum();
-    let mut first_owner: HashMap<(&str, &str, &str, &str), (&InstancePlan, usize), Fast> =
+    let mut first_owner: HashMap<ObjectKey<'_>, (&InstancePlan, usize), Fast> =
         HashMap::with_capacity_and_hasher(objects, Fast::default());
     // Instances by name, hashed: a cluster may run 100,000 instances (issue 19; a scan per plan took 50 s).
     let instances: HashMap<&str, _, Fast> = cluster.instances.iter().map(|i| (i.name.as_str(), i)).collect();
@@ -68,6 +68,9 @@ pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagn
         }
     }
 }
+
+/// An object's (namespace, group, kind, name).
+type ObjectKey<'a> = (&'a str, &'a str, &'a str, &'a str);
 
 /// One object an instance emits again.
 struct Clash {
