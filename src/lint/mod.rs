@@ -39,7 +39,8 @@ mod siblings;
 mod spread;
 mod text;
 
-use crate::load::documents::{Naming, each_document_named};
+use crate::load::documents::{Document, Naming, each_document_named};
+use crate::load::streamed::each_document_streamed;
 pub use accepted::Object;
 pub use junit::junit;
 use kix_diag::source::MAX_PACKAGE_FILE_BYTES;
@@ -92,27 +93,28 @@ pub fn lint(request: &LintRequest) -> Linted {
         },
         None => None,
     };
-    let sources = read_inputs(&request.inputs, &mut diagnostics);
-    let files = sources.len();
+    let inputs = list_inputs(&request.inputs, &mut diagnostics);
     // Custom resources of a built-in profile's kind run pods as their operator says (issue 18); one
     // the profile cannot read is left to the build's K0435.
     let kinds = kix_kube::operators::KindTable::new(Vec::new());
     // Each document as it is parsed: its object record (and K0730, reported after the rules' findings),
-    // and what the rules read of it; the document itself is dropped (see `set`).
+    // and what the rules read of it; the document itself is dropped (see `set`), and a file's text is
+    // never held whole (`load::streamed`).
     let mut objects: Vec<Object> = Vec::new();
     let mut allow_problems = Diagnostics::default();
     let mut collector = set::Collector::new(&kinds);
     let mut read_problems = Diagnostics::default();
-    for source in sources.iter().cloned() {
-        let file: std::sync::Arc<Path> = source.path().into();
-        each_document_named(source, Naming::OrGenerated, &mut diagnostics, |document| {
+    let mut files = 0;
+    for input in &inputs {
+        let file: std::sync::Arc<Path> = input.path().into();
+        let read = input.each_document(&mut diagnostics, |document| {
             objects.push(accepted::object(&document, &file, &mut allow_problems));
             collector.take(objects.len() - 1, document, &mut read_problems);
         });
+        files += usize::from(read);
     }
     diagnostics.extend(read_problems);
-    let set = collector.finish(&objects, &sources, &mut diagnostics);
-    drop(sources);
+    let set = collector.finish(&objects, &inputs, &mut diagnostics);
     let index = set.label_index();
     spread::check(&set, &index, &mut diagnostics);
     siblings::check(&set, &index, &mut diagnostics);
@@ -127,29 +129,59 @@ pub fn lint(request: &LintRequest) -> Linted {
     Linted { diagnostics, files, objects, workloads: set.workloads.len(), budgets: set.budgets.len() }
 }
 
-/// Reads every input: files as given, directories walked in path order.
-fn read_inputs(inputs: &[Input], diagnostics: &mut Diagnostics) -> Vec<SourceFile> {
-    let mut sources = Vec::new();
+/// One file to lint: a file on disk, read a part at a time, or text already read (stdin).
+pub(crate) enum LintFile {
+    Path(PathBuf),
+    Text(SourceFile),
+}
+
+impl LintFile {
+    /// The path diagnostics name it by.
+    pub(crate) fn path(&self) -> &Path {
+        match self {
+            LintFile::Path(path) => path,
+            LintFile::Text(source) => source.path(),
+        }
+    }
+
+    /// Hands `each` every document of the file; `false` when it could not be read (one diagnostic).
+    pub(crate) fn each_document(&self, diagnostics: &mut Diagnostics, each: impl FnMut(Document)) -> bool {
+        match self {
+            LintFile::Path(path) => each_document_streamed(
+                path,
+                path.to_path_buf(),
+                MAX_PACKAGE_FILE_BYTES,
+                Naming::OrGenerated,
+                diagnostics,
+                each,
+            ),
+            LintFile::Text(source) => {
+                each_document_named(source.clone(), Naming::OrGenerated, diagnostics, each);
+                true
+            }
+        }
+    }
+}
+
+/// Every file to lint: files as given, directories walked in path order.
+fn list_inputs(inputs: &[Input], diagnostics: &mut Diagnostics) -> Vec<LintFile> {
+    let mut files = Vec::new();
     for input in inputs {
         match input {
-            Input::Text { name, text } => sources.push(SourceFile::new(name, text.clone())),
+            Input::Text { name, text } => files.push(LintFile::Text(SourceFile::new(name, text.clone()))),
             Input::Path(path) if path.is_dir() => {
                 // `*.yaml`/`*.yml`, but not kustomize's own file.
-                let (files, problems) = crate::fs::walk(path, |path| {
+                let (found, problems) = crate::fs::walk(path, |path| {
                     path.extension().is_some_and(|e| e == "yaml" || e == "yml")
                         && path.file_stem().is_none_or(|s| s != "kustomization")
                 });
                 problems.into_iter().for_each(|d| diagnostics.push(d));
-                sources.extend(files.iter().filter_map(|file| read_file(file, diagnostics)));
+                files.extend(found.into_iter().map(LintFile::Path));
             }
-            Input::Path(path) => sources.extend(read_file(path, diagnostics)),
+            Input::Path(path) => files.push(LintFile::Path(path.clone())),
         }
     }
-    sources
-}
-
-fn read_file(path: &Path, diagnostics: &mut Diagnostics) -> Option<SourceFile> {
-    crate::fs::read_source(path, path.to_path_buf(), MAX_PACKAGE_FILE_BYTES).map_err(|d| diagnostics.push(d)).ok()
+    files
 }
 
 #[cfg(test)]

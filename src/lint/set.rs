@@ -12,8 +12,8 @@
 //! is parsed again from its file ([`Collector::finish`]).
 
 use super::pod_spec::{AffinityTerm, Constraint, Term};
-use crate::load::documents::{Document, Naming};
-use kix_diag::{Diagnostics, Location, SourceFile};
+use crate::load::documents::Document;
+use kix_diag::{Diagnostics, Location};
 use kix_kube::kind::{WorkloadKind, api_group};
 use kix_kube::selector::{Labels, Selector};
 use kix_kube::value::{at, str_at};
@@ -294,7 +294,12 @@ impl<'k> Collector<'k> {
     /// workloadRef names (found among the deferred Deployments, or parsed again from the file of the
     /// Deployment `objects` says has that name), the Deployments that only hold a template left out,
     /// the autoscalers bound to their workloads.
-    pub fn finish(mut self, objects: &[super::Object], sources: &[SourceFile], diagnostics: &mut Diagnostics) -> Set {
+    pub fn finish(
+        mut self,
+        objects: &[super::Object],
+        files: &[super::LintFile],
+        diagnostics: &mut Diagnostics,
+    ) -> Set {
         let mut documents = std::mem::take(&mut self.deferred);
         let kept: std::collections::BTreeSet<usize> = documents.iter().map(|(object, _)| *object).collect();
         let wanted: std::collections::BTreeSet<usize> = documents
@@ -309,7 +314,7 @@ impl<'k> Collector<'k> {
             })
             .filter(|index| !kept.contains(index))
             .collect();
-        let reread = reread(&wanted, objects, sources);
+        let reread = reread(&wanted, objects, files);
         let reread_objects: std::collections::BTreeSet<usize> = reread.iter().map(|(object, _)| *object).collect();
         documents.extend(reread);
         documents.sort_by_key(|(object, _)| *object);
@@ -346,28 +351,23 @@ impl<'k> Collector<'k> {
 fn reread(
     wanted: &std::collections::BTreeSet<usize>,
     objects: &[super::Object],
-    sources: &[SourceFile],
+    files: &[super::LintFile],
 ) -> Vec<(usize, Document)> {
     let mut found = Vec::new();
-    let files: std::collections::BTreeSet<&std::path::Path> =
+    let paths: std::collections::BTreeSet<&std::path::Path> =
         wanted.iter().map(|&index| &*objects[index].file).collect();
-    for source in sources.iter().filter(|source| files.contains(source.path())) {
+    for file in files.iter().filter(|file| paths.contains(file.path())) {
         let mut already_reported = Diagnostics::default();
-        crate::load::documents::each_document_named(
-            source.clone(),
-            Naming::OrGenerated,
-            &mut already_reported,
-            |document| {
-                let range = document.byte_range();
-                let object = wanted
-                    .iter()
-                    .copied()
-                    .find(|&index| *objects[index].file == *source.path() && objects[index].range == range);
-                if let Some(object) = object {
-                    found.push((object, document));
-                }
-            },
-        );
+        file.each_document(&mut already_reported, |document| {
+            let range = document.byte_range();
+            let object = wanted
+                .iter()
+                .copied()
+                .find(|&index| *objects[index].file == *file.path() && objects[index].range == range);
+            if let Some(object) = object {
+                found.push((object, document));
+            }
+        });
     }
     found
 }
