@@ -14,8 +14,9 @@
 use super::pod_spec::{AffinityTerm, Constraint, Term};
 use crate::load::documents::Document;
 use kix_diag::{Diagnostics, Location};
+use kix_kube::int_or_percent::IntOrPercent;
 use kix_kube::kind::{WorkloadKind, api_group};
-use kix_kube::selector::{Labels, Selector};
+use kix_kube::selector::{CompactLabels, CompactSelector};
 use kix_kube::value::{at, str_at};
 use kix_kube::workload::{PdbView, WorkloadView};
 use kix_yaml::Value;
@@ -68,7 +69,7 @@ pub(crate) struct Set {
     pub budgets: Vec<Budget>,
     pub autoscalers: Vec<Autoscaler>,
     /// The namespace and pod labels of each operator's custom resource a budget may select.
-    pub operator_pods: Vec<(String, Labels)>,
+    pub operator_pods: Vec<(String, CompactLabels)>,
     /// Indices into `workloads` and `budgets` by namespace, in input order: rules across objects
     /// look at one namespace, never at the whole run.
     workloads_by_namespace: BTreeMap<String, Vec<usize>>,
@@ -85,7 +86,7 @@ pub(crate) struct Target {
     /// `spec.replicas` as written.
     pub manifest_replicas: Option<u32>,
     /// The labels its pods carry (the template's; the controller adds its hash labels).
-    pub pod_labels: Labels,
+    pub pod_labels: CompactLabels,
     pub group: Option<String>,
     /// Index into `Set::autoscalers` of the HPA that scales it.
     pub autoscaler: Option<usize>,
@@ -118,7 +119,7 @@ impl Target {
             kind: view.kind,
             name: view.name,
             manifest_replicas: view.manifest_replicas,
-            pod_labels: view.template_labels,
+            pod_labels: view.template_labels.into(),
             group: group_of(&document.value),
             autoscaler: None,
             at_selector: document.locate(&["spec", "selector"]),
@@ -133,19 +134,23 @@ impl Target {
         format!("{} `{}`", self.kind, self.name)
     }
 
-    pub fn pod_labels(&self) -> &Labels {
+    pub fn pod_labels(&self) -> &CompactLabels {
         &self.pod_labels
     }
 
     /// Its pods' labels and its kind: whose pods a spread constraint of its own counts (`Constraint::counts`).
-    pub fn owner(&self) -> (&Labels, WorkloadKind) {
+    pub fn owner(&self) -> (&CompactLabels, WorkloadKind) {
         (&self.pod_labels, self.kind)
     }
 }
 
 /// A PodDisruptionBudget.
 pub(crate) struct Budget {
-    pub view: PdbView,
+    pub name: String,
+    /// `None` when it has no selector: it selects no pods.
+    pub selector: Option<CompactSelector>,
+    pub min_available: Option<IntOrPercent>,
+    pub max_unavailable: Option<IntOrPercent>,
     pub namespace: String,
     pub group: Option<String>,
     /// Whether `spec.unhealthyPodEvictionPolicy` is written.
@@ -160,7 +165,12 @@ pub(crate) struct Budget {
 
 impl Budget {
     pub fn label(&self) -> String {
-        format!("PodDisruptionBudget `{}`", self.view.name)
+        format!("PodDisruptionBudget `{}`", self.name)
+    }
+
+    /// Whether it covers pods with these labels ([`PdbView::selects`]).
+    pub fn selects(&self, labels: &CompactLabels) -> bool {
+        self.selector.as_ref().is_some_and(|s| s.matches(labels))
     }
 }
 
@@ -242,7 +252,7 @@ impl<'k> Collector<'k> {
         if let Some(labels) =
             kix_kube::operators::operator_pod_labels(document.group(), document.kind(), &document.value)
         {
-            self.set.operator_pods.push((namespace_of(&document.value), labels));
+            self.set.operator_pods.push((namespace_of(&document.value), labels.into()));
         }
         if is_rollout_without_template(&document) || is_scaled_to_zero_deployment(&document) {
             self.deferred.push((object, document));
@@ -274,7 +284,10 @@ impl<'k> Collector<'k> {
         } else if PdbView::is_pdb(&document.value) {
             match crate::resolve::views::read_pdb(document) {
                 Ok(view) => self.set.budgets.push(Budget {
-                    view,
+                    name: view.name,
+                    selector: view.selector.map(CompactSelector::from),
+                    min_available: view.min_available,
+                    max_unavailable: view.max_unavailable,
                     namespace: namespace_of(&document.value),
                     group: group_of(&document.value),
                     eviction_policy: at(&document.value, &["spec", "unhealthyPodEvictionPolicy"]).is_some(),
@@ -330,7 +343,9 @@ impl<'k> Collector<'k> {
         }
         drop(documents);
         let mut set = self.set;
-        set.workloads.sort_by_key(|w| w.object);
+        // Each object is one workload at most: the keys are distinct, so an unstable sort is as deterministic
+        // and needs no scratch copy of the records.
+        set.workloads.sort_unstable_by_key(|w| w.object);
         for (index, hpa) in set.autoscalers.iter().enumerate() {
             if let Some(target) = set.workloads.iter_mut().find(|w| hpa.targets(w)) {
                 target.autoscaler = Some(index);
@@ -415,7 +430,9 @@ impl Set {
     /// The workloads indexed by namespace and pod label, positions into `workloads`: what a selector may
     /// select, without matching it against every workload of its namespace.
     pub fn label_index(&self) -> crate::crosscheck::index::LabelIndex<'_> {
-        crate::crosscheck::index::LabelIndex::new(self.workloads.iter().map(|w| (w.namespace.as_str(), &w.pod_labels)))
+        crate::crosscheck::index::LabelIndex::of_pairs(
+            self.workloads.iter().map(|w| (w.namespace.as_str(), w.pod_labels.iter())),
+        )
     }
 
     /// The other workloads of the target's namespace that `selector` may select (a superset: the caller
@@ -424,9 +441,9 @@ impl Set {
         &'a self,
         index: &'a crate::crosscheck::index::LabelIndex<'a>,
         target: &'a Target,
-        selector: &Selector,
+        selector: &CompactSelector,
     ) -> impl Iterator<Item = &'a Target> + 'a {
-        let positions = index.candidates(&target.namespace, selector);
+        let positions = index.candidates_for(&target.namespace, selector.match_labels.iter());
         positions.iter().map(|&i| &self.workloads[i]).filter(move |w| w.object != target.object)
     }
 

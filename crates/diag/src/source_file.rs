@@ -191,23 +191,33 @@ impl SourceFile {
 }
 
 impl OnDisk {
-    /// Every line's start and the file's length, read through once; nothing when it cannot be read.
+    /// Every line's start and the file's length, read through twice (the lines counted, then their starts
+    /// written into an index of exactly that size: it is kept for the rest of the run); nothing when it
+    /// cannot be read.
     fn read_line_starts(&self) -> (LineStarts, usize) {
-        let mut starts = vec![0usize];
-        let mut length = 0usize;
-        if let Ok(mut file) = std::fs::File::open(&self.read_from) {
+        let scan = |each: &mut dyn FnMut(usize)| -> std::io::Result<usize> {
+            let mut file = std::fs::File::open(&self.read_from)?;
             let mut block = vec![0u8; 64 * 1024];
-            while let Ok(read) = file.read(&mut block) {
-                if read == 0 {
-                    break;
-                }
-                starts.extend(
-                    block[..read].iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| length + i + 1),
-                );
+            let mut length = 0usize;
+            loop {
+                let read = match file.read(&mut block) {
+                    Ok(0) => return Ok(length),
+                    Ok(read) => read,
+                    Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(error) => return Err(error),
+                };
+                block[..read].iter().enumerate().filter(|(_, b)| **b == b'\n').for_each(|(i, _)| each(length + i + 1));
                 length += read;
             }
+        };
+        let mut lines = 1usize;
+        let Ok(length) = scan(&mut |_| lines += 1) else { return (LineStarts::Narrow(vec![0]), 0) };
+        let mut starts = LineStarts::with_capacity(lines, length);
+        match scan(&mut |start| starts.push(start)) {
+            // The file changed in between: what the second read found.
+            Ok(again) => (starts, again),
+            Err(_) => (LineStarts::Narrow(vec![0]), 0),
         }
-        (LineStarts::from_starts(starts, length), length)
     }
 
     /// The text of line `index` (the bytes `range` of the file, its line break trimmed), read again.
@@ -339,12 +349,23 @@ impl LineStarts {
         }
     }
 
-    /// From the starts found by reading a file of `length` bytes.
-    fn from_starts(starts: Vec<usize>, length: usize) -> LineStarts {
-        if length <= u32::MAX as usize {
-            LineStarts::Narrow(starts.into_iter().map(|start| start as u32).collect())
+    /// An index of the first line's start, with room for `lines` starts of a text of `length` bytes.
+    fn with_capacity(lines: usize, length: usize) -> LineStarts {
+        let mut starts = if length <= u32::MAX as usize {
+            LineStarts::Narrow(Vec::with_capacity(lines))
         } else {
-            LineStarts::Wide(starts)
+            LineStarts::Wide(Vec::with_capacity(lines))
+        };
+        starts.push(0);
+        starts
+    }
+
+    /// Adds the start of the next line.
+    fn push(&mut self, start: usize) {
+        match self {
+            // A start past 4 GiB only comes from a file grown since it was measured: kept at the limit.
+            LineStarts::Narrow(starts) => starts.push(u32::try_from(start).unwrap_or(u32::MAX)),
+            LineStarts::Wide(starts) => starts.push(start),
         }
     }
 
