@@ -1,14 +1,15 @@
 //! `kix lint`: the placement mistakes kix never makes, found in manifests kix did not write
 //! (`helm template` output, a directory of YAML, a stream on stdin).
 //!
-//! Files are read with the package loader's bounds and parsed one document at a time by
-//! [`load::documents::each_document_named`] (lists flattened by [`kix_kube::list`], every object
-//! with the YAML loader's marks), so every finding has a file, line and column. Each document's
-//! object record ([`Object`]: where it is, what its `kix.dev/allow` accepts) is taken as it
-//! streams past, with a compact record of what the rules read of it ([`set`]: workloads, budgets,
+//! Files are read with the package loader's bounds, a window of whole documents at a time, and
+//! parsed one document at a time ([`crate::load::streamed`]; lists flattened by [`kix_kube::list`],
+//! every object with the YAML loader's marks), so every finding has a file, line and column. Each
+//! document's object record ([`Object`]: where it is, what its `kix.dev/allow` accepts) is taken as
+//! it streams past, with a compact record of what the rules read of it ([`set`]: workloads, budgets,
 //! autoscalers, operators' custom resources, the places a finding may point at located as it is
-//! read), and the document's tree is dropped: a lint holds the files' text (findings are rendered
-//! from it) and those records. Directories are walked for `*.yaml`/`*.yml` in path order (kustomize's `kustomization.yaml` is not a manifest
+//! read), and the document's tree is dropped: a lint holds those records and its findings, never a
+//! file's text (a finding's lines are read from its file again when it is printed) nor its trees.
+//! Stdin is held whole. Directories are walked for `*.yaml`/`*.yml` in path order (kustomize's `kustomization.yaml` is not a manifest
 //! and is skipped). Workloads (Deployments, StatefulSets) and budgets are read through the one
 //! reader in [`kix_kube::workload`], HorizontalPodAutoscalers by [`autoscaler`].
 //!
