@@ -212,13 +212,6 @@ impl Autoscaler {
             },
         }
     }
-
-    /// Whether it scales this workload (same namespace, kind and name).
-    pub fn targets(&self, target: &Target) -> bool {
-        self.namespace == target.namespace
-            && self.target_kind == target.kind.as_str()
-            && self.target_name == target.name
-    }
 }
 
 /// Makes the [`Set`] as documents stream past.
@@ -346,10 +339,22 @@ impl<'k> Collector<'k> {
         // Each object is one workload at most: the keys are distinct, so an unstable sort is as deterministic
         // and needs no scratch copy of the records.
         set.workloads.sort_unstable_by_key(|w| w.object);
-        for (index, hpa) in set.autoscalers.iter().enumerate() {
-            if let Some(target) = set.workloads.iter_mut().find(|w| hpa.targets(w)) {
-                target.autoscaler = Some(index);
-            }
+        // Each autoscaler scales the first workload (in input order) of its namespace and its target's kind and
+        // name (the last autoscaler naming a workload wins), found
+        // through an index rather than a scan of every workload per autoscaler.
+        let mut by_name: std::collections::HashMap<(&str, &str, &str), usize> = std::collections::HashMap::new();
+        for (position, w) in set.workloads.iter().enumerate() {
+            by_name.entry((w.namespace.as_str(), w.kind.as_str(), w.name.as_str())).or_insert(position);
+        }
+        let bound: Vec<(usize, usize)> = (set.autoscalers.iter().enumerate())
+            .filter_map(|(index, hpa)| {
+                let key = (hpa.namespace.as_str(), hpa.target_kind.as_str(), hpa.target_name.as_str());
+                by_name.get(&key).map(|&position| (position, index))
+            })
+            .collect();
+        drop(by_name);
+        for (position, index) in bound {
+            set.workloads[position].autoscaler = Some(index);
         }
         for (index, workload) in set.workloads.iter().enumerate() {
             set.workloads_by_namespace.entry(workload.namespace.clone()).or_default().push(index);
