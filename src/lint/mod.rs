@@ -33,6 +33,7 @@ mod autoscaler;
 mod budgets;
 mod cluster;
 mod facts;
+mod files;
 mod junit;
 mod pod_spec;
 mod set;
@@ -40,22 +41,11 @@ mod siblings;
 mod spread;
 mod text;
 
-use crate::load::documents::{Document, Naming, each_document_named};
-use crate::load::streamed::each_document_streamed;
 pub use accepted::Object;
+pub use files::Input;
 pub use junit::junit;
-use kix_diag::source::MAX_PACKAGE_FILE_BYTES;
-use kix_diag::{Diagnostics, SourceFile};
+use kix_diag::Diagnostics;
 use std::path::{Path, PathBuf};
-
-/// Where manifests come from.
-#[derive(Clone, Debug)]
-pub enum Input {
-    /// A file, or a directory walked for `*.yaml`/`*.yml`.
-    Path(PathBuf),
-    /// Text already read (stdin), shown under `name`.
-    Text { name: String, text: String },
-}
 
 /// `kix lint`: the manifests to lint and, optionally, the declared cluster to lint them for.
 #[derive(Clone, Debug)]
@@ -94,7 +84,7 @@ pub fn lint(request: &LintRequest) -> Linted {
         },
         None => None,
     };
-    let inputs = list_inputs(&request.inputs, &mut diagnostics);
+    let inputs = files::list(&request.inputs, &mut diagnostics);
     // Custom resources of a built-in profile's kind run pods as their operator says (issue 18); one
     // the profile cannot read is left to the build's K0435.
     let kinds = kix_kube::operators::KindTable::new(Vec::new());
@@ -128,61 +118,6 @@ pub fn lint(request: &LintRequest) -> Linted {
     diagnostics.extend(allow_problems);
     accepted::settle(&objects, facts.as_ref(), request.deny_warnings, &mut diagnostics);
     Linted { diagnostics, files, objects, workloads: set.workloads.len(), budgets: set.budgets.len() }
-}
-
-/// One file to lint: a file on disk, read a part at a time, or text already read (stdin).
-pub(crate) enum LintFile {
-    Path(PathBuf),
-    Text(SourceFile),
-}
-
-impl LintFile {
-    /// The path diagnostics name it by.
-    pub(crate) fn path(&self) -> &Path {
-        match self {
-            LintFile::Path(path) => path,
-            LintFile::Text(source) => source.path(),
-        }
-    }
-
-    /// Hands `each` every document of the file; `false` when it could not be read (one diagnostic).
-    pub(crate) fn each_document(&self, diagnostics: &mut Diagnostics, each: impl FnMut(Document)) -> bool {
-        match self {
-            LintFile::Path(path) => each_document_streamed(
-                path,
-                path.to_path_buf(),
-                MAX_PACKAGE_FILE_BYTES,
-                Naming::OrGenerated,
-                diagnostics,
-                each,
-            ),
-            LintFile::Text(source) => {
-                each_document_named(source.clone(), Naming::OrGenerated, diagnostics, each);
-                true
-            }
-        }
-    }
-}
-
-/// Every file to lint: files as given, directories walked in path order.
-fn list_inputs(inputs: &[Input], diagnostics: &mut Diagnostics) -> Vec<LintFile> {
-    let mut files = Vec::new();
-    for input in inputs {
-        match input {
-            Input::Text { name, text } => files.push(LintFile::Text(SourceFile::new(name, text.clone()))),
-            Input::Path(path) if path.is_dir() => {
-                // `*.yaml`/`*.yml`, but not kustomize's own file.
-                let (found, problems) = crate::fs::walk(path, |path| {
-                    path.extension().is_some_and(|e| e == "yaml" || e == "yml")
-                        && path.file_stem().is_none_or(|s| s != "kustomization")
-                });
-                problems.into_iter().for_each(|d| diagnostics.push(d));
-                files.extend(found.into_iter().map(LintFile::Path));
-            }
-            Input::Path(path) => files.push(LintFile::Path(path.clone())),
-        }
-    }
-    files
 }
 
 #[cfg(test)]

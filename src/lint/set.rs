@@ -303,7 +303,7 @@ impl<'k> Collector<'k> {
     pub fn finish(
         mut self,
         objects: &[super::Object],
-        files: &[super::LintFile],
+        files: &[super::files::LintFile],
         diagnostics: &mut Diagnostics,
     ) -> Set {
         let mut documents = std::mem::take(&mut self.deferred);
@@ -371,7 +371,7 @@ impl<'k> Collector<'k> {
 fn reread(
     wanted: &std::collections::BTreeSet<usize>,
     objects: &[super::Object],
-    files: &[super::LintFile],
+    files: &[super::files::LintFile],
 ) -> Vec<(usize, Document)> {
     let mut found = Vec::new();
     let paths: std::collections::BTreeSet<&std::path::Path> =

@@ -158,6 +158,8 @@ fn files_that_fall_back_read_as_they_do_whole() {
             "bom",
             [b"\xef\xbb\xbf".as_slice(), deployment("a").as_bytes(), b"---\n", deployment("b").as_bytes()].concat(),
         ),
+        ("marker-in-top-level-block-scalar", format!("--- |\ntext at column 0\n---\n{}", deployment("a")).into_bytes()),
+        ("marker-in-plain-multiline", format!("--- a\n  b\n---\n{}", deployment("a")).into_bytes()),
         ("empty", Vec::new()),
         ("no-trailing-newline", format!("{}---\nkind: x", deployment("a")).into_bytes()),
     ];
