@@ -39,6 +39,8 @@ pub fn run(cli: Cli) -> ExitCode {
         crate::cli::ColorWhen::Never => kix_diag::ColorChoice::Never,
     };
     let _ = CONVENTIONS.set(Conventions { quiet: cli.quiet, style: Style::for_stderr_with(choice) });
+    // Huge pages stay off for a lint only (`huge_pages`).
+    huge_pages(!matches!(cli.command, Command::Lint(_)));
     match cli.command {
         Command::Build(args) => build(&args),
         Command::Check(args) => check(&args),
@@ -328,16 +330,23 @@ fn capacity(args: &CapacityArgs) -> ExitCode {
     }
 }
 
+/// Transparent huge pages on or off for the rest of the run (what mimalloc's `MIMALLOC_ALLOW_THP=0`
+/// does, process-wide): mimalloc asks for huge pages on its arenas, so every touched 2 MiB is resident
+/// whole. The binary turns them off before its first allocation (else the pages the command line is
+/// parsed in are huge already: 4 MB of a lint's 10 MB before it reads anything) and back on for every
+/// command but `lint`, whose memory is held to the size of its input (issue 20): a build keeps them
+/// (`check` on 30,000 instances pays 0.07 s of page faults without them; docs/performance.md, "Lint's
+/// memory, second step"). Refused (an old kernel) is harmless.
+pub fn huge_pages(on: bool) {
+    #[cfg(target_os = "linux")]
+    let _ = rustix::thread::disable_transparent_huge_pages(!on);
+    #[cfg(not(target_os = "linux"))]
+    let _ = on;
+}
+
 /// `kix lint`: exit 1 when a finding is an error (or a warning, with `--deny-warnings`). `-` reads stdin
 /// (once, however often it is named).
 fn lint(args: &LintArgs) -> ExitCode {
-    // Transparent huge pages off for a lint (what mimalloc's `MIMALLOC_ALLOW_THP=0` does): mimalloc asks
-    // for huge pages on its arenas, so every touched 2 MiB is resident whole. A lint of a 15 MB file then
-    // holds 74 MB instead of 84 at the same speed; a build keeps them (`check` on 30,000 instances pays
-    // 0.07 s of page faults without them; docs/performance.md, "Lint's memory, second step"). Refused (an
-    // old kernel) is harmless.
-    #[cfg(target_os = "linux")]
-    let _ = rustix::thread::disable_transparent_huge_pages(true);
     if let Some(refused) = unsupported(args.format, "lint", &[Format::Sarif, Format::Junit, Format::Github]) {
         return refused;
     }

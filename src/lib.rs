@@ -41,7 +41,7 @@ pub mod testing;
 mod verify;
 mod words;
 
-pub use commands::run;
+pub use commands::{huge_pages, run};
 
 /// What the integration tests, benches and fuzz targets reach below the commands: the compiler's
 /// typed entry points and the few readers the fuzz targets drive directly. Everything else is

@@ -73,6 +73,13 @@ struct Namespace<'a> {
 
 impl<'a> LabelIndex<'a> {
     pub(crate) fn new(items: impl Iterator<Item = (&'a str, &'a Labels)>) -> LabelIndex<'a> {
+        LabelIndex::of_pairs(items.map(|(namespace, labels)| (namespace, labels.iter().map(|(k, v)| (&**k, &**v)))))
+    }
+
+    /// [`LabelIndex::new`] over labels of any form, each as its `(key, value)` pairs.
+    pub(crate) fn of_pairs<P: Iterator<Item = (&'a str, &'a str)>>(
+        items: impl Iterator<Item = (&'a str, P)>,
+    ) -> LabelIndex<'a> {
         let mut by_namespace: HashMap<&'a str, Namespace<'a>, Fast> = HashMap::default();
         for (position, (namespace, labels)) in items.enumerate() {
             let namespace = by_namespace.entry(namespace).or_default();
@@ -85,9 +92,18 @@ impl<'a> LabelIndex<'a> {
     }
 
     pub(crate) fn candidates(&self, namespace: &str, selector: &Selector) -> &[usize] {
+        self.candidates_for(namespace, selector.match_labels.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    }
+
+    /// [`LabelIndex::candidates`] for a selector given as its `matchLabels` pairs.
+    pub(crate) fn candidates_for<'k>(
+        &self,
+        namespace: &str,
+        match_labels: impl Iterator<Item = (&'k str, &'k str)>,
+    ) -> &[usize] {
         let Some(namespace) = self.by_namespace.get(namespace) else { return &[] };
-        let postings = selector.match_labels.iter().map(|(key, value)| {
-            let list = namespace.by_label.get(key.as_str()).and_then(|values| values.get(value.as_str()));
+        let postings = match_labels.map(|(key, value)| {
+            let list = namespace.by_label.get(key).and_then(|values| values.get(value));
             list.map_or(&[][..], Vec::as_slice)
         });
         postings.min_by_key(|list| list.len()).unwrap_or(&namespace.all)

@@ -14,11 +14,8 @@ pub fn check(set: &Set, diagnostics: &mut Diagnostics) {
         if hpa.min_replicas >= 2 {
             continue;
         }
-        let budgets: Vec<String> = set
-            .budgets_in(&target.namespace)
-            .filter(|b| b.view.selects(target.pod_labels()))
-            .map(|b| b.label())
-            .collect();
+        let budgets: Vec<String> =
+            set.budgets_in(&target.namespace).filter(|b| b.selects(target.pod_labels())).map(|b| b.label()).collect();
         if budgets.is_empty() {
             continue;
         }

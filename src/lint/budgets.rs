@@ -29,8 +29,7 @@ pub fn check(set: &Set, index: &LabelIndex<'_>, diagnostics: &mut Diagnostics) {
         }
     }
     for target in &set.workloads {
-        let over: Vec<&Budget> =
-            set.budgets_in(&target.namespace).filter(|b| b.view.selects(target.pod_labels())).collect();
+        let over: Vec<&Budget> = set.budgets_in(&target.namespace).filter(|b| b.selects(target.pod_labels())).collect();
         if over.len() >= 2 {
             let names: Vec<String> = over.iter().map(|b| b.label()).collect();
             let diagnostic = Diagnostic::new(
@@ -56,13 +55,14 @@ pub fn check(set: &Set, index: &LabelIndex<'_>, diagnostics: &mut Diagnostics) {
 /// Whether the budget selects the pods an operator runs for a custom resource of its namespace in the
 /// manifests ([`kix_kube::operators::operator_pod_labels`]).
 fn over_operator_pods(set: &Set, budget: &Budget) -> bool {
-    set.operator_pods.iter().any(|(namespace, labels)| *namespace == budget.namespace && budget.view.selects(labels))
+    set.operator_pods.iter().any(|(namespace, labels)| *namespace == budget.namespace && budget.selects(labels))
 }
 
 /// The workloads of the budget's namespace whose pods it selects, in input order.
 fn selected<'a>(set: &'a Set, index: &LabelIndex<'_>, budget: &Budget) -> Vec<&'a Target> {
-    let Some(selector) = &budget.view.selector else { return Vec::new() };
-    let candidates = index.candidates(&budget.namespace, selector).iter().map(|&i| &set.workloads[i]);
+    let Some(selector) = &budget.selector else { return Vec::new() };
+    let candidates =
+        index.candidates_for(&budget.namespace, selector.match_labels.iter()).iter().map(|&i| &set.workloads[i]);
     candidates.filter(|w| selector.matches(w.pod_labels())).collect()
 }
 
@@ -76,7 +76,7 @@ fn coverage(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mut 
         // The pods of a Prometheus or Alertmanager of the manifests, which its operator runs: not K0702.
         [] if over_operator_pods(set, budget) => {}
         [] => {
-            let why = if budget.view.selector.is_none() {
+            let why = if budget.selector.is_none() {
                 "has no selector, so it selects no pods".to_string()
             } else {
                 let namespace =
@@ -112,19 +112,19 @@ fn coverage(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mut 
 /// K0710 (maxUnavailable 0), K0711 (minAvailable leaves no disruption), K0712 (one replica, nothing protected).
 fn arithmetic(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mut Diagnostics) {
     let who = budget.label();
-    if budget.view.max_unavailable.is_some_and(|m| m.is_zero()) {
+    if budget.max_unavailable.is_some_and(|m| m.is_zero()) {
         diagnostics.push(
             locate(
                 &budget.at_max_unavailable,
                 Code::LintPdbZeroMaxUnavailable,
-                format!("{who} has maxUnavailable: {}, so it allows no eviction and every drain of its pods' nodes waits forever", budget.view.max_unavailable.unwrap_or(IntOrPercent::Int(0))),
+                format!("{who} has maxUnavailable: {}, so it allows no eviction and every drain of its pods' nodes waits forever", budget.max_unavailable.unwrap_or(IntOrPercent::Int(0))),
             )
             .help("use `maxUnavailable: 1`"),
         );
         return;
     }
     if selected.is_empty() {
-        if budget.view.min_available == Some(IntOrPercent::Percent(100)) {
+        if budget.min_available == Some(IntOrPercent::Percent(100)) {
             diagnostics.push(min_available_blocks(budget, "allows no eviction".into()));
         }
         return;
@@ -135,7 +135,7 @@ fn arithmetic(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mu
     } else {
         ""
     };
-    let desired = match (budget.view.min_available, budget.view.max_unavailable) {
+    let desired = match (budget.min_available, budget.max_unavailable) {
         (Some(min), _) => min.scaled_value(expected, true),
         (None, Some(max)) => expected - max.scaled_value(expected, true),
         (None, None) => expected - 1,
@@ -143,8 +143,8 @@ fn arithmetic(set: &Set, budget: &Budget, selected: &[&Target], diagnostics: &mu
     let allowed = expected - desired;
     let replicas = if expected == 1 { "1 replica".to_string() } else { format!("{expected} replicas") };
     let names: Vec<String> = selected.iter().map(|w| w.label()).collect();
-    if budget.view.min_available.is_some() && allowed <= 0 && expected > 0 {
-        let min = budget.view.min_available.unwrap_or(IntOrPercent::Int(0));
+    if budget.min_available.is_some() && allowed <= 0 && expected > 0 {
+        let min = budget.min_available.unwrap_or(IntOrPercent::Int(0));
         diagnostics.push(min_available_blocks(
             budget,
             format!(

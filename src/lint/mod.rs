@@ -1,14 +1,15 @@
 //! `kix lint`: the placement mistakes kix never makes, found in manifests kix did not write
 //! (`helm template` output, a directory of YAML, a stream on stdin).
 //!
-//! Files are read with the package loader's bounds and parsed one document at a time by
-//! [`load::documents::each_document_named`] (lists flattened by [`kix_kube::list`], every object
-//! with the YAML loader's marks), so every finding has a file, line and column. Each document's
-//! object record ([`Object`]: where it is, what its `kix.dev/allow` accepts) is taken as it
-//! streams past, with a compact record of what the rules read of it ([`set`]: workloads, budgets,
+//! Files are read with the package loader's bounds, a window of whole documents at a time, and
+//! parsed one document at a time ([`crate::load::streamed`]; lists flattened by [`kix_kube::list`],
+//! every object with the YAML loader's marks), so every finding has a file, line and column. Each
+//! document's object record ([`Object`]: where it is, what its `kix.dev/allow` accepts) is taken as
+//! it streams past, with a compact record of what the rules read of it ([`set`]: workloads, budgets,
 //! autoscalers, operators' custom resources, the places a finding may point at located as it is
-//! read), and the document's tree is dropped: a lint holds the files' text (findings are rendered
-//! from it) and those records. Directories are walked for `*.yaml`/`*.yml` in path order (kustomize's `kustomization.yaml` is not a manifest
+//! read), and the document's tree is dropped: a lint holds those records and its findings, never a
+//! file's text (a finding's lines are read from its file again when it is printed) nor its trees.
+//! Stdin is held whole. Directories are walked for `*.yaml`/`*.yml` in path order (kustomize's `kustomization.yaml` is not a manifest
 //! and is skipped). Workloads (Deployments, StatefulSets) and budgets are read through the one
 //! reader in [`kix_kube::workload`], HorizontalPodAutoscalers by [`autoscaler`].
 //!
@@ -32,6 +33,7 @@ mod autoscaler;
 mod budgets;
 mod cluster;
 mod facts;
+mod files;
 mod junit;
 mod pod_spec;
 mod set;
@@ -39,21 +41,11 @@ mod siblings;
 mod spread;
 mod text;
 
-use crate::load::documents::{Naming, each_document_named};
 pub use accepted::Object;
+pub use files::Input;
 pub use junit::junit;
-use kix_diag::source::MAX_PACKAGE_FILE_BYTES;
-use kix_diag::{Diagnostics, SourceFile};
+use kix_diag::Diagnostics;
 use std::path::{Path, PathBuf};
-
-/// Where manifests come from.
-#[derive(Clone, Debug)]
-pub enum Input {
-    /// A file, or a directory walked for `*.yaml`/`*.yml`.
-    Path(PathBuf),
-    /// Text already read (stdin), shown under `name`.
-    Text { name: String, text: String },
-}
 
 /// `kix lint`: the manifests to lint and, optionally, the declared cluster to lint them for.
 #[derive(Clone, Debug)]
@@ -92,27 +84,28 @@ pub fn lint(request: &LintRequest) -> Linted {
         },
         None => None,
     };
-    let sources = read_inputs(&request.inputs, &mut diagnostics);
-    let files = sources.len();
+    let inputs = files::list(&request.inputs, &mut diagnostics);
     // Custom resources of a built-in profile's kind run pods as their operator says (issue 18); one
     // the profile cannot read is left to the build's K0435.
     let kinds = kix_kube::operators::KindTable::new(Vec::new());
     // Each document as it is parsed: its object record (and K0730, reported after the rules' findings),
-    // and what the rules read of it; the document itself is dropped (see `set`).
+    // and what the rules read of it; the document itself is dropped (see `set`), and a file's text is
+    // never held whole (`load::streamed`).
     let mut objects: Vec<Object> = Vec::new();
     let mut allow_problems = Diagnostics::default();
     let mut collector = set::Collector::new(&kinds);
     let mut read_problems = Diagnostics::default();
-    for source in sources.iter().cloned() {
-        let file: std::sync::Arc<Path> = source.path().into();
-        each_document_named(source, Naming::OrGenerated, &mut diagnostics, |document| {
+    let mut files = 0;
+    for input in &inputs {
+        let file: std::sync::Arc<Path> = input.path().into();
+        let read = input.each_document(&mut diagnostics, |document| {
             objects.push(accepted::object(&document, &file, &mut allow_problems));
             collector.take(objects.len() - 1, document, &mut read_problems);
         });
+        files += usize::from(read);
     }
     diagnostics.extend(read_problems);
-    let set = collector.finish(&objects, &sources, &mut diagnostics);
-    drop(sources);
+    let set = collector.finish(&objects, &inputs, &mut diagnostics);
     let index = set.label_index();
     spread::check(&set, &index, &mut diagnostics);
     siblings::check(&set, &index, &mut diagnostics);
@@ -125,31 +118,6 @@ pub fn lint(request: &LintRequest) -> Linted {
     diagnostics.extend(allow_problems);
     accepted::settle(&objects, facts.as_ref(), request.deny_warnings, &mut diagnostics);
     Linted { diagnostics, files, objects, workloads: set.workloads.len(), budgets: set.budgets.len() }
-}
-
-/// Reads every input: files as given, directories walked in path order.
-fn read_inputs(inputs: &[Input], diagnostics: &mut Diagnostics) -> Vec<SourceFile> {
-    let mut sources = Vec::new();
-    for input in inputs {
-        match input {
-            Input::Text { name, text } => sources.push(SourceFile::new(name, text.clone())),
-            Input::Path(path) if path.is_dir() => {
-                // `*.yaml`/`*.yml`, but not kustomize's own file.
-                let (files, problems) = crate::fs::walk(path, |path| {
-                    path.extension().is_some_and(|e| e == "yaml" || e == "yml")
-                        && path.file_stem().is_none_or(|s| s != "kustomization")
-                });
-                problems.into_iter().for_each(|d| diagnostics.push(d));
-                sources.extend(files.iter().filter_map(|file| read_file(file, diagnostics)));
-            }
-            Input::Path(path) => sources.extend(read_file(path, diagnostics)),
-        }
-    }
-    sources
-}
-
-fn read_file(path: &Path, diagnostics: &mut Diagnostics) -> Option<SourceFile> {
-    crate::fs::read_source(path, path.to_path_buf(), MAX_PACKAGE_FILE_BYTES).map_err(|d| diagnostics.push(d)).ok()
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::load::documents::Document;
 use kix_diag::Location;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::labels::CONTROLLER_REVISION_HASH;
-use kix_kube::selector::{Labels, Selector};
+use kix_kube::selector::{CompactLabels, CompactSelector, Labels, Selector};
 use kix_kube::value::{at, str_at};
 use kix_yaml::Value;
 
@@ -17,7 +17,7 @@ pub(crate) enum SelectorField {
     /// Absent or null: a nil selector, which matches no pod.
     Missing,
     /// Present and parsed; may be empty (`{}`).
-    Set(Selector),
+    Set(CompactSelector),
     /// Present but malformed (reported as K0411).
     Invalid(String),
 }
@@ -59,7 +59,7 @@ impl Constraint {
     /// (`common.go` `mergeLabelSetWithSelector`). The controllers' hash labels (`pod-template-hash` on a
     /// Deployment's pods, `controller-revision-hash` on a StatefulSet's) are on every pod though not in the
     /// template, and their values differ between workloads: such a key counts only the owner's own pods.
-    pub fn counts(&self, owner: (&Labels, WorkloadKind), labels: &Labels, same_owner: bool) -> bool {
+    pub fn counts(&self, owner: (&CompactLabels, WorkloadKind), labels: &CompactLabels, same_owner: bool) -> bool {
         let (owner_labels, owner_kind) = owner;
         let SelectorField::Set(selector) = &self.selector else { return false };
         if !selector.matches(labels) {
@@ -94,7 +94,7 @@ fn read(index: usize, c: &Value, document: &Document) -> Constraint {
     let selector = match at(c, &["labelSelector"]) {
         None => SelectorField::Missing,
         Some(value) => match Selector::from_value(value) {
-            Ok(selector) => SelectorField::Set(selector),
+            Ok(selector) => SelectorField::Set(selector.into()),
             Err(why) => SelectorField::Invalid(why),
         },
     };

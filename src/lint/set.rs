@@ -12,10 +12,11 @@
 //! is parsed again from its file ([`Collector::finish`]).
 
 use super::pod_spec::{AffinityTerm, Constraint, Term};
-use crate::load::documents::{Document, Naming};
-use kix_diag::{Diagnostics, Location, SourceFile};
+use crate::load::documents::Document;
+use kix_diag::{Diagnostics, Location};
+use kix_kube::int_or_percent::IntOrPercent;
 use kix_kube::kind::{WorkloadKind, api_group};
-use kix_kube::selector::{Labels, Selector};
+use kix_kube::selector::{CompactLabels, CompactSelector};
 use kix_kube::value::{at, str_at};
 use kix_kube::workload::{PdbView, WorkloadView};
 use kix_yaml::Value;
@@ -68,7 +69,7 @@ pub(crate) struct Set {
     pub budgets: Vec<Budget>,
     pub autoscalers: Vec<Autoscaler>,
     /// The namespace and pod labels of each operator's custom resource a budget may select.
-    pub operator_pods: Vec<(String, Labels)>,
+    pub operator_pods: Vec<(String, CompactLabels)>,
     /// Indices into `workloads` and `budgets` by namespace, in input order: rules across objects
     /// look at one namespace, never at the whole run.
     workloads_by_namespace: BTreeMap<String, Vec<usize>>,
@@ -85,7 +86,7 @@ pub(crate) struct Target {
     /// `spec.replicas` as written.
     pub manifest_replicas: Option<u32>,
     /// The labels its pods carry (the template's; the controller adds its hash labels).
-    pub pod_labels: Labels,
+    pub pod_labels: CompactLabels,
     pub group: Option<String>,
     /// Index into `Set::autoscalers` of the HPA that scales it.
     pub autoscaler: Option<usize>,
@@ -118,7 +119,7 @@ impl Target {
             kind: view.kind,
             name: view.name,
             manifest_replicas: view.manifest_replicas,
-            pod_labels: view.template_labels,
+            pod_labels: view.template_labels.into(),
             group: group_of(&document.value),
             autoscaler: None,
             at_selector: document.locate(&["spec", "selector"]),
@@ -133,19 +134,23 @@ impl Target {
         format!("{} `{}`", self.kind, self.name)
     }
 
-    pub fn pod_labels(&self) -> &Labels {
+    pub fn pod_labels(&self) -> &CompactLabels {
         &self.pod_labels
     }
 
     /// Its pods' labels and its kind: whose pods a spread constraint of its own counts (`Constraint::counts`).
-    pub fn owner(&self) -> (&Labels, WorkloadKind) {
+    pub fn owner(&self) -> (&CompactLabels, WorkloadKind) {
         (&self.pod_labels, self.kind)
     }
 }
 
 /// A PodDisruptionBudget.
 pub(crate) struct Budget {
-    pub view: PdbView,
+    pub name: String,
+    /// `None` when it has no selector: it selects no pods.
+    pub selector: Option<CompactSelector>,
+    pub min_available: Option<IntOrPercent>,
+    pub max_unavailable: Option<IntOrPercent>,
     pub namespace: String,
     pub group: Option<String>,
     /// Whether `spec.unhealthyPodEvictionPolicy` is written.
@@ -160,7 +165,12 @@ pub(crate) struct Budget {
 
 impl Budget {
     pub fn label(&self) -> String {
-        format!("PodDisruptionBudget `{}`", self.view.name)
+        format!("PodDisruptionBudget `{}`", self.name)
+    }
+
+    /// Whether it covers pods with these labels ([`PdbView::selects`]).
+    pub fn selects(&self, labels: &CompactLabels) -> bool {
+        self.selector.as_ref().is_some_and(|s| s.matches(labels))
     }
 }
 
@@ -202,13 +212,6 @@ impl Autoscaler {
             },
         }
     }
-
-    /// Whether it scales this workload (same namespace, kind and name).
-    pub fn targets(&self, target: &Target) -> bool {
-        self.namespace == target.namespace
-            && self.target_kind == target.kind.as_str()
-            && self.target_name == target.name
-    }
 }
 
 /// Makes the [`Set`] as documents stream past.
@@ -242,7 +245,7 @@ impl<'k> Collector<'k> {
         if let Some(labels) =
             kix_kube::operators::operator_pod_labels(document.group(), document.kind(), &document.value)
         {
-            self.set.operator_pods.push((namespace_of(&document.value), labels));
+            self.set.operator_pods.push((namespace_of(&document.value), labels.into()));
         }
         if is_rollout_without_template(&document) || is_scaled_to_zero_deployment(&document) {
             self.deferred.push((object, document));
@@ -274,7 +277,10 @@ impl<'k> Collector<'k> {
         } else if PdbView::is_pdb(&document.value) {
             match crate::resolve::views::read_pdb(document) {
                 Ok(view) => self.set.budgets.push(Budget {
-                    view,
+                    name: view.name,
+                    selector: view.selector.map(CompactSelector::from),
+                    min_available: view.min_available,
+                    max_unavailable: view.max_unavailable,
                     namespace: namespace_of(&document.value),
                     group: group_of(&document.value),
                     eviction_policy: at(&document.value, &["spec", "unhealthyPodEvictionPolicy"]).is_some(),
@@ -294,7 +300,12 @@ impl<'k> Collector<'k> {
     /// workloadRef names (found among the deferred Deployments, or parsed again from the file of the
     /// Deployment `objects` says has that name), the Deployments that only hold a template left out,
     /// the autoscalers bound to their workloads.
-    pub fn finish(mut self, objects: &[super::Object], sources: &[SourceFile], diagnostics: &mut Diagnostics) -> Set {
+    pub fn finish(
+        mut self,
+        objects: &[super::Object],
+        files: &[super::files::LintFile],
+        diagnostics: &mut Diagnostics,
+    ) -> Set {
         let mut documents = std::mem::take(&mut self.deferred);
         let kept: std::collections::BTreeSet<usize> = documents.iter().map(|(object, _)| *object).collect();
         let wanted: std::collections::BTreeSet<usize> = documents
@@ -309,7 +320,7 @@ impl<'k> Collector<'k> {
             })
             .filter(|index| !kept.contains(index))
             .collect();
-        let reread = reread(&wanted, objects, sources);
+        let reread = reread(&wanted, objects, files);
         let reread_objects: std::collections::BTreeSet<usize> = reread.iter().map(|(object, _)| *object).collect();
         documents.extend(reread);
         documents.sort_by_key(|(object, _)| *object);
@@ -325,11 +336,25 @@ impl<'k> Collector<'k> {
         }
         drop(documents);
         let mut set = self.set;
-        set.workloads.sort_by_key(|w| w.object);
-        for (index, hpa) in set.autoscalers.iter().enumerate() {
-            if let Some(target) = set.workloads.iter_mut().find(|w| hpa.targets(w)) {
-                target.autoscaler = Some(index);
-            }
+        // Each object is one workload at most: the keys are distinct, so an unstable sort is as deterministic
+        // and needs no scratch copy of the records.
+        set.workloads.sort_unstable_by_key(|w| w.object);
+        // Each autoscaler scales the first workload (in input order) of its namespace and its target's kind and
+        // name (the last autoscaler naming a workload wins), found
+        // through an index rather than a scan of every workload per autoscaler.
+        let mut by_name: std::collections::HashMap<(&str, &str, &str), usize> = std::collections::HashMap::new();
+        for (position, w) in set.workloads.iter().enumerate() {
+            by_name.entry((w.namespace.as_str(), w.kind.as_str(), w.name.as_str())).or_insert(position);
+        }
+        let bound: Vec<(usize, usize)> = (set.autoscalers.iter().enumerate())
+            .filter_map(|(index, hpa)| {
+                let key = (hpa.namespace.as_str(), hpa.target_kind.as_str(), hpa.target_name.as_str());
+                by_name.get(&key).map(|&position| (position, index))
+            })
+            .collect();
+        drop(by_name);
+        for (position, index) in bound {
+            set.workloads[position].autoscaler = Some(index);
         }
         for (index, workload) in set.workloads.iter().enumerate() {
             set.workloads_by_namespace.entry(workload.namespace.clone()).or_default().push(index);
@@ -346,28 +371,23 @@ impl<'k> Collector<'k> {
 fn reread(
     wanted: &std::collections::BTreeSet<usize>,
     objects: &[super::Object],
-    sources: &[SourceFile],
+    files: &[super::files::LintFile],
 ) -> Vec<(usize, Document)> {
     let mut found = Vec::new();
-    let files: std::collections::BTreeSet<&std::path::Path> =
+    let paths: std::collections::BTreeSet<&std::path::Path> =
         wanted.iter().map(|&index| &*objects[index].file).collect();
-    for source in sources.iter().filter(|source| files.contains(source.path())) {
+    for file in files.iter().filter(|file| paths.contains(file.path())) {
         let mut already_reported = Diagnostics::default();
-        crate::load::documents::each_document_named(
-            source.clone(),
-            Naming::OrGenerated,
-            &mut already_reported,
-            |document| {
-                let range = document.byte_range();
-                let object = wanted
-                    .iter()
-                    .copied()
-                    .find(|&index| *objects[index].file == *source.path() && objects[index].range == range);
-                if let Some(object) = object {
-                    found.push((object, document));
-                }
-            },
-        );
+        file.each_document(&mut already_reported, |document| {
+            let range = document.byte_range();
+            let object = wanted
+                .iter()
+                .copied()
+                .find(|&index| *objects[index].file == *file.path() && objects[index].range == range);
+            if let Some(object) = object {
+                found.push((object, document));
+            }
+        });
     }
     found
 }
@@ -415,7 +435,9 @@ impl Set {
     /// The workloads indexed by namespace and pod label, positions into `workloads`: what a selector may
     /// select, without matching it against every workload of its namespace.
     pub fn label_index(&self) -> crate::crosscheck::index::LabelIndex<'_> {
-        crate::crosscheck::index::LabelIndex::new(self.workloads.iter().map(|w| (w.namespace.as_str(), &w.pod_labels)))
+        crate::crosscheck::index::LabelIndex::of_pairs(
+            self.workloads.iter().map(|w| (w.namespace.as_str(), w.pod_labels.iter())),
+        )
     }
 
     /// The other workloads of the target's namespace that `selector` may select (a superset: the caller
@@ -424,9 +446,9 @@ impl Set {
         &'a self,
         index: &'a crate::crosscheck::index::LabelIndex<'a>,
         target: &'a Target,
-        selector: &Selector,
+        selector: &CompactSelector,
     ) -> impl Iterator<Item = &'a Target> + 'a {
-        let positions = index.candidates(&target.namespace, selector);
+        let positions = index.candidates_for(&target.namespace, selector.match_labels.iter());
         positions.iter().map(|&i| &self.workloads[i]).filter(move |w| w.object != target.object)
     }
 

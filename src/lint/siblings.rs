@@ -9,7 +9,7 @@ use super::set::{Set, Target};
 use crate::crosscheck::index::LabelIndex;
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_kube::kind::WorkloadKind;
-use kix_kube::selector::Labels;
+use kix_kube::selector::CompactLabels;
 
 /// A single-replica Deployment whose every spread constraint counts only its own pods.
 fn alone<'a>(set: &'a Set, index: &'a LabelIndex<'a>, target: &'a Target) -> Option<&'a [Constraint]> {
@@ -29,8 +29,8 @@ fn alone<'a>(set: &'a Set, index: &'a LabelIndex<'a>, target: &'a Target) -> Opt
 }
 
 /// The labels both carry with one value.
-fn shared(one: &Labels, other: &Labels) -> Labels {
-    one.iter().filter(|(k, v)| other.get(*k) == Some(*v)).map(|(k, v)| (k.clone(), v.clone())).collect()
+fn shared(one: &CompactLabels, other: &CompactLabels) -> CompactLabels {
+    one.iter().filter(|(k, v)| other.get(k) == Some(*v)).collect()
 }
 
 /// K0723 once per set of siblings (at the first in document order, the others as secondary labels),

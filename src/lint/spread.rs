@@ -11,7 +11,7 @@ use crate::crosscheck::index::LabelIndex;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location};
 use kix_kube::kind::WorkloadKind;
 use kix_kube::labels::POD_TEMPLATE_HASH;
-use kix_kube::selector::Labels;
+use kix_kube::selector::CompactLabels;
 
 /// Every spread rule over every workload.
 pub fn check(set: &Set, index: &LabelIndex<'_>, diagnostics: &mut Diagnostics) {
@@ -163,7 +163,7 @@ fn duplicates(target: &Target, constraints: &[Constraint], diagnostics: &mut Dia
 }
 
 /// `{app: web, tier: api}`.
-pub(crate) fn show_labels(labels: &Labels) -> String {
+pub(crate) fn show_labels(labels: &CompactLabels) -> String {
     let pairs: Vec<String> = labels.iter().map(|(k, v)| format!("{k}: {v}")).collect();
     format!("{{{}}}", pairs.join(", "))
 }

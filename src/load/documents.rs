@@ -47,9 +47,10 @@ impl Document {
         kix_kube::kind::api_group(self.api_version())
     }
 
-    /// The bytes of its file the object is written in.
+    /// The bytes of its file the object is written in (its source may be a window of the file).
     pub fn byte_range(&self) -> std::ops::Range<usize> {
-        self.marks.span.start.offset as usize..self.marks.span.end.offset as usize
+        let base = self.source.offset_in_file();
+        base + self.marks.span.start.offset as usize..base + self.marks.span.end.offset as usize
     }
 
     /// Where the object starts.
@@ -113,8 +114,21 @@ pub fn each_document_named(
     source: SourceFile,
     naming: Naming,
     diagnostics: &mut Diagnostics,
-    mut each: impl FnMut(Document),
+    each: impl FnMut(Document),
 ) {
+    each_document_in(source, naming, diagnostics, each);
+}
+
+/// [`each_document_named`], saying whether the text read as YAML throughout (`false`: a YAML error was
+/// reported, and the stream may have stopped there), which a reader of windows ([`super::streamed`])
+/// needs to know.
+pub(crate) fn each_document_in(
+    source: SourceFile,
+    naming: Naming,
+    diagnostics: &mut Diagnostics,
+    mut each: impl FnMut(Document),
+) -> bool {
+    let mut clean = true;
     let source = Arc::new(source);
     yaml::parse_stream_each(source.text(), &Limits::PACKAGE, |parsed| {
         match parsed {
@@ -150,10 +164,14 @@ pub fn each_document_named(
                     }
                 }
             }
-            Err(error) => diagnostics.push(yaml_diagnostic(&source, &error)),
+            Err(error) => {
+                clean = false;
+                diagnostics.push(yaml_diagnostic(&source, &error));
+            }
         }
         ControlFlow::Continue(())
     });
+    clean
 }
 
 /// What keeps a value from being a Kubernetes object, if anything, and the key path to point at.

@@ -12,6 +12,7 @@ pub mod documents;
 pub mod kustomization;
 pub mod package;
 mod resources;
+pub mod streamed;
 mod toml_file;
 mod yaml_error;
 

@@ -13,7 +13,9 @@
 //! itself: a [`SourceFile`] is a shared handle to the text read once by the loader, which the
 //! model and the documents already keep, so a location costs a reference count, and no table of
 //! files has to be registered and carried beside the diagnostics, in step across stages and the
-//! clusters compiled in parallel. Line and column are worked out from the span.
+//! clusters compiled in parallel. Line and column are worked out from the span. (A file too large to
+//! hold, `kix lint`'s input, is a [`SourceFile::on_disk`]: its locations hold the file, not its text,
+//! and its lines are read again when a diagnostic in it is rendered.)
 //!
 //! Output is rustc-like text for people (colour only on a terminal and never under `NO_COLOR`,
 //! [`Style`]) or one JSON object per line for tools ([`Diagnostic::to_json`]), both from the same

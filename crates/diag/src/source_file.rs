@@ -1,14 +1,23 @@
 //! [`SourceFile`], the text of one input, and [`Location`], a place in it.
 //!
 //! A location is a file and, when the place is known, a byte span of the file's text; it holds the
-//! text itself (a [`SourceFile`] is a shared handle, so that costs a reference count), which is what
+//! file itself (a [`SourceFile`] is a shared handle, so that costs a reference count), which is what
 //! lets a diagnostic be rendered at print time from the source, wherever it ended up. Line and column
 //! are worked out from the span when asked for.
+//!
+//! A file is held in one of two ways. Most inputs are read whole and their text is kept
+//! ([`SourceFile::new`]). A file that is read a part at a time (`kix lint`'s inputs, which may be far
+//! larger than what a lint keeps of them) is [`SourceFile::on_disk`]: its text is never held, each
+//! part is a [`SourceFile::window`] whose locations name the file at their offsets in it, and the
+//! lines a diagnostic shows are read from the file again when it is rendered (its line index too,
+//! found by reading the file once, the first time a line is asked for).
 
+use std::borrow::Cow;
 use std::fmt;
+use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The text of one input file, kept so that diagnostics can point into it. Cloning shares the text.
 #[derive(Clone)]
@@ -17,21 +26,56 @@ pub struct SourceFile(Arc<Text>);
 struct Text {
     /// The path shown in diagnostics (relative to the root where possible).
     display: PathBuf,
-    text: String,
-    /// Byte offset of the start of every line.
-    line_starts: LineStarts,
+    body: Body,
+}
+
+enum Body {
+    /// The whole text, read once and held, with the byte offset of the start of every line.
+    Held { text: String, lines: LineStarts },
+    /// One part of a file read a part at a time: its text, where that text starts in the file, and
+    /// the file, which every location made in the part names (at its offset in the file).
+    Window { text: String, lines: LineStarts, offset: usize, file: SourceFile },
+    /// A file whose text is not held.
+    OnDisk(OnDisk),
+}
+
+/// What is kept of a file whose text is not: where to read it again.
+struct OnDisk {
+    /// The path to open (the displayed one may be relative to another directory).
+    read_from: PathBuf,
+    /// Every line's start and the file's length, read the first time a line is asked for.
+    lines: OnceLock<(LineStarts, usize)>,
+    /// The last line read, by index: a diagnostic asks for the same line several times.
+    last_line: Mutex<Option<(usize, Arc<str>)>>,
 }
 
 impl fmt::Debug for SourceFile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SourceFile").field("display", &self.0.display).field("bytes", &self.0.text.len()).finish()
+        f.debug_struct("SourceFile").field("display", &self.0.display).field("bytes", &self.text().len()).finish()
     }
 }
 
 impl SourceFile {
     pub fn new(display: impl Into<PathBuf>, text: String) -> SourceFile {
-        let line_starts = LineStarts::of(&text);
-        SourceFile(Arc::new(Text { display: display.into(), text, line_starts }))
+        let lines = LineStarts::of(&text);
+        SourceFile(Arc::new(Text { display: display.into(), body: Body::Held { text, lines } }))
+    }
+
+    /// A file shown as `display` whose text is not held: it is read a part at a time into
+    /// [`SourceFile::window`]s, and read again from `read_from` when a diagnostic in it is rendered. A
+    /// file changed on disk in between shows its new lines; one that cannot be read again shows none.
+    pub fn on_disk(display: impl Into<PathBuf>, read_from: impl Into<PathBuf>) -> SourceFile {
+        let on_disk = OnDisk { read_from: read_from.into(), lines: OnceLock::new(), last_line: Mutex::new(None) };
+        SourceFile(Arc::new(Text { display: display.into(), body: Body::OnDisk(on_disk) }))
+    }
+
+    /// The part of this file (one made by [`SourceFile::on_disk`]) that starts at byte `offset` and holds
+    /// `text`: parsed like a file of its own, with every location made in it naming this file at the
+    /// offset in the file. A window of a held file names the held file the same way.
+    pub fn window(&self, text: String, offset: usize) -> SourceFile {
+        let lines = LineStarts::of(&text);
+        let body = Body::Window { text, lines, offset, file: self.clone() };
+        SourceFile(Arc::new(Text { display: self.0.display.clone(), body }))
     }
 
     /// The path shown in diagnostics.
@@ -39,8 +83,25 @@ impl SourceFile {
         &self.0.display
     }
 
+    /// The text held: the whole file's, or a window's own; empty for a file on disk.
     pub fn text(&self) -> &str {
-        &self.0.text
+        match &self.0.body {
+            Body::Held { text, .. } | Body::Window { text, .. } => text,
+            Body::OnDisk(_) => "",
+        }
+    }
+
+    /// Where this text starts in its file: a window's offset, else 0.
+    pub fn offset_in_file(&self) -> usize {
+        self.home().1
+    }
+
+    /// Where locations made in this text point: the file and the offset of this text in it.
+    fn home(&self) -> (&SourceFile, usize) {
+        match &self.0.body {
+            Body::Window { file, offset, .. } => (file, *offset),
+            Body::Held { .. } | Body::OnDisk(_) => (self, 0),
+        }
     }
 
     /// A location for a byte span of the text. The span is kept to one line (the line it starts on,
@@ -51,23 +112,28 @@ impl SourceFile {
         let line_end = self.line_start(line) + self.line_text(line).len();
         // A span may start past the visible line (on a trailing '\r'): never before `start`.
         let end = self.char_boundary(span.end.min(line_end).max(start));
-        Location::spanned(self.clone(), start..end)
+        let (file, offset) = self.home();
+        Location::spanned(file.clone(), offset + start..offset + end)
     }
 
     /// A location for a 1-based line and column in characters (as YAML parsers report them): the span
     /// runs to the next whitespace, and is empty on whitespace.
     pub fn locate_line(&self, line: usize, column: usize) -> Location {
-        let line = line.saturating_sub(1).min(self.0.line_starts.len() - 1);
+        let line = line.saturating_sub(1).min(self.line_count() - 1);
         let text = self.line_text(line);
         let start = text.char_indices().nth(column.saturating_sub(1)).map_or(text.len(), |(at, _)| at);
         let end = text[start..].find(char::is_whitespace).map_or(text.len(), |length| start + length);
         let line_start = self.line_start(line);
-        Location::spanned(self.clone(), line_start + start..line_start + end)
+        let (file, offset) = self.home();
+        Location::spanned(file.clone(), offset + line_start + start..offset + line_start + end)
     }
 
     /// The nearest character boundary at or before `offset` (spans from parsers may point inside a character).
     fn char_boundary(&self, offset: usize) -> usize {
-        let text = &self.0.text;
+        let text = self.text();
+        if let Body::OnDisk(_) = self.0.body {
+            return offset;
+        }
         let mut offset = offset.min(text.len());
         while !text.is_char_boundary(offset) {
             offset -= 1;
@@ -75,26 +141,104 @@ impl SourceFile {
         offset
     }
 
+    /// The line index and the length of the text it indexes (read from the file for one on disk).
+    fn lines(&self) -> (&LineStarts, usize) {
+        match &self.0.body {
+            Body::Held { text, lines } | Body::Window { text, lines, .. } => (lines, text.len()),
+            Body::OnDisk(on_disk) => {
+                let (lines, length) = on_disk.lines.get_or_init(|| on_disk.read_line_starts());
+                (lines, *length)
+            }
+        }
+    }
+
+    fn line_count(&self) -> usize {
+        self.lines().0.len()
+    }
+
     /// The 0-based line holding byte `offset`.
     pub(crate) fn line_index(&self, offset: usize) -> usize {
-        self.0.line_starts.partition_point(offset) - 1
+        self.lines().0.partition_point(offset) - 1
     }
 
     pub(crate) fn line_start(&self, line_index: usize) -> usize {
-        self.0.line_starts.get(line_index).unwrap_or(self.0.text.len())
+        let (lines, length) = self.lines();
+        lines.get(line_index).unwrap_or(length)
     }
 
     /// A line's text without its line break (nor a `\r` before it).
-    pub(crate) fn line_text(&self, line_index: usize) -> &str {
+    pub(crate) fn line_text(&self, line_index: usize) -> Cow<'_, str> {
         let start = self.line_start(line_index);
-        let end = self.0.line_starts.get(line_index + 1).unwrap_or(self.0.text.len());
-        self.0.text[start..end].trim_end_matches(['\n', '\r'])
+        let end = self.lines().0.get(line_index + 1).unwrap_or(self.lines().1);
+        match &self.0.body {
+            Body::Held { text, .. } | Body::Window { text, .. } => {
+                Cow::Borrowed(text[start..end].trim_end_matches(['\n', '\r']))
+            }
+            Body::OnDisk(on_disk) => Cow::Owned(on_disk.line(line_index, start..end).to_string()),
+        }
     }
 
     /// The 1-based column, in characters, of byte `offset` (a character boundary) in its line.
     pub(crate) fn column(&self, offset: usize) -> usize {
-        let line_start = self.line_start(self.line_index(offset));
-        self.0.text[line_start..offset].chars().count() + 1
+        let line = self.line_index(offset);
+        let (line_start, text) = (self.line_start(line), self.line_text(line));
+        let within = offset.saturating_sub(line_start).min(text.len());
+        // Past the visible line (on its line break) the break's bytes count as characters, as they do in
+        // the held text.
+        let beyond = offset.saturating_sub(line_start) - within;
+        text.get(..within).map_or(within, |before| before.chars().count()) + beyond + 1
+    }
+}
+
+impl OnDisk {
+    /// Every line's start and the file's length, read through twice (the lines counted, then their starts
+    /// written into an index of exactly that size: it is kept for the rest of the run); nothing when it
+    /// cannot be read.
+    fn read_line_starts(&self) -> (LineStarts, usize) {
+        let scan = |each: &mut dyn FnMut(usize)| -> std::io::Result<usize> {
+            let mut file = std::fs::File::open(&self.read_from)?;
+            let mut block = vec![0u8; 64 * 1024];
+            let mut length = 0usize;
+            loop {
+                let read = match file.read(&mut block) {
+                    Ok(0) => return Ok(length),
+                    Ok(read) => read,
+                    Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(error) => return Err(error),
+                };
+                block[..read].iter().enumerate().filter(|(_, b)| **b == b'\n').for_each(|(i, _)| each(length + i + 1));
+                length += read;
+            }
+        };
+        let mut lines = 1usize;
+        let Ok(length) = scan(&mut |_| lines += 1) else { return (LineStarts::Narrow(vec![0]), 0) };
+        let mut starts = LineStarts::with_capacity(lines, length);
+        match scan(&mut |start| starts.push(start)) {
+            // The file changed in between: what the second read found.
+            Ok(again) => (starts, again),
+            Err(_) => (LineStarts::Narrow(vec![0]), 0),
+        }
+    }
+
+    /// The text of line `index` (the bytes `range` of the file, its line break trimmed), read again.
+    fn line(&self, index: usize, range: Range<usize>) -> Arc<str> {
+        let mut last = self.last_line.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((at, text)) = &*last {
+            if *at == index {
+                return Arc::clone(text);
+            }
+        }
+        let mut bytes = vec![0u8; range.len()];
+        let read = std::fs::File::open(&self.read_from).and_then(|mut file| {
+            file.seek(SeekFrom::Start(range.start as u64))?;
+            file.read_exact(&mut bytes)
+        });
+        let text: Arc<str> = match read {
+            Ok(()) => String::from_utf8_lossy(&bytes).trim_end_matches(['\n', '\r']).into(),
+            Err(_) => "".into(),
+        };
+        *last = Some((index, Arc::clone(&text)));
+        text
     }
 }
 
@@ -205,6 +349,26 @@ impl LineStarts {
         }
     }
 
+    /// An index of the first line's start, with room for `lines` starts of a text of `length` bytes.
+    fn with_capacity(lines: usize, length: usize) -> LineStarts {
+        let mut starts = if length <= u32::MAX as usize {
+            LineStarts::Narrow(Vec::with_capacity(lines))
+        } else {
+            LineStarts::Wide(Vec::with_capacity(lines))
+        };
+        starts.push(0);
+        starts
+    }
+
+    /// Adds the start of the next line.
+    fn push(&mut self, start: usize) {
+        match self {
+            // A start past 4 GiB only comes from a file grown since it was measured: kept at the limit.
+            LineStarts::Narrow(starts) => starts.push(u32::try_from(start).unwrap_or(u32::MAX)),
+            LineStarts::Wide(starts) => starts.push(start),
+        }
+    }
+
     fn len(&self) -> usize {
         match self {
             LineStarts::Narrow(starts) => starts.len(),
@@ -248,6 +412,43 @@ mod tests {
         }
         assert_eq!((narrow.get(2), narrow.get(3), narrow.get(5)), (Some(6), Some(16), None));
         assert_eq!((narrow.partition_point(4), narrow.partition_point(5), narrow.partition_point(6)), (1, 2, 3));
+    }
+
+    /// A file on disk read as windows locates and shows what the held file does: the same spans, lines,
+    /// columns (characters, not bytes) and line texts, read again from the file.
+    #[test]
+    fn windows_of_a_file_on_disk_locate_as_the_held_file_does() {
+        let text = "a: 1\r\n---\nbé: [x,\n  y]\n---\nlast: ünïcode tail";
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.yaml");
+        std::fs::write(&path, text).unwrap();
+        let held = SourceFile::new("w.yaml", text.to_string());
+        let on_disk = SourceFile::on_disk("w.yaml", &path);
+        assert_eq!(on_disk.text(), "");
+        for (start, end) in [(0, 6), (6, 24), (24, text.len())] {
+            let window = on_disk.window(text[start..end].to_string(), start);
+            assert_eq!(window.offset_in_file(), start);
+            for offset in (0..end - start).filter(|&o| window.text().is_char_boundary(o)) {
+                let (mine, theirs) =
+                    (window.locate(offset..offset + 2), held.locate(start + offset..start + offset + 2));
+                assert_eq!(mine, theirs, "offset {}", start + offset);
+                assert_eq!((mine.line(), mine.column()), (theirs.line(), theirs.column()), "offset {}", start + offset);
+            }
+            let lines = window.text().lines().count();
+            for line in 1..=lines {
+                for column in 1..4 {
+                    let held_line = held.line_index(start) + line;
+                    assert_eq!(window.locate_line(line, column), held.locate_line(held_line, column));
+                }
+            }
+        }
+        for line in 0..held.line_count() + 1 {
+            assert_eq!(on_disk.line_text(line), held.line_text(line), "line {line}");
+        }
+        // Gone from disk: an empty line, never a panic.
+        std::fs::remove_file(&path).unwrap();
+        let gone = SourceFile::on_disk("w.yaml", &path);
+        assert_eq!((gone.line_index(10), gone.line_text(0).as_ref(), gone.column(3)), (0, "", 4));
     }
 
     // Regression (fuzz/regressions/*/toml-error-at-lone-carriage-return): a span on a trailing '\r' panicked.

@@ -13,6 +13,108 @@ use std::collections::BTreeMap;
 /// Labels of a pod or object: key to value.
 pub type Labels = BTreeMap<String, String>;
 
+/// Labels looked up by key: what a selector is matched against, [`Labels`] or [`CompactLabels`].
+pub trait LabelLookup {
+    fn label(&self, key: &str) -> Option<&str>;
+}
+
+impl<T: LabelLookup + ?Sized> LabelLookup for &T {
+    fn label(&self, key: &str) -> Option<&str> {
+        (**self).label(key)
+    }
+}
+
+impl LabelLookup for Labels {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.get(key).map(String::as_str)
+    }
+}
+
+/// Labels in one allocation, sorted by key as [`Labels`] iterates them: for records kept for a whole
+/// run (`kix lint` keeps one per workload of its input), where a `BTreeMap`'s first node costs 544
+/// bytes however few labels it holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CompactLabels(Box<[(Box<str>, Box<str>)]>);
+
+impl CompactLabels {
+    /// The value of `key`, if the labels have it.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        let found = self.0.binary_search_by(|(k, _)| (**k).cmp(key)).ok()?;
+        Some(&self.0[found].1)
+    }
+
+    /// Key and value, by key.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + Clone {
+        self.0.iter().map(|(k, v)| (&**k, &**v))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// As [`Labels`].
+    pub fn to_labels(&self) -> Labels {
+        self.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+}
+
+impl From<Labels> for CompactLabels {
+    fn from(labels: Labels) -> CompactLabels {
+        // A BTreeMap iterates by key: the pairs come sorted.
+        CompactLabels(labels.into_iter().map(|(k, v)| (k.into_boxed_str(), v.into_boxed_str())).collect())
+    }
+}
+
+impl<'a> FromIterator<(&'a str, &'a str)> for CompactLabels {
+    fn from_iter<I: IntoIterator<Item = (&'a str, &'a str)>>(pairs: I) -> CompactLabels {
+        let mut pairs: Vec<(Box<str>, Box<str>)> = pairs.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
+        pairs.sort_by(|(a, _), (b, _)| a.cmp(b));
+        pairs.dedup_by(|(a, _), (b, _)| a == b);
+        CompactLabels(pairs.into_boxed_slice())
+    }
+}
+
+impl LabelLookup for CompactLabels {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.get(key)
+    }
+}
+
+/// A [`Selector`] in one allocation per part ([`CompactLabels`] for its `matchLabels`), for records kept
+/// for a whole run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CompactSelector {
+    pub match_labels: CompactLabels,
+    pub requirements: Box<[Requirement]>,
+}
+
+impl From<Selector> for CompactSelector {
+    fn from(selector: Selector) -> CompactSelector {
+        CompactSelector {
+            match_labels: selector.match_labels.into(),
+            requirements: selector.requirements.into_boxed_slice(),
+        }
+    }
+}
+
+impl CompactSelector {
+    /// [`Selector::is_empty`].
+    pub fn is_empty(&self) -> bool {
+        self.match_labels.is_empty() && self.requirements.is_empty()
+    }
+
+    /// [`Selector::keys`].
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.match_labels.iter().map(|(k, _)| k).chain(self.requirements.iter().map(|r| r.key.as_str()))
+    }
+
+    /// [`Selector::matches`].
+    pub fn matches(&self, labels: &(impl LabelLookup + ?Sized)) -> bool {
+        self.match_labels.iter().all(|(k, v)| labels.label(k) == Some(v))
+            && self.requirements.iter().all(|r| r.matches(labels))
+    }
+}
+
 /// One `matchExpressions` operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operator {
@@ -31,11 +133,12 @@ pub struct Requirement {
 }
 
 impl Requirement {
-    fn matches(&self, labels: &Labels) -> bool {
-        let value = labels.get(&self.key);
+    fn matches(&self, labels: &(impl LabelLookup + ?Sized)) -> bool {
+        let value = labels.label(&self.key);
+        let listed = |v: &str| self.values.iter().any(|listed| listed == v);
         match self.operator {
-            Operator::In => value.is_some_and(|v| self.values.contains(v)),
-            Operator::NotIn => value.is_none_or(|v| !self.values.contains(v)),
+            Operator::In => value.is_some_and(listed),
+            Operator::NotIn => value.is_none_or(|v| !listed(v)),
             Operator::Exists => value.is_some(),
             Operator::DoesNotExist => value.is_none(),
         }
@@ -95,8 +198,8 @@ impl Selector {
     }
 
     /// Whether a set of labels satisfies every requirement.
-    pub fn matches(&self, labels: &Labels) -> bool {
-        self.match_labels.iter().all(|(k, v)| labels.get(k) == Some(v))
+    pub fn matches(&self, labels: &(impl LabelLookup + ?Sized)) -> bool {
+        self.match_labels.iter().all(|(k, v)| labels.label(k) == Some(v.as_str()))
             && self.requirements.iter().all(|r| r.matches(labels))
     }
 
@@ -197,6 +300,54 @@ mod tests {
 
     fn selector(yaml: &str) -> Selector {
         Selector::from_value(&kix_yaml::from_str(yaml).unwrap()).unwrap()
+    }
+
+    /// The compact forms answer as the selector and the labels they came from: every selector against every
+    /// label set, lookups by key present and absent, and the order of the pairs.
+    #[test]
+    fn compact_labels_and_selectors_match_as_the_originals() {
+        let selectors = [
+            "{}",
+            "{matchLabels: {app: web}}",
+            "{matchLabels: {app: web, tier: api}}",
+            "{matchExpressions: [{key: tier, operator: In, values: [api, db]}]}",
+            "{matchExpressions: [{key: tier, operator: NotIn, values: [api]}]}",
+            "{matchExpressions: [{key: app, operator: Exists}, {key: canary, operator: DoesNotExist}]}",
+            "{matchLabels: {app: web}, matchExpressions: [{key: tier, operator: In, values: [api]}]}",
+        ];
+        let label_sets: Vec<Labels> = [
+            vec![],
+            vec![("app", "web")],
+            vec![("tier", "api"), ("app", "web")],
+            vec![("app", "web"), ("tier", "db"), ("canary", "yes")],
+            vec![("tier", "api")],
+        ]
+        .into_iter()
+        .map(|pairs| pairs.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+        .collect();
+        for yaml in selectors {
+            let original = selector(yaml);
+            let compact = CompactSelector::from(original.clone());
+            assert_eq!(compact.is_empty(), original.is_empty(), "{yaml}");
+            assert_eq!(compact.keys().collect::<Vec<_>>(), original.keys().collect::<Vec<_>>(), "{yaml}");
+            for labels in &label_sets {
+                let compact_labels = CompactLabels::from(labels.clone());
+                let expected = original.matches(labels);
+                assert_eq!(compact.matches(labels), expected, "{yaml} on {labels:?}");
+                assert_eq!(compact.matches(&compact_labels), expected, "{yaml} on {labels:?}");
+                assert_eq!(original.matches(&compact_labels), expected, "{yaml} on {labels:?}");
+            }
+        }
+        for labels in &label_sets {
+            let compact = CompactLabels::from(labels.clone());
+            assert_eq!(compact.to_labels(), *labels);
+            let pairs: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            assert_eq!(compact.iter().collect::<Vec<_>>(), pairs);
+            assert_eq!(pairs.iter().copied().rev().collect::<CompactLabels>(), compact);
+            for key in ["app", "tier", "canary", "zzz", ""] {
+                assert_eq!(compact.get(key), labels.get(key).map(String::as_str), "{key} in {labels:?}");
+            }
+        }
     }
 
     fn labels(pairs: &[(&str, &str)]) -> Labels {

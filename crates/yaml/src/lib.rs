@@ -53,7 +53,7 @@ mod value;
 
 pub use de::{DeError, from_value};
 pub use fast::{FastRead, check_against_loader, fast_stream, fast_stream_each};
-pub use load::{ParsedDocument, parse_stream, parse_stream_each};
+pub use load::{ParsedDocument, free_of_control_characters, parse_stream, parse_stream_each};
 pub use marks::{EntryMarks, KeyText, Located, Marks, MarksKind, Seg};
 pub use number::Number;
 pub use tree::{Mapping, Value};

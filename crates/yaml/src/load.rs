@@ -462,6 +462,13 @@ fn merge(
 /// U+FFFF; YAML 1.2 `c-printable`, which go-yaml v2's reader, and so kubectl, enforces as well:
 /// "control characters are not allowed"), as a syntax error at its line and column. Without this
 /// saphyr reports a NUL byte as a tab in the indentation.
+/// Whether `text` holds no character YAML refuses in a stream (see `control_character`): what a reader
+/// that hands the loader a file a part at a time checks first, since the loader refuses the whole
+/// text for one such character, wherever it is.
+pub fn free_of_control_characters(text: &str) -> bool {
+    control_character(text).is_none()
+}
+
 fn control_character(text: &str) -> Option<YamlError> {
     let allowed = |c: char| {
         matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}')
