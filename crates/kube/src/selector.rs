@@ -51,11 +51,6 @@ impl CompactLabels {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-
-    /// As [`Labels`].
-    pub fn to_labels(&self) -> Labels {
-        self.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
-    }
 }
 
 impl From<Labels> for CompactLabels {
@@ -340,7 +335,6 @@ mod tests {
         }
         for labels in &label_sets {
             let compact = CompactLabels::from(labels.clone());
-            assert_eq!(compact.to_labels(), *labels);
             let pairs: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
             assert_eq!(compact.iter().collect::<Vec<_>>(), pairs);
             assert_eq!(pairs.iter().copied().rev().collect::<CompactLabels>(), compact);
