@@ -42,6 +42,7 @@ fn build(root: &Path) {
     let request = BuildRequest {
         selection: Selection { root: root.to_path_buf(), ..Default::default() },
         output: Output::Directory(None),
+        summary: true,
     };
     let built = kix::compile::build(&request).unwrap();
     assert!(built.written.is_some(), "the fleet builds");

@@ -39,7 +39,8 @@ fn selection(root: &Path, clusters: Vec<String>) -> Selection {
 }
 
 fn build_into_directory(selection: Selection) {
-    let built = kix::compile::build(&BuildRequest { selection, output: Output::Directory(None) }).unwrap();
+    let built =
+        kix::compile::build(&BuildRequest { selection, output: Output::Directory(None), summary: true }).unwrap();
     assert!(built.written.is_some(), "the fleet builds");
 }
 
@@ -70,8 +71,11 @@ fn bench_fleet(c: &mut Criterion) {
     });
     group.bench_function("stream_all_100_clusters", |b| {
         b.iter(|| {
-            let request =
-                BuildRequest { selection: selection(fleet.path(), Vec::new()), output: Output::Stream { all: true } };
+            let request = BuildRequest {
+                selection: selection(fleet.path(), Vec::new()),
+                output: Output::Stream { all: true },
+                summary: false,
+            };
             let mut stream = kix::compile::build(&request).unwrap().stream.expect("the fleet streams");
             assert!(stream.copy_to(&mut std::io::sink()).unwrap() > 0);
         })
