@@ -79,7 +79,7 @@ pub fn plan_workload(
         spread_selector: group.map(|(g, _)| g.selector.clone()),
         group_budget: group_budget(cluster, instance, workload, pods),
         survive: group.map_or(workload.survive, |(g, _)| g.survive),
-        pod_requests: pod_requests(workload),
+        pod_requests: workload.pod_requests,
     }
 }
 
@@ -113,14 +113,6 @@ fn report_unplaceable(instance: &Instance, workload: &Workload, diagnostics: &mu
             view.kind.profile().map(|p| p.key()).unwrap_or_default()
         )),
     );
-}
-
-/// One pod's requests as the scheduler counts them (`kix_kube::requests`), from the workload's template
-/// (a Rollout with a workloadRef is read with the referenced Deployment's, `resolve::custom`); kix's
-/// patches never touch them. `None` when a quantity cannot be read (validation reports it).
-fn pod_requests(workload: &Workload) -> Option<kix_kube::requests::Requests> {
-    let empty = kix_yaml::Value::Null;
-    kix_kube::requests::pod_requests(workload.view.template.get("spec").unwrap_or(&empty), None).ok()
 }
 
 /// R10 for a group: one budget, emitted with its first member (in document order; across instances, by

@@ -371,6 +371,10 @@ pub struct Workload {
     /// A custom resource whose operator makes its own PodDisruptionBudget (its profile's `budget`):
     /// kix derives none (R10).
     pub operator_budget: Option<kix_kube::selector::Labels>,
+    /// One pod's requests as the scheduler counts them (`kix_kube::requests`), read once from its template
+    /// (a Rollout with a workloadRef: the referenced Deployment's, `custom`); kix's patches never touch
+    /// them. `None` when a quantity cannot be read (validation reports it).
+    pub pod_requests: Option<kix_kube::requests::Requests>,
 }
 
 /// A `[groups.X]` of a package, validated: its members, the selector over their pods, its ceiling; or

@@ -197,6 +197,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
             workload.autoscaler = autoscaler;
             workload.template_from = refs.get(&index).map(|(_, deployment)| *deployment);
             workload.operator_budget = operator_budget;
+            workload.pod_requests = pod_requests(&workload.view);
             workload
         })
         .collect();
@@ -437,7 +438,15 @@ fn resolve_workload(
         group: None,
         template_from: None,
         operator_budget: None,
+        pod_requests: None,
     }
+}
+
+/// One pod's requests from the workload's template, once per package (derive copies them into every
+/// instance's plan, where capacity reads them).
+fn pod_requests(view: &WorkloadView) -> Option<kix_kube::requests::Requests> {
+    let empty = kix_yaml::Value::Null;
+    kix_kube::requests::pod_requests(view.template.get("spec").unwrap_or(&empty), None).ok()
 }
 
 /// R6: a mapping's steps must stay within the Kubernetes maximum and must not decrease, the manifest's
