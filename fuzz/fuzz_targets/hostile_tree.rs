@@ -468,7 +468,7 @@ fuzz_target!(|data: &[u8]| {
             _ => {
                 // A real previous build, so unchanged files are carried over by hard link.
                 let selection = Selection { root: root.clone(), ..Default::default() };
-                let request = BuildRequest { selection, output: Output::Directory(out.clone()) };
+                let request = BuildRequest { selection, output: Output::Directory(out.clone()), summary: true };
                 let _ = kix::compile::build(&request);
                 if previous == 3 {
                     write_user_output(&mut c, &out_path);
@@ -509,7 +509,7 @@ fuzz_target!(|data: &[u8]| {
     let before = snapshot(&scratch);
     let clusters = only.clone().into_iter().collect();
     let selection = Selection { root: root.clone(), clusters, ..Default::default() };
-    let request = BuildRequest { selection: selection.clone(), output: Output::Directory(out.clone()) };
+    let request = BuildRequest { selection: selection.clone(), output: Output::Directory(out.clone()), summary: true };
     let built = kix::compile::build(&request).expect("a directory build has no usage error");
     render_all(&built.compiled.diagnostics, true);
     let after = snapshot(&scratch);
@@ -538,7 +538,7 @@ fuzz_target!(|data: &[u8]| {
         let relative = real.strip_prefix(&scratch).expect("out/ inside the scratch").to_path_buf();
         let names: Vec<String> = built.compiled.clusters.iter().map(|c| c.name.clone()).collect();
         check_written(&before, &after, &relative, &names, only.is_none());
-        let check = BuildRequest { selection, output: Output::Check(out.clone()) };
+        let check = BuildRequest { selection, output: Output::Check(out.clone()), summary: true };
         let checked = kix::compile::build(&check).expect("a check has no usage error");
         let differences = checked.differences.expect("the check compiled");
         assert!(differences.is_empty(), "out/ is not one complete build: {differences:?}");
