@@ -168,7 +168,7 @@ fn build(args: &BuildArgs) -> ExitCode {
         Output::Directory(args.out.clone())
     };
     // The summary is shown as the JSON report, or as the table after a build into a directory unless -q.
-    let summary = format == Format::Json || (!conventions().quiet && !args.stdout && !args.check);
+    let summary = format == Format::Json || (!conventions().quiet && matches!(output, Output::Directory(_)));
     let mut built = match compile::build(&BuildRequest { selection: args.select.selection(), output, summary }) {
         Ok(built) => exiting(built),
         Err(usage) => return usage_error(&usage.to_string()),

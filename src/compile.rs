@@ -86,8 +86,7 @@ pub fn compile_keeping_model(selection: &Selection) -> (resolve::Model, Compiled
 /// (as a build does), keeping what the summary shows of it when `summarize` (else only its name).
 pub fn check(selection: &Selection, summarize: bool) -> Compiled<ClusterSummary> {
     let interner = summary::Interner::default();
-    let keep =
-        |plan: ClusterPlan| if summarize { ClusterSummary::of(&plan, &interner) } else { ClusterSummary::named(&plan) };
+    let keep = |plan: ClusterPlan| ClusterSummary::kept(&plan, summarize, &interner);
     compile_each(selection, Keep::Summary, keep, |_, _| None::<()>).1
 }
 
@@ -267,9 +266,7 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
     let selection = &request.selection;
     let (mut stream, mut written, mut differences) = (None, None, None);
     let interner = summary::Interner::default();
-    let summarize = |plan: ClusterPlan| {
-        if request.summary { ClusterSummary::of(&plan, &interner) } else { ClusterSummary::named(&plan) }
-    };
+    let summarize = |plan: ClusterPlan| ClusterSummary::kept(&plan, request.summary, &interner);
     let compiled = match &request.output {
         Output::Stream { all } => {
             let spool = crate::stream::Spool::new();

@@ -159,6 +159,11 @@ impl ClusterSummary {
     pub fn named(plan: &ClusterPlan) -> ClusterSummary {
         ClusterSummary { name: plan.name.clone(), instances: Vec::new(), shared: Vec::new() }
     }
+
+    /// [`ClusterSummary::of`] when the summary will be shown, else [`ClusterSummary::named`].
+    pub fn kept(plan: &ClusterPlan, shown: bool, interner: &Interner) -> ClusterSummary {
+        if shown { ClusterSummary::of(plan, interner) } else { ClusterSummary::named(plan) }
+    }
 }
 
 /// `Kind name` of an emitted object.
