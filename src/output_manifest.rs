@@ -65,16 +65,17 @@ pub(crate) struct Facts {
 impl Facts {
     /// The facts of `path` when it is a regular file (a symlink is not followed).
     pub(crate) fn of(path: &Path) -> Option<Facts> {
-        Facts::from_metadata(&std::fs::symlink_metadata(path).ok()?)
+        Facts::of_metadata(&std::fs::symlink_metadata(path).ok()?)
     }
 
     /// The facts of an open file (one the build has just written).
     pub(crate) fn of_file(file: &std::fs::File) -> Option<Facts> {
-        Facts::from_metadata(&file.metadata().ok()?)
+        Facts::of_metadata(&file.metadata().ok()?)
     }
 
+    /// The facts a file's metadata gives (`None` unless it is a regular file).
     #[cfg(unix)]
-    fn from_metadata(m: &std::fs::Metadata) -> Option<Facts> {
+    pub(crate) fn of_metadata(m: &std::fs::Metadata) -> Option<Facts> {
         use std::os::unix::fs::MetadataExt;
         m.is_file().then(|| Facts {
             device: m.dev(),
@@ -86,7 +87,7 @@ impl Facts {
     }
 
     #[cfg(not(unix))]
-    fn from_metadata(_: &std::fs::Metadata) -> Option<Facts> {
+    pub(crate) fn of_metadata(_: &std::fs::Metadata) -> Option<Facts> {
         None
     }
 
@@ -125,7 +126,7 @@ pub(crate) fn binary_identity() -> Option<u128> {
     static IDENTITY: std::sync::OnceLock<Option<u128>> = std::sync::OnceLock::new();
     *IDENTITY.get_or_init(|| {
         let exe = std::env::current_exe().ok()?;
-        let facts = Facts::from_metadata(&std::fs::metadata(exe).ok()?)?;
+        let facts = Facts::of_metadata(&std::fs::metadata(exe).ok()?)?;
         let identity = format!("{} {facts:?}", env!("CARGO_PKG_VERSION"));
         Some(hash(identity.as_bytes()))
     })

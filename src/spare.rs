@@ -66,9 +66,8 @@ pub(crate) fn update(
     let mut updated = Updated { staged: Vec::with_capacity(wanted.len()), previous: Vec::new() };
     for (index, Wanted { name, key }) in wanted.iter().enumerate() {
         let key = *key;
-        let path = staged.join(name);
-        let present = listed.remove(name.as_str());
-        let facts = if present { Facts::of(&path) } else { None };
+        let listing = listed.remove(name.as_str());
+        let (present, facts) = (listing.is_some(), listing.flatten());
         let entry = known.get(name);
         if let (Some(entry), Some(facts)) = (entry, facts) {
             if entry.vouches_for(Some(facts), key) {
@@ -76,6 +75,7 @@ pub(crate) fn update(
                 continue;
             }
         }
+        let path = staged.join(name);
         let text = render(index);
         let bytes = text.as_bytes();
         let hash = output_manifest::hash(bytes);
@@ -125,7 +125,7 @@ pub(crate) fn update(
             updated.staged.push((name.clone(), Entry { hash, key, facts }));
         }
     }
-    for name in listed {
+    for name in listed.into_keys() {
         remove(&staged.join(name))?;
     }
     updated.previous = carried.into_iter().map(|(name, entry)| (name.to_string(), entry)).collect();
@@ -133,18 +133,21 @@ pub(crate) fn update(
     Ok(updated)
 }
 
-/// The names in `dir` when it is a directory (not a symlink to one); else whatever is there is removed and
-/// an empty directory made.
-fn list_or_create(dir: &Path) -> Result<std::collections::HashSet<String>, Diagnostic> {
+/// The names in `dir` when it is a directory (not a symlink to one), each with its facts when it is a
+/// regular file; else whatever is there is removed and an empty directory made. The facts are taken as
+/// the directory is read, relative to it (`DirEntry::metadata`: a `statx` of the name in the open
+/// directory, never following a symlink), where a `stat` of each file's whole path walked the path again
+/// for every file (a tenth of a fleet's rebuild, issue 20).
+fn list_or_create(dir: &Path) -> Result<HashMap<String, Option<Facts>>, Diagnostic> {
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.is_dir() && !crate::outdir::writable(dir) => remove(dir)?,
         Ok(m) if m.is_dir() => {
             let entries = std::fs::read_dir(dir).map_err(|e| write_failed("cannot list", dir, e))?;
-            let mut names = std::collections::HashSet::new();
+            let mut names = HashMap::new();
             for entry in entries {
                 let entry = entry.map_err(|e| write_failed("cannot list", dir, e))?;
                 match entry.file_name().into_string() {
-                    Ok(name) => _ = names.insert(name),
+                    Ok(name) => _ = names.insert(name, entry.metadata().ok().and_then(|m| Facts::of_metadata(&m))),
                     // No file kix writes has such a name: removed at once.
                     Err(_) => remove(&entry.path())?,
                 }
@@ -155,7 +158,7 @@ fn list_or_create(dir: &Path) -> Result<std::collections::HashSet<String>, Diagn
         Err(_) => {}
     }
     std::fs::create_dir(dir).map_err(|e| write_failed("cannot create", dir, e))?;
-    Ok(std::collections::HashSet::new())
+    Ok(HashMap::new())
 }
 
 /// Removes a file, a symlink (not what it points to) or a directory tree (made writable first where it

@@ -7,8 +7,6 @@ use super::index::ClusterWorkloads;
 use crate::derive::InstancePlan;
 use crate::resolve::Cluster;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, Subject};
-use kix_kube::selector::Selector;
-use kix_yaml::Value;
 use std::collections::{BTreeSet, HashSet};
 
 /// Reports every workload whose pods two budgets select, at its selector, with each budget as a secondary label. `overlapping` workloads are skipped: their
@@ -26,14 +24,15 @@ pub fn report(
     // A budget two instances both emit is one object (reported as a duplicate, K0417): count it once.
     let mut seen: HashSet<(&str, &str), foldhash::fast::RandomState> = HashSet::default();
     for plan in plans {
-        // A budget's name and selector are never stamped.
-        for object in plan.values() {
-            let Some((name, selector)) = budget(object) else { continue };
+        // A budget's name and selector are never stamped: each is read once for its shape.
+        for (index, facts) in plan.facts().enumerate() {
+            let Some(selector) = &facts.budget else { continue };
+            let name = plan.name_of(index);
             if !seen.insert((plan.namespace.as_str(), name)) {
                 continue;
             }
             let Some(selector) = selector else { continue };
-            for entry in workloads.selected_by(&plan.namespace, &selector) {
+            for entry in workloads.selected_by(&plan.namespace, selector) {
                 covering[entry].push((name, &plan.name));
             }
         }
@@ -82,20 +81,4 @@ fn budget_label(cluster: &Cluster, name: &str, instance: &str) -> Option<(Locati
             format!("kix derives PodDisruptionBudget `{name}` for instance `{}`", instance.name),
         ),
     })
-}
-
-/// A `policy` PodDisruptionBudget's name and its selector (`None` when absent or unreadable: it selects nothing).
-fn budget(object: &Value) -> Option<(&str, Option<Selector>)> {
-    let is_pdb = object.get("kind").and_then(Value::as_str) == Some("PodDisruptionBudget")
-        && object.get("apiVersion").and_then(Value::as_str).map(kix_kube::kind::api_group) == Some("policy");
-    if !is_pdb {
-        return None;
-    }
-    let name = object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default();
-    let selector = object
-        .get("spec")
-        .and_then(|s| s.get("selector"))
-        .filter(|s| !s.is_null())
-        .and_then(|s| Selector::from_value(s).ok());
-    Some((name, selector))
 }

@@ -11,21 +11,23 @@ use std::collections::BTreeSet;
 
 /// Warns (K0421) for each kept namespace of an instance that nothing in the cluster's output creates.
 pub fn report(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostics) {
+    // Most clusters keep no namespace: then nothing needs the list of what they create.
+    if cluster.instances.iter().all(|instance| instance.package.namespaces.keep.is_empty()) {
+        return;
+    }
     let is_namespace = |object: &Value| {
         object.get("kind").and_then(Value::as_str) == Some("Namespace")
             && object.get("apiVersion").and_then(Value::as_str) == Some("v1")
     };
-    let name_of =
-        |object: &Value| object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).map(str::to_string);
-    let created: BTreeSet<String> = plan
-        .instances
-        .iter()
-        // Kinds and names as emitted (a shipped Namespace renamed for the instance is stamped in `values`).
-        .flat_map(|i| i.values())
-        .chain(plan.shared.iter().map(|s| &s.object))
-        .filter(|o| is_namespace(o))
-        .filter_map(name_of)
-        .collect();
+    fn name_of(object: &Value) -> Option<&str> {
+        object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str)
+    }
+    // Kinds and names as emitted (a shipped Namespace renamed for the instance is stamped: `name_of`).
+    let emitted = plan.instances.iter().flat_map(|i| {
+        i.facts().enumerate().filter(|(_, facts)| facts.is_namespace()).map(move |(index, _)| i.name_of(index))
+    });
+    let shared = plan.shared.iter().map(|s| &s.object).filter(|o| is_namespace(o)).filter_map(name_of);
+    let created: BTreeSet<&str> = emitted.chain(shared).collect();
     for instance in &cluster.instances {
         for kept in &instance.package.namespaces.keep {
             let namespace = kept.value.as_str();

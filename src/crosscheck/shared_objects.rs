@@ -11,7 +11,6 @@ use crate::derive::{InstancePlan, first_difference};
 use crate::resolve::Cluster;
 use foldhash::fast::RandomState as Fast;
 use kix_diag::{Code, Diagnostic, Diagnostics};
-use kix_yaml::Value;
 use std::collections::{BTreeMap, HashMap};
 
 /// Two instances of one cluster must not emit the same object (same namespace, or both
@@ -20,7 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagnostics) {
     // Per object: the instance that emitted it first, and which of its objects it is.
     // Keys borrow from the objects: this runs over every object of the cluster.
-    let objects = plans.iter().map(|p| p.values().len()).sum();
+    let objects = plans.iter().map(|p| p.facts().len()).sum();
     let mut first_owner: HashMap<ObjectKey<'_>, (&InstancePlan, usize), Fast> =
         HashMap::with_capacity_and_hasher(objects, Fast::default());
     // Instances by name, hashed: a cluster may run 100,000 instances (issue 19; a scan per plan took 50 s).
@@ -29,13 +28,9 @@ pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagn
         // Per earlier instance: the objects this one emits again (one diagnostic per pair of instances).
         let mut clashes: BTreeMap<&str, Vec<Clash>> = BTreeMap::new();
         // The namespace of the key is read for the instance; group, kind and name are as emitted (`values`).
-        for (index, object) in plan.values().enumerate() {
-            let text = |path: &[&str]| {
-                path.iter().try_fold(object, |v, k| v.get(k)).and_then(Value::as_str).unwrap_or_default()
-            };
-            let group = kix_kube::kind::api_group(text(&["apiVersion"]));
+        for (index, facts) in plan.facts().enumerate() {
             let namespace = plan.namespace_of(index).unwrap_or_default();
-            let key = (namespace, group, text(&["kind"]), text(&["metadata", "name"]));
+            let key = (namespace, facts.group(), &*facts.kind, plan.name_of(index));
             match first_owner.get(&key) {
                 Some((owner, _)) if owner.name == plan.name => {}
                 Some(&(owner, at)) => {

@@ -17,7 +17,7 @@ use super::patch::InstanceFields;
 use super::plan::{Unplaced, WorkloadPlan};
 #[cfg(test)]
 use super::planned::Origin;
-use super::planned::PlannedObject;
+use super::planned::{ObjectFacts, PlannedObject};
 use kix_kube::level::Level;
 use kix_yaml::Value;
 use std::borrow::Cow;
@@ -152,6 +152,30 @@ impl InstancePlan {
             self.planned.iter().map(stamp).collect()
         });
         referencing[index].as_ref().unwrap_or(&planned.value)
+    }
+
+    /// What the checks read of each object, in order (see [`ObjectFacts`]: the same for every instance of
+    /// a shape but for `metadata.namespace`, [`InstancePlan::namespace_of`], and a stamped name,
+    /// [`InstancePlan::name_of`]).
+    pub fn facts(&self) -> impl ExactSizeIterator<Item = &ObjectFacts> {
+        self.planned.iter().map(|planned| &*planned.facts)
+    }
+
+    /// The `metadata.name` of an object as emitted for this instance (empty when it has none): the
+    /// object's facts, or where stamping may rename it (a Namespace named as the package's own namespace),
+    /// the object as the checks read it.
+    pub fn name_of(&self, index: usize) -> &str {
+        let planned = &self.planned[index];
+        if !self.from_shape || !planned.fields.has_references() {
+            return &planned.facts.name;
+        }
+        let object = self.value(index);
+        object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default()
+    }
+
+    /// Whether the objects already hold the core `Namespace` named `name` (shipped, perhaps renamed).
+    pub fn ships_namespace(&self, name: &str) -> bool {
+        self.facts().enumerate().any(|(index, facts)| facts.is_namespace() && self.name_of(index) == name)
     }
 
     /// The `metadata.namespace` of an object for this instance (`None` when it has none: cluster-scoped).

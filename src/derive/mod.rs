@@ -45,7 +45,7 @@ pub use shared::{KUSTOMIZATION_FILE, SHARED_FILE, SharedObject, first_difference
 
 use crate::load::documents::Document;
 use crate::resolve::inventory::InventoryNode;
-use crate::resolve::{Cluster, FailureDomains, Instance};
+use crate::resolve::{Cluster, DocumentScope, FailureDomains, Instance};
 pub use instance_plan::InstancePlan;
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_yaml::Value;
@@ -97,14 +97,10 @@ fn derive_instance(
     diagnostics: &mut Diagnostics,
 ) -> InstancePlan {
     let package = &instance.package;
-    let placements: Vec<Option<Placement>> = package
-        .documents
-        .iter()
-        .map(|document| {
-            if scope::is_cluster_scoped(document, &package.cluster_scoped_kinds) {
-                return None;
-            }
-            let placement = namespaces::placement(document, instance, package);
+    let placements: Vec<Option<Placement>> = (package.documents.iter().zip(&package.scopes))
+        .map(|(document, scope)| {
+            let DocumentScope::Namespaced(written) = scope else { return None };
+            let placement = namespaces::placement(written.as_deref(), instance, package);
             if let Placement::Foreign(theirs) = &placement {
                 let sole = namespaces::sole_namespace(package) == Some(theirs.as_str());
                 report_foreign_namespace(document, theirs, sole, instance, diagnostics);
@@ -153,7 +149,7 @@ fn derive_instance(
     }
     // Valid by construction (a DNS-1123 name, kix's labels), and only when not shipped: after the checks.
     // (The objects as the checks read them say whether it ships the Namespace, renamed or not.)
-    if instance.create_namespace && !namespaces::ships_namespace(plan.values(), &instance.namespace) {
+    if instance.create_namespace && !plan.ships_namespace(&instance.namespace) {
         let mut namespace = namespaces::namespace_object(&instance.namespace);
         let fields = patch::set_instance_fields(
             &mut namespace,

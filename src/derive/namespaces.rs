@@ -29,8 +29,7 @@
 //! Strings inside containers' arguments or config files (`--namespace=X`,
 //! `svc.X.cluster.local`) are the user's and are left alone.
 
-use crate::load::documents::Document;
-use crate::resolve::{Instance, Package};
+use crate::resolve::{DocumentScope, Instance, Package};
 use kix_yaml::{Mapping, Value};
 
 /// Where a namespaced object goes.
@@ -44,10 +43,10 @@ pub enum Placement {
     Foreign(String),
 }
 
-/// Where a namespaced document goes (an empty namespace is unset, as kubectl treats it).
-pub fn placement(document: &Document, instance: &Instance, package: &Package) -> Placement {
-    let written = document.value.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str);
-    match written.filter(|ns| !ns.is_empty()) {
+/// Where a namespaced document goes, given the namespace it names (`None`: unset; an empty namespace is
+/// unset, as kubectl treats it, and the package's scopes hold it so).
+pub fn placement(written: Option<&str>, instance: &Instance, package: &Package) -> Placement {
+    match written {
         None => Placement::Instance,
         Some(ns) if ns == instance.namespace || package.namespaces.is_own(ns) => Placement::Instance,
         Some(ns) if package.namespaces.keeps(ns) => Placement::Kept(ns.to_string()),
@@ -59,12 +58,9 @@ pub fn placement(document: &Document, instance: &Instance, package: &Package) ->
 /// without a namespace count against it).
 pub fn sole_namespace(package: &Package) -> Option<&str> {
     let mut sole = None;
-    for document in &package.documents {
-        if super::scope::is_cluster_scoped(document, &package.cluster_scoped_kinds) {
-            continue;
-        }
-        let written = document.value.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str);
-        match (written.filter(|ns| !ns.is_empty()), sole) {
+    for scope in &package.scopes {
+        let DocumentScope::Namespaced(written) = scope else { continue };
+        match (written.as_deref(), sole) {
             (None, _) => return None,
             (Some(ns), None) => sole = Some(ns),
             (Some(ns), Some(seen)) if ns != seen => return None,
@@ -190,15 +186,6 @@ fn selector_sites(selector: Option<&Value>, path: &[Step], own: &str, sites: &mu
 /// The elements of a sequence with their indexes (none for anything else).
 fn items(value: Option<&Value>) -> impl Iterator<Item = (usize, &Value)> {
     value.and_then(Value::as_sequence).map(|items| items.as_slice()).unwrap_or_default().iter().enumerate()
-}
-
-/// Whether the objects already hold the core `Namespace` named `name` (shipped, perhaps renamed).
-pub fn ships_namespace<'v>(mut objects: impl Iterator<Item = &'v Value>, name: &str) -> bool {
-    objects.any(|o| {
-        o.get("apiVersion").and_then(Value::as_str) == Some("v1")
-            && o.get("kind").and_then(Value::as_str) == Some("Namespace")
-            && o.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str) == Some(name)
-    })
 }
 
 /// The instance's own `v1 Namespace` (`createNamespace = true`), unlabelled.

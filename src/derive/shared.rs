@@ -16,6 +16,7 @@
 //! `crosscheck::shared_objects`, naming the first field that differs).
 
 use super::instance_plan::InstancePlan;
+use super::planned::ObjectFacts;
 
 use kix_yaml::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -44,16 +45,13 @@ pub struct SharedObject {
     pub instances: Vec<String>,
 }
 
-/// (group, kind, name) of a cluster-scoped object; `None` for a namespaced one (derive gives every
-/// namespaced object a namespace and none to cluster-scoped ones).
-fn cluster_scoped_identity(object: &Value) -> Option<(String, String, String)> {
-    let metadata = object.get("metadata");
-    if metadata.and_then(|m| m.get("namespace")).is_some() {
+/// (group, kind, name) of a cluster-scoped object of an instance, as emitted; `None` for a namespaced
+/// one (derive gives every namespaced object a namespace and none to cluster-scoped ones).
+fn cluster_scoped_identity(plan: &InstancePlan, index: usize, facts: &ObjectFacts) -> Option<(String, String, String)> {
+    if facts.has_namespace {
         return None;
     }
-    let text = |value: Option<&Value>| value.and_then(Value::as_str).unwrap_or_default().to_string();
-    let group = kix_kube::kind::api_group(object.get("apiVersion").and_then(Value::as_str).unwrap_or_default());
-    Some((group.to_string(), text(object.get("kind")), text(metadata.and_then(|m| m.get("name")))))
+    Some((facts.group().to_string(), facts.kind.to_string(), plan.name_of(index).to_string()))
 }
 
 /// Moves every cluster-scoped object that two or more instances emit identically (each once) out of
@@ -65,8 +63,8 @@ pub fn share(instances: &mut [InstancePlan]) -> Vec<SharedObject> {
     let mut first_seen = Vec::new();
     for &i in &order {
         // Whether an object is cluster-scoped, and its group, kind and name, as emitted (`values`).
-        for (j, object) in instances[i].values().enumerate() {
-            let Some(key) = cluster_scoped_identity(object) else { continue };
+        for (j, facts) in instances[i].facts().enumerate() {
+            let Some(key) = cluster_scoped_identity(&instances[i], j, facts) else { continue };
             let entries = groups.entry(key.clone()).or_default();
             if entries.is_empty() {
                 first_seen.push(key);

@@ -82,6 +82,8 @@ pub(super) fn member_package(
         }
     }
     label_members(&mut copy, instance, &across.name);
+    // Renaming and labelling leave kinds and namespaces alone; read again all the same, from the copy.
+    copy.scopes = super::package::document_scopes(&copy.documents, &copy.cluster_scoped_kinds);
     form_groups(&mut copy, &prefix, across, subject, diagnostics).then(|| Arc::new(copy))
 }
 

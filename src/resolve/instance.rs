@@ -24,7 +24,6 @@ use super::survival::{Domains, check_majority};
 use super::versions::choose_package;
 use crate::load::cluster::RawInstance;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, SourceFile, Subject};
-use kix_kube::kind::ControllerKind;
 use kix_kube::level::Level;
 use kix_kube::names;
 
@@ -184,8 +183,8 @@ fn report_unmanaged_replicas(cluster: &str, instance: &Instance, diagnostics: &m
     if instance.level.value < Level::Pod {
         return;
     }
-    for document in &instance.package.documents {
-        let Some(kind) = ControllerKind::of(&document.value).filter(|k| k.replicates()) else { continue };
+    for &(index, kind) in &instance.package.replicating {
+        let document = &instance.package.documents[index];
         diagnostics.push(
             Diagnostic::new(
                 Code::UnmanagedReplicas,

@@ -43,7 +43,8 @@ pub use acknowledged::Acknowledged;
 pub use groups::labels_text;
 pub use instance::workload_at;
 pub use model::{
-    Ceiling, Cluster, Instance, InstanceGroup, InstanceWorkload, Model, Package, ReplicaSource, RequestedBy, Workload,
+    Ceiling, Cluster, DocumentScope, Instance, InstanceGroup, InstanceWorkload, Model, Package, ReplicaSource,
+    RequestedBy, Workload,
 };
 pub use substrate::{FailureDomains, Support};
 

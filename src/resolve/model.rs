@@ -276,6 +276,22 @@ pub struct Package {
     /// The documents whose strings name `meta.namespace` (K0209), found the first time an instance runs
     /// elsewhere: the same for every instance, so a package's strings are read once, not per instance.
     pub namespace_strings: std::sync::OnceLock<Vec<NamespaceInStrings>>,
+    /// Per document, where it goes as far as the package decides it.
+    pub scopes: Vec<DocumentScope>,
+    /// ReplicaSets and ReplicationControllers (kinds that replicate pods and that kix does not place,
+    /// K0434), by document index.
+    pub replicating: Vec<(usize, kix_kube::kind::ControllerKind)>,
+}
+
+/// Where one of a package's documents goes, as far as the package decides it: read once per package
+/// version, where derive read every document of every instance (issue 20).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DocumentScope {
+    /// Outside namespaces: a well-known cluster-scoped kind, or a custom one the package's CRDs declare so.
+    Cluster,
+    /// In a namespace: the `metadata.namespace` written (`None` when absent, empty or not a string: unset,
+    /// as kubectl treats it).
+    Namespaced(Option<String>),
 }
 
 /// A document whose strings name the package's own namespace (K0209, `resolve::namespace_strings`).

@@ -5,7 +5,7 @@
 //! A package that fails is absent from what follows; its name is kept among
 //! the failed ones so an instance naming it is not also told it does not exist.
 
-use super::model::{Package, Sourced, Workload};
+use super::model::{DocumentScope, Package, Sourced, Workload};
 use crate::load::PackageDir;
 use crate::load::documents::Document;
 use crate::load::package::{EvictionPolicy, RawWorkload, Survive};
@@ -17,6 +17,7 @@ use kix_kube::names;
 use kix_kube::operators::KindTable;
 use kix_kube::strict::CustomKinds;
 use kix_kube::workload::{MAX_REPLICAS, PdbView, WorkloadView};
+use kix_yaml::Value;
 use semver::Version;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -207,6 +208,8 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
     let placed: BTreeSet<usize> = workloads.iter().map(|w| w.document).collect();
     let unmanaged_custom = super::custom::unmanaged_custom(&documents, &placed, unreadable);
     let namespaces = super::namespaces::package_namespaces(meta, &manifest, &subject, diagnostics);
+    let scopes = document_scopes(&documents, &cluster_scoped_kinds);
+    let replicating = replicating_documents(&documents);
     Some(Package {
         name,
         version,
@@ -221,7 +224,32 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         namespaces,
         unmanaged_custom,
         namespace_strings: std::sync::OnceLock::new(),
+        scopes,
+        replicating,
     })
+}
+
+/// The scope of each document, given the custom kinds the package's CRDs declare cluster-scoped.
+pub(super) fn document_scopes(
+    documents: &[Document],
+    cluster_scoped_kinds: &BTreeSet<(String, String)>,
+) -> Vec<DocumentScope> {
+    let scope = |document: &Document| {
+        if crate::derive::is_cluster_scoped(document, cluster_scoped_kinds) {
+            return DocumentScope::Cluster;
+        }
+        let written = document.value.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str);
+        DocumentScope::Namespaced(written.filter(|ns| !ns.is_empty()).map(str::to_string))
+    };
+    documents.iter().map(scope).collect()
+}
+
+/// The documents of kinds that replicate pods which kix does not place (ReplicaSets, ReplicationControllers).
+fn replicating_documents(documents: &[Document]) -> Vec<(usize, ControllerKind)> {
+    let replicating = |(index, document): (usize, &Document)| {
+        ControllerKind::of(&document.value).filter(|kind| kind.replicates()).map(|kind| (index, kind))
+    };
+    documents.iter().enumerate().filter_map(replicating).collect()
 }
 
 /// A view with the index of the document it was read from.
