@@ -197,8 +197,9 @@ impl Manifest {
         let out = section(Tree::Out).and_then(|text| parse_section(text, None)).unwrap_or_default();
         let spare = section(Tree::Spare).and_then(|text| parse_section(text, Some(&out))).unwrap_or_default();
         let written = self.written;
-        fn trusted(entries: HashMap<&str, Entry>, written: Time) -> Entries<'_> {
-            Entries { entries: entries.into_iter().filter(|(_, e)| e.facts.settled_before(written)).collect() }
+        fn trusted(mut entries: HashMap<&str, Entry>, written: Time) -> Entries<'_> {
+            entries.retain(|_, e| e.facts.settled_before(written));
+            Entries { entries }
         }
         (trusted(out, written), trusted(spare, written))
     }
@@ -289,10 +290,10 @@ pub(crate) fn judge(entry: Option<&Entry>, facts: Option<Facts>, hash: u128) -> 
 fn parse_entry(line: &str) -> Option<(&str, Entry)> {
     let mut fields = line.splitn(8, ' ');
     let mut next = || fields.next();
-    let hash = u128::from_str_radix(next()?, 16).ok()?;
+    let hash = parse_hex(next()?)?;
     let key = match next()? {
         "-" => None,
-        key => Some(u128::from_str_radix(key, 16).ok()?),
+        key => Some(parse_hex(key)?),
     };
     let device = next()?.parse().ok()?;
     let inode = next()?.parse().ok()?;
@@ -307,14 +308,41 @@ fn parse_entry(line: &str) -> Option<(&str, Entry)> {
     Some((name, Entry { hash, key, facts: Facts { device, inode, size, modified, changed } }))
 }
 
+/// A hash or key as [`push_hex`] writes it: exactly 32 lowercase hex digits (what `{:032x}` wrote).
+fn parse_hex(field: &str) -> Option<u128> {
+    if field.len() != 32 {
+        return None;
+    }
+    field.bytes().try_fold(0u128, |value, digit| {
+        let nibble = match digit {
+            b'0'..=b'9' => digit - b'0',
+            b'a'..=b'f' => digit - b'a' + 10,
+            _ => return None,
+        };
+        Some(value << 4 | u128::from(nibble))
+    })
+}
+
+/// Appends `value` as 32 lowercase hex digits and a space (by hand: `write!` through the formatting
+/// machinery was a tenth of writing the manifest, which holds two of them per file of a fleet).
+fn push_hex(text: &mut String, value: u128) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = [0u8; 33];
+    for (i, digit) in hex[..32].iter_mut().enumerate() {
+        *digit = DIGITS[(value >> (124 - 4 * i) & 0xf) as usize];
+    }
+    hex[32] = b' ';
+    text.push_str(std::str::from_utf8(&hex).unwrap_or_default());
+}
+
 fn format_entry(text: &mut String, name: &str, entry: &Entry) {
     use std::fmt::Write as _;
     let Facts { device, inode, size, modified, changed } = entry.facts;
-    let _ = write!(text, "{:032x} ", entry.hash);
-    let _ = match entry.key {
-        Some(key) => write!(text, "{key:032x} "),
-        None => write!(text, "- "),
-    };
+    push_hex(text, entry.hash);
+    match entry.key {
+        Some(key) => push_hex(text, key),
+        None => text.push_str("- "),
+    }
     let _ = writeln!(
         text,
         "{device} {inode} {size} {}.{:09} {}.{:09} {name}",
@@ -376,6 +404,22 @@ pub(crate) fn write<'s>(path: &Path, sections: impl IntoIterator<Item = &'s str>
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+
+    /// Hashes and keys are written as `{:032x}` wrote them and read back; anything else is refused.
+    #[test]
+    fn hex_fields_are_written_as_before_and_read_back() {
+        for value in
+            [0, 1, 0xf, 0xdead_beef, u128::MAX, u128::MAX - 1, 1 << 127, 0x0123_4567_89ab_cdef_0123_4567_89ab_cdef]
+        {
+            let mut text = String::new();
+            push_hex(&mut text, value);
+            assert_eq!(text, format!("{value:032x} "));
+            assert_eq!(parse_hex(text.trim_end()), Some(value));
+        }
+        for refused in ["", "0", &"0".repeat(31), &"0".repeat(33), &"A".repeat(32), &"g".repeat(32), &"+1".repeat(16)] {
+            assert_eq!(parse_hex(refused), None, "{refused}");
+        }
+    }
 
     fn entry(hash: u128, facts: Facts) -> Entry {
         Entry { hash, key: None, facts }

@@ -43,14 +43,15 @@ impl<'a> ClusterWorkloads<'a> {
         ClusterWorkloads { entries, index }
     }
 
-    /// The entries of `namespace` whose pod template the selector selects, in entry order.
-    pub(super) fn selected_by(&self, namespace: &str, selector: &Selector) -> Vec<usize> {
-        self.index
-            .candidates(namespace, selector)
-            .iter()
-            .copied()
-            .filter(|&i| selector.matches(self.entries[i].labels()))
-            .collect()
+    /// The entries of `namespace` whose pod template the selector selects, in entry order (an iterator:
+    /// every budget and workload of a fleet asks, and most take one entry).
+    pub(super) fn selected_by<'s>(
+        &'s self,
+        namespace: &str,
+        selector: &'s Selector,
+    ) -> impl Iterator<Item = usize> + 's {
+        let candidates = self.index.candidates(namespace, selector).iter().copied();
+        candidates.filter(move |&i| selector.matches(self.entries[i].labels()))
     }
 }
 

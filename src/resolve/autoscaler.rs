@@ -109,9 +109,10 @@ pub fn floor(
         _ => 0,
     };
     let min = view.min().max(needed);
-    let prefix = format!("cluster `{}` instance `{}`", context.cluster, context.instance);
-    let target = format!("{} `{}`", context.workload.kind, context.workload.name);
+    // Only a raised bound says them (a fleet resolves every autoscaler of every instance).
+    let prefix = || format!("cluster `{}` instance `{}`", context.cluster, context.instance);
     if min > view.min() {
+        let (prefix, target) = (prefix(), format!("{} `{}`", context.workload.kind, context.workload.name));
         diagnostics.push(
             Diagnostic::new(
                 Code::AutoscalerMinRaised,
@@ -138,6 +139,7 @@ pub fn floor(
     }
     let max = view.max().max(min);
     if max > view.max() {
+        let prefix = prefix();
         diagnostics.push(
             Diagnostic::new(
                 Code::AutoscalerMaxRaised,
