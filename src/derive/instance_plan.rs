@@ -21,7 +21,7 @@ use super::planned::{ObjectFacts, PlannedObject};
 use kix_kube::level::Level;
 use kix_yaml::Value;
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// The compiled output of one instance: its objects in emit order.
 #[derive(Clone, Debug)]
@@ -34,8 +34,9 @@ pub struct InstancePlan {
     pub requested: Level,
     pub level: Level,
     /// The objects, as derived for this instance or, when `from_shape`, for the first instance of its
-    /// shape: read through the methods, which stamp them for this one.
-    planned: Vec<PlannedObject>,
+    /// shape: read through the methods, which stamp them for this one. Shared with the shape's template
+    /// (and so with every instance of the shape) until the plan changes them (copied then).
+    planned: Arc<Vec<PlannedObject>>,
     /// Whether `planned` holds another instance's namespace and name where stamping writes them.
     from_shape: bool,
     /// The objects for this instance (stamped when `from_shape`), made the first time they are asked for
@@ -69,7 +70,7 @@ impl InstancePlan {
             package_version: package_version.to_string(),
             requested,
             level,
-            planned: Vec::new(),
+            planned: Arc::default(),
             from_shape: false,
             stamped: OnceLock::new(),
             referencing: OnceLock::new(),
@@ -80,7 +81,7 @@ impl InstancePlan {
     }
 
     /// Sets the objects: derived for this instance, or (`from_shape`) for the first instance of its shape.
-    pub(super) fn set_objects(&mut self, planned: Vec<PlannedObject>, from_shape: bool) {
+    pub(super) fn set_objects(&mut self, planned: Arc<Vec<PlannedObject>>, from_shape: bool) {
         self.planned = planned;
         self.from_shape = from_shape;
         self.forget_stamped();
@@ -97,13 +98,13 @@ impl InstancePlan {
     pub(crate) fn push_object(&mut self, object: Value, instance_label_added: bool) {
         self.forget_stamped();
         let fields = InstanceFields { in_instance_namespace: false, instance_label_added, references: None };
-        self.planned.push(PlannedObject::new(object, fields, Origin::Document(0)));
+        Arc::make_mut(&mut self.planned).push(PlannedObject::new(object, fields, Origin::Document(0)));
     }
 
     /// Puts an object derived for this instance first (the Namespace of `createNamespace`).
     pub(super) fn insert_first(&mut self, planned: PlannedObject) {
         self.forget_stamped();
-        self.planned.insert(0, planned);
+        Arc::make_mut(&mut self.planned).insert(0, planned);
     }
 
     /// The instance's objects, in emit order.
@@ -201,7 +202,7 @@ impl InstancePlan {
     /// Forgets the objects' pre-rendered text, so that `emit` renders each from its value (tests comparing the two).
     #[cfg(test)]
     pub(super) fn forget_rendered(&mut self) {
-        for planned in &mut self.planned {
+        for planned in Arc::make_mut(&mut self.planned) {
             planned.rendered = None;
         }
     }
@@ -209,7 +210,7 @@ impl InstancePlan {
     /// Keeps the objects at the positions for which `keep` is true, in order.
     pub(super) fn retain_objects(&mut self, keep: impl Fn(usize) -> bool) {
         let mut index = 0..;
-        self.planned.retain(|_| keep(index.next().unwrap_or_default()));
+        Arc::make_mut(&mut self.planned).retain(|_| keep(index.next().unwrap_or_default()));
         self.forget_stamped();
     }
 }

@@ -143,7 +143,7 @@ fn derive_instance(
                 plan.set_objects(template.objects.clone(), true);
                 shapes.insert(key, template);
             } else {
-                plan.set_objects(objects, false);
+                plan.set_objects(std::sync::Arc::new(objects), false);
             }
         }
     }

@@ -70,7 +70,8 @@ pub struct ShapeKey {
 /// One shape's derived objects, as derived for the first instance of that shape, each rendered once where it
 /// can be (see [`RenderedObject`]).
 pub struct Template {
-    pub objects: Vec<PlannedObject>,
+    /// Shared by every instance of the shape (an instance copies them only to change them).
+    pub objects: Arc<Vec<PlannedObject>>,
 }
 
 impl Template {
@@ -84,7 +85,7 @@ impl Template {
                 + references;
             planned.rendered = RenderedObject::cut(&object, sites).map(Arc::new);
         }
-        Template { objects }
+        Template { objects: Arc::new(objects) }
     }
 }
 
