@@ -47,24 +47,41 @@ use super::rendered::{INSTANCE_STAND_IN, NAMESPACE_STAND_IN, RenderedObject};
 use crate::load::cluster::ClusterFile;
 use crate::resolve::{Instance, Packages};
 use kix_yaml::Value;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-/// What an instance's derived objects depend on, besides its namespace and name.
+/// What an instance's derived objects depend on, besides its namespace and name. An instance looks its
+/// shape up with a key that borrows its plans; only a shape's first instance makes an owned key, to keep
+/// (every instance of a fleet copied its placements and workloads' plans into a key, issue 20).
 #[derive(Debug, PartialEq, Eq, Hash)]
-pub struct ShapeKey {
+pub struct ShapeKey<'a> {
     /// The package version, by identity: the address of the `Arc<Package>` instances of one version share
     /// (the compile's packages hold it until the compile ends).
     package: usize,
     /// Per document: `None` when cluster-scoped, else where it goes.
-    placements: Vec<Option<Placement>>,
-    workloads: Vec<WorkloadPlan>,
+    placements: Cow<'a, [Option<Placement>]>,
+    workloads: Cow<'a, [WorkloadPlan]>,
     /// The instance's namespace, when the package's documents name it (see the module comment).
-    namespace: Option<String>,
+    namespace: Option<Cow<'a, str>>,
     /// The cluster's `instanceLabel` is `add`: shapes are shared by the clusters of a compile, and on a
     /// cluster that leaves `app.kubernetes.io/instance` alone the objects differ.
     add_instance_label: bool,
+}
+
+impl ShapeKey<'_> {
+    /// The key with what it borrows copied, to keep with the shape.
+    fn into_owned(self) -> ShapeKey<'static> {
+        ShapeKey {
+            package: self.package,
+            placements: Cow::Owned(self.placements.into_owned()),
+            workloads: Cow::Owned(self.workloads.into_owned()),
+            namespace: self.namespace.map(|namespace| Cow::Owned(namespace.into_owned())),
+            add_instance_label: self.add_instance_label,
+        }
+    }
 }
 
 /// One shape's derived objects, as derived for the first instance of that shape, each rendered once where it
@@ -100,9 +117,11 @@ fn has_kix_label(object: &Value) -> bool {
 /// value (`stamped_instances_equal_instances_derived_alone`), so the output is the same in any order.
 #[derive(Default)]
 pub struct Shapes {
-    /// Hashed with foldhash: a key holds every workload's plan and is hashed for every instance of a
-    /// fleet (std's SipHash was 4% of a `check`); the map is only looked up.
-    entries: Mutex<HashMap<ShapeKey, Arc<Template>, foldhash::fast::RandomState>>,
+    /// By the key's hash (with `hasher`), the shapes whose keys hash so. Hashed with foldhash: a key
+    /// holds every workload's plan and is hashed for every instance of a fleet (std's SipHash was 4% of a
+    /// `check`); the map is only looked up.
+    entries: Mutex<HashMap<u64, Vec<(ShapeKey<'static>, Arc<Template>)>>>,
+    hasher: foldhash::fast::RandomState,
     /// Per package version with a namespace of its own (by address): the hashes of the strings its
     /// documents hold, made the first time one of its instances derives.
     strings: Mutex<HashMap<usize, Arc<HashSet<u64>>>>,
@@ -158,27 +177,30 @@ impl Shapes {
         if done.is_empty() {
             return;
         }
-        lock(&self.entries).retain(|key, _| !done.contains(&key.package));
+        lock(&self.entries).retain(|_, shapes| {
+            shapes.retain(|(key, _)| !done.contains(&key.package));
+            !shapes.is_empty()
+        });
         let mut strings = lock(&self.strings);
         for package in done {
             strings.remove(&package);
         }
     }
 
-    /// The shape of an instance's objects (see the module comment).
-    pub fn key(
+    /// The shape of an instance's objects (see the module comment), borrowing them.
+    pub fn key<'a>(
         &self,
-        instance: &Instance,
-        placements: &[Option<Placement>],
-        workloads: &[WorkloadPlan],
+        instance: &'a Instance,
+        placements: &'a [Option<Placement>],
+        workloads: &'a [WorkloadPlan],
         add_instance_label: bool,
-    ) -> ShapeKey {
+    ) -> ShapeKey<'a> {
         let named = instance.package.namespaces.own.is_some() && self.names(instance, &instance.namespace);
         ShapeKey {
             package: address(instance),
-            placements: placements.to_vec(),
-            workloads: workloads.to_vec(),
-            namespace: named.then(|| instance.namespace.clone()),
+            placements: Cow::Borrowed(placements),
+            workloads: Cow::Borrowed(workloads),
+            namespace: named.then_some(Cow::Borrowed(instance.namespace.as_str())),
             add_instance_label,
         }
     }
@@ -197,18 +219,26 @@ impl Shapes {
         strings.contains(&hash_of(text))
     }
 
-    pub fn get(&self, key: &ShapeKey) -> Option<Arc<Template>> {
-        lock(&self.entries).get(key).cloned()
+    pub fn get(&self, key: &ShapeKey<'_>) -> Option<Arc<Template>> {
+        let hash = self.hasher.hash_one(key);
+        let entries = lock(&self.entries);
+        let shapes = entries.get(&hash)?;
+        shapes.iter().find(|(known, _)| known == key).map(|(_, template)| template.clone())
     }
 
     /// Keeps the first template of a shape (another core may have derived the same shape meanwhile).
-    pub fn insert(&self, key: ShapeKey, template: Template) {
-        lock(&self.entries).entry(key).or_insert_with(|| Arc::new(template));
+    pub fn insert(&self, key: ShapeKey<'_>, template: Template) {
+        let hash = self.hasher.hash_one(&key);
+        let mut entries = lock(&self.entries);
+        let shapes = entries.entry(hash).or_default();
+        if !shapes.iter().any(|(known, _)| *known == key) {
+            shapes.push((key.into_owned(), Arc::new(template)));
+        }
     }
 
     #[cfg(test)]
     pub fn count(&self) -> usize {
-        lock(&self.entries).len()
+        lock(&self.entries).values().map(Vec::len).sum()
     }
 }
 
