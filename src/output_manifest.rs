@@ -286,26 +286,48 @@ pub(crate) fn judge(entry: Option<&Entry>, facts: Option<Facts>, hash: u128) -> 
     }
 }
 
-/// `<hash> <key or -> <device> <inode> <size> <mtime s>.<ns> <ctime s>.<ns> <file>`.
+/// `<hash> <key or -> <device> <inode> <size> <mtime s>.<ns> <ctime s>.<ns> <file>`, numbers in decimal as
+/// [`format_entry`] writes them (a leading `-` only on a time's seconds). Read a byte at a time: a
+/// fleet's rebuild reads two entries per file it keeps (`splitn` and `str::parse` were a twentieth of it).
 fn parse_entry(line: &str) -> Option<(&str, Entry)> {
-    let mut fields = line.splitn(8, ' ');
-    let mut next = || fields.next();
-    let hash = parse_hex(next()?)?;
-    let key = match next()? {
+    let mut rest = line;
+    let mut field = || -> Option<&str> {
+        let (field, after) = rest.split_at(rest.bytes().position(|b| b == b' ')?);
+        rest = &after[1..];
+        Some(field)
+    };
+    let hash = parse_hex(field()?)?;
+    let key = match field()? {
         "-" => None,
         key => Some(parse_hex(key)?),
     };
-    let device = next()?.parse().ok()?;
-    let inode = next()?.parse().ok()?;
-    let size = next()?.parse().ok()?;
+    let device = parse_decimal(field()?)?;
+    let inode = parse_decimal(field()?)?;
+    let size = parse_decimal(field()?)?;
     let time = |field: &str| -> Option<Time> {
         let (seconds, nanos) = field.split_once('.')?;
-        Some((seconds.parse().ok()?, nanos.parse().ok().filter(|n| (0..1_000_000_000).contains(n))?))
+        let seconds = match seconds.strip_prefix('-') {
+            Some(magnitude) => -i64::try_from(parse_decimal(magnitude)?).ok()?,
+            None => i64::try_from(parse_decimal(seconds)?).ok()?,
+        };
+        let nanos = parse_decimal(nanos).filter(|n| *n < 1_000_000_000)?;
+        Some((seconds, nanos as i64))
     };
-    let modified = time(next()?)?;
-    let changed = time(next()?)?;
-    let name = next().filter(|k| !k.is_empty() && !k.contains(['/', ' ', '\n', '\r']))?;
+    let modified = time(field()?)?;
+    let changed = time(field()?)?;
+    let name = Some(rest).filter(|k| !k.is_empty() && !k.contains(['/', ' ', '\n', '\r']))?;
     Some((name, Entry { hash, key, facts: Facts { device, inode, size, modified, changed } }))
+}
+
+/// An unsigned decimal of one to twenty digits that fits a `u64`.
+fn parse_decimal(field: &str) -> Option<u64> {
+    if field.is_empty() || field.len() > 20 {
+        return None;
+    }
+    field.bytes().try_fold(0u64, |value, digit| {
+        let digit = digit.checked_sub(b'0').filter(|d| *d < 10)?;
+        value.checked_mul(10)?.checked_add(u64::from(digit))
+    })
 }
 
 /// A hash or key as [`push_hex`] writes it: exactly 32 lowercase hex digits (what `{:032x}` wrote).
@@ -418,6 +440,28 @@ mod tests {
         }
         for refused in ["", "0", &"0".repeat(31), &"0".repeat(33), &"A".repeat(32), &"g".repeat(32), &"+1".repeat(16)] {
             assert_eq!(parse_hex(refused), None, "{refused}");
+        }
+    }
+
+    /// Decimal fields read as `str::parse` read them, for every form `format_entry` writes; signs,
+    /// blanks, overflow and empty fields refused.
+    #[test]
+    fn decimal_fields_are_read_as_before() {
+        for value in [0, 1, 9, 10, 999_999_999, u64::from(u32::MAX), u64::MAX - 1, u64::MAX] {
+            assert_eq!(parse_decimal(&value.to_string()), Some(value));
+        }
+        for refused in ["", "+1", "-1", " 1", "1 ", "1.0", "18446744073709551616", "99999999999999999999", "x"] {
+            assert_eq!(parse_decimal(refused), None, "{refused}");
+        }
+        let facts =
+            Facts { device: 66, inode: 1 << 40, size: 0, modified: (-5, 7), changed: (1_764_000_000, 999_999_999) };
+        let entry = Entry { hash: 1 << 100, key: Some(7), facts };
+        let mut line = String::new();
+        format_entry(&mut line, "i0001.yaml", &entry);
+        assert_eq!(parse_entry(line.trim_end_matches('\n')), Some(("i0001.yaml", entry)));
+        for broken in ["-.5", "1.5.0", "5.1000000000", "5", "5.-1"] {
+            let damaged = line.trim_end_matches('\n').replacen("-5.000000007", broken, 1);
+            assert_eq!(parse_entry(&damaged), None, "{damaged}");
         }
     }
 
