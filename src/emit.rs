@@ -202,9 +202,10 @@ pub fn compare_removed(out: &Path, built: &[&str], all_clusters: bool) -> Vec<Di
         return Vec::new();
     }
     let mut differences = Vec::new();
+    let built: std::collections::HashSet<&str> = built.iter().copied().collect();
     for entry in std::fs::read_dir(out).into_iter().flatten().flatten() {
         let name = entry.file_name();
-        let kept = built.iter().any(|c| name.to_str() == Some(*c));
+        let kept = name.to_str().is_some_and(|name| built.contains(name));
         if !kept && generated_by_kix(&entry.path()) {
             differences.push(Difference::Extra { path: entry.path() });
         }
@@ -420,12 +421,15 @@ impl Staging {
             remove_tree(&staging);
             return Ok(());
         }
+        // By name, hashed: a fleet's two listings asked every name of a thousand clusters (issue 20).
+        let built_names: std::collections::HashSet<&str> = built.iter().copied().collect();
+        let is_built = |name: &std::ffi::OsStr| name.to_str().is_some_and(|name| built_names.contains(name));
         // The spare's entries that are not this build's clusters' directories: clusters gone, and what was
         // copied from the `out` of two builds ago.
         let entries = std::fs::read_dir(&staging).map_err(|e| write_failed("cannot list", &staging, e))?;
         for entry in entries {
             let entry = entry.map_err(|e| write_failed("cannot list", &staging, e))?;
-            if !built.iter().any(|c| entry.file_name().to_str() == Some(*c)) {
+            if !is_built(&entry.file_name()) {
                 crate::spare::remove(&entry.path())?;
             }
         }
@@ -434,7 +438,7 @@ impl Staging {
             for entry in entries {
                 let entry = entry.map_err(|e| write_failed("cannot list", out, e))?;
                 let name = entry.file_name();
-                if built.iter().any(|c| name.to_str() == Some(*c)) {
+                if is_built(&name) {
                     continue;
                 }
                 if all_clusters && generated_by_kix(&entry.path()) {

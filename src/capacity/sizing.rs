@@ -44,14 +44,16 @@ pub fn check(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostic
                 .filter(|w| names.contains(&w.name.as_str()))
                 .any(|w| w.spreads.iter().any(|s| s.hard && s.key == cluster.domains.zone))
         };
-        for judged in judged(instance, &hard) {
+        for judged in judged(instance, zones, &hard) {
             report(&cluster.name, &instance.name, zones, &judged, diagnostics);
         }
     }
 }
 
-/// The workloads (outside groups) and groups of an instance that run pods at level zone.
-fn judged<'a>(instance: &'a Instance, hard: &dyn Fn(&[&str]) -> bool) -> Vec<Judged<'a>> {
+/// The workloads (outside groups) and groups of an instance that run pods at level zone in a count that
+/// does not split evenly over `zones` (an even split has nothing to say: most of a fleet's workloads).
+fn judged<'a>(instance: &'a Instance, zones: usize, hard: &dyn Fn(&[&str]) -> bool) -> Vec<Judged<'a>> {
+    let uneven = |replicas: u32| replicas as usize % zones != 0;
     let package = &instance.package;
     let mut out = Vec::new();
     for resolved in &instance.workloads {
@@ -60,6 +62,7 @@ fn judged<'a>(instance: &'a Instance, hard: &dyn Fn(&[&str]) -> bool) -> Vec<Jud
             || workload.survive == Survive::Majority
             || resolved.level.value != Level::Zone
             || resolved.replicas == 0
+            || !uneven(resolved.replicas)
         {
             continue;
         }
@@ -73,7 +76,8 @@ fn judged<'a>(instance: &'a Instance, hard: &dyn Fn(&[&str]) -> bool) -> Vec<Jud
     }
     for group in &instance.groups {
         let declared = &package.groups[group.group];
-        if declared.survive == Survive::Majority || group.level.value != Level::Zone || group.replicas == 0 {
+        let judged = group.level.value == Level::Zone && group.replicas > 0 && uneven(group.replicas);
+        if declared.survive == Survive::Majority || !judged {
             continue;
         }
         let members: Vec<&str> = declared.members.iter().map(|m| package.workloads[m.workload].name()).collect();
