@@ -122,7 +122,7 @@ fn derive_instance(
         &instance.name,
         &instance.namespace,
         &package.name,
-        &package.version.to_string(),
+        &package.version_text,
         instance.requested.value,
         instance.level.value,
     );

@@ -71,7 +71,9 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
 
     // Instances (R2, R4-R8, R13, R14).
     let mut instances = Vec::with_capacity(raw.instances.len());
-    let mut seen_names: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    // Only looked up (every instance of a fleet's clusters): hashed with foldhash, sized once.
+    let mut seen_names: std::collections::HashSet<&str, foldhash::fast::RandomState> =
+        std::collections::HashSet::with_capacity_and_hasher(raw.instances.len(), Default::default());
     for raw_instance in &raw.instances {
         let instance_name = raw_instance.name.get_ref();
         if let Some(file) = crate::derive::reserved_instance_name(instance_name) {

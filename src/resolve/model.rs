@@ -252,6 +252,8 @@ pub struct WorkloadTrail {
 pub struct Package {
     pub name: String,
     pub version: Version,
+    /// `version` as text, made once (every instance's plan carries it).
+    pub version_text: String,
     /// The package directory, relative to the root.
     pub dir: PathBuf,
     /// Its kix.toml.

@@ -212,6 +212,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
     let replicating = replicating_documents(&documents);
     Some(Package {
         name,
+        version_text: version.to_string(),
         version,
         dir: path,
         manifest: Arc::new(manifest),
