@@ -14,7 +14,6 @@ use crate::derive::{ClusterPlan, InstancePlan, KUSTOMIZATION_FILE, SHARED_FILE};
 use crate::output_manifest::{Entry, Manifest, Tree};
 use crate::spare::{holds_exactly, make_writable, open_not_following, write_failed};
 use kix_diag::{Code, Diagnostic, Location};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The YAML stream of one instance: a header comment, then one document per object.
@@ -388,7 +387,8 @@ impl Staging {
             crate::output_manifest::format_section(&mut text, tree, &cluster.name, entries, same);
             text
         };
-        let out: HashMap<&str, Entry> = updated.staged.iter().map(|(name, entry)| (name.as_str(), *entry)).collect();
+        let out: crate::output_manifest::ByName<'_> =
+            updated.staged.iter().map(|(name, entry)| (name.as_str(), *entry)).collect();
         let staged = StagedCluster {
             cluster: cluster.name.clone(),
             out: section(Tree::Out, &updated.staged, None),

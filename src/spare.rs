@@ -61,7 +61,7 @@ pub(crate) fn update(
     previous_known: Entries<'_>,
 ) -> Result<Updated, Diagnostic> {
     let mut listed = list_or_create(staged)?;
-    let mut carried: HashMap<&str, Entry> = previous_known.into_map();
+    let mut carried = previous_known.into_map();
     let mut refreshed: Vec<(String, Entry)> = Vec::new();
     let mut updated = Updated { staged: Vec::with_capacity(wanted.len()), previous: Vec::new() };
     for (index, Wanted { name, key }) in wanted.iter().enumerate() {
@@ -138,12 +138,12 @@ pub(crate) fn update(
 /// the directory is read, relative to it (`DirEntry::metadata`: a `statx` of the name in the open
 /// directory, never following a symlink), where a `stat` of each file's whole path walked the path again
 /// for every file (a tenth of a fleet's rebuild, issue 20).
-fn list_or_create(dir: &Path) -> Result<HashMap<String, Option<Facts>>, Diagnostic> {
+fn list_or_create(dir: &Path) -> Result<HashMap<String, Option<Facts>, foldhash::fast::RandomState>, Diagnostic> {
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.is_dir() && !crate::outdir::writable(dir) => remove(dir)?,
         Ok(m) if m.is_dir() => {
             let entries = std::fs::read_dir(dir).map_err(|e| write_failed("cannot list", dir, e))?;
-            let mut names = HashMap::new();
+            let mut names = HashMap::default();
             for entry in entries {
                 let entry = entry.map_err(|e| write_failed("cannot list", dir, e))?;
                 match entry.file_name().into_string() {
@@ -158,7 +158,7 @@ fn list_or_create(dir: &Path) -> Result<HashMap<String, Option<Facts>>, Diagnost
         Err(_) => {}
     }
     std::fs::create_dir(dir).map_err(|e| write_failed("cannot create", dir, e))?;
-    Ok(HashMap::new())
+    Ok(HashMap::default())
 }
 
 /// Removes a file, a symlink (not what it points to) or a directory tree (made writable first where it
