@@ -20,7 +20,7 @@ pub fn junit(linted: &Linted) -> Vec<Suite> {
             classname,
             failure: failing.map(|d| Failure {
                 kind: d.code.id().into(),
-                message: d.message.clone(),
+                message: d.message.to_string(),
                 text: text.join("\n"),
             }),
             skipped: None,

@@ -1,8 +1,10 @@
 //! [`Diagnostic`], one finding: a code and a message, a primary label where it is, secondary
 //! labels for the other places it is about, notes and help.
 
+use crate::message::Message;
 use crate::source_file::Location;
 use crate::{Code, Severity};
+use std::borrow::Cow;
 
 /// A place a diagnostic points at, and what to write under it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,7 +44,8 @@ impl Subject {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     pub code: Code,
-    pub message: String,
+    /// Kept compactly ([`Message`]): a lint holds tens of thousands until they are printed.
+    pub message: Message,
     /// Where the finding is, when it is anywhere.
     pub(crate) primary: Option<Label>,
     /// The other places the finding is about, in the order they were added.
@@ -50,12 +53,13 @@ pub struct Diagnostic {
     pub subject: Subject,
     /// More to know, one `= note:` line each.
     pub(crate) notes: Vec<String>,
-    /// How to fix it, when there is more to say than the message.
-    pub help: Option<String>,
+    /// How to fix it, when there is more to say than the message: most are the program's own text,
+    /// borrowed, not copied into every finding.
+    pub help: Option<Cow<'static, str>>,
 }
 
 impl Diagnostic {
-    pub fn new(code: Code, message: impl Into<String>) -> Diagnostic {
+    pub fn new(code: Code, message: impl Into<Message>) -> Diagnostic {
         Diagnostic {
             code,
             message: message.into(),
@@ -106,8 +110,8 @@ impl Diagnostic {
         self
     }
 
-    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
-        self.help = Some(help.into());
+    pub fn help(mut self, help: impl Into<Cow<'static, str>>) -> Diagnostic {
+        self.help = Some(exact(help.into()));
         self
     }
 
@@ -128,5 +132,13 @@ impl Diagnostic {
     /// The `= note:` lines.
     pub fn notes(&self) -> &[String] {
         &self.notes
+    }
+}
+
+/// `text` in an allocation of its length when it is owned (a `format!` buffer may be twice that).
+fn exact(text: Cow<'static, str>) -> Cow<'static, str> {
+    match text {
+        Cow::Owned(owned) if owned.capacity() > owned.len() => Cow::Owned(owned.as_str().to_string()),
+        text => text,
     }
 }

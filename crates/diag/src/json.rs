@@ -19,7 +19,7 @@ struct Json<'d> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     labels: Vec<JsonLabel<'d>>,
     line: Option<usize>,
-    message: &'d str,
+    message: &'d crate::Message,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     notes: &'d [String],
     package: Option<&'d str>,

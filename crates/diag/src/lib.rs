@@ -22,7 +22,7 @@
 //! values. [`Diagnostics`] is a run's collection: [`Diagnostics::settle`] is the one policy for
 //! acknowledged warnings and `--deny-warnings`, [`Diagnostics::finish`] the one stable order.
 //!
-//! Files: `diagnostic.rs` (the type and its labels), `diagnostics.rs` (the collection),
+//! Files: `diagnostic.rs` (the type and its labels), `message.rs` (its message, kept compactly), `diagnostics.rs` (the collection),
 //! `source_file.rs` (texts and locations), `render.rs` and `excerpt.rs` (the text form: what
 //! annotate-snippets is given, and what kix puts back), `json.rs`, `codes.rs`, and `source.rs`
 //! (bounded reading of the files diagnostics point into).
@@ -52,6 +52,7 @@ mod diagnostic;
 mod diagnostics;
 mod excerpt;
 mod json;
+mod message;
 mod render;
 pub mod source;
 mod source_file;
@@ -59,6 +60,7 @@ mod source_file;
 pub use codes::Code;
 pub use diagnostic::{Diagnostic, Subject};
 pub use diagnostics::Diagnostics;
+pub use message::Message;
 pub use render::{ColorChoice, Style};
 pub use source_file::{Location, SourceFile};
 

@@ -134,7 +134,8 @@ impl Diagnostic {
             Severity::Error => Level::ERROR,
             Severity::Warning => Level::WARNING,
         };
-        let title = level.primary_title(self.message.as_str()).id(self.code.id());
+        let message = self.message.to_string();
+        let title = level.primary_title(message.as_str()).id(self.code.id());
         let report = [Group::with_title(title).elements(elements)];
         let rendered = style.renderer().render(&report);
 
@@ -200,7 +201,7 @@ impl Diagnostic {
             .collect();
         // The tab's stand-in is found in nothing else annotate-snippets is given.
         let all = || self.primary.iter().chain(&self.secondary);
-        let others: Vec<String> = std::iter::once(self.message.clone())
+        let others: Vec<String> = std::iter::once(self.message.to_string())
             .chain(all().filter_map(|l| l.text.clone()))
             .chain(all().map(|l| l.location.path().display().to_string()))
             .collect();
