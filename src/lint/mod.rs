@@ -115,9 +115,14 @@ pub fn lint(request: &LintRequest) -> Linted {
     if let Some(facts) = &facts {
         cluster::check(&set, facts, &mut diagnostics);
     }
+    // The records and their index are let go before the findings are settled and sorted, whose lookup by
+    // object and permutation would otherwise come on top of them at the run's peak.
+    let (workloads, budgets) = (set.workloads.len(), set.budgets.len());
+    drop(index);
+    drop(set);
     diagnostics.extend(allow_problems);
     accepted::settle(&objects, facts.as_ref(), request.deny_warnings, &mut diagnostics);
-    Linted { diagnostics, files, objects, workloads: set.workloads.len(), budgets: set.budgets.len() }
+    Linted { diagnostics, files, objects, workloads, budgets }
 }
 
 #[cfg(test)]
