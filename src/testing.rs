@@ -59,7 +59,7 @@ impl Compiled {
     }
 
     pub fn messages(&self) -> Vec<String> {
-        self.diagnostics.iter().map(|d| d.message.clone()).collect()
+        self.diagnostics.iter().map(|d| d.message.to_string()).collect()
     }
 
     pub fn instance(&self, cluster: &str, instance: &str) -> &InstancePlan {

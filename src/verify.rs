@@ -86,7 +86,7 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
             diagnostics.push(
                 Diagnostic::new(Code::VerifyKeyMissing, missing.message(&cluster.name))
                     .at(Location::file(file.clone()))
-                    .about(&Subject { cluster: Some(cluster.name.clone()), ..Subject::default() }),
+                    .about(&Subject { cluster: Some(cluster.name.clone().into()), ..Subject::default() }),
             );
         }
     }

@@ -59,7 +59,7 @@ pub fn report(
             ),
         )
         .at(instance.package.documents[workload.document].locate(&["spec", "selector"]))
-        .about(&Subject { workload: Some(workload.name().to_string()), ..instance.subject.clone() });
+        .about(&Subject { workload: Some(workload.name().to_string().into()), ..instance.subject.clone() });
         let labels = budgets.iter().filter_map(|(name, instance)| budget_label(cluster, name, instance));
         diagnostics.push(labels.fold(diagnostic, |diagnostic, (at, label)| diagnostic.with_label(at, label)));
     }

@@ -58,7 +58,7 @@ pub fn report(
             )
             .at(document(at).locate(&["spec", "selector"]))
             .with_label(other_at, other_label)
-            .about(&Subject { workload: Some(at.workload.name().to_string()), ..at.instance.subject.clone() }),
+            .about(&Subject { workload: Some(at.workload.name().to_string().into()), ..at.instance.subject.clone() }),
         );
     }
     involved

@@ -54,7 +54,7 @@ pub fn plan_workload(
                 ),
             )
             .at(document.locate(&spread_path(workload)))
-            .about(&Subject { workload: Some(view.name.clone()), ..instance.subject.clone() })
+            .about(&Subject { workload: Some(view.name.clone().into()), ..instance.subject.clone() })
             .help("ship a PodDisruptionBudget (maxUnavailable: 1) with the package"),
         );
     }
@@ -106,7 +106,7 @@ fn report_unplaceable(instance: &Instance, workload: &Workload, diagnostics: &mu
             ),
         )
         .at(document.locate(&["kind"]))
-        .about(&Subject { workload: Some(view.name.clone()), ..instance.subject.clone() })
+        .about(&Subject { workload: Some(view.name.clone().into()), ..instance.subject.clone() })
         .help(format!(
             "name the operator's field with topologySpreadConstraints = \"spec....\" in [kinds.\"{}\"], or \
              acknowledge this warning with allow = [\"K0436\"]",

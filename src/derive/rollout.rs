@@ -81,7 +81,7 @@ pub fn check_anti_affinity(
                 ),
             )
             .at(document.locate_field(&field))
-            .about(&Subject { workload: Some(view.name.clone()), ..instance.subject.clone() })
+            .about(&Subject { workload: Some(view.name.clone().into()), ..instance.subject.clone() })
             .help(if replicas > domains {
                 "lower the replicas, add domains, or make the term preferred"
             } else {

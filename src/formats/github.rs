@@ -16,7 +16,7 @@ pub fn render(outcome: &Outcome<'_>) -> String {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let mut message = diagnostic.message.clone();
+        let mut message = diagnostic.message.to_string();
         for note in diagnostic.notes() {
             message.push_str(&format!("\nnote: {note}"));
         }

@@ -52,7 +52,7 @@ pub fn render(outcome: &Outcome<'_>) -> String {
         .iter()
         .filter(|d| d.location().is_some())
         .map(|diagnostic| {
-            let mut text = diagnostic.message.clone();
+            let mut text = diagnostic.message.to_string();
             for note in diagnostic.notes() {
                 text.push_str(&format!("\nnote: {note}"));
             }

@@ -8,7 +8,7 @@
 
 use super::set::{Budget, Set, Target};
 use crate::crosscheck::index::LabelIndex;
-use kix_diag::{Code, Diagnostic, Diagnostics, Location};
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, Message};
 use kix_kube::int_or_percent::IntOrPercent;
 
 /// Every budget rule.
@@ -19,10 +19,11 @@ pub fn check(set: &Set, index: &LabelIndex<'_>, diagnostics: &mut Diagnostics) {
         arithmetic(set, budget, &selected, diagnostics);
         if !budget.eviction_policy {
             diagnostics.push(
-                locate(&budget.at_spec, Code::LintPdbNoEvictionPolicy, format!(
-                    "{} has no unhealthyPodEvictionPolicy, so under the default IfHealthyBudget a running but not-ready \
+                // The sentence after the name is the program's text, not copied into each finding.
+                locate(&budget.at_spec, Code::LintPdbNoEvictionPolicy, Message::in_parts(
+                    &budget.label(),
+                    " has no unhealthyPodEvictionPolicy, so under the default IfHealthyBudget a running but not-ready \
                      pod blocks drains while the budget is unhealthy",
-                    budget.label()
                 ))
                 .help("set `unhealthyPodEvictionPolicy: AlwaysAllow` (or IfHealthyBudget, deliberately)"),
             );
@@ -66,7 +67,7 @@ fn selected<'a>(set: &'a Set, index: &LabelIndex<'_>, budget: &Budget) -> Vec<&'
     candidates.filter(|w| selector.matches(w.pod_labels())).collect()
 }
 
-fn locate(at: &Location, code: Code, message: String) -> Diagnostic {
+fn locate(at: &Location, code: Code, message: impl Into<Message>) -> Diagnostic {
     Diagnostic::new(code, message).at(at.clone())
 }
 

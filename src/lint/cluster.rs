@@ -39,7 +39,7 @@ pub fn check(set: &Set, facts: &ClusterFacts, diagnostics: &mut Diagnostics) {
 
 fn finding(target: &Target, facts: &ClusterFacts, code: Code, at: &Location, message: String) -> Diagnostic {
     let mut diagnostic = Diagnostic::new(code, message).at(at.clone()).workload(&target.name);
-    diagnostic.subject.cluster = Some(facts.name.clone());
+    diagnostic.subject.cluster = Some(facts.name.clone().into());
     diagnostic
 }
 

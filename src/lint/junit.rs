@@ -20,7 +20,7 @@ pub fn junit(linted: &Linted) -> Vec<Suite> {
             classname,
             failure: failing.map(|d| Failure {
                 kind: d.code.id().into(),
-                message: d.message.clone(),
+                message: d.message.to_string(),
                 text: text.join("\n"),
             }),
             skipped: None,
@@ -46,7 +46,7 @@ pub fn junit(linted: &Linted) -> Vec<Suite> {
             suites.push(Suite { name: file.clone(), cases: Vec::new() });
             suites.len() - 1
         });
-        suites[suite].cases.push(case(object.name.to_string(), format!("kix.lint.{file}"), found));
+        suites[suite].cases.push(case(object.name(), format!("kix.lint.{file}"), found));
     }
     for diagnostic in rest {
         let file = diagnostic.location().map(|l| l.path().display().to_string());

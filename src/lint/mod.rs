@@ -92,6 +92,7 @@ pub fn lint(request: &LintRequest) -> Linted {
     // and what the rules read of it; the document itself is dropped (see `set`), and a file's text is
     // never held whole (`load::streamed`).
     let mut objects: Vec<Object> = Vec::new();
+    let mut names = accepted::ObjectNames::default();
     let mut allow_problems = Diagnostics::default();
     let mut collector = set::Collector::new(&kinds);
     let mut read_problems = Diagnostics::default();
@@ -99,7 +100,7 @@ pub fn lint(request: &LintRequest) -> Linted {
     for input in &inputs {
         let file: std::sync::Arc<Path> = input.path().into();
         let read = input.each_document(&mut diagnostics, |document| {
-            objects.push(accepted::object(&document, &file, &mut allow_problems));
+            objects.push(accepted::object(&document, &file, &mut names, &mut allow_problems));
             collector.take(objects.len() - 1, document, &mut read_problems);
         });
         files += usize::from(read);
@@ -115,9 +116,14 @@ pub fn lint(request: &LintRequest) -> Linted {
     if let Some(facts) = &facts {
         cluster::check(&set, facts, &mut diagnostics);
     }
+    // The records and their index are let go before the findings are settled and sorted, whose lookup by
+    // object and permutation would otherwise come on top of them at the run's peak.
+    let (workloads, budgets) = (set.workloads.len(), set.budgets.len());
+    drop(index);
+    drop(set);
     diagnostics.extend(allow_problems);
     accepted::settle(&objects, facts.as_ref(), request.deny_warnings, &mut diagnostics);
-    Linted { diagnostics, files, objects, workloads: set.workloads.len(), budgets: set.budgets.len() }
+    Linted { diagnostics, files, objects, workloads, budgets }
 }
 
 #[cfg(test)]

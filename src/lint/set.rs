@@ -316,7 +316,7 @@ impl<'k> Collector<'k> {
                 let namespace = namespace_of(&rollout.value);
                 let place = if namespace.is_empty() { String::new() } else { format!("{namespace}/") };
                 let written = format!("Deployment {place}{name}");
-                objects.iter().enumerate().filter(move |(_, o)| *o.name == *written).map(|(index, _)| index)
+                objects.iter().enumerate().filter(move |(_, o)| o.is_named(&written)).map(|(index, _)| index)
             })
             .filter(|index| !kept.contains(index))
             .collect();

@@ -8,7 +8,7 @@
 use super::pod_spec::{Constraint, SelectorField};
 use super::set::{Set, Target};
 use crate::crosscheck::index::LabelIndex;
-use kix_diag::{Code, Diagnostic, Diagnostics, Location};
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, Message};
 use kix_kube::kind::WorkloadKind;
 use kix_kube::labels::POD_TEMPLATE_HASH;
 use kix_kube::selector::CompactLabels;
@@ -24,7 +24,7 @@ pub fn check(set: &Set, index: &LabelIndex<'_>, diagnostics: &mut Diagnostics) {
     }
 }
 
-fn finding(target: &Target, code: Code, at: &Location, message: String) -> Diagnostic {
+fn finding(target: &Target, code: Code, at: &Location, message: impl Into<Message>) -> Diagnostic {
     Diagnostic::new(code, message).at(at.clone()).workload(&target.name)
 }
 
@@ -105,10 +105,11 @@ fn field_rules(target: &Target, c: &Constraint, diagnostics: &mut Diagnostics) {
         && !c.match_label_keys.iter().any(|k| k == POD_TEMPLATE_HASH)
         && target.group.is_none()
     {
-        let message = format!(
-            "{} of {who} has no matchLabelKeys: [pod-template-hash], so a rolling update balances old and new pods \
-             together and can leave the new ones lopsided",
-            c.describe()
+        // The sentence after the names is the program's text, not copied into each of a stream's findings.
+        let message = Message::in_parts(
+            &format!("{} of {who}", c.describe()),
+            " has no matchLabelKeys: [pod-template-hash], so a rolling update balances old and new pods together \
+             and can leave the new ones lopsided",
         );
         diagnostics.push(
             finding(target, Code::LintHardSpreadWithoutHash, &c.at, message)

@@ -140,7 +140,7 @@ mod tests {
     fn warnings(text: &str) -> Vec<(String, Option<usize>)> {
         let mut diagnostics = Diagnostics::default();
         check_file(SourceFile::new("p/kustomization.yaml", text.to_string()), Some("own"), &mut diagnostics);
-        diagnostics.iter().map(|d| (d.message.clone(), d.location().and_then(|l| l.line()))).collect()
+        diagnostics.iter().map(|d| (d.message.to_string(), d.location().and_then(|l| l.line()))).collect()
     }
 
     #[test]

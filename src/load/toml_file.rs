@@ -224,7 +224,7 @@ mod tests {
         let source = SourceFile::new("c.toml", text.to_string());
         assert!(super::super::cluster::parse(Path::new("c.toml"), source, &mut diagnostics).is_none(), "{text}");
         let diagnostic = diagnostics.iter().next().expect("a problem");
-        (diagnostic.code.id(), diagnostic.message.clone(), diagnostic.location().unwrap().to_string())
+        (diagnostic.code.id(), diagnostic.message.to_string(), diagnostic.location().unwrap().to_string())
     }
 
     /// Each error is classified by its stage and by the text at its span, whatever toml's message says.

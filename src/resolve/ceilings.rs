@@ -57,9 +57,9 @@ pub fn report(cluster: &str, instances: &[Instance], diagnostics: &mut Diagnosti
         let mut entries = workloads.into_values();
         let Some((_, first, _)) = entries.next() else { continue };
         let subject = Subject {
-            cluster: Some(cluster.to_string()),
-            instance: names.first().cloned(),
-            package: Some(package.to_string()),
+            cluster: Some(cluster.to_string().into()),
+            instance: names.first().map(|name| name.as_str().into()),
+            package: Some(package.to_string().into()),
             workload: None,
         };
         let mut diagnostic = Diagnostic::new(

@@ -20,7 +20,7 @@ use std::sync::Arc;
 pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut Diagnostics) -> Option<Cluster> {
     let ClusterFile { name, source, raw } = file;
     let source = Arc::new(source);
-    let subject = Subject { cluster: Some(name.clone()), ..Subject::default() };
+    let subject = Subject { cluster: Some(name.clone().into()), ..Subject::default() };
     let errors_before = diagnostics.count(kix_diag::Severity::Error);
     if let Err(why) = names::dns1123_label(&name) {
         diagnostics.push(

@@ -37,7 +37,7 @@ fn recreate_above_none(cluster: &str, instance: &Instance, diagnostics: &mut Dia
             continue;
         }
         let name = workload.name();
-        let subject = Subject { workload: Some(name.to_string()), ..instance.subject.clone() };
+        let subject = Subject { workload: Some(name.to_string().into()), ..instance.subject.clone() };
         let at = package.documents[workload.document].locate(&["spec", "strategy", "type"]);
         diagnostics.push(
             Diagnostic::new(
@@ -107,7 +107,7 @@ fn shipped_budgets_block(cluster: &str, instance: &Instance, diagnostics: &mut D
             }
         }
         let subject = Subject {
-            workload: (selected.len() == 1).then(|| package.workloads[selected[0].workload].name().to_string()),
+            workload: (selected.len() == 1).then(|| package.workloads[selected[0].workload].name().into()),
             ..instance.subject.clone()
         };
         diagnostics.push(

@@ -50,7 +50,7 @@ pub fn resolve_instance(
     let source = cluster.source;
     let name = raw.name.get_ref();
     let location = source.locate(raw.name.span());
-    let subject = Subject { instance: Some(name.clone()), ..cluster.subject.clone() };
+    let subject = Subject { instance: Some(name.clone().into()), ..cluster.subject.clone() };
     if let Err(why) = names::dns1123_label(name) {
         diagnostics.push(
             Diagnostic::new(Code::InvalidName, format!("instance name `{name}` is not valid: {why}"))
@@ -90,7 +90,7 @@ pub fn resolve_instance(
     if substrate.rules_out() {
         return None;
     }
-    let subject = Subject { package: Some(package.name.clone()), ..subject };
+    let subject = Subject { package: Some(package.name.clone().into()), ..subject };
     let across = match &raw.group {
         None => None,
         Some(group) => {
@@ -292,7 +292,7 @@ fn resolve_workload(
     diagnostics: &mut Diagnostics,
 ) -> InstanceWorkload {
     let name = workload.name();
-    let subject = Subject { workload: Some(name.to_string()), ..instance.subject.clone() };
+    let subject = Subject { workload: Some(name.to_string().into()), ..instance.subject.clone() };
     // A group's member starts from the group's level (the instance's after the group's ceiling).
     let start = workload.group.and_then(|g| instance.groups.iter().find(|ig| ig.group == g)).map(|ig| &ig.level);
     // R5: a workload ceiling lowers this workload only, recorded in its trail (K0308 is said once per

@@ -25,7 +25,7 @@ fn problems(toml_text: &str, domains: &FailureDomains) -> Vec<(Code, String)> {
     let source = SourceFile::new("c.toml", toml_text.to_string());
     let mut diagnostics = Diagnostics::default();
     let valid = validate(&pools(toml_text), &substrate(), domains, &source, &Subject::default(), &mut diagnostics);
-    let found: Vec<(Code, String)> = diagnostics.iter().map(|d| (d.code, d.message.clone())).collect();
+    let found: Vec<(Code, String)> = diagnostics.iter().map(|d| (d.code, d.message.to_string())).collect();
     assert_eq!(valid, found.is_empty());
     found
 }

@@ -66,7 +66,7 @@ pub struct Cluster {
 
 impl Cluster {
     pub fn subject(&self) -> Subject {
-        Subject { cluster: Some(self.name.clone()), ..Subject::default() }
+        Subject { cluster: Some(self.name.clone().into()), ..Subject::default() }
     }
 }
 
@@ -352,7 +352,7 @@ impl PackageNamespaces {
 
 impl Package {
     pub fn subject(&self) -> Subject {
-        Subject { package: Some(self.name.clone()), ..Subject::default() }
+        Subject { package: Some(self.name.clone().into()), ..Subject::default() }
     }
 }
 

@@ -125,7 +125,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
     let PackageDir { dir: path, manifest, raw, documents, complete } = dir;
     let meta = &raw.meta;
     let name = meta.name.get_ref().clone();
-    let subject = Subject { package: Some(name.clone()), ..Subject::default() };
+    let subject = Subject { package: Some(name.clone().into()), ..Subject::default() };
     if let Err(why) = names::dns1123_label(&name) {
         diagnostics.push(
             Diagnostic::new(Code::InvalidName, format!("package name `{name}` is not valid: {why}"))

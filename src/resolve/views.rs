@@ -153,7 +153,13 @@ spec:
             .flat_map(|document| strict_problems(document, &custom))
             .map(|d| {
                 let location = d.location().cloned().unwrap();
-                (d.code.id(), location.line().unwrap(), location.column().unwrap(), d.message, d.help)
+                (
+                    d.code.id(),
+                    location.line().unwrap(),
+                    location.column().unwrap(),
+                    d.message.to_string(),
+                    d.help.map(std::borrow::Cow::into_owned),
+                )
             })
             .collect()
     }

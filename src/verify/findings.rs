@@ -70,10 +70,10 @@ pub fn diagnostics(cluster: &Cluster, instance: &Instance, verdict: &WorkloadVer
     let workload =
         instance.package.workloads.iter().find(|w| w.view.kind == verdict.kind && w.view.name == verdict.name);
     let subject = Subject {
-        cluster: Some(cluster.name.clone()),
-        instance: Some(instance.name.clone()),
+        cluster: Some(cluster.name.clone().into()),
+        instance: Some(instance.name.clone().into()),
         package: None,
-        workload: Some(format!("{}/{}", verdict.kind, verdict.name)),
+        workload: Some(format!("{}/{}", verdict.kind, verdict.name).into()),
     };
     for scenario in verdict.scenarios.iter().filter(|s| !s.pass) {
         let facts: Vec<&Finding> = scenario.findings.iter().filter(|f| role(f.kind) == Role::Fact).collect();

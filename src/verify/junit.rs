@@ -21,7 +21,7 @@ pub fn junit(verified: &Verified) -> Vec<Suite> {
             classname: "kix".into(),
             failure: Some(Failure {
                 kind: d.code.id().into(),
-                message: d.message.clone(),
+                message: d.message.to_string(),
                 text: d.render(kix_diag::Style::Plain),
             }),
             ..Case::default()

@@ -1,8 +1,10 @@
 //! [`Diagnostic`], one finding: a code and a message, a primary label where it is, secondary
 //! labels for the other places it is about, notes and help.
 
+use crate::message::Message;
 use crate::source_file::Location;
 use crate::{Code, Severity};
+use std::borrow::Cow;
 
 /// A place a diagnostic points at, and what to write under it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -10,16 +12,17 @@ pub(crate) struct Label {
     pub location: Location,
     /// Written beside the underline; a primary label may go without (the message says it), a secondary
     /// label always has one.
-    pub text: Option<String>,
+    pub text: Option<Box<str>>,
 }
 
-/// What a diagnostic is about, beyond the file.
+/// What a diagnostic is about, beyond the file. Names as boxed text (two words each, not a `String`'s
+/// three): every finding holds one.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Subject {
-    pub cluster: Option<String>,
-    pub instance: Option<String>,
-    pub package: Option<String>,
-    pub workload: Option<String>,
+    pub cluster: Option<Box<str>>,
+    pub instance: Option<Box<str>>,
+    pub package: Option<Box<str>>,
+    pub workload: Option<Box<str>>,
 }
 
 impl Subject {
@@ -38,31 +41,40 @@ impl Subject {
     }
 }
 
+/// What few findings have: secondary labels and notes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Extra {
+    /// The other places the finding is about, in the order they were added.
+    secondary: Vec<Label>,
+    /// More to know, one `= note:` line each.
+    notes: Vec<String>,
+}
+
 /// One finding.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     pub code: Code,
-    pub message: String,
+    /// Kept compactly ([`Message`]): a lint holds tens of thousands until they are printed.
+    pub message: Message,
     /// Where the finding is, when it is anywhere.
     pub(crate) primary: Option<Label>,
-    /// The other places the finding is about, in the order they were added.
-    pub(crate) secondary: Vec<Label>,
+    /// The other places the finding is about and the notes, boxed and made only when there are some: most
+    /// findings have neither, and a lint holds tens of thousands of findings until they are printed.
+    extra: Option<Box<Extra>>,
     pub subject: Subject,
-    /// More to know, one `= note:` line each.
-    pub(crate) notes: Vec<String>,
-    /// How to fix it, when there is more to say than the message.
-    pub help: Option<String>,
+    /// How to fix it, when there is more to say than the message: most are the program's own text,
+    /// borrowed, not copied into every finding.
+    pub help: Option<Cow<'static, str>>,
 }
 
 impl Diagnostic {
-    pub fn new(code: Code, message: impl Into<String>) -> Diagnostic {
+    pub fn new(code: Code, message: impl Into<Message>) -> Diagnostic {
         Diagnostic {
             code,
             message: message.into(),
             primary: None,
-            secondary: Vec::new(),
+            extra: None,
             subject: Subject::default(),
-            notes: Vec::new(),
             help: None,
         }
     }
@@ -80,14 +92,14 @@ impl Diagnostic {
     /// Text for the primary label, written beside its underline.
     pub fn label(mut self, text: impl Into<String>) -> Diagnostic {
         if let Some(primary) = &mut self.primary {
-            primary.text = Some(text.into());
+            primary.text = Some(text.into().into());
         }
         self
     }
 
     /// A secondary label: another place the finding is about, and what it is.
     pub fn with_label(mut self, location: Location, text: impl Into<String>) -> Diagnostic {
-        self.secondary.push(Label { location, text: Some(text.into()) });
+        self.extra.get_or_insert_default().secondary.push(Label { location, text: Some(text.into().into()) });
         self
     }
 
@@ -97,17 +109,17 @@ impl Diagnostic {
     }
 
     pub fn workload(mut self, workload: &str) -> Diagnostic {
-        self.subject.workload = Some(workload.to_string());
+        self.subject.workload = Some(workload.into());
         self
     }
 
     pub fn note(mut self, note: impl Into<String>) -> Diagnostic {
-        self.notes.push(note.into());
+        self.extra.get_or_insert_default().notes.push(note.into());
         self
     }
 
-    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
-        self.help = Some(help.into());
+    pub fn help(mut self, help: impl Into<Cow<'static, str>>) -> Diagnostic {
+        self.help = Some(exact(help.into()));
         self
     }
 
@@ -122,11 +134,24 @@ impl Diagnostic {
 
     /// The other places the finding is about, each with its label (SARIF's related locations).
     pub fn secondary(&self) -> impl Iterator<Item = (&Location, &str)> {
-        self.secondary.iter().map(|label| (&label.location, label.text.as_deref().unwrap_or_default()))
+        self.secondary_labels().iter().map(|label| (&label.location, label.text.as_deref().unwrap_or_default()))
     }
 
     /// The `= note:` lines.
     pub fn notes(&self) -> &[String] {
-        &self.notes
+        self.extra.as_ref().map_or(&[], |extra| &extra.notes)
+    }
+
+    /// The secondary labels, in the order they were added.
+    pub(crate) fn secondary_labels(&self) -> &[Label] {
+        self.extra.as_ref().map_or(&[], |extra| &extra.secondary)
+    }
+}
+
+/// `text` in an allocation of its length when it is owned (a `format!` buffer may be twice that).
+fn exact(text: Cow<'static, str>) -> Cow<'static, str> {
+    match text {
+        Cow::Owned(owned) if owned.capacity() > owned.len() => Cow::Owned(owned.as_str().to_string()),
+        text => text,
     }
 }

@@ -130,7 +130,7 @@ impl Diagnostics {
 fn sort_and_dedup<D: std::borrow::Borrow<Diagnostic> + PartialEq>(list: &mut Vec<D>) {
     // The offset in the file orders as line, then column do.
     type Place<'a> = Option<(&'a Path, Option<usize>)>;
-    fn key(d: &Diagnostic) -> (Place<'_>, Code, &Subject, &String) {
+    fn key(d: &Diagnostic) -> (Place<'_>, Code, &Subject, &crate::Message) {
         (d.location().map(|l| (l.path(), l.offset())), d.code, &d.subject, &d.message)
     }
     // Sorted as positions, then put in that order in place: a stable sort of the diagnostics themselves

@@ -19,7 +19,7 @@ struct Json<'d> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     labels: Vec<JsonLabel<'d>>,
     line: Option<usize>,
-    message: &'d str,
+    message: &'d crate::Message,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     notes: &'d [String],
     package: Option<&'d str>,
@@ -63,10 +63,10 @@ impl Diagnostic {
             file: location.map(|l| l.path().display().to_string()),
             help: self.help.as_deref(),
             instance: self.subject.instance.as_deref(),
-            labels: self.secondary.iter().map(JsonLabel::from).collect(),
+            labels: self.secondary_labels().iter().map(JsonLabel::from).collect(),
             line: location.and_then(|l| l.line()),
             message: &self.message,
-            notes: &self.notes,
+            notes: self.notes(),
             package: self.subject.package.as_deref(),
             severity: self.severity(),
             workload: self.subject.workload.as_deref(),

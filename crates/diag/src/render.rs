@@ -134,7 +134,8 @@ impl Diagnostic {
             Severity::Error => Level::ERROR,
             Severity::Warning => Level::WARNING,
         };
-        let title = level.primary_title(self.message.as_str()).id(self.code.id());
+        let message = self.message.to_string();
+        let title = level.primary_title(message.as_str()).id(self.code.id());
         let report = [Group::with_title(title).elements(elements)];
         let rendered = style.renderer().render(&report);
 
@@ -166,7 +167,7 @@ impl Diagnostic {
         let pad = " ".repeat(gutter.max(1));
         let equals = style.equals();
         let subject = self.subject.describe().map(|subject| format!("in {subject}"));
-        let notes = self.notes.iter().map(|note| format!("note: {note}"));
+        let notes = self.notes().iter().map(|note| format!("note: {note}"));
         let help = self.help.iter().map(|help| format!("help: {help}"));
         for footer in subject.into_iter().chain(notes).chain(help) {
             let _ = writeln!(out, "{pad} {equals} {footer}");
@@ -177,7 +178,7 @@ impl Diagnostic {
     /// The labels grouped into what annotate-snippets shows, in order: the primary label's file first,
     /// every other file as its first label comes; and the stand-in for tabs.
     fn parts(&self) -> Parts<'_> {
-        let labels = self.primary.iter().map(|l| (l, true)).chain(self.secondary.iter().map(|l| (l, false)));
+        let labels = self.primary.iter().map(|l| (l, true)).chain(self.secondary_labels().iter().map(|l| (l, false)));
         let mut files: Vec<Spans<'_>> = Vec::new();
         let mut lone: Vec<(usize, &Label)> = Vec::new();
         for (label, primary) in labels {
@@ -199,9 +200,9 @@ impl Diagnostic {
             })
             .collect();
         // The tab's stand-in is found in nothing else annotate-snippets is given.
-        let all = || self.primary.iter().chain(&self.secondary);
-        let others: Vec<String> = std::iter::once(self.message.clone())
-            .chain(all().filter_map(|l| l.text.clone()))
+        let all = || self.primary.iter().chain(self.secondary_labels());
+        let others: Vec<String> = std::iter::once(self.message.to_string())
+            .chain(all().filter_map(|l| l.text.as_deref().map(str::to_string)))
             .chain(all().map(|l| l.location.path().display().to_string()))
             .collect();
         let tab = tab_stand_in(drafts.iter().flat_map(Draft::texts).chain(others.iter().map(String::as_str)));

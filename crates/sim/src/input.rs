@@ -101,7 +101,7 @@ impl LocatedObjects {
             None => object.marks.span,
         };
         let (start, end) = (span.start.offset as usize, span.end.offset as usize);
-        Diagnostic::new(Code::NotAnObject, message).at(self.source.locate(start..end))
+        Diagnostic::new(Code::NotAnObject, message.into()).at(self.source.locate(start..end))
     }
 }
 
@@ -183,7 +183,7 @@ fn bad_field(object: &Value) -> Option<Vec<Seg<'static>>> {
 
 /// A `K0105` diagnostic at a file.
 pub fn not_an_object(path: &Path, message: impl Into<String>) -> Diagnostic {
-    Diagnostic::new(Code::NotAnObject, message).at(Location::file(path))
+    Diagnostic::new(Code::NotAnObject, message.into()).at(Location::file(path))
 }
 
 /// Reads a state snapshot file (Nodes, Pods and PodDisruptionBudgets; pods in phase Succeeded or
