@@ -162,6 +162,11 @@ impl InstancePlan {
         self.planned.iter().map(|planned| &*planned.facts)
     }
 
+    /// What the checks read of one object (see [`InstancePlan::facts`]).
+    pub fn facts_of(&self, index: usize) -> &ObjectFacts {
+        &self.planned[index].facts
+    }
+
     /// The `metadata.name` of an object as emitted for this instance (empty when it has none): the
     /// object's facts, or where stamping may rename it (a Namespace named as the package's own namespace),
     /// the object as the checks read it.
@@ -172,6 +177,15 @@ impl InstancePlan {
         }
         let object = self.value(index);
         object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default()
+    }
+
+    /// [`super::planned::identity_hash`] of an object's group, kind and name as emitted for this instance.
+    pub fn identity_of(&self, index: usize) -> u64 {
+        let planned = &self.planned[index];
+        if !self.from_shape || !planned.fields.has_references() {
+            return planned.facts.identity;
+        }
+        super::planned::identity_hash(planned.facts.group(), &planned.facts.kind, self.name_of(index))
     }
 
     /// Whether the objects already hold the core `Namespace` named `name` (shipped, perhaps renamed).

@@ -61,6 +61,15 @@ pub struct ObjectFacts {
     /// For a `policy` PodDisruptionBudget, its selector (`None` inside when absent, null or unreadable:
     /// it selects nothing).
     pub budget: Option<Option<Selector>>,
+    /// [`identity_hash`] of its group, kind and name.
+    pub identity: u64,
+}
+
+/// A hash of an object's group, kind and name, the same in every run (the cross-instance checks look
+/// every object of a cluster up by them with its namespace: hashed once per shape instead of per instance).
+pub fn identity_hash(group: &str, kind: &str, name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0).hash_one((group, kind, name))
 }
 
 impl ObjectFacts {
@@ -74,8 +83,10 @@ impl ObjectFacts {
             let selector = object.get("spec").and_then(|s| s.get("selector")).filter(|s| !s.is_null());
             selector.and_then(|s| Selector::from_value(s).ok())
         });
+        let name = text(metadata.and_then(|m| m.get("name")));
         ObjectFacts {
-            name: text(metadata.and_then(|m| m.get("name"))),
+            identity: identity_hash(kix_kube::kind::api_group(&api_version), &kind, &name),
+            name,
             has_namespace: metadata.and_then(|m| m.get("namespace")).is_some(),
             api_version,
             kind,
