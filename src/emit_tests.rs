@@ -74,6 +74,7 @@ fn instance_keys_follow_what_is_rendered() {
             assert_ne!(changed(&|p| p.namespace.push('x')), Some(key));
             assert_ne!(changed(&|p| p.name.push('x')), Some(key));
             assert_ne!(changed(&|p| p.package_version.push('x')), Some(key));
+            assert_ne!(changed(&|p| p.package.push('x')), Some(key));
             assert_ne!(instance_key(&format!("{}x", a.name), instance), Some(key));
         }
     }
