@@ -89,7 +89,11 @@ pub(crate) fn update(
             continue;
         }
         if present {
-            remove(&path)?;
+            // A regular file when listed: removed without asking again what it is (else, or if that
+            // fails, whatever is there now is removed as `remove` finds it).
+            if facts.is_none() || std::fs::remove_file(&path).is_err() {
+                remove(&path)?;
+            }
         }
         // The file removed was one with `out/`'s (linked by an earlier build): that file's ctime moved.
         let relink = facts.zip(carried.get(name.as_str())).is_some_and(|(gone, entry)| entry.facts == gone);
