@@ -362,18 +362,60 @@ fn push_hex(text: &mut String, value: u128) {
 }
 
 fn format_entry(text: &mut String, name: &str, entry: &Entry) {
-    use std::fmt::Write as _;
     let Facts { device, inode, size, modified, changed } = entry.facts;
     push_hex(text, entry.hash);
     match entry.key {
         Some(key) => push_hex(text, key),
         None => text.push_str("- "),
     }
-    let _ = writeln!(
-        text,
-        "{device} {inode} {size} {}.{:09} {}.{:09} {name}",
-        modified.0, modified.1, changed.0, changed.1
-    );
+    // By hand, as `push_hex`: what `{device} {inode} {size} {}.{:09} {}.{:09} {name}\n` wrote.
+    for number in [device, inode, size] {
+        push_decimal(text, number);
+        text.push(' ');
+    }
+    for time in [modified, changed] {
+        push_time(text, time);
+        text.push(' ');
+    }
+    text.push_str(name);
+    text.push('\n');
+}
+
+/// Appends `value` in decimal (what `{}` writes).
+fn push_decimal(text: &mut String, value: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = value;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    text.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+}
+
+/// Appends a time as `<seconds>.<nanoseconds, nine digits>` (what `{}.{:09}` writes).
+fn push_time(text: &mut String, (seconds, nanos): Time) {
+    if seconds < 0 {
+        text.push('-');
+    }
+    push_decimal(text, seconds.unsigned_abs());
+    text.push('.');
+    match u64::try_from(nanos).ok().filter(|n| *n < 1_000_000_000) {
+        Some(nanos) => {
+            let start = text.len();
+            push_decimal(text, nanos);
+            let written = text.len() - start;
+            text.insert_str(start, &"000000000"[written..]);
+        }
+        None => {
+            use std::fmt::Write as _;
+            let _ = write!(text, "{nanos:09}");
+        }
+    }
 }
 
 /// Appends the section of `cluster`'s directory in `tree` holding `entries` (in name order) to `text`; an
@@ -444,6 +486,23 @@ mod tests {
         }
         for refused in ["", "0", &"0".repeat(31), &"0".repeat(33), &"A".repeat(32), &"g".repeat(32), &"+1".repeat(16)] {
             assert_eq!(parse_hex(refused), None, "{refused}");
+        }
+    }
+
+    /// Numbers and times are written as `format!` wrote them.
+    #[test]
+    fn decimal_fields_are_written_as_before() {
+        for value in [0, 1, 9, 10, 99, 100, 123_456_789, u64::from(u32::MAX), u64::MAX] {
+            let mut text = String::new();
+            push_decimal(&mut text, value);
+            assert_eq!(text, value.to_string());
+        }
+        for seconds in [0, 1, -1, 59, 1_764_000_000, i64::MAX, i64::MIN] {
+            for nanos in [0, 1, 10, 999_999_999, 123_000_000, 1_000_000_000, -1, i64::MAX] {
+                let mut text = String::new();
+                push_time(&mut text, (seconds, nanos));
+                assert_eq!(text, format!("{seconds}.{nanos:09}"), "{seconds} {nanos}");
+            }
         }
     }
 
