@@ -84,6 +84,9 @@ impl ShapeKey<'_> {
     }
 }
 
+/// A shape derived before: its key and its template.
+type KnownShape = (ShapeKey<'static>, Arc<Template>);
+
 /// One shape's derived objects, as derived for the first instance of that shape, each rendered once where it
 /// can be (see [`RenderedObject`]).
 pub struct Template {
@@ -120,7 +123,7 @@ pub struct Shapes {
     /// By the key's hash (with `hasher`), the shapes whose keys hash so. Hashed with foldhash: a key
     /// holds every workload's plan and is hashed for every instance of a fleet (std's SipHash was 4% of a
     /// `check`); the map is only looked up.
-    entries: Mutex<HashMap<u64, Vec<(ShapeKey<'static>, Arc<Template>)>>>,
+    entries: Mutex<HashMap<u64, Vec<KnownShape>>>,
     hasher: foldhash::fast::RandomState,
     /// Per package version with a namespace of its own (by address): the hashes of the strings its
     /// documents hold, made the first time one of its instances derives.
