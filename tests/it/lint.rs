@@ -86,6 +86,7 @@ fn realworld_packages_lint_to_the_findings_their_readme_explains() {
         ("ingress-nginx", &[]),
         ("istio-spire", &[]),
         ("kube-prometheus", &["K0714", "K0715"]),
+        ("kubernetes-dashboard", &[]),
         ("metallb", &[]),
         ("microservices-demo", &[]),
         ("php-apache-hpa", &["K0715"]),
