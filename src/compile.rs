@@ -10,6 +10,7 @@ use crate::resolve::Acknowledged;
 use crate::summary::{self, ClusterSummary};
 use crate::{crosscheck, emit, load, resolve};
 use kix_diag::Diagnostics;
+use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -121,23 +122,19 @@ fn compile_each<K: Send, T: Send>(
     each: impl Fn(usize, Option<&ClusterPlan>) -> Option<T> + Sync,
 ) -> (resolve::Model, Compiled<K>, Vec<Option<T>>) {
     let mut diagnostics = Diagnostics::default();
-    let mut tree = load::load(&selection.root, &selection.clusters, &mut diagnostics);
-    if let Some(what_if) = &selection.what_if {
-        let entries = tree.clusters.iter_mut().filter(|c| c.name == what_if.cluster).flat_map(|c| &mut c.raw.instances);
-        for entry in entries.filter(|i| *i.name.get_ref() == what_if.instance) {
-            entry.what_if = Some(what_if.level);
-        }
-    }
+    let tree = load::load(&selection.root, &selection.clusters, &mut diagnostics);
     let (packages, files) = resolve::resolve_packages(tree, &mut diagnostics);
+    // The inputs every cluster reads (the packages; a cluster file that cannot be read): a cluster file
+    // that does not parse is that cluster's own finding, as one that does not resolve.
     let clean_inputs = !diagnostics.has_errors();
-    // The package versions each cluster file may run (every version of each package it names), counted
+    // The package versions each cluster file may run (every version of each package it may name), counted
     // before any cluster resolves, so each version's shapes go once the last of those clusters is derived.
     let versions: Vec<HashSet<usize>> =
-        files.iter().map(|file| derive::Shapes::versions_named(&packages, file)).collect();
+        files.par_iter().map(|file| derive::Shapes::versions_named(&packages, file)).collect();
     let shapes = derive::Shapes::counting(&versions);
     // Each cluster file is taken, resolved and compiled by one core; its resolved cluster is put back only
     // to be kept.
-    let files: Vec<Mutex<Option<load::cluster::ClusterFile>>> =
+    let files: Vec<Mutex<Option<load::cluster::ClusterSource>>> =
         files.into_iter().map(|file| Mutex::new(Some(file))).collect();
     let resolved: Vec<Mutex<Option<resolve::Cluster>>> = files.iter().map(|_| Mutex::new(None)).collect();
     type Slot<K, T> = Mutex<Option<(Option<K>, Diagnostics, Acknowledged, Option<T>)>>;
@@ -149,7 +146,16 @@ fn compile_each<K: Send, T: Send>(
             let Some(file) = files.get(index) else { break };
             let Some(file) = locked(file).take() else { continue };
             let mut found = Diagnostics::default();
-            let Some(cluster) = resolve::resolve_cluster(file, &packages, &mut found) else {
+            let resolved_cluster = file.parse(&mut found).and_then(|mut file| {
+                if let Some(what_if) = selection.what_if.as_ref().filter(|w| w.cluster == file.name) {
+                    let entries = file.raw.instances.iter_mut();
+                    for entry in entries.filter(|i| *i.name.get_ref() == what_if.instance) {
+                        entry.what_if = Some(what_if.level);
+                    }
+                }
+                resolve::resolve_cluster(file, &packages, &mut found)
+            });
+            let Some(cluster) = resolved_cluster else {
                 shapes.cluster_derived(&versions[index]);
                 let handed = each(index, None);
                 *locked(&slots[index]) = Some((None, found, Acknowledged::default(), handed));

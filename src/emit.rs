@@ -11,7 +11,7 @@
 //! linger.
 
 use crate::derive::{ClusterPlan, InstancePlan, KUSTOMIZATION_FILE, SHARED_FILE};
-use crate::output_manifest::{Entry, Manifest, Tree};
+use crate::output_manifest::{Entry, Facts, Manifest, Tree};
 use crate::spare::{holds_exactly, make_writable, open_not_following, write_failed};
 use kix_diag::{Code, Diagnostic, Location};
 use std::path::{Path, PathBuf};
@@ -292,6 +292,9 @@ pub struct Staging {
     /// facts have changed, and none of its entries is trusted for them.
     loading: std::sync::Mutex<Option<std::thread::JoinHandle<Manifest>>>,
     staged: std::sync::Mutex<Vec<StagedCluster>>,
+    /// The spare this build created (there was none): removed unless the build swapped it in, so a build
+    /// that fails leaves nothing beside `out` it did not find there.
+    spare_created: std::sync::atomic::AtomicBool,
 }
 
 /// One cluster's sections of the next manifest: its staged directory (`out/<cluster>` once swapped in) and
@@ -322,6 +325,7 @@ impl Staging {
             lock: std::sync::OnceLock::new(),
             manifest: std::sync::OnceLock::new(),
             staged: std::sync::Mutex::new(Vec::new()),
+            spare_created: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -353,6 +357,7 @@ impl Staging {
                     Err(_) => {}
                 }
                 std::fs::create_dir(&spare).map_err(|e| write_failed("cannot create", &spare, e))?;
+                self.spare_created.store(true, std::sync::atomic::Ordering::Relaxed);
                 return Ok(spare);
             }
             let staging = self.parent.join(format!(".{}.kix-staging-{}", self.base, std::process::id()));
@@ -383,14 +388,27 @@ impl Staging {
             }
             return Ok(());
         };
+        // `out/<cluster>` is checked here, not before the compile (crate::outdir): unchanged since the build
+        // that wrote it, it holds only that build's files, and only its mode is looked at.
+        if let Some(now) = Facts::of_directory(&previous_dir) {
+            if manifest.directory_unchanged(&cluster.name, Some(now)) {
+                crate::outdir::check_writable(&previous_dir)?;
+            } else {
+                crate::outdir::check_directory(&previous_dir)?;
+            }
+        }
         let (previous_known, known) = manifest.cluster(&cluster.name);
         let render = |index| render_file(cluster, index);
         let wanted = wanted_files(cluster);
         let updated = crate::spare::update(&dir, &wanted, &render, &known, &previous_dir, previous_known)?;
+        // The staged directory as the update left it (it holds exactly the files written): what the next
+        // build finds `out/<cluster>` to be unless someone changed it.
+        let staged_directory = Facts::of_directory(&dir);
         let section = |tree, entries: &[(String, Entry)], same| {
             let mut text = String::new();
             let entries = entries.iter().map(|(name, entry)| (name.as_str(), *entry));
-            crate::output_manifest::format_section(&mut text, tree, &cluster.name, entries, same);
+            let directory = if tree == Tree::Out { staged_directory } else { None };
+            crate::output_manifest::format_section(&mut text, tree, &cluster.name, directory, entries, same);
             text
         };
         let out: crate::output_manifest::ByName<'_> =
@@ -447,6 +465,11 @@ impl Staging {
                 if is_built(&name) {
                     continue;
                 }
+                // A directory no cluster of this build staged, checked as every entry of `out` is before
+                // it is carried over or dropped (crate::outdir).
+                if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                    crate::outdir::check_directory(&entry.path())?;
+                }
                 if all_clusters && generated_by_kix(&entry.path()) {
                     continue;
                 }
@@ -458,6 +481,7 @@ impl Staging {
         // no out/, and the previous out/ is the spare. Elsewhere: out -> previous, staging -> out,
         // previous -> spare (or removed); on failure put out back.
         if out.exists() && exchange(&staging, out) {
+            self.spare_created.store(false, std::sync::atomic::Ordering::Relaxed);
             self.record(self.only.is_none());
             if self.only.is_some() {
                 remove_tree(&staging);
@@ -475,6 +499,7 @@ impl Staging {
             }
             return Err(write_failed("cannot move into place", out, e));
         }
+        self.spare_created.store(false, std::sync::atomic::Ordering::Relaxed);
         let spare = had_out && self.only.is_none() && std::fs::rename(&previous, &staging).is_ok();
         if had_out && !spare {
             remove_tree(&previous);
@@ -513,10 +538,14 @@ fn swap_clusters(staging: &Path, out: &Path, built: &[&str]) -> Result<(), Diagn
 
 impl Drop for Staging {
     /// A `--cluster` build's staged directory: what is left of it (the directories it replaced, or one that
-    /// was never swapped in). A full build's is the spare, kept for the next build.
+    /// was never swapped in). A full build's is the spare, kept for the next build unless the build made it.
     fn drop(&mut self) {
         if let (Some(Ok(staging)), Some(_)) = (self.staging.get(), &self.only) {
             remove_tree(staging);
+        }
+        // A spare this build made and never swapped in (a cluster failed after others were staged).
+        if let (Some(Ok(spare)), true) = (self.staging.get(), *self.spare_created.get_mut()) {
+            remove_tree(spare);
         }
         // Released (and its file removed) only once nothing of this build is left beside `out`.
         drop(self.lock.take());

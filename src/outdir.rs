@@ -13,8 +13,13 @@
 //!   neither read nor copied (opening a FIFO blocks forever); the build is refused, naming it.
 //! - **Writable**: `out/`, and every directory in it, must be writable, else the swapped-out
 //!   previous output could not be brought up to date as the next build's spare (checked with
-//!   `access`, so it holds for the user kix runs as; root may write anywhere). The walk of `out/`
-//!   that checks this and the entries runs once, before the compile, on every core.
+//!   `access`, so it holds for the user kix runs as; root may write anywhere). `out/` itself and its
+//!   top-level entries are checked before the compile; a full build checks each directory in it where
+//!   it uses it (a cluster's as the cluster is staged, the others before the swap), and a cluster's
+//!   directory that the output manifest shows unchanged since the build that wrote it (its mtime and
+//!   ctime recorded, [`crate::output_manifest::Manifest::directory_unchanged`]) holds only the files
+//!   that build wrote: its entries are not listed again (a thousand directories' listing was a twentieth
+//!   of a fleet's rebuild, issue 20).
 //! - **One build at a time** ([`Lock`]): `flock` on `.<out>.kix-lock` beside `out/`; a second
 //!   build fails at once (K0503) rather than wait: two builds racing into one `out/` is a mistake in
 //!   the pipeline that waiting would hide, and whichever swapped last would silently win.
@@ -50,10 +55,12 @@ fn refused(out: &Path, message: String) -> Diagnostic {
 /// directories: they are all such a build replaces, and the rest of `out` is left in place, neither
 /// read nor copied, so a 1,000-cluster `out/` is not walked to rebuild one cluster.
 ///
-/// `walk` false checks `out` itself only (a full build's second look, under the lock: the walk was done
-/// before the compile, and what a user puts in `out/` while a build runs is that build's race anyway;
-/// kix still never opens a FIFO there, and refuses to copy one).
-pub(crate) fn check_replaceable(out: &Path, only: Option<&[&str]>, walk: bool) -> Result<(), Diagnostic> {
+/// A full build (`only` is `None`) checks `out` and, with `top_level`, its entries that are not
+/// directories: each directory is checked where the build uses it ([`check_directory`]). `top_level`
+/// false checks `out` itself only (a full build's second look, under the lock: what a user puts in
+/// `out/` while a build runs is that build's race anyway; kix still never opens a FIFO there, and refuses
+/// to copy one).
+pub(crate) fn check_replaceable(out: &Path, only: Option<&[&str]>, top_level: bool) -> Result<(), Diagnostic> {
     let Ok(metadata) = std::fs::symlink_metadata(out) else { return Ok(()) };
     if metadata.file_type().is_symlink() {
         let target = std::fs::read_link(out).unwrap_or_default();
@@ -71,19 +78,20 @@ pub(crate) fn check_replaceable(out: &Path, only: Option<&[&str]>, walk: bool) -
         return Err(refused(out, format!("{} exists and is not a directory", out.display())));
     }
     let Some(clusters) = only else {
-        return if walk { check_tree(out) } else { check_writable(out) };
+        return if top_level { check_top_level(out) } else { check_writable(out) };
     };
     check_writable(out)?;
     for cluster in clusters {
         let dir = out.join(cluster);
         if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
-            check_entries(&dir)?;
+            check_directory(&dir)?;
         }
     }
     Ok(())
 }
 
-fn check_writable(dir: &Path) -> Result<(), Diagnostic> {
+/// Refuses a directory of `out` that is not writable (checked with `access`).
+pub(crate) fn check_writable(dir: &Path) -> Result<(), Diagnostic> {
     if writable(dir) {
         return Ok(());
     }
@@ -97,21 +105,23 @@ fn check_writable(dir: &Path) -> Result<(), Diagnostic> {
     ))
 }
 
-/// [`check_entries`] of `out`, its top-level entries (clusters' directories) on every core; the first
-/// refusal in listing order is the one reported.
-fn check_tree(out: &Path) -> Result<(), Diagnostic> {
-    use rayon::prelude::*;
+/// `out` and its top-level entries but the directories (clusters' directories, checked where the build
+/// uses each); the first refusal in listing order is the one reported.
+fn check_top_level(out: &Path) -> Result<(), Diagnostic> {
     check_writable(out)?;
     let entries = std::fs::read_dir(out).map_err(|e| refused(out, format!("cannot list {}: {e}", out.display())))?;
-    let entries: Vec<std::fs::DirEntry> = entries.flatten().collect();
-    let found: Vec<Result<(), Diagnostic>> = entries.par_iter().map(check_entry).collect();
-    found.into_iter().collect()
+    for entry in entries.flatten() {
+        if !entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+            check_entry(&entry)?;
+        }
+    }
+    Ok(())
 }
 
 fn check_entry(entry: &std::fs::DirEntry) -> Result<(), Diagnostic> {
     let Ok(kind) = entry.file_type() else { return Ok(()) };
     if kind.is_dir() {
-        return check_entries(&entry.path());
+        return check_directory(&entry.path());
     }
     if kind.is_file() || kind.is_symlink() {
         return Ok(());
@@ -128,7 +138,9 @@ fn check_entry(entry: &std::fs::DirEntry) -> Result<(), Diagnostic> {
     ))
 }
 
-fn check_entries(dir: &Path) -> Result<(), Diagnostic> {
+/// Refuses a directory of `out` (at any depth) that is not writable or holds, at any depth, an entry that
+/// is not a directory, regular file or symlink.
+pub(crate) fn check_directory(dir: &Path) -> Result<(), Diagnostic> {
     check_writable(dir)?;
     let entries = std::fs::read_dir(dir).map_err(|e| refused(dir, format!("cannot list {}: {e}", dir.display())))?;
     for entry in entries.flatten() {

@@ -45,7 +45,7 @@ use std::path::{Path, PathBuf};
 
 /// The manifest's first line: its format and the kix that wrote it (another kix's manifest is ignored).
 fn header() -> String {
-    format!("kix output manifest 2 {}", env!("CARGO_PKG_VERSION"))
+    format!("kix output manifest 3 {}", env!("CARGO_PKG_VERSION"))
 }
 
 /// The content hash of a file's bytes.
@@ -92,6 +92,26 @@ impl Facts {
 
     #[cfg(not(unix))]
     pub(crate) fn of_metadata(_: &std::fs::Metadata) -> Option<Facts> {
+        None
+    }
+
+    /// The facts of `path` when it is a directory (not a symlink to one): its mtime and ctime move whenever
+    /// an entry is created, removed or renamed in it, or its mode changes.
+    #[cfg(unix)]
+    pub(crate) fn of_directory(path: &Path) -> Option<Facts> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::symlink_metadata(path).ok()?;
+        m.is_dir().then(|| Facts {
+            device: m.dev(),
+            inode: m.ino(),
+            size: m.size(),
+            modified: (m.mtime(), m.mtime_nsec()),
+            changed: (m.ctime(), m.ctime_nsec()),
+        })
+    }
+
+    #[cfg(not(unix))]
+    pub(crate) fn of_directory(_: &Path) -> Option<Facts> {
         None
     }
 
@@ -166,12 +186,13 @@ impl Tree {
 }
 
 /// A manifest as read from disk: its text, its mtime (entries not older are not trusted) and where each
-/// cluster's sections are; a section is parsed only when its cluster is staged ([`Manifest::entries`]).
+/// cluster's sections are, with the facts of the directory a section describes where they were recorded; a
+/// section is parsed only when its cluster is staged ([`Manifest::cluster`]).
 #[derive(Debug, Default)]
 pub(crate) struct Manifest {
     text: String,
     written: Time,
-    sections: HashMap<(Tree, String), Range<usize>>,
+    sections: HashMap<(Tree, String), (Range<usize>, Option<Facts>)>,
 }
 
 /// The trusted entries of one section, by file name.
@@ -197,7 +218,7 @@ impl Manifest {
     /// The trusted entries of `cluster`'s sections, its directory in `out/` and in the spare (mtime and
     /// ctime older than the manifest's own mtime); none for a section that is missing or damaged.
     pub(crate) fn cluster(&self, cluster: &str) -> (Entries<'_>, Entries<'_>) {
-        let section = |tree| self.sections.get(&(tree, cluster.to_string())).map(|r| &self.text[r.clone()]);
+        let section = |tree| self.sections.get(&(tree, cluster.to_string())).map(|(r, _)| &self.text[r.clone()]);
         let out = section(Tree::Out).and_then(|text| parse_section(text, None)).unwrap_or_default();
         let spare = section(Tree::Spare).and_then(|text| parse_section(text, Some(&out))).unwrap_or_default();
         let written = self.written;
@@ -207,10 +228,20 @@ impl Manifest {
         }
         (trusted(out, written), trusted(spare, written))
     }
+
+    /// Whether `cluster`'s directory in `out/`, whose facts now are `now`, is the one the build left: its
+    /// recorded facts, older than the manifest (so a change since would show in its mtime or ctime). It then
+    /// holds exactly the regular files of its section, all that build wrote (no FIFO, no directory, nothing
+    /// a user added: creating, removing or renaming an entry moves the directory's mtime).
+    pub(crate) fn directory_unchanged(&self, cluster: &str, now: Option<Facts>) -> bool {
+        let recorded = self.sections.get(&(Tree::Out, cluster.to_string())).and_then(|(_, facts)| *facts);
+        recorded.is_some_and(|recorded| Some(recorded) == now && recorded.settled_before(self.written))
+    }
 }
 
-/// Finds the sections: after the header, each section is a line `<tree> <cluster> <length>` and `length`
-/// bytes of entry lines.
+/// Finds the sections: after the header, each section is a line `<tree> <cluster> <length>`, followed by
+/// the directory's `<device> <inode> <size> <mtime> <ctime>` where they were recorded, and `length` bytes of
+/// entry lines.
 fn index(text: String, written: Time) -> Option<Manifest> {
     let first = text.find('\n')?;
     if text[..first] != header() {
@@ -228,6 +259,15 @@ fn index(text: String, written: Time) -> Option<Manifest> {
         };
         let cluster = words.next().filter(|c| !c.is_empty())?;
         let length: usize = words.next()?.parse().ok()?;
+        let directory = match words.next() {
+            None => None,
+            Some(device) => {
+                let mut number = || parse_decimal(words.next()?);
+                let (inode, size) = (number()?, number()?);
+                let (modified, changed) = (parse_time(words.next()?)?, parse_time(words.next()?)?);
+                Some(Facts { device: parse_decimal(device)?, inode, size, modified, changed })
+            }
+        };
         if words.next().is_some() {
             return None;
         }
@@ -235,7 +275,7 @@ fn index(text: String, written: Time) -> Option<Manifest> {
         if body.end > text.len() || (length > 0 && text.as_bytes()[body.end - 1] != b'\n') {
             return None;
         }
-        sections.insert((tree, cluster.to_string()), body.clone());
+        sections.insert((tree, cluster.to_string()), (body.clone(), directory));
         at = body.end;
     }
     Some(Manifest { text, written, sections })
@@ -308,19 +348,21 @@ fn parse_entry(line: &str) -> Option<(&str, Entry)> {
     let device = parse_decimal(field()?)?;
     let inode = parse_decimal(field()?)?;
     let size = parse_decimal(field()?)?;
-    let time = |field: &str| -> Option<Time> {
-        let (seconds, nanos) = field.split_once('.')?;
-        let seconds = match seconds.strip_prefix('-') {
-            Some(magnitude) => -i64::try_from(parse_decimal(magnitude)?).ok()?,
-            None => i64::try_from(parse_decimal(seconds)?).ok()?,
-        };
-        let nanos = parse_decimal(nanos).filter(|n| *n < 1_000_000_000)?;
-        Some((seconds, nanos as i64))
-    };
-    let modified = time(field()?)?;
-    let changed = time(field()?)?;
+    let modified = parse_time(field()?)?;
+    let changed = parse_time(field()?)?;
     let name = Some(rest).filter(|k| !k.is_empty() && !k.contains(['/', ' ', '\n', '\r']))?;
     Some((name, Entry { hash, key, facts: Facts { device, inode, size, modified, changed } }))
+}
+
+/// A time as [`push_time`] writes it: `<seconds>.<nanoseconds>`, the seconds signed.
+fn parse_time(field: &str) -> Option<Time> {
+    let (seconds, nanos) = field.split_once('.')?;
+    let seconds = match seconds.strip_prefix('-') {
+        Some(magnitude) => -i64::try_from(parse_decimal(magnitude)?).ok()?,
+        None => i64::try_from(parse_decimal(seconds)?).ok()?,
+    };
+    let nanos = parse_decimal(nanos).filter(|n| *n < 1_000_000_000)?;
+    Some((seconds, nanos as i64))
 }
 
 /// An unsigned decimal of one to twenty digits that fits a `u64`.
@@ -418,13 +460,14 @@ fn push_time(text: &mut String, (seconds, nanos): Time) {
     }
 }
 
-/// Appends the section of `cluster`'s directory in `tree` holding `entries` (in name order) to `text`; an
-/// entry equal to the one of its name in `same` (the cluster's `out` entries, for the spare's section) is
-/// written as `= <file>`.
+/// Appends the section of `cluster`'s directory in `tree` holding `entries` (in name order) to `text`, with
+/// the directory's facts when given; an entry equal to the one of its name in `same` (the cluster's `out`
+/// entries, for the spare's section) is written as `= <file>`.
 pub(crate) fn format_section<'e>(
     text: &mut String,
     tree: Tree,
     cluster: &str,
+    directory: Option<Facts>,
     entries: impl IntoIterator<Item = (&'e str, Entry)>,
     same: Option<&ByName<'_>>,
 ) {
@@ -440,7 +483,22 @@ pub(crate) fn format_section<'e>(
             format_entry(&mut body, name, entry);
         }
     }
-    text.push_str(&format!("{} {cluster} {}\n", tree.word(), body.len()));
+    text.push_str(tree.word());
+    text.push(' ');
+    text.push_str(cluster);
+    text.push(' ');
+    push_decimal(text, body.len() as u64);
+    if let Some(Facts { device, inode, size, modified, changed }) = directory {
+        for number in [device, inode, size] {
+            text.push(' ');
+            push_decimal(text, number);
+        }
+        for time in [modified, changed] {
+            text.push(' ');
+            push_time(text, time);
+        }
+    }
+    text.push('\n');
     text.push_str(&body);
 }
 
@@ -470,185 +528,5 @@ pub(crate) fn write<'s>(path: &Path, sections: impl IntoIterator<Item = &'s str>
 }
 
 #[cfg(all(test, unix))]
-mod tests {
-    use super::*;
-
-    /// Hashes and keys are written as `{:032x}` wrote them and read back; anything else is refused.
-    #[test]
-    fn hex_fields_are_written_as_before_and_read_back() {
-        for value in
-            [0, 1, 0xf, 0xdead_beef, u128::MAX, u128::MAX - 1, 1 << 127, 0x0123_4567_89ab_cdef_0123_4567_89ab_cdef]
-        {
-            let mut text = String::new();
-            push_hex(&mut text, value);
-            assert_eq!(text, format!("{value:032x} "));
-            assert_eq!(parse_hex(text.trim_end()), Some(value));
-        }
-        for refused in ["", "0", &"0".repeat(31), &"0".repeat(33), &"A".repeat(32), &"g".repeat(32), &"+1".repeat(16)] {
-            assert_eq!(parse_hex(refused), None, "{refused}");
-        }
-    }
-
-    /// Numbers and times are written as `format!` wrote them.
-    #[test]
-    fn decimal_fields_are_written_as_before() {
-        for value in [0, 1, 9, 10, 99, 100, 123_456_789, u64::from(u32::MAX), u64::MAX] {
-            let mut text = String::new();
-            push_decimal(&mut text, value);
-            assert_eq!(text, value.to_string());
-        }
-        for seconds in [0, 1, -1, 59, 1_764_000_000, i64::MAX, i64::MIN] {
-            for nanos in [0, 1, 10, 999_999_999, 123_000_000, 1_000_000_000, -1, i64::MAX] {
-                let mut text = String::new();
-                push_time(&mut text, (seconds, nanos));
-                assert_eq!(text, format!("{seconds}.{nanos:09}"), "{seconds} {nanos}");
-            }
-        }
-    }
-
-    /// Decimal fields read as `str::parse` read them, for every form `format_entry` writes; signs,
-    /// blanks, overflow and empty fields refused.
-    #[test]
-    fn decimal_fields_are_read_as_before() {
-        for value in [0, 1, 9, 10, 999_999_999, u64::from(u32::MAX), u64::MAX - 1, u64::MAX] {
-            assert_eq!(parse_decimal(&value.to_string()), Some(value));
-        }
-        for refused in ["", "+1", "-1", " 1", "1 ", "1.0", "18446744073709551616", "99999999999999999999", "x"] {
-            assert_eq!(parse_decimal(refused), None, "{refused}");
-        }
-        let facts =
-            Facts { device: 66, inode: 1 << 40, size: 0, modified: (-5, 7), changed: (1_764_000_000, 999_999_999) };
-        let entry = Entry { hash: 1 << 100, key: Some(7), facts };
-        let mut line = String::new();
-        format_entry(&mut line, "i0001.yaml", &entry);
-        assert_eq!(parse_entry(line.trim_end_matches('\n')), Some(("i0001.yaml", entry)));
-        for broken in ["-.5", "1.5.0", "5.1000000000", "5", "5.-1"] {
-            let damaged = line.trim_end_matches('\n').replacen("-5.000000007", broken, 1);
-            assert_eq!(parse_entry(&damaged), None, "{damaged}");
-        }
-    }
-
-    fn entry(hash: u128, facts: Facts) -> Entry {
-        Entry { hash, key: None, facts }
-    }
-
-    type Section<'a> = (Tree, &'a str, Vec<(&'a str, Entry)>);
-
-    fn manifest(sections: &[Section<'_>], written: Time) -> Option<Manifest> {
-        let mut text = header() + "\n";
-        let out: ByName<'_> =
-            sections.iter().filter(|(t, _, _)| *t == Tree::Out).flat_map(|(_, _, e)| e.iter().copied()).collect();
-        for (tree, cluster, entries) in sections {
-            let same = (*tree == Tree::Spare).then_some(&out);
-            format_section(&mut text, *tree, cluster, entries.iter().copied(), same);
-        }
-        index(text, written)
-    }
-
-    const FACTS: Facts =
-        Facts { device: 2049, inode: 77, size: 123, modified: (1_700_000_000, 5), changed: (-3, 999_999_999) };
-
-    #[test]
-    fn entries_read_back_as_written() {
-        let a = Entry { key: Some(0x1234), ..entry(0xabc, FACTS) };
-        let b = entry(0xdef, Facts { inode: 78, ..FACTS });
-        let sections = [
-            (Tree::Out, "c0001", vec![("i0002.yaml", a), ("i0003.yaml", b)]),
-            (Tree::Spare, "c0001", vec![("i0002.yaml", a), ("i0003.yaml", entry(0xdef, FACTS))]),
-        ];
-        let read = manifest(&sections, (i64::MAX, 0)).expect("a manifest");
-        // The spare's entry equal to out's is written as `= <file>`, and read back as that entry.
-        assert!(read.text.contains("\n= i0002.yaml\n"), "{}", read.text);
-        let (out, spare) = read.cluster("c0001");
-        assert_eq!((out.get("i0002.yaml"), out.get("i0003.yaml")), (Some(a), Some(b)));
-        assert_eq!((spare.get("i0002.yaml"), spare.get("i0003.yaml")), (Some(a), Some(entry(0xdef, FACTS))));
-        assert_eq!(read.cluster("c0002").0.get("i0002.yaml"), None);
-        // An empty section reads back as one.
-        let empty = manifest(&[(Tree::Out, "c", vec![])], (i64::MAX, 0)).expect("a manifest");
-        assert!(empty.cluster("c").0.into_map().is_empty());
-    }
-
-    /// Another kix's manifest, a section longer than the file, a bad header line: the whole manifest is
-    /// ignored; a bad entry line: its section is.
-    #[test]
-    fn malformed_or_foreign_manifests_are_ignored() {
-        let body = "0".repeat(32) + " - 1 2 3 4.5 6.7 a.yaml\n";
-        let section = format!("out c {}", body.len());
-        let good = header() + "\n" + &section + "\n" + &body + "spare c 0\n";
-        let read = index(good.clone(), (i64::MAX, 0)).expect("a manifest");
-        assert!(read.cluster("c").0.get("a.yaml").is_some(), "{good}");
-        let foreign = good.replacen(env!("CARGO_PKG_VERSION"), "0.0.0-other", 1);
-        let whole = [
-            foreign,
-            good.replace(&section, &format!("out c {}", body.len() + 8)),
-            good.replace(&section, &format!("out c {}", body.len() - 1)),
-            good.replace(&section, &section.replace("out", "inside")),
-            good.replace("spare c 0", "spare c"),
-            good[..good.len() - 30].to_string(),
-            String::new(),
-            "\u{0}\u{1}garbage".to_string(),
-        ];
-        for case in whole {
-            assert!(index(case.clone(), (i64::MAX, 0)).is_none(), "{case:?}");
-        }
-        let damaged = [
-            " - 1 2 3 4.5 6 a.yaml",
-            " - 1 2 3 4.1000000000 6.7 a.yaml",
-            " - 1 x 3 4.5 6.7 a.yaml",
-            " - 1 2 3 4.5 6.7 c/a",
-            " 1 2 3 4.5 6.7 a.yaml",
-            " xyz 1 2 3 4.5 6.7 a.yaml",
-        ];
-        for line in damaged {
-            let body = "0".repeat(32) + line + "\n";
-            let text = header() + &format!("\nout c {}\n", body.len()) + &body;
-            let read = index(text.clone(), (i64::MAX, 0)).expect("the sections are found");
-            assert!(read.cluster("c").0.into_map().is_empty(), "{text:?}");
-        }
-        // A spare's `= <file>` naming no entry of out's: the spare's section is ignored.
-        let text = header() + "\nout c 0\nspare c 9\n= a.yaml\n";
-        let read = index(text, (i64::MAX, 0)).expect("the sections are found");
-        assert!(read.cluster("c").1.into_map().is_empty());
-    }
-
-    /// An entry whose mtime or ctime is not older than the manifest is dropped when read (git's racy case).
-    #[test]
-    fn racy_entries_are_not_trusted() {
-        let at = |modified: Time, changed: Time| Facts { device: 1, inode: 1, size: 1, modified, changed };
-        let entries = vec![
-            ("old.yaml", entry(1, at((9, 0), (9, 999)))),
-            ("same-tick.yaml", entry(1, at((9, 0), (10, 0)))),
-            ("later.yaml", entry(1, at((11, 0), (9, 0)))),
-        ];
-        let read = manifest(&[(Tree::Spare, "c", entries)], (10, 0)).expect("a manifest");
-        let mut trusted: Vec<&str> = read.cluster("c").1.into_map().into_keys().collect();
-        trusted.sort_unstable();
-        assert_eq!(trusted, ["old.yaml"]);
-    }
-
-    /// The verdicts on a real file: its recorded facts and hash, other bytes, and a file changed since.
-    #[test]
-    fn a_file_is_judged_by_its_facts_and_hash() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("a.yaml");
-        std::fs::write(&file, b"kind: A\n").unwrap();
-        let facts = Facts::of(&file).unwrap();
-        let entries = Entries { entries: [("a.yaml", entry(hash(b"kind: A\n"), facts))].into_iter().collect() };
-        let judge = |name: &str, bytes: &[u8]| entries.judge(name, Facts::of(&file), hash(bytes));
-        assert_eq!(judge("a.yaml", b"kind: A\n"), Judged::Same);
-        assert_eq!(judge("a.yaml", b"kind: B\n"), Judged::Differs);
-        assert_eq!(judge("b.yaml", b"kind: A\n"), Judged::Unknown);
-        // Rewritten with bytes of the same length: its ctime (and mtime) move on.
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        std::fs::write(&file, b"kind: B\n").unwrap();
-        assert_eq!(judge("a.yaml", b"kind: A\n"), Judged::Unknown);
-        // A second link changes the ctime too: the file is one file still, with other facts.
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        let before = Facts::of(&file).unwrap();
-        std::fs::hard_link(&file, dir.path().join("b.yaml")).unwrap();
-        let after = Facts::of(&file).unwrap();
-        assert!(after.same_file(&before) && after != before);
-        std::fs::remove_file(&file).unwrap();
-        assert_eq!(judge("a.yaml", b"kind: A\n"), Judged::Unknown);
-    }
-}
+#[path = "output_manifest_tests.rs"]
+mod tests;

@@ -44,7 +44,7 @@ use super::patch::KIX_INSTANCE_LABEL;
 use super::plan::WorkloadPlan;
 use super::planned::PlannedObject;
 use super::rendered::{INSTANCE_STAND_IN, NAMESPACE_STAND_IN, RenderedObject};
-use crate::load::cluster::ClusterFile;
+use crate::load::cluster::ClusterSource;
 use crate::resolve::{Instance, Packages};
 use kix_yaml::Value;
 use std::borrow::Cow;
@@ -152,13 +152,14 @@ impl Shapes {
         Shapes { users: Mutex::new(users), ..Shapes::default() }
     }
 
-    /// The package versions a cluster file may run, by address: every version of each package its
-    /// instances name (which one each runs is resolve's choice, made as the cluster compiles; the
-    /// packages hold every version for the whole compile, so the addresses stay theirs).
-    pub fn versions_named(packages: &Packages, file: &ClusterFile) -> HashSet<usize> {
-        let named: HashSet<&str> =
-            file.raw.instances.iter().map(|instance| instance.package.get_ref().as_str()).collect();
-        let versions = packages.valid.iter().filter(|package| named.contains(package.name.as_str()));
+    /// The package versions a cluster file may run, by address: every version of each package its text may
+    /// name ([`ClusterSource::words`], read before the file is parsed: which versions its instances run is
+    /// resolve's choice, made as the cluster compiles; the packages hold every version for the whole
+    /// compile, so the addresses stay theirs). A superset only keeps a version's shapes longer.
+    pub fn versions_named(packages: &Packages, file: &ClusterSource) -> HashSet<usize> {
+        let words = file.words();
+        let named = |name: &str| words.as_ref().is_none_or(|words| words.contains(name));
+        let versions = packages.valid.iter().filter(|package| named(package.name.as_str()));
         versions.map(|package| Arc::as_ptr(package) as usize).collect()
     }
 

@@ -1,6 +1,7 @@
 //! Load: read the tree under the root into raw, located inputs.
 //!
-//! `clusters/<name>.toml` become [`ClusterFile`]s and every directory under
+//! `clusters/<name>.toml` are read into [`ClusterSource`]s (each parsed into a [`ClusterFile`] by the
+//! stage that uses it, [`ClusterSource::parse`]) and every directory under
 //! `packages/` with a `kix.toml` becomes a [`PackageDir`] with its YAML
 //! documents. Nothing is interpreted here beyond syntax and shape; every value
 //! that a later stage may complain about keeps its location. Reading is
@@ -16,7 +17,7 @@ pub mod streamed;
 mod toml_file;
 mod yaml_error;
 
-pub use cluster::ClusterFile;
+pub use cluster::{ClusterFile, ClusterSource};
 pub use package::PackageDir;
 
 use crate::fs::Reader;
@@ -27,7 +28,8 @@ use std::path::Path;
 /// Everything read from one root.
 #[derive(Debug, Default)]
 pub struct Tree {
-    pub clusters: Vec<ClusterFile>,
+    /// The cluster files, read, in file order (parsed where they are resolved).
+    pub clusters: Vec<ClusterSource>,
     pub packages: Vec<PackageDir>,
     /// Package directories whose kix.toml failed (already reported), by `meta.name` where it could be read.
     pub broken_packages: Vec<Option<String>>,
@@ -60,7 +62,10 @@ pub fn load(root: &Path, only_clusters: &[String], diagnostics: &mut Diagnostics
                 if path.extension().is_none_or(|e| e != "toml") {
                     continue;
                 }
-                match crate::fs::escape(&path, &canonical) {
+                // Only a symlink can lead out: a file listed in the directory is inside it (a fleet's
+                // thousand files were each resolved component by component).
+                let escape = if crate::fs::is_symlink(&path) { crate::fs::escape(&path, &canonical) } else { None };
+                match escape {
                     None => cluster_paths.push(path),
                     // Refused before it is read, so nothing of what it points at is echoed.
                     Some(why) => diagnostics.push(
@@ -89,12 +94,12 @@ pub fn load(root: &Path, only_clusters: &[String], diagnostics: &mut Diagnostics
                 .at(Location::file(reader.display(&clusters_dir))),
         );
     }
-    // Cluster files are read and parsed on every core (a fleet has thousands); findings merge in file order.
-    let parsed: Vec<(Option<ClusterFile>, Diagnostics)> = cluster_paths
+    // Cluster files are read on every core (a fleet has thousands); findings merge in file order.
+    let parsed: Vec<(Option<ClusterSource>, Diagnostics)> = cluster_paths
         .par_iter()
         .map(|path| {
             let mut found = Diagnostics::default();
-            let cluster = reader.read(path, &mut found).and_then(|source| cluster::parse(path, source, &mut found));
+            let cluster = reader.read(path, &mut found).map(|source| ClusterSource::new(path, source));
             (cluster, found)
         })
         .collect();

@@ -49,7 +49,7 @@ pub use model::{
 pub use substrate::{FailureDomains, Support};
 
 use crate::load::Tree;
-use crate::load::cluster::ClusterFile;
+use crate::load::cluster::{ClusterFile, ClusterSource};
 use kix_diag::Diagnostics;
 pub use package::Packages;
 use rayon::prelude::*;
@@ -63,7 +63,7 @@ pub fn resolve(tree: Tree, diagnostics: &mut Diagnostics) -> Model {
         .into_par_iter()
         .map(|file| {
             let mut found = Diagnostics::default();
-            let cluster = resolve_cluster(file, &packages, &mut found);
+            let cluster = file.parse(&mut found).and_then(|file| resolve_cluster(file, &packages, &mut found));
             (cluster, found)
         })
         .collect();
@@ -78,7 +78,7 @@ pub fn resolve(tree: Tree, diagnostics: &mut Diagnostics) -> Model {
 /// The first half of [`resolve`]: validates the tree's packages, handing back its cluster files, each to be
 /// resolved against them on its own ([`resolve_cluster`]; a build resolves each on the core that compiles
 /// it, so the fleet's model is never held at once).
-pub fn resolve_packages(tree: Tree, diagnostics: &mut Diagnostics) -> (Packages, Vec<ClusterFile>) {
+pub fn resolve_packages(tree: Tree, diagnostics: &mut Diagnostics) -> (Packages, Vec<ClusterSource>) {
     let Tree { clusters, packages, broken_packages } = tree;
     (package::resolve_packages(packages, broken_packages, diagnostics), clusters)
 }

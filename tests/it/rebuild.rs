@@ -27,7 +27,7 @@ fn build_and_compare(t: &Test, what: &str) {
     t.clone().args(["build", "-q"]).run().status(0);
     assert!(read_tree(&t.root().join("out")) == clean_tree(t), "{what}: out/ differs from a clean build");
     let manifest = std::fs::read_to_string(t.root().join(MANIFEST)).expect("a manifest after the build");
-    assert!(manifest.starts_with("kix output manifest 2 "), "{what}: {manifest:.80}");
+    assert!(manifest.starts_with("kix output manifest 3 "), "{what}: {manifest:.80}");
 }
 
 /// Moves the manifest's mtime past every time it records, so that its entries are trusted (not racy) and
