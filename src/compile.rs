@@ -129,8 +129,9 @@ fn compile_each<K: Send, T: Send>(
     let clean_inputs = !diagnostics.has_errors();
     // The package versions each cluster file may run (every version of each package it may name), counted
     // before any cluster resolves, so each version's shapes go once the last of those clusters is derived.
+    let by_name = derive::VersionsByName::new(&packages);
     let versions: Vec<HashSet<usize>> =
-        files.par_iter().map(|file| derive::Shapes::versions_named(&packages, file)).collect();
+        files.par_iter().map(|file| derive::Shapes::versions_named(&by_name, file)).collect();
     let shapes = derive::Shapes::counting(&versions);
     // Each cluster file is taken, resolved and compiled by one core; its resolved cluster is put back only
     // to be kept.

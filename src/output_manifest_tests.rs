@@ -6,8 +6,7 @@ use super::*;
 /// Hashes and keys are written as `{:032x}` wrote them and read back; anything else is refused.
 #[test]
 fn hex_fields_are_written_as_before_and_read_back() {
-    for value in
-        [0, 1, 0xf, 0xdead_beef, u128::MAX, u128::MAX - 1, 1 << 127, 0x0123_4567_89ab_cdef_0123_4567_89ab_cdef]
+    for value in [0, 1, 0xf, 0xdead_beef, u128::MAX, u128::MAX - 1, 1 << 127, 0x0123_4567_89ab_cdef_0123_4567_89ab_cdef]
     {
         let mut text = String::new();
         push_hex(&mut text, value);
@@ -46,8 +45,7 @@ fn decimal_fields_are_read_as_before() {
     for refused in ["", "+1", "-1", " 1", "1 ", "1.0", "18446744073709551616", "99999999999999999999", "x"] {
         assert_eq!(parse_decimal(refused), None, "{refused}");
     }
-    let facts =
-        Facts { device: 66, inode: 1 << 40, size: 0, modified: (-5, 7), changed: (1_764_000_000, 999_999_999) };
+    let facts = Facts { device: 66, inode: 1 << 40, size: 0, modified: (-5, 7), changed: (1_764_000_000, 999_999_999) };
     let entry = Entry { hash: 1 << 100, key: Some(7), facts };
     let mut line = String::new();
     format_entry(&mut line, "i0001.yaml", &entry);
@@ -166,7 +164,8 @@ fn racy_entries_are_not_trusted() {
     assert_eq!(trusted, ["old.yaml"]);
     // So is a directory's record.
     for (modified, changed, trusted) in [((9, 0), (9, 999), true), ((9, 0), (10, 0), false), ((11, 0), (9, 0), false)] {
-        let text = header() + &format!("\nout c 0 1 1 1 {}.{:09} {}.{:09}\n", modified.0, modified.1, changed.0, changed.1);
+        let text =
+            header() + &format!("\nout c 0 1 1 1 {}.{:09} {}.{:09}\n", modified.0, modified.1, changed.0, changed.1);
         let read = index(text, (10, 0)).expect("a manifest");
         assert_eq!(read.directory_unchanged("c", Some(at(modified, changed))), trusted, "{modified:?} {changed:?}");
     }

@@ -52,8 +52,8 @@ use kix_yaml::Value;
 use namespaces::{Placement, Site};
 pub use plan::{Unplaced, WorkloadPlan};
 use planned::{Origin, PlannedObject};
-pub use shape::Shapes;
 use shape::Template;
+pub use shape::{Shapes, VersionsByName};
 
 /// The compiled output of one cluster.
 #[derive(Clone, Debug)]

@@ -138,6 +138,19 @@ fn address(instance: &Instance) -> usize {
     Arc::as_ptr(&instance.package) as usize
 }
 
+/// Every valid package version's address by its package's name, for [`Shapes::versions_named`].
+pub struct VersionsByName<'p>(HashMap<&'p str, Vec<usize>, foldhash::fast::RandomState>);
+
+impl<'p> VersionsByName<'p> {
+    pub fn new(packages: &'p Packages) -> VersionsByName<'p> {
+        let mut by_name: HashMap<&'p str, Vec<usize>, foldhash::fast::RandomState> = HashMap::default();
+        for package in &packages.valid {
+            by_name.entry(package.name.as_str()).or_default().push(Arc::as_ptr(package) as usize);
+        }
+        VersionsByName(by_name)
+    }
+}
+
 impl Shapes {
     /// Shapes for a compile of clusters that each may run one set of package versions (by address, from
     /// [`Shapes::versions_named`]), each version's dropped once the last cluster that may run it was
@@ -153,14 +166,14 @@ impl Shapes {
     }
 
     /// The package versions a cluster file may run, by address: every version of each package its text may
-    /// name ([`ClusterSource::words`], read before the file is parsed: which versions its instances run is
-    /// resolve's choice, made as the cluster compiles; the packages hold every version for the whole
+    /// name ([`ClusterSource::quoted_words`], read before the file is parsed: which versions its instances
+    /// run is resolve's choice, made as the cluster compiles; the packages hold every version for the whole
     /// compile, so the addresses stay theirs). A superset only keeps a version's shapes longer.
-    pub fn versions_named(packages: &Packages, file: &ClusterSource) -> HashSet<usize> {
-        let words = file.words();
-        let named = |name: &str| words.as_ref().is_none_or(|words| words.contains(name));
-        let versions = packages.valid.iter().filter(|package| named(package.name.as_str()));
-        versions.map(|package| Arc::as_ptr(package) as usize).collect()
+    pub fn versions_named(packages: &VersionsByName<'_>, file: &ClusterSource) -> HashSet<usize> {
+        match file.quoted_words() {
+            Some(words) => words.filter_map(|word| packages.0.get(word)).flatten().copied().collect(),
+            None => packages.0.values().flatten().copied().collect(),
+        }
     }
 
     /// A cluster that may run these package versions was derived (or failed to resolve): the shapes of

@@ -262,17 +262,27 @@ impl ClusterSource {
         parse_named(name, source, diagnostics)
     }
 
-    /// What package names the file may mention, read from its text without parsing it: every word of the
-    /// characters a package name may hold (a DNS-1123 label: `a-z`, `0-9`, `-`), so a superset of the
-    /// packages its instances name (a TOML string holds its name verbatim between quotes). `None` when the
-    /// text has a backslash: an escape (`"pkg\u002d1"`) can spell a name that is not in the text.
-    pub fn words(&self) -> Option<std::collections::HashSet<&str>> {
+    /// The words of its text a package name may be (without parsing it): each run of the characters a
+    /// name may hold (a DNS-1123 label: `a-z`, `0-9`, `-`) that a quote closes and a quote or a line
+    /// break opens, as a TOML string holding just that name is written (`"web"`, `'web'`, and a
+    /// multi-line string whose first line break is dropped). So every package its instances name is
+    /// among them. `None` when the text has a backslash: an escape (`"we\u0062"`) can spell a name that
+    /// is not in the text.
+    pub fn quoted_words(&self) -> Option<impl Iterator<Item = &str>> {
         let text = self.source.text();
         if text.contains('\\') {
             return None;
         }
+        let bytes = text.as_bytes();
         let is_name_byte = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-';
-        Some(text.split(|c: char| !c.is_ascii() || !is_name_byte(c as u8)).filter(|w| !w.is_empty()).collect())
+        let quote = |b: u8| b == b'"' || b == b'\'';
+        // Every closing quote ends at most one such word: the name bytes before it, opened right before.
+        let closing = bytes.iter().enumerate().filter(move |(_, b)| quote(**b)).map(|(end, _)| end);
+        Some(closing.filter_map(move |end| {
+            let start = bytes[..end].iter().rposition(|b| !is_name_byte(*b)).map_or(0, |before| before + 1);
+            let opened = start > 0 && (quote(bytes[start - 1]) || matches!(bytes[start - 1], b'\n' | b'\r'));
+            (opened && start < end).then(|| &text[start..end])
+        }))
     }
 }
 
@@ -301,3 +311,31 @@ const CLUSTER_SHAPE: &[Shape] = &[
     Shape::Table(&["nodePools", "*", "domains"]),
     Shape::Tables(&["nodePools", "*", "taints"]),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::ClusterSource;
+    use kix_diag::SourceFile;
+    use std::path::Path;
+
+    fn words(text: &str) -> Option<Vec<String>> {
+        let file = SourceFile::new(std::path::PathBuf::from("clusters/c.toml"), text.to_string());
+        let source = ClusterSource::new(Path::new("clusters/c.toml"), file);
+        source.quoted_words().map(|words| words.map(str::to_string).collect())
+    }
+
+    /// Every way a TOML string can hold a package name without an escape gives the name as a word; a
+    /// backslash gives no words (the caller then takes every package).
+    #[test]
+    fn every_string_holding_a_name_is_a_word() {
+        let text = "availability = \"zone\"\n[[instances]]\nname = \"shop\"\npackage = \"web-2\"\n\
+                    [[instances]]\npackage = 'db'\n[[instances]]\npackage = \"\"\"\nqueue\"\"\"\n\
+                    [[instances]]\npackage = '''cache'''\nweb = 1 # \"not closed\n";
+        let found = words(text).expect("no backslash");
+        for name in ["zone", "shop", "web-2", "db", "queue", "cache"] {
+            assert!(found.iter().any(|w| w == name), "{name} in {found:?}");
+        }
+        assert!(!found.iter().any(|w| w == "web" || w == "2" || w == "not"), "{found:?}");
+        assert_eq!(words("package = \"we\\u0062\"\n"), None);
+    }
+}

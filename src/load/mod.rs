@@ -14,6 +14,7 @@ pub mod kustomization;
 pub mod package;
 mod resources;
 pub mod streamed;
+mod toml_fast;
 mod toml_file;
 mod yaml_error;
 

@@ -1,5 +1,5 @@
 //! The one TOML reader, for cluster files and kix.toml: the text is parsed once into toml's
-//! spanned document ([`DeTable`]), its shape checked (a table or an array of tables where kix
+//! spanned document ([`DeTable`]; the plain form of a fleet's cluster files by `toml_fast`), its shape checked (a table or an array of tables where kix
 //! wants one, located at the key the parser saw), then deserialized into the raw type.
 //!
 //! toml's errors carry a message and a span, no kind, so an error is classified by the stage it
@@ -27,7 +27,12 @@ pub(crate) enum Shape {
 
 /// Reads `source` as a `T`; the first problem as one located diagnostic.
 pub(crate) fn parse<T: DeserializeOwned>(source: &SourceFile, shapes: &[Shape]) -> Result<T, Diagnostic> {
-    let document = DeTable::parse(source.text()).map_err(|error| syntax_diagnostic(source, &error))?;
+    // The plain form cluster files are written in is read by kix's fast reader, the rest by toml's parser
+    // (the two give the same document where the fast one reads it: super::toml_fast).
+    let document = match super::toml_fast::parse(source.text()) {
+        Some(document) => document,
+        None => DeTable::parse(source.text()).map_err(|error| syntax_diagnostic(source, &error))?,
+    };
     if let Some(problem) = shape_problem(source, document.get_ref(), shapes) {
         return Err(problem);
     }

@@ -1,0 +1,212 @@
+//! A fast reader for the plain TOML cluster files are written in (issue 20: toml's parser was a tenth of
+//! a 1,000-cluster rebuild): one statement a line, bare keys, `[table]` and `[[array]]` headers of one
+//! key, and values that are strings without escapes, booleans, or one-line arrays of such strings. It
+//! builds toml's own [`DeTable`] with the spans toml's parser gives (the header's brackets for a table,
+//! the first header's for an array of tables, the quotes for a string), so everything after it (shape
+//! checks, serde, every located diagnostic) is the same.
+//!
+//! It gives up (`None`) on anything else: another statement or value form, a key named twice, a table
+//! defined twice, a control character anywhere, a carriage return, a backslash in a string. toml's
+//! parser then reads the file, so every error and every other form it accepts is toml's. The tests
+//! compare both readers on every cluster file in the repository and on generated variations.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::ops::Range;
+use toml::Spanned;
+use toml::de::{DeArray, DeTable, DeValue};
+
+/// The document as toml's parser would give it, or `None` where this reader does not know the form.
+pub(crate) fn parse(text: &str) -> Option<Spanned<DeTable<'_>>> {
+    if text.bytes().any(|b| (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7f) || text.starts_with('\u{feff}') {
+        return None;
+    }
+    let mut root = DeTable::new();
+    // Where key-value lines go: the root, a `[table]`, or the last table of an `[[array]]`.
+    let mut current: Option<(&str, bool)> = None;
+    let mut arrays: HashSet<&str> = HashSet::new();
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let line_start = start;
+        start += line.len();
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        let mut at = Cursor { text: body, at: 0, offset: line_start };
+        at.skip_blanks();
+        match at.peek() {
+            None | Some(b'#') => continue,
+            Some(b'[') => {
+                let header_start = at.absolute();
+                let array = body[at.at..].starts_with("[[");
+                at.at += if array { 2 } else { 1 };
+                at.skip_blanks();
+                let key = at.bare_key()?;
+                at.skip_blanks();
+                let close = if array { "]]" } else { "]" };
+                if !body[at.at..].starts_with(close) {
+                    return None;
+                }
+                at.at += close.len();
+                let header = header_start..at.absolute();
+                at.end_of_line()?;
+                let name = &text[key.clone()];
+                let lookup = Spanned::new(0..0, Cow::Borrowed(name));
+                if array {
+                    if !root.contains_key(&lookup) {
+                        let mut items = DeArray::new();
+                        items.push(Spanned::new(header.clone(), DeValue::Table(DeTable::new())));
+                        let array = Spanned::new(header, DeValue::Array(items));
+                        root.insert(Spanned::new(key, Cow::Borrowed(name)), array);
+                        arrays.insert(name);
+                    } else if arrays.contains(name) {
+                        let DeValue::Array(items) = root.get_mut(&lookup)?.get_mut() else { return None };
+                        items.push(Spanned::new(header, DeValue::Table(DeTable::new())));
+                    } else {
+                        return None;
+                    }
+                } else {
+                    if root.contains_key(&lookup) {
+                        return None;
+                    }
+                    let table = Spanned::new(header, DeValue::Table(DeTable::new()));
+                    root.insert(Spanned::new(key, Cow::Borrowed(name)), table);
+                }
+                current = Some((name, array));
+            }
+            Some(_) => {
+                let key = at.bare_key()?;
+                at.skip_blanks();
+                if at.peek() != Some(b'=') {
+                    return None;
+                }
+                at.at += 1;
+                at.skip_blanks();
+                let value = at.value()?;
+                at.end_of_line()?;
+                let table = match &current {
+                    None => &mut root,
+                    Some((name, array)) => {
+                        let lookup = Spanned::new(0..0, Cow::Borrowed(*name));
+                        match (root.get_mut(&lookup)?.get_mut(), array) {
+                            (DeValue::Table(table), false) => table,
+                            (DeValue::Array(items), true) => match items.last_mut()?.get_mut() {
+                                DeValue::Table(table) => table,
+                                _ => return None,
+                            },
+                            _ => return None,
+                        }
+                    }
+                };
+                let name = &text[key.clone()];
+                if table.contains_key(&Spanned::new(0..0, Cow::Borrowed(name))) {
+                    return None;
+                }
+                table.insert(Spanned::new(key, Cow::Borrowed(name)), value);
+            }
+        }
+    }
+    Some(Spanned::new(0..0, root))
+}
+
+/// A position in one line, and the line's offset in the text (spans are the text's).
+struct Cursor<'t> {
+    text: &'t str,
+    at: usize,
+    offset: usize,
+}
+
+impl<'t> Cursor<'t> {
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    fn absolute(&self) -> usize {
+        self.offset + self.at
+    }
+
+    fn skip_blanks(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t')) {
+            self.at += 1;
+        }
+    }
+
+    /// A bare key (`A-Z a-z 0-9 _ -`, one or more), as its span in the text.
+    fn bare_key(&mut self) -> Option<Range<usize>> {
+        let start = self.at;
+        while self.peek().is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+            self.at += 1;
+        }
+        (self.at > start).then(|| self.offset + start..self.offset + self.at)
+    }
+
+    /// Blanks, then a comment or nothing, to the end of the line.
+    fn end_of_line(&mut self) -> Option<()> {
+        self.skip_blanks();
+        matches!(self.peek(), None | Some(b'#')).then_some(())
+    }
+
+    /// A string without escapes (basic or literal, on one line), `true` or `false`, or an array of such
+    /// strings on one line.
+    fn value(&mut self) -> Option<Spanned<DeValue<'t>>> {
+        let start = self.absolute();
+        match self.peek()? {
+            b'"' | b'\'' => self.string(),
+            b'[' => {
+                self.at += 1;
+                let mut items = DeArray::new();
+                loop {
+                    self.skip_blanks();
+                    match self.peek()? {
+                        b']' => break,
+                        b'"' | b'\'' => items.push(self.string()?),
+                        _ => return None,
+                    }
+                    self.skip_blanks();
+                    match self.peek()? {
+                        b',' => self.at += 1,
+                        b']' => break,
+                        _ => return None,
+                    }
+                }
+                self.at += 1;
+                Some(Spanned::new(start..self.absolute(), DeValue::Array(items)))
+            }
+            _ => {
+                let rest = &self.text[self.at..];
+                let word_end =
+                    rest.find(|c: char| !c.is_ascii_alphanumeric() && c != '_' && c != '-').unwrap_or(rest.len());
+                let value = match &rest[..word_end] {
+                    "true" => true,
+                    "false" => false,
+                    _ => return None,
+                };
+                self.at += word_end;
+                Some(Spanned::new(start..self.absolute(), DeValue::Boolean(value)))
+            }
+        }
+    }
+
+    /// `"..."` without a backslash, or `'...'`, closed on this line; not the multi-line forms.
+    fn string(&mut self) -> Option<Spanned<DeValue<'t>>> {
+        let quote = self.peek()?;
+        let start = self.at;
+        let rest = &self.text[start + 1..];
+        if rest.as_bytes().first() == Some(&quote) {
+            // `""` (empty) or `"""` (multi-line): only the empty string is read here.
+            if rest.as_bytes().get(1) == Some(&quote) {
+                return None;
+            }
+        }
+        let length = rest.find(quote as char)?;
+        let content = &rest[..length];
+        if quote == b'"' && content.contains('\\') {
+            return None;
+        }
+        self.at = start + 1 + length + 1;
+        let span = self.offset + start..self.absolute();
+        Some(Spanned::new(span, DeValue::String(Cow::Borrowed(content))))
+    }
+}
+
+#[cfg(test)]
+#[path = "toml_fast_tests.rs"]
+mod tests;
