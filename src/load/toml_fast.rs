@@ -21,16 +21,16 @@ pub(crate) fn parse(text: &str) -> Option<Spanned<DeTable<'_>>> {
     if text.bytes().any(|b| (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7f) || text.starts_with('\u{feff}') {
         return None;
     }
-    let mut root = DeTable::new();
-    // Where key-value lines go: the root, a `[table]`, or the last table of an `[[array]]`.
-    let mut current: Option<(&str, bool)> = None;
-    let mut arrays: HashSet<&str> = HashSet::new();
+    let mut document = Document { root: DeTable::new(), arrays: HashSet::new(), open: None };
+    // The table key-value lines go into: the root's until the first header, then the header's (kept
+    // apart until the next header, so a line is not a lookup in the root).
+    let mut table = DeTable::new();
     let mut start = 0;
     for line in text.split_inclusive('\n') {
         let line_start = start;
         start += line.len();
         let body = line.strip_suffix('\n').unwrap_or(line);
-        let mut at = Cursor { text: body, at: 0, offset: line_start };
+        let mut at = Cursor { text: body, at: 0, offset: line_start, key: 0..0 };
         at.skip_blanks();
         match at.peek() {
             None | Some(b'#') => continue,
@@ -48,29 +48,8 @@ pub(crate) fn parse(text: &str) -> Option<Spanned<DeTable<'_>>> {
                 at.at += close.len();
                 let header = header_start..at.absolute();
                 at.end_of_line()?;
-                let name = &text[key.clone()];
-                let lookup = Spanned::new(0..0, Cow::Borrowed(name));
-                if array {
-                    if !root.contains_key(&lookup) {
-                        let mut items = DeArray::new();
-                        items.push(Spanned::new(header.clone(), DeValue::Table(DeTable::new())));
-                        let array = Spanned::new(header, DeValue::Array(items));
-                        root.insert(Spanned::new(key, Cow::Borrowed(name)), array);
-                        arrays.insert(name);
-                    } else if arrays.contains(name) {
-                        let DeValue::Array(items) = root.get_mut(&lookup)?.get_mut() else { return None };
-                        items.push(Spanned::new(header, DeValue::Table(DeTable::new())));
-                    } else {
-                        return None;
-                    }
-                } else {
-                    if root.contains_key(&lookup) {
-                        return None;
-                    }
-                    let table = Spanned::new(header, DeValue::Table(DeTable::new()));
-                    root.insert(Spanned::new(key, Cow::Borrowed(name)), table);
-                }
-                current = Some((name, array));
+                document.close(std::mem::take(&mut table))?;
+                document.open(Header { name: &text[key.clone()], key, header, array })?;
             }
             Some(_) => {
                 let key = at.bare_key()?;
@@ -82,29 +61,67 @@ pub(crate) fn parse(text: &str) -> Option<Spanned<DeTable<'_>>> {
                 at.skip_blanks();
                 let value = at.value()?;
                 at.end_of_line()?;
-                let table = match &current {
-                    None => &mut root,
-                    Some((name, array)) => {
-                        let lookup = Spanned::new(0..0, Cow::Borrowed(*name));
-                        match (root.get_mut(&lookup)?.get_mut(), array) {
-                            (DeValue::Table(table), false) => table,
-                            (DeValue::Array(items), true) => match items.last_mut()?.get_mut() {
-                                DeValue::Table(table) => table,
-                                _ => return None,
-                            },
-                            _ => return None,
-                        }
-                    }
-                };
-                let name = &text[key.clone()];
-                if table.contains_key(&Spanned::new(0..0, Cow::Borrowed(name))) {
+                let name = Spanned::new(key, Cow::Borrowed(at.key_text()));
+                if table.contains_key(&name) {
                     return None;
                 }
-                table.insert(Spanned::new(key, Cow::Borrowed(name)), value);
+                table.insert(name, value);
             }
         }
     }
-    Some(Spanned::new(0..0, root))
+    document.close(table)?;
+    Some(Spanned::new(0..0, document.root))
+}
+
+/// A `[name]` or `[[name]]` header: the key's span, the brackets' span.
+struct Header<'t> {
+    name: &'t str,
+    key: Range<usize>,
+    header: Range<usize>,
+    array: bool,
+}
+
+/// The document being read: its root, the arrays of tables its headers made, and the header whose
+/// table is being read.
+struct Document<'t> {
+    root: DeTable<'t>,
+    arrays: HashSet<&'t str>,
+    open: Option<Header<'t>>,
+}
+
+impl<'t> Document<'t> {
+    /// A header's table: `None` where toml refuses it (a table defined twice, a key's name taken).
+    fn open(&mut self, header: Header<'t>) -> Option<()> {
+        let taken = self.root.contains_key(&Spanned::new(0..0, Cow::Borrowed(header.name)));
+        if taken && !(header.array && self.arrays.contains(header.name)) {
+            return None;
+        }
+        self.open = Some(header);
+        Some(())
+    }
+
+    /// Puts the table read under the open header (or the root's keys) into the root.
+    fn close(&mut self, table: DeTable<'t>) -> Option<()> {
+        let Some(Header { name, key, header, array }) = self.open.take() else {
+            // The root's own keys: read before any header, so nothing else is in the root yet.
+            self.root = table;
+            return Some(());
+        };
+        let lookup = Spanned::new(0..0, Cow::Borrowed(name));
+        let item = Spanned::new(header.clone(), DeValue::Table(table));
+        if !array {
+            self.root.insert(Spanned::new(key, Cow::Borrowed(name)), item);
+        } else if let Some(existing) = self.root.get_mut(&lookup) {
+            let DeValue::Array(items) = existing.get_mut() else { return None };
+            items.push(item);
+        } else {
+            let mut items = DeArray::new();
+            items.push(item);
+            self.root.insert(Spanned::new(key, Cow::Borrowed(name)), Spanned::new(header, DeValue::Array(items)));
+            self.arrays.insert(name);
+        }
+        Some(())
+    }
 }
 
 /// A position in one line, and the line's offset in the text (spans are the text's).
@@ -112,6 +129,8 @@ struct Cursor<'t> {
     text: &'t str,
     at: usize,
     offset: usize,
+    /// The last key read, in the line.
+    key: Range<usize>,
 }
 
 impl<'t> Cursor<'t> {
@@ -135,7 +154,13 @@ impl<'t> Cursor<'t> {
         while self.peek().is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
             self.at += 1;
         }
+        self.key = start..self.at;
         (self.at > start).then(|| self.offset + start..self.offset + self.at)
+    }
+
+    /// The text of the last key read.
+    fn key_text(&self) -> &'t str {
+        &self.text[self.key.clone()]
     }
 
     /// Blanks, then a comment or nothing, to the end of the line.
