@@ -447,11 +447,14 @@ fn push_time(text: &mut String, (seconds, nanos): Time) {
     push_decimal(text, seconds.unsigned_abs());
     text.push('.');
     match u64::try_from(nanos).ok().filter(|n| *n < 1_000_000_000) {
-        Some(nanos) => {
-            let start = text.len();
-            push_decimal(text, nanos);
-            let written = text.len() - start;
-            text.insert_str(start, &"000000000"[written..]);
+        Some(mut nanos) => {
+            // Nine digits, leading zeros included, written from the last.
+            let mut digits = [b'0'; 9];
+            for digit in digits.iter_mut().rev() {
+                *digit = b'0' + (nanos % 10) as u8;
+                nanos /= 10;
+            }
+            text.push_str(std::str::from_utf8(&digits).unwrap_or_default());
         }
         None => {
             use std::fmt::Write as _;

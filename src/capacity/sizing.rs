@@ -31,7 +31,8 @@ pub fn check(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostic
     let Some(zones) = cluster.substrate.zones.as_ref().map(Vec::len).filter(|z| *z >= 2) else { return };
     // By name through an index built once: a scan per instance was quadratic (30,000 instances in one
     // cluster: 1.9 s of `kix check`'s 2 s, issue 20).
-    let mut plans: std::collections::HashMap<&str, &crate::derive::InstancePlan> = std::collections::HashMap::new();
+    let mut plans: std::collections::HashMap<&str, &crate::derive::InstancePlan, foldhash::fast::RandomState> =
+        std::collections::HashMap::with_capacity_and_hasher(plan.instances.len(), Default::default());
     for instance_plan in &plan.instances {
         plans.entry(instance_plan.name.as_str()).or_insert(instance_plan);
     }

@@ -22,7 +22,8 @@ pub fn report(
     // Each budget as (its name, its instance's name).
     let mut covering: Vec<Vec<(&str, &str)>> = vec![Vec::new(); workloads.entries.len()];
     // A budget two instances both emit is one object (reported as a duplicate, K0417): count it once.
-    let mut seen: HashSet<(&str, &str), foldhash::fast::RandomState> = HashSet::default();
+    let mut seen: HashSet<(&str, &str), foldhash::fast::RandomState> =
+        HashSet::with_capacity_and_hasher(plans.len() * 4, Default::default());
     for plan in plans {
         // A budget's name and selector are never stamped: each is read once for its shape.
         for (index, facts) in plan.facts().enumerate() {

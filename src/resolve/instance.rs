@@ -307,7 +307,8 @@ fn resolve_workload(
     // A workload scaled to zero runs no pods: no level to hold (R8 does not apply).
     if !matches!(replicas_from, ReplicaSource::ScaledToZero { .. }) {
         check_replicas(package, workload, level.value, replicas, replicas_location.clone(), &subject, diagnostics);
-        if workload.group.is_none() {
+        // Only a majority is checked (the name is formatted for each workload of a fleet otherwise).
+        if workload.group.is_none() && workload.survive == crate::load::package::Survive::Majority {
             let what = format!("workload `{name}`");
             let at = workload.survive_at.clone().unwrap_or(replicas_location);
             let domains = Domains { zones: cluster.substrate.zones.as_ref().map(Vec::len), nodes: cluster.nodes };
