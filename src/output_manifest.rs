@@ -400,7 +400,8 @@ fn push_hex(text: &mut String, value: u128) {
         *digit = DIGITS[(value >> (124 - 4 * i) & 0xf) as usize];
     }
     hex[32] = b' ';
-    text.push_str(std::str::from_utf8(&hex).unwrap_or_default());
+    // Pushed as characters: ASCII needs no UTF-8 check (`from_utf8` of each field was a third of writing).
+    text.extend(hex.iter().map(|b| char::from(*b)));
 }
 
 fn format_entry(text: &mut String, name: &str, entry: &Entry) {
@@ -436,7 +437,7 @@ fn push_decimal(text: &mut String, value: u64) {
             break;
         }
     }
-    text.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    text.extend(digits[at..].iter().map(|b| char::from(*b)));
 }
 
 /// Appends a time as `<seconds>.<nanoseconds, nine digits>` (what `{}.{:09}` writes).
@@ -454,7 +455,7 @@ fn push_time(text: &mut String, (seconds, nanos): Time) {
                 *digit = b'0' + (nanos % 10) as u8;
                 nanos /= 10;
             }
-            text.push_str(std::str::from_utf8(&digits).unwrap_or_default());
+            text.extend(digits.iter().map(|b| char::from(*b)));
         }
         None => {
             use std::fmt::Write as _;
