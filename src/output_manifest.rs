@@ -78,30 +78,21 @@ impl Facts {
     }
 
     /// The facts a file's metadata gives (`None` unless it is a regular file).
-    #[cfg(unix)]
     pub(crate) fn of_metadata(m: &std::fs::Metadata) -> Option<Facts> {
-        use std::os::unix::fs::MetadataExt;
-        m.is_file().then(|| Facts {
-            device: m.dev(),
-            inode: m.ino(),
-            size: m.size(),
-            modified: (m.mtime(), m.mtime_nsec()),
-            changed: (m.ctime(), m.ctime_nsec()),
-        })
-    }
-
-    #[cfg(not(unix))]
-    pub(crate) fn of_metadata(_: &std::fs::Metadata) -> Option<Facts> {
-        None
+        m.is_file().then(|| Facts::of_any(m)).flatten()
     }
 
     /// The facts of `path` when it is a directory (not a symlink to one): its mtime and ctime move whenever
     /// an entry is created, removed or renamed in it, or its mode changes.
-    #[cfg(unix)]
     pub(crate) fn of_directory(path: &Path) -> Option<Facts> {
-        use std::os::unix::fs::MetadataExt;
         let m = std::fs::symlink_metadata(path).ok()?;
-        m.is_dir().then(|| Facts {
+        m.is_dir().then(|| Facts::of_any(&m)).flatten()
+    }
+
+    #[cfg(unix)]
+    fn of_any(m: &std::fs::Metadata) -> Option<Facts> {
+        use std::os::unix::fs::MetadataExt;
+        Some(Facts {
             device: m.dev(),
             inode: m.ino(),
             size: m.size(),
@@ -110,8 +101,9 @@ impl Facts {
         })
     }
 
+    /// Without a Unix stat no facts are known, and no entry is trusted.
     #[cfg(not(unix))]
-    pub(crate) fn of_directory(_: &Path) -> Option<Facts> {
+    fn of_any(_: &std::fs::Metadata) -> Option<Facts> {
         None
     }
 

@@ -66,7 +66,7 @@ pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagn
                 Diagnostic::new(Code::ObjectInTwoInstances, message(cluster, owner, &plan.name, &objects))
                     .at_opt(instance.map(|i| i.location.clone()))
                     .about(instance.map_or(&cluster.subject(), |i| &i.subject));
-            diagnostic.help = help(&objects).map(|help| help.to_string().into());
+            diagnostic.help = help(&objects).map(Into::into);
             diagnostics.push(diagnostic);
         }
     }
