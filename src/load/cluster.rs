@@ -259,7 +259,13 @@ impl ClusterSource {
     /// Parses it; syntax, shape, type and unknown-key errors become diagnostics.
     pub fn parse(self, diagnostics: &mut Diagnostics) -> Option<ClusterFile> {
         let ClusterSource { name, source } = self;
-        parse_named(name, source, diagnostics)
+        match toml_file::parse::<RawCluster>(&source, CLUSTER_SHAPE) {
+            Ok(raw) => Some(ClusterFile { name, source, raw }),
+            Err(problem) => {
+                diagnostics.push(problem);
+                None
+            }
+        }
     }
 
     /// The words of its text a package name may be (without parsing it): each run of the characters a
@@ -289,16 +295,6 @@ impl ClusterSource {
 /// Parses one cluster file; syntax, shape, type and unknown-key errors become diagnostics.
 pub fn parse(path: &Path, source: SourceFile, diagnostics: &mut Diagnostics) -> Option<ClusterFile> {
     ClusterSource::new(path, source).parse(diagnostics)
-}
-
-fn parse_named(name: String, source: SourceFile, diagnostics: &mut Diagnostics) -> Option<ClusterFile> {
-    match toml_file::parse::<RawCluster>(&source, CLUSTER_SHAPE) {
-        Ok(raw) => Some(ClusterFile { name, source, raw }),
-        Err(problem) => {
-            diagnostics.push(problem);
-            None
-        }
-    }
 }
 
 const CLUSTER_SHAPE: &[Shape] = &[
