@@ -4,8 +4,8 @@
 //!
 //! A root that cannot be read completes nothing: completion must never print an error into a prompt.
 
-use crate::compile::find_root;
 use clap_complete::CompletionCandidate;
+use kix_compiler::compile::find_root;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 

@@ -12,20 +12,17 @@
 
 pub mod github;
 pub mod junit;
+pub mod lint_junit;
 pub mod sarif;
+pub mod verify_junit;
 
-use kix_diag::{Code, Diagnostic, Diagnostics, Location, Severity};
+use kix_diag::{Diagnostic, Diagnostics, Severity};
 use serde_json::{Map, Value, json};
 use std::path::{Component, Path, PathBuf};
 
-/// A finding that fails nothing but is worth showing where CI shows findings: verify's drain blockers
-/// of passing scenarios (SARIF level `note`, a GitHub `::notice`).
-#[derive(Clone, Debug)]
-pub struct Note {
-    pub code: Code,
-    pub message: String,
-    pub location: Option<Location>,
-}
+/// A finding that fails nothing but is worth showing where CI shows findings (SARIF level `note`, a
+/// GitHub `::notice`): verify's drain blockers of passing scenarios.
+pub use kix_engines::verify::Note;
 
 /// What a command found, for every output form.
 #[derive(Debug)]

@@ -225,10 +225,18 @@ struct FileRefs {
     reexports: Vec<(Vec<String>, Vec<String>)>,
 }
 
-/// Whether `tokens[at..]` is `#[cfg(test)]`.
-fn is_cfg_test(tokens: &[String], at: usize) -> bool {
-    let want = ["#", "[", "cfg", "(", "test", ")", "]"];
-    tokens.len() >= at + want.len() && tokens[at..at + want.len()].iter().zip(want).all(|(t, w)| t == w)
+/// Where the attribute at `tokens[at..]` ends when it is `#[cfg(test)]` or `#[cfg(all(test, ...))]`
+/// (compiled only for tests, whatever else it requires); `None` for any other token or attribute
+/// (`#[cfg(any(test, feature = "testing"))]` is compiled outside tests too).
+fn cfg_test_end(tokens: &[String], at: usize) -> Option<usize> {
+    let starts = |want: &[&str]| {
+        tokens.len() >= at + want.len() && tokens[at..at + want.len()].iter().zip(want).all(|(t, w)| t == w)
+    };
+    if !(starts(&["#", "[", "cfg", "(", "test", ")", "]"]) || starts(&["#", "[", "cfg", "(", "all", "(", "test", ","]))
+    {
+        return None;
+    }
+    tokens[at..].iter().position(|t| t == "]").map(|p| at + p + 1)
 }
 
 fn references(module: &[String], text: &str) -> FileRefs {
@@ -242,9 +250,9 @@ fn references(module: &[String], text: &str) -> FileRefs {
     while i < tokens.len() {
         let current = scope.last().unwrap().0.clone();
         let token = tokens[i].as_str();
-        if is_cfg_test(&tokens, i) {
+        if let Some(end) = cfg_test_end(&tokens, i) {
             // Test-only code may reach anywhere in its crate: skip the item the attribute is on.
-            let mut j = i + 7;
+            let mut j = end;
             while tokens.get(j).map(String::as_str) == Some("#") {
                 j = tokens[j..].iter().position(|t| t == "]").map_or(tokens.len(), |p| j + p + 1);
             }
@@ -314,8 +322,9 @@ fn references(module: &[String], text: &str) -> FileRefs {
             }
             "crate" | "super" | "self" if tokens.get(i + 1).map(String::as_str) == Some("::") => {
                 let previous = if i > 0 { tokens[i - 1].as_str() } else { "" };
-                // `pub(crate)`, `pub(super)` and `$crate` are visibility and macro syntax, not paths.
-                if previous != "(" && previous != "$" && previous != "::" {
+                // `pub(in crate::a)` and `$crate` are visibility and macro syntax, not paths (`pub(crate)`
+                // and `pub(super)` have no `::` after them). A path right after `(` is a path: `f(crate::a::g())`.
+                if previous != "in" && previous != "$" && previous != "::" {
                     let mut path = vec![token.to_string()];
                     let mut j = i + 1;
                     while tokens.get(j).map(String::as_str) == Some("::")
@@ -503,18 +512,97 @@ fn circles(graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<Vec<PathBuf>> {
     tarjan.found
 }
 
-#[test]
-fn no_two_files_of_a_crate_import_each_other_in_a_circle() {
-    let root = repo_path("");
-    let mut report = Vec::new();
-    for src in crate_roots() {
-        for set in circles(&file_graph(&src)) {
-            let names: Vec<String> =
-                set.iter().map(|f| f.strip_prefix(&root).unwrap_or(f).display().to_string()).collect();
-            report.push(names.join(" <-> "));
+/// The modules that import each other in a circle, as sibling modules: a file of `resolve/` importing
+/// one of `derive/` is an edge `resolve -> derive`, whichever files the two paths end in, so a later
+/// stage reached from an earlier one through files that do not themselves form a circle is found. A
+/// module and the modules inside it are its shape, not an edge.
+fn module_circles(src: &Path, graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<Vec<PathBuf>> {
+    let mut modules: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for (from, targets) in graph {
+        let from_module = module_of(src, from);
+        for to in targets {
+            let to_module = module_of(src, to);
+            let shared = from_module.iter().zip(&to_module).take_while(|(a, b)| a == b).count();
+            if shared < from_module.len() && shared < to_module.len() {
+                let sibling = |m: &[String]| m[..=shared].iter().collect::<PathBuf>();
+                modules.entry(sibling(&from_module)).or_default().insert(sibling(&to_module));
+                modules.entry(sibling(&to_module)).or_default();
+            }
         }
     }
-    assert!(report.is_empty(), "files that import each other in a circle:\n{}", report.join("\n"));
+    circles(&modules)
+}
+
+/// Every circle of files, then of modules, in the crate whose sources are under `src`.
+fn crate_circles(src: &Path) -> Vec<String> {
+    let graph = file_graph(src);
+    let root = repo_path("");
+    let name = |f: &PathBuf| f.strip_prefix(&root).unwrap_or(f).display().to_string();
+    let mut report: Vec<String> = circles(&graph)
+        .iter()
+        .map(|set| format!("files {}", set.iter().map(name).collect::<Vec<_>>().join(" <-> ")))
+        .collect();
+    for set in module_circles(src, &graph) {
+        let names: Vec<String> = set.iter().map(|m| format!("{}/{}", name(&src.to_path_buf()), m.display())).collect();
+        report.push(format!("modules {}", names.join(" <-> ")));
+    }
+    report
+}
+
+#[test]
+fn no_two_files_or_modules_of_a_crate_import_each_other_in_a_circle() {
+    let report: Vec<String> = crate_roots().iter().flat_map(|src| crate_circles(src)).collect();
+    assert!(report.is_empty(), "files and modules that import each other in a circle:\n{}", report.join("\n"));
+}
+
+/// The circle the third review found in kix-kube, planted back into a copy of the crate: the rules file
+/// importing a type its module's file defines, while that file calls the rules. The checker must see it.
+#[test]
+fn the_kube_circle_is_found_when_it_is_planted_back() {
+    let scratch = tempfile::tempdir().unwrap();
+    let src = scratch.path().join("src");
+    copy_tree(&repo_path("crates/kube/src"), &src);
+    assert!(crate_circles(&src).is_empty(), "the copy has no circle before the planting");
+    let validate = src.join("validate/mod.rs");
+    let text = std::fs::read_to_string(&validate).unwrap();
+    assert!(text.contains("object_rules::check("), "validate calls the rules");
+    std::fs::write(&validate, text + "\npub struct Planted;\n").unwrap();
+    let rules = src.join("validate/object_rules.rs");
+    let text = std::fs::read_to_string(&rules).unwrap();
+    std::fs::write(&rules, text + "\n#[allow(unused)]\nuse super::Planted;\n").unwrap();
+    let found = crate_circles(&src);
+    assert!(found.iter().any(|c| c.contains("validate/mod.rs") && c.contains("validate/object_rules.rs")), "{found:?}");
+}
+
+/// A later stage reached from an earlier one, planted into a copy of the compiler: resolve importing
+/// from derive, which imports resolve, is a circle of modules even where no two files import each other.
+#[test]
+fn a_stage_reaching_a_later_one_is_found_when_it_is_planted() {
+    let scratch = tempfile::tempdir().unwrap();
+    let src = scratch.path().join("src");
+    copy_tree(&repo_path("crates/compiler/src"), &src);
+    assert!(crate_circles(&src).is_empty(), "the copy has no circle before the planting");
+    let support = src.join("resolve/support.rs");
+    let text = std::fs::read_to_string(&support).unwrap();
+    std::fs::write(&support, text + "\n#[allow(unused)]\nuse crate::derive::ClusterPlan;\n").unwrap();
+    let found = crate_circles(&src);
+    assert!(
+        found.iter().any(|c| c.starts_with("modules") && c.contains("/derive") && c.contains("/resolve")),
+        "{found:?}"
+    );
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
 }
 
 #[test]
@@ -559,7 +647,7 @@ fn the_checker_resolves_paths_as_rustc_does() {
     .collect();
     let refs = references(
         &["a".to_string()],
-        "use super::c::{X, y::{self, Z}};\nuse b::Thing; // crate::c::Q in a comment\nfn f() { crate::c::g(); \"self::b\"; b::h(); Vec::new(); std::mem::take(x); }\npub(crate) fn h() {}\nmod inner { use super::*; }\n#[cfg(test)]\nmod tests { use crate::c::T; }\n#[cfg(test)]\nmod more_tests;",
+        "use super::c::{X, y::{self, Z}};\nuse b::Thing; // crate::c::Q in a comment\nfn f() { crate::c::g(); \"self::b\"; b::h(); Vec::new(); std::mem::take(x); k(crate::c::m()); }\npub(in crate::a) fn n() {}\npub(crate) fn h() {}\nmod inner { use super::*; }\n#[cfg(test)]\nmod tests { use crate::c::T; }\n#[cfg(test)]\nmod more_tests;",
     );
     let resolved: BTreeSet<String> = refs
         .paths
@@ -569,7 +657,7 @@ fn the_checker_resolves_paths_as_rustc_does() {
         .collect();
     assert_eq!(
         resolved.into_iter().collect::<Vec<_>>(),
-        ["a", "a::b", "a::b::Thing", "c::X", "c::g", "c::y", "c::y::Z"],
+        ["a", "a::b", "a::b::Thing", "c::X", "c::g", "c::m", "c::y", "c::y::Z"],
         "{:?}",
         refs.paths
     );

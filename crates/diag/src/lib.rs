@@ -56,6 +56,7 @@ mod message;
 mod render;
 pub mod source;
 mod source_file;
+pub mod words;
 
 pub use codes::Code;
 pub use diagnostic::{Diagnostic, Subject};

@@ -7,11 +7,6 @@
 //! `pkg/kubelet/types/pod_update.go` (`ConfigMirrorAnnotationKey`).
 
 /// `LabelHostname`: the per-node topology key.
-/// kix's annotation on an availability group's members and on the group's budget (issue 17): its
-/// value is the group's name. On `metadata`, never on pod templates (no restart); `kix lint` reads it
-/// to tell a group's shared spread and budget from a selector that counts other workloads by mistake.
-pub const GROUP_ANNOTATION: &str = "kix.dev/availability-group";
-
 pub const HOSTNAME: &str = "kubernetes.io/hostname";
 /// `LabelTopologyZone`: the zone topology key.
 pub const ZONE: &str = "topology.kubernetes.io/zone";

@@ -1,0 +1,355 @@
+//! The compiler driver: load -> resolve -> derive -> cross-instance checks
+//! (-> emit). This is the one place the stage order is visible.
+//!
+//! The library takes typed requests ([`Selection`], [`BuildRequest`]) and
+//! returns what happened; it prints nothing. `commands` turns the command line
+//! into requests and the results into output and an exit status.
+
+use crate::derive::{self, ClusterPlan};
+use crate::resolve::Acknowledged;
+use crate::summary::{self, ClusterSummary};
+use crate::{crosscheck, emit, load, resolve};
+use kix_diag::Diagnostics;
+use rayon::prelude::*;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+pub use crate::emit::stream::Stream;
+
+/// Which tree to read and which clusters to compile.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// The directory holding clusters/ and packages/.
+    pub root: PathBuf,
+    /// Only these clusters; all when empty.
+    pub clusters: Vec<String>,
+    /// Whether warnings fail the run (K0502).
+    pub deny_warnings: bool,
+    /// One instance asked at another level than its files say (`kix explain --level`); the files are not
+    /// changed.
+    pub what_if: Option<WhatIf>,
+}
+
+/// `kix explain --level`: compile as if one instance's entry requested `level`. It is set on the loaded
+/// tree and resolve decides it with its own rules (R2-R8), so what it shows is what a build of a cluster
+/// file with `availability = level` on the instance gives.
+#[derive(Clone, Debug)]
+pub struct WhatIf {
+    pub cluster: String,
+    pub instance: String,
+    pub level: kix_kube::level::Level,
+}
+
+/// The kix root for a run started in `start`: `start` itself when it holds `clusters/`, else the nearest
+/// parent that does (written relative, `..` per level, so diagnostics keep short paths), else `start`
+/// (and loading says how to point at a root).
+pub fn find_root(start: &Path) -> PathBuf {
+    let Ok(absolute) = start.canonicalize() else { return start.to_path_buf() };
+    let mut relative = start.to_path_buf();
+    for dir in absolute.ancestors() {
+        if dir.join("clusters").is_dir() {
+            return relative;
+        }
+        relative = if relative == Path::new(".") { PathBuf::from("..") } else { relative.join("..") };
+    }
+    start.to_path_buf()
+}
+
+/// Everything a compile produced: per cluster its plan (or, for a build and `kix check`, what the summary
+/// shows of it: [`ClusterSummary`]), complete only when there are no errors, and findings.
+#[derive(Debug)]
+pub struct Compiled<C = ClusterPlan> {
+    pub clusters: Vec<C>,
+    pub diagnostics: Diagnostics,
+}
+
+impl<C> Compiled<C> {
+    /// Whether the result may be used: no errors (`deny_warnings` adds one, K0502, when there are warnings).
+    pub fn ok(&self) -> bool {
+        !self.diagnostics.has_errors()
+    }
+}
+
+/// Runs the pipeline over the selected tree.
+pub fn compile(selection: &Selection) -> Compiled {
+    compile_keeping_model(selection).1
+}
+
+/// Like [`compile`], also handing back the resolved model the plans were derived from (for
+/// `kix explain --cluster`, which shows where each decision came from).
+pub fn compile_keeping_model(selection: &Selection) -> (resolve::Model, Compiled) {
+    let (model, compiled, _) = compile_each(selection, Keep::Everything, |plan| plan, |_, _| None::<()>);
+    (model, compiled)
+}
+
+/// `kix check`: the pipeline with each cluster's plan and resolved cluster dropped as soon as it is checked
+/// (as a build does), keeping what the summary shows of it when `summarize` (else only its name).
+pub fn check(selection: &Selection, summarize: bool) -> Compiled<ClusterSummary> {
+    let interner = summary::Interner::default();
+    let keep = |plan: ClusterPlan| ClusterSummary::kept(&plan, summarize, &interner);
+    compile_each(selection, Keep::Summary, keep, |_, _| None::<()>).1
+}
+
+/// What a compile keeps of each cluster once it was derived, checked and handed on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Keep {
+    /// The resolved model, the plans with their objects, every acknowledged warning (`explain`,
+    /// `verify`, `capacity`, `audit`, the library's callers).
+    Everything,
+    /// What `keep` makes of the plan: the plan's objects, the resolved cluster and the acknowledged
+    /// warnings (counted) are dropped right after `each`, so a build holds one cluster per core, not the
+    /// fleet's (issue 20).
+    Summary,
+}
+
+/// The pipeline, handing each cluster's plan to `each` (with the index of its file) as soon as it is
+/// derived and checked, while no error has been found so far in the inputs (the packages) or in that
+/// cluster (`None` for the others, and for a cluster file that does not resolve), then keeping what
+/// `keep` makes of it. Clusters are independent once the packages are resolved: each is resolved,
+/// derived, checked and handed over on one core, with its own findings, merged in cluster order
+/// (`finish` sorts anyway, so the report is the same), and dropped there unless it is kept: the fleet's
+/// resolved model is never held at once by a build (issue 20). A cluster handed over while another
+/// cluster's inputs fail is not wasted output: every caller writes or prints only once the whole compile
+/// is clean. Each core takes the next cluster in order (not a
+/// half of the fleet each, as rayon's splitting would), so what `each` hands on arrives nearly in order:
+/// the stream holds about one cluster per core waiting for the one before it (issue 20). The model
+/// returned is empty unless `what` is [`Keep::Everything`].
+fn compile_each<K: Send, T: Send>(
+    selection: &Selection,
+    what: Keep,
+    keep: impl Fn(ClusterPlan) -> K + Sync,
+    each: impl Fn(usize, Option<&ClusterPlan>) -> Option<T> + Sync,
+) -> (resolve::Model, Compiled<K>, Vec<Option<T>>) {
+    let mut diagnostics = Diagnostics::default();
+    let tree = load::load(&selection.root, &selection.clusters, &mut diagnostics);
+    let (packages, files) = resolve::resolve_packages(tree, &mut diagnostics);
+    // The inputs every cluster reads (the packages; a cluster file that cannot be read): a cluster file
+    // that does not parse is that cluster's own finding, as one that does not resolve.
+    let clean_inputs = !diagnostics.has_errors();
+    // The package versions each cluster file may run (every version of each package it may name), counted
+    // before any cluster resolves, so each version's shapes go once the last of those clusters is derived.
+    let by_name = derive::VersionsByName::new(&packages);
+    let versions: Vec<HashSet<usize>> =
+        files.par_iter().map(|file| derive::Shapes::versions_named(&by_name, file)).collect();
+    let shapes = derive::Shapes::counting(&versions);
+    // Each cluster file is taken, resolved and compiled by one core; its resolved cluster is put back only
+    // to be kept.
+    let files: Vec<Mutex<Option<load::cluster::ClusterSource>>> =
+        files.into_iter().map(|file| Mutex::new(Some(file))).collect();
+    let resolved: Vec<Mutex<Option<resolve::Cluster>>> = files.iter().map(|_| Mutex::new(None)).collect();
+    type Slot<K, T> = Mutex<Option<(Option<K>, Diagnostics, Acknowledged, Option<T>)>>;
+    let slots: Vec<Slot<K, T>> = files.iter().map(|_| Mutex::new(None)).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    rayon::broadcast(|_| {
+        loop {
+            let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(file) = files.get(index) else { break };
+            let Some(file) = locked(file).take() else { continue };
+            let mut found = Diagnostics::default();
+            let resolved_cluster = file.parse(&mut found).and_then(|mut file| {
+                if let Some(what_if) = selection.what_if.as_ref().filter(|w| w.cluster == file.name) {
+                    let entries = file.raw.instances.iter_mut();
+                    for entry in entries.filter(|i| *i.name.get_ref() == what_if.instance) {
+                        entry.what_if = Some(what_if.level);
+                    }
+                }
+                resolve::resolve_cluster(file, &packages, &mut found)
+            });
+            let Some(cluster) = resolved_cluster else {
+                shapes.cluster_derived(&versions[index]);
+                let handed = each(index, None);
+                *locked(&slots[index]) = Some((None, found, Acknowledged::default(), handed));
+                continue;
+            };
+            // Errors anywhere so far (the inputs, this cluster); another cluster's are its own: nothing is
+            // written or printed unless the whole compile is clean.
+            let clean = clean_inputs && !found.has_errors();
+            let plan = derive::derive_cluster(&cluster, &shapes, &mut found);
+            shapes.cluster_derived(&versions[index]);
+            crosscheck::check(&cluster, &plan, &mut found);
+            crate::sizing::check(&cluster, &plan, &mut found);
+            let allowed = Acknowledged::of_cluster(&cluster);
+            found.acknowledge(|d| allowed.contains(d));
+            let handed = each(index, (clean && !found.has_errors()).then_some(&plan));
+            if what == Keep::Summary {
+                found.count_acknowledged();
+                drop(cluster);
+            } else {
+                *locked(&resolved[index]) = Some(cluster);
+            }
+            *locked(&slots[index]) = Some((Some(keep(plan)), found, allowed, handed));
+        }
+    });
+    let mut clusters = Vec::with_capacity(slots.len());
+    let mut handed = Vec::with_capacity(slots.len());
+    let mut acknowledged = Acknowledged::default();
+    for slot in slots {
+        let Some((kept, found, allowed, result)) = slot.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner())
+        else {
+            continue;
+        };
+        diagnostics.extend(found);
+        acknowledged.extend(allowed);
+        clusters.extend(kept);
+        handed.push(result);
+    }
+    diagnostics.settle(|d| acknowledged.contains(d), selection.deny_warnings);
+    let clusters_kept = resolved.into_iter().filter_map(|slot| slot.into_inner().unwrap_or_else(|p| p.into_inner()));
+    (resolve::Model { clusters: clusters_kept.collect() }, Compiled { clusters, diagnostics }, handed)
+}
+
+/// A lock that a panic on another core does not poison for this one (the panic is reported anyway).
+fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Where a build's manifests go.
+#[derive(Clone, Debug)]
+pub enum Output {
+    /// Written under this directory (`ROOT/out` when `None`), swapped in atomically.
+    Directory(Option<PathBuf>),
+    /// Rendered as one YAML stream. A stream is applied to one cluster, so it holds one cluster unless
+    /// `all` asks for every selected cluster (each then preceded by a comment naming it).
+    Stream { all: bool },
+    /// Nothing written: what the build would change in this directory (`ROOT/out` when `None`).
+    Check(Option<PathBuf>),
+}
+
+/// A request that cannot be carried out as asked (exit status 2, as clap's own usage errors).
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    #[error(
+        "--stdout writes one cluster's manifests (piped into `kubectl apply -f -` it applies them to one \
+         cluster): choose it with --cluster, or pass --all for every cluster's (clusters here: {clusters})"
+    )]
+    StreamNeedsOneCluster { clusters: String },
+    #[error("--state is a snapshot of one cluster: choose it with --cluster (clusters here: {clusters})")]
+    StateNeedsOneCluster { clusters: String },
+}
+
+/// `kix build`: what to compile and where the result goes.
+#[derive(Clone, Debug)]
+pub struct BuildRequest {
+    pub selection: Selection,
+    pub output: Output,
+    /// Keep what the summary shows of each cluster ([`ClusterSummary::of`]): the table a build prints and
+    /// the JSON report. `false` keeps only the clusters' names, for a caller that shows neither (`-q` in
+    /// text: a tenth of a 1,000-cluster rebuild's user time went into records nobody printed).
+    pub summary: bool,
+}
+
+/// What a build did.
+#[derive(Debug)]
+pub struct Built {
+    /// What the summary shows of each cluster (only the clusters' names for [`Output::Stream`], which prints
+    /// no summary, and when [`BuildRequest::summary`] is `false`), and the findings.
+    pub compiled: Compiled<ClusterSummary>,
+    /// The YAML stream, for [`Output::Stream`] when the compile succeeded.
+    pub stream: Option<Stream>,
+    /// What was written, for [`Output::Directory`] when the compile and the write succeeded.
+    pub written: Option<Written>,
+    /// For [`Output::Check`] when the compile succeeded: where the output directory differs from the build.
+    pub differences: Option<Vec<emit::Difference>>,
+}
+
+/// A summary of a written output directory.
+#[derive(Debug)]
+pub struct Written {
+    pub directory: PathBuf,
+    pub clusters: usize,
+    pub instances: usize,
+    /// Cluster-scoped objects written once for several instances (`_shared.yaml`), over all clusters.
+    pub shared: usize,
+}
+
+/// Compiles, then writes the output directory or renders the stream; nothing is written on any error.
+/// Each cluster is rendered (and staged, or compared) as soon as it is compiled, then its plan and its
+/// resolved cluster are dropped (what the summary shows kept), so a build's memory is bounded by its
+/// largest clusters, not by the fleet (issues 11 and 20).
+pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
+    let root = &request.selection.root;
+    let all_clusters = request.selection.clusters.is_empty();
+    let selection = &request.selection;
+    let (mut stream, mut written, mut differences) = (None, None, None);
+    let interner = summary::Interner::default();
+    let summarize = |plan: ClusterPlan| ClusterSummary::kept(&plan, request.summary, &interner);
+    let compiled = match &request.output {
+        Output::Stream { all } => {
+            let spool = crate::emit::stream::Spool::new();
+            let named = |plan: ClusterPlan| ClusterSummary::named(&plan);
+            let (_, mut compiled, written) = compile_each(selection, Keep::Summary, named, |index, cluster| {
+                let spool = spool.as_ref().ok()?;
+                spool.part(index, cluster.map(|cluster| emit::render_stream_part(cluster, *all))).err()
+            });
+            if compiled.ok() {
+                if !all && compiled.clusters.len() > 1 {
+                    let names: Vec<&str> = compiled.clusters.iter().map(|c| c.name.as_str()).collect();
+                    return Err(UsageError::StreamNeedsOneCluster { clusters: names.join(", ") });
+                }
+                // The first failure in cluster order is the one reported.
+                match written
+                    .into_iter()
+                    .flatten()
+                    .next()
+                    .map_or(spool, Err)
+                    .and_then(crate::emit::stream::Spool::finish)
+                {
+                    Ok(finished) => stream = Some(finished),
+                    Err(diagnostic) => compiled.diagnostics.push(diagnostic),
+                }
+            }
+            compiled
+        }
+        Output::Check(out) => {
+            let directory = out.clone().unwrap_or_else(|| root.join("out"));
+            let (_, compiled, found) = compile_each(selection, Keep::Summary, summarize, |_, cluster| {
+                cluster.map(|c| emit::compare_cluster(&directory, c))
+            });
+            if compiled.ok() {
+                let mut all: Vec<emit::Difference> = found.into_iter().flatten().flatten().collect();
+                let names: Vec<&str> = compiled.clusters.iter().map(|c| c.name.as_str()).collect();
+                all.extend(emit::compare_removed(&directory, &names, all_clusters));
+                all.sort_by(|a, b| a.path().cmp(b.path()));
+                differences = Some(all);
+            }
+            compiled
+        }
+        Output::Directory(out) => {
+            let directory = out.clone().unwrap_or_else(|| root.join("out"));
+            let only: Vec<&str> = request.selection.clusters.iter().map(String::as_str).collect();
+            let only = (!all_clusters).then_some(only.as_slice());
+            let destination = emit::check_destination(root, &directory, only);
+            let staging = emit::Staging::new(&directory, (!all_clusters).then(|| request.selection.clusters.clone()));
+            let (_, mut compiled, staged) = compile_each(selection, Keep::Summary, summarize, |_, cluster| {
+                let cluster = cluster?;
+                Some(match &destination {
+                    Ok(()) => staging.stage(cluster),
+                    Err(refused) => Err(refused.clone()),
+                })
+            });
+            if compiled.ok() {
+                // The first failure in cluster order is the one reported, whatever the scheduling.
+                let names: Vec<&str> = compiled.clusters.iter().map(|c| c.name.as_str()).collect();
+                let done = destination
+                    .and_then(|()| staged.into_iter().flatten().collect::<Result<Vec<()>, _>>())
+                    .and_then(|_| staging.finish(&names, all_clusters));
+                match done {
+                    Ok(()) => {
+                        let instances = compiled.clusters.iter().map(|c| c.instances.len()).sum();
+                        let shared = compiled.clusters.iter().map(|c| c.shared.len()).sum();
+                        written = Some(Written { directory, clusters: compiled.clusters.len(), instances, shared });
+                    }
+                    Err(diagnostic) => compiled.diagnostics.push(diagnostic),
+                }
+            }
+            compiled
+        }
+    };
+    Ok(Built { compiled, stream, written, differences })
+}
+
+/// The clusters' names, for usage errors: `prod, staging`.
+pub fn cluster_names(clusters: &[ClusterPlan]) -> String {
+    clusters.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+}

@@ -1,0 +1,313 @@
+//! Derive: turn each resolved instance into its output objects: the package's
+//! own documents patched for the instance, spread constraints and
+//! PodDisruptionBudgets for its workloads (R9-R11), and every object checked
+//! as the API server would check it.
+//!
+//! Derive reads only the resolved model (levels and replica counts are
+//! settled there). The patches touch exactly the fields kix owns
+//! (`metadata.namespace` and the references to the package's own namespace,
+//! kix's labels where absent, two annotations, `spec.replicas`, the pod
+//! template's `topologySpreadConstraints`, and an autoscaler's minimum and
+//! maximum where kix raised them; under an autoscaler `spec.replicas` is left
+//! as written) and leave every other field, and the order of fields, as the
+//! user wrote them.
+//!
+//! Files: [`placement`] decides spread and budgets per workload, [`patch`]
+//! edits documents, [`budget`] builds derived PDBs, [`scope`] knows which
+//! kinds are cluster-scoped, [`namespaces`] places objects and moves
+//! references, [`objects`] checks one instance's objects, [`shared`] writes
+//! once what several instances emit identically, [`rollout`] checks a
+//! workload's own pod anti-affinity against the declared domains (K0450),
+//! [`shape`] reuses one instance's objects for the next instance of the same
+//! shape ([`rendered`]: each object's text rendered once for it),
+//! [`instance_plan`] holds an instance's output (its objects stamped only when
+//! asked for), one [`planned`] record per object.
+
+mod budget;
+mod instance_plan;
+mod namespaces;
+mod objects;
+mod patch;
+mod placement;
+mod plan;
+mod planned;
+mod rendered;
+mod rollout;
+mod shape;
+mod shared;
+#[cfg(test)]
+mod tests;
+
+pub use shared::{SharedObject, first_difference};
+
+use crate::load::documents::Document;
+use crate::resolve::inventory::InventoryNode;
+use crate::resolve::{Cluster, DocumentScope, FailureDomains, Instance};
+pub use instance_plan::InstancePlan;
+use kix_diag::{Code, Diagnostic, Diagnostics};
+use kix_yaml::Value;
+use namespaces::{Placement, Site};
+pub use plan::{Unplaced, WorkloadPlan};
+use planned::{Origin, PlannedObject};
+use shape::Template;
+pub use shape::{Shapes, VersionsByName};
+
+/// The compiled output of one cluster.
+#[derive(Clone, Debug)]
+pub struct ClusterPlan {
+    pub name: String,
+    pub instances: Vec<InstancePlan>,
+    /// Cluster-scoped objects that several instances emit identically, written once (`_shared.yaml`), in the
+    /// order they first appear (instances in name order).
+    pub shared: Vec<SharedObject>,
+    /// The nodes of the cluster's `[[nodePools]]` (empty without an inventory).
+    pub nodes: Vec<InventoryNode>,
+    pub domains: FailureDomains,
+    /// The cluster file, as diagnostics name it (for findings about its nodes).
+    pub file: std::path::PathBuf,
+}
+
+/// Derives one cluster's instances, then writes once the cluster-scoped objects that several of them emit
+/// identically. Clusters are independent: `compile` runs them in parallel, sharing the `shapes` derived so far.
+pub fn derive_cluster(cluster: &Cluster, shapes: &Shapes, diagnostics: &mut Diagnostics) -> ClusterPlan {
+    let mut instances: Vec<InstancePlan> =
+        cluster.instances.iter().map(|instance| derive_instance(cluster, instance, shapes, diagnostics)).collect();
+    let shared = shared::share(&mut instances);
+    ClusterPlan {
+        name: cluster.name.clone(),
+        instances,
+        shared,
+        nodes: cluster.inventory.clone(),
+        domains: cluster.domains.clone(),
+        file: cluster.source.path().to_path_buf(),
+    }
+}
+
+/// One instance: where each document goes and each workload's plan (with their findings), then its objects:
+/// those of an earlier instance of the same shape, stamped for this one, or every document copied and patched,
+/// each workload's budget right after it; then the instance's Namespace first when it asks for one the
+/// package does not ship.
+fn derive_instance(
+    cluster: &Cluster,
+    instance: &Instance,
+    shapes: &Shapes,
+    diagnostics: &mut Diagnostics,
+) -> InstancePlan {
+    let package = &instance.package;
+    let placements: Vec<Option<Placement>> = (package.documents.iter().zip(&package.scopes))
+        .map(|(document, scope)| {
+            let DocumentScope::Namespaced(written) = scope else { return None };
+            let placement = namespaces::placement(written.as_deref(), instance, package);
+            if let Placement::Foreign(theirs) = &placement {
+                let sole = namespaces::sole_namespace(package) == Some(theirs.as_str());
+                report_foreign_namespace(document, theirs, sole, instance, diagnostics);
+            }
+            Some(placement)
+        })
+        .collect();
+    let workloads: Vec<WorkloadPlan> = instance
+        .workloads
+        .iter()
+        .map(|resolved| {
+            let workload = &package.workloads[resolved.workload];
+            rollout::check_anti_affinity(cluster, instance, workload, resolved, diagnostics);
+            placement::plan_workload(cluster, instance, workload, resolved, diagnostics)
+        })
+        .collect();
+
+    let mut plan = InstancePlan::new(
+        &instance.name,
+        &instance.namespace,
+        &package.name,
+        &package.version_text,
+        instance.requested.value,
+        instance.level.value,
+    );
+    let add_instance_label = cluster.instance_label == crate::load::cluster::InstanceLabel::Add;
+    let key = shapes.key(instance, &placements, &workloads, add_instance_label);
+    // The shape's objects as derived for its first instance: stamped for this one when asked for.
+    match shapes.get(&key) {
+        Some(template) => plan.set_objects(template.objects.clone(), true),
+        None => {
+            let mut found = Diagnostics::default();
+            let objects = derive_objects(instance, &placements, &workloads, add_instance_label, &mut found);
+            // A shape whose objects drew findings is derived again for each instance, which reports its own.
+            let foreign = placements.iter().flatten().any(|p| matches!(p, Placement::Foreign(_)));
+            let reusable = found.is_empty() && !foreign;
+            diagnostics.extend(found);
+            if reusable {
+                let template = Template::new(objects);
+                plan.set_objects(template.objects.clone(), true);
+                shapes.insert(key, template);
+            } else {
+                plan.set_objects(std::sync::Arc::new(objects), false);
+            }
+        }
+    }
+    // Valid by construction (a DNS-1123 name, kix's labels), and only when not shipped: after the checks.
+    // (The objects as the checks read them say whether it ships the Namespace, renamed or not.)
+    if instance.create_namespace && !plan.ships_namespace(&instance.namespace) {
+        let mut namespace = namespaces::namespace_object(&instance.namespace);
+        let fields = patch::set_instance_fields(
+            &mut namespace,
+            &instance.namespace,
+            &instance.name,
+            false,
+            add_instance_label,
+            vec![],
+        );
+        plan.insert_first(PlannedObject::new(namespace, fields, Origin::Namespace));
+    }
+    plan.workloads = workloads;
+    plan.across = instance.across.as_ref().map(|a| a.name.clone());
+    if instance.level.value >= kix_kube::level::Level::Pod {
+        plan.unplaced = package
+            .unmanaged_custom
+            .iter()
+            .map(|custom| plan::Unplaced { kind: custom.kind.clone(), name: custom.name.clone() })
+            .collect();
+    }
+    plan
+}
+
+/// Every document of the package copied and patched for the instance, each workload's budget right after
+/// it, then checked (duplicates, API validation).
+fn derive_objects(
+    instance: &Instance,
+    placements: &[Option<Placement>],
+    workloads: &[WorkloadPlan],
+    add_instance_label: bool,
+    diagnostics: &mut Diagnostics,
+) -> Vec<PlannedObject> {
+    let package = &instance.package;
+    let mut objects = Vec::with_capacity(package.documents.len() + instance.workloads.len());
+    // Autoscalers to patch, by document: their view and the range they are emitted with.
+    let autoscalers: Vec<_> = instance
+        .workloads
+        .iter()
+        .filter_map(|w| Some((package.workloads[w.workload].autoscaler.as_ref()?, w.autoscaler?)))
+        .collect();
+
+    for (index, (document, placement)) in package.documents.iter().zip(placements).enumerate() {
+        let (mut value, references) = place_document(document, placement.as_ref(), instance);
+        let in_instance_namespace = placement.as_ref() == Some(&Placement::Instance);
+        let fields = patch::set_instance_fields(
+            &mut value,
+            &instance.namespace,
+            &instance.name,
+            in_instance_namespace,
+            add_instance_label,
+            references,
+        );
+        if let Some((autoscaler, range)) = autoscalers.iter().find(|(a, _)| a.document == index) {
+            patch::set_autoscaler_range(&mut value, &autoscaler.view, range.min, range.max);
+        }
+        // The Deployment whose template a Rollout runs (workloadRef) holds that Rollout's spread.
+        let runs_template =
+            |w: &&crate::resolve::InstanceWorkload| package.workloads[w.workload].template_from == Some(index);
+        if let Some(at) = instance.workloads.iter().position(|w| runs_template(&w)) {
+            patch::write_spread(&mut value, &package.workloads[instance.workloads[at].workload].view, &workloads[at]);
+        }
+        let Some(at) = instance.workloads.iter().position(|w| package.workloads[w.workload].document == index) else {
+            objects.push(PlannedObject::new(value, fields, Origin::Document(index)));
+            continue;
+        };
+        let resolved = &instance.workloads[at];
+        let workload = &package.workloads[resolved.workload];
+        let plan = &workloads[at];
+        // A workload scaled to zero runs no pods: it is emitted as written.
+        if !plan.scaled_to_zero {
+            patch::patch_workload(&mut value, &workload.view, plan);
+        }
+        objects.push(PlannedObject::new(value, fields, Origin::Document(index)));
+        if plan.derived_pdb {
+            let mut pdb = budget::derived_pdb(&workload.view, workload.eviction_policy);
+            let fields = patch::set_instance_fields(
+                &mut pdb,
+                &instance.namespace,
+                &instance.name,
+                true,
+                add_instance_label,
+                vec![],
+            );
+            objects.push(PlannedObject::new(pdb, fields, Origin::Budget(resolved.workload)));
+        }
+        if let Some(group_budget) = &plan.group_budget {
+            let mut pdb = budget::group_pdb(group_budget);
+            let fields = patch::set_instance_fields(
+                &mut pdb,
+                &instance.namespace,
+                &instance.name,
+                true,
+                add_instance_label,
+                vec![],
+            );
+            objects.push(PlannedObject::new(pdb, fields, Origin::GroupBudget(group_budget.group)));
+        }
+    }
+    objects::report_duplicate_objects(&objects, package, &instance.subject, diagnostics);
+    objects::report_invalid_objects(&objects, package, &instance.subject, diagnostics);
+    objects
+}
+
+/// One user's document copied for the instance: cluster-scoped (`None`) without a namespace, with the places
+/// it names the package's own namespace in references that move to the instance's. (The instance's
+/// namespace is written there with its `metadata.namespace` and kix's labels, [`patch::set_instance_fields`].)
+fn place_document(document: &Document, placement: Option<&Placement>, instance: &Instance) -> (Value, Vec<Site>) {
+    let package = &instance.package;
+    let mut value = document.value.clone();
+    if placement.is_none() {
+        patch::clear_namespace(&mut value);
+    }
+    let references = match &package.namespaces.own {
+        Some(own) => namespaces::reference_sites(&value, document.group(), document.kind(), &own.value),
+        None => Vec::new(),
+    };
+    (value, references)
+}
+
+/// K0409: a namespaced object in a namespace that is neither the instance's, the package's own
+/// (`meta.namespace`) nor kept (`meta.keepNamespaces`). The help offers what fits: a namespace every
+/// cluster has (`default`, `kube-system`) is never offered as the package's own, only to keep; when every
+/// namespaced object of the package names `theirs` (`sole`), running the instance there is offered first.
+fn report_foreign_namespace(
+    document: &Document,
+    theirs: &str,
+    sole: bool,
+    instance: &Instance,
+    diagnostics: &mut Diagnostics,
+) {
+    let system = kix_kube::names::is_system_namespace(theirs);
+    let help = match (sole, system) {
+        (true, false) => format!(
+            "every object of the package names `{theirs}`: run the instance there (namespace = \"{theirs}\" in its \
+             [[instances]] entry), or set meta.namespace = \"{theirs}\" in kix.toml to move its objects and references \
+             to the instance's namespace"
+        ),
+        (_, true) => format!(
+            "`{theirs}` is a namespace every cluster has, never a package's own: if the object must stay there (as \
+             RBAC in kube-system does), list it in meta.keepNamespaces; otherwise remove its namespace so it moves \
+             to the instance's"
+        ),
+        (false, false) => format!(
+            "if the package is written for `{theirs}`, set meta.namespace = \"{theirs}\" in kix.toml (its objects and \
+             references move to the instance's namespace); if the object must stay there, list it in \
+             meta.keepNamespaces"
+        ),
+    };
+    diagnostics.push(
+        Diagnostic::new(
+            Code::ForeignNamespace,
+            format!(
+                "{} {} names namespace `{theirs}`, but instance `{}` runs in `{}`",
+                document.kind(),
+                document.name(),
+                instance.name,
+                instance.namespace
+            ),
+        )
+        .at(document.locate(&["metadata", "namespace"]))
+        .about(&instance.subject)
+        .help(help),
+    );
+}

@@ -1,0 +1,528 @@
+//! The output manifest (issue 20 parts 3 and 9): what a build knows of the files it left in `out/` and in
+//! the spare beside it, so that the next build uses an unchanged file without reading it back.
+//!
+//! **Where**: beside `out/`, as `.<out>.kix-manifest` next to the build's lock (`.<out>.kix-lock`) and the
+//! spare (`.<out>.kix-spare`, [`crate::emit::spare`]), not inside it. `out/` holds only the manifests kix
+//! generates, byte for byte what a clean build writes (it is often committed for GitOps, where a file
+//! rewritten by every build would churn, and applied with `kubectl apply -k` or by Argo CD); a file beside
+//! it can collide with no cluster or instance name.
+//!
+//! **What**: per cluster, one section for its directory in `out/` and one for its directory in the spare;
+//! per file the XXH3-128 hash of its bytes and the file's facts as the build left it: device, inode, size,
+//! mtime and ctime with nanoseconds. The facts are taken after the build's last change to the file (a
+//! hard link made or removed changes a file's ctime, so a file whose links the build changed is stated
+//! again), and the manifest is written after them. A section's header gives its length, so a build finds a
+//! cluster's sections without reading the others, and each core parses the sections of the cluster it
+//! stages.
+//!
+//! **How a rebuild uses it** ([`Entries::judge`]): a file whose facts are those recorded is known to hold
+//! the recorded bytes, so it is kept when their hash is the hash of what the build writes (and replaced,
+//! unread, when it is not); any other file is read and compared. A `build --cluster X` neither reads nor
+//! writes it (X's files are few, the fleet's entries many); the entries it leaves for X are never trusted
+//! again, since X's files are new or re-linked (ctime moves).
+//!
+//! **Why that is safe when a user edits `out/` by hand**: every change to a file's bytes sets its ctime to
+//! the current time, and no user can set ctime (`touch -r`, `utimensat` restore mtime and atime, not
+//! ctime); replacing a file (an editor's rename, `cp`, `git checkout`) changes its inode and ctime. So a
+//! file changed after the build has other facts, unless the change fell in the same clock tick as the
+//! recorded ctime. That is the "racy" case git's index has, guarded as git does: an entry whose mtime or
+//! ctime is not older than the manifest's own mtime is not trusted, and its file is read. An entry that no
+//! longer describes its file (the build itself changed the file since, or a killed build left the
+//! manifest of the build before) can never be trusted by mistake: every change moves the facts. What it
+//! cannot see: a change while the build runs (the build holds the lock), or one that also restores ctime,
+//! which takes setting the system clock back or writing the disk under the file system; on a file system
+//! that does not keep ctime, or without a Unix stat, no entry is trusted. A manifest that is missing,
+//! unreadable, malformed or from another kix version is ignored, and so is a damaged section: every file
+//! it would describe is compared.
+
+use std::collections::HashMap;
+
+/// Entries by file name. Hashed with foldhash: a fleet's rebuild looks up two entries per file it keeps
+/// (std's SipHash showed in its profile); only looked up, never iterated into output.
+pub(crate) type ByName<'a> = HashMap<&'a str, Entry, foldhash::fast::RandomState>;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// The manifest's first line: its format and the kix that wrote it (another kix's manifest is ignored).
+fn header() -> String {
+    format!("kix output manifest 3 {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The content hash of a file's bytes.
+pub(crate) fn hash(bytes: &[u8]) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(bytes)
+}
+
+/// A time as (seconds, nanoseconds), ordered.
+type Time = (i64, i64);
+
+/// What `stat` says of a regular file, as far as a change to its bytes would show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Facts {
+    device: u64,
+    inode: u64,
+    size: u64,
+    modified: Time,
+    changed: Time,
+}
+
+impl Facts {
+    /// The facts of `path` when it is a regular file (a symlink is not followed).
+    pub(crate) fn of(path: &Path) -> Option<Facts> {
+        Facts::of_metadata(&std::fs::symlink_metadata(path).ok()?)
+    }
+
+    /// The facts of an open file (one the build has just written).
+    pub(crate) fn of_file(file: &std::fs::File) -> Option<Facts> {
+        Facts::of_metadata(&file.metadata().ok()?)
+    }
+
+    /// The facts a file's metadata gives (`None` unless it is a regular file).
+    pub(crate) fn of_metadata(m: &std::fs::Metadata) -> Option<Facts> {
+        m.is_file().then(|| Facts::of_any(m)).flatten()
+    }
+
+    /// The facts of `path` when it is a directory (not a symlink to one): its mtime and ctime move whenever
+    /// an entry is created, removed or renamed in it, or its mode changes.
+    pub(crate) fn of_directory(path: &Path) -> Option<Facts> {
+        let m = std::fs::symlink_metadata(path).ok()?;
+        m.is_dir().then(|| Facts::of_any(&m)).flatten()
+    }
+
+    #[cfg(unix)]
+    fn of_any(m: &std::fs::Metadata) -> Option<Facts> {
+        use std::os::unix::fs::MetadataExt;
+        Some(Facts {
+            device: m.dev(),
+            inode: m.ino(),
+            size: m.size(),
+            modified: (m.mtime(), m.mtime_nsec()),
+            changed: (m.ctime(), m.ctime_nsec()),
+        })
+    }
+
+    /// Without a Unix stat no facts are known, and no entry is trusted.
+    #[cfg(not(unix))]
+    fn of_any(_: &std::fs::Metadata) -> Option<Facts> {
+        None
+    }
+
+    /// Whether `self` and `other` are one file (its links may have changed since).
+    pub(crate) fn same_file(&self, other: &Facts) -> bool {
+        (self.device, self.inode) == (other.device, other.inode)
+    }
+
+    /// Whether a change after the manifest was written would show in these facts (see the module doc).
+    fn settled_before(&self, written: Time) -> bool {
+        self.modified < written && self.changed < written
+    }
+}
+
+/// One file's record: the hash of its bytes, the key of what it was rendered from (an instance's file,
+/// `emit::instance_key`) and its facts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub(crate) hash: u128,
+    pub(crate) key: Option<u128>,
+    pub(crate) facts: Facts,
+}
+
+impl Entry {
+    /// Whether the file whose facts now are `facts` is known, unread and unrendered, to hold what a build
+    /// renders from inputs whose key is `key`: its facts are the recorded ones and so is its key.
+    pub(crate) fn vouches_for(&self, facts: Option<Facts>, key: Option<u128>) -> bool {
+        key.is_some() && self.key == key && Some(self.facts) == facts
+    }
+}
+
+/// What identifies the kix binary that renders: its version and its executable's device, inode, size and
+/// mtime (a rebuilt kix is another file), so that a key recorded by one binary is never taken for one
+/// of another, whose rendering may differ. `None` where the executable cannot be found: no keys then.
+pub(crate) fn binary_identity() -> Option<u128> {
+    static IDENTITY: std::sync::OnceLock<Option<u128>> = std::sync::OnceLock::new();
+    *IDENTITY.get_or_init(|| {
+        let exe = std::env::current_exe().ok()?;
+        let facts = Facts::of_metadata(&std::fs::metadata(exe).ok()?)?;
+        let identity = format!("{} {facts:?}", env!("CARGO_PKG_VERSION"));
+        Some(hash(identity.as_bytes()))
+    })
+}
+
+/// What the manifest says of a file against the bytes a build is about to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Judged {
+    /// It holds exactly those bytes: keep it, unread.
+    Same,
+    /// It holds other bytes: replace it, without reading it.
+    Differs,
+    /// Nothing known (no entry, other facts, a racy entry): read and compare.
+    Unknown,
+}
+
+/// Which directory of a cluster a section describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Tree {
+    /// `out/<cluster>/`.
+    Out,
+    /// `.<out>.kix-spare/<cluster>/`.
+    Spare,
+}
+
+impl Tree {
+    fn word(self) -> &'static str {
+        match self {
+            Tree::Out => "out",
+            Tree::Spare => "spare",
+        }
+    }
+}
+
+/// A manifest as read from disk: its text, its mtime (entries not older are not trusted) and where each
+/// cluster's sections are, with the facts of the directory a section describes where they were recorded; a
+/// section is parsed only when its cluster is staged ([`Manifest::cluster`]).
+#[derive(Debug, Default)]
+pub(crate) struct Manifest {
+    text: String,
+    written: Time,
+    sections: HashMap<(Tree, String), (Range<usize>, Option<Facts>)>,
+}
+
+/// The trusted entries of one section, by file name.
+#[derive(Debug, Default)]
+pub(crate) struct Entries<'a> {
+    entries: ByName<'a>,
+}
+
+/// The manifest's path for the output directory `out` (whose parent is `parent` and name `base`).
+pub(crate) fn path(parent: &Path, base: &str) -> PathBuf {
+    parent.join(format!(".{base}.kix-manifest"))
+}
+
+impl Manifest {
+    /// The manifest at `path`; empty when it is missing, unreadable, malformed or another kix's: never an
+    /// error.
+    pub(crate) fn load(path: &Path) -> Manifest {
+        let Some(written) = Facts::of(path).map(|f| f.modified) else { return Manifest::default() };
+        let Ok(text) = std::fs::read_to_string(path) else { return Manifest::default() };
+        index(text, written).unwrap_or_default()
+    }
+
+    /// The trusted entries of `cluster`'s sections, its directory in `out/` and in the spare (mtime and
+    /// ctime older than the manifest's own mtime); none for a section that is missing or damaged.
+    pub(crate) fn cluster(&self, cluster: &str) -> (Entries<'_>, Entries<'_>) {
+        let section = |tree| self.sections.get(&(tree, cluster.to_string())).map(|(r, _)| &self.text[r.clone()]);
+        let out = section(Tree::Out).and_then(|text| parse_section(text, None)).unwrap_or_default();
+        let spare = section(Tree::Spare).and_then(|text| parse_section(text, Some(&out))).unwrap_or_default();
+        let written = self.written;
+        fn trusted(mut entries: ByName<'_>, written: Time) -> Entries<'_> {
+            entries.retain(|_, e| e.facts.settled_before(written));
+            Entries { entries }
+        }
+        (trusted(out, written), trusted(spare, written))
+    }
+
+    /// Whether `cluster`'s directory in `out/`, whose facts now are `now`, is the one the build left: its
+    /// recorded facts, older than the manifest (so a change since would show in its mtime or ctime). It then
+    /// holds exactly the regular files of its section, all that build wrote (no FIFO, no directory, nothing
+    /// a user added: creating, removing or renaming an entry moves the directory's mtime).
+    pub(crate) fn directory_unchanged(&self, cluster: &str, now: Option<Facts>) -> bool {
+        let recorded = self.sections.get(&(Tree::Out, cluster.to_string())).and_then(|(_, facts)| *facts);
+        recorded.is_some_and(|recorded| Some(recorded) == now && recorded.settled_before(self.written))
+    }
+}
+
+/// Finds the sections: after the header, each section is a line `<tree> <cluster> <length>`, followed by
+/// the directory's `<device> <inode> <size> <mtime> <ctime>` where they were recorded, and `length` bytes of
+/// entry lines.
+fn index(text: String, written: Time) -> Option<Manifest> {
+    let first = text.find('\n')?;
+    if text[..first] != header() {
+        return None;
+    }
+    let mut sections = HashMap::new();
+    let mut at = first + 1;
+    while at < text.len() {
+        let end = at + text[at..].find('\n')?;
+        let mut words = text[at..end].split(' ');
+        let tree = match words.next()? {
+            "out" => Tree::Out,
+            "spare" => Tree::Spare,
+            _ => return None,
+        };
+        let cluster = words.next().filter(|c| !c.is_empty())?;
+        let length: usize = words.next()?.parse().ok()?;
+        let directory = match words.next() {
+            None => None,
+            Some(device) => {
+                let mut number = || parse_decimal(words.next()?);
+                let (inode, size) = (number()?, number()?);
+                let (modified, changed) = (parse_time(words.next()?)?, parse_time(words.next()?)?);
+                Some(Facts { device: parse_decimal(device)?, inode, size, modified, changed })
+            }
+        };
+        if words.next().is_some() {
+            return None;
+        }
+        let body = end + 1..(end + 1).checked_add(length)?;
+        if body.end > text.len() || (length > 0 && text.as_bytes()[body.end - 1] != b'\n') {
+            return None;
+        }
+        sections.insert((tree, cluster.to_string()), (body.clone(), directory));
+        at = body.end;
+    }
+    Some(Manifest { text, written, sections })
+}
+
+/// A section's entries; in the spare's, a line `= <file>` is the entry of `<file>` in `out` (the two
+/// names are one file, linked).
+fn parse_section<'t>(text: &'t str, out: Option<&ByName<'t>>) -> Option<ByName<'t>> {
+    let mut entries = ByName::with_capacity_and_hasher(text.len() / 100, Default::default());
+    for line in text.lines() {
+        if let (Some(name), Some(out)) = (line.strip_prefix("= "), out) {
+            entries.insert(name, *out.get(name)?);
+            continue;
+        }
+        let (name, entry) = parse_entry(line)?;
+        entries.insert(name, entry);
+    }
+    Some(entries)
+}
+
+impl<'a> Entries<'a> {
+    /// The trusted entry of the file `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<Entry> {
+        self.entries.get(name).copied()
+    }
+
+    /// What is known of the file `name` (whose facts now are `facts`, `None` when it is not a regular
+    /// file) against bytes whose [`hash`] is `hash`.
+    #[cfg(test)]
+    pub(crate) fn judge(&self, name: &str, facts: Option<Facts>, hash: u128) -> Judged {
+        judge(self.entries.get(name), facts, hash)
+    }
+
+    /// Every trusted entry, by name.
+    pub(crate) fn into_map(self) -> ByName<'a> {
+        self.entries
+    }
+}
+
+/// What `entry` says of a file whose facts now are `facts` (`None`: not a regular file) against bytes whose
+/// [`hash`] is `hash`.
+pub(crate) fn judge(entry: Option<&Entry>, facts: Option<Facts>, hash: u128) -> Judged {
+    match (entry, facts) {
+        (Some(entry), Some(facts)) if entry.facts == facts => {
+            if entry.hash == hash {
+                Judged::Same
+            } else {
+                Judged::Differs
+            }
+        }
+        _ => Judged::Unknown,
+    }
+}
+
+/// `<hash> <key or -> <device> <inode> <size> <mtime s>.<ns> <ctime s>.<ns> <file>`, numbers in decimal as
+/// [`format_entry`] writes them (a leading `-` only on a time's seconds). Read a byte at a time: a
+/// fleet's rebuild reads two entries per file it keeps (`splitn` and `str::parse` were a twentieth of it).
+fn parse_entry(line: &str) -> Option<(&str, Entry)> {
+    let mut rest = line;
+    let mut field = || -> Option<&str> {
+        let (field, after) = rest.split_at(rest.bytes().position(|b| b == b' ')?);
+        rest = &after[1..];
+        Some(field)
+    };
+    let hash = parse_hex(field()?)?;
+    let key = match field()? {
+        "-" => None,
+        key => Some(parse_hex(key)?),
+    };
+    let device = parse_decimal(field()?)?;
+    let inode = parse_decimal(field()?)?;
+    let size = parse_decimal(field()?)?;
+    let modified = parse_time(field()?)?;
+    let changed = parse_time(field()?)?;
+    let name = Some(rest).filter(|k| !k.is_empty() && !k.contains(['/', ' ', '\n', '\r']))?;
+    Some((name, Entry { hash, key, facts: Facts { device, inode, size, modified, changed } }))
+}
+
+/// A time as [`push_time`] writes it: `<seconds>.<nanoseconds>`, the seconds signed.
+fn parse_time(field: &str) -> Option<Time> {
+    let (seconds, nanos) = field.split_once('.')?;
+    let seconds = match seconds.strip_prefix('-') {
+        Some(magnitude) => -i64::try_from(parse_decimal(magnitude)?).ok()?,
+        None => i64::try_from(parse_decimal(seconds)?).ok()?,
+    };
+    let nanos = parse_decimal(nanos).filter(|n| *n < 1_000_000_000)?;
+    Some((seconds, nanos as i64))
+}
+
+/// An unsigned decimal of one to twenty digits that fits a `u64`.
+fn parse_decimal(field: &str) -> Option<u64> {
+    if field.is_empty() || field.len() > 20 {
+        return None;
+    }
+    field.bytes().try_fold(0u64, |value, digit| {
+        let digit = digit.checked_sub(b'0').filter(|d| *d < 10)?;
+        value.checked_mul(10)?.checked_add(u64::from(digit))
+    })
+}
+
+/// A hash or key as [`push_hex`] writes it: exactly 32 lowercase hex digits (what `{:032x}` wrote).
+fn parse_hex(field: &str) -> Option<u128> {
+    if field.len() != 32 {
+        return None;
+    }
+    field.bytes().try_fold(0u128, |value, digit| {
+        let nibble = match digit {
+            b'0'..=b'9' => digit - b'0',
+            b'a'..=b'f' => digit - b'a' + 10,
+            _ => return None,
+        };
+        Some(value << 4 | u128::from(nibble))
+    })
+}
+
+/// Appends `value` as 32 lowercase hex digits and a space (by hand: `write!` through the formatting
+/// machinery was a tenth of writing the manifest, which holds two of them per file of a fleet).
+fn push_hex(text: &mut String, value: u128) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = [0u8; 33];
+    for (i, digit) in hex[..32].iter_mut().enumerate() {
+        *digit = DIGITS[(value >> (124 - 4 * i) & 0xf) as usize];
+    }
+    hex[32] = b' ';
+    // Pushed as characters: ASCII needs no UTF-8 check (`from_utf8` of each field was a third of writing).
+    text.extend(hex.iter().map(|b| char::from(*b)));
+}
+
+fn format_entry(text: &mut String, name: &str, entry: &Entry) {
+    let Facts { device, inode, size, modified, changed } = entry.facts;
+    push_hex(text, entry.hash);
+    match entry.key {
+        Some(key) => push_hex(text, key),
+        None => text.push_str("- "),
+    }
+    // By hand, as `push_hex`: what `{device} {inode} {size} {}.{:09} {}.{:09} {name}\n` wrote.
+    for number in [device, inode, size] {
+        push_decimal(text, number);
+        text.push(' ');
+    }
+    for time in [modified, changed] {
+        push_time(text, time);
+        text.push(' ');
+    }
+    text.push_str(name);
+    text.push('\n');
+}
+
+/// Appends `value` in decimal (what `{}` writes).
+fn push_decimal(text: &mut String, value: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = value;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    text.extend(digits[at..].iter().map(|b| char::from(*b)));
+}
+
+/// Appends a time as `<seconds>.<nanoseconds, nine digits>` (what `{}.{:09}` writes).
+fn push_time(text: &mut String, (seconds, nanos): Time) {
+    if seconds < 0 {
+        text.push('-');
+    }
+    push_decimal(text, seconds.unsigned_abs());
+    text.push('.');
+    match u64::try_from(nanos).ok().filter(|n| *n < 1_000_000_000) {
+        Some(mut nanos) => {
+            // Nine digits, leading zeros included, written from the last.
+            let mut digits = [b'0'; 9];
+            for digit in digits.iter_mut().rev() {
+                *digit = b'0' + (nanos % 10) as u8;
+                nanos /= 10;
+            }
+            text.extend(digits.iter().map(|b| char::from(*b)));
+        }
+        None => {
+            use std::fmt::Write as _;
+            let _ = write!(text, "{nanos:09}");
+        }
+    }
+}
+
+/// Appends the section of `cluster`'s directory in `tree` holding `entries` (in name order) to `text`, with
+/// the directory's facts when given; an entry equal to the one of its name in `same` (the cluster's `out`
+/// entries, for the spare's section) is written as `= <file>`.
+pub(crate) fn format_section<'e>(
+    text: &mut String,
+    tree: Tree,
+    cluster: &str,
+    directory: Option<Facts>,
+    entries: impl IntoIterator<Item = (&'e str, Entry)>,
+    same: Option<&ByName<'_>>,
+) {
+    let mut entries: Vec<(&str, Entry)> = entries.into_iter().collect();
+    entries.sort_unstable_by_key(|(name, _)| *name);
+    let mut body = String::with_capacity(entries.len() * 120);
+    for (name, entry) in &entries {
+        if same.and_then(|same| same.get(name)) == Some(entry) {
+            body.push_str("= ");
+            body.push_str(name);
+            body.push('\n');
+        } else {
+            format_entry(&mut body, name, entry);
+        }
+    }
+    text.push_str(tree.word());
+    text.push(' ');
+    text.push_str(cluster);
+    text.push(' ');
+    push_decimal(text, body.len() as u64);
+    if let Some(Facts { device, inode, size, modified, changed }) = directory {
+        for number in [device, inode, size] {
+            text.push(' ');
+            push_decimal(text, number);
+        }
+        for time in [modified, changed] {
+            text.push(' ');
+            push_time(text, time);
+        }
+    }
+    text.push('\n');
+    text.push_str(&body);
+}
+
+/// Writes the manifest at `path` from the sections the build formatted ([`format_section`]), in the order
+/// given. Best effort: on any failure the manifest is removed, and the next build compares every file.
+pub(crate) fn write<'s>(path: &Path, sections: impl IntoIterator<Item = &'s str>) {
+    use std::io::Write as _;
+    let temporary = path.with_file_name(format!(
+        "{}.{}",
+        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        std::process::id()
+    ));
+    let written = (|| -> std::io::Result<()> {
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&temporary)?);
+        file.write_all(header().as_bytes())?;
+        file.write_all(b"\n")?;
+        for section in sections {
+            file.write_all(section.as_bytes())?;
+        }
+        file.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+        std::fs::rename(&temporary, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+#[cfg(all(test, unix))]
+#[path = "manifest_tests.rs"]
+mod tests;

@@ -1,0 +1,243 @@
+//! The spare (issue 20 part 9): a full build's output is staged in `.<out>.kix-spare`, beside `out/`,
+//! which holds the output of the build before the previous one, and is swapped with `out/` whole
+//! (`renameat2(RENAME_EXCHANGE)`); the `out/` it replaced becomes the next build's spare.
+//!
+//! So a rebuild does not make the new output from nothing: it brings the spare up to date. A file of the
+//! spare that already holds the bytes the build writes (known from the output manifest and one `stat`,
+//! [`crate::emit::manifest`]) is left as it is, with no other system call; one that holds other bytes is
+//! removed and replaced by a hard link to `out/`'s file when that one holds the new bytes, else written.
+//! Files and directories the build does not write are removed. A rebuild after a change therefore costs
+//! one `stat` per unchanged file and a few calls per file that changed since the build before the
+//! previous one, where making a new tree cost a link, a `stat` and (removing the replaced tree) an
+//! unlink per file.
+//!
+//! The spare and `out/` share the inodes of files linked from one to the other; a file is never written in
+//! place (always removed, then created anew or linked), so nothing done to the spare changes a byte of
+//! `out/`. Removing or adding a link changes the inode's ctime, so the facts of a file of `out/` whose link
+//! the update added or removed are taken again ([`Updated::previous`]); a hand edit of a file of `out/`
+//! that shares its inode with the spare changes both names' facts, and both are read or replaced.
+//!
+//! Nothing in the spare is trusted without the manifest and a `stat`: a spare a user changed, one a
+//! killed build left half updated, or one without a manifest is compared file by file, never followed
+//! through a symlink, and a FIFO or device in it is removed, never opened.
+
+use crate::emit::manifest::{self, Entries, Entry, Facts, Judged};
+use kix_diag::{Code, Diagnostic, Location};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// What one cluster's directory of the spare holds once brought up to date, and what changed of `out/`'s.
+#[derive(Debug, Default)]
+pub(crate) struct Updated {
+    /// The staged directory's files and their entries (in the order written).
+    pub(crate) staged: Vec<(String, Entry)>,
+    /// The entries of the previous directory (`out/<cluster>/`, the next build's spare) still known:
+    /// those the manifest trusted, with the facts of files whose links the update changed taken again.
+    pub(crate) previous: Vec<(String, Entry)>,
+}
+
+pub(crate) fn write_failed(what: &str, path: &Path, error: std::io::Error) -> Diagnostic {
+    Diagnostic::new(Code::WriteFailed, format!("{what} {}: {error}", path.display())).at(Location::file(path))
+}
+
+/// A file a build writes into a cluster's directory: its name and, for an instance's file, the key of
+/// what it is rendered from (`emit::instance_key`).
+#[derive(Debug)]
+pub(crate) struct Wanted {
+    pub(crate) name: String,
+    pub(crate) key: Option<u128>,
+}
+
+/// Brings `staged` (a cluster's directory in the spare, or a new one) to hold exactly the `wanted` files,
+/// whose bytes `render` gives by position (called only for a file no entry vouches for by its key).
+/// `known` is what the manifest says of `staged`, `previous` the cluster's directory in `out/` and
+/// `previous_known` what the manifest says of it.
+pub(crate) fn update(
+    staged: &Path,
+    wanted: &[Wanted],
+    render: &dyn Fn(usize) -> String,
+    known: &Entries<'_>,
+    previous: &Path,
+    previous_known: Entries<'_>,
+) -> Result<Updated, Diagnostic> {
+    let mut listed = list_or_create(staged)?;
+    let mut carried = previous_known.into_map();
+    let mut refreshed: Vec<(String, Entry)> = Vec::new();
+    let mut updated = Updated { staged: Vec::with_capacity(wanted.len()), previous: Vec::new() };
+    for (index, Wanted { name, key }) in wanted.iter().enumerate() {
+        let key = *key;
+        let listing = listed.remove(name.as_str());
+        let (present, facts) = (listing.is_some(), listing.flatten());
+        let entry = known.get(name);
+        if let (Some(entry), Some(facts)) = (entry, facts) {
+            if entry.vouches_for(Some(facts), key) {
+                updated.staged.push((name.clone(), Entry { hash: entry.hash, key, facts }));
+                continue;
+            }
+        }
+        let path = staged.join(name);
+        let text = render(index);
+        let bytes = text.as_bytes();
+        let hash = manifest::hash(bytes);
+        let keep = match manifest::judge(entry.as_ref(), facts, hash) {
+            Judged::Same => true,
+            Judged::Differs => false,
+            Judged::Unknown => facts.is_some() && holds_exactly(&path, bytes),
+        };
+        if let (true, Some(facts)) = (keep, facts) {
+            updated.staged.push((name.clone(), Entry { hash, key, facts }));
+            continue;
+        }
+        if present {
+            // A regular file when listed: removed without asking again what it is (else, or if that
+            // fails, whatever is there now is removed as `remove` finds it).
+            if facts.is_none() || std::fs::remove_file(&path).is_err() {
+                remove(&path)?;
+            }
+        }
+        // The file removed was one with `out/`'s (linked by an earlier build): that file's ctime moved.
+        let relink = facts.zip(carried.get(name.as_str())).is_some_and(|(gone, entry)| entry.facts == gone);
+        let from = previous.join(name);
+        let from_facts = Facts::of(&from);
+        let linked = match manifest::judge(carried.get(name.as_str()), from_facts, hash) {
+            Judged::Same => std::fs::hard_link(&from, &path).is_ok(),
+            Judged::Differs => false,
+            Judged::Unknown => {
+                from_facts.is_some() && holds_exactly(&from, bytes) && std::fs::hard_link(&from, &path).is_ok()
+            }
+        };
+        let facts = if linked {
+            // One inode under both names now: the same facts for both.
+            let facts = Facts::of(&path);
+            if let Some(facts) = facts {
+                refreshed.push((name.clone(), Entry { hash, key, facts }));
+            }
+            carried.remove(name.as_str());
+            facts
+        } else {
+            let facts = write_new(&path, bytes)?;
+            if relink {
+                if let Some(entry) = carried.remove(name.as_str()) {
+                    if let Some(now) = Facts::of(&from).filter(|now| now.same_file(&entry.facts)) {
+                        refreshed.push((name.clone(), Entry { facts: now, ..entry }));
+                    }
+                }
+            }
+            facts
+        };
+        if let Some(facts) = facts {
+            updated.staged.push((name.clone(), Entry { hash, key, facts }));
+        }
+    }
+    for name in listed.into_keys() {
+        remove(&staged.join(name))?;
+    }
+    updated.previous = carried.into_iter().map(|(name, entry)| (name.to_string(), entry)).collect();
+    updated.previous.extend(refreshed);
+    Ok(updated)
+}
+
+/// The names in `dir` when it is a directory (not a symlink to one), each with its facts when it is a
+/// regular file; else whatever is there is removed and an empty directory made. The facts are taken as
+/// the directory is read, relative to it (`DirEntry::metadata`: a `statx` of the name in the open
+/// directory, never following a symlink), where a `stat` of each file's whole path walked the path again
+/// for every file (a tenth of a fleet's rebuild, issue 20).
+fn list_or_create(dir: &Path) -> Result<HashMap<String, Option<Facts>, foldhash::fast::RandomState>, Diagnostic> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() && !crate::emit::outdir::writable(dir) => remove(dir)?,
+        Ok(m) if m.is_dir() => {
+            let entries = std::fs::read_dir(dir).map_err(|e| write_failed("cannot list", dir, e))?;
+            let mut names = HashMap::default();
+            for entry in entries {
+                let entry = entry.map_err(|e| write_failed("cannot list", dir, e))?;
+                match entry.file_name().into_string() {
+                    Ok(name) => _ = names.insert(name, entry.metadata().ok().and_then(|m| Facts::of_metadata(&m))),
+                    // No file kix writes has such a name: removed at once.
+                    Err(_) => remove(&entry.path())?,
+                }
+            }
+            return Ok(names);
+        }
+        Ok(_) => remove(dir)?,
+        Err(_) => {}
+    }
+    std::fs::create_dir(dir).map_err(|e| write_failed("cannot create", dir, e))?;
+    Ok(HashMap::default())
+}
+
+/// Removes a file, a symlink (not what it points to) or a directory tree (made writable first where it
+/// is not: the spare is kix's, whoever changed its modes).
+pub(crate) fn remove(path: &Path) -> Result<(), Diagnostic> {
+    let removed = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path).or_else(|_| {
+            make_writable(path);
+            std::fs::remove_dir_all(path)
+        }),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    };
+    removed.map_err(|e| write_failed("cannot remove", path, e))
+}
+
+/// Creates `path` (which does not exist: never through a symlink left there) holding `bytes`; the facts of
+/// the file written.
+fn write_new(path: &Path, bytes: &[u8]) -> Result<Option<Facts>, Diagnostic> {
+    use std::io::Write;
+    let mut file = std::fs::File::create_new(path).map_err(|e| write_failed("cannot write", path, e))?;
+    file.write_all(bytes).map_err(|e| write_failed("cannot write", path, e))?;
+    Ok(Facts::of_file(&file))
+}
+
+/// Whether `path` is a regular file, not a symbolic link, holding exactly `bytes`. One open, one stat and
+/// one read into a buffer each thread keeps.
+pub(crate) fn holds_exactly(path: &Path, bytes: &[u8]) -> bool {
+    use std::io::Read;
+    thread_local! {
+        static FOUND: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let Ok(mut file) = open_not_following(path) else { return false };
+    if !file.metadata().is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64) {
+        return false;
+    }
+    FOUND.with_borrow_mut(|found| {
+        if found.len() < bytes.len() {
+            found.resize(bytes.len(), 0);
+        }
+        let found = &mut found[..bytes.len()];
+        file.read_exact(found).is_ok() && found == bytes
+    })
+}
+
+/// Opens a file for reading; an error for a symbolic link (where the platform says so at open, else before).
+#[cfg(target_os = "linux")]
+pub(crate) fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // NONBLOCK: a FIFO found where a file was is opened without waiting for a writer (and then
+    // refused as not a regular file); it changes nothing for regular files.
+    let no_follow = (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32;
+    std::fs::OpenOptions::new().read(true).custom_flags(no_follow).open(path)
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> {
+    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(std::io::Error::other("a symbolic link"));
+    }
+    std::fs::File::open(path)
+}
+
+/// Makes a directory tree writable for its owner (a directory's entries cannot be removed otherwise).
+#[cfg(unix)]
+pub(crate) fn make_writable(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            make_writable(&entry.path());
+        }
+    }
+}
+
+#[cfg(not(unix))]
+pub(crate) fn make_writable(_: &Path) {}

@@ -1,0 +1,355 @@
+//! `kix verify`: prove each compiled workload meets its resolved level by
+//! running the scheduler model's scenarios on the cluster's nodes.
+//!
+//! For every cluster, the nodes come from `--state` (a snapshot, with its
+//! existing pods) or from the cluster file's `[[nodePools]]`; a cluster with
+//! neither is reported as not verified (it is not a failure: there is nothing
+//! to simulate on), unless `--require-nodes` or the cluster file's
+//! `[verify] requireNodes = true` asks for nodes (K0624). Every instance is checked on a fresh copy of those nodes.
+//! This is the edge between the compiler and the scheduler model: it turns
+//! plans and inventory nodes into the model's typed inputs.
+
+mod domain_keys;
+pub mod findings;
+
+pub use domain_keys::MissingKey;
+pub use findings::Note;
+
+use kix_compiler::compile::{Compiled, Selection, UsageError, cluster_names, compile_keeping_model};
+use kix_compiler::derive::{ClusterPlan, InstancePlan, Unplaced};
+use kix_compiler::load::package::Survive;
+use kix_compiler::resolve::Acknowledged;
+use kix_compiler::resolve::inventory::InventoryNode;
+use kix_diag::{Code, Diagnostic, Diagnostics, Location, Subject};
+use kix_sim::objects::{Node, Resources};
+use kix_sim::{State, WorkloadLevel, WorkloadVerdict, verify_workloads};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// `kix verify`: what to compile and, optionally, the snapshot to verify on.
+#[derive(Clone, Debug)]
+pub struct VerifyRequest {
+    pub selection: Selection,
+    /// A snapshot of one cluster (`kubectl get nodes,pods -A -o yaml`), instead of its inventory.
+    pub state: Option<PathBuf>,
+    /// `--require-nodes`: a cluster with neither inventory nor snapshot fails (K0624), as if every cluster
+    /// file said `[verify] requireNodes = true`.
+    pub require_nodes: bool,
+}
+
+/// What a verify run found: the compile's findings, and the reports when it got that far.
+#[derive(Debug)]
+pub struct Verified {
+    pub diagnostics: Diagnostics,
+    /// `None` when the compile or the snapshot failed (see the diagnostics).
+    pub reports: Option<Vec<ClusterReport>>,
+    /// What stops the cluster's operators although the workloads pass (the text report's `notes:`).
+    pub notes: Vec<Note>,
+}
+
+impl Verified {
+    /// Workloads that do not meet their level.
+    pub fn failures(&self) -> usize {
+        self.reports.iter().flatten().map(ClusterReport::failures).sum()
+    }
+}
+
+/// Compiles the selection, reads the snapshot if any, and verifies every instance.
+pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
+    let (model, Compiled { clusters, mut diagnostics }) = compile_keeping_model(&request.selection);
+    if diagnostics.has_errors() {
+        return Ok(Verified { diagnostics, reports: None, notes: Vec::new() });
+    }
+    if request.state.is_some() && clusters.len() != 1 {
+        return Err(UsageError::StateNeedsOneCluster { clusters: cluster_names(&clusters) });
+    }
+    let snapshot = match request.state.as_deref().map(kix_sim::read_state).transpose() {
+        Ok(snapshot) => snapshot,
+        Err(problems) => {
+            diagnostics.extend(Diagnostics::from(problems));
+            return Ok(Verified { diagnostics, reports: None, notes: Vec::new() });
+        }
+    };
+    let reports = verify(&clusters, snapshot.as_ref());
+    // K0610: the report carries each missing key; the warning also goes with the diagnostics,
+    // located at the snapshot or the cluster file whose nodes lack it.
+    for (cluster, report) in clusters.iter().zip(&reports) {
+        let file = request.state.clone().unwrap_or_else(|| cluster.file.clone());
+        for missing in &report.missing_keys {
+            diagnostics.push(
+                Diagnostic::new(Code::VerifyKeyMissing, missing.message(&cluster.name))
+                    .at(Location::file(file.clone()))
+                    .about(&Subject { cluster: Some(cluster.name.clone().into()), ..Subject::default() }),
+            );
+        }
+    }
+    // K0624: a cluster with nothing to simulate on, where the request or its cluster file requires nodes.
+    for report in reports.iter().filter(|r| r.nodes_from == NodesFrom::None) {
+        let Some(cluster) = model.clusters.iter().find(|c| c.name == report.cluster) else { continue };
+        let (at, why) = match (&cluster.require_nodes, request.require_nodes) {
+            (Some(at), _) => (at.clone(), "its cluster file sets `[verify] requireNodes = true`"),
+            (None, true) => (Location::file(cluster.source.path()), "--require-nodes is given"),
+            (None, false) => continue,
+        };
+        diagnostics.push(
+            Diagnostic::new(
+                Code::VerifyNoNodes,
+                format!(
+                    "cluster `{}` has no [[nodePools]] and no --state snapshot, so nothing is verified, and {why}",
+                    cluster.name
+                ),
+            )
+            .at(at)
+            .about(&cluster.subject())
+            .help("declare the cluster's [[nodePools]] (`kix init cluster --from-state nodes.yaml` writes them), or pass --state"),
+        );
+    }
+    // Each finding of a failed scenario is an error diagnostic, located in the workload's manifest.
+    let mut notes = Vec::new();
+    for report in &reports {
+        let Some(cluster) = model.clusters.iter().find(|c| c.name == report.cluster) else { continue };
+        for instance_report in &report.instances {
+            let Some(instance) = cluster.instances.iter().find(|i| i.name == instance_report.instance) else {
+                continue;
+            };
+            for verdict in &instance_report.workloads {
+                findings::diagnostics(cluster, instance, verdict, &mut diagnostics);
+                findings::notes(cluster, instance, verdict, &mut notes);
+            }
+        }
+    }
+    // Verify's own warnings are acknowledged (`allow`) and denied (`--deny-warnings`) like the compile's.
+    let acknowledged = Acknowledged::of(&model);
+    diagnostics.settle(|d| acknowledged.contains(d), request.selection.deny_warnings);
+    Ok(Verified { diagnostics, reports: Some(reports), notes })
+}
+
+/// Where a cluster's simulated nodes came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodesFrom {
+    /// The cluster file's `[[nodePools]]`.
+    Inventory,
+    /// The `--state` snapshot.
+    State,
+    /// Neither: the cluster is not verified.
+    None,
+}
+
+impl NodesFrom {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodesFrom::Inventory => "inventory",
+            NodesFrom::State => "state",
+            NodesFrom::None => "none",
+        }
+    }
+}
+
+/// The verdicts for one cluster.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClusterReport {
+    pub cluster: String,
+    pub nodes_from: NodesFrom,
+    pub nodes: usize,
+    /// The failure-domain keys the scenarios failed nodes and zones by.
+    pub node_key: String,
+    pub zone_key: String,
+    /// The nodes simulated on, by name: what the report draws (the pods on them are each
+    /// workload's `placement`; every instance is placed on its own copy of these nodes).
+    pub topology: Vec<NodeReport>,
+    pub instances: Vec<InstanceReport>,
+    /// Failure-domain keys some or all of the nodes lack (K0610).
+    pub missing_keys: Vec<MissingKey>,
+}
+
+/// One simulated node, as the report shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeReport {
+    pub name: String,
+    /// Its zone key's value; none when the node lacks the key (K0610).
+    pub zone: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    /// `key=value:Effect`, as `kubectl taint` writes them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub taints: Vec<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unschedulable: bool,
+    pub allocatable: Allocatable,
+}
+
+/// A node's allocatable resources.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Allocatable {
+    pub milli_cpu: i64,
+    pub memory_bytes: i64,
+    pub pods: i64,
+}
+
+impl NodeReport {
+    fn of(node: &Node, zone_key: &str) -> NodeReport {
+        let taint = |t: &kix_kube::taints::Taint| match t.value.as_str() {
+            "" => format!("{}:{}", t.key, t.effect),
+            value => format!("{}={value}:{}", t.key, t.effect),
+        };
+        NodeReport {
+            name: node.name.clone(),
+            zone: node.labels.get(zone_key).cloned(),
+            labels: node.labels.clone(),
+            taints: node.taints.iter().map(taint).collect(),
+            unschedulable: node.unschedulable,
+            allocatable: Allocatable {
+                milli_cpu: node.allocatable.milli_cpu,
+                memory_bytes: node.allocatable.memory,
+                pods: node.allocatable.pods,
+            },
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct InstanceReport {
+    pub instance: String,
+    pub namespace: String,
+    pub workloads: Vec<WorkloadVerdict>,
+    /// Custom resources that run pods kix does not place (K0435): not simulated, so not verified.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unverified: Vec<Unplaced>,
+}
+
+impl ClusterReport {
+    pub fn failures(&self) -> usize {
+        self.instances.iter().flat_map(|i| &i.workloads).filter(|w| !w.meets_level).count()
+    }
+}
+
+/// Verifies every instance of every cluster.
+pub fn verify(clusters: &[ClusterPlan], snapshot: Option<&State>) -> Vec<ClusterReport> {
+    let mut reports = Vec::new();
+    for cluster in clusters {
+        let (state, nodes_from) = match snapshot {
+            Some(state) => (Some(state.clone()), NodesFrom::State),
+            None if cluster.nodes.is_empty() => (None, NodesFrom::None),
+            None => {
+                let nodes = cluster.nodes.iter().map(simulated_node).collect();
+                (Some(State { nodes, ..State::default() }), NodesFrom::Inventory)
+            }
+        };
+        let nodes = state.as_ref().map_or(0, |s| s.nodes.len());
+        let mut topology: Vec<NodeReport> =
+            state.iter().flat_map(|s| &s.nodes).map(|n| NodeReport::of(n, &cluster.domains.zone)).collect();
+        topology.sort_by(|a, b| a.name.cmp(&b.name));
+        let instances = match &state {
+            None => Vec::new(),
+            Some(state) => cluster.instances.iter().map(|instance| verify_instance(cluster, instance, state)).collect(),
+        };
+        // One instance order in every report: by name, as build's summary and capacity list them.
+        let mut instances: Vec<InstanceReport> = instances;
+        instances.sort_by(|a, b| a.instance.cmp(&b.instance));
+        let missing_keys = state
+            .as_ref()
+            .map(|s| domain_keys::missing_keys(&cluster.domains, &s.nodes, &cluster.instances))
+            .unwrap_or_default();
+        reports.push(ClusterReport {
+            cluster: cluster.name.clone(),
+            nodes_from,
+            nodes,
+            node_key: cluster.domains.node.clone(),
+            zone_key: cluster.domains.zone.clone(),
+            topology,
+            instances,
+            missing_keys,
+        });
+    }
+    reports
+}
+
+/// An inventory node as the scheduler model sees it.
+fn simulated_node(node: &InventoryNode) -> Node {
+    Node {
+        name: node.name.clone(),
+        labels: node.labels.clone(),
+        taints: node.taints.clone(),
+        unschedulable: false,
+        allocatable: Resources { milli_cpu: node.milli_cpu, memory: node.memory, pods: node.pods },
+    }
+}
+
+fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State) -> InstanceReport {
+    // A member of a group across instances is simulated with the other members (their pods and the
+    // group's budget, which the first member emits) and judged on the group's pods.
+    let members: Vec<&InstancePlan> = match &instance.across {
+        Some(group) => cluster.instances.iter().filter(|i| i.across.as_ref() == Some(group)).collect(),
+        None => vec![instance],
+    };
+    let objects = members.iter().flat_map(|m| m.objects());
+    let request = kix_sim::ScenarioRequest {
+        workloads: members
+            .iter()
+            .flat_map(|m| &m.workloads)
+            // A workload scaled to zero runs no pods: there is nothing to simulate.
+            .filter(|w| !w.scaled_to_zero)
+            .map(|w| WorkloadLevel {
+                kind: w.kind,
+                namespace: instance.namespace.clone(),
+                name: w.name.clone(),
+                level: w.level,
+                // Under an autoscaler the level must hold at its minimum, not at spec.replicas.
+                min_replicas: w.autoscaler.as_ref().map(|a| a.min_replicas),
+                group: w.group.clone(),
+                survive: match w.survive {
+                    Survive::One => kix_sim::Survive::One,
+                    Survive::Majority => kix_sim::Survive::Majority,
+                },
+            })
+            .collect(),
+        node_key: cluster.domains.node.clone(),
+        zone_key: cluster.domains.zone.clone(),
+        kinds: kix_kube::operators::KindTable::exactly(
+            members.iter().flat_map(|m| &m.workloads).filter_map(|w| w.kind.profile()).collect(),
+        ),
+    };
+    let budgets: Vec<kix_yaml::Value> = members.iter().flat_map(|m| operator_budgets(m)).collect();
+    let objects: Vec<kix_yaml::Value> = objects.cloned().chain(budgets).collect();
+    InstanceReport {
+        instance: instance.name.clone(),
+        namespace: instance.namespace.clone(),
+        workloads: (verify_workloads(state, &objects, &request).into_iter())
+            .filter(|v| instance.workloads.iter().any(|w| w.kind == v.kind && w.name == v.name))
+            .collect(),
+        unverified: instance.unplaced.clone(),
+    }
+}
+
+/// The budgets operators make for their own pods (a custom resource's profile says whether,
+/// `kix_kube::operators`), as verify simulates them: one per distinct selector of the instance's
+/// workloads, `minAvailable` all but one of the pods it selects (Strimzi's custom-controller budget;
+/// CloudNativePG's two budgets, over the primary and over the replicas, as one that allows one pod down).
+/// Not emitted: the operator makes them.
+fn operator_budgets(instance: &InstancePlan) -> Vec<kix_yaml::Value> {
+    let mut selectors: std::collections::BTreeMap<&kix_kube::selector::Labels, u32> = Default::default();
+    for w in instance.workloads.iter().filter(|w| !w.scaled_to_zero) {
+        if let Some(labels) = &w.operator_budget {
+            *selectors.entry(labels).or_insert(0) += w.autoscaler.as_ref().map_or(w.replicas, |a| a.min_replicas);
+        }
+    }
+    selectors
+        .into_iter()
+        .enumerate()
+        .map(|(index, (labels, pods))| {
+            let mut labels_text = String::new();
+            for (key, value) in labels {
+                let _ = writeln!(labels_text, "      {key}: {value:?}");
+            }
+            let text = format!(
+                "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: kix-operator-budget-{index}\n  \
+                 namespace: {}\nspec:\n  minAvailable: {}\n  selector:\n    matchLabels:\n{labels_text}",
+                instance.namespace,
+                pods.saturating_sub(1)
+            );
+            kix_yaml::from_str(&text).expect("a budget kix writes")
+        })
+        .collect()
+}
