@@ -89,7 +89,8 @@ fn bench_verify(c: &mut Criterion) {
     for (nodes, level, name) in [(300, "zone", ""), (3000, "zone", ""), (3000, "node", "_level_node")] {
         let dir = scratch();
         genfleet::verify_cluster(dir.path(), nodes, nodes, 1, level).unwrap();
-        let compiled = kix::compile::compile(&Selection { root: dir.path().to_path_buf(), ..Default::default() });
+        let compiled =
+            kix::compile::compile_clusters(&Selection { root: dir.path().to_path_buf(), ..Default::default() });
         assert!(compiled.ok());
         group.bench_function(format!("{nodes}_nodes{name}"), |b| b.iter(|| kix::api::verify(&compiled.clusters, None)));
     }
@@ -97,7 +98,7 @@ fn bench_verify(c: &mut Criterion) {
     let dir = scratch();
     genfleet::verify_cluster(dir.path(), 3000, 3000, 1, "node").unwrap();
     genfleet::anti_affinity(dir.path()).unwrap();
-    let compiled = kix::compile::compile(&Selection { root: dir.path().to_path_buf(), ..Default::default() });
+    let compiled = kix::compile::compile_clusters(&Selection { root: dir.path().to_path_buf(), ..Default::default() });
     assert!(compiled.ok());
     group.bench_function("3000_nodes_level_node_anti_affinity", |b| {
         b.iter(|| kix::api::verify(&compiled.clusters, None))

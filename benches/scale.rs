@@ -49,7 +49,7 @@ fn bench_verify(c: &mut Criterion) {
     group.sample_size(10);
     let dir = scratch();
     genfleet::verify_cluster(dir.path(), 10_000, 10_000, 1, "node").unwrap();
-    let compiled = kix::compile::compile(&selection(dir.path(), Vec::new()));
+    let compiled = kix::compile::compile_clusters(&selection(dir.path(), Vec::new()));
     assert!(compiled.ok());
     group.bench_function("verify_10000_nodes_level_node", |b| b.iter(|| kix::api::verify(&compiled.clusters, None)));
     group.finish();

@@ -515,7 +515,7 @@ fn overlay(dir: &Path, instance: &kix::api::InstancePlan) -> std::io::Result<()>
             write(&dir.join("hpa.yaml"), &hpa)?;
             text.push_str("- path: hpa.yaml\n");
         }
-        if workload.derived_pdb {
+        if workload.derived_pdb() {
             let _ = write!(
                 budgets,
                 "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: {app}\nspec:\n  \

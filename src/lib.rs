@@ -23,7 +23,7 @@ pub use kix_compiler::compile;
 /// What the integration tests, benches and fuzz targets reach below the commands: the compiler's
 /// typed entry points and the few readers the fuzz targets drive directly.
 pub mod api {
-    pub use kix_compiler::derive::{InstancePlan, WorkloadPlan};
+    pub use kix_compiler::derive::{BudgetReason, InstancePlan, WorkloadPlan};
     pub use kix_compiler::emit::render_stream;
     pub use kix_compiler::load::cluster::parse as parse_cluster;
     pub use kix_compiler::load::documents::parse_documents;

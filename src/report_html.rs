@@ -88,14 +88,14 @@ fn cluster(out: &mut String, report: &ClusterReport) {
     let unzoned = report.topology.iter().filter(|n| n.zone.is_none()).count();
     let zoned = match (zones.len(), unzoned) {
         (0, _) => "without a zone label".to_string(),
-        (z, 0) => format!("in {z} zone{}", if z == 1 { "" } else { "s" }),
-        (z, n) => format!("in {z} zone{} ({n} without a zone label)", if z == 1 { "" } else { "s" }),
+        (z, 0) => format!("in {z} zone{}", kix_diag::words::s(z)),
+        (z, n) => format!("in {z} zone{} ({n} without a zone label)", kix_diag::words::s(z)),
     };
     let _ = write!(
         out,
         "<p class=\"muted\">{} node{} from {} {zoned} (zone key <code>{}</code>, node key <code>{}</code>); each instance is simulated on its own copy of the nodes, all drawn together here.</p>",
         report.nodes,
-        if report.nodes == 1 { "" } else { "s" },
+        kix_diag::words::s(report.nodes),
         report.nodes_from.as_str(),
         esc(&report.zone_key),
         esc(&report.node_key)
@@ -434,6 +434,7 @@ mod tests {
         };
         let finding = Finding::new(FindingKind::NoReplicaLeft, FindingSubject::Workload, format!("{name} lost <b>"));
         let verdict = WorkloadVerdict {
+            request: 0,
             kind: WorkloadKind::Deployment,
             namespace: "ns".to_string(),
             name: name.to_string(),
@@ -464,9 +465,10 @@ mod tests {
             zone_key: "topology.kubernetes.io/zone".to_string(),
             topology: vec![node("n1", "a"), node("n2", "b")],
             instances: vec![InstanceReport {
+                index: 0,
                 instance: "i".to_string(),
                 namespace: "ns".to_string(),
-                workloads: vec![verdict],
+                workloads: vec![kix_engines::verify::VerifiedWorkload { plan: 0, verdict }],
                 unverified: Vec::new(),
             }],
             missing_keys: Vec::new(),

@@ -51,7 +51,7 @@ pub fn build(args: &BuildArgs) -> ExitCode {
         outcome.report.insert("differences".into(), listed);
         // The summary says why the exit status is 1 when no diagnostic does (issue 21).
         let n = differences.len();
-        outcome.failed = Some(format!("{n} file{} out of date", if n == 1 { "" } else { "s" }));
+        outcome.failed = Some(format!("{n} file{} out of date", kix_diag::words::s(n)));
         return finish(&outcome, format, None, &[]);
     }
     if built.differences.is_some() {
@@ -61,7 +61,7 @@ pub fn build(args: &BuildArgs) -> ExitCode {
         print_stdout(&summary_text(&built.compiled.clusters, stdout_width()));
     }
     let done = built.written.as_ref().map(|written| {
-        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let plural = kix_diag::words::s::<usize>;
         let shared = match written.shared {
             0 => String::new(),
             n => format!(" and {n} object{} shared by instances ({})", plural(n), kix_kube::kix_names::SHARED_FILE),

@@ -37,7 +37,7 @@ pub fn lint(args: &LintArgs) -> ExitCode {
     let root = args.root.clone().unwrap_or_else(|| compile::find_root(Path::new(".")));
     let request = lint::LintRequest { inputs, cluster: args.cluster.clone(), root, deny_warnings: args.deny_warnings };
     let linted = lint::lint(&request);
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let plural = kix_diag::words::plural::<usize>;
     let done = format!(
         "linted {} ({}, {}) from {}",
         plural(linted.objects.len(), "object"),

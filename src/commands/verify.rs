@@ -45,7 +45,8 @@ pub fn verify(args: &VerifyArgs) -> ExitCode {
     // Every workload that misses its level has an error diagnostic (K0623 at least); said again in case.
     let failures = verified.failures();
     if failures > 0 && !verified.diagnostics.has_errors() {
-        outcome.failed = Some(format!("{failures} workload(s) miss their level"));
+        outcome.failed =
+            Some(format!("{} their level", kix_diag::words::counted(failures, "workload misses", "workloads miss")));
     }
     finish(&outcome, format, None, &crate::formats::verify_junit::junit(&verified))
 }

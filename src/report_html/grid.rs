@@ -100,7 +100,7 @@ pub fn render(out: &mut String, view: &View<'_>, legend: &Legend, node_key: &str
             "<div class=\"zone\" data-zone=\"{}\"><h4>{title} <span class=\"muted\">{} node{}</span></h4>",
             esc(zone),
             nodes.len(),
-            if nodes.len() == 1 { "" } else { "s" }
+            kix_diag::words::s(nodes.len())
         );
         let collapsed = boxes.len() > COLLAPSE_ABOVE;
         if collapsed {
@@ -125,7 +125,7 @@ pub fn render(out: &mut String, view: &View<'_>, legend: &Legend, node_key: &str
             out,
             "<p class=\"muted\">and {} other node{}, unchanged</p>",
             view.hidden,
-            if view.hidden == 1 { "" } else { "s" }
+            kix_diag::words::s(view.hidden)
         );
     }
     out.push_str("</div>");

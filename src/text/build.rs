@@ -139,7 +139,7 @@ pub fn render_differences(differences: &[kix_compiler::emit::Difference], diff: 
     out.push_str(&format!(
         "kix: {} file{} differ from what `kix build` would write; run `kix build` and commit the result\n",
         differences.len(),
-        if differences.len() == 1 { "" } else { "s" }
+        kix_diag::words::s(differences.len())
     ));
     out
 }

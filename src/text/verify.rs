@@ -21,7 +21,7 @@ pub fn render_text(reports: &[ClusterReport], width: crate::table::Width) -> Str
                 "cluster {} ({} node{} from {})",
                 report.cluster,
                 report.nodes,
-                if report.nodes == 1 { "" } else { "s" },
+                kix_diag::words::s(report.nodes),
                 from.as_str()
             ),
         };

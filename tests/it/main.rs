@@ -11,6 +11,7 @@ mod build;
 mod capacity;
 mod conventions;
 mod explain;
+mod explain_emitted;
 mod flux;
 mod formats;
 mod groups;

@@ -6,9 +6,10 @@
 //! into requests and the results into output and an exit status.
 
 use crate::derive::{self, ClusterPlan};
+use crate::derive::{InstancePlan, WorkloadPlan};
 use crate::resolve::Acknowledged;
 use crate::summary::{self, ClusterSummary};
-use crate::{crosscheck, emit, load, resolve};
+use crate::{crosscheck, emit, load, resolve, sizing};
 use kix_diag::Diagnostics;
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -56,12 +57,17 @@ pub fn find_root(start: &Path) -> PathBuf {
     start.to_path_buf()
 }
 
-/// Everything a compile produced: per cluster its plan (or, for a build and `kix check`, what the summary
-/// shows of it: [`ClusterSummary`]), complete only when there are no errors, and findings.
+/// Everything a compile produced: per cluster what was kept of it (a [`CompiledCluster`], or for a build
+/// and `kix check` what the summary shows: [`ClusterSummary`]), complete only when there are no errors,
+/// and findings.
 #[derive(Debug)]
 pub struct Compiled<C = ClusterPlan> {
     pub clusters: Vec<C>,
     pub diagnostics: Diagnostics,
+    /// The warnings the compiled cluster files and their instances acknowledge (`allow`), read once per
+    /// cluster as it compiled: the commands that add findings of their own (verify, audit) settle them
+    /// with it.
+    pub acknowledged: Acknowledged,
 }
 
 impl<C> Compiled<C> {
@@ -71,56 +77,126 @@ impl<C> Compiled<C> {
     }
 }
 
-/// Runs the pipeline over the selected tree.
-pub fn compile(selection: &Selection) -> Compiled {
-    compile_keeping_model(selection).1
+/// One cluster as compiled: its resolved model and its plan side by side. `plan.instances[i]` is
+/// `resolved.instances[i]` derived, and each of its workloads' plans names the resolved workload it was
+/// derived from by index ([`WorkloadPlan::resolved`]): every consumer (verify, capacity, audit, explain)
+/// walks them with [`CompiledCluster::instances`] and [`CompiledInstance::workloads`], never by name.
+#[derive(Debug)]
+pub struct CompiledCluster {
+    pub resolved: resolve::Cluster,
+    pub plan: ClusterPlan,
 }
 
-/// Like [`compile`], also handing back the resolved model the plans were derived from (for
-/// `kix explain --cluster`, which shows where each decision came from).
-pub fn compile_keeping_model(selection: &Selection) -> (resolve::Model, Compiled) {
-    let (model, compiled, _) = compile_each(selection, Keep::Everything, |plan| plan, |_, _| None::<()>);
-    (model, compiled)
+impl CompiledCluster {
+    /// Each instance, resolved and planned, in the cluster file's order.
+    pub fn instances(&self) -> impl Iterator<Item = CompiledInstance<'_>> {
+        (self.resolved.instances.iter().zip(&self.plan.instances).enumerate())
+            .map(|(index, (resolved, plan))| CompiledInstance { index, resolved, plan })
+    }
+
+    /// The instance at `index` of [`CompiledCluster::instances`].
+    pub fn instance(&self, index: usize) -> CompiledInstance<'_> {
+        CompiledInstance { index, resolved: &self.resolved.instances[index], plan: &self.plan.instances[index] }
+    }
+}
+
+/// One instance of a [`CompiledCluster`]: what resolve decided for it and what derive made of it.
+#[derive(Clone, Copy, Debug)]
+pub struct CompiledInstance<'a> {
+    /// Its index among the cluster's instances.
+    pub index: usize,
+    pub resolved: &'a resolve::Instance,
+    pub plan: &'a InstancePlan,
+}
+
+impl<'a> CompiledInstance<'a> {
+    /// Each workload's plan with the resolved workload (and the package's workload) it was derived from.
+    pub fn workloads(self) -> impl Iterator<Item = CompiledWorkload<'a>> {
+        self.plan.workloads.iter().map(move |plan| self.workload(plan))
+    }
+
+    /// The resolved side of one of this instance's workload plans.
+    pub fn workload(self, plan: &'a WorkloadPlan) -> CompiledWorkload<'a> {
+        let resolved = &self.resolved.workloads[plan.resolved];
+        CompiledWorkload { resolved, workload: &self.resolved.package.workloads[resolved.workload], plan }
+    }
+}
+
+/// One workload of a [`CompiledInstance`]: its level and count as resolved, the package's workload, its plan.
+#[derive(Clone, Copy, Debug)]
+pub struct CompiledWorkload<'a> {
+    pub resolved: &'a resolve::InstanceWorkload,
+    pub workload: &'a resolve::Workload,
+    pub plan: &'a WorkloadPlan,
+}
+
+/// Runs the pipeline over the selected tree, keeping each cluster's plan.
+pub fn compile(selection: &Selection) -> Compiled {
+    compile_each(selection, Keep::Everything, |_, plan| plan, |_, _| None::<()>).0
+}
+
+/// Runs the pipeline over the selected tree, keeping each cluster as resolved and planned (`kix explain`,
+/// `verify`, `capacity`, `audit`: the commands that show where each decision came from or prove it).
+pub fn compile_clusters(selection: &Selection) -> Compiled<CompiledCluster> {
+    compile_each(selection, Keep::Everything, |resolved, plan| CompiledCluster { resolved, plan }, |_, _| None::<()>).0
+}
+
+/// One cluster file resolved against the tree's packages, nothing derived (`kix lint --cluster` reads its
+/// substrate, keys and inventory): the compile's own stages, stopped after resolve. `None` when the file
+/// or the tree does not resolve (the reasons in `diagnostics`).
+pub fn resolve_only(root: &Path, name: &str, diagnostics: &mut Diagnostics) -> Option<resolve::Cluster> {
+    let tree = load::load(root, &[name.to_string()], diagnostics);
+    let (packages, files) = resolve::resolve_packages(tree, diagnostics);
+    let file = files.into_iter().next()?.parse(diagnostics)?;
+    resolve::resolve_cluster(file, &packages, None, diagnostics).filter(|cluster| cluster.name == name)
 }
 
 /// `kix check`: the pipeline with each cluster's plan and resolved cluster dropped as soon as it is checked
 /// (as a build does), keeping what the summary shows of it when `summarize` (else only its name).
 pub fn check(selection: &Selection, summarize: bool) -> Compiled<ClusterSummary> {
     let interner = summary::Interner::default();
-    let keep = |plan: ClusterPlan| ClusterSummary::kept(&plan, summarize, &interner);
-    compile_each(selection, Keep::Summary, keep, |_, _| None::<()>).1
+    let keep = |_, plan: ClusterPlan| ClusterSummary::kept(&plan, summarize, &interner);
+    compile_each(selection, Keep::Summary, keep, |_, _| None::<()>).0
 }
 
 /// What a compile keeps of each cluster once it was derived, checked and handed on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Keep {
-    /// The resolved model, the plans with their objects, every acknowledged warning (`explain`,
-    /// `verify`, `capacity`, `audit`, the library's callers).
+    /// Whatever `keep` makes of the resolved cluster and its plan, and every acknowledged warning
+    /// (`explain`, `verify`, `capacity`, `audit`, the library's callers).
     Everything,
-    /// What `keep` makes of the plan: the plan's objects, the resolved cluster and the acknowledged
-    /// warnings (counted) are dropped right after `each`, so a build holds one cluster per core, not the
-    /// fleet's (issue 20).
+    /// What `keep` makes of the plan; the acknowledged warnings are counted, not kept, so a build holds one
+    /// cluster per core, not the fleet's (issue 20).
     Summary,
+}
+
+/// What one cluster file came to, filled by the core that compiled it.
+struct Slot<K, T> {
+    /// What was kept of it (`None` when its file did not resolve).
+    kept: Option<K>,
+    found: Diagnostics,
+    allowed: Acknowledged,
+    /// What `each` made of it.
+    handed: Option<T>,
 }
 
 /// The pipeline, handing each cluster's plan to `each` (with the index of its file) as soon as it is
 /// derived and checked, while no error has been found so far in the inputs (the packages) or in that
 /// cluster (`None` for the others, and for a cluster file that does not resolve), then keeping what
-/// `keep` makes of it. Clusters are independent once the packages are resolved: each is resolved,
-/// derived, checked and handed over on one core, with its own findings, merged in cluster order
-/// (`finish` sorts anyway, so the report is the same), and dropped there unless it is kept: the fleet's
-/// resolved model is never held at once by a build (issue 20). A cluster handed over while another
-/// cluster's inputs fail is not wasted output: every caller writes or prints only once the whole compile
-/// is clean. Each core takes the next cluster in order (not a
-/// half of the fleet each, as rayon's splitting would), so what `each` hands on arrives nearly in order:
-/// the stream holds about one cluster per core waiting for the one before it (issue 20). The model
-/// returned is empty unless `what` is [`Keep::Everything`].
+/// `keep` makes of the resolved cluster and its plan. Clusters are independent once the packages are
+/// resolved: each is resolved, derived, checked and handed over on one core, with its own findings, merged
+/// in cluster order (`finish` sorts anyway, so the report is the same), and dropped there unless it is
+/// kept: the fleet's resolved model is never held at once by a build (issue 20). A cluster handed over
+/// while another cluster's inputs fail is not wasted output: every caller writes or prints only once the
+/// whole compile is clean. Each core takes the next cluster in order (not a half of the fleet each, as
+/// rayon's splitting would), so what `each` hands on arrives nearly in order: the stream holds about one
+/// cluster per core waiting for the one before it (issue 20).
 fn compile_each<K: Send, T: Send>(
     selection: &Selection,
     what: Keep,
-    keep: impl Fn(ClusterPlan) -> K + Sync,
+    keep: impl Fn(resolve::Cluster, ClusterPlan) -> K + Sync,
     each: impl Fn(usize, Option<&ClusterPlan>) -> Option<T> + Sync,
-) -> (resolve::Model, Compiled<K>, Vec<Option<T>>) {
+) -> (Compiled<K>, Vec<Option<T>>) {
     let mut diagnostics = Diagnostics::default();
     let tree = load::load(&selection.root, &selection.clusters, &mut diagnostics);
     let (packages, files) = resolve::resolve_packages(tree, &mut diagnostics);
@@ -133,13 +209,11 @@ fn compile_each<K: Send, T: Send>(
     let versions: Vec<HashSet<usize>> =
         files.par_iter().map(|file| derive::Shapes::versions_named(&by_name, file)).collect();
     let shapes = derive::Shapes::counting(&versions);
-    // Each cluster file is taken, resolved and compiled by one core; its resolved cluster is put back only
-    // to be kept.
+    // Each cluster file is taken and compiled by one core, which fills its slot.
     let files: Vec<Mutex<Option<load::cluster::ClusterSource>>> =
         files.into_iter().map(|file| Mutex::new(Some(file))).collect();
-    let resolved: Vec<Mutex<Option<resolve::Cluster>>> = files.iter().map(|_| Mutex::new(None)).collect();
-    type Slot<K, T> = Mutex<Option<(Option<K>, Diagnostics, Acknowledged, Option<T>)>>;
-    let slots: Vec<Slot<K, T>> = files.iter().map(|_| Mutex::new(None)).collect();
+    let slots: Vec<Mutex<Option<Slot<K, T>>>> = files.iter().map(|_| Mutex::new(None)).collect();
+    let what_if = selection.what_if.as_ref();
     let next = std::sync::atomic::AtomicUsize::new(0);
     rayon::broadcast(|_| {
         loop {
@@ -147,19 +221,14 @@ fn compile_each<K: Send, T: Send>(
             let Some(file) = files.get(index) else { break };
             let Some(file) = locked(file).take() else { continue };
             let mut found = Diagnostics::default();
-            let resolved_cluster = file.parse(&mut found).and_then(|mut file| {
-                if let Some(what_if) = selection.what_if.as_ref().filter(|w| w.cluster == file.name) {
-                    let entries = file.raw.instances.iter_mut();
-                    for entry in entries.filter(|i| *i.name.get_ref() == what_if.instance) {
-                        entry.what_if = Some(what_if.level);
-                    }
-                }
-                resolve::resolve_cluster(file, &packages, &mut found)
+            let resolved_cluster = file.parse(&mut found).and_then(|file| {
+                let asked = what_if.filter(|w| w.cluster == file.name).map(|w| (w.instance.as_str(), w.level));
+                resolve::resolve_cluster(file, &packages, asked, &mut found)
             });
             let Some(cluster) = resolved_cluster else {
                 shapes.cluster_derived(&versions[index]);
                 let handed = each(index, None);
-                *locked(&slots[index]) = Some((None, found, Acknowledged::default(), handed));
+                *locked(&slots[index]) = Some(Slot { kept: None, found, allowed: Acknowledged::default(), handed });
                 continue;
             };
             // Errors anywhere so far (the inputs, this cluster); another cluster's are its own: nothing is
@@ -168,35 +237,32 @@ fn compile_each<K: Send, T: Send>(
             let plan = derive::derive_cluster(&cluster, &shapes, &mut found);
             shapes.cluster_derived(&versions[index]);
             crosscheck::check(&cluster, &plan, &mut found);
-            crate::sizing::check(&cluster, &plan, &mut found);
+            sizing::check(&cluster, &plan, &mut found);
             let allowed = Acknowledged::of_cluster(&cluster);
             found.acknowledge(|d| allowed.contains(d));
             let handed = each(index, (clean && !found.has_errors()).then_some(&plan));
             if what == Keep::Summary {
                 found.count_acknowledged();
-                drop(cluster);
-            } else {
-                *locked(&resolved[index]) = Some(cluster);
             }
-            *locked(&slots[index]) = Some((Some(keep(plan)), found, allowed, handed));
+            let kept = Some(keep(cluster, plan));
+            *locked(&slots[index]) = Some(Slot { kept, found, allowed, handed });
         }
     });
     let mut clusters = Vec::with_capacity(slots.len());
     let mut handed = Vec::with_capacity(slots.len());
     let mut acknowledged = Acknowledged::default();
     for slot in slots {
-        let Some((kept, found, allowed, result)) = slot.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner())
-        else {
-            continue;
-        };
-        diagnostics.extend(found);
-        acknowledged.extend(allowed);
-        clusters.extend(kept);
-        handed.push(result);
+        let Some(slot) = slot.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner()) else { continue };
+        diagnostics.extend(slot.found);
+        acknowledged.extend(slot.allowed);
+        clusters.extend(slot.kept);
+        handed.push(slot.handed);
     }
     diagnostics.settle(|d| acknowledged.contains(d), selection.deny_warnings);
-    let clusters_kept = resolved.into_iter().filter_map(|slot| slot.into_inner().unwrap_or_else(|p| p.into_inner()));
-    (resolve::Model { clusters: clusters_kept.collect() }, Compiled { clusters, diagnostics }, handed)
+    if what == Keep::Summary {
+        acknowledged = Acknowledged::default();
+    }
+    (Compiled { clusters, diagnostics, acknowledged }, handed)
 }
 
 /// A lock that a panic on another core does not poison for this one (the panic is reported anyway).
@@ -273,12 +339,12 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
     let selection = &request.selection;
     let (mut stream, mut written, mut differences) = (None, None, None);
     let interner = summary::Interner::default();
-    let summarize = |plan: ClusterPlan| ClusterSummary::kept(&plan, request.summary, &interner);
+    let summarize = |_, plan: ClusterPlan| ClusterSummary::kept(&plan, request.summary, &interner);
     let compiled = match &request.output {
         Output::Stream { all } => {
             let spool = crate::emit::stream::Spool::new();
-            let named = |plan: ClusterPlan| ClusterSummary::named(&plan);
-            let (_, mut compiled, written) = compile_each(selection, Keep::Summary, named, |index, cluster| {
+            let named = |_, plan: ClusterPlan| ClusterSummary::named(&plan);
+            let (mut compiled, written) = compile_each(selection, Keep::Summary, named, |index, cluster| {
                 let spool = spool.as_ref().ok()?;
                 spool.part(index, cluster.map(|cluster| emit::render_stream_part(cluster, *all))).err()
             });
@@ -303,7 +369,7 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
         }
         Output::Check(out) => {
             let directory = out.clone().unwrap_or_else(|| root.join("out"));
-            let (_, compiled, found) = compile_each(selection, Keep::Summary, summarize, |_, cluster| {
+            let (compiled, found) = compile_each(selection, Keep::Summary, summarize, |_, cluster| {
                 cluster.map(|c| emit::compare_cluster(&directory, c))
             });
             if compiled.ok() {
@@ -321,7 +387,7 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
             let only = (!all_clusters).then_some(only.as_slice());
             let destination = emit::check_destination(root, &directory, only);
             let staging = emit::Staging::new(&directory, (!all_clusters).then(|| request.selection.clusters.clone()));
-            let (_, mut compiled, staged) = compile_each(selection, Keep::Summary, summarize, |_, cluster| {
+            let (mut compiled, staged) = compile_each(selection, Keep::Summary, summarize, |_, cluster| {
                 let cluster = cluster?;
                 Some(match &destination {
                     Ok(()) => staging.stage(cluster),
@@ -350,6 +416,6 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
 }
 
 /// The clusters' names, for usage errors: `prod, staging`.
-pub fn cluster_names(clusters: &[ClusterPlan]) -> String {
-    clusters.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+pub fn cluster_names<'a>(clusters: impl IntoIterator<Item = &'a ClusterPlan>) -> String {
+    clusters.into_iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
 }

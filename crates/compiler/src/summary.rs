@@ -133,7 +133,7 @@ impl ClusterSummary {
                         name: interner.string(&workload.name),
                         level: workload.level,
                         replicas: workload.replicas,
-                        derived_pdb: workload.derived_pdb,
+                        derived_pdb: workload.derived_pdb(),
                         explicit_placement: workload.explicit_placement,
                         group_budget: workload.group_budget.as_ref().map(|group| interner.string(&group.name)),
                         spreads: interner.spreads(Spreads {

@@ -113,7 +113,7 @@ impl Diagnostics {
 
     /// The closing summary line, e.g. `kix: 2 errors, 1 warning` or `0 errors, 0 warnings (4 acknowledged)`.
     pub fn summary(&self) -> String {
-        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let plural = crate::words::plural::<usize>;
         let acknowledged = match self.acknowledged_count() {
             0 => String::new(),
             n => format!(" ({n} acknowledged)"),

@@ -8,10 +8,8 @@
 //! the level's worst domain loss; the judging is `kix_sim::audit_workloads`. This file is the edge:
 //! plans to audit requests, the report and its text.
 
-use kix_compiler::compile::{Compiled, Selection, UsageError, cluster_names, compile_keeping_model};
+use kix_compiler::compile::{Compiled, Selection, UsageError, cluster_names, compile_clusters};
 use kix_compiler::derive::{ClusterPlan, InstancePlan};
-use kix_compiler::load::package::Survive;
-use kix_compiler::resolve::Acknowledged;
 use kix_diag::Diagnostics;
 use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
@@ -77,12 +75,12 @@ impl AuditReport {
 
 /// Compiles the selection (one cluster), reads the snapshot and audits every compiled workload.
 pub fn run(request: &AuditRunRequest) -> Result<Audited, UsageError> {
-    let (model, Compiled { clusters, mut diagnostics }) = compile_keeping_model(&request.selection);
+    let Compiled { clusters, mut diagnostics, acknowledged } = compile_clusters(&request.selection);
     if diagnostics.has_errors() {
         return Ok(Audited { diagnostics, report: None });
     }
     if clusters.len() != 1 {
-        return Err(UsageError::StateNeedsOneCluster { clusters: cluster_names(&clusters) });
+        return Err(UsageError::StateNeedsOneCluster { clusters: cluster_names(clusters.iter().map(|c| &c.plan)) });
     }
     let state = match kix_sim::read_state(&request.state) {
         Ok(state) => state,
@@ -91,12 +89,11 @@ pub fn run(request: &AuditRunRequest) -> Result<Audited, UsageError> {
             return Ok(Audited { diagnostics, report: None });
         }
     };
-    let mut report = audit(&clusters[0], &state);
+    let cluster = &clusters[0];
+    let mut report = audit(&cluster.plan, &state);
     if request.all {
-        let level = model.clusters.iter().find(|c| c.name == clusters[0].name).map_or(Level::Zone, |c| c.level.value);
-        report.uncompiled = Some(audit_uncompiled(&clusters[0], &state, level));
+        report.uncompiled = Some(audit_uncompiled(&cluster.plan, &state, cluster.resolved.level.value));
     }
-    let acknowledged = Acknowledged::of(&model);
     diagnostics.settle(|d| acknowledged.contains(d), request.selection.deny_warnings);
     Ok(Audited { diagnostics, report: Some(report) })
 }
@@ -134,7 +131,7 @@ fn audit_uncompiled(cluster: &ClusterPlan, state: &State, level: Level) -> Uncom
                 namespace: w.namespace,
                 name: w.name,
                 level,
-                survive: kix_sim::Survive::One,
+                survive: kix_kube::level::Survive::One,
                 group: None,
             }),
             Ok(_) => {}
@@ -185,10 +182,7 @@ fn audit_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State)
                 namespace: instance.namespace.clone(),
                 name: w.name.clone(),
                 level: w.level,
-                survive: match w.survive {
-                    Survive::One => kix_sim::Survive::One,
-                    Survive::Majority => kix_sim::Survive::Majority,
-                },
+                survive: w.survive,
                 group: w.group.clone().zip(w.spread_selector.clone()),
             })
             .collect(),

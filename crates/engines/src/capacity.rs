@@ -17,9 +17,9 @@
 pub use kix_compiler::sizing::cost::{Cost, instance_requests, requests_text, workload_requests};
 use kix_compiler::sizing::split;
 
-use crate::verify::{ClusterReport, NodesFrom};
-use kix_compiler::compile::{Compiled, Selection, compile_keeping_model};
-use kix_compiler::derive::{ClusterPlan, InstancePlan, WorkloadPlan};
+use crate::verify::{ClusterReport, NodesFrom, VerifiedWorkload};
+use kix_compiler::compile::{CompiledCluster, CompiledInstance, Selection, compile_clusters};
+use kix_compiler::derive::WorkloadPlan;
 use kix_compiler::resolve::{self, Instance};
 use kix_diag::Diagnostics;
 use kix_kube::int_or_percent::IntOrPercent;
@@ -156,39 +156,35 @@ impl Delta {
 
 /// Compiles the selection, simulates the worst loss on each cluster's inventory and builds the report.
 pub fn capacity(request: &CapacityRequest) -> Result<Report, CapacityError> {
-    let (model, Compiled { clusters, diagnostics }) = compile_keeping_model(&request.selection);
-    if diagnostics.has_errors() {
-        return Err(CapacityError::Compile(diagnostics));
+    let compiled = compile_clusters(&request.selection);
+    if compiled.diagnostics.has_errors() {
+        return Err(CapacityError::Compile(compiled.diagnostics));
     }
-    if let Some(wanted) = &request.instance {
-        if !model.clusters.iter().any(|c| c.instances.iter().any(|i| &i.name == wanted)) {
-            let names: Vec<String> = model.clusters.iter().map(|c| c.name.clone()).collect();
-            return Err(CapacityError::Unknown(format!(
-                "no instance `{wanted}` in the selected clusters ({})",
-                names.join(", ")
-            )));
-        }
+    let clusters = &compiled.clusters;
+    if let Some(wanted) = &request.instance
+        && !clusters.iter().any(|c| c.instances().any(|i| &i.resolved.name == wanted))
+    {
+        let names: Vec<&str> = clusters.iter().map(|c| c.resolved.name.as_str()).collect();
+        return Err(CapacityError::Unknown(format!(
+            "no instance `{wanted}` in the selected clusters ({})",
+            names.join(", ")
+        )));
     }
-    let reports = crate::verify::verify(&clusters, None);
-    let clusters = (model.clusters.iter().zip(&clusters).zip(&reports))
-        .map(|((cluster, plan), report)| cluster_capacity(cluster, plan, report, request.instance.as_deref()))
+    let reports = crate::verify::verify(clusters, None);
+    let clusters = (clusters.iter().zip(&reports))
+        .map(|(cluster, report)| cluster_capacity(cluster, report, request.instance.as_deref()))
         .collect();
     Ok(Report { clusters })
 }
 
-fn cluster_capacity(
-    cluster: &resolve::Cluster,
-    plan: &ClusterPlan,
-    report: &ClusterReport,
-    only: Option<&str>,
-) -> ClusterCapacity {
+fn cluster_capacity(cluster: &CompiledCluster, report: &ClusterReport, only: Option<&str>) -> ClusterCapacity {
+    let plan = &cluster.plan;
     let largest = plan.nodes.iter().map(|n| (n.milli_cpu, n.memory)).max();
     let mut instances = Vec::new();
-    for instance in cluster.instances.iter().filter(|i| only.is_none_or(|o| i.name == o)) {
-        let Some(instance_plan) = plan.instances.iter().find(|p| p.name == instance.name) else { continue };
-        let verdicts = report.instances.iter().find(|r| r.instance == instance.name).map(|r| &r.workloads);
-        let zones = cluster.substrate.zones.as_ref().map(Vec::len);
-        instances.push(instance_capacity(cluster, instance, instance_plan, verdicts, zones, largest));
+    for instance in cluster.instances().filter(|i| only.is_none_or(|o| i.resolved.name == o)) {
+        let verdicts = report.instances.iter().find(|r| r.index == instance.index).map(|r| r.workloads.as_slice());
+        let zones = cluster.resolved.substrate.zones.as_ref().map(Vec::len);
+        instances.push(instance_capacity(&cluster.resolved, instance, verdicts.unwrap_or_default(), zones, largest));
     }
     instances.sort_by(|a, b| a.name.cmp(&b.name));
     let requests = instances.iter().map(|i| i.requests).fold(Cost::default(), Cost::plus);
@@ -202,7 +198,7 @@ fn cluster_capacity(
         memory: fraction(requests.memory_bytes, a.memory_bytes),
     });
     ClusterCapacity {
-        name: cluster.name.clone(),
+        name: plan.name.clone(),
         nodes_from: if report.nodes_from == NodesFrom::Inventory { "inventory" } else { "none" },
         allocatable: allocatable.map(|a| Cost { replicas: 0, ..a }),
         requests,
@@ -213,23 +209,20 @@ fn cluster_capacity(
 
 fn instance_capacity(
     cluster: &resolve::Cluster,
-    instance: &Instance,
-    plan: &InstancePlan,
-    verdicts: Option<&Vec<WorkloadVerdict>>,
+    instance: CompiledInstance<'_>,
+    verdicts: &[VerifiedWorkload],
     zones: Option<usize>,
     largest: Option<(i64, i64)>,
 ) -> InstanceCapacity {
     let mut workloads = Vec::new();
     let mut at_level: BTreeMap<Level, Cost> = BTreeMap::new();
-    for resolved in &instance.workloads {
-        let name = instance.package.workloads[resolved.workload].name();
-        let kind = instance.package.workloads[resolved.workload].kind();
-        let Some(workload) = plan.workloads.iter().find(|w| w.name == name && w.kind == kind) else { continue };
+    for (index, compiled) in instance.workloads().enumerate() {
+        let (resolved, workload) = (compiled.resolved, compiled.plan);
         let pod = workload.pod_requests.unwrap_or_default();
         let levels: BTreeMap<Level, Cost> = Level::ALL
             .iter()
             .map(|&level| {
-                let (_, replicas) = resolve::workload_at(&cluster.name, instance, resolved, level);
+                let (_, replicas) = resolve::workload_at(&cluster.name, instance.resolved, resolved, level);
                 let replicas = if workload.scaled_to_zero { 0 } else { u64::from(replicas) };
                 (level, Cost::of(pod, replicas))
             })
@@ -238,30 +231,30 @@ fn instance_capacity(
             let sum = at_level.entry(*level).or_default();
             *sum = sum.plus(*cost);
         }
-        let verdict = verdicts.and_then(|v| v.iter().find(|v| v.kind == kind && v.name == name));
+        let verdict = verdicts.iter().find(|v| v.plan == index).map(|v| &v.verdict);
         workloads.push(WorkloadCapacity {
-            kind,
-            name: name.to_string(),
+            kind: workload.kind,
+            name: workload.name.clone(),
             level: workload.level,
             pod: Resources { cpu_millicores: pod.milli_cpu, memory_bytes: pod.memory },
             levels,
             after_worst_loss: after_worst_loss(workload, verdict, zones, pod, largest),
-            surge: surge(instance, resolved, workload, pod),
+            surge: surge(instance.resolved, resolved, workload, pod),
         });
     }
     let requests = workloads.iter().map(|w| w.levels[&w.level]).fold(Cost::default(), Cost::plus);
-    let level = instance.level.value;
+    let level = instance.resolved.level.value;
     let here = at_level.get(&level).copied().unwrap_or_default();
-    let index = Level::ALL.iter().position(|l| *l == level).unwrap_or(0);
+    let position = Level::ALL.iter().position(|l| *l == level).unwrap_or(0);
     let neighbour =
         |l: Option<&Level>| l.map(|l| Delta::between(here, at_level.get(l).copied().unwrap_or_default(), *l));
     InstanceCapacity {
-        name: instance.name.clone(),
-        package: instance.package.name.clone(),
+        name: instance.resolved.name.clone(),
+        package: instance.resolved.package.name.clone(),
         level,
         requests,
-        up: neighbour(Level::ALL.get(index + 1)),
-        down: neighbour(index.checked_sub(1).and_then(|i| Level::ALL.get(i))),
+        up: neighbour(Level::ALL.get(position + 1)),
+        down: neighbour(position.checked_sub(1).and_then(|i| Level::ALL.get(i))),
         workloads,
     }
 }

@@ -13,8 +13,8 @@
 //! step), so what it prints is what `kix build` did. Every diagnostic about
 //! the instance (or the workload) is listed with it.
 
-use kix_compiler::compile::{Selection, WhatIf, compile_keeping_model};
-use kix_compiler::derive::{ClusterPlan, InstancePlan, WorkloadPlan};
+use kix_compiler::compile::{CompiledCluster, CompiledInstance, Selection, WhatIf, compile_clusters};
+use kix_compiler::derive::{BudgetReason, GroupBudgetReason, SpreadReason, WorkloadPlan};
 use kix_compiler::resolve::{
     Ceiling, Cluster, Instance, InstanceGroup, InstanceWorkload, ReplicaSource, RequestedBy, Support, Workload,
 };
@@ -111,42 +111,42 @@ pub fn explain(request: &ExplainRequest) -> Result<Derivation, ExplainError> {
         level,
     });
     let selection = Selection { clusters: vec![request.cluster.clone()], what_if, ..request.selection.clone() };
-    let (model, compiled) = compile_keeping_model(&selection);
-    let find = || -> Result<(&Cluster, &Instance, &ClusterPlan, &InstancePlan), String> {
+    let compiled = compile_clusters(&selection);
+    // The names the user asked for, found once; from there everything is joined by index.
+    let find = || -> Result<(&CompiledCluster, CompiledInstance<'_>), String> {
         let names = |list: Vec<&str>| if list.is_empty() { "none".to_string() } else { list.join(", ") };
-        let (cluster, plan) =
-            model.clusters.iter().zip(&compiled.clusters).find(|(c, _)| c.name == request.cluster).ok_or_else(
-                || format!("no cluster `{}` compiled (clusters/{}.toml)", request.cluster, request.cluster),
-            )?;
-        let instance = cluster.instances.iter().find(|i| i.name == request.instance).ok_or_else(|| {
-            let there: Vec<&str> = cluster.instances.iter().map(|i| i.name.as_str()).collect();
+        let cluster =
+            compiled.clusters.iter().find(|c| c.resolved.name == request.cluster).ok_or_else(|| {
+                format!("no cluster `{}` compiled (clusters/{}.toml)", request.cluster, request.cluster)
+            })?;
+        let instance = cluster.instances().find(|i| i.resolved.name == request.instance).ok_or_else(|| {
+            let there: Vec<&str> = cluster.instances().map(|i| i.resolved.name.as_str()).collect();
             format!(
                 "cluster `{}` has no instance `{}`; its instances: {}",
-                cluster.name,
+                cluster.resolved.name,
                 request.instance,
                 names(there)
             )
         })?;
-        let instance_plan = plan.instances.iter().find(|i| i.name == instance.name).expect("derived with its model");
-        Ok((cluster, instance, plan, instance_plan))
+        Ok((cluster, instance))
     };
-    let (cluster, instance, _, plan) = match find() {
+    let (cluster, instance) = match find() {
         Ok(found) => found,
         Err(_) if compiled.diagnostics.has_errors() => return Err(ExplainError::Compile(compiled.diagnostics)),
         Err(message) => return Err(ExplainError::Unknown(message)),
     };
-    if let Some(wanted) = &request.workload {
-        if !plan.workloads.iter().any(|w| &w.name == wanted) {
-            let there: Vec<&str> = plan.workloads.iter().map(|w| w.name.as_str()).collect();
-            return Err(ExplainError::Unknown(format!(
-                "instance `{}` has no Deployment or StatefulSet `{wanted}`; its workloads: {}",
-                instance.name,
-                if there.is_empty() { "none".to_string() } else { there.join(", ") }
-            )));
-        }
+    if let Some(wanted) = &request.workload
+        && !instance.plan.workloads.iter().any(|w| &w.name == wanted)
+    {
+        let there: Vec<&str> = instance.plan.workloads.iter().map(|w| w.name.as_str()).collect();
+        return Err(ExplainError::Unknown(format!(
+            "instance `{}` has no Deployment or StatefulSet `{wanted}`; its workloads: {}",
+            instance.resolved.name,
+            if there.is_empty() { "none".to_string() } else { there.join(", ") }
+        )));
     }
-    let mut derivation = derivation(cluster, instance, plan, request.workload.as_deref(), &compiled.diagnostics);
-    derivation.what_if = request.level.map(|level| what_if_note(cluster, instance, level));
+    let mut derivation = derivation(cluster, instance, request.workload.as_deref(), &compiled.diagnostics);
+    derivation.what_if = request.level.map(|level| what_if_note(&cluster.resolved, instance.resolved, level));
     Ok(derivation)
 }
 
@@ -181,13 +181,15 @@ fn step(step: &'static str, value: impl Into<String>, why: impl Into<String>, fr
     Step { step, value: value.into(), why: why.into(), from: from.map(at) }
 }
 
-fn derivation(
-    cluster: &Cluster,
-    instance: &Instance,
-    plan: &InstancePlan,
+/// The derivation of one compiled instance (its workload named `only`, when one is), with the findings about
+/// it among `diagnostics`: every step read from what resolve and derive recorded.
+pub fn derivation(
+    compiled: &CompiledCluster,
+    compiled_instance: CompiledInstance<'_>,
     only: Option<&str>,
     diagnostics: &Diagnostics,
 ) -> Derivation {
+    let (cluster, instance, plan) = (&compiled.resolved, compiled_instance.resolved, compiled_instance.plan);
     let package = &instance.package;
     let trail = &instance.trail;
     let mut steps = Vec::new();
@@ -235,16 +237,10 @@ fn derivation(
     ));
     steps.extend(instance.groups.iter().flat_map(|resolved| group_steps(instance, resolved)));
 
-    let workloads = instance
-        .workloads
-        .iter()
-        .filter(|resolved| only.is_none_or(|name| package.workloads[resolved.workload].name() == name))
-        .filter_map(|resolved| {
-            let workload = &package.workloads[resolved.workload];
-            let workload_plan =
-                plan.workloads.iter().find(|p| p.name == workload.name() && p.kind == workload.kind())?;
-            Some(workload_derivation(cluster, instance, workload, resolved, workload_plan))
-        })
+    let workloads = compiled_instance
+        .workloads()
+        .filter(|w| only.is_none_or(|name| w.plan.name == name))
+        .map(|w| workload_derivation(cluster, instance, w.workload, w.resolved, w.plan))
         .collect();
     let acknowledged = diagnostics.acknowledged().iter().filter(|d| about(d, cluster, instance, only));
     let findings = diagnostics
@@ -447,42 +443,38 @@ fn workload_derivation(
             None,
         ));
     }
-    steps.extend(spread_steps(cluster, instance, workload, plan));
+    steps.extend(spread_steps(cluster, workload, plan));
     steps.push(budget_step(instance, workload, plan));
     let cost = crate::capacity::workload_requests(plan);
     steps.push(step(
         "requests",
         crate::capacity::requests_text(&cost),
-        format!("{} pod{}", cost.replicas, if cost.replicas == 1 { "" } else { "s" }),
+        format!("{} pod{}", cost.replicas, kix_diag::words::s(cost.replicas)),
         None,
     ));
     WorkloadDerivation { workload: format!("{}/{}", workload.kind().as_str(), workload.name()), steps }
 }
 
-/// R9 and R11: each derived constraint and why it is hard or soft, or why there are none.
-fn spread_steps(cluster: &Cluster, instance: &Instance, workload: &Workload, plan: &WorkloadPlan) -> Vec<Step> {
+/// R9 and R11: each derived constraint and why it is hard or soft, or why there are none, as placement
+/// recorded it.
+fn spread_steps(cluster: &Cluster, workload: &Workload, plan: &WorkloadPlan) -> Vec<Step> {
     let none = |why: &str| vec![step("spread", "none", why, None)];
-    if plan.scaled_to_zero {
-        return none("scaled to zero, it runs no pods to spread");
-    }
-    let profile = workload.kind().profile();
-    if plan.explicit_placement && profile.is_some() {
-        return none("the resource sets its operator's spread constraints field: kix leaves placement alone (R11)");
-    }
-    if plan.explicit_placement {
-        return none("the pod template has its own topologySpreadConstraints: kix leaves placement alone (R11)");
-    }
-    if profile.is_some_and(|p| p.spread.is_none()) {
-        return none(
-            "its kind names no field where its operator takes spread constraints: kix cannot place it (K0436)",
-        );
-    }
-    let group = workload.group.and_then(|g| instance.groups.iter().find(|ig| ig.group == g));
-    if group.map_or(plan.replicas, |g| g.replicas) < 2 {
-        return none("one replica has nothing to spread (R9)");
-    }
-    if cluster.substrate.single_node() {
-        return none("the cluster is declared single-node (R9)");
+    match plan.spread_reason {
+        SpreadReason::ScaledToZero => return none("scaled to zero, it runs no pods to spread"),
+        SpreadReason::Explicit { custom: true } => {
+            return none("the resource sets its operator's spread constraints field: kix leaves placement alone (R11)");
+        }
+        SpreadReason::Explicit { custom: false } => {
+            return none("the pod template has its own topologySpreadConstraints: kix leaves placement alone (R11)");
+        }
+        SpreadReason::Unplaceable => {
+            return none(
+                "its kind names no field where its operator takes spread constraints: kix cannot place it (K0436)",
+            );
+        }
+        SpreadReason::FewerThanTwoPods => return none("one replica has nothing to spread (R9)"),
+        SpreadReason::SingleNode => return none("the cluster is declared single-node (R9)"),
+        SpreadReason::Derived => {}
     }
     let domains = &cluster.domains;
     plan.spreads
@@ -514,42 +506,60 @@ fn spread_steps(cluster: &Cluster, instance: &Instance, workload: &Workload, pla
         .collect()
 }
 
-/// R10: the budget kix derives, or why there is none.
+/// R10: the budget kix derives, or why there is none, as placement recorded it.
 fn budget_step(instance: &Instance, workload: &Workload, plan: &WorkloadPlan) -> Step {
-    if let Some(index) = workload.group {
-        let group = &instance.package.groups[index];
-        if group.shipped_pdb {
+    let package = &instance.package;
+    let why = match plan.budget {
+        BudgetReason::Group(reason) => {
+            let group = &package.groups[workload.group.expect("a group's member")];
+            let (value, why) = match reason {
+                GroupBudgetReason::Shipped => (
+                    "none derived".to_string(),
+                    "a PodDisruptionBudget shipped in the package selects the group's pods (R10)".to_string(),
+                ),
+                GroupBudgetReason::Derived => (
+                    format!("PodDisruptionBudget {} (the group's)", group.name),
+                    "derived for the group (R10), emitted with its first member; unhealthyPodEvictionPolicy "
+                        .to_string()
+                        + group.eviction_policy.as_str(),
+                ),
+                GroupBudgetReason::EmittedByAnother => (
+                    format!("PodDisruptionBudget {} (the group's)", group.name),
+                    "the group's budget covers its pods; a member gets none of its own".to_string(),
+                ),
+                GroupBudgetReason::FewerThanTwoPods => {
+                    ("none".to_string(), "the group runs one pod: a budget would block every drain (R10)".to_string())
+                }
+                GroupBudgetReason::SingleNode => (
+                    "none".to_string(),
+                    "the cluster is declared single-node: a budget would block the drain of its only node".to_string(),
+                ),
+                GroupBudgetReason::NoPlacedMember => (
+                    "none".to_string(),
+                    "every member brings its own placement: kix derives no budget for the group (R11)".to_string(),
+                ),
+            };
+            return step("budget", value, why, Some(&group.at));
+        }
+        BudgetReason::Derived => {
+            let policy = workload.eviction_policy.as_str();
+            let why = match &workload.eviction_policy_at {
+                Some(_) => "set in [workloads.X.pdb]".to_string(),
+                None => format!("the default for a {}", workload.kind().as_str()),
+            };
             return step(
                 "budget",
-                "none derived",
-                "a PodDisruptionBudget shipped in the package selects the group's pods (R10)",
-                Some(&group.at),
+                format!(
+                    "PodDisruptionBudget {} maxUnavailable 1, unhealthyPodEvictionPolicy {policy}",
+                    workload.name()
+                ),
+                format!("derived (R10); the policy is {why}"),
+                workload.eviction_policy_at.as_ref(),
             );
         }
-        let why = if plan.group_budget.is_some() {
-            "derived for the group (R10), emitted with its first member; unhealthyPodEvictionPolicy ".to_string()
-                + group.eviction_policy.as_str()
-        } else {
-            "the group's budget covers its pods; a member gets none of its own".to_string()
-        };
-        return step("budget", format!("PodDisruptionBudget {} (the group's)", group.name), why, Some(&group.at));
-    }
-    if plan.derived_pdb {
-        let (policy, why) = match &workload.eviction_policy_at {
-            Some(_) => (workload.eviction_policy.as_str(), "set in [workloads.X.pdb]".to_string()),
-            None => (workload.eviction_policy.as_str(), format!("the default for a {}", workload.kind().as_str())),
-        };
-        return step(
-            "budget",
-            format!("PodDisruptionBudget {} maxUnavailable 1, unhealthyPodEvictionPolicy {policy}", workload.name()),
-            format!("derived (R10); the policy is {why}"),
-            workload.eviction_policy_at.as_ref(),
-        );
-    }
-    let shipped = instance.package.pdbs.iter().find(|(_, pdb)| pdb.selects(&workload.view.template_labels));
-    let why = match shipped {
-        Some((index, pdb)) => {
-            let from = instance.package.documents[*index].location();
+        BudgetReason::Shipped { pdb } => {
+            let (document, pdb) = &package.pdbs[pdb];
+            let from = package.documents[*document].location();
             return step(
                 "budget",
                 "none derived",
@@ -557,13 +567,13 @@ fn budget_step(instance: &Instance, workload: &Workload, plan: &WorkloadPlan) ->
                 Some(&from),
             );
         }
-        None if plan.scaled_to_zero => "scaled to zero, it runs no pods to protect",
-        None if plan.operator_budget.is_some() => {
-            "its operator makes its own PodDisruptionBudget (its kind's profile, R10)"
+        BudgetReason::ScaledToZero => "scaled to zero, it runs no pods to protect",
+        BudgetReason::Operator => "its operator makes its own PodDisruptionBudget (its kind's profile, R10)",
+        BudgetReason::Explicit => "the workload brings its own placement (R11)",
+        BudgetReason::FewerThanTwoPods => "one replica: a budget would block every drain (R10)",
+        BudgetReason::SingleNode => {
+            "the cluster is declared single-node: a budget would block the drain of its only node"
         }
-        None if plan.explicit_placement => "the workload brings its own placement (R11)",
-        None if plan.replicas < 2 => "one replica: a budget would block every drain (R10)",
-        None => "the cluster is declared single-node: a budget would block the drain of its only node",
     };
     step("budget", "none", why, None)
 }

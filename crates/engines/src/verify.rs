@@ -15,12 +15,12 @@ pub mod findings;
 pub use domain_keys::MissingKey;
 pub use findings::Note;
 
-use kix_compiler::compile::{Compiled, Selection, UsageError, cluster_names, compile_keeping_model};
-use kix_compiler::derive::{ClusterPlan, InstancePlan, Unplaced};
-use kix_compiler::load::package::Survive;
-use kix_compiler::resolve::Acknowledged;
+use kix_compiler::compile::{
+    Compiled, CompiledCluster, CompiledInstance, Selection, UsageError, cluster_names, compile_clusters,
+};
+use kix_compiler::derive::{InstancePlan, Unplaced};
 use kix_compiler::resolve::inventory::InventoryNode;
-use kix_diag::{Code, Diagnostic, Diagnostics, Location, Subject};
+use kix_diag::{Code, Diagnostic, Diagnostics, Location};
 use kix_sim::objects::{Node, Resources};
 use kix_sim::{State, WorkloadLevel, WorkloadVerdict, verify_workloads};
 use serde::Serialize;
@@ -58,12 +58,12 @@ impl Verified {
 
 /// Compiles the selection, reads the snapshot if any, and verifies every instance.
 pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
-    let (model, Compiled { clusters, mut diagnostics }) = compile_keeping_model(&request.selection);
+    let Compiled { clusters, mut diagnostics, acknowledged } = compile_clusters(&request.selection);
     if diagnostics.has_errors() {
         return Ok(Verified { diagnostics, reports: None, notes: Vec::new() });
     }
     if request.state.is_some() && clusters.len() != 1 {
-        return Err(UsageError::StateNeedsOneCluster { clusters: cluster_names(&clusters) });
+        return Err(UsageError::StateNeedsOneCluster { clusters: cluster_names(clusters.iter().map(|c| &c.plan)) });
     }
     let snapshot = match request.state.as_deref().map(kix_sim::read_state).transpose() {
         Ok(snapshot) => snapshot,
@@ -73,55 +73,52 @@ pub fn run(request: &VerifyRequest) -> Result<Verified, UsageError> {
         }
     };
     let reports = verify(&clusters, snapshot.as_ref());
-    // K0610: the report carries each missing key; the warning also goes with the diagnostics,
-    // located at the snapshot or the cluster file whose nodes lack it.
+    let mut notes = Vec::new();
     for (cluster, report) in clusters.iter().zip(&reports) {
-        let file = request.state.clone().unwrap_or_else(|| cluster.file.clone());
+        let resolved = &cluster.resolved;
+        // K0610: the report carries each missing key; the warning also goes with the diagnostics,
+        // located at the snapshot or the cluster file whose nodes lack it.
+        let file = request.state.clone().unwrap_or_else(|| cluster.plan.file.clone());
         for missing in &report.missing_keys {
             diagnostics.push(
-                Diagnostic::new(Code::VerifyKeyMissing, missing.message(&cluster.name))
+                Diagnostic::new(Code::VerifyKeyMissing, missing.message(&resolved.name))
                     .at(Location::file(file.clone()))
-                    .about(&Subject { cluster: Some(cluster.name.clone().into()), ..Subject::default() }),
+                    .about(&resolved.subject()),
             );
         }
-    }
-    // K0624: a cluster with nothing to simulate on, where the request or its cluster file requires nodes.
-    for report in reports.iter().filter(|r| r.nodes_from == NodesFrom::None) {
-        let Some(cluster) = model.clusters.iter().find(|c| c.name == report.cluster) else { continue };
-        let (at, why) = match (&cluster.require_nodes, request.require_nodes) {
-            (Some(at), _) => (at.clone(), "its cluster file sets `[verify] requireNodes = true`"),
-            (None, true) => (Location::file(cluster.source.path()), "--require-nodes is given"),
-            (None, false) => continue,
-        };
-        diagnostics.push(
-            Diagnostic::new(
-                Code::VerifyNoNodes,
-                format!(
-                    "cluster `{}` has no [[nodePools]] and no --state snapshot, so nothing is verified, and {why}",
-                    cluster.name
-                ),
-            )
-            .at(at)
-            .about(&cluster.subject())
-            .help("declare the cluster's [[nodePools]] (`kix init cluster --from-state nodes.yaml` writes them), or pass --state"),
-        );
-    }
-    // Each finding of a failed scenario is an error diagnostic, located in the workload's manifest.
-    let mut notes = Vec::new();
-    for report in &reports {
-        let Some(cluster) = model.clusters.iter().find(|c| c.name == report.cluster) else { continue };
-        for instance_report in &report.instances {
-            let Some(instance) = cluster.instances.iter().find(|i| i.name == instance_report.instance) else {
-                continue;
+        // K0624: a cluster with nothing to simulate on, where the request or its cluster file requires nodes.
+        if report.nodes_from == NodesFrom::None {
+            let required = match (&resolved.require_nodes, request.require_nodes) {
+                (Some(at), _) => Some((at.clone(), "its cluster file sets `[verify] requireNodes = true`")),
+                (None, true) => Some((Location::file(resolved.source.path()), "--require-nodes is given")),
+                (None, false) => None,
             };
-            for verdict in &instance_report.workloads {
-                findings::diagnostics(cluster, instance, verdict, &mut diagnostics);
-                findings::notes(cluster, instance, verdict, &mut notes);
+            if let Some((at, why)) = required {
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::VerifyNoNodes,
+                        format!(
+                            "cluster `{}` has no [[nodePools]] and no --state snapshot, so nothing is verified, and {why}",
+                            resolved.name
+                        ),
+                    )
+                    .at(at)
+                    .about(&resolved.subject())
+                    .help("declare the cluster's [[nodePools]] (`kix init cluster --from-state nodes.yaml` writes them), or pass --state"),
+                );
+            }
+        }
+        // Each finding of a failed scenario is an error diagnostic, located in the workload's manifest.
+        for instance_report in &report.instances {
+            let instance = cluster.instance(instance_report.index);
+            for verified in &instance_report.workloads {
+                let workload = instance.workload(&instance.plan.workloads[verified.plan]);
+                findings::diagnostics(resolved, instance.resolved, workload.workload, verified, &mut diagnostics);
+                findings::notes(resolved, instance.resolved, workload.workload, verified, &mut notes);
             }
         }
     }
     // Verify's own warnings are acknowledged (`allow`) and denied (`--deny-warnings`) like the compile's.
-    let acknowledged = Acknowledged::of(&model);
     diagnostics.settle(|d| acknowledged.contains(d), request.selection.deny_warnings);
     Ok(Verified { diagnostics, reports: Some(reports), notes })
 }
@@ -211,12 +208,31 @@ impl NodeReport {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct InstanceReport {
+    /// Its index among the compiled cluster's instances ([`CompiledCluster::instance`]).
+    #[serde(skip)]
+    pub index: usize,
     pub instance: String,
     pub namespace: String,
-    pub workloads: Vec<WorkloadVerdict>,
+    pub workloads: Vec<VerifiedWorkload>,
     /// Custom resources that run pods kix does not place (K0435): not simulated, so not verified.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unverified: Vec<Unplaced>,
+}
+
+/// One workload's verdict, with the plan it judges: its index among its instance's workload plans.
+#[derive(Clone, Debug, Serialize)]
+pub struct VerifiedWorkload {
+    #[serde(skip)]
+    pub plan: usize,
+    #[serde(flatten)]
+    pub verdict: WorkloadVerdict,
+}
+
+impl std::ops::Deref for VerifiedWorkload {
+    type Target = WorkloadVerdict;
+    fn deref(&self) -> &WorkloadVerdict {
+        &self.verdict
+    }
 }
 
 impl ClusterReport {
@@ -226,38 +242,38 @@ impl ClusterReport {
 }
 
 /// Verifies every instance of every cluster.
-pub fn verify(clusters: &[ClusterPlan], snapshot: Option<&State>) -> Vec<ClusterReport> {
+pub fn verify(clusters: &[CompiledCluster], snapshot: Option<&State>) -> Vec<ClusterReport> {
     let mut reports = Vec::new();
     for cluster in clusters {
+        let plan = &cluster.plan;
         let (state, nodes_from) = match snapshot {
             Some(state) => (Some(state.clone()), NodesFrom::State),
-            None if cluster.nodes.is_empty() => (None, NodesFrom::None),
+            None if plan.nodes.is_empty() => (None, NodesFrom::None),
             None => {
-                let nodes = cluster.nodes.iter().map(simulated_node).collect();
+                let nodes = plan.nodes.iter().map(simulated_node).collect();
                 (Some(State { nodes, ..State::default() }), NodesFrom::Inventory)
             }
         };
         let nodes = state.as_ref().map_or(0, |s| s.nodes.len());
         let mut topology: Vec<NodeReport> =
-            state.iter().flat_map(|s| &s.nodes).map(|n| NodeReport::of(n, &cluster.domains.zone)).collect();
+            state.iter().flat_map(|s| &s.nodes).map(|n| NodeReport::of(n, &plan.domains.zone)).collect();
         topology.sort_by(|a, b| a.name.cmp(&b.name));
-        let instances = match &state {
+        let mut instances: Vec<InstanceReport> = match &state {
             None => Vec::new(),
-            Some(state) => cluster.instances.iter().map(|instance| verify_instance(cluster, instance, state)).collect(),
+            Some(state) => cluster.instances().map(|instance| verify_instance(cluster, instance, state)).collect(),
         };
         // One instance order in every report: by name, as build's summary and capacity list them.
-        let mut instances: Vec<InstanceReport> = instances;
         instances.sort_by(|a, b| a.instance.cmp(&b.instance));
         let missing_keys = state
             .as_ref()
-            .map(|s| domain_keys::missing_keys(&cluster.domains, &s.nodes, &cluster.instances))
+            .map(|s| domain_keys::missing_keys(&plan.domains, &s.nodes, &plan.instances))
             .unwrap_or_default();
         reports.push(ClusterReport {
-            cluster: cluster.name.clone(),
+            cluster: plan.name.clone(),
             nodes_from,
             nodes,
-            node_key: cluster.domains.node.clone(),
-            zone_key: cluster.domains.zone.clone(),
+            node_key: plan.domains.node.clone(),
+            zone_key: plan.domains.zone.clone(),
             topology,
             instances,
             missing_keys,
@@ -277,49 +293,56 @@ fn simulated_node(node: &InventoryNode) -> Node {
     }
 }
 
-fn verify_instance(cluster: &ClusterPlan, instance: &InstancePlan, state: &State) -> InstanceReport {
+fn verify_instance(cluster: &CompiledCluster, instance: CompiledInstance<'_>, state: &State) -> InstanceReport {
+    let plan = instance.plan;
     // A member of a group across instances is simulated with the other members (their pods and the
     // group's budget, which the first member emits) and judged on the group's pods.
-    let members: Vec<&InstancePlan> = match &instance.across {
-        Some(group) => cluster.instances.iter().filter(|i| i.across.as_ref() == Some(group)).collect(),
+    let members: Vec<CompiledInstance<'_>> = match &plan.across {
+        Some(group) => cluster.instances().filter(|i| i.plan.across.as_ref() == Some(group)).collect(),
         None => vec![instance],
     };
-    let objects = members.iter().flat_map(|m| m.objects());
-    let request = kix_sim::ScenarioRequest {
-        workloads: members
-            .iter()
-            .flat_map(|m| &m.workloads)
-            // A workload scaled to zero runs no pods: there is nothing to simulate.
-            .filter(|w| !w.scaled_to_zero)
-            .map(|w| WorkloadLevel {
+    // What the model is asked about, each with the instance and workload plan it comes from.
+    let (asked, from): (Vec<WorkloadLevel>, Vec<(usize, usize)>) = members
+        .iter()
+        .flat_map(|m| m.plan.workloads.iter().enumerate().map(move |(w, workload)| (m.index, w, workload)))
+        // A workload scaled to zero runs no pods: there is nothing to simulate.
+        .filter(|(_, _, w)| !w.scaled_to_zero)
+        .map(|(member, index, w)| {
+            let level = WorkloadLevel {
                 kind: w.kind,
-                namespace: instance.namespace.clone(),
+                namespace: plan.namespace.clone(),
                 name: w.name.clone(),
                 level: w.level,
                 // Under an autoscaler the level must hold at its minimum, not at spec.replicas.
                 min_replicas: w.autoscaler.as_ref().map(|a| a.min_replicas),
                 group: w.group.clone(),
-                survive: match w.survive {
-                    Survive::One => kix_sim::Survive::One,
-                    Survive::Majority => kix_sim::Survive::Majority,
-                },
-            })
-            .collect(),
-        node_key: cluster.domains.node.clone(),
-        zone_key: cluster.domains.zone.clone(),
+                survive: w.survive,
+            };
+            (level, (member, index))
+        })
+        .unzip();
+    let request = kix_sim::ScenarioRequest {
+        workloads: asked,
+        node_key: cluster.plan.domains.node.clone(),
+        zone_key: cluster.plan.domains.zone.clone(),
         kinds: kix_kube::operators::KindTable::exactly(
-            members.iter().flat_map(|m| &m.workloads).filter_map(|w| w.kind.profile()).collect(),
+            members.iter().flat_map(|m| &m.plan.workloads).filter_map(|w| w.kind.profile()).collect(),
         ),
     };
-    let budgets: Vec<kix_yaml::Value> = members.iter().flat_map(|m| operator_budgets(m)).collect();
-    let objects: Vec<kix_yaml::Value> = objects.cloned().chain(budgets).collect();
+    let budgets = members.iter().flat_map(|m| operator_budgets(m.plan));
+    let objects: Vec<kix_yaml::Value> = members.iter().flat_map(|m| m.plan.objects()).cloned().chain(budgets).collect();
+    let workloads = (verify_workloads(state, &objects, &request).into_iter())
+        .filter_map(|verdict| {
+            let (member, plan) = from[verdict.request];
+            (member == instance.index).then_some(VerifiedWorkload { plan, verdict })
+        })
+        .collect();
     InstanceReport {
-        instance: instance.name.clone(),
-        namespace: instance.namespace.clone(),
-        workloads: (verify_workloads(state, &objects, &request).into_iter())
-            .filter(|v| instance.workloads.iter().any(|w| w.kind == v.kind && w.name == v.name))
-            .collect(),
-        unverified: instance.unplaced.clone(),
+        index: instance.index,
+        instance: plan.name.clone(),
+        namespace: plan.namespace.clone(),
+        workloads,
+        unverified: plan.unplaced.clone(),
     }
 }
 

@@ -1,4 +1,5 @@
-//! Availability levels: the four promises kix compiles (`none < pod < node < zone`).
+//! Availability levels: the four promises kix compiles (`none < pod < node < zone`), and what must
+//! keep running through a failure to keep one (`Survive`: one pod, or a majority).
 //!
 //! A level is what an operator needs and what a package can meet; the order
 //! matters everywhere (ceilings lower, substrates cap, replica mappings step),
@@ -81,6 +82,28 @@ impl schemars::JsonSchema for Level {
             "enum": ["none", "pod", "node", "zone"],
             "description": "An availability level: none < pod (survives losing a pod) < node (losing a node) < zone (losing a zone)."
         })
+    }
+}
+
+/// `survive`: what must keep running through one failure.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Survive {
+    /// At least one pod keeps running.
+    #[default]
+    One,
+    /// More than half of the pods keep running (a quorum).
+    Majority,
+}
+
+impl Survive {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Survive::One => "one",
+            Survive::Majority => "majority",
+        }
     }
 }
 

@@ -44,9 +44,7 @@ impl ClusterFacts {
     /// Loads and resolves one cluster file under `root`; `Err` carries why it is unusable.
     pub fn load(root: &Path, name: &str) -> Result<ClusterFacts, Diagnostics> {
         let mut diagnostics = Diagnostics::default();
-        let tree = kix_compiler::load::load(root, &[name.to_string()], &mut diagnostics);
-        let model = kix_compiler::resolve::resolve(tree, &mut diagnostics);
-        match model.clusters.into_iter().find(|c| c.name == name) {
+        match kix_compiler::compile::resolve_only(root, name, &mut diagnostics) {
             Some(cluster) => Ok(ClusterFacts::from(&cluster)),
             None => {
                 // Only the cluster's own problems: its instances and the packages do not matter to lint.

@@ -196,7 +196,7 @@ pub(super) fn run(
         }
     }
     let mut verdicts = Vec::new();
-    for wanted in &request.workloads {
+    for (asked, wanted) in request.workloads.iter().enumerate() {
         let Some(w) = workloads
             .iter()
             .position(|x| x.kind == wanted.kind && x.namespace == wanted.namespace && x.name == wanted.name)
@@ -206,6 +206,7 @@ pub(super) fn run(
                 unreadable.iter().find(|(ns, name, _)| *ns == wanted.namespace && *name == wanted.name)
             {
                 verdicts.push(WorkloadVerdict {
+                    request: asked,
                     kind: wanted.kind,
                     namespace: wanted.namespace.clone(),
                     name: wanted.name.clone(),
@@ -236,6 +237,7 @@ pub(super) fn run(
         };
         let quorum = quorum_of(&workloads, w, wanted, request);
         verdicts.push(verdict(
+            asked,
             &mut world,
             adversarial.as_mut(),
             w,
@@ -270,6 +272,7 @@ fn quorum_of(workloads: &[Workload], w: usize, wanted: &WorkloadLevel, request: 
 
 #[allow(clippy::too_many_arguments)]
 fn verdict(
+    asked: usize,
     world: &mut World<'_>,
     adversarial: Option<&mut World<'_>>,
     w: usize,
@@ -290,6 +293,7 @@ fn verdict(
     scenarios.push(ScenarioResult::new(Scenario::Rollout, pending.is_empty(), rollout_findings));
     let selector_counts = selector_counts(world, w);
     let mut verdict = WorkloadVerdict {
+        request: asked,
         kind: workload.kind,
         namespace: workload.namespace.clone(),
         name: workload.name.clone(),

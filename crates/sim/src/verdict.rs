@@ -26,14 +26,9 @@ pub struct WorkloadLevel {
     pub survive: Survive,
 }
 
-/// What must keep running through one failure: one pod, or more than half of them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Survive {
-    #[default]
-    One,
-    Majority,
-}
+/// What must keep running through one failure: one pod, or more than half of them (the one definition,
+/// which kix.toml's `survive` is read into).
+pub use kix_kube::level::Survive;
 
 /// What the scenario engine is asked to verify: per-workload levels and the cluster's failure-domain
 /// keys (the compiler's `kix verify` request, which names clusters and a snapshot, is another type).
@@ -290,6 +285,10 @@ pub struct DomainLoss {
 /// The verdict on one workload (instance-agnostic: the caller adds cluster and instance).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WorkloadVerdict {
+    /// The index of the request's workload (`ScenarioRequest::workloads`) this verdict answers: the
+    /// caller joins it to what it asked about by index.
+    #[serde(skip)]
+    pub request: usize,
     pub kind: WorkloadKind,
     pub namespace: String,
     pub name: String,

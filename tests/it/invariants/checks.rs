@@ -67,7 +67,7 @@ pub fn check_instance(
         assert_eq!(object["metadata"]["labels"]["kix.dev/instance"].as_str(), Some(plan.name.as_str()));
     }
     let input_count: usize = documents(version).iter().map(Vec::len).sum();
-    let derived_pdbs = plan.workloads.iter().filter(|w| w.derived_pdb).count();
+    let derived_pdbs = plan.workloads.iter().filter(|w| w.derived_pdb()).count();
     assert_eq!(plan.objects().len(), input_count + derived_pdbs, "{at}: objects are the inputs plus derived PDBs");
     assert_eq!(plan.workloads.len(), version.workloads.len(), "{at}");
 
@@ -111,7 +111,7 @@ pub fn check_workload(
     let labels = template_labels(&name);
     let selecting: Vec<&&Value> = pdbs.iter().filter(|p| selects(p, &labels)).collect();
     let derived_pdb = pdbs.iter().find(|p| name_of(p) == name);
-    assert_eq!(derived_pdb.is_some(), workload_plan.derived_pdb, "{at}");
+    assert_eq!(derived_pdb.is_some(), workload_plan.derived_pdb(), "{at}");
 
     // R11: explicit placement is never touched and gets no derived PDB.
     if let Some(explicit) = explicit_constraints(&name, workload) {
@@ -136,8 +136,8 @@ pub fn check_workload(
             assert!(!selects(budget, &template_labels(&workload_name(other))), "{at}: its PDB selects w{other}");
         }
     }
-    assert_eq!(workload.shipped_pdb.is_none(), workload_plan.derived_pdb, "{at}");
-    if workload_plan.derived_pdb {
+    assert_eq!(workload.shipped_pdb.is_none(), workload_plan.derived_pdb(), "{at}");
+    if workload_plan.derived_pdb() {
         assert_eq!(budget["spec"]["maxUnavailable"].as_u64(), Some(1), "{at}");
         assert_eq!(budget["spec"]["selector"], object["spec"]["selector"], "{at}");
         let policy = workload.policy.unwrap_or(match workload.kind {
@@ -188,7 +188,16 @@ pub fn canonical(compiled: &Compiled) -> Canonical {
         for instance in &cluster.instances {
             let mut objects: Vec<String> = instance.objects().iter().map(kix_yaml::emit::to_string).collect();
             objects.sort();
-            let mut workloads: Vec<String> = instance.workloads.iter().map(|w| format!("{w:?}")).collect();
+            // A plan's indices (into the resolved workloads, into the shipped budgets) follow the input's document order; everything
+            // else it records must not.
+            let unindexed = |w: &kix::api::WorkloadPlan| {
+                let budget = match w.budget {
+                    kix::api::BudgetReason::Shipped { .. } => kix::api::BudgetReason::Shipped { pdb: 0 },
+                    budget => budget,
+                };
+                format!("{:?}", kix::api::WorkloadPlan { resolved: 0, budget, ..w.clone() })
+            };
+            let mut workloads: Vec<String> = instance.workloads.iter().map(unindexed).collect();
             workloads.sort();
             let header =
                 format!("{} {} {} {}", instance.namespace, instance.package, instance.requested, instance.level);

@@ -3,7 +3,7 @@
 //! the package chose (or the one that fits the kind); and a group's, over the
 //! group's selector, named after the group.
 
-use super::plan::GroupBudget;
+use super::workload_plan::GroupBudget;
 use crate::load::package::EvictionPolicy;
 use kix_kube::selector::Labels;
 use kix_kube::workload::WorkloadView;

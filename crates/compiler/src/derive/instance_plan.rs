@@ -14,10 +14,10 @@
 
 #[cfg(any(test, feature = "testing"))]
 use super::patch::InstanceFields;
-use super::plan::{Unplaced, WorkloadPlan};
 #[cfg(any(test, feature = "testing"))]
-use super::planned::Origin;
-use super::planned::{ObjectFacts, PlannedObject};
+use super::planned_object::Origin;
+use super::planned_object::{ObjectFacts, PlannedObject};
+use super::workload_plan::{Unplaced, WorkloadPlan};
 use kix_kube::level::Level;
 use kix_yaml::Value;
 use std::borrow::Cow;
@@ -179,13 +179,13 @@ impl InstancePlan {
         object.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or_default()
     }
 
-    /// [`super::planned::identity_hash`] of an object's group, kind and name as emitted for this instance.
+    /// [`super::planned_object::identity_hash`] of an object's group, kind and name as emitted for this instance.
     pub fn identity_of(&self, index: usize) -> u64 {
         let planned = &self.planned[index];
         if !self.from_shape || !planned.fields.has_references() {
             return planned.facts.identity;
         }
-        super::planned::identity_hash(planned.facts.group(), &planned.facts.kind, self.name_of(index))
+        super::planned_object::identity_hash(planned.facts.group(), &planned.facts.kind, self.name_of(index))
     }
 
     /// Whether the objects already hold the core `Namespace` named `name` (shipped, perhaps renamed).

@@ -29,14 +29,14 @@ mod namespaces;
 mod objects;
 mod patch;
 mod placement;
-mod plan;
-mod planned;
+mod planned_object;
 mod rendered;
 mod rollout;
 mod shape;
 mod shared;
 #[cfg(test)]
 mod tests;
+mod workload_plan;
 
 pub use shared::{SharedObject, first_difference};
 
@@ -47,10 +47,10 @@ pub use instance_plan::InstancePlan;
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_yaml::Value;
 use namespaces::{Placement, Site};
-pub use plan::{Unplaced, WorkloadPlan};
-use planned::{Origin, PlannedObject};
+use planned_object::{Origin, PlannedObject};
 use shape::Template;
 pub use shape::{Shapes, VersionsByName};
+pub use workload_plan::{BudgetReason, GroupBudgetReason, SpreadReason, Unplaced, WorkloadPlan};
 
 /// The compiled output of one cluster.
 #[derive(Clone, Debug)]
@@ -108,10 +108,11 @@ fn derive_instance(
     let workloads: Vec<WorkloadPlan> = instance
         .workloads
         .iter()
-        .map(|resolved| {
+        .enumerate()
+        .map(|(index, resolved)| {
             let workload = &package.workloads[resolved.workload];
             rollout::check_anti_affinity(cluster, instance, workload, resolved, diagnostics);
-            placement::plan_workload(cluster, instance, workload, resolved, diagnostics)
+            placement::plan_workload(cluster, instance, index, workload, resolved, diagnostics)
         })
         .collect();
 
@@ -164,7 +165,7 @@ fn derive_instance(
         plan.unplaced = package
             .unmanaged_custom
             .iter()
-            .map(|custom| plan::Unplaced { kind: custom.kind.clone(), name: custom.name.clone() })
+            .map(|custom| workload_plan::Unplaced { kind: custom.kind.clone(), name: custom.name.clone() })
             .collect();
     }
     plan
@@ -220,7 +221,7 @@ fn derive_objects(
             patch::patch_workload(&mut value, &workload.view, plan);
         }
         objects.push(PlannedObject::new(value, fields, Origin::Document(index)));
-        if plan.derived_pdb {
+        if plan.derived_pdb() {
             let mut pdb = budget::derived_pdb(&workload.view, workload.eviction_policy);
             let fields = patch::set_instance_fields(
                 &mut pdb,

@@ -1,7 +1,7 @@
 //! Checks over one instance's objects: every one must pass the API server's
 //! validation, and no two may share group, kind and name.
 
-use super::planned::{Origin, PlannedObject};
+use super::planned_object::{Origin, PlannedObject};
 use crate::load::documents::Document;
 use crate::resolve::Package;
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};

@@ -6,7 +6,7 @@
 //! written, and the autoscaler's range is raised in place.
 
 use super::namespaces::Site;
-use super::plan::{Spread, WorkloadPlan};
+use super::workload_plan::{Spread, WorkloadPlan};
 use kix_kube::autoscaler::AutoscalerView;
 use kix_kube::kix_names::{
     GROUP_ANNOTATION, INSTANCE_LABEL, KIX_INSTANCE_LABEL, MANAGED_BY_LABEL, REQUESTED_ANNOTATION, RESOLVED_ANNOTATION,

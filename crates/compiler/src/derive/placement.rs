@@ -6,15 +6,19 @@
 //! that brings its own placement keeps it (R11) and is warned about when no
 //! budget of its instance selects its pods.
 
-use super::plan::{AutoscalerPlan, GroupBudget, Spread, WorkloadPlan};
+use super::workload_plan::{
+    AutoscalerPlan, BudgetReason, GroupBudget, GroupBudgetReason, Spread, SpreadReason, WorkloadPlan,
+};
 use crate::resolve::{Cluster, Instance, InstanceWorkload, ReplicaSource, Workload};
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use kix_kube::level::Level;
 
-/// R9-R11 for one workload of an instance.
+/// R9-R11 for one workload of an instance (the `index`th of its resolved workloads), each decision
+/// recorded with its reason as it is taken ([`SpreadReason`], [`BudgetReason`]).
 pub fn plan_workload(
     cluster: &Cluster,
     instance: &Instance,
+    index: usize,
     workload: &Workload,
     resolved: &InstanceWorkload,
     diagnostics: &mut Diagnostics,
@@ -25,13 +29,29 @@ pub fn plan_workload(
     // A group's member is spread over the group's pods: the group's total decides (issue 17).
     let group = workload.group.map(|g| (&package.groups[g], instance.groups.iter().find(|ig| ig.group == g)));
     let pods = group.and_then(|(_, ig)| ig).map_or(replicas, |ig| ig.replicas);
-    let derives = pods >= 2 && !view.explicit_spread && !cluster.substrate.single_node();
+    let scaled_to_zero = matches!(resolved.trail.replicas, ReplicaSource::ScaledToZero { .. });
+    let single_node = cluster.substrate.single_node();
+    let derives = pods >= 2 && !view.explicit_spread && !single_node;
     // A custom resource whose profile names no spread field: kix cannot place its pods (K0436).
     let placeable = view.kind.profile().is_none_or(|profile| profile.spread.is_some());
     if derives && !placeable {
         report_unplaceable(instance, workload, diagnostics);
     }
-    let spreads = if derives && placeable { spread_keys(cluster, resolved.level.value) } else { Vec::new() };
+    let spread_reason = if scaled_to_zero {
+        SpreadReason::ScaledToZero
+    } else if view.explicit_spread {
+        SpreadReason::Explicit { custom: view.kind.profile().is_some() }
+    } else if !placeable {
+        SpreadReason::Unplaceable
+    } else if pods < 2 {
+        SpreadReason::FewerThanTwoPods
+    } else if single_node {
+        SpreadReason::SingleNode
+    } else {
+        SpreadReason::Derived
+    };
+    let spreads =
+        if spread_reason == SpreadReason::Derived { spread_keys(cluster, resolved.level.value) } else { Vec::new() };
     // A group's member is covered by a shipped budget over the group, or by the group's own, which some
     // member whose placement is kix's emits.
     let covered = match workload.group {
@@ -58,17 +78,44 @@ pub fn plan_workload(
             .help("ship a PodDisruptionBudget (maxUnavailable: 1) with the package"),
         );
     }
+    let group_budget = group_budget(cluster, instance, workload, pods);
+    let budget = match group {
+        Some((g, _)) => BudgetReason::Group(if g.shipped_pdb {
+            GroupBudgetReason::Shipped
+        } else if group_budget.is_some() {
+            GroupBudgetReason::Derived
+        } else if pods < 2 {
+            GroupBudgetReason::FewerThanTwoPods
+        } else if single_node {
+            GroupBudgetReason::SingleNode
+        } else if !covered {
+            GroupBudgetReason::NoPlacedMember
+        } else {
+            GroupBudgetReason::EmittedByAnother
+        }),
+        None if derives && !workload.shipped_pdb && workload.operator_budget.is_none() => BudgetReason::Derived,
+        None => match package.pdbs.iter().position(|(_, pdb)| pdb.selects(&view.template_labels)) {
+            Some(pdb) => BudgetReason::Shipped { pdb },
+            None if scaled_to_zero => BudgetReason::ScaledToZero,
+            None if workload.operator_budget.is_some() => BudgetReason::Operator,
+            None if view.explicit_spread => BudgetReason::Explicit,
+            None if replicas < 2 => BudgetReason::FewerThanTwoPods,
+            None => BudgetReason::SingleNode,
+        },
+    };
     WorkloadPlan {
         kind: view.kind,
         name: view.name.clone(),
         requested: instance.requested.value,
         level: resolved.level.value,
         replicas,
+        resolved: index,
         spreads,
-        derived_pdb: derives && !workload.shipped_pdb && workload.operator_budget.is_none() && group.is_none(),
-        operator_budget: workload.operator_budget.clone(),
+        spread_reason,
         explicit_placement: view.explicit_spread,
-        scaled_to_zero: matches!(resolved.trail.replicas, ReplicaSource::ScaledToZero { .. }),
+        budget,
+        operator_budget: workload.operator_budget.clone(),
+        scaled_to_zero,
         autoscaler: workload.autoscaler.as_ref().zip(resolved.autoscaler).map(|(autoscaler, range)| AutoscalerPlan {
             kind: autoscaler.view.kind,
             name: autoscaler.view.name.clone(),
@@ -77,7 +124,7 @@ pub fn plan_workload(
         }),
         group: group.map(|(g, _)| g.name.clone()),
         spread_selector: group.map(|(g, _)| g.selector.clone()),
-        group_budget: group_budget(cluster, instance, workload, pods),
+        group_budget,
         survive: group.map_or(workload.survive, |(g, _)| g.survive),
         pod_requests: workload.pod_requests,
     }

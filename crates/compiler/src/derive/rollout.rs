@@ -108,7 +108,7 @@ fn domains(cluster: &Cluster, key: &str) -> Option<(i64, String)> {
 }
 
 fn plural(n: usize, noun: &str, rest: &str) -> String {
-    format!("{n} {noun}{}{rest}", if n == 1 { "" } else { "s" })
+    format!("{n} {noun}{}{rest}", kix_diag::words::s(n))
 }
 
 /// Whether a required anti-affinity term selects the workload's own pods (its template labels, in

@@ -40,9 +40,9 @@
 //! writes an instance's file by copying text.
 
 use super::namespaces::Placement;
-use super::plan::WorkloadPlan;
-use super::planned::PlannedObject;
+use super::planned_object::PlannedObject;
 use super::rendered::{INSTANCE_STAND_IN, NAMESPACE_STAND_IN, RenderedObject};
+use super::workload_plan::WorkloadPlan;
 use crate::load::cluster::ClusterSource;
 use crate::resolve::{Instance, Packages};
 use kix_kube::kix_names::KIX_INSTANCE_LABEL;

@@ -16,7 +16,7 @@
 //! `crosscheck::shared_objects`, naming the first field that differs).
 
 use super::instance_plan::InstancePlan;
-use super::planned::ObjectFacts;
+use super::planned_object::ObjectFacts;
 
 use kix_yaml::Value;
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,6 +1,6 @@
 //! Tests of `emit`: carrying a previous file over, and the instance key against what is rendered.
 
-use super::carried_over;
+use super::staging::carried_over;
 use std::os::unix::fs::MetadataExt;
 
 /// A previous file is carried over (the same inode, by hard link) only when it is a regular file with
@@ -51,7 +51,8 @@ fn a_directory_is_never_carried_over() {
 #[test]
 fn instance_keys_follow_what_is_rendered() {
     use super::{instance_key, render_instance};
-    let selection = crate::compile::Selection { root: concat!(env!("CARGO_MANIFEST_DIR"), "/../..").into(), ..Default::default() };
+    let selection =
+        crate::compile::Selection { root: concat!(env!("CARGO_MANIFEST_DIR"), "/../..").into(), ..Default::default() };
     let (first, second) = (crate::compile::compile(&selection), crate::compile::compile(&selection));
     assert!(first.ok(), "{:?}", first.diagnostics);
     let mut seen = std::collections::HashMap::new();

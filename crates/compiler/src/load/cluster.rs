@@ -144,11 +144,6 @@ pub struct RawInstance {
     #[serde(rename = "createNamespace")]
     #[schemars(with = "Option<bool>")]
     pub create_namespace: Option<Spanned<bool>>,
-    /// Never read from a file: the level `kix explain --level` asks this instance at instead of its own
-    /// or the cluster's, set on the loaded tree so resolve decides it with its own rules.
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub what_if: Option<Level>,
 }
 
 /// A pool of identical nodes (the node inventory `kix verify` simulates on).

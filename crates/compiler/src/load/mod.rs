@@ -10,9 +10,9 @@
 
 pub mod cluster;
 pub mod documents;
+mod globs;
 pub mod kustomization;
 pub mod package;
-mod resources;
 pub mod streamed;
 mod toml_fast;
 mod toml_file;

@@ -1,7 +1,7 @@
 //! Packages: `packages/<dir>/kix.toml` plus the Kubernetes YAML files beside it.
 //!
 //! The manifest is parsed into raw values with spans; every resource file
-//! (see [`super::resources`]: `resources = [...]`, else every `*.yaml`/`*.yml`
+//! (see [`super::globs`]: `resources = [...]`, else every `*.yaml`/`*.yml`
 //! file of the directory) is split into documents (see [`super::yaml`]) and kept as
 //! `kix_yaml::Value`s so that `emit` can patch the user's own document and
 //! keep its fields and their order. Kustomization files are not resources:
@@ -25,7 +25,7 @@ pub struct PackageDir {
     pub dir: PathBuf,
     pub manifest: SourceFile,
     pub raw: RawPackage,
-    /// Every document of every resource file, files in resource order (see [`super::resources`]),
+    /// Every document of every resource file, files in resource order (see [`super::globs`]),
     /// documents in file order.
     pub documents: Vec<Document>,
     /// False when one of its files could not be read or parsed (already reported):
@@ -44,7 +44,7 @@ pub struct RawPackage {
     #[serde(default)]
     #[schemars(with = "BTreeMap<String, RawWorkload>")]
     pub workloads: BTreeMap<Spanned<String>, RawWorkload>,
-    /// `resources = ["deploy.yaml", "crds/*.yaml"]`: the package's files (see [`super::resources`]);
+    /// `resources = ["deploy.yaml", "crds/*.yaml"]`: the package's files (see [`super::globs`]);
     /// absent means every YAML file of the directory.
     #[schemars(with = "Option<Vec<String>>")]
     pub resources: Option<Vec<Spanned<String>>>,
@@ -126,25 +126,7 @@ pub struct RawGroup {
     pub availability: Option<RawCeiling>,
 }
 
-/// `survive`: what must keep running through one failure.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Survive {
-    /// At least one pod keeps running.
-    #[default]
-    One,
-    /// More than half of the pods keep running (a quorum).
-    Majority,
-}
-
-impl Survive {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Survive::One => "one",
-            Survive::Majority => "majority",
-        }
-    }
-}
+pub use kix_kube::level::Survive;
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -321,10 +303,8 @@ fn load_package(
     };
     let (manifest, broken_name) = read_manifest(reader, &manifest_path, &canonical_dir, diagnostics);
     let files = match manifest.as_ref().and_then(|(source, raw)| Some((source, raw.resources.as_ref()?))) {
-        Some((source, patterns)) => {
-            super::resources::listed(reader, dir, &canonical_dir, source, patterns, diagnostics)
-        }
-        None => super::resources::default_files(reader, &entries, &canonical_dir, diagnostics),
+        Some((source, patterns)) => super::globs::listed(reader, dir, &canonical_dir, source, patterns, diagnostics),
+        None => super::globs::default_files(reader, &entries, &canonical_dir, diagnostics),
     };
     let mut documents = Vec::new();
     for path in files {

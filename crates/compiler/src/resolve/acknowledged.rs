@@ -6,7 +6,7 @@
 //! looked up once. Each cluster's own findings are acknowledged where they are found, on every core
 //! ([`Acknowledged::of_cluster`]); the rest at the end ([`Acknowledged::of`]).
 
-use super::{Cluster, Model};
+use super::Cluster;
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use std::collections::HashMap;
 use toml::Spanned;
@@ -27,15 +27,6 @@ struct ClusterAllows {
 }
 
 impl Acknowledged {
-    /// Every cluster's of the model.
-    pub fn of(model: &Model) -> Acknowledged {
-        let mut all = Acknowledged::default();
-        for cluster in &model.clusters {
-            all.extend(Acknowledged::of_cluster(cluster));
-        }
-        all
-    }
-
     /// One cluster's.
     pub fn of_cluster(cluster: &Cluster) -> Acknowledged {
         let instances: HashMap<String, Vec<Code>> = (cluster.instances.iter())

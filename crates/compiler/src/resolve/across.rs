@@ -375,7 +375,7 @@ fn judge_totals(
                     format!(
                         "{what} resolves to level `{level}` but runs {total} pod{} in all; one pod cannot survive \
                          losing a pod",
-                        if total == 1 { "" } else { "s" }
+                        kix_diag::words::s(total)
                     ),
                 )
                 .at(group.at.clone())

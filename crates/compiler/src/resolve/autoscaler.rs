@@ -122,7 +122,7 @@ pub fn floor(
                     view.kind,
                     view.name,
                     view.min(),
-                    if view.min() == 1 { "" } else { "s" },
+                    kix_diag::words::s(view.min()),
                     context.level,
                     view.kind.min_field(),
                 ),

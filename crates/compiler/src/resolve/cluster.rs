@@ -13,11 +13,17 @@ use super::substrate::{FailureDomains, Substrate};
 use crate::load::ClusterFile;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, Subject};
 use kix_kube::labels::{HOSTNAME as HOSTNAME_KEY, ZONE as ZONE_KEY};
+use kix_kube::level::Level;
 use kix_kube::names;
 use std::sync::Arc;
 
 /// Resolves one cluster file; `None` when its own settings are unusable (every reason reported).
-pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut Diagnostics) -> Option<Cluster> {
+pub fn resolve_cluster(
+    file: ClusterFile,
+    packages: &Packages,
+    what_if: Option<(&str, Level)>,
+    diagnostics: &mut Diagnostics,
+) -> Option<Cluster> {
     let ClusterFile { name, source, raw } = file;
     let source = Arc::new(source);
     let subject = Subject { cluster: Some(name.clone().into()), ..Subject::default() };
@@ -66,6 +72,7 @@ pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut
         check: &check,
         substrate: &substrate,
         subject: &subject,
+        what_if,
     };
     let cluster_valid = diagnostics.count(kix_diag::Severity::Error) == errors_before;
 

@@ -38,6 +38,9 @@ pub struct ClusterContext<'a> {
     pub subject: &'a Subject,
     /// The inventory's node count, when it declares nodes (the majority check at level node).
     pub nodes: Option<usize>,
+    /// `kix explain --level`: the instance asked at another level than its entry says (the files are not
+    /// changed), and that level.
+    pub what_if: Option<(&'a str, Level)>,
 }
 
 /// Resolves one instance entry; `None` (with the reason reported) when it cannot run.
@@ -72,7 +75,8 @@ pub fn resolve_instance(
     }
     // R2: the instance's own level (checked here, R3), else the cluster's (checked with the cluster).
     // A what-if level (`kix explain --level`) takes the place of both, checked as the instance's own.
-    let (requested, substrate) = match (raw.what_if, &raw.availability) {
+    let what_if = cluster.what_if.filter(|(instance, _)| instance == name).map(|(_, level)| level);
+    let (requested, substrate) = match (what_if, &raw.availability) {
         (Some(what_if), _) => {
             let level = Sourced { value: what_if, from: location.clone() };
             let check = super::support::check_support(cluster.name, cluster.substrate, &level, &subject, diagnostics);
@@ -404,7 +408,7 @@ fn check_replicas(
                     "workload `{name}` resolves to level `{}` but runs {replicas} replica{}; one replica cannot \
                      survive losing a pod",
                     level,
-                    if replicas == 1 { "" } else { "s" }
+                    kix_diag::words::s(replicas)
                 ),
             )
             .at(at.clone())
@@ -453,7 +457,7 @@ fn check_groups(cluster: &ClusterContext<'_>, instance: &mut Instance, diagnosti
                     format!(
                         "group `{name}` resolves to level `{level}` but its members run {total} pod{} in all; one pod \
                          cannot survive losing a pod",
-                        if total == 1 { "" } else { "s" }
+                        kix_diag::words::s(total)
                     ),
                 )
                 .at(group.at.clone())

@@ -179,7 +179,7 @@ fn node_name_collisions(pools: &[RawNodePool]) -> Vec<Problem> {
 fn node_count_problems(pools: &[RawNodePool], substrate: &Substrate) -> Vec<Problem> {
     let Some(first) = pools.first() else { return Vec::new() };
     let total: u64 = pools.iter().map(|p| u64::from(*p.nodes_per_zone.get_ref()) * p.zones.len().max(1) as u64).sum();
-    let nodes = |n: u64| format!("{n} node{}", if n == 1 { "" } else { "s" });
+    let nodes = |n: u64| format!("{n} node{}", kix_diag::words::s(n));
     let mut problems = Vec::new();
     match substrate.multi_node {
         Some(false) if total > 1 => problems.push((
@@ -324,7 +324,7 @@ pub fn missing_extra_keys(pools: &[RawNodePool], extra: &[Spanned<String>]) -> V
             (
                 format!(
                     "the nodes of node pool{} `{}` lack it",
-                    if lacking.len() == 1 { "" } else { "s" },
+                    kix_diag::words::s(lacking.len()),
                     lacking.join("`, `")
                 ),
                 "kix's soft spreading steers replicas away from those nodes whatever they hold",

@@ -43,8 +43,8 @@ pub use acknowledged::Acknowledged;
 pub use groups::labels_text;
 pub use instance::workload_at;
 pub use model::{
-    Ceiling, Cluster, DocumentScope, Instance, InstanceGroup, InstanceWorkload, Model, Package, ReplicaSource,
-    RequestedBy, Workload,
+    Ceiling, Cluster, DocumentScope, Instance, InstanceGroup, InstanceWorkload, Package, ReplicaSource, RequestedBy,
+    Workload,
 };
 pub use substrate::{FailureDomains, Support};
 
@@ -52,30 +52,8 @@ use crate::load::Tree;
 use crate::load::cluster::{ClusterFile, ClusterSource};
 use kix_diag::Diagnostics;
 pub use package::Packages;
-use rayon::prelude::*;
 
-/// Validates every package and cluster of a loaded tree and binds instances to packages. A resolved
-/// cluster's warnings that its inputs acknowledge (`allow`) are set aside as found ([`Acknowledged`]).
-pub fn resolve(tree: Tree, diagnostics: &mut Diagnostics) -> Model {
-    let (packages, clusters) = resolve_packages(tree, diagnostics);
-    // Clusters resolve independently against the packages, on every core; findings merge in cluster order.
-    let resolved: Vec<(Option<Cluster>, Diagnostics)> = clusters
-        .into_par_iter()
-        .map(|file| {
-            let mut found = Diagnostics::default();
-            let cluster = file.parse(&mut found).and_then(|file| resolve_cluster(file, &packages, &mut found));
-            (cluster, found)
-        })
-        .collect();
-    let mut clusters = Vec::with_capacity(resolved.len());
-    for (cluster, found) in resolved {
-        diagnostics.extend(found);
-        clusters.extend(cluster);
-    }
-    Model { clusters }
-}
-
-/// The first half of [`resolve`]: validates the tree's packages, handing back its cluster files, each to be
+/// Validates the tree's packages, handing back its cluster files, each to be
 /// resolved against them on its own ([`resolve_cluster`]; a build resolves each on the core that compiles
 /// it, so the fleet's model is never held at once).
 pub fn resolve_packages(tree: Tree, diagnostics: &mut Diagnostics) -> (Packages, Vec<ClusterSource>) {
@@ -83,17 +61,16 @@ pub fn resolve_packages(tree: Tree, diagnostics: &mut Diagnostics) -> (Packages,
     (package::resolve_packages(packages, broken_packages, diagnostics), clusters)
 }
 
-/// One cluster file against the resolved packages (`None` when the file itself is not valid), its
-/// warnings that its inputs acknowledge set aside.
-pub fn resolve_cluster(file: ClusterFile, packages: &Packages, diagnostics: &mut Diagnostics) -> Option<Cluster> {
-    let mut found = Diagnostics::default();
-    let cluster = cluster::resolve_cluster(file, packages, &mut found);
-    if let Some(cluster) = &cluster {
-        let allowed = Acknowledged::of_cluster(cluster);
-        found.acknowledge(|d| allowed.contains(d));
-    }
-    diagnostics.extend(found);
-    cluster
+/// One cluster file against the resolved packages (`None` when the file itself is not valid), with one
+/// instance asked at another level (`kix explain --level`) when `what_if` names it. The warnings its
+/// inputs acknowledge are the caller's to set aside, once, with [`Acknowledged::of_cluster`].
+pub fn resolve_cluster(
+    file: ClusterFile,
+    packages: &Packages,
+    what_if: Option<(&str, kix_kube::level::Level)>,
+    diagnostics: &mut Diagnostics,
+) -> Option<Cluster> {
+    cluster::resolve_cluster(file, packages, what_if, diagnostics)
 }
 
 #[cfg(test)]

@@ -27,12 +27,6 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Every cluster that resolved, in file-name order.
-#[derive(Debug, Default)]
-pub struct Model {
-    pub clusters: Vec<Cluster>,
-}
-
 /// A value together with where it was decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sourced<T> {

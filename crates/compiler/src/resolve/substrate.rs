@@ -78,7 +78,7 @@ impl Substrate {
                 Some(zones) => Support::Unsupported(format!(
                     "the cluster declares {} availability zone{} (zone needs two or more)",
                     zones.len(),
-                    if zones.len() == 1 { "" } else { "s" }
+                    kix_diag::words::s(zones.len())
                 )),
                 None => Support::Unverified(
                     "capabilities.availabilityZones is not declared, so kix cannot verify that `zone` is possible: \

@@ -80,7 +80,7 @@ pub fn check_majority(
             format!(
                 "{what} must keep a majority, but {pods} pod{} over {count} {noun} cannot: the largest {} holds {largest}, \
                  and losing it leaves {} of {pods}, not more than half",
-                if pods == 1 { "" } else { "s" },
+                kix_diag::words::s(pods),
                 noun.trim_end_matches('s'),
                 pods - largest.min(pods)
             ),

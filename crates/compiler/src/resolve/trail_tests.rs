@@ -1,7 +1,7 @@
 //! Table tests of the decision trail resolve records for `kix explain` (`model::LevelTrail`,
 //! `model::WorkloadTrail`): each entry's kind, level and the place it points at.
 
-use super::model::{Ceiling, Instance, Model, ReplicaSource, RequestedBy};
+use super::model::{Ceiling, Cluster, Instance, ReplicaSource, RequestedBy};
 use super::substrate::Support;
 use crate::testing::{TestTree, cluster_toml, workload_yaml};
 use kix_diag::{Diagnostics, Location};
@@ -12,18 +12,17 @@ fn at(location: &Location) -> String {
     format!("{}:{}:{}", location.path().display(), location.line().unwrap_or(0), location.column().unwrap_or(0))
 }
 
-/// Loads and resolves a tree (no derive): the model and what was reported.
-fn resolve(tree: &TestTree) -> (Model, Diagnostics) {
+/// Loads and resolves a tree's cluster `c` (no derive), and what was reported.
+fn resolve(tree: &TestTree) -> (Option<Cluster>, Diagnostics) {
     let mut diagnostics = Diagnostics::default();
-    let loaded = crate::load::load(tree.root(), &[], &mut diagnostics);
-    let model = super::resolve(loaded, &mut diagnostics);
-    (model, diagnostics)
+    let cluster = crate::compile::resolve_only(tree.root(), "c", &mut diagnostics);
+    (cluster, diagnostics)
 }
 
 /// The one instance of cluster `c`, resolved without errors.
-fn only_instance<'m>(model: &'m Model, diagnostics: &Diagnostics) -> &'m Instance {
+fn only_instance<'m>(cluster: &'m Option<Cluster>, diagnostics: &Diagnostics) -> &'m Instance {
     assert!(!diagnostics.has_errors(), "{:?}", diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
-    let cluster = model.clusters.iter().find(|c| c.name == "c").expect("cluster c");
+    let cluster = cluster.as_ref().expect("cluster c");
     let [instance] = cluster.instances.as_slice() else { panic!("one instance") };
     instance
 }

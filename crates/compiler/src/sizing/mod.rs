@@ -32,20 +32,14 @@ struct Judged<'a> {
 /// K0460 and K0461 for every instance of the cluster that runs something at level zone.
 pub fn check(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostics) {
     let Some(zones) = cluster.substrate.zones.as_ref().map(Vec::len).filter(|z| *z >= 2) else { return };
-    // By name through an index built once: a scan per instance was quadratic (30,000 instances in one
-    // cluster: 1.9 s of `kix check`'s 2 s, issue 20).
-    let mut plans: std::collections::HashMap<&str, &crate::derive::InstancePlan, foldhash::fast::RandomState> =
-        std::collections::HashMap::with_capacity_and_hasher(plan.instances.len(), Default::default());
-    for instance_plan in &plan.instances {
-        plans.entry(instance_plan.name.as_str()).or_insert(instance_plan);
-    }
-    for instance in &cluster.instances {
-        let Some(instance_plan) = plans.get(instance.name.as_str()) else { continue };
-        let hard = |names: &[&str]| {
+    // The plan's instances are the resolved ones derived, in the same order.
+    for (instance, instance_plan) in cluster.instances.iter().zip(&plan.instances) {
+        // Whether any of the package's workloads `members` (by index) got a hard zone spread.
+        let hard = |members: &[usize]| {
             instance_plan
                 .workloads
                 .iter()
-                .filter(|w| names.contains(&w.name.as_str()))
+                .filter(|w| members.contains(&instance.workloads[w.resolved].workload))
                 .any(|w| w.spreads.iter().any(|s| s.hard && s.key == cluster.domains.zone))
         };
         for judged in judged(instance, zones, &hard) {
@@ -56,7 +50,7 @@ pub fn check(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostic
 
 /// The workloads (outside groups) and groups of an instance that run pods at level zone in a count that
 /// does not split evenly over `zones` (an even split has nothing to say: most of a fleet's workloads).
-fn judged<'a>(instance: &'a Instance, zones: usize, hard: &dyn Fn(&[&str]) -> bool) -> Vec<Judged<'a>> {
+fn judged<'a>(instance: &'a Instance, zones: usize, hard: &dyn Fn(&[usize]) -> bool) -> Vec<Judged<'a>> {
     let uneven = |replicas: u32| replicas as usize % zones != 0;
     let package = &instance.package;
     let mut out = Vec::new();
@@ -73,7 +67,7 @@ fn judged<'a>(instance: &'a Instance, zones: usize, hard: &dyn Fn(&[&str]) -> bo
         out.push(Judged {
             what: format!("workload `{}`", workload.name()),
             replicas: resolved.replicas,
-            hard_zone_spread: hard(&[workload.name()]),
+            hard_zone_spread: hard(&[resolved.workload]),
             at: workload.mapping_at.clone().unwrap_or_else(|| workload.spec_replicas_at.clone()),
             subject: &instance.subject,
         });
@@ -84,7 +78,7 @@ fn judged<'a>(instance: &'a Instance, zones: usize, hard: &dyn Fn(&[&str]) -> bo
         if declared.survive == Survive::Majority || !judged {
             continue;
         }
-        let members: Vec<&str> = declared.members.iter().map(|m| package.workloads[m.workload].name()).collect();
+        let members: Vec<usize> = declared.members.iter().map(|m| m.workload).collect();
         out.push(Judged {
             what: format!("group `{}`", declared.name),
             replicas: group.replicas,
@@ -109,7 +103,7 @@ fn report(cluster: &str, instance: &str, zones: usize, judged: &Judged<'_>, diag
                 format!(
                     "{prefix} runs {replicas} replica{} over {zones} zones under a hard zone spread: the split is \
                      {split}, a zone holds none, and losing a zone that holds one takes 1 of {replicas} ({}%)",
-                    if replicas == 1 { "" } else { "s" },
+                    kix_diag::words::s(replicas),
                     percent(1, replicas)
                 ),
             )

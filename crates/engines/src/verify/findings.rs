@@ -75,9 +75,13 @@ pub fn role_in(finding: &Finding, scenario: &ScenarioResult) -> Role {
 /// The error diagnostics of one workload's failed scenarios. Every failed scenario yields at least one
 /// (K0623 when none of its findings says why), so the summary's error count is never 0 when a
 /// workload misses its level.
-pub fn diagnostics(cluster: &Cluster, instance: &Instance, verdict: &WorkloadVerdict, out: &mut Diagnostics) {
-    let workload =
-        instance.package.workloads.iter().find(|w| w.view.kind == verdict.kind && w.view.name == verdict.name);
+pub fn diagnostics(
+    cluster: &Cluster,
+    instance: &Instance,
+    workload: &Workload,
+    verdict: &WorkloadVerdict,
+    out: &mut Diagnostics,
+) {
     let subject = Subject {
         cluster: Some(cluster.name.clone().into()),
         instance: Some(instance.name.clone().into()),
@@ -92,10 +96,8 @@ pub fn diagnostics(cluster: &Cluster, instance: &Instance, verdict: &WorkloadVer
             any = true;
             let message = format!("{} {}: {}: {}", verdict.kind, verdict.name, scenario.scenario, finding.message);
             let mut diagnostic = Diagnostic::new(code, message).about(&subject);
-            if let Some(workload) = workload {
-                let (location, label) = cause(instance, workload, finding.kind);
-                diagnostic = diagnostic.at(location).label(label);
-            }
+            let (location, label) = cause(instance, workload, finding.kind);
+            diagnostic = diagnostic.at(location).label(label);
             for fact in &facts {
                 diagnostic = diagnostic.note(fact.message.clone());
             }
@@ -105,8 +107,8 @@ pub fn diagnostics(cluster: &Cluster, instance: &Instance, verdict: &WorkloadVer
             let text: Vec<&str> = scenario.findings.iter().map(|f| f.message.as_str()).collect();
             let message =
                 format!("{} {}: {} fails: {}", verdict.kind, verdict.name, scenario.scenario, text.join("; "));
-            let at = workload.map(|w| instance.package.documents[w.document].location());
-            out.push(Diagnostic::new(Code::VerifyScenarioFails, message).about(&subject).at_opt(at));
+            let at = instance.package.documents[workload.document].location();
+            out.push(Diagnostic::new(Code::VerifyScenarioFails, message).about(&subject).at(at));
         }
     }
 }
@@ -114,9 +116,13 @@ pub fn diagnostics(cluster: &Cluster, instance: &Instance, verdict: &WorkloadVer
 /// The findings that block the cluster's operators without failing the workload (a drain stopped by
 /// another workload's pod or budget), as notes for the CI forms (SARIF level `note`, `::notice`), located
 /// as the text report's notes are said.
-pub fn notes(cluster: &Cluster, instance: &Instance, verdict: &WorkloadVerdict, out: &mut Vec<Note>) {
-    let workload =
-        instance.package.workloads.iter().find(|w| w.view.kind == verdict.kind && w.view.name == verdict.name);
+pub fn notes(
+    cluster: &Cluster,
+    instance: &Instance,
+    workload: &Workload,
+    verdict: &WorkloadVerdict,
+    out: &mut Vec<Note>,
+) {
     for scenario in &verdict.scenarios {
         for finding in &scenario.findings {
             let Role::Blocker(code) = role_in(finding, scenario) else { continue };
@@ -126,7 +132,7 @@ pub fn notes(cluster: &Cluster, instance: &Instance, verdict: &WorkloadVerdict, 
                     "{}/{} {} {}: {}: {}",
                     cluster.name, instance.name, verdict.kind, verdict.name, scenario.scenario, finding.message
                 ),
-                location: workload.map(|w| cause(instance, w, finding.kind).0),
+                location: Some(cause(instance, workload, finding.kind).0),
             });
         }
     }

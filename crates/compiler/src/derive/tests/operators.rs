@@ -11,7 +11,7 @@ fn issue18_zero_replicas_pass_through_unchanged() {
         let compiled = compile_one("zone", THREE_ZONES, web("", &workload_yaml(kind, "w", Some(0), "")));
         assert_eq!(compiled.codes(), Vec::<Code>::new(), "{kind}: {:?}", compiled.messages());
         let plan = compiled.workload("c", "app", "w");
-        assert!(plan.scaled_to_zero && plan.spreads.is_empty() && !plan.derived_pdb, "{kind}: {plan:?}");
+        assert!(plan.scaled_to_zero && plan.spreads.is_empty() && !plan.derived_pdb(), "{kind}: {plan:?}");
         let objects = compiled.instance("c", "app").objects();
         assert_eq!(objects.len(), 1, "{kind}: no budget");
         assert_eq!(objects[0]["spec"]["replicas"], 0);
@@ -74,7 +74,7 @@ fn issue18_custom_resources_that_run_pods_are_named() {
     let location = compiled.diagnostics.iter().next().unwrap().location().unwrap().line();
     assert_eq!(location, DATABASE_CRD.lines().count().checked_add(3), "at the resource's kind");
     let unplaced = &compiled.instance("c", "app").unplaced;
-    assert_eq!(unplaced, &[plan::Unplaced { kind: "Database".into(), name: "orders".into() }]);
+    assert_eq!(unplaced, &[workload_plan::Unplaced { kind: "Database".into(), name: "orders".into() }]);
     // Acknowledged with allow, like every warning.
     let allowed = TestTree::new()
         .cluster(
@@ -99,7 +99,7 @@ fn issue18_rollout_is_placed_like_a_deployment() {
     );
     assert_eq!(compiled.codes(), Vec::<Code>::new(), "{:?}", compiled.messages());
     let plan = compiled.workload("c", "app", "canary");
-    assert_eq!((plan.kind, plan.replicas, plan.derived_pdb), (kix_kube::kind::WorkloadKind::Rollout, 6, true));
+    assert_eq!((plan.kind, plan.replicas, plan.derived_pdb()), (kix_kube::kind::WorkloadKind::Rollout, 6, true));
     let objects = compiled.instance("c", "app").objects();
     assert_eq!(objects[0]["spec"]["replicas"], 6);
     let spread = objects[0]["spec"]["template"]["spec"]["topologySpreadConstraints"].as_sequence().unwrap();
@@ -116,7 +116,7 @@ fn issue18_rollout_is_placed_like_a_deployment() {
     // Its own 5 over three zones: the uneven-split sizing warning (K0460, issue 22) and nothing else.
     assert_eq!(compiled.codes(), vec![Code::UnevenZoneSplit], "{:?}", compiled.messages());
     let plan = compiled.workload("c", "app", "ref");
-    assert_eq!((plan.kind, plan.replicas, plan.derived_pdb), (kix_kube::kind::WorkloadKind::Rollout, 5, true));
+    assert_eq!((plan.kind, plan.replicas, plan.derived_pdb()), (kix_kube::kind::WorkloadKind::Rollout, 5, true));
     assert_eq!(compiled.instance("c", "app").workloads.len(), 1, "the template's Deployment is no workload");
     let objects = compiled.instance("c", "app").objects();
     let kinds: Vec<&str> = objects.iter().map(|o| o["kind"].as_str().unwrap()).collect();

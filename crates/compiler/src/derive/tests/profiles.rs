@@ -33,7 +33,7 @@ fn issue18_prometheus_is_placed_at_its_operators_fields() {
         compile_one("zone", THREE_ZONES, web("[workloads.k8s]\nreplicas = { pod = 2, zone = 3 }\n", PROMETHEUS));
     assert_eq!(compiled.codes(), Vec::<Code>::new(), "{:?}", compiled.messages());
     let plan = compiled.workload("c", "app", "k8s");
-    assert_eq!((plan.kind.as_str(), plan.replicas, plan.derived_pdb), ("Prometheus", 3, true));
+    assert_eq!((plan.kind.as_str(), plan.replicas, plan.derived_pdb()), ("Prometheus", 3, true));
     let objects = compiled.instance("c", "app").objects();
     assert_eq!(objects[0]["spec"]["replicas"], 3);
     let zone = zone_constraint(&compiled, &["spec", "topologySpreadConstraints"]);
@@ -56,7 +56,7 @@ fn issue18_prometheus_is_placed_at_its_operators_fields() {
         THREE_ZONES,
         web("[workloads.k8s]\nreplicas = { zone = 3 }\n", &format!("{PROMETHEUS}---\n{pdb}")),
     );
-    assert!(!shipped.workload("c", "app", "k8s").derived_pdb);
+    assert!(!shipped.workload("c", "app", "k8s").derived_pdb());
     // Explicit placement at the operator's field is kept (R11), and named when no budget covers it.
     let explicit = PROMETHEUS.replace("  replicas: 2\n", "  replicas: 2\n  topologySpreadConstraints: []\n");
     let kept = compile_one("zone", THREE_ZONES, web("", &explicit));
@@ -69,7 +69,7 @@ fn issue18_operators_that_make_their_own_budgets_get_none() {
     let compiled = compile_one("zone", THREE_ZONES, web("", CNPG));
     assert_eq!(compiled.codes(), Vec::<Code>::new(), "{:?}", compiled.messages());
     let plan = compiled.workload("c", "app", "pg");
-    assert_eq!((plan.replicas, plan.derived_pdb), (3, false));
+    assert_eq!((plan.replicas, plan.derived_pdb()), (3, false));
     assert_eq!(compiled.instance("c", "app").objects().len(), 1, "CloudNativePG makes the budgets");
     let zone = zone_constraint(&compiled, &["spec", "topologySpreadConstraints"]);
     assert_eq!(zone["labelSelector"]["matchLabels"]["cnpg.io/cluster"], "pg");
@@ -79,11 +79,11 @@ fn issue18_operators_that_make_their_own_budgets_get_none() {
         THREE_ZONES,
         web("", &CNPG.replace("  instances: 3\n", "  instances: 3\n  enablePDB: false\n")),
     );
-    assert!(disabled.workload("c", "app", "pg").derived_pdb);
+    assert!(disabled.workload("c", "app", "pg").derived_pdb());
 
     let compiled = compile_one("zone", THREE_ZONES, web("[workloads.broker]\nreplicas = { none = 3 }\n", POOL));
     assert_eq!(compiled.codes(), Vec::<Code>::new(), "{:?}", compiled.messages());
-    assert!(!compiled.workload("c", "app", "broker").derived_pdb, "Strimzi makes one budget per Kafka cluster");
+    assert!(!compiled.workload("c", "app", "broker").derived_pdb(), "Strimzi makes one budget per Kafka cluster");
     let zone = zone_constraint(&compiled, &["spec", "template", "pod", "topologySpreadConstraints"]);
     let labels = &zone["labelSelector"]["matchLabels"];
     assert_eq!(
@@ -103,7 +103,7 @@ fn issue18_declared_kinds_are_placed_like_statefulsets() {
     let compiled = compile_one("zone", THREE_ZONES, web(&toml, DATABASE));
     assert_eq!(compiled.codes(), Vec::<Code>::new(), "{:?}", compiled.messages());
     let plan = compiled.workload("c", "app", "orders");
-    assert_eq!((plan.kind.as_str(), plan.replicas, plan.derived_pdb), ("Database", 3, true));
+    assert_eq!((plan.kind.as_str(), plan.replicas, plan.derived_pdb()), ("Database", 3, true));
     let objects = compiled.instance("c", "app").objects();
     assert_eq!(objects[0]["spec"]["members"], 3);
     assert!(objects[0]["spec"].get("replicas").is_none());
@@ -116,18 +116,18 @@ fn issue18_declared_kinds_are_placed_like_statefulsets() {
         THREE_ZONES,
         web(&toml.replace("controller", "budget = \"operator\"\ncontroller"), DATABASE),
     );
-    assert!(!operator.workload("c", "app", "orders").derived_pdb);
+    assert!(!operator.workload("c", "app", "orders").derived_pdb());
     // No spread field: replicas and a budget, and K0436.
     let unplaced = toml.replace("topologySpreadConstraints = \"spec.spread\"\n", "");
     let compiled = compile_one("zone", THREE_ZONES, web(&unplaced, DATABASE));
     assert_eq!(compiled.codes(), vec![Code::UnplaceableCustomResource], "{:?}", compiled.messages());
     let plan = compiled.workload("c", "app", "orders");
-    assert!(plan.spreads.is_empty() && plan.derived_pdb && plan.replicas == 3, "{plan:?}");
+    assert!(plan.spreads.is_empty() && plan.derived_pdb() && plan.replicas == 3, "{plan:?}");
     // A package's entry overrides a built-in profile: here Prometheus's budget is the operator's.
     let kind = "[kinds.\"monitoring.coreos.com/Prometheus\"]\nreplicas = \"spec.replicas\"\npodLabels = { prometheus = \
                 \"{name}\" }\ntopologySpreadConstraints = \"spec.topologySpreadConstraints\"\nbudget = \"operator\"\n";
     let overridden = compile_one("zone", THREE_ZONES, web(kind, PROMETHEUS));
-    assert!(!overridden.workload("c", "app", "k8s").derived_pdb);
+    assert!(!overridden.workload("c", "app", "k8s").derived_pdb());
     let zone = zone_constraint(&overridden, &["spec", "topologySpreadConstraints"]);
     assert_eq!(zone["labelSelector"]["matchLabels"].as_mapping().map(|m| m.len()), Some(1));
 }

@@ -81,7 +81,7 @@ fn r11_a_null_constraint_list_is_absent() {
     let yaml = workload_yaml("Deployment", "d", Some(2), "      topologySpreadConstraints: null\n");
     let compiled = compile_one("node", MULTI_NODE, web("", &yaml));
     assert!(compiled.diagnostics.is_empty(), "{:?}", compiled.messages());
-    assert!(compiled.workload("c", "app", "d").derived_pdb);
+    assert!(compiled.workload("c", "app", "d").derived_pdb());
     assert_eq!(constraints(&compiled), vec![("kubernetes.io/hostname".to_string(), "DoNotSchedule".to_string())]);
 }
 
@@ -235,7 +235,7 @@ fn r10_shipped_pdb_suppresses_the_derived_one() {
     let compiled = compile_one("node", MULTI_NODE, web("", &yaml));
     let objects = &compiled.instance("c", "app").objects();
     assert_eq!(objects.iter().filter(|o| o["kind"] == "PodDisruptionBudget").count(), 1);
-    assert!(!compiled.workload("c", "app", "d").derived_pdb);
+    assert!(!compiled.workload("c", "app", "d").derived_pdb());
     // Spread is still derived.
     assert!(objects[0]["spec"]["template"]["spec"].get("topologySpreadConstraints").is_some());
 }

@@ -74,8 +74,8 @@ fn stamped_instances_equal_instances_derived_alone() {
         let selection = crate::compile::Selection { root: tree.root().to_path_buf(), ..Default::default() };
         // (The cluster draws cross-instance findings, K0417 and K0421: every instance emits the kept
         // objects. Derive's own findings are what this test checks, below.)
-        let (model, _) = crate::compile::compile_keeping_model(&selection);
-        let cluster = &model.clusters[0];
+        let compiled = crate::compile::compile_clusters(&selection);
+        let cluster = &compiled.clusters[0].resolved;
         assert_eq!(cluster.instances.len(), instances.len(), "{meta}");
         let shared = Shapes::default();
         let mut shapes_used = 0;
@@ -182,15 +182,15 @@ fn instances_stamped_from_other_clusters_shapes_equal_instances_derived_alone() 
         }
         tree = tree.cluster("north", &at_node(&[("d", "apps-d", false)]));
         let selection = crate::compile::Selection { root: tree.root().to_path_buf(), ..Default::default() };
-        let (model, compiled) = crate::compile::compile_keeping_model(&selection);
-        assert!(!compiled.diagnostics.has_errors(), "{:?}", compiled.messages());
+        let compiled = crate::compile::compile_clusters(&selection);
+        assert!(!compiled.diagnostics.has_errors(), "{:?}", compiled.diagnostics);
         let mut keys = std::collections::HashSet::new();
-        for cluster in &model.clusters {
-            let plan = compiled.clusters.iter().find(|p| p.name == cluster.name).unwrap();
-            for instance in &cluster.instances {
+        for compiled_cluster in &compiled.clusters {
+            let cluster = &compiled_cluster.resolved;
+            for joined in compiled_cluster.instances() {
+                let (instance, stamped) = (joined.resolved, joined.plan);
                 let mut found = Diagnostics::default();
                 let alone = derive_instance(cluster, instance, &Shapes::default(), &mut found);
-                let stamped = plan.instances.iter().find(|i| i.name == instance.name).unwrap();
                 assert_eq!(stamped.objects(), alone.objects(), "{}/{}", cluster.name, instance.name);
                 let mut alone = alone;
                 alone.forget_rendered();
@@ -209,7 +209,9 @@ fn instances_stamped_from_other_clusters_shapes_equal_instances_derived_alone() 
         }
         assert_eq!(keys.len(), 2, "{meta}: one shape per level");
         let replicas = |cluster: &str, instance: &str| {
-            compiled.instance(cluster, instance).objects()[0]["spec"]["replicas"].clone()
+            let cluster = compiled.clusters.iter().find(|c| c.plan.name == cluster).unwrap();
+            let instance = cluster.instances().find(|i| i.plan.name == instance).unwrap();
+            instance.plan.objects()[0]["spec"]["replicas"].clone()
         };
         assert_eq!((replicas("c0", "a"), replicas("north", "d")), (2.into(), 3.into()));
     }

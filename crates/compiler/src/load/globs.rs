@@ -333,7 +333,7 @@ fn report_unread_subdirectories(reader: &Reader<'_>, entries: &[PathBuf], diagno
                 format!(
                     "{name}/ holds {count} YAML file{} that kix does not read: without `resources`, a package is \
                      the YAML files at its top level",
-                    if count == 1 { "" } else { "s" }
+                    kix_diag::words::s(count)
                 ),
             )
             .at(Location::file(reader.display(dir)))

@@ -17,15 +17,22 @@ pub struct WorkloadPlan {
     pub requested: Level,
     pub level: Level,
     pub replicas: u32,
+    /// Its index among the resolved instance's workloads (`resolve::Instance::workloads`): the one it
+    /// was derived from, which every consumer joins it to.
+    pub resolved: usize,
     /// The derived spread constraints, one per topology key (empty when none were derived); at most
     /// one is hard.
     pub spreads: Vec<Spread>,
-    pub derived_pdb: bool,
+    /// R9, R11: why it has these spread constraints, or none, as placement decided it.
+    pub spread_reason: SpreadReason,
+    /// R11's input: the workload brings its own topologySpreadConstraints (whether or not it runs pods;
+    /// `spread_reason` says scaled to zero first).
+    pub explicit_placement: bool,
+    /// R10: which budget covers it, or why none does, as placement decided it.
+    pub budget: BudgetReason,
     /// A custom resource whose operator makes its own budget: the labels that budget selects (verify
     /// simulates it, allowing one pod down at a time).
     pub operator_budget: Option<Labels>,
-    /// R11: the workload brings its own topologySpreadConstraints.
-    pub explicit_placement: bool,
     /// Its manifest scales it to zero (`spec.replicas: 0`, no mapping, no autoscaler): it runs no pods, so
     /// kix emits it as written (no spread, no budget, no availability annotations) and verify skips it.
     pub scaled_to_zero: bool,
@@ -59,6 +66,67 @@ impl WorkloadPlan {
     pub fn hard_key(&self) -> Option<&str> {
         self.spreads.iter().find(|spread| spread.hard).map(|spread| spread.key.as_str())
     }
+
+    /// R10: kix derives a budget of its own for it (emitted right after it).
+    pub fn derived_pdb(&self) -> bool {
+        self.budget == BudgetReason::Derived
+    }
+}
+
+/// Why a workload has the spread constraints it has (R9, R11): placement's decision, in the order it
+/// takes it, which patching, explain and verify read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpreadReason {
+    /// R9: one constraint per failure-domain key, hard on the key the level names.
+    Derived,
+    /// Its manifest scales it to zero: it runs no pods, so it is emitted as written.
+    ScaledToZero,
+    /// R11: it brings its own constraints (`custom`: a custom resource setting its operator's field).
+    Explicit { custom: bool },
+    /// K0436: a custom resource whose profile names no field for spread constraints.
+    Unplaceable,
+    /// R9: fewer than two pods (its own, or its group's) have nothing to spread.
+    FewerThanTwoPods,
+    /// R9: the cluster is declared single-node.
+    SingleNode,
+}
+
+/// Which PodDisruptionBudget covers a workload, or why none does (R10): placement's decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BudgetReason {
+    /// Its own budget, derived (maxUnavailable 1), emitted right after it.
+    Derived,
+    /// A budget shipped in the package selects its pods: index into the package's `pdbs`.
+    Shipped { pdb: usize },
+    /// Its operator makes its own budget (its kind's profile).
+    Operator,
+    /// Its manifest scales it to zero: no pods to protect.
+    ScaledToZero,
+    /// R11: it brings its own placement, and kix derives no budget for it.
+    Explicit,
+    /// Fewer than two pods: a budget would block every drain.
+    FewerThanTwoPods,
+    /// The cluster is declared single-node: a budget would block the drain of its only node.
+    SingleNode,
+    /// A member of a group: what covers the group's pods.
+    Group(GroupBudgetReason),
+}
+
+/// Which budget covers an availability group's pods, or why none does (R10 for a group).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GroupBudgetReason {
+    /// The group's budget, derived and emitted with this member (its first member whose placement is kix's).
+    Derived,
+    /// The group's budget, emitted with another member (or, across instances, by the first member instance).
+    EmittedByAnother,
+    /// A budget shipped in the package selects the group's pods.
+    Shipped,
+    /// Fewer than two pods in the group.
+    FewerThanTwoPods,
+    /// The cluster is declared single-node.
+    SingleNode,
+    /// Every member brings its own placement: kix derives nothing for the group.
+    NoPlacedMember,
 }
 
 /// One derived topology spread constraint: its key, and whether it is hard (`DoNotSchedule`, on the key

@@ -1,0 +1,409 @@
+//! The staged output: each cluster's directory written beside `out/` (a full build in the spare) as
+//! soon as the cluster compiles, files the output manifest vouches for kept without being read, then
+//! swapped with `out/` atomically once every cluster compiled without error; a failure leaves the
+//! previous `out/` as it was.
+
+use super::files::generated_by_kix;
+use super::manifest::{Entry, Facts, Manifest, Tree};
+use super::render::{render_cluster, render_file, wanted_files};
+use super::spare::{holds_exactly, make_writable, write_failed};
+use crate::derive::ClusterPlan;
+use kix_diag::{Code, Diagnostic, Location};
+use std::path::{Path, PathBuf};
+
+/// Refuses an output directory that would overwrite the inputs: the root itself, an ancestor
+/// of it, or anything inside `clusters/` or `packages/`, where the path leads once its existing
+/// ancestors are resolved through symlinks (so `pk/web/gen`, with `pk -> packages`, is refused
+/// before `gen` exists); and one kix could not replace without damage
+/// ([`crate::emit::outdir::check_replaceable`]).
+pub fn check_destination(root: &Path, out: &Path, only: Option<&[&str]>) -> Result<(), Diagnostic> {
+    use crate::emit::outdir::resolve_existing;
+    let (root, target) = (resolve_existing(root), resolve_existing(out));
+    let clobbers = root.starts_with(&target)
+        || target.starts_with(root.join("clusters"))
+        || target.starts_with(root.join("packages"));
+    if clobbers {
+        return Err(Diagnostic::new(
+            Code::WriteFailed,
+            format!(
+                "--out {} would overwrite kix's own inputs: choose a directory that is not the root, an ancestor \
+                 of it, or inside clusters/ or packages/",
+                out.display()
+            ),
+        )
+        .at(Location::file(out)));
+    }
+    crate::emit::outdir::check_replaceable(out, only, true)
+}
+
+/// A build's output directory being written: each cluster's directory is staged beside `out` as soon
+/// as the cluster is compiled (so a build holds one cluster's output at a time, not the fleet's), then
+/// [`Staging::finish`] swaps the staged directory in whole. A full build stages into the spare
+/// ([`crate::emit::spare`]: the output of the build before the previous one, brought up to date), and the `out`
+/// it replaces becomes the next build's spare; dropped without `finish` (a compile error, a failed
+/// write), `out` and the manifest are as they were, and the spare is left as far as it was updated.
+///
+/// A build of some clusters (`--cluster`, issue 20) stages only their directories, in a directory of its
+/// own, and swaps each into `out` on its own: the rest of `out` is left in place, never read, copied or
+/// moved, so its cost is that of the clusters it builds, not of the fleet's output.
+pub struct Staging {
+    out: PathBuf,
+    /// The clusters a partial build replaces; `None` for a full build.
+    only: Option<Vec<String>>,
+    parent: PathBuf,
+    base: String,
+    /// Created on first use, so a run that stages nothing writes nothing.
+    staging: std::sync::OnceLock<Result<PathBuf, Diagnostic>>,
+    /// Held from the first staged file until the staging directory is gone.
+    lock: std::sync::OnceLock<crate::emit::outdir::Lock>,
+    /// What the previous build recorded of `out`'s files and the spare's (read under the lock, full builds
+    /// only), and what this one staged: the next build's manifest ([`crate::emit::manifest`]).
+    manifest: std::sync::OnceLock<Manifest>,
+    /// The manifest being read while the clusters compile (a full build's first staged cluster waits for
+    /// it). Read before the lock is taken: a manifest another build replaced since describes files whose
+    /// facts have changed, and none of its entries is trusted for them.
+    loading: std::sync::Mutex<Option<std::thread::JoinHandle<Manifest>>>,
+    staged: std::sync::Mutex<Vec<StagedCluster>>,
+    /// The spare this build created (there was none): removed unless the build swapped it in, so a build
+    /// that fails leaves nothing beside `out` it did not find there.
+    spare_created: std::sync::atomic::AtomicBool,
+}
+
+/// One cluster's sections of the next manifest: its staged directory (`out/<cluster>` once swapped in) and
+/// its previous one (the spare's).
+#[derive(Debug)]
+struct StagedCluster {
+    cluster: String,
+    out: String,
+    spare: String,
+}
+
+impl Staging {
+    pub fn new(out: &Path, only: Option<Vec<String>>) -> Staging {
+        let parent = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let base = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+        let manifest = crate::emit::manifest::path(&parent, &base);
+        let loading = only.is_none().then(|| std::thread::spawn(move || Manifest::load(&manifest)));
+        Staging {
+            out: out.to_path_buf(),
+            only,
+            parent,
+            base,
+            loading: std::sync::Mutex::new(loading),
+            staging: std::sync::OnceLock::new(),
+            lock: std::sync::OnceLock::new(),
+            manifest: std::sync::OnceLock::new(),
+            staged: std::sync::Mutex::new(Vec::new()),
+            spare_created: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// The staged directory, created the first time it is asked for: after the output directory is
+    /// found replaceable, `out`'s parent created, the lock taken and what killed runs left removed.
+    fn directory(&self) -> Result<&Path, Diagnostic> {
+        let created = self.staging.get_or_init(|| {
+            std::fs::create_dir_all(&self.parent).map_err(|e| write_failed("cannot create", &self.parent, e))?;
+            let lock = crate::emit::outdir::Lock::take(&self.parent, &self.base, &self.out)?;
+            let _ = self.lock.set(lock);
+            // Checked under the lock (check_destination checked before the compile; a build that held
+            // the lock since may have changed `out`).
+            let only: Option<Vec<&str>> = self.only.as_ref().map(|o| o.iter().map(String::as_str).collect());
+            crate::emit::outdir::check_replaceable(&self.out, only.as_deref(), self.only.is_some())?;
+            remove_stale(&self.parent, &self.base);
+            // A `--cluster` build neither reads nor writes the manifest, nor uses the spare: one cluster's
+            // files are few, and the fleet's manifest (200,200 entries at 1,000 clusters) would cost it more
+            // than they do (issue 20: `build --cluster X` under 0.1 s). The entries of X it leaves are never
+            // trusted again: X's files are new or re-linked, so their ctime (or inode) is not the one recorded.
+            if self.only.is_none() {
+                let loading = self.loading.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+                let manifest = loading.and_then(|thread| thread.join().ok());
+                let _ = self.manifest.set(manifest.unwrap_or_else(|| Manifest::load(&self.manifest_path())));
+                let spare = self.parent.join(format!(".{}.kix-spare", self.base));
+                match std::fs::symlink_metadata(&spare) {
+                    Ok(m) if m.is_dir() && crate::emit::outdir::writable(&spare) => return Ok(spare),
+                    Ok(m) if m.is_dir() => remove_tree(&spare),
+                    Ok(_) => crate::emit::spare::remove(&spare)?,
+                    Err(_) => {}
+                }
+                std::fs::create_dir(&spare).map_err(|e| write_failed("cannot create", &spare, e))?;
+                self.spare_created.store(true, std::sync::atomic::Ordering::Relaxed);
+                return Ok(spare);
+            }
+            let staging = self.parent.join(format!(".{}.kix-staging-{}", self.base, std::process::id()));
+            let _ = std::fs::remove_dir_all(&staging);
+            std::fs::create_dir(&staging).map_err(|e| write_failed("cannot create", &staging, e))?;
+            Ok(staging)
+        });
+        created.as_deref().map_err(Clone::clone)
+    }
+
+    fn manifest_path(&self) -> PathBuf {
+        crate::emit::manifest::path(&self.parent, &self.base)
+    }
+
+    /// Renders and stages one cluster's directory. A full build brings the spare's directory of the cluster
+    /// up to date ([`crate::emit::spare::update`]); a `--cluster` build makes it anew, carrying over files whose
+    /// bytes equal `out`'s (read and compared).
+    pub fn stage(&self, cluster: &ClusterPlan) -> Result<(), Diagnostic> {
+        let dir = self.directory()?.join(&cluster.name);
+        let previous_dir = self.out.join(&cluster.name);
+        let Some(manifest) = self.manifest.get() else {
+            std::fs::create_dir(&dir).map_err(|e| write_failed("cannot create", &dir, e))?;
+            for (name, text) in render_cluster(cluster) {
+                let path = dir.join(&name);
+                if !carried_over(&previous_dir.join(&name), text.as_bytes(), &path) {
+                    std::fs::write(&path, text).map_err(|e| write_failed("cannot write", &path, e))?;
+                }
+            }
+            return Ok(());
+        };
+        // `out/<cluster>` is checked here, not before the compile (crate::emit::outdir): unchanged since the build
+        // that wrote it, it holds only that build's files, and only its mode is looked at.
+        if let Some(now) = Facts::of_directory(&previous_dir) {
+            if manifest.directory_unchanged(&cluster.name, Some(now)) {
+                crate::emit::outdir::check_writable(&previous_dir)?;
+            } else {
+                crate::emit::outdir::check_directory(&previous_dir)?;
+            }
+        }
+        let (previous_known, known) = manifest.cluster(&cluster.name);
+        let render = |index| render_file(cluster, index);
+        let wanted = wanted_files(cluster);
+        let updated = crate::emit::spare::update(&dir, &wanted, &render, &known, &previous_dir, previous_known)?;
+        // The staged directory as the update left it (it holds exactly the files written): what the next
+        // build finds `out/<cluster>` to be unless someone changed it.
+        let staged_directory = Facts::of_directory(&dir);
+        let section = |tree, entries: &[(String, Entry)], same| {
+            let mut text = String::new();
+            let entries = entries.iter().map(|(name, entry)| (name.as_str(), *entry));
+            let directory = if tree == Tree::Out { staged_directory } else { None };
+            crate::emit::manifest::format_section(&mut text, tree, &cluster.name, directory, entries, same);
+            text
+        };
+        let out: crate::emit::manifest::ByName<'_> =
+            updated.staged.iter().map(|(name, entry)| (name.as_str(), *entry)).collect();
+        let staged = StagedCluster {
+            cluster: cluster.name.clone(),
+            out: section(Tree::Out, &updated.staged, None),
+            spare: section(Tree::Spare, &updated.previous, Some(&out)),
+        };
+        self.staged.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(staged);
+        Ok(())
+    }
+
+    /// Once the staged files are in `out`, the manifest for the next build (full builds only): each staged
+    /// cluster's sections, the spare's only when the previous `out` became the spare (`spare`).
+    fn record(&self, spare: bool) {
+        if self.manifest.get().is_none() {
+            return;
+        }
+        let mut staged = self.staged.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        staged.sort_unstable_by(|a, b| a.cluster.cmp(&b.cluster));
+        let sections = staged.iter().flat_map(|s| [s.out.as_str(), if spare { s.spare.as_str() } else { "" }]);
+        crate::emit::manifest::write(&self.manifest_path(), sections);
+    }
+
+    /// Completes the staged directory with what this run does not replace (every entry of `out` but the
+    /// `built` clusters' directories and, on a full build (`all_clusters`), directories kix generated for
+    /// clusters that no longer exist: their manifests must not linger in GitOps), then swaps it in.
+    pub fn finish(self, built: &[&str], all_clusters: bool) -> Result<(), Diagnostic> {
+        let staging = self.directory()?.to_path_buf();
+        let out = &self.out;
+        if !all_clusters && self.only.is_some() && out.is_dir() {
+            swap_clusters(&staging, out, built)?;
+            remove_tree(&staging);
+            return Ok(());
+        }
+        // By name, hashed: a fleet's two listings asked every name of a thousand clusters (issue 20).
+        let built_names: std::collections::HashSet<&str> = built.iter().copied().collect();
+        let is_built = |name: &std::ffi::OsStr| name.to_str().is_some_and(|name| built_names.contains(name));
+        // The spare's entries that are not this build's clusters' directories: clusters gone, and what was
+        // copied from the `out` of two builds ago.
+        let entries = std::fs::read_dir(&staging).map_err(|e| write_failed("cannot list", &staging, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| write_failed("cannot list", &staging, e))?;
+            if !is_built(&entry.file_name()) {
+                crate::emit::spare::remove(&entry.path())?;
+            }
+        }
+        if out.is_dir() {
+            let entries = std::fs::read_dir(out).map_err(|e| write_failed("cannot list", out, e))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| write_failed("cannot list", out, e))?;
+                let name = entry.file_name();
+                if is_built(&name) {
+                    continue;
+                }
+                // A directory no cluster of this build staged, checked as every entry of `out` is before
+                // it is carried over or dropped (crate::emit::outdir).
+                if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                    crate::emit::outdir::check_directory(&entry.path())?;
+                }
+                if all_clusters && generated_by_kix(&entry.path()) {
+                    continue;
+                }
+                copy_tree(&entry.path(), &staging.join(&name))
+                    .map_err(|e| write_failed("cannot copy", &entry.path(), e))?;
+            }
+        }
+        // Swap atomically where the kernel can (Linux renameat2 RENAME_EXCHANGE): at no moment is there
+        // no out/, and the previous out/ is the spare. Elsewhere: out -> previous, staging -> out,
+        // previous -> spare (or removed); on failure put out back.
+        if out.exists() && exchange(&staging, out) {
+            self.spare_created.store(false, std::sync::atomic::Ordering::Relaxed);
+            self.record(self.only.is_none());
+            if self.only.is_some() {
+                remove_tree(&staging);
+            }
+            return Ok(());
+        }
+        let previous = self.parent.join(format!(".{}.kix-previous-{}", self.base, std::process::id()));
+        let had_out = out.exists();
+        if had_out {
+            std::fs::rename(out, &previous).map_err(|e| write_failed("cannot move aside", out, e))?;
+        }
+        if let Err(e) = std::fs::rename(&staging, out) {
+            if had_out {
+                let _ = std::fs::rename(&previous, out);
+            }
+            return Err(write_failed("cannot move into place", out, e));
+        }
+        self.spare_created.store(false, std::sync::atomic::Ordering::Relaxed);
+        let spare = had_out && self.only.is_none() && std::fs::rename(&previous, &staging).is_ok();
+        if had_out && !spare {
+            remove_tree(&previous);
+        }
+        self.record(spare);
+        Ok(())
+    }
+}
+
+/// A partial build's end: each built cluster's staged directory swapped with its directory in `out`
+/// (atomically where the kernel can, as the whole `out` is on a full build), or moved in where `out` has
+/// none. What it replaced is left in the staged directory, which dropping the `Staging` removes. Each
+/// cluster's directory is at every moment either the previous build's or this one's, whole; a build of
+/// several clusters killed between two swaps leaves the first swapped and the rest as they were.
+fn swap_clusters(staging: &Path, out: &Path, built: &[&str]) -> Result<(), Diagnostic> {
+    for cluster in built {
+        let (staged, target) = (staging.join(cluster), out.join(cluster));
+        let present = std::fs::symlink_metadata(&target).is_ok();
+        if present && exchange(&staged, &target) {
+            continue;
+        }
+        if present {
+            // No exchange here: the previous directory set aside first, then the new one moved in.
+            let aside = staging.join(format!(".{cluster}.previous"));
+            std::fs::rename(&target, &aside).map_err(|e| write_failed("cannot move aside", &target, e))?;
+            if let Err(e) = std::fs::rename(&staged, &target) {
+                let _ = std::fs::rename(&aside, &target);
+                return Err(write_failed("cannot move into place", &target, e));
+            }
+            continue;
+        }
+        std::fs::rename(&staged, &target).map_err(|e| write_failed("cannot move into place", &target, e))?;
+    }
+    Ok(())
+}
+
+impl Drop for Staging {
+    /// A `--cluster` build's staged directory: what is left of it (the directories it replaced, or one that
+    /// was never swapped in). A full build's is the spare, kept for the next build unless the build made it.
+    fn drop(&mut self) {
+        if let (Some(Ok(staging)), Some(_)) = (self.staging.get(), &self.only) {
+            remove_tree(staging);
+        }
+        // A spare this build made and never swapped in (a cluster failed after others were staged).
+        if let (Some(Ok(spare)), true) = (self.staging.get(), *self.spare_created.get_mut()) {
+            remove_tree(spare);
+        }
+        // Released (and its file removed) only once nothing of this build is left beside `out`.
+        drop(self.lock.take());
+    }
+}
+
+/// Carries a file of the previous output into the staged directory when its bytes are the ones a build
+/// would write: a hard link, so a rebuild rewrites only what changed (creating thousands of files right
+/// after the swap deleted the old ones is slow on ext4; issue 11, docs/performance.md). False when the
+/// file is absent, not a regular file, differs, or cannot be linked (another file system): then the
+/// caller writes it.
+pub(super) fn carried_over(previous: &Path, bytes: &[u8], staged: &Path) -> bool {
+    holds_exactly(previous, bytes) && std::fs::hard_link(previous, staged).is_ok()
+}
+
+/// Exchanges two directories in one step; false where the platform or file system cannot.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> bool {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).is_ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> bool {
+    false
+}
+
+/// Removes a directory tree, its top-level entries (clusters' directories) on every core: after a build
+/// swapped `out` in, the previous one is removed before kix exits, thousands of files.
+fn remove_tree(dir: &Path) {
+    use rayon::prelude::*;
+    let entries: Vec<PathBuf> = std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()).collect();
+    entries.par_iter().for_each(|entry| match std::fs::symlink_metadata(entry) {
+        Ok(m) if m.is_dir() => _ = std::fs::remove_dir_all(entry),
+        _ => _ = std::fs::remove_file(entry),
+    });
+    if std::fs::remove_dir_all(dir).is_err() && std::fs::symlink_metadata(dir).is_ok() {
+        // A directory kix may not write (made read-only after the checks): the tree is kix's to remove
+        // (a staged build or the output it replaced), so make it writable and try once more.
+        make_writable(dir);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// Removes staging and set-aside directories left by a kix run that was killed (its process is gone).
+fn remove_stale(parent: &Path, base: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(&format!(".{base}.kix-staging-"))
+            .or_else(|| name.strip_prefix(&format!(".{base}.kix-previous-")))
+        else {
+            continue;
+        };
+        let alive = Path::new("/proc").join(pid).exists() || !Path::new("/proc/self").exists();
+        if !alive {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Copies a file or directory tree (symlinks are copied as the files they point to are not followed out).
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    let metadata = std::fs::symlink_metadata(from)?;
+    if metadata.is_dir() {
+        std::fs::create_dir(to)?;
+        for entry in std::fs::read_dir(from)? {
+            let entry = entry?;
+            copy_tree(&entry.path(), &to.join(entry.file_name()))?;
+        }
+        Ok(())
+    } else if metadata.file_type().is_symlink() {
+        // Recreate the link itself rather than following it.
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(std::fs::read_link(from)?, to)
+        }
+        #[cfg(not(unix))]
+        {
+            Ok(())
+        }
+    } else if metadata.is_file() {
+        std::fs::copy(from, to).map(|_| ())
+    } else {
+        // A FIFO, socket or device: never opened (a FIFO would block); refused before staging anyway.
+        Err(std::io::Error::other("not a regular file, directory or symlink"))
+    }
+}
