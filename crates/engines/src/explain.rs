@@ -557,9 +557,9 @@ fn budget_step(instance: &Instance, workload: &Workload, plan: &WorkloadPlan) ->
                 workload.eviction_policy_at.as_ref(),
             );
         }
-        BudgetReason::Shipped { pdb } => {
-            let (document, pdb) = &package.pdbs[pdb];
-            let from = package.documents[*document].location();
+        BudgetReason::Shipped { document } => {
+            let document = &package.documents[document];
+            let (from, pdb) = (document.location(), document.budget.as_ref().expect("a shipped budget"));
             return step(
                 "budget",
                 "none derived",

@@ -192,7 +192,7 @@ pub fn canonical(compiled: &Compiled) -> Canonical {
             // else it records must not.
             let unindexed = |w: &kix::api::WorkloadPlan| {
                 let budget = match w.budget {
-                    kix::api::BudgetReason::Shipped { .. } => kix::api::BudgetReason::Shipped { pdb: 0 },
+                    kix::api::BudgetReason::Shipped { .. } => kix::api::BudgetReason::Shipped { document: 0 },
                     budget => budget,
                 };
                 format!("{:?}", kix::api::WorkloadPlan { resolved: 0, budget, ..w.clone() })

@@ -71,7 +71,7 @@ pub fn report(
 fn budget_label(cluster: &Cluster, name: &str, instance: &str) -> Option<(Location, String)> {
     let instance = cluster.instances.iter().find(|i| i.name == instance)?;
     let package = &instance.package;
-    let shipped = package.pdbs.iter().map(|(index, _)| &package.documents[*index]).find(|d| d.name() == name);
+    let shipped = package.budgets().map(|(index, _)| &package.documents[index]).find(|d| d.name() == name);
     Some(match shipped {
         Some(document) => (
             document.locate(&["spec", "selector"]),

@@ -94,9 +94,9 @@ fn derive_instance(
     diagnostics: &mut Diagnostics,
 ) -> InstancePlan {
     let package = &instance.package;
-    let placements: Vec<Option<Placement>> = (package.documents.iter().zip(&package.scopes))
-        .map(|(document, scope)| {
-            let DocumentScope::Namespaced(written) = scope else { return None };
+    let placements: Vec<Option<Placement>> = (package.documents.iter())
+        .map(|document| {
+            let DocumentScope::Namespaced(written) = &document.scope else { return None };
             let placement = namespaces::placement(written.as_deref(), instance, package);
             if let Placement::Foreign(theirs) = &placement {
                 let sole = namespaces::sole_namespace(package) == Some(theirs.as_str());
@@ -163,8 +163,7 @@ fn derive_instance(
     plan.across = instance.across.as_ref().map(|a| a.name.clone());
     if instance.level.value >= kix_kube::level::Level::Pod {
         plan.unplaced = package
-            .unmanaged_custom
-            .iter()
+            .unmanaged_custom()
             .map(|custom| workload_plan::Unplaced { kind: custom.kind.clone(), name: custom.name.clone() })
             .collect();
     }

@@ -58,8 +58,8 @@ pub fn placement(written: Option<&str>, instance: &Instance, package: &Package) 
 /// without a namespace count against it).
 pub fn sole_namespace(package: &Package) -> Option<&str> {
     let mut sole = None;
-    for scope in &package.scopes {
-        let DocumentScope::Namespaced(written) = scope else { continue };
+    for document in &package.documents {
+        let DocumentScope::Namespaced(written) = &document.scope else { continue };
         match (written.as_deref(), sole) {
             (None, _) => return None,
             (Some(ns), None) => sole = Some(ns),

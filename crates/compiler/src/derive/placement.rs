@@ -94,8 +94,8 @@ pub fn plan_workload(
             GroupBudgetReason::EmittedByAnother
         }),
         None if derives && !workload.shipped_pdb && workload.operator_budget.is_none() => BudgetReason::Derived,
-        None => match package.pdbs.iter().position(|(_, pdb)| pdb.selects(&view.template_labels)) {
-            Some(pdb) => BudgetReason::Shipped { pdb },
+        None => match package.budgets().find(|(_, pdb)| pdb.selects(&view.template_labels)) {
+            Some((document, _)) => BudgetReason::Shipped { document },
             None if scaled_to_zero => BudgetReason::ScaledToZero,
             None if workload.operator_budget.is_some() => BudgetReason::Operator,
             None if view.explicit_spread => BudgetReason::Explicit,

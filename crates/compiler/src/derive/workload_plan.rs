@@ -96,8 +96,8 @@ pub enum SpreadReason {
 pub enum BudgetReason {
     /// Its own budget, derived (maxUnavailable 1), emitted right after it.
     Derived,
-    /// A budget shipped in the package selects its pods: index into the package's `pdbs`.
-    Shipped { pdb: usize },
+    /// A budget shipped in the package selects its pods: the index of its document in the package.
+    Shipped { document: usize },
     /// Its operator makes its own budget (its kind's profile).
     Operator,
     /// Its manifest scales it to zero: no pods to protect.

@@ -44,9 +44,13 @@ pub struct RawPackage {
     #[serde(default)]
     #[schemars(with = "BTreeMap<String, RawWorkload>")]
     pub workloads: BTreeMap<Spanned<String>, RawWorkload>,
-    /// `resources = ["deploy.yaml", "crds/*.yaml"]`: the package's files (see [`super::globs`]);
+    /// `resources = ["deploy.yaml", "crds/*.yaml"]`: the package's files (read by [`super::globs`]);
     /// absent means every YAML file of the directory.
-    #[schemars(with = "Option<Vec<String>>")]
+    // The schema keeps the description it has always shown users (its file is a golden, issue 37).
+    #[schemars(
+        with = "Option<Vec<String>>",
+        description = "`resources = [\"deploy.yaml\", \"crds/*.yaml\"]`: the package's files (see [`super::resources`]);\nabsent means every YAML file of the directory."
+    )]
     pub resources: Option<Vec<Spanned<String>>>,
     /// Availability groups (by name, which the group's PodDisruptionBudget takes): workloads judged,
     /// spread and budgeted as one service.

@@ -22,7 +22,7 @@
 //! K0418; one package and level, K0419), records the members in name order (the first emits the
 //! groups' budgets) and judges R7, R8 and `survive` on each group's total over all members.
 
-use super::model::{Across, DocumentScope, Group, GroupMember, Instance, Package};
+use super::model::{Across, DocumentScope, Group, GroupMember, Instance, Package, PackageDocument};
 use super::survival::{Domains, check_majority};
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
 use kix_kube::kix_names::GROUP_LABEL;
@@ -61,7 +61,7 @@ pub(super) fn member_package(
     let mut copy = (**package).clone();
     let prefix = format!("{instance}-");
     // Where each document goes, as the package's scopes already say.
-    let namespaced: Vec<bool> = copy.scopes.iter().map(|scope| *scope != DocumentScope::Cluster).collect();
+    let namespaced: Vec<bool> = copy.documents.iter().map(|d| d.scope != DocumentScope::Cluster).collect();
     let moved: BTreeSet<(String, String)> = (copy.documents.iter().zip(&namespaced))
         .filter(|(_, namespaced)| **namespaced)
         .map(|(d, _)| (d.kind().to_string(), d.name().to_string()))
@@ -81,7 +81,9 @@ pub(super) fn member_package(
     }
     label_members(&mut copy, instance, &across.name);
     // Renaming and labelling leave kinds and namespaces alone; read again all the same, from the copy.
-    copy.scopes = super::package::document_scopes(&copy.documents, &copy.cluster_scoped_kinds);
+    for document in &mut copy.documents {
+        document.scope = super::package::document_scope(document, &copy.cluster_scoped_kinds);
+    }
     form_groups(&mut copy, &prefix, across, subject, diagnostics).then(|| Arc::new(copy))
 }
 
@@ -124,22 +126,20 @@ fn label_members(package: &mut Package, instance: &str, group: &str) {
             insert_label(&mut document.value, &["spec", "selector"], instance_label, instance);
         }
     }
-    for (index, pdb) in &mut package.pdbs {
-        pdb.name = format!("{instance}-{}", pdb.name);
-        if templates.iter().any(|labels| pdb.selects(labels)) {
-            insert_label(
-                &mut package.documents[*index].value,
-                &["spec", "selector", "matchLabels"],
-                instance_label,
-                instance,
-            );
-            if let Some(selector) = &mut pdb.selector {
-                selector.match_labels.insert(instance_label.into(), instance.into());
+    for document in &mut package.documents {
+        let PackageDocument { document, budget, unmanaged, .. } = document;
+        if let Some(pdb) = budget {
+            pdb.name = format!("{instance}-{}", pdb.name);
+            if templates.iter().any(|labels| pdb.selects(labels)) {
+                insert_label(&mut document.value, &["spec", "selector", "matchLabels"], instance_label, instance);
+                if let Some(selector) = &mut pdb.selector {
+                    selector.match_labels.insert(instance_label.into(), instance.into());
+                }
             }
         }
-    }
-    for custom in &mut package.unmanaged_custom {
-        custom.name = format!("{instance}-{}", custom.name);
+        if let Some(custom) = unmanaged {
+            custom.name = format!("{instance}-{}", custom.name);
+        }
     }
 }
 

@@ -61,7 +61,7 @@ fn recreate_above_none(cluster: &str, instance: &Instance, diagnostics: &mut Dia
 /// K0471: a shipped budget whose minAvailable leaves no disruption over the replicas kix chose.
 fn shipped_budgets_block(cluster: &str, instance: &Instance, diagnostics: &mut Diagnostics) {
     let package = &instance.package;
-    for (document, pdb) in &package.pdbs {
+    for (document, pdb) in package.budgets() {
         // One the API server refuses (a negative count, over 100%) is K0414's, found when it is derived.
         let Some(min) = pdb.min_available.filter(|min| match *min {
             IntOrPercent::Int(n) => n >= 0,
@@ -95,7 +95,7 @@ fn shipped_budgets_block(cluster: &str, instance: &Instance, diagnostics: &mut D
                 names.join(" and ")
             ),
         )
-        .at(package.documents[*document].locate(&["spec", "minAvailable"]));
+        .at(package.documents[document].locate(&["spec", "minAvailable"]));
         for resolved in &selected {
             let name = package.workloads[resolved.workload].name();
             if let Some(at) = replicas_written_at(&resolved.trail.replicas) {

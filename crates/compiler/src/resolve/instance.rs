@@ -73,43 +73,14 @@ pub fn resolve_instance(
             return None;
         }
     }
-    // R2: the instance's own level (checked here, R3), else the cluster's (checked with the cluster).
-    // A what-if level (`kix explain --level`) takes the place of both, checked as the instance's own.
-    let what_if = cluster.what_if.filter(|(instance, _)| instance == name).map(|(_, level)| level);
-    let (requested, substrate) = match (what_if, &raw.availability) {
-        (Some(what_if), _) => {
-            let level = Sourced { value: what_if, from: location.clone() };
-            let check = super::support::check_support(cluster.name, cluster.substrate, &level, &subject, diagnostics);
-            (Request { by: RequestedBy::WhatIf, level }, check)
-        }
-        (None, Some(own)) => {
-            let level = Sourced { value: *own.get_ref(), from: source.locate(own.span()) };
-            let check = super::support::check_support(cluster.name, cluster.substrate, &level, &subject, diagnostics);
-            (Request { by: RequestedBy::Instance, level }, check)
-        }
-        (None, None) => (Request { by: RequestedBy::Cluster, level: cluster.level.clone() }, cluster.check.clone()),
-    };
+    let (requested, substrate) = requested_level(cluster, raw, &location, &subject, diagnostics);
     let allow = super::acknowledged::allowed_warnings(&raw.allow, source, &subject, diagnostics);
     let package = choose_package(source, raw, packages, &subject, diagnostics)?;
     if substrate.rules_out() {
         return None;
     }
     let subject = Subject { package: Some(package.name.clone().into()), ..subject };
-    let across = match &raw.group {
-        None => None,
-        Some(group) => {
-            let at = source.locate(group.span());
-            if let Err(why) = names::dns1123_label(group.get_ref()) {
-                diagnostics.push(
-                    Diagnostic::new(Code::InvalidName, format!("group name `{}` is not valid: {why}", group.get_ref()))
-                        .at(at)
-                        .about(&subject),
-                );
-                return None;
-            }
-            Some(Across { name: group.get_ref().clone(), at, members: Vec::new() })
-        }
-    };
+    let across = across_membership(raw, source, &subject, diagnostics).ok()?;
     // A member of a group across instances runs its own copy of the package, renamed and labelled for it.
     let package = match &across {
         Some(across) => super::across::member_package(&package, name, across, &subject, diagnostics)?,
@@ -146,7 +117,86 @@ pub fn resolve_instance(
         groups: Vec::new(),
         across,
     };
-    instance.groups = (package.groups.iter().enumerate())
+    instance.groups = instance_groups(cluster, &instance, &package, diagnostics);
+    for (index, workload) in package.workloads.iter().enumerate() {
+        // A second copy of a workload is reported as a duplicate object by derive, and resolved once.
+        let first = package.workloads.iter().position(|w| w.kind() == workload.kind() && w.name() == workload.name());
+        if first == Some(index) {
+            instance.workloads.push(resolve_workload(cluster, &instance, &package, index, workload, diagnostics));
+        }
+    }
+    check_groups(cluster, &mut instance, diagnostics);
+    super::hazards::check(cluster.name, &instance, diagnostics);
+    report_unmanaged_replicas(cluster.name, &instance, diagnostics);
+    report_unmanaged_custom(cluster.name, &instance, diagnostics);
+    super::namespace_strings::report(cluster.name, &instance, diagnostics);
+    Some(instance)
+}
+
+/// R2: the level an instance asks for, who asks, and its R3 check: its own `availability` (checked
+/// here), else the cluster's (checked with the cluster); a what-if level (`kix explain --level`) takes the
+/// place of both, checked as the instance's own.
+fn requested_level(
+    cluster: &ClusterContext<'_>,
+    raw: &RawInstance,
+    location: &Location,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) -> (Request, SubstrateCheck) {
+    let name = raw.name.get_ref();
+    let source = cluster.source;
+    // R2: the instance's own level (checked here, R3), else the cluster's (checked with the cluster).
+    // A what-if level (`kix explain --level`) takes the place of both, checked as the instance's own.
+    let what_if = cluster.what_if.filter(|(instance, _)| instance == name).map(|(_, level)| level);
+    match (what_if, &raw.availability) {
+        (Some(what_if), _) => {
+            let level = Sourced { value: what_if, from: location.clone() };
+            let check = super::support::check_support(cluster.name, cluster.substrate, &level, subject, diagnostics);
+            (Request { by: RequestedBy::WhatIf, level }, check)
+        }
+        (None, Some(own)) => {
+            let level = Sourced { value: *own.get_ref(), from: source.locate(own.span()) };
+            let check = super::support::check_support(cluster.name, cluster.substrate, &level, subject, diagnostics);
+            (Request { by: RequestedBy::Instance, level }, check)
+        }
+        (None, None) => (Request { by: RequestedBy::Cluster, level: cluster.level.clone() }, cluster.check.clone()),
+    }
+}
+
+/// `group = "NAME"`: the instance's membership in an availability group across instances (its members
+/// filled once the cluster's instances resolved); `Err` when the name is not valid (reported).
+fn across_membership(
+    raw: &RawInstance,
+    source: &SourceFile,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) -> Result<Option<Across>, ()> {
+    Ok(match &raw.group {
+        None => None,
+        Some(group) => {
+            let at = source.locate(group.span());
+            if let Err(why) = names::dns1123_label(group.get_ref()) {
+                diagnostics.push(
+                    Diagnostic::new(Code::InvalidName, format!("group name `{}` is not valid: {why}", group.get_ref()))
+                        .at(at)
+                        .about(subject),
+                );
+                return Err(());
+            }
+            Some(Across { name: group.get_ref().clone(), at, members: Vec::new() })
+        }
+    })
+}
+
+/// Each `[groups.X]` of the package at the instance's level, after the group's ceiling (K0427's
+/// lowering reported); the members' total is added up once they resolved (`check_groups`).
+fn instance_groups(
+    cluster: &ClusterContext<'_>,
+    instance: &Instance,
+    package: &Package,
+    diagnostics: &mut Diagnostics,
+) -> Vec<InstanceGroup> {
+    (package.groups.iter().enumerate())
         .map(|(index, group)| {
             let (level, ceiling) = meet_ceiling(group.ceiling.as_ref(), &instance.level);
             if let Ceiling::Lowered { max, from } = &ceiling {
@@ -165,20 +215,7 @@ pub fn resolve_instance(
             }
             InstanceGroup { group: index, level, ceiling, replicas: 0 }
         })
-        .collect();
-    for (index, workload) in package.workloads.iter().enumerate() {
-        // A second copy of a workload is reported as a duplicate object by derive, and resolved once.
-        let first = package.workloads.iter().position(|w| w.kind() == workload.kind() && w.name() == workload.name());
-        if first == Some(index) {
-            instance.workloads.push(resolve_workload(cluster, &instance, &package, index, workload, diagnostics));
-        }
-    }
-    check_groups(cluster, &mut instance, diagnostics);
-    super::hazards::check(cluster.name, &instance, diagnostics);
-    report_unmanaged_replicas(cluster.name, &instance, diagnostics);
-    report_unmanaged_custom(cluster.name, &instance, diagnostics);
-    super::namespace_strings::report(cluster.name, &instance, diagnostics);
-    Some(instance)
+        .collect()
 }
 
 /// A ReplicaSet or ReplicationController at level pod or higher: kix manages Deployments and
@@ -187,8 +224,8 @@ fn report_unmanaged_replicas(cluster: &str, instance: &Instance, diagnostics: &m
     if instance.level.value < Level::Pod {
         return;
     }
-    for &(index, kind) in &instance.package.replicating {
-        let document = &instance.package.documents[index];
+    for document in &instance.package.documents {
+        let Some(kind) = document.replicating else { continue };
         diagnostics.push(
             Diagnostic::new(
                 Code::UnmanagedReplicas,
@@ -219,7 +256,7 @@ fn report_unmanaged_custom(cluster: &str, instance: &Instance, diagnostics: &mut
     if instance.level.value < Level::Pod {
         return;
     }
-    for custom in &instance.package.unmanaged_custom {
+    for custom in instance.package.unmanaged_custom() {
         let document = &instance.package.documents[custom.document];
         let why = match &custom.why {
             UnmanagedWhy::Operator => "its operator runs its pods".to_string(),

@@ -254,29 +254,62 @@ pub struct Package {
     pub manifest: Arc<SourceFile>,
     /// `meta.availability.max` (R4).
     pub ceiling: Option<Sourced<Level>>,
-    /// Every document of every YAML file, files in name order, documents in file order.
-    pub documents: Vec<Document>,
+    /// Every document of every YAML file, files in name order, documents in file order, each with what
+    /// resolve read of it once for every instance.
+    pub documents: Vec<PackageDocument>,
     /// Deployments and StatefulSets, in document order.
     pub workloads: Vec<Workload>,
     /// `[groups.X]`, in name order.
     pub groups: Vec<Group>,
-    /// Shipped PodDisruptionBudgets, by document index.
-    pub pdbs: Vec<(usize, PdbView)>,
     /// Custom kinds the package's own CRDs declare cluster-scoped, by (group, kind).
     pub cluster_scoped_kinds: BTreeSet<(String, String)>,
     /// Where the package's objects go and which namespaces they keep (`meta.namespace`,
     /// `meta.keepNamespaces`).
     pub namespaces: PackageNamespaces,
-    /// Custom resources whose pods an operator runs and kix does not place (K0435), in document order.
-    pub unmanaged_custom: Vec<UnmanagedCustom>,
     /// The documents whose strings name `meta.namespace` (K0209), found the first time an instance runs
     /// elsewhere: the same for every instance, so a package's strings are read once, not per instance.
     pub namespace_strings: std::sync::OnceLock<Vec<NamespaceInStrings>>,
-    /// Per document, where it goes as far as the package decides it.
-    pub scopes: Vec<DocumentScope>,
-    /// ReplicaSets and ReplicationControllers (kinds that replicate pods and that kix does not place,
-    /// K0434), by document index.
-    pub replicating: Vec<(usize, kix_kube::kind::ControllerKind)>,
+}
+
+impl Package {
+    /// Its shipped PodDisruptionBudgets, each with the index of its document, in document order.
+    pub fn budgets(&self) -> impl Iterator<Item = (usize, &PdbView)> {
+        self.documents.iter().enumerate().filter_map(|(index, d)| Some((index, d.budget.as_ref()?)))
+    }
+
+    /// Its custom resources whose pods an operator runs and kix does not place (K0435), in document order.
+    pub fn unmanaged_custom(&self) -> impl Iterator<Item = &UnmanagedCustom> {
+        self.documents.iter().filter_map(|d| d.unmanaged.as_ref())
+    }
+}
+
+/// One document of a package version and what resolve read of it, once for every instance that runs
+/// the version (issue 20): where it goes, and what kind of thing it is to kix beside a workload (whose
+/// views are the package's `workloads`, by document index). It reads as its [`Document`].
+#[derive(Clone, Debug)]
+pub struct PackageDocument {
+    pub document: Document,
+    /// Where it goes, as far as the package decides it.
+    pub scope: DocumentScope,
+    /// A shipped PodDisruptionBudget, as read.
+    pub budget: Option<PdbView>,
+    /// A ReplicaSet or ReplicationController: a kind that replicates pods kix does not place (K0434).
+    pub replicating: Option<kix_kube::kind::ControllerKind>,
+    /// A custom resource whose pods an operator runs and kix does not place (K0435).
+    pub unmanaged: Option<UnmanagedCustom>,
+}
+
+impl std::ops::Deref for PackageDocument {
+    type Target = Document;
+    fn deref(&self) -> &Document {
+        &self.document
+    }
+}
+
+impl std::ops::DerefMut for PackageDocument {
+    fn deref_mut(&mut self) -> &mut Document {
+        &mut self.document
+    }
 }
 
 /// Where one of a package's documents goes, as far as the package decides it: read once per package

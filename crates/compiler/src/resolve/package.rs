@@ -5,7 +5,7 @@
 //! A package that fails is absent from what follows; its name is kept among
 //! the failed ones so an instance naming it is not also told it does not exist.
 
-use super::model::{DocumentScope, Package, Sourced, Workload};
+use super::model::{DocumentScope, Package, PackageDocument, Sourced, Workload};
 use crate::load::PackageDir;
 use crate::load::documents::Document;
 use crate::load::package::{EvictionPolicy, RawWorkload, Survive};
@@ -206,10 +206,18 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         super::groups::resolve_groups(&raw, &mut workloads, &documents, &pdbs, &manifest, &subject, diagnostics);
     let cluster_scoped_kinds = cluster_scoped_custom_kinds(&documents);
     let placed: BTreeSet<usize> = workloads.iter().map(|w| w.document).collect();
-    let unmanaged_custom = super::custom::unmanaged_custom(&documents, &placed, unreadable);
+    let mut unmanaged = super::custom::unmanaged_custom(&documents, &placed, unreadable).into_iter().peekable();
     let namespaces = super::namespaces::package_namespaces(meta, &manifest, &subject, diagnostics);
-    let scopes = document_scopes(&documents, &cluster_scoped_kinds);
-    let replicating = replicating_documents(&documents);
+    let mut budgets = pdbs.into_iter().peekable();
+    let documents = (documents.into_iter().enumerate())
+        .map(|(index, document)| PackageDocument {
+            scope: document_scope(&document, &cluster_scoped_kinds),
+            budget: budgets.next_if(|(at, _)| *at == index).map(|(_, budget)| budget),
+            replicating: ControllerKind::of(&document.value).filter(|kind| kind.replicates()),
+            unmanaged: unmanaged.next_if(|custom| custom.document == index),
+            document,
+        })
+        .collect();
     Some(Package {
         name,
         version_text: version.to_string(),
@@ -220,37 +228,19 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         documents,
         workloads,
         groups,
-        pdbs,
         cluster_scoped_kinds,
         namespaces,
-        unmanaged_custom,
         namespace_strings: std::sync::OnceLock::new(),
-        scopes,
-        replicating,
     })
 }
 
-/// The scope of each document, given the custom kinds the package's CRDs declare cluster-scoped.
-pub(super) fn document_scopes(
-    documents: &[Document],
-    cluster_scoped_kinds: &BTreeSet<(String, String)>,
-) -> Vec<DocumentScope> {
-    let scope = |document: &Document| {
-        if kix_kube::scope::is_cluster_scoped(document.group(), document.kind(), cluster_scoped_kinds) {
-            return DocumentScope::Cluster;
-        }
-        let written = document.value.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str);
-        DocumentScope::Namespaced(written.filter(|ns| !ns.is_empty()).map(str::to_string))
-    };
-    documents.iter().map(scope).collect()
-}
-
-/// The documents of kinds that replicate pods which kix does not place (ReplicaSets, ReplicationControllers).
-fn replicating_documents(documents: &[Document]) -> Vec<(usize, ControllerKind)> {
-    let replicating = |(index, document): (usize, &Document)| {
-        ControllerKind::of(&document.value).filter(|kind| kind.replicates()).map(|kind| (index, kind))
-    };
-    documents.iter().enumerate().filter_map(replicating).collect()
+/// The scope of a document, given the custom kinds the package's CRDs declare cluster-scoped.
+pub(super) fn document_scope(document: &Document, cluster_scoped_kinds: &BTreeSet<(String, String)>) -> DocumentScope {
+    if kix_kube::scope::is_cluster_scoped(document.group(), document.kind(), cluster_scoped_kinds) {
+        return DocumentScope::Cluster;
+    }
+    let written = document.value.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str);
+    DocumentScope::Namespaced(written.filter(|ns| !ns.is_empty()).map(str::to_string))
 }
 
 /// A view with the index of the document it was read from.

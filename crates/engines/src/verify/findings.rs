@@ -217,9 +217,9 @@ fn cause(instance: &Instance, workload: &Workload, kind: FindingKind) -> (Locati
 
 /// The package's own PodDisruptionBudget over the workload's pods, where its selector is written.
 fn budget_of(instance: &Instance, workload: &Workload) -> Option<Location> {
-    instance.package.pdbs.iter().find_map(|(document, pdb)| {
+    instance.package.budgets().find_map(|(document, pdb)| {
         let selects = pdb.selector.as_ref().is_some_and(|s| s.matches(&workload.view.template_labels));
-        selects.then(|| instance.package.documents[*document].locate(&["spec"]))
+        selects.then(|| instance.package.documents[document].locate(&["spec"]))
     })
 }
 
