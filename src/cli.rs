@@ -1,7 +1,7 @@
 //! The command line: raw flags as clap parses them.
 //!
-//! Each subcommand's arguments are plain data; `lib::run` turns them into a
-//! validated selection and drives the pipeline. Usage errors exit with 2
+//! Each subcommand's arguments are plain data; `commands::run` turns them into
+//! the engines' typed requests. Usage errors exit with 2
 //! (clap's own convention), findings with 1.
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};

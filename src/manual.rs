@@ -4,7 +4,7 @@
 //! `kix-init-package.1`), rendered by clap_mangen from the same clap definitions as `--help`, with
 //! EXIT STATUS, ENVIRONMENT, EXAMPLES and SEE ALSO sections kix adds in roff.
 //!
-//! The exit codes are one convention across commands (see `commands.rs`): 0 success (warnings
+//! The exit codes are one convention across commands (see `commands/mod.rs`): 0 success (warnings
 //! allowed), 1 findings or failure, 2 bad usage (clap's own code, kept for usage errors kix finds
 //! itself). [`EXIT`] says per command what 0 and 1 mean there; a test keeps it covering every
 //! command.

@@ -5,7 +5,7 @@
 //! [`MIN_LAST`] or its longest item), on lines of their own four spaces in. The other columns are kept
 //! whole: a table whose fixed columns alone are wider than the width overflows by that much.
 //!
-//! The width is the caller's: `commands.rs`, the one place that talks to the terminal, passes
+//! The width is the caller's: `commands/`, the one place that talks to the terminal, passes
 //! `COLUMNS` when set, else the terminal's width when stdout is one, else no limit (so a pipe or a
 //! file gets one line per row).
 

@@ -3,7 +3,7 @@
 //! (Ant's JUnit task, read by Jenkins, GitLab, Buildkite, GitHub test reporters): a case that fails
 //! carries a `<failure message=".." type="K0xxx">` with the findings as its text; a case that was not
 //! run a `<skipped>`. What each command makes a case of: `kix verify` one per workload and scenario
-//! (`verify::junit`), `kix lint` one per object (`lint`'s objects, `commands`).
+//! (`formats::verify_junit`), `kix lint` one per object (`formats::lint_junit`).
 
 use std::fmt::Write as _;
 

@@ -34,11 +34,18 @@ pub fn render_text(derivation: &Derivation) -> String {
             line(&mut out, "    ", step);
         }
     }
-    if derivation.findings.is_empty() {
+    // Every diagnostic about the instance (or the chosen workload), rendered without colour; acknowledged
+    // warnings last, marked so.
+    let plain = |d: &kix_diag::Diagnostic| d.render(kix_diag::Style::Plain);
+    let found = derivation.diagnostics.iter().map(plain);
+    let acknowledged =
+        derivation.diagnostics.acknowledged().iter().map(|d| format!("(acknowledged by allow) {}", plain(d)));
+    let findings: Vec<String> = found.chain(acknowledged).collect();
+    if findings.is_empty() {
         let _ = writeln!(out, "  no diagnostics");
     } else {
         let _ = writeln!(out, "  diagnostics:");
-        for finding in &derivation.findings {
+        for finding in &findings {
             for text in finding.lines() {
                 let _ = writeln!(out, "    {text}");
             }

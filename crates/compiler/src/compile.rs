@@ -32,8 +32,8 @@ pub struct Selection {
     pub what_if: Option<WhatIf>,
 }
 
-/// `kix explain --level`: compile as if one instance's entry requested `level`. It is set on the loaded
-/// tree and resolve decides it with its own rules (R2-R8), so what it shows is what a build of a cluster
+/// `kix explain --level`: compile as if one instance's entry requested `level`. It is handed to resolve
+/// with the instance's cluster file (`resolve::resolve_cluster`), which decides it with its own rules (R2-R8), so what it shows is what a build of a cluster
 /// file with `availability = level` on the instance gives.
 #[derive(Clone, Debug)]
 pub struct WhatIf {

@@ -6,7 +6,7 @@
 //! snapshot as `kubectl get nodes,pods,pdb,deploy,sts,rs -A -o yaml` prints it, read by the
 //! model's one snapshot reader, as verify reads it) and asks whether today's placement survives
 //! the level's worst domain loss; the judging is `kix_sim::audit_workloads`. This file is the edge:
-//! plans to audit requests, the report and its text.
+//! plans to audit requests, and the report (its text is the binary's, `src/text/audit.rs`).
 
 use kix_compiler::compile::{Compiled, Selection, UsageError, cluster_names, compile_clusters};
 use kix_compiler::derive::{ClusterPlan, InstancePlan};

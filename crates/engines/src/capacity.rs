@@ -161,6 +161,7 @@ pub fn capacity(request: &CapacityRequest) -> Result<Report, CapacityError> {
         return Err(CapacityError::Compile(compiled.diagnostics));
     }
     let clusters = &compiled.clusters;
+    // `--instance`: the name the user typed (the one comparison of names capacity makes).
     if let Some(wanted) = &request.instance
         && !clusters.iter().any(|c| c.instances().any(|i| &i.resolved.name == wanted))
     {
@@ -181,6 +182,7 @@ fn cluster_capacity(cluster: &CompiledCluster, report: &ClusterReport, only: Opt
     let plan = &cluster.plan;
     let largest = plan.nodes.iter().map(|n| (n.milli_cpu, n.memory)).max();
     let mut instances = Vec::new();
+    // `--instance`, as the user typed it.
     for instance in cluster.instances().filter(|i| only.is_none_or(|o| i.resolved.name == o)) {
         let verdicts = report.instances.iter().find(|r| r.index == instance.index).map(|r| r.workloads.as_slice());
         let zones = cluster.resolved.substrate.zones.as_ref().map(Vec::len);

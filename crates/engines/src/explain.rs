@@ -2,7 +2,7 @@
 //! why an instance got its level, replicas, spread constraints, budget and
 //! requests, step by step, each step with the file and line it came from.
 //! With `--level`, what it would get at level L: the compile runs with the
-//! instance's request overridden on the loaded tree
+//! instance's request handed to resolve in place of its entry's
 //! ([`kix_compiler::compile::WhatIf`]), so resolve and derive decide it as a build
 //! of a cluster file asking L would, and nothing is written.
 //!
@@ -78,11 +78,8 @@ pub struct Derivation {
     pub what_if: Option<String>,
     pub steps: Vec<Step>,
     pub workloads: Vec<WorkloadDerivation>,
-    /// Every diagnostic about the instance (or the chosen workload), rendered without colour; acknowledged
-    /// warnings last, marked so (the JSON document lists them as `diagnostics`, from [`Derivation::diagnostics`]).
-    #[serde(skip)]
-    pub findings: Vec<String>,
-    /// The diagnostics about the instance (or the chosen workload), with the acknowledged ones set aside.
+    /// The diagnostics about the instance (or the chosen workload), with the acknowledged ones set aside
+    /// (the text shows both, the JSON document lists them as `diagnostics`).
     #[serde(skip)]
     pub diagnostics: Diagnostics,
 }
@@ -135,6 +132,7 @@ pub fn explain(request: &ExplainRequest) -> Result<Derivation, ExplainError> {
         Err(_) if compiled.diagnostics.has_errors() => return Err(ExplainError::Compile(compiled.diagnostics)),
         Err(message) => return Err(ExplainError::Unknown(message)),
     };
+    // `--workload`, as the user typed it.
     if let Some(wanted) = &request.workload
         && !instance.plan.workloads.iter().any(|w| &w.name == wanted)
     {
@@ -239,16 +237,11 @@ pub fn derivation(
 
     let workloads = compiled_instance
         .workloads()
+        // `--workload`, as the user typed it.
         .filter(|w| only.is_none_or(|name| w.plan.name == name))
         .map(|w| workload_derivation(cluster, instance, w.workload, w.resolved, w.plan))
         .collect();
     let acknowledged = diagnostics.acknowledged().iter().filter(|d| about(d, cluster, instance, only));
-    let findings = diagnostics
-        .iter()
-        .filter(|d| about(d, cluster, instance, only))
-        .map(|d| d.render(kix_diag::Style::Plain))
-        .chain(acknowledged.clone().map(|d| format!("(acknowledged by allow) {}", d.render(kix_diag::Style::Plain))))
-        .collect();
     let mut own = Diagnostics::default();
     diagnostics
         .iter()
@@ -265,7 +258,6 @@ pub fn derivation(
         what_if: None,
         steps,
         workloads,
-        findings,
         diagnostics: own,
     }
 }
@@ -329,7 +321,9 @@ fn group_steps(instance: &Instance, resolved: &InstanceGroup) -> Vec<Step> {
     steps
 }
 
-/// Whether a diagnostic is about this instance (and workload, when one is chosen).
+/// Whether a diagnostic is about this instance (and workload, when one is chosen). Diagnostics carry the
+/// names of what they are about (their `Subject`), so this is the one comparison of names explain makes
+/// beside the names the user asked for.
 fn about(diagnostic: &Diagnostic, cluster: &Cluster, instance: &Instance, only: Option<&str>) -> bool {
     let subject = &diagnostic.subject;
     let cluster_matches = subject.cluster.as_deref() == Some(cluster.name.as_str());

@@ -1,13 +1,14 @@
 //! One vocabulary for Kubernetes, below both the compiler and the scheduler model.
 //!
-//! What belongs here: the Kubernetes API's own rules and shapes, with no kix policy
-//! in them — DNS-1123 names and label keys ([`names`]), well-known label and taint
+//! What belongs here: the Kubernetes API's own rules and shapes, and the few words
+//! kix itself writes on objects that every stage and the model share ([`kix_names`],
+//! a leaf) — DNS-1123 names and label keys ([`names`]), well-known label and taint
 //! keys ([`labels`]), label selectors ([`selector`]), resource quantities
 //! ([`quantity`]), a pod's requests as the scheduler counts them ([`requests`]), IntOrString percent values ([`int_or_percent`]), taints and
 //! tolerations ([`taints`]), group-aware object kinds ([`kind`]), lists and their items
 //! ([`list`]), the one reader of
 //! Deployments, StatefulSets and PodDisruptionBudgets ([`workload`]), autoscalers
-//! ([`autoscaler`]), operators' kinds that run pods ([`operators`]), where one object names another ([`references`]), object validation with the API server's rules ([`validate`]) and strict
+//! ([`autoscaler`]), operators' kinds that run pods ([`operators`]), where one object names another ([`references`]), which kinds are cluster-scoped ([`scope`]), object validation with the API server's rules ([`validate`]) and strict
 //! validation of whole objects against Kubernetes 1.33's schema and the package's CRDs
 //! ([`strict`]). Each file cites the
 //! upstream code it follows.

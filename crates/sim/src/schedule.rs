@@ -228,7 +228,7 @@ pub fn place(cluster: &mut Cluster, workload: &Workload) -> Placement {
 pub struct SimulateReport {
     pub workloads: Vec<Placement>,
     /// The cluster (the snapshot's nodes and pods) after every placement, kept with the report so that the command
-    /// line can leave them to the process exit (`exiting` in src/commands.rs) rather than free a
+    /// line can leave them to the process exit (`exiting` in src/commands/output.rs) rather than free a
     /// 5,000-node model piece by piece just before exiting; library callers drop them with the report.
     #[expect(dead_code, reason = "held until the report is dropped, never read")]
     model: Option<Box<Cluster>>,

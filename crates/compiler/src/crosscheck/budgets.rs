@@ -5,7 +5,7 @@
 
 use super::index::ClusterWorkloads;
 use crate::derive::InstancePlan;
-use crate::resolve::Cluster;
+use crate::resolve::{Cluster, Instance};
 use kix_diag::{Code, Diagnostic, Diagnostics, Location, Subject};
 use std::collections::{BTreeSet, HashSet};
 
@@ -15,16 +15,16 @@ pub fn report(
     cluster: &Cluster,
     workloads: &ClusterWorkloads<'_>,
     plans: &[InstancePlan],
-    overlapping: &BTreeSet<(String, String)>,
+    overlapping: &BTreeSet<usize>,
     diagnostics: &mut Diagnostics,
 ) {
     // Per entry, the budgets that select its pods, in budget order.
-    // Each budget as (its name, its instance's name).
-    let mut covering: Vec<Vec<(&str, &str)>> = vec![Vec::new(); workloads.entries.len()];
+    // Each budget as (its name, its instance's index: the plans are the resolved instances, in order).
+    let mut covering: Vec<Vec<(&str, usize)>> = vec![Vec::new(); workloads.entries.len()];
     // A budget two instances both emit is one object (reported as a duplicate, K0417): count it once.
     let mut seen: HashSet<(&str, &str), foldhash::fast::RandomState> =
         HashSet::with_capacity_and_hasher(plans.len() * 4, Default::default());
-    for plan in plans {
+    for (position, plan) in plans.iter().enumerate() {
         // A budget's name and selector are never stamped: each is read once for its shape.
         for (index, facts) in plan.facts().enumerate() {
             let Some(selector) = &facts.budget else { continue };
@@ -34,13 +34,13 @@ pub fn report(
             }
             let Some(selector) = selector else { continue };
             for entry in workloads.selected_by(&plan.namespace, selector) {
-                covering[entry].push((name, &plan.name));
+                covering[entry].push((name, position));
             }
         }
     }
-    for (entry, budgets) in workloads.entries.iter().zip(&covering) {
+    for (index, (entry, budgets)) in workloads.entries.iter().zip(&covering).enumerate() {
         let (instance, workload) = (entry.instance, entry.workload);
-        if budgets.len() < 2 || overlapping.contains(&(instance.name.clone(), workload.name().to_string())) {
+        if budgets.len() < 2 || overlapping.contains(&index) {
             continue;
         }
         let diagnostic = Diagnostic::new(
@@ -54,25 +54,24 @@ pub fn report(
                 budgets.len(),
                 budgets
                     .iter()
-                    .map(|(name, instance)| format!("{name} (instance `{instance}`)"))
+                    .map(|(name, instance)| format!("{name} (instance `{}`)", cluster.instances[*instance].name))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
         )
         .at(instance.package.documents[workload.document].locate(&["spec", "selector"]))
         .about(&Subject { workload: Some(workload.name().to_string().into()), ..instance.subject.clone() });
-        let labels = budgets.iter().filter_map(|(name, instance)| budget_label(cluster, name, instance));
+        let labels = budgets.iter().map(|(name, instance)| budget_label(&cluster.instances[*instance], name));
         diagnostics.push(labels.fold(diagnostic, |diagnostic, (at, label)| diagnostic.with_label(at, label)));
     }
 }
 
 /// Where a budget over the pods is: a shipped one at its selector, one kix derives at the instance that
 /// derives it (its name in the cluster file).
-fn budget_label(cluster: &Cluster, name: &str, instance: &str) -> Option<(Location, String)> {
-    let instance = cluster.instances.iter().find(|i| i.name == instance)?;
+fn budget_label(instance: &Instance, name: &str) -> (Location, String) {
     let package = &instance.package;
     let shipped = package.budgets().map(|(index, _)| &package.documents[index]).find(|d| d.name() == name);
-    Some(match shipped {
+    match shipped {
         Some(document) => (
             document.locate(&["spec", "selector"]),
             format!("PodDisruptionBudget `{name}` of instance `{}`", instance.name),
@@ -81,5 +80,5 @@ fn budget_label(cluster: &Cluster, name: &str, instance: &str) -> Option<(Locati
             instance.location.clone(),
             format!("kix derives PodDisruptionBudget `{name}` for instance `{}`", instance.name),
         ),
-    })
+    }
 }

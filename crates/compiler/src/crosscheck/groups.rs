@@ -11,26 +11,24 @@ use kix_kube::selector::Selector;
 use std::collections::BTreeSet;
 
 /// Reports each group whose selector selects a pod template of another instance in its namespace;
-/// returns those workloads (by instance and name), whose two budgets K0415 then does not report again.
-pub fn report(
-    cluster: &Cluster,
-    workloads: &ClusterWorkloads<'_>,
-    diagnostics: &mut Diagnostics,
-) -> BTreeSet<(String, String)> {
+/// returns those workloads (indices into `workloads.entries`), whose two budgets K0415 then does not
+/// report again.
+pub fn report(cluster: &Cluster, workloads: &ClusterWorkloads<'_>, diagnostics: &mut Diagnostics) -> BTreeSet<usize> {
     let mut selected = BTreeSet::new();
     for instance in &cluster.instances {
         for group in &instance.package.groups {
             let selector = Selector { match_labels: group.selector.clone(), requirements: Vec::new() };
             for entry in workloads.selected_by(&instance.namespace, &selector) {
                 let other = &workloads.entries[entry];
-                // The other members of a group across instances are the group's own pods.
+                // The other members of a group across instances are the group's own pods (a group across
+                // instances is its name in the cluster file).
                 let fellow = group.across
                     && (other.instance.across.as_ref().zip(instance.across.as_ref()))
                         .is_some_and(|(a, b)| a.name == b.name);
                 if std::ptr::eq(other.instance, instance) || fellow {
                     continue;
                 }
-                selected.insert((other.instance.name.clone(), other.workload.name().to_string()));
+                selected.insert(entry);
                 let selector_text = crate::resolve::labels_text(&group.selector);
                 let document = &other.instance.package.documents[other.workload.document];
                 diagnostics.push(

@@ -10,17 +10,14 @@ use std::collections::BTreeSet;
 
 /// Reports every overlapping pair, at the selector that takes the other's pods, with the other workload as a
 /// secondary label (its selector when each takes the other's, else its pods' labels); returns the
-/// (instance, workload) names involved in one.
-pub fn report(
-    cluster: &Cluster,
-    workloads: &ClusterWorkloads<'_>,
-    diagnostics: &mut Diagnostics,
-) -> BTreeSet<(String, String)> {
+/// entries (indices into `workloads.entries`) involved in one.
+pub fn report(cluster: &Cluster, workloads: &ClusterWorkloads<'_>, diagnostics: &mut Diagnostics) -> BTreeSet<usize> {
     // Each unordered pair once, lower entry first, found through the index.
     let mut pairs = BTreeSet::new();
     for (a, entry) in workloads.entries.iter().enumerate() {
         for b in workloads.selected_by(entry.namespace(), &entry.workload.view.selector) {
             let other = &workloads.entries[b];
+            // An object's identity (its kind and name in the namespace): the same object emitted twice.
             let same_object =
                 entry.workload.kind() == other.workload.kind() && entry.workload.name() == other.workload.name();
             if a != b && !same_object {
@@ -42,8 +39,7 @@ pub fn report(
             _ => format!("the selector of {} also selects the pods of {}", describe(b), describe(a)),
         };
         let (at, other) = if a_selects_b { (a, b) } else { (b, a) };
-        involved.insert((a.instance.name.clone(), a.workload.name().to_string()));
-        involved.insert((b.instance.name.clone(), b.workload.name().to_string()));
+        involved.extend([i, j]);
         // The other place: the other selector when each selects the other, else the labels it selects.
         let (other_at, other_label) = if a_selects_b && b_selects_a {
             (document(other).locate(&["spec", "selector"]), format!("the selector of {}", describe(other)))

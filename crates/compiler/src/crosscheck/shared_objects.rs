@@ -26,9 +26,8 @@ pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagn
     let objects = plans.iter().map(|p| p.facts().len()).sum();
     let mut first_owner = FirstSeen::with_capacity(objects);
     let mix = foldhash::fast::FixedState::with_seed(0);
-    // Instances by name, hashed: a cluster may run 100,000 instances (issue 19; a scan per plan took 50 s).
-    let instances: HashMap<&str, _, Fast> = cluster.instances.iter().map(|i| (i.name.as_str(), i)).collect();
-    for (position, plan) in plans.iter().enumerate() {
+    // The plans are the cluster's resolved instances derived, in the same order.
+    for (position, (plan, instance)) in plans.iter().zip(&cluster.instances).enumerate() {
         // Per earlier instance: the objects this one emits again (one diagnostic per pair of instances).
         let mut clashes: BTreeMap<&str, Vec<Clash>> = BTreeMap::new();
         let own_namespace = mix.hash_one(plan.namespace.as_str());
@@ -43,10 +42,10 @@ pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagn
             if first == here {
                 continue;
             }
-            let (owner, at) = (&plans[first.0 as usize], first.1 as usize);
-            if owner.name == plan.name {
+            if first.0 == here.0 {
                 continue;
             }
+            let (owner, at) = (&plans[first.0 as usize], first.1 as usize);
             let differs_at = first_difference(&owner.comparable(at), &plan.comparable(index));
             // Identical and cluster-scoped: left unshared only because a third instance differs (reported
             // on its own).
@@ -60,12 +59,11 @@ pub fn report(cluster: &Cluster, plans: &[InstancePlan], diagnostics: &mut Diagn
                 differs_at,
             });
         }
-        let instance = instances.get(plan.name.as_str()).copied();
         for (owner, objects) in clashes {
             let mut diagnostic =
                 Diagnostic::new(Code::ObjectInTwoInstances, message(cluster, owner, &plan.name, &objects))
-                    .at_opt(instance.map(|i| i.location.clone()))
-                    .about(instance.map_or(&cluster.subject(), |i| &i.subject));
+                    .at(instance.location.clone())
+                    .about(&instance.subject);
             diagnostic.help = help(&objects).map(Into::into);
             diagnostics.push(diagnostic);
         }

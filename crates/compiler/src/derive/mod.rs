@@ -13,15 +13,16 @@
 //! user wrote them.
 //!
 //! Files: [`placement`] decides spread and budgets per workload, [`patch`]
-//! edits documents, [`budget`] builds derived PDBs, [`scope`] knows which
-//! kinds are cluster-scoped, [`namespaces`] places objects and moves
+//! edits documents, [`budget`] builds derived PDBs (which kinds are
+//! cluster-scoped is `kix_kube::scope`), [`namespaces`] places objects and moves
 //! references, [`objects`] checks one instance's objects, [`shared`] writes
 //! once what several instances emit identically, [`rollout`] checks a
 //! workload's own pod anti-affinity against the declared domains (K0450),
 //! [`shape`] reuses one instance's objects for the next instance of the same
 //! shape ([`rendered`]: each object's text rendered once for it),
 //! [`instance_plan`] holds an instance's output (its objects stamped only when
-//! asked for), one [`planned`] record per object.
+//! asked for), one [`planned_object`] record per object, [`workload_plan`]
+//! what placement decided for each workload and why.
 
 mod budget;
 mod instance_plan;

@@ -2,7 +2,7 @@
 //!
 //! The manifest is parsed into raw values with spans; every resource file
 //! (see [`super::globs`]: `resources = [...]`, else every `*.yaml`/`*.yml`
-//! file of the directory) is split into documents (see [`super::yaml`]) and kept as
+//! file of the directory) is split into documents (see [`super::documents`]) and kept as
 //! `kix_yaml::Value`s so that `emit` can patch the user's own document and
 //! keep its fields and their order. Kustomization files are not resources:
 //! they are checked for transformations kix does not apply

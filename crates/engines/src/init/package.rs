@@ -144,7 +144,7 @@ fn resources(documents: &[(PathBuf, Document)], files: &[PathBuf], dir: &Path) -
     let mut patterns = Vec::new();
     let mut refused = Vec::new();
     for (dir, extensions) in ordered {
-        // Resource patterns take `*`, `?` and `**` only (kix_compiler::load::resources): a directory whose name
+        // Resource patterns take `*`, `?` and `**` only (kix_compiler::load::globs): a directory whose name
         // holds other glob syntax cannot be listed.
         if dir.chars().any(|c| matches!(c, '[' | ']' | '{' | '}' | '*' | '?' | '"')) {
             refused.push(dir.clone());
