@@ -201,3 +201,48 @@ fn init_cluster_groups_an_eks_node_group_into_one_pool_over_three_zones() {
     std::fs::write(t.root().join("clusters/prod.toml"), with_instance).unwrap();
     t.args(["verify"]).run().status(0).stdout_contains("meets zone");
 }
+
+/// Issue 38: a node group of 3, 2 and 2 nodes over three zones is written as the seven nodes it is
+/// (`nodesPerZone = { a = 3, b = 2, c = 2 }`), never rounded up to nine; a cordoned node is a pool of
+/// its own with the unschedulable taint; and verify on the inventory and on the snapshot agree.
+#[test]
+fn init_cluster_writes_a_node_groups_real_counts_per_zone() {
+    let mut nodes = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    let mut node = |name: &str, zone: &str, cordoned: bool| {
+        nodes.push_str(&format!(
+            "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: {name}\n    labels:\n      kubernetes.io/hostname: \
+             {name}\n      topology.kubernetes.io/zone: {zone}\n      eks.amazonaws.com/nodegroup: general\n  spec:\n    \
+             unschedulable: {cordoned}\n  status:\n    allocatable: {{cpu: \"4\", memory: 16Gi, pods: \"110\"}}\n"
+        ));
+    };
+    for (zone, count) in [("a", 3), ("b", 2), ("c", 2)] {
+        for n in 1..=count {
+            node(&format!("node-{zone}{n}"), zone, false);
+        }
+    }
+    node("node-c9", "c", true);
+    let web = std::fs::read_to_string(repo_path("packages/web/api.yaml")).unwrap();
+    let t = Test::new().tree([("nodes.yaml", nodes.as_str()), ("packages/web/api.yaml", web.as_str())]);
+    t.clone().args(["init", "package", "packages/web"]).run().status(0);
+    t.clone().args(["init", "cluster", "prod", "--from-state", "nodes.yaml"]).run().status(0);
+    let cluster = std::fs::read_to_string(t.root().join("clusters/prod.toml")).unwrap();
+    assert!(cluster.contains("zones = [\"a\", \"b\", \"c\"]\nnodesPerZone = { a = 3, b = 2, c = 2 }\n"), "{cluster}");
+    assert!(
+        cluster.contains(
+            "taints = [{ key = \"node.kubernetes.io/unschedulable\", value = \"\", effect = \"NoSchedule\" }]"
+        ),
+        "{cluster}"
+    );
+    assert!(cluster.contains("# cordoned in the snapshot"), "{cluster}");
+    let with_instance = cluster.replace(
+        "# [[instances]]\n# name = \"web\"\n# package = \"web\"\n",
+        "[[instances]]\nname = \"web\"\npackage = \"web\"\n",
+    );
+    std::fs::write(t.root().join("clusters/prod.toml"), with_instance).unwrap();
+    let inventory = t.clone().args(["verify", "--format", "json"]).run().json();
+    assert_eq!(inventory["clusters"][0]["nodes"], 8, "seven nodes and the cordoned one, not nine");
+    let on_inventory = inventory["clusters"][0]["instances"][0]["workloads"][0]["meets_level"].clone();
+    let snapshot = t.args(["verify", "--state", "nodes.yaml", "--format", "json"]).run().json();
+    let on_snapshot = snapshot["clusters"][0]["instances"][0]["workloads"][0]["meets_level"].clone();
+    assert_eq!(on_inventory, on_snapshot, "verify on the inventory and on the snapshot agree");
+}

@@ -28,5 +28,6 @@ mod release;
 mod report;
 mod schema;
 mod schema_files;
+mod shared_world;
 mod sim_cli;
 mod verify;

@@ -441,5 +441,8 @@ fn three_thousand_nodes_are_drawn_as_a_few_boxes() {
         .map(|b| b.split("data-count=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap())
         .collect();
     assert_eq!(counts.iter().sum::<usize>(), 3000);
-    assert!(counts.len() <= 12, "{} boxes for 3,000 nodes: {counts:?}", counts.len());
+    // Every instance shares the nodes (issue 38): each node holding pods is drawn (prod's instances run
+    // fewer than 40 pods), and the empty rest of each zone is one box.
+    assert_eq!(counts.iter().filter(|&&n| n >= 950).count(), 3, "one box per zone for its empty nodes: {counts:?}");
+    assert!(counts.len() <= 3 + 40, "{} boxes for 3,000 nodes: {counts:?}", counts.len());
 }

@@ -260,7 +260,7 @@ pub fn verify(clusters: &[CompiledCluster], snapshot: Option<&State>) -> Vec<Clu
         topology.sort_by(|a, b| a.name.cmp(&b.name));
         let mut instances: Vec<InstanceReport> = match &state {
             None => Vec::new(),
-            Some(state) => cluster.instances().map(|instance| verify_instance(cluster, instance, state)).collect(),
+            Some(state) => verify_cluster_world(cluster, state),
         };
         // One instance order in every report: by name, as build's summary and capacity list them.
         instances.sort_by(|a, b| a.instance.cmp(&b.instance));
@@ -293,32 +293,43 @@ fn simulated_node(node: &InventoryNode) -> Node {
     }
 }
 
-fn verify_instance(cluster: &CompiledCluster, instance: CompiledInstance<'_>, state: &State) -> InstanceReport {
-    let plan = instance.plan;
-    // A member of a group across instances is simulated with the other members (their pods and the
-    // group's budget, which the first member emits) and judged on the group's pods.
-    let members: Vec<CompiledInstance<'_>> = match &plan.across {
-        Some(group) => cluster.instances().filter(|i| i.plan.across.as_ref() == Some(group)).collect(),
-        None => vec![instance],
+/// Every compiled workload of the cluster placed together on its nodes (one world, issue 38): each
+/// instance's objects in the cluster file's order, each instance's operator budgets after its objects,
+/// the snapshot's other pods where they are bound. Every workload's scenarios run on that world, so a
+/// workload's pods compete for room with every other instance's; the verdicts go to their instances.
+fn verify_cluster_world(cluster: &CompiledCluster, state: &State) -> Vec<InstanceReport> {
+    // A group across instances is judged on all its members' pods: one scope for all of them; an
+    // instance's own groups are scoped to it.
+    let across: Vec<&String> = {
+        let mut names: Vec<&String> = cluster.instances().filter_map(|i| i.plan.across.as_ref()).collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    let instances = cluster.plan.instances.len();
+    let scope_of = |instance: CompiledInstance<'_>| match &instance.plan.across {
+        Some(group) => instances + across.binary_search(&group).unwrap_or(0),
+        None => instance.index,
     };
     // What the model is asked about, each with the instance and workload plan it comes from.
-    let (asked, from): (Vec<WorkloadLevel>, Vec<(usize, usize)>) = members
-        .iter()
-        .flat_map(|m| m.plan.workloads.iter().enumerate().map(move |(w, workload)| (m.index, w, workload)))
+    let (asked, from): (Vec<WorkloadLevel>, Vec<(usize, usize)>) = cluster
+        .instances()
+        .flat_map(|i| i.plan.workloads.iter().enumerate().map(move |(w, workload)| (i, w, workload)))
         // A workload scaled to zero runs no pods: there is nothing to simulate.
         .filter(|(_, _, w)| !w.scaled_to_zero)
-        .map(|(member, index, w)| {
+        .map(|(instance, index, w)| {
             let level = WorkloadLevel {
                 kind: w.kind,
-                namespace: plan.namespace.clone(),
+                namespace: instance.plan.namespace.clone(),
                 name: w.name.clone(),
                 level: w.level,
                 // Under an autoscaler the level must hold at its minimum, not at spec.replicas.
                 min_replicas: w.autoscaler.as_ref().map(|a| a.min_replicas),
                 group: w.group.clone(),
+                group_scope: scope_of(instance),
                 survive: w.survive,
             };
-            (level, (member, index))
+            (level, (instance.index, index))
         })
         .unzip();
     let request = kix_sim::ScenarioRequest {
@@ -326,24 +337,29 @@ fn verify_instance(cluster: &CompiledCluster, instance: CompiledInstance<'_>, st
         node_key: cluster.plan.domains.node.clone(),
         zone_key: cluster.plan.domains.zone.clone(),
         kinds: kix_kube::operators::KindTable::exactly(
-            members.iter().flat_map(|m| &m.plan.workloads).filter_map(|w| w.kind.profile()).collect(),
+            cluster.plan.instances.iter().flat_map(|i| &i.workloads).filter_map(|w| w.kind.profile()).collect(),
         ),
     };
-    let budgets = members.iter().flat_map(|m| operator_budgets(m.plan));
-    let objects: Vec<kix_yaml::Value> = members.iter().flat_map(|m| m.plan.objects()).cloned().chain(budgets).collect();
-    let workloads = (verify_workloads(state, &objects, &request).into_iter())
-        .filter_map(|verdict| {
-            let (member, plan) = from[verdict.request];
-            (member == instance.index).then_some(VerifiedWorkload { plan, verdict })
+    let mut objects: Vec<kix_yaml::Value> = Vec::new();
+    for instance in &cluster.plan.instances {
+        objects.extend(instance.objects().iter().cloned());
+        objects.extend(operator_budgets(instance));
+    }
+    let mut reports: Vec<InstanceReport> = cluster
+        .instances()
+        .map(|i| InstanceReport {
+            index: i.index,
+            instance: i.plan.name.clone(),
+            namespace: i.plan.namespace.clone(),
+            workloads: Vec::new(),
+            unverified: i.plan.unplaced.clone(),
         })
         .collect();
-    InstanceReport {
-        index: instance.index,
-        instance: plan.name.clone(),
-        namespace: plan.namespace.clone(),
-        workloads,
-        unverified: plan.unplaced.clone(),
+    for verdict in verify_workloads(state, &objects, &request) {
+        let (instance, plan) = from[verdict.request];
+        reports[instance].workloads.push(VerifiedWorkload { plan, verdict });
     }
+    reports
 }
 
 /// The budgets operators make for their own pods (a custom resource's profile says whether,

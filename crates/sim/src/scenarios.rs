@@ -255,9 +255,9 @@ pub(super) fn run(
 fn quorum_of(workloads: &[Workload], w: usize, wanted: &WorkloadLevel, request: &ScenarioRequest) -> Quorum {
     let mut members = vec![w];
     if let Some(group) = &wanted.group {
-        for other in
-            request.workloads.iter().filter(|x| x.group.as_ref() == Some(group) && x.namespace == wanted.namespace)
-        {
+        for other in request.workloads.iter().filter(|x| {
+            x.group.as_ref() == Some(group) && x.namespace == wanted.namespace && x.group_scope == wanted.group_scope
+        }) {
             let found = workloads
                 .iter()
                 .position(|x| x.kind == other.kind && x.namespace == other.namespace && x.name == other.name);

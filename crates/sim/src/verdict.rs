@@ -22,6 +22,10 @@ pub struct WorkloadLevel {
     /// The availability group it is a member of (issue 17): the members of one group in one namespace
     /// are judged on their pods together.
     pub group: Option<String>,
+    /// Which of the request's groups of that name and namespace it is in: the caller's numbering (kix
+    /// gives each instance's own groups the instance's index, and a group across instances one number
+    /// for all its members), so two instances sharing a namespace keep their groups apart.
+    pub group_scope: usize,
     /// How many of its pods (or its group's) must keep running through a failure.
     pub survive: Survive,
 }

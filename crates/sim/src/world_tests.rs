@@ -144,6 +144,7 @@ fn journalled_scenarios_give_the_reference_engines_verdicts() {
                     level: level(&mut rng),
                     min_replicas: None,
                     group: None,
+                    group_scope: 0,
                     survive: Default::default(),
                 },
                 WorkloadLevel {
@@ -153,6 +154,7 @@ fn journalled_scenarios_give_the_reference_engines_verdicts() {
                     level: level(&mut rng),
                     min_replicas: None,
                     group: None,
+                    group_scope: 0,
                     survive: Default::default(),
                 },
             ],

@@ -146,6 +146,76 @@ pub struct RawInstance {
     pub create_namespace: Option<Spanned<bool>>,
 }
 
+/// A pool's `nodesPerZone`: one count for every zone, or a count per zone (issue 38: a node group of 3,
+/// 2 and 2 nodes is seven nodes, not nine).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodesPerZone {
+    /// The same count in every zone of the pool (or in all, without zones).
+    Each(u32),
+    /// A count per zone, by zone name.
+    ByZone(BTreeMap<String, u32>),
+}
+
+impl NodesPerZone {
+    /// The nodes the pool has in `zone` (`None`: a pool without zones).
+    pub fn in_zone(&self, zone: Option<&str>) -> u32 {
+        match (self, zone) {
+            (NodesPerZone::Each(n), _) => *n,
+            (NodesPerZone::ByZone(counts), Some(zone)) => counts.get(zone).copied().unwrap_or(0),
+            (NodesPerZone::ByZone(_), None) => 0,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for NodesPerZone {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<NodesPerZone, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = NodesPerZone;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(
+                    "a count of nodes (`nodesPerZone = 2`) or a count per zone (`nodesPerZone = { a = 3, b = 2 }`)",
+                )
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<NodesPerZone, E> {
+                u32::try_from(n).map(NodesPerZone::Each).map_err(|_| E::custom(format!("{n} is not a count of nodes")))
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<NodesPerZone, E> {
+                u32::try_from(n).map(NodesPerZone::Each).map_err(|_| E::custom(format!("{n} is not a count of nodes")))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<NodesPerZone, A::Error> {
+                let mut counts = BTreeMap::new();
+                while let Some((zone, n)) = map.next_entry::<String, i64>()? {
+                    let n = u32::try_from(n)
+                        .map_err(|_| serde::de::Error::custom(format!("zone `{zone}`: {n} is not a count of nodes")))?;
+                    if counts.insert(zone.clone(), n).is_some() {
+                        return Err(serde::de::Error::custom(format!("zone `{zone}` is given twice")));
+                    }
+                }
+                Ok(NodesPerZone::ByZone(counts))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// In the cluster file's JSON Schema: a count, or a table of counts by zone.
+impl schemars::JsonSchema for NodesPerZone {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NodesPerZone".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Nodes in each zone: one count for every zone of the pool, or a count per zone (`{ a = 3, b = 2, c = 2 }`).",
+            "anyOf": [
+                { "type": "integer", "minimum": 0 },
+                { "type": "object", "additionalProperties": { "type": "integer", "minimum": 0 } }
+            ]
+        })
+    }
+}
+
 /// A pool of identical nodes (the node inventory `kix verify` simulates on).
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -157,10 +227,11 @@ pub struct RawNodePool {
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
     pub zones: Vec<Spanned<String>>,
-    /// Nodes in each zone (or in all, without zones).
+    /// Nodes in each zone (or in all, without zones): one count for every zone (`nodesPerZone = 2`), or
+    /// a count per zone as the node group really holds them (`nodesPerZone = { a = 3, b = 2, c = 2 }`).
     #[serde(rename = "nodesPerZone")]
-    #[schemars(with = "u32")]
-    pub nodes_per_zone: Spanned<u32>,
+    #[schemars(with = "NodesPerZone")]
+    pub nodes_per_zone: Spanned<NodesPerZone>,
     /// Further labels of every node of the pool.
     #[serde(default)]
     pub labels: BTreeMap<String, String>,

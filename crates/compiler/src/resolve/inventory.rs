@@ -14,7 +14,7 @@
 //! labels and taints.
 
 use super::substrate::{FailureDomains, Substrate};
-use crate::load::cluster::RawNodePool;
+use crate::load::cluster::{NodesPerZone, RawNodePool};
 use kix_diag::{Code, Diagnostic, Diagnostics, SourceFile, Subject};
 use kix_kube::labels as well_known;
 use kix_kube::names;
@@ -106,8 +106,35 @@ fn node_problems(pool: &RawNodePool) -> Vec<Problem> {
     let name = pool.name.get_ref();
     let at = pool.name.span();
     let mut problems = Vec::new();
-    if *pool.nodes_per_zone.get_ref() == 0 {
-        problems.push((pool.nodes_per_zone.span(), format!("node pool `{name}` has nodesPerZone = 0")));
+    let at_count = pool.nodes_per_zone.span();
+    match pool.nodes_per_zone.get_ref() {
+        NodesPerZone::Each(0) => problems.push((at_count, format!("node pool `{name}` has nodesPerZone = 0"))),
+        NodesPerZone::Each(_) => {}
+        NodesPerZone::ByZone(_) if pool.zones.is_empty() => problems.push((
+            at_count,
+            format!("node pool `{name}` lists no zones, so nodesPerZone is one count (`nodesPerZone = 2`)"),
+        )),
+        NodesPerZone::ByZone(counts) => {
+            let zones: Vec<&str> = pool.zones.iter().map(|z| z.get_ref().as_str()).collect();
+            for zone in counts.keys().filter(|z| !zones.contains(&z.as_str())) {
+                problems.push((
+                    at_count.clone(),
+                    format!(
+                        "node pool `{name}` counts nodes in zone `{zone}`, which is not one of its zones ({})",
+                        zones.join(", ")
+                    ),
+                ));
+            }
+            for zone in zones.iter().filter(|z| !counts.contains_key(**z)) {
+                problems.push((
+                    at_count.clone(),
+                    format!("node pool `{name}` gives no count for its zone `{zone}` (write `{zone} = 0` for none)"),
+                ));
+            }
+            if counts.values().all(|n| *n == 0) {
+                problems.push((at_count, format!("node pool `{name}` has no node in any zone")));
+            }
+        }
     }
     for (key, value) in &pool.labels {
         if let Err(why) = names::label_key(key).and_then(|()| names::label_value(value)) {
@@ -175,10 +202,20 @@ fn node_name_collisions(pools: &[RawNodePool]) -> Vec<Problem> {
     problems
 }
 
+/// The nodes a pool holds, over its zones.
+fn pool_size(pool: &RawNodePool) -> u64 {
+    let zones: Vec<Option<&str>> = if pool.zones.is_empty() {
+        vec![None]
+    } else {
+        pool.zones.iter().map(|z| Some(z.get_ref().as_str())).collect()
+    };
+    zones.into_iter().map(|zone| u64::from(pool.nodes_per_zone.get_ref().in_zone(zone))).sum()
+}
+
 /// The number of nodes against `multiNode` and kix's simulation limit.
 fn node_count_problems(pools: &[RawNodePool], substrate: &Substrate) -> Vec<Problem> {
     let Some(first) = pools.first() else { return Vec::new() };
-    let total: u64 = pools.iter().map(|p| u64::from(*p.nodes_per_zone.get_ref()) * p.zones.len().max(1) as u64).sum();
+    let total: u64 = pools.iter().map(pool_size).sum();
     let nodes = |n: u64| format!("{n} node{}", kix_diag::words::s(n));
     let mut problems = Vec::new();
     match substrate.multi_node {
@@ -374,7 +411,7 @@ pub fn expand(pools: &[RawNodePool], domains: &FailureDomains) -> Vec<InventoryN
         let milli_cpu = quantity::milli(&pool.allocatable.cpu).unwrap_or_default();
         let memory = quantity::units(&pool.allocatable.memory).unwrap_or_default();
         for zone in zones {
-            for index in 1..=*pool.nodes_per_zone.get_ref() {
+            for index in 1..=pool.nodes_per_zone.get_ref().in_zone(zone) {
                 let name = match zone {
                     Some(zone) => format!("{}-{}-{index}", pool.name.get_ref(), dns_safe(zone)),
                     None => format!("{}-{index}", pool.name.get_ref()),

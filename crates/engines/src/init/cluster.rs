@@ -165,12 +165,14 @@ fn pools(nodes: &[Node]) -> Vec<String> {
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         };
-        let taints: Vec<(String, String, String)> = node
-            .taints
-            .iter()
-            .filter(|t| t.key != kix_kube::labels::TAINT_UNSCHEDULABLE)
-            .map(|t| (t.key.clone(), t.value.clone(), t.effect.as_str().to_string()))
-            .collect();
+        // Taints as the snapshot has them; a cordoned node (`spec.unschedulable`) carries the unschedulable
+        // taint the node lifecycle controller gives it, so it is a pool of its own that takes no new pods.
+        let mut taints: Vec<(String, String, String)> =
+            node.taints.iter().map(|t| (t.key.clone(), t.value.clone(), t.effect.as_str().to_string())).collect();
+        if node.unschedulable && !node.taints.iter().any(|t| t.key == kix_kube::labels::TAINT_UNSCHEDULABLE) {
+            taints.push((kix_kube::labels::TAINT_UNSCHEDULABLE.to_string(), String::new(), "NoSchedule".to_string()));
+        }
+        taints.sort();
         let allocatable = (node.allocatable.milli_cpu, node.allocatable.memory, node.allocatable.pods);
         groups.entry((identity, taints, allocatable)).or_default().push(node);
     }
@@ -199,17 +201,28 @@ fn pool_text(
         *zones.entry(node.labels.get(ZONE).map_or("", String::as_str)).or_default() += 1;
     }
     let zoned: Vec<&str> = zones.keys().copied().filter(|z| !z.is_empty()).collect();
-    let per_zone = zones.values().copied().max().unwrap_or(1);
     let mut text = format!("\n[[nodePools]]\nname = \"{name}\"\n");
-    if !zoned.is_empty() && zoned.len() == zones.len() {
+    let all_zoned = !zoned.is_empty() && zoned.len() == zones.len();
+    if all_zoned {
         let listed: Vec<String> = zoned.iter().map(|z| format!("{z:?}")).collect();
         let _ = writeln!(text, "zones = [{}]", listed.join(", "));
     }
-    let _ = writeln!(text, "nodesPerZone = {per_zone}");
-    if zones.values().any(|n| *n != per_zone) {
-        let counts: Vec<String> = zones.iter().map(|(z, n)| format!("{z}: {n}")).collect();
-        let _ =
-            writeln!(text, "# the snapshot's zones hold different counts ({}); kix pools are even", counts.join(", "));
+    // The snapshot's real counts, never rounded up (issue 38): one count when every zone holds it, else a
+    // count per zone. Nodes without a zone label beside zoned ones: the pool lists no zones and counts all.
+    let first = zones.values().next().copied().unwrap_or(1);
+    if !all_zoned {
+        let _ = writeln!(text, "nodesPerZone = {}", members.len());
+    } else if zones.values().all(|n| *n == first) {
+        let _ = writeln!(text, "nodesPerZone = {first}");
+    } else {
+        let counts: Vec<String> = zones.iter().map(|(z, n)| format!("{} = {n}", toml_key(z))).collect();
+        let _ = writeln!(text, "nodesPerZone = {{ {} }}", counts.join(", "));
+    }
+    if members.iter().any(|m| m.unschedulable) {
+        let _ = writeln!(
+            text,
+            "# cordoned in the snapshot (spec.unschedulable): kept with the unschedulable taint, so verify puts no pod here"
+        );
     }
     // The labels every member carries, less the per-node and per-zone ones; those every kubelet sets have
     // pool settings of their own, the rest stay labels.
@@ -239,6 +252,15 @@ fn pool_text(
     let _ =
         writeln!(text, "allocatable = {{ cpu = \"{}\", memory = \"{}\", pods = {pods} }}", milli(cpu), bytes(memory));
     text
+}
+
+/// A TOML key: bare where TOML allows it (letters, digits, `-`, `_`), else quoted.
+fn toml_key(key: &str) -> String {
+    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        key.to_string()
+    } else {
+        format!("{key:?}")
+    }
 }
 
 /// Node labels that have a pool setting of their own (`os = "linux"`), as kix's inventories write them.

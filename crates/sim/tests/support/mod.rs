@@ -62,6 +62,7 @@ pub fn verify_request(
             level,
             min_replicas,
             group: None,
+            group_scope: 0,
             survive: Default::default(),
         }],
         node_key: "kubernetes.io/hostname".into(),

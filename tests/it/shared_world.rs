@@ -1,0 +1,157 @@
+//! The proof on the cluster as it is shared (issue 38): every instance of a cluster placed together on
+//! the same nodes, and every scenario run on that one world.
+//!
+//! The cluster of the issue: four instances of one package, each a 3-replica Deployment requesting
+//! 900m, at level zone on 3 zones of 2 nodes. Figures by hand, from upstream:
+//! - NodeResourcesFit (`pkg/scheduler/framework/plugins/noderesources/fit.go`, `fitsRequest`): a pod
+//!   fits a node when the node's allocatable minus the requests of the pods bound to it holds the pod's
+//!   requests. 12 pods over 6 nodes are 2 a node, 1800m.
+//! - The Deployment controller's fenceposts (`pkg/controller/deployment/util/deployment_util.go`,
+//!   `ResolveFenceposts`): the default 25% maxSurge rounds up to 1 of 3 replicas, the 25%
+//!   maxUnavailable down to 0, so an update must first place a fourth pod.
+//! - The eviction API (`pkg/registry/core/pod/storage/eviction.go`) refuses an eviction the budget
+//!   does not allow; kix's budgets allow one pod down (maxUnavailable 1).
+//!
+//! On 2-CPU nodes (200m left on each) the surge pod fits nowhere (the update deadlocks) and a drained
+//! node's pods find no room: every instance fails. On 4-CPU nodes everything fits. On 3-CPU nodes
+//! (1200m left) a drained node's two pods must both go to the other node of their zone (the hard zone
+//! spread: their zone holds none of their instance's pods now), which holds room for one: the second
+//! stays Pending.
+
+use crate::support::Test;
+use serde_json::Value;
+
+const PACKAGE: &str =
+    "[meta]\nname = \"api\"\nversion = \"1.0.0\"\n[workloads.api]\nreplicas = { none = 1, pod = 2, zone = 3 }\n";
+
+const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  selector:\n    \
+    matchLabels: {app: api}\n  template:\n    metadata:\n      labels: {app: api}\n    spec:\n      containers:\n      \
+    - name: api\n        image: example/api:1\n        resources:\n          requests: {cpu: 900m, memory: 100Mi}\n";
+
+/// The cluster file: four instances of `api`, with a pool of 3 zones x 2 nodes of `cpu` when given.
+fn cluster(cpu: Option<&str>) -> String {
+    let mut text = String::from(
+        "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n",
+    );
+    for i in 1..=4 {
+        text.push_str(&format!("[[instances]]\nname = \"i{i}\"\npackage = \"api\"\n"));
+    }
+    if let Some(cpu) = cpu {
+        text.push_str(&format!(
+            "[[nodePools]]\nname = \"general\"\nzones = [\"a\", \"b\", \"c\"]\nnodesPerZone = 2\n\
+             allocatable = {{ cpu = \"{cpu}\", memory = \"16Gi\", pods = 110 }}\n"
+        ));
+    }
+    text
+}
+
+fn tree(cpu: Option<&str>) -> Test {
+    Test::new().tree([
+        ("clusters/c.toml", cluster(cpu)),
+        ("packages/api/kix.toml", PACKAGE.to_string()),
+        ("packages/api/api.yaml", DEPLOYMENT.to_string()),
+    ])
+}
+
+/// `kix verify --format json`: each instance's workload, whether it meets its level, and the failed
+/// scenarios' names.
+fn verdicts(json: &Value) -> Vec<(String, bool, Vec<String>)> {
+    let instances = json["clusters"][0]["instances"].as_array().unwrap();
+    instances
+        .iter()
+        .map(|i| {
+            let w = &i["workloads"][0];
+            let failed = w["scenarios"].as_array().unwrap().iter().filter(|s| s["pass"] == false);
+            let failed = failed.map(|s| s["scenario"].as_str().unwrap().to_string()).collect();
+            (i["instance"].as_str().unwrap().to_string(), w["meets_level"].as_bool().unwrap(), failed)
+        })
+        .collect()
+}
+
+/// Each workload's pods summed per node fit the node's allocatable (the placement is one world's).
+fn placements_fit(json: &Value, milli_cpu: i64) {
+    let mut per_node: std::collections::BTreeMap<String, i64> = Default::default();
+    for instance in json["clusters"][0]["instances"].as_array().unwrap() {
+        for workload in instance["workloads"].as_array().unwrap() {
+            for node in workload["placement"].as_object().unwrap().values() {
+                *per_node.entry(node.as_str().unwrap().to_string()).or_default() += 900;
+            }
+        }
+    }
+    assert_eq!(per_node.values().sum::<i64>(), 12 * 900, "{per_node:?}");
+    assert!(per_node.values().all(|&cpu| cpu <= milli_cpu), "{per_node:?}");
+}
+
+#[test]
+fn four_instances_that_fill_two_cpu_nodes_fail_together() {
+    let out = tree(Some("2")).args(["verify", "--format", "json"]).run().status(1);
+    let json = out.json();
+    placements_fit(&json, 2000);
+    let verdicts = verdicts(&json);
+    assert_eq!(verdicts.len(), 4);
+    for (instance, meets, failed) in &verdicts {
+        assert!(!meets, "{instance} fails on the shared nodes: {verdicts:?}");
+        assert!(
+            failed.iter().any(|s| s == "rolling-update"),
+            "{instance}: the update's surge pod fits nowhere: {failed:?}"
+        );
+        assert!(failed.iter().any(|s| s == "drain"), "{instance}: a drained node's pods find no room: {failed:?}");
+    }
+}
+
+#[test]
+fn four_instances_on_four_cpu_nodes_pass_together() {
+    let out = tree(Some("4")).args(["verify", "--format", "json"]).run().status(0);
+    let json = out.json();
+    placements_fit(&json, 4000);
+    for (instance, meets, failed) in verdicts(&json) {
+        assert!(meets && failed.is_empty(), "{instance}: {failed:?}");
+    }
+}
+
+#[test]
+fn on_three_cpu_nodes_a_drained_nodes_second_pod_finds_no_room_in_its_zone() {
+    let out = tree(Some("3")).args(["verify", "--format", "json"]).run().status(1);
+    let json = out.json();
+    placements_fit(&json, 3000);
+    let verdicts = verdicts(&json);
+    assert!(verdicts.iter().all(|(_, _, failed)| !failed.iter().any(|s| s == "rolling-update")), "{verdicts:?}");
+    assert!(verdicts.iter().any(|(_, meets, failed)| !meets && failed.iter().any(|s| s == "drain")), "{verdicts:?}");
+}
+
+/// A snapshot of six 4-CPU nodes in three zones; with `foreign`, another team's pod holding 2200m on
+/// each node.
+fn snapshot(foreign: bool) -> String {
+    let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for zone in ["a", "b", "c"] {
+        for n in 1..=2 {
+            text.push_str(&format!(
+                "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: node-{zone}{n}\n    labels: {{kubernetes.io/hostname: \
+                 node-{zone}{n}, topology.kubernetes.io/zone: {zone}}}\n  status:\n    allocatable: {{cpu: \"4\", memory: 16Gi, \
+                 pods: \"110\"}}\n"
+            ));
+            if foreign {
+                text.push_str(&format!(
+                    "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: batch-{zone}{n}\n    namespace: other-team\n    \
+                     ownerReferences:\n    - {{apiVersion: apps/v1, kind: ReplicaSet, name: batch-5d8f, uid: u-{zone}{n}, controller: true}}\n  \
+                     spec:\n    nodeName: node-{zone}{n}\n    containers:\n    - name: batch\n      image: example/batch:1\n      \
+                     resources:\n        requests: {{cpu: 2200m, memory: 1Gi}}\n  status:\n    phase: Running\n"
+                ));
+            }
+        }
+    }
+    text
+}
+
+#[test]
+fn another_teams_pods_in_the_snapshot_take_the_room_the_instances_need() {
+    let t = tree(None).tree([("state.yaml", snapshot(true)), ("empty.yaml", snapshot(false))]);
+    let full = t.clone().args(["verify", "--state", "state.yaml", "--format", "json"]).run().status(1).json();
+    for (instance, meets, failed) in verdicts(&full) {
+        assert!(!meets && failed.iter().any(|s| s == "drain"), "{instance}: {failed:?}");
+    }
+    let empty = t.args(["verify", "--state", "empty.yaml", "--format", "json"]).run().status(0).json();
+    for (instance, meets, failed) in verdicts(&empty) {
+        assert!(meets, "{instance}: {failed:?}");
+    }
+}
