@@ -155,3 +155,25 @@ fn another_teams_pods_in_the_snapshot_take_the_room_the_instances_need() {
         assert!(meets, "{instance}: {failed:?}");
     }
 }
+
+/// `kix check` says it before verify (K0462): 10,800m requested of 12 cpu, 8 left after a zone loss;
+/// on 4-CPU nodes (16 left) it says nothing. `kix capacity` shows each instance's replacements not
+/// fitting after the worst loss, from the shared world.
+#[test]
+fn check_and_capacity_say_the_full_cluster_cannot_hold_its_replacements() {
+    tree(Some("2"))
+        .args(["check"])
+        .run()
+        .status(0)
+        .stderr_contains("warning[K0462]: cluster `c`: its compiled workloads request 10800m cpu, 1200Mi memory together; losing zone")
+        .stderr_contains("leaves 8 cpu, 64Gi memory of the 12 cpu, 96Gi memory its nodes hold");
+    let quiet = tree(Some("4")).args(["check"]).run().status(0);
+    assert!(!quiet.stderr.contains("K0462"), "{}", quiet.stderr);
+    let json = tree(Some("2")).args(["capacity", "--format", "json"]).run().status(0).json();
+    let instances = json["clusters"][0]["instances"].as_array().unwrap();
+    assert_eq!(instances.len(), 4);
+    for instance in instances {
+        let loss = &instance["workloads"][0]["after_worst_loss"];
+        assert_eq!(loss["replacements_fit"], false, "{instance}");
+    }
+}

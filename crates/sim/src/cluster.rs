@@ -32,9 +32,11 @@
 mod affinity;
 mod change;
 mod grouped;
+mod grouping;
 mod journal;
+mod tallies;
 
-use change::{Change, ClassKey, InterPod, Role, SLOTS, Slot, Source, class_key, failure_text};
+use change::{Change, ClassKey, InterPod, Role, SLOTS, Slot, class_key, failure_text};
 pub use change::{Checkpoint, Cycle, Outcome, Rank};
 
 use super::interpod::{self, NamespaceIndex};
@@ -59,15 +61,25 @@ struct Class {
 /// A node's usage and its [`SLOTS`] counts.
 type GroupKey = (Usage, [i64; SLOTS]);
 
+/// How many groupings a cluster keeps at once (see [`Cluster::grouping`]).
+const MAX_GROUPINGS: usize = 128;
+
 /// Nodes of one class grouped by their [`GroupKey`], in name order (see [`grouped`]).
 type Groups = BTreeMap<GroupKey, BTreeSet<usize>>;
 
 /// Per class, the nodes grouped by usage and the per-node counts of some slots; built the first
-/// time a cycle needs it, kept as pods bind and leave.
+/// time a cycle needs it, and brought up to date when a cycle needs it again (issue 38: a cluster of
+/// 3,000 workloads has about as many groupings, and refiling every node in every grouping at each bind
+/// made a bind cost the whole cluster's workloads). `filed` names, by index into `keys`, the class
+/// and key each node is filed under (four bytes a node: a workload's grouping is made often on a
+/// large cluster); `seen` how far it has read the cluster's log of changed nodes.
 #[derive(Clone, Debug)]
 struct Grouping {
     slots: Vec<Slot>,
     per_class: Vec<Groups>,
+    filed: Vec<u32>,
+    keys: Vec<(usize, GroupKey)>,
+    seen: usize,
 }
 
 /// What a tally counts.
@@ -116,11 +128,27 @@ pub struct Cluster {
     class_index: BTreeMap<ClassKey, usize>,
     tallies: Vec<Tally>,
     tally_index: HashMap<String, usize>,
+    /// Per namespace (by [`Cluster::namespace_id`]), the tallies of pods of that namespace; and the
+    /// tallies of InterPodAffinity terms, which may count any namespace's pods. A bind looks at these
+    /// only (issue 38: a cluster of 3,000 workloads holds about 9,000 tallies).
+    namespace_tallies: Vec<Vec<usize>>,
+    term_tallies: Vec<usize>,
+    /// Per node, the tallies that count a pod on it: what a node changing class moves (its other
+    /// tallies count 0 there).
+    node_tallies: Vec<Vec<usize>>,
+    /// Every namespace a pod or tally named, numbered; and each slot's pod's namespace number, so a new
+    /// tally counts the pods of its namespace without comparing every pod's namespace text.
+    namespace_ids: HashMap<String, u32>,
+    slot_namespace: Vec<u32>,
     /// Bound pods' InterPodAffinity terms, counted per node (see [`affinity`]).
     owned: Vec<Owned>,
     owned_index: HashMap<String, usize>,
     groupings: Vec<Grouping>,
     grouping_index: HashMap<Vec<Slot>, usize>,
+    /// The nodes whose usage, counts or class changed, in order, from position `changed_from` of
+    /// the whole log (a grouping that has read less is refiled whole): what groupings catch up on.
+    changed: Vec<usize>,
+    changed_from: usize,
     /// Every node has its own `kubernetes.io/hostname` value (or none): then a hostname
     /// domain is one node, which the fast path relies on.
     unique_hostnames: bool,
@@ -166,10 +194,17 @@ impl Cluster {
             class_index: BTreeMap::new(),
             tallies: Vec::new(),
             tally_index: HashMap::new(),
+            namespace_tallies: Vec::new(),
+            term_tallies: Vec::new(),
+            node_tallies: vec![Vec::new(); n],
+            namespace_ids: HashMap::new(),
+            slot_namespace: Vec::new(),
             owned: Vec::new(),
             owned_index: HashMap::new(),
             groupings: Vec::new(),
             grouping_index: HashMap::new(),
+            changed: Vec::new(),
+            changed_from: 0,
             unique_hostnames: true,
             namespaces: NamespaceIndex::default(),
             pods_with_affinity: 0,
@@ -201,6 +236,16 @@ impl Cluster {
         self.pods.iter().flatten().map(|(p, n)| (p, self.nodes[*n].name.as_str()))
     }
 
+    /// Bound pods of one namespace, with their nodes' names (issue 38: a workload's own pods are found
+    /// among its namespace's, not by comparing every pod of a shared cluster).
+    pub fn pods_in(&self, namespace: &str) -> impl Iterator<Item = (&Pod, &str)> {
+        let id = self.namespace_ids.get(namespace).copied();
+        (self.pods.iter().zip(&self.slot_namespace))
+            .filter(move |(_, ns)| Some(**ns) == id)
+            .filter_map(|(entry, _)| entry.as_ref())
+            .map(|(p, n)| (p, self.nodes[*n].name.as_str()))
+    }
+
     /// Pods bound to one node.
     pub fn pods_on(&self, node: &str) -> Vec<&Pod> {
         let Some(&i) = self.by_name.get(node) else { return Vec::new() };
@@ -223,6 +268,8 @@ impl Cluster {
         }
         self.account(ni, &pod, 1);
         let slot = self.pods.len();
+        let namespace = self.namespace_id(&pod.namespace);
+        self.slot_namespace.push(namespace);
         self.record(|| Change::Bound { slot });
         self.pod_slot.insert((pod.namespace.clone(), pod.name.clone()), slot);
         self.on_node[ni].push(slot);
@@ -280,69 +327,35 @@ impl Cluster {
             self.owned_terms(pod)
         };
         let ci = self.class_of[ni];
-        for g in 0..self.groupings.len() {
-            let key = self.group_key(&self.groupings[g], ni);
-            take(&mut self.groupings[g].per_class[ci], &key, ni);
-        }
+        self.node_changed(ni);
         let old = self.usage[ni];
         let class = &mut self.classes[ci];
         take(&mut class.buckets, &old, ni);
         self.usage[ni].add(pod, sign);
         let new = self.usage[ni];
         class.buckets.entry(new).or_default().insert(ni);
-        for tally in &mut self.tallies {
+        let of_namespace =
+            self.namespace_ids.get(&pod.namespace).and_then(|&id| self.namespace_tallies.get(id as usize));
+        for &t in of_namespace.into_iter().flatten().chain(&self.term_tallies) {
+            let tally = &mut self.tallies[t];
             if counts(tally, pod, &self.namespaces) {
                 tally.per_class[ci] += sign;
+                let before = tally.per_node[ni];
                 tally.per_node[ni] += sign;
+                let on_node = &mut self.node_tallies[ni];
+                if before == 0 {
+                    on_node.push(t);
+                } else if tally.per_node[ni] == 0
+                    && let Some(at) = on_node.iter().position(|&x| x == t)
+                {
+                    on_node.swap_remove(at);
+                }
             }
         }
         for o in owned {
             self.owned[o].per_class[ci] += sign;
             self.owned[o].per_node[ni] += sign;
         }
-        for g in 0..self.groupings.len() {
-            let key = self.group_key(&self.groupings[g], ni);
-            self.groupings[g].per_class[ci].entry(key).or_default().insert(ni);
-        }
-    }
-
-    /// Node `ni`'s key in a grouping: its usage and the slots' counts on it.
-    fn group_key(&self, grouping: &Grouping, ni: usize) -> GroupKey {
-        (self.usage[ni], self.slot_counts(&grouping.slots, ni))
-    }
-
-    /// The counts of `slots` (at most [`SLOTS`]) on node `ni`.
-    fn slot_counts(&self, slots: &[Slot], ni: usize) -> [i64; SLOTS] {
-        let mut counts = [0; SLOTS];
-        for (count, slot) in counts.iter_mut().zip(slots) {
-            for &(source, weight) in slot {
-                *count += weight * self.source(source).1[ni];
-            }
-        }
-        counts
-    }
-
-    /// A source's per-class and per-node counts.
-    fn source(&self, source: Source) -> (&[i64], &[i64]) {
-        match source {
-            Source::Tally(t) => (&self.tallies[t].per_class, &self.tallies[t].per_node),
-            Source::Owned(o) => (&self.owned[o].per_class, &self.owned[o].per_node),
-        }
-    }
-
-    /// The grouping of some slots, built on first use.
-    fn grouping(&mut self, slots: Vec<Slot>) -> usize {
-        if let Some(&g) = self.grouping_index.get(&slots) {
-            return g;
-        }
-        let mut grouping = Grouping { slots: slots.clone(), per_class: vec![BTreeMap::new(); self.classes.len()] };
-        for (ni, &ci) in self.class_of.iter().enumerate() {
-            let key = self.group_key(&grouping, ni);
-            grouping.per_class[ci].entry(key).or_default().insert(ni);
-        }
-        self.groupings.push(grouping);
-        self.grouping_index.insert(slots, self.groupings.len() - 1);
-        self.groupings.len() - 1
     }
 
     /// Groups the nodes into classes from scratch (tallies are rebuilt on next use).
@@ -371,8 +384,12 @@ impl Cluster {
         self.class_index = keys;
         self.tallies.clear();
         self.tally_index.clear();
+        self.namespace_tallies.iter_mut().for_each(Vec::clear);
+        self.term_tallies.clear();
+        self.node_tallies.iter_mut().for_each(Vec::clear);
         self.groupings.clear();
         self.grouping_index.clear();
+        self.changed.clear();
         for owned in &mut self.owned {
             owned.per_class = vec![0; self.classes.len()];
             for (ni, &count) in owned.per_node.iter().enumerate() {
@@ -399,42 +416,6 @@ impl Cluster {
             *counts.entry(value).or_insert(0) += tally.map_or(0, |t| self.tallies[t].per_class[ci]);
         }
         counts
-    }
-
-    /// The tally of each constraint's selector (hard ones first, then soft), created on first use.
-    fn tallies_for(&mut self, pod: &Pod, spread: &Spread) -> Vec<Option<usize>> {
-        spread
-            .hard
-            .iter()
-            .chain(&spread.soft)
-            .map(|c| c.selector.as_ref().map(|s| self.tally(&pod.namespace, s, false)))
-            .collect()
-    }
-
-    /// The tally of pods of `namespace` that `selector` matches (terminating ones too if
-    /// `terminating`), created on first use.
-    fn tally(&mut self, namespace: &str, selector: &Selector, terminating: bool) -> usize {
-        let key = format!("{namespace}\u{0}{terminating}\u{0}{selector:?}");
-        let counted = || Counted::Pods { namespace: namespace.to_string(), selector: selector.clone(), terminating };
-        self.tally_of(key, counted)
-    }
-
-    /// The tally known by `key`, counting what `counted` says, created on first use.
-    fn tally_of(&mut self, key: String, counted: impl FnOnce() -> Counted) -> usize {
-        if let Some(&t) = self.tally_index.get(&key) {
-            return t;
-        }
-        let mut tally =
-            Tally { counted: counted(), per_class: vec![0; self.classes.len()], per_node: vec![0; self.nodes.len()] };
-        for (pod, ni) in self.pods.iter().flatten() {
-            if counts(&tally, pod, &self.namespaces) {
-                tally.per_class[self.class_of[*ni]] += 1;
-                tally.per_node[*ni] += 1;
-            }
-        }
-        self.tallies.push(tally);
-        self.tally_index.insert(key, self.tallies.len() - 1);
-        self.tallies.len() - 1
     }
 
     /// The reference path: every plugin on every node, counting pods by a plain scan.

@@ -24,106 +24,160 @@ fn eviction_after(world: &World<'_>, pod: &Pod, nodes: &[String]) -> Option<i64>
     }
 }
 
-pub(super) fn domain_loss(
-    world: &mut World<'_>,
-    w: usize,
-    quorum: &Quorum,
-    level: Level,
-    request: &ScenarioRequest,
-) -> (ScenarioResult, Vec<DomainLoss>) {
-    // The pods judged: the workload's, or its group's (see [`Quorum`]).
-    let mut owned: Vec<(Pod, String)> = quorum.members.iter().flat_map(|&m| world.owned(m)).collect();
-    owned.sort_by(|a, b| a.0.name.cmp(&b.0.name));
-    let key = if level == Level::Zone { &request.zone_key } else { &request.node_key };
-    // The failed units: (label, nodes to fail, pods to delete).
-    // By report label, then the label value it names.
-    let mut units: BTreeMap<(String, String), (Vec<String>, Vec<Pod>)> = BTreeMap::new();
-    match level {
-        Level::Pod => {
-            for (pod, _) in &owned {
-                units.insert((format!("pod {}", pod.name), pod.name.clone()), (Vec::new(), vec![pod.clone()]));
-            }
-        }
-        _ => {
-            let cluster = world.cluster();
-            // The nodes of each domain, in name order, read once.
-            let mut domains: BTreeMap<&String, Vec<String>> = BTreeMap::new();
-            for n in cluster.nodes() {
-                if let Some(value) = n.labels.get(key) {
-                    domains.entry(value).or_default().push(n.name.clone());
+/// A workload's domain-loss scenario and its losses.
+pub(super) type Losses = (ScenarioResult, Vec<DomainLoss>);
+
+/// The failed units, by report label, label value and (for a pod) namespace: the nodes to fail, the
+/// pods to delete, and the judged workloads (by index) that lose pods there.
+type Units = BTreeMap<(String, String, String), (Vec<String>, Vec<Pod>, Vec<usize>)>;
+
+/// A workload judged by the domain-loss scenario: its index in the world, what must keep running,
+/// and its level.
+#[derive(Clone, Copy)]
+pub(super) struct Judged<'q> {
+    pub w: usize,
+    pub quorum: &'q Quorum,
+    pub level: Level,
+}
+
+/// The domain-loss scenario of every judged workload (level pod and up), each failed domain one shared
+/// event (issue 38): a zone or node lost takes every workload's pods in it at once, their replacements
+/// compete for the surviving room in the order their pods are deleted, and each workload whose pods
+/// were in it is judged on that one event. A workload's losses come in the order of its domains'
+/// labels, as when each was failed for it alone (the event is the same: every pod on the failed
+/// nodes was always deleted and every owner's replacement recreated). Returns, per judged workload in
+/// order, its scenario and its losses.
+pub(super) fn domain_losses(world: &mut World<'_>, judged: &[Judged<'_>], request: &ScenarioRequest) -> Vec<Losses> {
+    // Per judged workload: the pods judged (the workload's, or its group's, see [`Quorum`]).
+    let owned: Vec<Vec<(Pod, String)>> = judged
+        .iter()
+        .map(|j| {
+            let mut owned: Vec<(Pod, String)> = j.quorum.members.iter().flat_map(|&m| world.owned(m)).collect();
+            owned.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+            owned
+        })
+        .collect();
+    // The failed units, by report label and the label value it names: the nodes to fail, the pods to
+    // delete, and the judged workloads (by index into `judged`) that lose pods there.
+    // A pod's unit is keyed by its namespace too (two instances' pods may share a name).
+    let mut units: Units = BTreeMap::new();
+    {
+        let cluster = world.cluster();
+        // The nodes of each domain of each key, in name order, read once per key.
+        let mut domains: BTreeMap<&str, BTreeMap<&String, Vec<String>>> = BTreeMap::new();
+        for (j, judged) in judged.iter().enumerate() {
+            if judged.level == Level::Pod {
+                for (pod, _) in &owned[j] {
+                    let unit = (format!("pod {}", pod.name), pod.name.clone(), pod.namespace.clone());
+                    units.entry(unit).or_insert_with(|| (Vec::new(), vec![pod.clone()], Vec::new())).2.push(j);
                 }
+                continue;
             }
-            for (_, node) in &owned {
+            let key = if judged.level == Level::Zone { &request.zone_key } else { &request.node_key };
+            let of_key = domains.entry(key.as_str()).or_insert_with(|| {
+                let mut by_value: BTreeMap<&String, Vec<String>> = BTreeMap::new();
+                for n in cluster.nodes() {
+                    if let Some(value) = n.labels.get(key) {
+                        by_value.entry(value).or_default().push(n.name.clone());
+                    }
+                }
+                by_value
+            });
+            for (_, node) in &owned[j] {
                 let Some(value) = cluster.node(node).and_then(|n| n.labels.get(key)) else { continue };
-                let label = if level == Level::Zone { format!("zone {value}") } else { format!("node {value}") };
-                let unit = (label, value.clone());
-                if units.contains_key(&unit) {
-                    continue;
+                let label = if judged.level == Level::Zone { format!("zone {value}") } else { format!("node {value}") };
+                let entry = units.entry((label, value.clone(), String::new())).or_insert_with(|| {
+                    let nodes = of_key.get(value).cloned().unwrap_or_default();
+                    let pods = nodes.iter().flat_map(|n| cluster.pods_on(n)).cloned().collect();
+                    (nodes, pods, Vec::new())
+                });
+                if entry.2.last() != Some(&j) {
+                    entry.2.push(j);
                 }
-                let nodes = domains.get(value).cloned().unwrap_or_default();
-                let pods = nodes.iter().flat_map(|n| cluster.pods_on(n)).cloned().collect();
-                units.insert(unit, (nodes, pods));
             }
         }
     }
-    let mut findings = Vec::new();
-    let mut losses = Vec::new();
-    let mut steps = Vec::new();
-    let mut pass = true;
-    if owned.is_empty() {
-        let message = "no replica is running, so every domain loss takes them all";
-        findings.push(Finding::new(FindingKind::NothingRunning, FindingSubject::Workload, message));
-        pass = false;
-    }
-    for ((label, value), (nodes, pods)) in units {
-        let owned = owned.len() as i64;
-        let mut step = Step::new(label.clone(), nodes.clone());
-        let loss = world.trial(|world| {
-            let unit = Unit { label: &label, value, nodes: &nodes, pods: &pods };
-            fail(world, w, quorum, level, key, unit, owned, &mut pass, &mut findings, &mut step)
+    let mut results: Vec<(ScenarioResult, Vec<DomainLoss>)> = judged
+        .iter()
+        .zip(&owned)
+        .map(|(_, owned)| {
+            let mut findings = Vec::new();
+            let pass = !owned.is_empty();
+            if owned.is_empty() {
+                let message = "no replica is running, so every domain loss takes them all";
+                findings.push(Finding::new(FindingKind::NothingRunning, FindingSubject::Workload, message));
+            }
+            (ScenarioResult { scenario: Scenario::DomainLoss, pass, findings, steps: Vec::new() }, Vec::new())
+        })
+        .collect();
+    for ((label, value, _), (nodes, pods, losing)) in units {
+        let key = if label.starts_with("zone ") { &request.zone_key } else { &request.node_key };
+        let mut judging: Vec<Judging<'_>> = losing
+            .iter()
+            .map(|&j| Judging {
+                judged: judged[j],
+                owned: owned[j].len() as i64,
+                step: Step::new(label.clone(), nodes.clone()),
+                findings: Vec::new(),
+                pass: true,
+                loss: None,
+            })
+            .collect();
+        world.trial(|world| {
+            let unit = Unit { label: &label, value: &value, nodes: &nodes, pods: &pods };
+            fail(world, key, unit, &mut judging)
         });
-        losses.push(loss);
-        steps.push(step);
+        for (&j, judging) in losing.iter().zip(judging) {
+            let (result, losses) = &mut results[j];
+            result.pass &= judging.pass;
+            result.findings.extend(judging.findings);
+            result.steps.push(judging.step);
+            losses.extend(judging.loss);
+        }
     }
-    (ScenarioResult { scenario: Scenario::DomainLoss, pass, findings, steps }, losses)
+    results
 }
 
 /// The domain that fails: its report label and label value, its nodes, the pods bound to them.
 struct Unit<'u> {
     label: &'u str,
-    value: String,
+    value: &'u str,
     nodes: &'u [String],
     pods: &'u [Pod],
 }
 
-/// One domain fails (its `nodes`, or at level pod the one pod in `pods`): the pods on it are lost
-/// and the controllers replace what they can; what it does to the workload's pods goes into `step`.
-/// Changes `world`; the caller rolls it back.
-#[allow(clippy::too_many_arguments)]
-fn fail(
-    world: &mut World<'_>,
-    w: usize,
-    quorum: &Quorum,
-    level: Level,
-    key: &str,
-    unit: Unit<'_>,
+/// What one failed domain does to one judged workload: filled by [`fail`].
+struct Judging<'q> {
+    judged: Judged<'q>,
+    /// Its pods (or its group's) running before the loss.
     owned: i64,
-    pass: &mut bool,
-    findings: &mut Vec<Finding>,
-    step: &mut Step,
-) -> DomainLoss {
+    step: Step,
+    findings: Vec<Finding>,
+    pass: bool,
+    loss: Option<DomainLoss>,
+}
+
+/// One domain fails (its `nodes`, or at level pod the one pod in `pods`): the pods on it are lost
+/// and the controllers replace what they can; what it does to each judged workload's pods goes into
+/// its [`Judging`]. Changes `world`; the caller rolls it back.
+fn fail(world: &mut World<'_>, key: &str, unit: Unit<'_>, judging: &mut [Judging<'_>]) {
     let Unit { label, value, nodes, pods } = unit;
     for node in nodes {
         world.taint(node, &Taint::unreachable());
     }
+    // The judged workload (by index into `judging`) whose verified workload is `owner`.
+    let judged_as = |owner: usize| judging.iter().position(|j| j.judged.w == owner);
+    let judged_as: Vec<Option<usize>> = (0..world.workloads.len()).map(judged_as).collect();
     // When each lost pod is deleted (taint eviction); None: it stays bound for the outage.
     let mut timed: Vec<(Option<i64>, usize, Pod)> = Vec::new();
     for pod in pods {
         let after = eviction_after(world, pod, nodes);
         if after.is_some() {
             let node = world.cluster().node_of(&pod.namespace, &pod.name).map(str::to_string);
-            if let Some(node) = node.filter(|_| world.workloads[w].owns(pod)) {
-                step.gone.insert(pod.name.clone(), node);
+            if let Some(node) = node {
+                for j in judging.iter_mut().filter(|j| world.workloads[j.judged.w].owns(pod)) {
+                    j.step.gone.insert(pod.name.clone(), node.clone());
+                }
             }
             world.remove(&pod.namespace, &pod.name);
         }
@@ -132,95 +186,104 @@ fn fail(
         }
     }
     // Every pod of the workload in the failed domain is lost, deleted or not; the rest run.
-    let judged = |p: &&Pod| quorum.members.iter().any(|&m| world.workloads[m].owns(p));
-    let running = owned - pods.iter().filter(judged).count() as i64;
-    {
-        let mut loss = DomainLoss {
+    for j in judging.iter_mut() {
+        let quorum = j.judged.quorum;
+        let judged = |p: &&Pod| quorum.members.iter().any(|&m| world.workloads[m].owns(p));
+        let running = j.owned - pods.iter().filter(judged).count() as i64;
+        j.loss = Some(DomainLoss {
             domain: label.to_string(),
-            value,
+            value: value.to_string(),
             running,
-            lost: owned - running,
+            lost: j.owned - running,
             replacements: BTreeMap::new(),
             pending: BTreeMap::new(),
             replaced_after_seconds: None,
             not_replaced: BTreeMap::new(),
+        });
+    }
+    // Controllers recreate deleted pods in the order they are deleted. A StatefulSet does not:
+    // its pods on an unreachable node stay Terminating until someone force-deletes them (at
+    // most one pod per identity), so no replacement is created during the outage. A pod that
+    // tolerates `unreachable` forever is never deleted, so never replaced.
+    timed.sort_by(|a, b| (a.0.is_none(), a.0, a.1, &a.2.name).cmp(&(b.0.is_none(), b.0, b.1, &b.2.name)));
+    for (after, owner, pod) in timed {
+        let mine = judged_as[owner];
+        let Some(after) = after else {
+            if let Some(j) = mine.map(|j| &mut judging[j]) {
+                let why = "tolerates node.kubernetes.io/unreachable:NoExecute without tolerationSeconds: it stays bound to the unreachable node and is never replaced";
+                let subject = FindingSubject::pod(&pod.namespace, &pod.name);
+                j.findings.push(Finding::new(
+                    FindingKind::NeverReplaced,
+                    subject,
+                    format!("{label} lost: {} {why}", pod.name),
+                ));
+                j.loss.as_mut().expect("made above").not_replaced.insert(pod.name.clone(), why.to_string());
+            }
+            continue;
         };
-        // Controllers recreate deleted pods in the order they are deleted. A StatefulSet does not:
-        // its pods on an unreachable node stay Terminating until someone force-deletes them (at
-        // most one pod per identity), so no replacement is created during the outage. A pod that
-        // tolerates `unreachable` forever is never deleted, so never replaced.
-        timed.sort_by(|a, b| (a.0.is_none(), a.0, a.1, &a.2.name).cmp(&(b.0.is_none(), b.0, b.1, &b.2.name)));
-        for (after, owner, pod) in timed {
-            let Some(after) = after else {
-                if owner == w {
-                    let why = "tolerates node.kubernetes.io/unreachable:NoExecute without tolerationSeconds: it stays bound to the unreachable node and is never replaced";
-                    let subject = FindingSubject::pod(&pod.namespace, &pod.name);
-                    findings.push(Finding::new(
-                        FindingKind::NeverReplaced,
-                        subject,
-                        format!("{label} lost: {} {why}", pod.name),
-                    ));
-                    loss.not_replaced.insert(pod.name.clone(), why.to_string());
-                }
-                continue;
-            };
-            if !world.workloads[owner].kind.deployment_like() && !nodes.is_empty() {
-                if owner == w {
-                    let why = "stays Terminating on the unreachable node; the StatefulSet creates no replacement until it is force-deleted";
-                    let subject = FindingSubject::pod(&pod.namespace, &pod.name);
-                    findings.push(Finding::new(
-                        FindingKind::StaysTerminating,
-                        subject,
-                        format!("{label} lost: {} {why}", pod.name),
-                    ));
-                    loss.not_replaced.insert(pod.name.clone(), why.to_string());
-                }
-                continue;
+        if !world.workloads[owner].kind.deployment_like() && !nodes.is_empty() {
+            if let Some(j) = mine.map(|j| &mut judging[j]) {
+                let why = "stays Terminating on the unreachable node; the StatefulSet creates no replacement until it is force-deleted";
+                let subject = FindingSubject::pod(&pod.namespace, &pod.name);
+                j.findings.push(Finding::new(
+                    FindingKind::StaysTerminating,
+                    subject,
+                    format!("{label} lost: {} {why}", pod.name),
+                ));
+                j.loss.as_mut().expect("made above").not_replaced.insert(pod.name.clone(), why.to_string());
             }
-            if owner == w {
-                loss.replaced_after_seconds = Some(loss.replaced_after_seconds.unwrap_or(0).max(after));
+            continue;
+        }
+        if let Some(j) = mine.map(|j| &mut judging[j]) {
+            let loss = j.loss.as_mut().expect("made above");
+            loss.replaced_after_seconds = Some(loss.replaced_after_seconds.unwrap_or(0).max(after));
+        }
+        let replacement = world.replacement(owner, &pod);
+        let name = replacement.name.clone();
+        let probe = replacement.clone();
+        let placed = world.schedule(replacement);
+        let Some(j) = mine else { continue };
+        match placed {
+            Ok(node) => {
+                let j = &mut judging[j];
+                j.step.placed.insert(name.clone(), node.clone());
+                j.loss.as_mut().expect("made above").replacements.insert(name, node);
             }
-            let pod = &pod;
-            let replacement = world.replacement(owner, pod);
-            let name = replacement.name.clone();
-            let probe = replacement.clone();
-            match world.schedule(replacement) {
-                Ok(node) if owner == w => {
-                    step.placed.insert(name.clone(), node.clone());
-                    loss.replacements.insert(name, node);
+            Err(message) => {
+                let room =
+                    judging[j].judged.level >= Level::Node && world.rejects_only_for(&probe, REASON_SPREAD, nodes);
+                let j = &mut judging[j];
+                let subject = FindingSubject::pod(&probe.namespace, &name);
+                if room {
+                    j.pass = false;
+                    let text = format!(
+                        "{label} lost: replacement {name} stays Pending although surviving nodes have room: {message}{}",
+                        hint(&probe, key)
+                    );
+                    j.findings.push(Finding::new(FindingKind::ReplacementPending, subject, text));
+                } else {
+                    let text = format!("{label} lost: replacement {name} stays Pending (no room left): {message}");
+                    j.findings.push(Finding::new(FindingKind::NoRoomLeft, subject, text));
                 }
-                Err(message) if owner == w => {
-                    let room = level >= Level::Node && world.rejects_only_for(&probe, REASON_SPREAD, nodes);
-                    let subject = FindingSubject::pod(&probe.namespace, &name);
-                    if room {
-                        *pass = false;
-                        let text = format!(
-                            "{label} lost: replacement {name} stays Pending although surviving nodes have room: {message}{}",
-                            hint(&probe, key)
-                        );
-                        findings.push(Finding::new(FindingKind::ReplacementPending, subject, text));
-                    } else {
-                        let text = format!("{label} lost: replacement {name} stays Pending (no room left): {message}");
-                        findings.push(Finding::new(FindingKind::NoRoomLeft, subject, text));
-                    }
-                    loss.pending.insert(name, message);
-                }
-                _ => {}
+                j.loss.as_mut().expect("made above").pending.insert(name, message);
             }
         }
-        step.pending = loss.pending.clone();
-        step.replaced_after_seconds = loss.replaced_after_seconds;
-        if running < quorum.required {
-            *pass = false;
+    }
+    for j in judging.iter_mut() {
+        let loss = j.loss.as_ref().expect("made above");
+        j.step.pending = loss.pending.clone();
+        j.step.replaced_after_seconds = loss.replaced_after_seconds;
+        let quorum = j.judged.quorum;
+        if loss.running < quorum.required {
+            j.pass = false;
             let text = if quorum.is_plain() {
                 format!("{label} lost: no replica keeps running ({} lost)", loss.lost)
             } else {
                 let whose = quorum.group.as_ref().map_or(String::new(), |g| format!(" of group {g}"));
-                format!("{label} lost: {}{whose} ({} lost)", quorum.figures(running), loss.lost)
+                format!("{label} lost: {}{whose} ({} lost)", quorum.figures(loss.running), loss.lost)
             };
-            findings.push(Finding::new(FindingKind::NoReplicaLeft, FindingSubject::Domain(label.to_string()), text));
+            j.findings.push(Finding::new(FindingKind::NoReplicaLeft, FindingSubject::Domain(label.to_string()), text));
         }
-        loss
     }
 }
 
@@ -229,14 +292,18 @@ fn fail(
 /// choice is one of those draws. A domain whose loss leaves no replica running under the
 /// adversarial draw, while every loss leaves one running under kix's draw, means the verdict
 /// would depend on luck: the workload fails.
+/// `adversarial_losses` is the domain-loss scenario on the adversarial placement ([`domain_losses`],
+/// run once for every workload).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn tie_break(
     world: &World<'_>,
-    adversarial: &mut World<'_>,
+    adversarial: &World<'_>,
     w: usize,
     quorum: &Quorum,
     level: Level,
     request: &ScenarioRequest,
     losses: &[DomainLoss],
+    adversarial_losses: Option<Losses>,
 ) -> ScenarioResult {
     let mut findings = Vec::new();
     let mut pass = true;
@@ -248,9 +315,11 @@ pub(super) fn tie_break(
     let (ours, theirs) = (placed(world), placed(adversarial));
     let mut steps =
         vec![Step::between("ties broken against the level", &world.placement(w), &adversarial.placement(w))];
-    if losses.iter().all(|l| l.running >= quorum.required) {
+    // Run (for every workload at once) exactly where every loss on kix's placement keeps it running.
+    if let Some((result, adversarial_losses)) =
+        adversarial_losses.filter(|_| losses.iter().all(|l| l.running >= quorum.required))
+    {
         let key = if level == Level::Zone { &request.zone_key } else { &request.node_key };
-        let (result, adversarial_losses) = domain_loss(adversarial, w, quorum, level, request);
         steps.extend(result.steps.into_iter().map(|step| Step { adversarial: true, ..step }));
         for loss in adversarial_losses.iter().filter(|l| l.running < quorum.required) {
             let value = loss.value.as_str();

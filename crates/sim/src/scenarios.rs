@@ -1,7 +1,9 @@
-//! `kix verify`'s engine: availability scenarios for the workloads of one instance.
+//! `kix verify`'s engine: availability scenarios for the workloads of one cluster, placed together.
 //!
-//! Every scenario starts from the state after all workloads of the instance were
-//! placed in order, and asks what the level promises. Each failed domain, drained
+//! Every scenario starts from the state after all workloads of the cluster were
+//! placed in order (`kix verify` asks about every instance at once, issue 38), and
+//! asks what the level promises. A failed domain is one event for every workload
+//! that loses pods in it ([`super::domain_loss::domain_losses`]). Each failed domain, drained
 //! node and update is applied to that state as changes and undone afterwards
 //! (see [`super::world`]): a scenario costs what it changes, not a copy of the
 //! cluster.
@@ -47,7 +49,7 @@
 
 use super::budget::Budget;
 use super::cluster::Cluster;
-use super::domain_loss::{domain_loss, tie_break};
+use super::domain_loss::{Judged, Losses, domain_losses, tie_break};
 use super::drain::drain;
 use super::objects::Controller;
 use super::plugins::Spread;
@@ -195,12 +197,42 @@ pub(super) fn run(
             }
         }
     }
+    // Each asked workload the model placed, with what must keep running for it.
+    let placed: Vec<Option<(usize, Quorum)>> = request
+        .workloads
+        .iter()
+        .map(|wanted| {
+            let w = workloads
+                .iter()
+                .position(|x| x.kind == wanted.kind && x.namespace == wanted.namespace && x.name == wanted.name)?;
+            Some((w, quorum_of(&workloads, w, wanted, request)))
+        })
+        .collect();
+    // The domain losses, each failed domain one event for every workload of its level (issue 38), on
+    // kix's placement and, for the workloads every such loss leaves running, on the adversarial one.
+    let judged: Vec<(usize, Judged<'_>)> = (placed.iter().zip(&request.workloads).enumerate())
+        .filter_map(|(asked, (placed, wanted))| {
+            let (w, quorum) = placed.as_ref()?;
+            (wanted.level >= Level::Pod).then_some((asked, Judged { w: *w, quorum, level: wanted.level }))
+        })
+        .collect();
+    let only: Vec<Judged<'_>> = judged.iter().map(|(_, j)| *j).collect();
+    let mut losses: BTreeMap<usize, Losses> =
+        judged.iter().map(|(asked, _)| *asked).zip(domain_losses(&mut world, &only, request)).collect();
+    let mut adversarial_losses: BTreeMap<usize, Losses> = BTreeMap::new();
+    if let Some(adversarial) = adversarial.as_mut() {
+        let tied: Vec<&(usize, Judged<'_>)> = (judged.iter())
+            .filter(|(asked, j)| {
+                j.level >= Level::Node && losses[asked].1.iter().all(|l| l.running >= j.quorum.required)
+            })
+            .collect();
+        let only: Vec<Judged<'_>> = tied.iter().map(|(_, j)| *j).collect();
+        adversarial_losses =
+            tied.iter().map(|(asked, _)| *asked).zip(domain_losses(adversarial, &only, request)).collect();
+    }
     let mut verdicts = Vec::new();
-    for (asked, wanted) in request.workloads.iter().enumerate() {
-        let Some(w) = workloads
-            .iter()
-            .position(|x| x.kind == wanted.kind && x.namespace == wanted.namespace && x.name == wanted.name)
-        else {
+    for (asked, (wanted, placed)) in request.workloads.iter().zip(&placed).enumerate() {
+        let Some((w, quorum)) = placed else {
             // A workload the model cannot take (say, too many replicas) fails visibly, never silently.
             if let Some((_, _, why)) =
                 unreadable.iter().find(|(ns, name, _)| *ns == wanted.namespace && *name == wanted.name)
@@ -235,17 +267,9 @@ pub(super) fn run(
             }
             continue;
         };
-        let quorum = quorum_of(&workloads, w, wanted, request);
-        verdicts.push(verdict(
-            asked,
-            &mut world,
-            adversarial.as_mut(),
-            w,
-            &quorum,
-            wanted.level,
-            request,
-            &rollout_pending[w],
-        ));
+        let losses = losses.remove(&asked);
+        let tie = adversarial.as_ref().map(|world| (world, adversarial_losses.remove(&asked)));
+        verdicts.push(verdict(asked, &mut world, tie, *w, quorum, wanted.level, request, &rollout_pending[*w], losses));
     }
     verdicts
 }
@@ -271,15 +295,19 @@ fn quorum_of(workloads: &[Workload], w: usize, wanted: &WorkloadLevel, request: 
 }
 
 #[allow(clippy::too_many_arguments)]
+/// One workload's verdict. `losses` is its domain-loss scenario (level pod and up), `tie` the
+/// adversarial placement with its domain losses there (level node and zone, when every loss on kix's
+/// placement keeps it running), both run once for every workload ([`domain_losses`]).
 fn verdict(
     asked: usize,
     world: &mut World<'_>,
-    adversarial: Option<&mut World<'_>>,
+    tie: Option<(&World<'_>, Option<Losses>)>,
     w: usize,
     quorum: &Quorum,
     level: Level,
     request: &ScenarioRequest,
     pending: &BTreeMap<String, String>,
+    losses: Option<Losses>,
 ) -> WorkloadVerdict {
     let workloads = world.workloads;
     let workload = &workloads[w];
@@ -327,12 +355,14 @@ fn verdict(
             })
             .collect();
         scenarios.push(ScenarioResult::new(Scenario::Selectors, ones.is_empty(), ones));
-        let (result, losses) = domain_loss(world, w, quorum, level, request);
+        let (result, losses) = losses.expect("every workload of level pod and up is judged");
         verdict.worst_case_running = losses.iter().map(|l| l.running).min();
         verdict.replacements_scheduled = losses.iter().map(|l| l.replacements.len() as i64).sum();
         scenarios.push(result);
-        if let Some(adversarial) = adversarial.filter(|_| level >= Level::Node) {
-            scenarios.push(tie_break(world, adversarial, w, quorum, level, request, &losses));
+        if level >= Level::Node
+            && let Some((adversarial, tie_losses)) = tie
+        {
+            scenarios.push(tie_break(world, adversarial, w, quorum, level, request, &losses, tie_losses));
         }
         verdict.domain_losses = losses;
     }

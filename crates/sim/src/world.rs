@@ -30,6 +30,36 @@ struct Covered {
     controllers: BTreeMap<String, BTreeMap<i64, i64>>,
 }
 
+/// Per namespace, the workloads and budgets whose pods are of it: what a pod coming or going can
+/// change (issue 38: one world holds every workload of a cluster, and a bind compared every one).
+#[derive(Clone, Debug, Default)]
+struct Namespaced {
+    of: std::collections::HashMap<String, (Vec<usize>, Vec<usize>)>,
+}
+
+impl Namespaced {
+    fn new(workloads: &[Workload], budgets: &[Budget]) -> Namespaced {
+        let mut of: std::collections::HashMap<String, (Vec<usize>, Vec<usize>)> = Default::default();
+        for (w, workload) in workloads.iter().enumerate() {
+            of.entry(workload.namespace.clone()).or_default().0.push(w);
+        }
+        for (b, budget) in budgets.iter().enumerate() {
+            of.entry(budget.namespace.clone()).or_default().1.push(b);
+        }
+        Namespaced { of }
+    }
+
+    /// The workloads and budgets of `namespace`, by index.
+    fn of(&self, namespace: &str) -> (&[usize], &[usize]) {
+        self.of.get(namespace).map_or((&[], &[]), |(w, b)| (w.as_slice(), b.as_slice()))
+    }
+
+    /// The workload that owns `pod`.
+    fn owner(&self, workloads: &[Workload], pod: &Pod) -> Option<usize> {
+        self.of(&pod.namespace).0.iter().copied().find(|&w| workloads[w].owns(pod))
+    }
+}
+
 /// Counters over the bound pods.
 #[derive(Clone, Debug, Default)]
 struct Counts {
@@ -50,6 +80,7 @@ pub(super) struct World<'a> {
     /// Replacement counter per workload, for fresh Deployment pod names.
     next_index: Vec<usize>,
     counts: Counts,
+    namespaced: Namespaced,
     /// Reference mode (tests): copy per scenario, rebuild classes, count by scanning.
     #[cfg(test)]
     pub(super) reference: bool,
@@ -68,8 +99,13 @@ pub(super) struct Saved {
 }
 
 /// A pod's controller and its scale (see [`World::scale_of`]).
-fn scale_of(workloads: &[Workload], scales: &BTreeMap<(String, Controller), i64>, pod: &Pod) -> Option<(String, i64)> {
-    if let Some(workload) = workloads.iter().find(|w| w.owns(pod)) {
+fn scale_of(
+    workloads: &[Workload],
+    namespaced: &Namespaced,
+    scales: &BTreeMap<(String, Controller), i64>,
+    pod: &Pod,
+) -> Option<(String, i64)> {
+    if let Some(workload) = namespaced.owner(workloads, pod).map(|w| &workloads[w]) {
         return Some((format!("{}/{}/{}", workload.kind, workload.namespace, workload.name), workload.replicas));
     }
     let c = pod.controller.as_ref()?;
@@ -83,16 +119,19 @@ impl Counts {
         &mut self,
         workloads: &[Workload],
         budgets: &[Budget],
+        namespaced: &Namespaced,
         scales: &BTreeMap<(String, Controller), i64>,
         pod: &Pod,
         sign: i64,
     ) {
-        for (w, workload) in workloads.iter().enumerate() {
-            if workload.owns(pod) {
+        let (of_workloads, of_budgets) = namespaced.of(&pod.namespace);
+        for &w in of_workloads {
+            if workloads[w].owns(pod) {
                 self.owned[w] += sign;
             }
         }
-        for (b, budget) in budgets.iter().enumerate() {
+        for &b in of_budgets {
+            let budget = &budgets[b];
             if !budget.covers(pod) {
                 continue;
             }
@@ -101,7 +140,7 @@ impl Counts {
             if !pod.terminating && pod.ready {
                 covered.healthy += sign;
             }
-            if let Some((key, scale)) = scale_of(workloads, scales, pod) {
+            if let Some((key, scale)) = scale_of(workloads, namespaced, scales, pod) {
                 let scales = covered.controllers.entry(key.clone()).or_default();
                 let n = scales.entry(scale).or_insert(0);
                 *n += sign;
@@ -124,8 +163,9 @@ impl<'a> World<'a> {
         scales: &'a BTreeMap<(String, Controller), i64>,
     ) -> World<'a> {
         let mut counts = Counts { owned: vec![0; workloads.len()], covered: vec![Covered::default(); budgets.len()] };
+        let namespaced = Namespaced::new(workloads, budgets);
         for (pod, _) in cluster.pods() {
-            counts.apply(workloads, budgets, scales, pod, 1);
+            counts.apply(workloads, budgets, &namespaced, scales, pod, 1);
         }
         World {
             cluster,
@@ -134,6 +174,7 @@ impl<'a> World<'a> {
             scales,
             next_index: workloads.iter().map(|w| w.replicas.max(0) as usize).collect(),
             counts,
+            namespaced,
             #[cfg(test)]
             reference: false,
         }
@@ -162,10 +203,11 @@ impl<'a> World<'a> {
 
     /// Undoes every change since `saved`.
     pub(super) fn rollback(&mut self, saved: Saved) {
-        let World { cluster, workloads, budgets, scales, counts, .. } = self;
+        let World { cluster, workloads, budgets, scales, counts, namespaced, .. } = self;
         match saved.mark {
             Mark::Journal(checkpoint) => {
-                cluster.rollback(checkpoint, |pod, sign| counts.apply(workloads, budgets, scales, pod, sign));
+                cluster
+                    .rollback(checkpoint, |pod, sign| counts.apply(workloads, budgets, namespaced, scales, pod, sign));
             }
             #[cfg(test)]
             Mark::Copy(copy) => *cluster = *copy,
@@ -176,7 +218,7 @@ impl<'a> World<'a> {
     /// Deletes a bound pod.
     pub(super) fn remove(&mut self, namespace: &str, name: &str) -> Option<Pod> {
         let pod = self.cluster.remove(namespace, name)?;
-        self.counts.apply(self.workloads, self.budgets, self.scales, &pod, -1);
+        self.counts.apply(self.workloads, self.budgets, &self.namespaced, self.scales, &pod, -1);
         Some(pod)
     }
 
@@ -184,7 +226,7 @@ impl<'a> World<'a> {
     fn bind(&mut self, pod: Pod, node: &str) -> Option<(Pod, String)> {
         let before = self.cluster.node_of(&pod.namespace, &pod.name).map(str::to_string);
         let replaced = before.and_then(|n| self.remove(&pod.namespace, &pod.name).map(|p| (p, n)));
-        self.counts.apply(self.workloads, self.budgets, self.scales, &pod, 1);
+        self.counts.apply(self.workloads, self.budgets, &self.namespaced, self.scales, &pod, 1);
         let _ = self.cluster.bind(pod, node);
         replaced
     }
@@ -211,8 +253,10 @@ impl<'a> World<'a> {
     /// Bound pods of workload `w` with their nodes, by pod name.
     pub(super) fn owned(&self, w: usize) -> Vec<(Pod, String)> {
         let workload = &self.workloads[w];
-        let mut pods: Vec<(Pod, String)> =
-            self.cluster.pods().filter(|(p, _)| workload.owns(p)).map(|(p, n)| (p.clone(), n.to_string())).collect();
+        let mut pods: Vec<(Pod, String)> = (self.cluster.pods_in(&workload.namespace))
+            .filter(|(p, _)| workload.owns(p))
+            .map(|(p, n)| (p.clone(), n.to_string()))
+            .collect();
         pods.sort_by(|a, b| a.0.name.cmp(&b.0.name));
         pods
     }
@@ -221,13 +265,16 @@ impl<'a> World<'a> {
     /// counts and node lists: [`World::owned`] copies and sorts every pod).
     pub(super) fn owned_unsorted(&self, w: usize) -> impl Iterator<Item = (&Pod, &str)> {
         let workload = &self.workloads[w];
-        self.cluster.pods().filter(move |(p, _)| workload.owns(p))
+        self.cluster.pods_in(&workload.namespace).filter(move |(p, _)| workload.owns(p))
     }
 
     /// Where workload `w`'s bound pods are, pod to node.
     pub(super) fn placement(&self, w: usize) -> BTreeMap<String, String> {
         let workload = &self.workloads[w];
-        self.cluster.pods().filter(|(p, _)| workload.owns(p)).map(|(p, n)| (p.name.clone(), n.to_string())).collect()
+        (self.cluster.pods_in(&workload.namespace))
+            .filter(|(p, _)| workload.owns(p))
+            .map(|(p, n)| (p.name.clone(), n.to_string()))
+            .collect()
     }
 
     /// How many bound pods workload `w` owns.
@@ -240,7 +287,7 @@ impl<'a> World<'a> {
     }
 
     pub(super) fn owner_of(&self, pod: &Pod) -> Option<usize> {
-        self.workloads.iter().position(|w| w.owns(pod))
+        self.namespaced.owner(self.workloads, pod)
     }
 
     /// The controller's replacement for a deleted pod (same revision; StatefulSets keep the name).
@@ -393,7 +440,7 @@ impl<'a> World<'a> {
     /// StatefulSet the snapshot does not hold) counts the pods it had in the snapshot, the one
     /// scale kix can know; a pod without a controller counts nothing.
     pub(super) fn scale_of(&self, pod: &Pod) -> Option<(String, i64)> {
-        scale_of(self.workloads, self.scales, pod)
+        scale_of(self.workloads, &self.namespaced, self.scales, pod)
     }
 
     /// A budget's status as the disruption controller computes it now, from the counters.

@@ -11,6 +11,7 @@
 //! of the zone count" (6) would be the wrong advice.
 
 pub mod cost;
+pub mod room;
 pub mod split;
 
 use crate::derive::ClusterPlan;
@@ -29,8 +30,10 @@ struct Judged<'a> {
     subject: &'a Subject,
 }
 
-/// K0460 and K0461 for every instance of the cluster that runs something at level zone.
+/// K0460 and K0461 for every instance of the cluster that runs something at level zone, and K0462 for
+/// the cluster as its instances share it.
 pub fn check(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostics) {
+    room::check(cluster, plan, diagnostics);
     let Some(zones) = cluster.substrate.zones.as_ref().map(Vec::len).filter(|z| *z >= 2) else { return };
     // The plan's instances are the resolved ones derived, in the same order.
     for (instance, instance_plan) in cluster.instances.iter().zip(&plan.instances) {
