@@ -1,6 +1,9 @@
 //! Issue 20's axes, one benchmark per row of its table that fits criterion's samples (each run under
 //! a few seconds on 2 cores), on the roots `examples/genfleet.rs` writes (this file includes it):
 //!
+//! * `scale/verify_shared_300_nodes_100_instances`, `scale/verify_shared_3000_nodes_1000_instances`
+//!   (issue 38): one cluster of the fleet shape with an inventory, every instance verified together
+//!   on one world, every scenario;
 //! * `scale/verify_10000_nodes_level_node`: `kix verify` at level node, one Deployment of 10,000
 //!   replicas on 10,000 nodes in three zones (the 3,000-node and anti-affinity rows are in
 //!   `build_fleet`'s `verify` group);
@@ -52,6 +55,24 @@ fn bench_verify(c: &mut Criterion) {
     let compiled = kix::compile::compile_clusters(&selection(dir.path(), Vec::new()));
     assert!(compiled.ok());
     group.bench_function("verify_10000_nodes_level_node", |b| b.iter(|| kix::api::verify(&compiled.clusters, None)));
+    group.finish();
+}
+
+/// Issue 38: one cluster's instances verified together on one world, 300 and 3,000 nodes (100 and 1,000
+/// instances of three workloads, about 1,000 and 10,000 pods), every scenario.
+fn bench_shared_world(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scale");
+    group.sample_size(10);
+    for (nodes, instances) in [(300, 100), (3000, 1000)] {
+        let dir = scratch();
+        let args = genfleet::Args { clusters: 1, instances, workloads: 3, nodes, ..Default::default() };
+        genfleet::fleet(dir.path(), &args).unwrap();
+        let compiled = kix::compile::compile_clusters(&selection(dir.path(), Vec::new()));
+        assert!(compiled.ok());
+        group.bench_function(format!("verify_shared_{nodes}_nodes_{instances}_instances"), |b| {
+            b.iter(|| kix::api::verify(&compiled.clusters, None))
+        });
+    }
     group.finish();
 }
 
@@ -176,5 +197,5 @@ fn bench_lint(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_verify, bench_fleet, bench_instances, bench_lint);
+criterion_group!(benches, bench_verify, bench_shared_world, bench_fleet, bench_instances, bench_lint);
 criterion_main!(benches);

@@ -89,6 +89,22 @@ fn four_instances_that_fill_two_cpu_nodes_fail_together() {
     placements_fit(&json, 2000);
     let verdicts = verdicts(&json);
     assert_eq!(verdicts.len(), 4);
+    // Each failure names the full nodes and the other instances' workloads that fill them.
+    for instance in json["clusters"][0]["instances"].as_array().unwrap() {
+        let name = instance["instance"].as_str().unwrap();
+        let messages: Vec<&str> = instance["workloads"][0]["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| s["findings"].as_array().unwrap())
+            .filter_map(Value::as_str)
+            .collect();
+        let others = (1..=4).map(|i| format!("i{i}")).filter(|i| i != name).map(|i| format!("{i}/Deployment/api"));
+        let named: Vec<String> =
+            others.filter(|o| messages.iter().any(|m| m.contains("Full: general-") && m.contains(o))).collect();
+        assert!(!named.is_empty(), "{name}: no finding names the full nodes and who fills them: {messages:?}");
+        assert!(messages.iter().any(|m| m.contains("(1800m of 2 cpu")), "{messages:?}");
+    }
     for (instance, meets, failed) in &verdicts {
         assert!(!meets, "{instance} fails on the shared nodes: {verdicts:?}");
         assert!(

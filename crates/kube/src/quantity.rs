@@ -129,6 +129,24 @@ pub fn units(text: &str) -> Result<i64, QuantityError> {
     parse_scaled(text, 1)
 }
 
+/// A CPU quantity as kix writes it in messages: whole CPUs bare (`2`), else millicores (`1800m`).
+pub fn milli_text(milli: i64) -> String {
+    if milli % 1000 == 0 { format!("{}", milli / 1000) } else { format!("{milli}m") }
+}
+
+/// A memory quantity as kix writes it in messages: `16Gi`, `512Mi`, or bytes.
+pub fn bytes_text(bytes: i64) -> String {
+    const GI: i64 = 1 << 30;
+    const MI: i64 = 1 << 20;
+    if bytes != 0 && bytes % GI == 0 {
+        format!("{}Gi", bytes / GI)
+    } else if bytes != 0 && bytes % MI == 0 {
+        format!("{}Mi", bytes / MI)
+    } else {
+        format!("{bytes}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,6 +17,7 @@ use super::budget::{Budget, BudgetStatus, Eviction};
 use super::cluster::{Checkpoint, Cluster, Outcome, Rank};
 use super::objects::{Controller, Pod};
 use super::workload::Workload;
+use kix_kube::quantity::{bytes_text, milli_text};
 use kix_kube::taints::Taint;
 use std::collections::BTreeMap;
 
@@ -322,13 +323,76 @@ impl<'a> World<'a> {
         }
     }
 
-    /// Why a pod stays Pending now: the scheduler's FailedScheduling message.
+    /// Why a pod stays Pending now: the scheduler's FailedScheduling message; where nodes lack room
+    /// for it (NodeResourcesFit's `Insufficient`), the nodes nearest to holding it and what fills them.
     pub(super) fn failure_message(&mut self, pod: &Pod) -> String {
         #[cfg(test)]
-        if self.reference {
-            return self.cluster.cycle(pod).failure_message();
+        let message =
+            if self.reference { self.cluster.cycle(pod).failure_message() } else { self.cluster.failure_message(pod) };
+        #[cfg(not(test))]
+        let message = self.cluster.failure_message(pod);
+        if message.contains("Insufficient") { format!("{message}{}", self.room_note(pod)) } else { message }
+    }
+
+    /// The nodes with the most room left that still cannot hold `pod` (at most three), each with what it
+    /// has requested of its allocatable and the workloads whose pods hold it (issue 38: on a shared
+    /// cluster the room is taken by other instances): ` Full: node-a1 (1800m of 2000m cpu, 200Mi of 16Gi
+    /// memory: i1/Deployment/api, i2/Deployment/api x2)`.
+    fn room_note(&self, pod: &Pod) -> String {
+        let wanted = &pod.spec.requests;
+        let cluster = &self.cluster;
+        let mut full: Vec<(i64, i64, &str, i64, i64)> = Vec::new();
+        for node in cluster.nodes() {
+            let pods = cluster.pods_on(&node.name);
+            let (cpu, memory) =
+                pods.iter().fold((0, 0), |(c, m), p| (c + p.spec.requests.milli_cpu, m + p.spec.requests.memory));
+            let fits = cpu + wanted.milli_cpu <= node.allocatable.milli_cpu
+                && memory + wanted.memory <= node.allocatable.memory;
+            if !fits && !node.unschedulable {
+                full.push((
+                    node.allocatable.milli_cpu - cpu,
+                    node.allocatable.memory - memory,
+                    &node.name,
+                    cpu,
+                    memory,
+                ));
+            }
         }
-        self.cluster.failure_message(pod)
+        full.sort_by(|a, b| (b.0, b.1, a.2).cmp(&(a.0, a.1, b.2)));
+        let shown: Vec<String> = full
+            .iter()
+            .take(3)
+            .map(|&(_, _, name, cpu, memory)| {
+                let node = cluster.nodes().iter().find(|n| n.name == name).expect("a node of the cluster");
+                let mut holders: BTreeMap<String, usize> = BTreeMap::new();
+                for p in cluster.pods_on(name) {
+                    let holder = match self.owner_of(p) {
+                        Some(w) => {
+                            let w = &self.workloads[w];
+                            format!("{}/{}/{}", w.namespace, w.kind, w.name)
+                        }
+                        None => format!("{}/{}", p.namespace, p.name),
+                    };
+                    *holders.entry(holder).or_default() += 1;
+                }
+                let holders: Vec<String> =
+                    holders.into_iter().map(|(h, n)| if n == 1 { h } else { format!("{h} x{n}") }).collect();
+                format!(
+                    "{name} ({} of {} cpu, {} of {} memory: {})",
+                    milli_text(cpu),
+                    milli_text(node.allocatable.milli_cpu),
+                    bytes_text(memory),
+                    bytes_text(node.allocatable.memory),
+                    holders.join(", ")
+                )
+            })
+            .collect();
+        if shown.is_empty() {
+            return String::new();
+        }
+        let more = full.len().saturating_sub(shown.len());
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        format!(" Full: {}{more}.", shown.join("; "))
     }
 
     /// Whether a node not named in `outside` rejects the pod for `reason` alone.

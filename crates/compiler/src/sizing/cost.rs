@@ -46,20 +46,12 @@ pub fn requests_text(cost: &Cost) -> String {
     format!("{} cpu, {} memory", cpu(cost.cpu_millicores), memory(cost.memory_bytes))
 }
 
-/// `250m`, `2`, `1.5` CPUs.
+/// `250m`, `2` CPUs.
 pub fn cpu(milli: i64) -> String {
-    if milli % 1000 == 0 { format!("{}", milli / 1000) } else { format!("{milli}m") }
+    kix_kube::quantity::milli_text(milli)
 }
 
 /// `512Mi`, `2Gi`, or bytes.
 pub fn memory(bytes: i64) -> String {
-    const GI: i64 = 1 << 30;
-    const MI: i64 = 1 << 20;
-    if bytes != 0 && bytes % GI == 0 {
-        format!("{}Gi", bytes / GI)
-    } else if bytes != 0 && bytes % MI == 0 {
-        format!("{}Mi", bytes / MI)
-    } else {
-        format!("{bytes}")
-    }
+    kix_kube::quantity::bytes_text(bytes)
 }
