@@ -5,7 +5,8 @@
 //! existing pods) or from the cluster file's `[[nodePools]]`; a cluster with
 //! neither is reported as not verified (it is not a failure: there is nothing
 //! to simulate on), unless `--require-nodes` or the cluster file's
-//! `[verify] requireNodes = true` asks for nodes (K0624). Every instance is checked on a fresh copy of those nodes.
+//! `[verify] requireNodes = true` asks for nodes (K0624). Every instance of a cluster is placed
+//! on those nodes together, and every scenario runs on that one world (issue 38).
 //! This is the edge between the compiler and the scheduler model: it turns
 //! plans and inventory nodes into the model's typed inputs.
 
