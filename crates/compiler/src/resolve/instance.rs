@@ -117,14 +117,23 @@ pub fn resolve_instance(
         groups: Vec::new(),
         across,
     };
-    instance.groups = instance_groups(cluster, &instance, &package, diagnostics);
+    let groups = group_levels(cluster, &instance, &package, diagnostics);
     for (index, workload) in package.workloads.iter().enumerate() {
         // A second copy of a workload is reported as a duplicate object by derive, and resolved once.
         let first = package.workloads.iter().position(|w| w.kind() == workload.kind() && w.name() == workload.name());
         if first == Some(index) {
-            instance.workloads.push(resolve_workload(cluster, &instance, &package, index, workload, diagnostics));
+            let resolved = resolve_workload(cluster, &instance, &groups, &package, index, workload, diagnostics);
+            instance.workloads.push(resolved);
         }
     }
+    // Each group with its members' replicas added up, now that they resolved (a group across
+    // instances is judged on every member instance's pods: `across` adds them up once all resolved).
+    instance.groups = (groups.into_iter())
+        .map(|GroupLevel { group, level, ceiling }| {
+            let members = instance.workloads.iter().filter(|w| package.workloads[w.workload].group == Some(group));
+            InstanceGroup { group, level, ceiling, replicas: members.map(|w| w.replicas).sum() }
+        })
+        .collect();
     check_groups(cluster, &mut instance, diagnostics);
     super::hazards::check(cluster.name, &instance, diagnostics);
     report_unmanaged_replicas(cluster.name, &instance, diagnostics);
@@ -188,14 +197,22 @@ fn across_membership(
     })
 }
 
+/// The level a `[groups.X]` runs at in an instance: what its members start from.
+struct GroupLevel {
+    /// Index into the package's `groups`.
+    group: usize,
+    level: Sourced<Level>,
+    ceiling: Ceiling,
+}
+
 /// Each `[groups.X]` of the package at the instance's level, after the group's ceiling (K0427's
-/// lowering reported); the members' total is added up once they resolved (`check_groups`).
-fn instance_groups(
+/// lowering reported).
+fn group_levels(
     cluster: &ClusterContext<'_>,
     instance: &Instance,
     package: &Package,
     diagnostics: &mut Diagnostics,
-) -> Vec<InstanceGroup> {
+) -> Vec<GroupLevel> {
     (package.groups.iter().enumerate())
         .map(|(index, group)| {
             let (level, ceiling) = meet_ceiling(group.ceiling.as_ref(), &instance.level);
@@ -213,7 +230,7 @@ fn instance_groups(
                     .about(&instance.subject),
                 );
             }
-            InstanceGroup { group: index, level, ceiling, replicas: 0 }
+            GroupLevel { group: index, level, ceiling }
         })
         .collect()
 }
@@ -327,6 +344,7 @@ fn apply_package_ceiling(
 fn resolve_workload(
     cluster: &ClusterContext<'_>,
     instance: &Instance,
+    groups: &[GroupLevel],
     package: &Package,
     index: usize,
     workload: &Workload,
@@ -335,7 +353,7 @@ fn resolve_workload(
     let name = workload.name();
     let subject = Subject { workload: Some(name.to_string().into()), ..instance.subject.clone() };
     // A group's member starts from the group's level (the instance's after the group's ceiling).
-    let start = workload.group.and_then(|g| instance.groups.iter().find(|ig| ig.group == g)).map(|ig| &ig.level);
+    let start = workload.group.and_then(|g| groups.iter().find(|ig| ig.group == g)).map(|ig| &ig.level);
     // R5: a workload ceiling lowers this workload only, recorded in its trail (K0308 is said once per
     // package and cluster from the trails, `super::ceilings`).
     let (level, ceiling) = meet_ceiling(workload.ceiling.as_ref(), start.unwrap_or(&instance.level));
@@ -460,11 +478,7 @@ fn check_groups(cluster: &ClusterContext<'_>, instance: &mut Instance, diagnosti
     let package = std::sync::Arc::clone(&instance.package);
     for index in 0..instance.groups.len() {
         let group = &package.groups[instance.groups[index].group];
-        let total: u32 = (instance.workloads.iter())
-            .filter(|w| package.workloads[w.workload].group == Some(instance.groups[index].group))
-            .map(|w| w.replicas)
-            .sum();
-        instance.groups[index].replicas = total;
+        let total = instance.groups[index].replicas;
         // A group across instances is judged on all its members' pods, once they all resolved (`across`).
         if group.across {
             continue;

@@ -124,7 +124,9 @@ pub struct InstanceGroup {
     pub level: Sourced<Level>,
     /// The group's `availability.max` met by the instance's level.
     pub ceiling: Ceiling,
-    /// The members' replicas added up (R7, R8 and the survival check judge this).
+    /// The members' replicas added up (R7, R8 and the survival check judge this), made once they
+    /// resolved; for a group across instances, over every member instance (`across`, once they all
+    /// resolved: no instance alone knows the others').
     pub replicas: u32,
 }
 
