@@ -25,5 +25,7 @@ fi
 
 mkdir -p "$out"
 install -m 0755 "$binary" "$out/kix"
+# The image carries the stripped binary, as the release archive does (scripts/release.sh).
+strip --strip-all "$out/kix"
 install -m 0644 argocd/plugin.yaml argocd/Dockerfile "$out/"
 echo "argocd-sidecar.sh: context ready in $out; build it with: docker build -t kix-argocd-cmp $out" >&2

@@ -81,6 +81,15 @@ fn release_script_packs_binary_man_page_and_completions_reproducibly() {
             "share/zsh/site-functions/_kix",
         ]
     );
+    // Stripped for a CI download (issue 41), its debug information beside the archive.
+    let size = std::fs::metadata(root.join("bin/kix")).unwrap().len();
+    let built = std::fs::metadata(env!("CARGO_BIN_EXE_kix")).unwrap().len();
+    assert!(size < built / 2, "the archive's binary is stripped: {size} bytes of {built}");
+    let sections = Command::new("readelf").arg("-S").arg(root.join("bin/kix")).output().unwrap();
+    let sections = String::from_utf8_lossy(&sections.stdout);
+    assert!(![".debug_info", ".debug_line"].iter().any(|s| sections.contains(s)), "no debug information left");
+    let debug = scratch.path().join("dist").join(format!("{name}.debug"));
+    assert!(std::fs::metadata(&debug).is_ok_and(|m| m.len() > size), "{}", debug.display());
     let unpacked_kix = Command::new(root.join("bin/kix")).arg("--version").output().unwrap();
     assert_eq!(String::from_utf8(unpacked_kix.stdout).unwrap().trim(), format!("kix {version}"));
     let read = |path: &str| std::fs::read_to_string(root.join(path)).unwrap();
