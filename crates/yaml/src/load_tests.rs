@@ -210,6 +210,8 @@ fn error_kind(text: &str) -> YamlErrorKind {
 fn syntax_errors_are_plain_and_located() {
     let cases = [
         ("a:\n\tb: 1\n", "2:2", "tabs are not allowed for indentation in YAML; use spaces"),
+        // A tab on the line after a plain scalar is the tab's line, not the scalar's (issue 41).
+        ("a:\n  b: c\n\td: 1\n", "3:1", "tabs are not allowed for indentation in YAML; use spaces"),
         ("a: 1\nb: x\0y\n", "2:5", "control character U+0000 (NUL) is not allowed in YAML"),
         ("a: \u{7}\n", "1:4", "control character U+0007 is not allowed in YAML"),
         ("a: 'unclosed\nb: 2\n", "1:4", "unclosed quoted string (or a continuation line of it not indented)"),

@@ -2401,12 +2401,12 @@ impl<'input, T: Input> Scanner<'input, T> {
                     } else if (self.mark.col as isize) < indent && self.input.peek() == '\t' {
                         // Tabs in an indentation columns are allowed if and only if the line is
                         // empty. Skip to the end of the line.
+                        // kix: the error is located at the tab, as libyaml (and kubectl) says it,
+                        // not at the start of the plain scalar the line follows.
+                        let tab = self.mark;
                         self.skip_ws_to_eol(SkipTabs::Yes)?;
                         if !self.input.next_is_breakz() {
-                            return Err(ScanError::new_str(
-                                start_mark,
-                                "while scanning a plain scalar, found a tab",
-                            ));
+                            return Err(ScanError::new_str(tab, "while scanning a plain scalar, found a tab"));
                         }
                     } else {
                         self.skip_blank();
