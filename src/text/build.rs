@@ -137,9 +137,8 @@ pub fn render_differences(differences: &[kix_compiler::emit::Difference], diff: 
         }
     }
     out.push_str(&format!(
-        "kix: {} file{} differ from what `kix build` would write; run `kix build` and commit the result\n",
-        differences.len(),
-        kix_diag::words::s(differences.len())
+        "kix: {} from what `kix build` would write; run `kix build` and commit the result\n",
+        kix_diag::words::counted(differences.len(), "file differs", "files differ")
     ));
     out
 }

@@ -101,9 +101,9 @@ pub fn render_text(reports: &[ClusterReport], width: crate::table::Width) -> Str
     let unverified: usize = reports.iter().flat_map(|r| &r.instances).map(|i| i.unverified.len()).sum();
     let _ = writeln!(
         out,
-        "kix verify: {} checked, {} not meet their level{}{}",
+        "kix verify: {} checked, {}{}{}",
         kix_diag::words::plural(verified, "workload"),
-        kix_diag::words::counted(failures, "does", "do"),
+        kix_diag::words::counted(failures, "does not meet its level", "do not meet their level"),
         if failures == 0 { "" } else { " (see findings)" },
         if unverified == 0 {
             String::new()

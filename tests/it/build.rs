@@ -329,6 +329,10 @@ fn build_check_lists_what_a_build_would_change_and_writes_nothing() {
     // Right after a build: clean.
     t.clone().args(["build"]).run().status(0);
     t.clone().args(["build", "--check"]).run().status(0).stdout("");
+    // One file out of date is said in the singular (issue 41).
+    std::fs::write(root.join("out/prod/stray.txt"), "mine").unwrap();
+    t.clone().args(["build", "--check"]).run().status(1).stdout_contains("kix: 1 file differs from what");
+    std::fs::remove_file(root.join("out/prod/stray.txt")).unwrap();
     // A hand edit, a stray file and a removed cluster's directory are each reported; --diff shows the edit.
     let edited = root.join("out/prod/orders-db.yaml");
     std::fs::write(&edited, std::fs::read_to_string(&edited).unwrap().replace("replicas: 3", "replicas: 4")).unwrap();
