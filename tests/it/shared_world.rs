@@ -193,3 +193,46 @@ fn check_and_capacity_say_the_full_cluster_cannot_hold_its_replacements() {
         assert_eq!(loss["replacements_fit"], false, "{instance}");
     }
 }
+
+/// A workload that brings its own placement (a ScheduleAnyway hostname spread, nothing on the zone
+/// key) at level zone lands where scoring puts it: after another instance's pods it spreads over both
+/// zones, but applied first (alone on the empty nodes, ties to the lowest name) both pods land in zone
+/// a. Its verdict must not rest on the order the instances are applied in: it fails, as alone.
+#[test]
+fn a_workload_placed_by_scoring_alone_is_judged_alone_too() {
+    let big = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: big\nspec:\n  selector:\n    matchLabels: {app: big}\n  \
+        template:\n    metadata:\n      labels: {app: big}\n    spec:\n      containers:\n      - name: big\n        image: b\n        \
+        resources:\n          requests: {cpu: \"2\", memory: 1Gi}\n";
+    let own = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: own\nspec:\n  selector:\n    matchLabels: {app: own}\n  \
+        template:\n    metadata:\n      labels: {app: own}\n    spec:\n      topologySpreadConstraints:\n      - {maxSkew: 1, \
+        topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: own}}}\n      \
+        containers:\n      - name: own\n        image: o\n        resources:\n          requests: {cpu: 100m, memory: 100Mi}\n---\n\
+        apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: own\nspec:\n  maxUnavailable: 1\n  selector:\n    \
+        matchLabels: {app: own}\n";
+    let package = |name: &str| {
+        format!(
+            "[meta]\nname = \"{name}\"\nversion = \"1.0.0\"\n[workloads.{name}]\nreplicas = {{ none = 1, pod = 2, zone = 2 }}\n"
+        )
+    };
+    let cluster = "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\"]\n\
+        [[instances]]\nname = \"first\"\npackage = \"big\"\n[[instances]]\nname = \"own\"\npackage = \"own\"\n\
+        [[nodePools]]\nname = \"general\"\nzones = [\"a\", \"b\"]\nnodesPerZone = 2\n\
+        allocatable = { cpu = \"4\", memory = \"16Gi\", pods = 110 }\n";
+    let json = Test::new()
+        .tree([
+            ("clusters/c.toml", cluster.to_string()),
+            ("packages/big/kix.toml", package("big")),
+            ("packages/big/big.yaml", big.to_string()),
+            ("packages/own/kix.toml", package("own")),
+            ("packages/own/own.yaml", own.to_string()),
+        ])
+        .args(["verify", "--format", "json"])
+        .run()
+        .status(1)
+        .json();
+    let verdicts = verdicts(&json);
+    assert_eq!(verdicts[0].0, "first");
+    assert!(verdicts[0].1, "{verdicts:?}");
+    assert_eq!((verdicts[1].0.as_str(), verdicts[1].1), ("own", false), "{verdicts:?}");
+    assert!(verdicts[1].2.iter().any(|s| s == "domain-loss"), "{verdicts:?}");
+}

@@ -24,6 +24,7 @@ use kix_compiler::resolve::inventory::InventoryNode;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location};
 use kix_sim::objects::{Node, Resources};
 use kix_sim::{State, WorkloadLevel, WorkloadVerdict, verify_workloads};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -356,11 +357,52 @@ fn verify_cluster_world(cluster: &CompiledCluster, state: &State) -> Vec<Instanc
             unverified: i.plan.unplaced.clone(),
         })
         .collect();
-    for verdict in verify_workloads(state, &objects, &request) {
+    // The workloads that bring their own placement are verified alone too, each on its own copy of the
+    // nodes: independent, so on every core.
+    let verdicts: Vec<kix_sim::WorkloadVerdict> = verify_workloads(state, &objects, &request)
+        .into_par_iter()
+        .map(|verdict| {
+            let (instance, plan) = from[verdict.request];
+            let asked = &request.workloads[verdict.request];
+            match alone_if_it_fails(cluster.instance(instance), plan, asked, state, &request) {
+                Some(alone) => kix_sim::WorkloadVerdict { request: verdict.request, ..alone },
+                None => verdict,
+            }
+        })
+        .collect();
+    for verdict in verdicts {
         let (instance, plan) = from[verdict.request];
         reports[instance].workloads.push(VerifiedWorkload { plan, verdict });
     }
     reports
+}
+
+/// A workload that brings its own placement (R11) at level node or zone has no DoNotSchedule
+/// constraint kix derived on its level's key: where its pods land, and so whether a domain loss
+/// leaves one running, rests on scoring, which the other instances' pods change. The shared placement
+/// is one order of applying the cluster's instances; applying this one first puts it on nodes none of
+/// the others hold yet. Such a workload is also verified alone on the nodes (its own object and the
+/// budgets of its instance), and must meet its level both ways: its verdict alone, when that fails.
+fn alone_if_it_fails(
+    instance: CompiledInstance<'_>,
+    plan: usize,
+    asked: &WorkloadLevel,
+    state: &State,
+    shared: &kix_sim::ScenarioRequest,
+) -> Option<kix_sim::WorkloadVerdict> {
+    let workload = &instance.plan.workloads[plan];
+    if !workload.explicit_placement || workload.level < kix_kube::level::Level::Node || workload.group.is_some() {
+        return None;
+    }
+    let own = |object: &&kix_yaml::Value| {
+        let text = |path: &[&str]| path.iter().try_fold(*object, |v, k| v.get(k)).and_then(kix_yaml::Value::as_str);
+        text(&["kind"]) == Some("PodDisruptionBudget")
+            || (text(&["kind"]) == Some(workload.kind.as_str()) && text(&["metadata", "name"]) == Some(&workload.name))
+    };
+    let objects: Vec<kix_yaml::Value> = instance.plan.objects().iter().filter(own).cloned().collect();
+    let request = kix_sim::ScenarioRequest { workloads: vec![asked.clone()], ..shared.clone() };
+    let alone = verify_workloads(state, &objects, &request).into_iter().next()?;
+    (!alone.meets_level).then_some(alone)
 }
 
 /// The budgets operators make for their own pods (a custom resource's profile says whether,
