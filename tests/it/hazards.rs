@@ -274,3 +274,21 @@ fn killed_builds_leave_one_complete_build(args: &[&str]) {
     assert_eq!(examples_rebuild(root).status.code(), Some(0));
     assert!(leftovers(root).is_empty(), "{:?}", leftovers(root));
 }
+
+/// A build killed while it wrote the output manifest leaves `.out.kix-manifest.<pid>`; the next build
+/// removes it once that process is gone (found by the killed-build test above in CI), and leaves a
+/// directory of that name, or a live process's, alone.
+#[test]
+fn a_killed_builds_half_written_manifest_is_removed_by_the_next_build() {
+    let t = examples_built();
+    let root = t.root();
+    // No process has a pid this high (Linux caps pid_max at 4,194,304).
+    std::fs::write(root.join(".out.kix-manifest.4999999"), "half a manifest").unwrap();
+    std::fs::create_dir(root.join(".out.kix-manifest.4999998")).unwrap();
+    let live = format!(".out.kix-manifest.{}", std::process::id());
+    std::fs::write(root.join(&live), "a build still writing").unwrap();
+    t.clone().args(["build"]).run().status(0);
+    assert!(!root.join(".out.kix-manifest.4999999").exists(), "{:?}", leftovers(root));
+    assert!(root.join(".out.kix-manifest.4999998").is_dir(), "a directory is not kix's");
+    assert!(root.join(&live).exists(), "a live build's file stays");
+}

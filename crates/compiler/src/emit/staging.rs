@@ -362,20 +362,29 @@ fn remove_tree(dir: &Path) {
     }
 }
 
-/// Removes staging and set-aside directories left by a kix run that was killed (its process is gone).
+/// Removes staging and set-aside directories, and a half-written output manifest, left by a kix run that
+/// was killed (its process is gone).
 fn remove_stale(parent: &Path, base: &str) {
     let Ok(entries) = std::fs::read_dir(parent) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name
+        // A killed build's staging or previous directory, or its output manifest being written
+        // (`.<out>.kix-manifest.<pid>`, renamed into place when complete: see `manifest::write`).
+        let directory = name
             .strip_prefix(&format!(".{base}.kix-staging-"))
-            .or_else(|| name.strip_prefix(&format!(".{base}.kix-previous-")))
-        else {
+            .or_else(|| name.strip_prefix(&format!(".{base}.kix-previous-")));
+        let manifest = name.strip_prefix(&format!(".{base}.kix-manifest."));
+        let Some(pid) = directory.or(manifest).filter(|pid| pid.bytes().all(|b| b.is_ascii_digit())) else {
             continue;
         };
         let alive = Path::new("/proc").join(pid).exists() || !Path::new("/proc/self").exists();
-        if !alive {
+        if alive {
+            continue;
+        }
+        if directory.is_some() {
             let _ = std::fs::remove_dir_all(entry.path());
+        } else if entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(entry.path());
         }
     }
 }
