@@ -221,8 +221,8 @@ fn derive_objects(
             patch::patch_workload(&mut value, &workload.view, plan);
         }
         objects.push(PlannedObject::new(value, fields, Origin::Document(index)));
-        if plan.derived_pdb() {
-            let mut pdb = budget::derived_pdb(&workload.view, workload.eviction_policy);
+        // A budget kix derives is in the instance's namespace, with kix's labels.
+        let budget = |mut pdb: Value, origin: Origin| {
             let fields = patch::set_instance_fields(
                 &mut pdb,
                 &instance.namespace,
@@ -231,19 +231,14 @@ fn derive_objects(
                 add_instance_label,
                 vec![],
             );
-            objects.push(PlannedObject::new(pdb, fields, Origin::Budget(resolved.workload)));
+            PlannedObject::new(pdb, fields, origin)
+        };
+        if plan.derived_pdb() {
+            let pdb = budget::derived_pdb(&workload.view, workload.eviction_policy);
+            objects.push(budget(pdb, Origin::Budget(resolved.workload)));
         }
         if let Some(group_budget) = &plan.group_budget {
-            let mut pdb = budget::group_pdb(group_budget);
-            let fields = patch::set_instance_fields(
-                &mut pdb,
-                &instance.namespace,
-                &instance.name,
-                true,
-                add_instance_label,
-                vec![],
-            );
-            objects.push(PlannedObject::new(pdb, fields, Origin::GroupBudget(group_budget.group)));
+            objects.push(budget(budget::group_pdb(group_budget), Origin::GroupBudget(group_budget.group)));
         }
     }
     objects::report_duplicate_objects(&objects, package, &instance.subject, diagnostics);
