@@ -55,6 +55,10 @@ pub enum Command {
     /// Judge the cluster as it runs: today's pods of every compiled workload against its level, with a
     /// simulated remedy for each that fails (snapshot: `kubectl get nodes,pods,pdb,deploy,sts,rs -A -o yaml`).
     Audit(AuditArgs),
+    /// Evaluate the cluster's compiled admission policies (`[admission]`) against a snapshot: what they would
+    /// refuse today, the dry run before switching `enforce` from "warn" to "deny" (snapshot:
+    /// `kubectl get deploy,sts,hpa,pdb,ns -A -o yaml`, plus the kinds of the operators' resources kix compiles).
+    Admission(AdmissionArgs),
     /// Run one scheduling cycle for one pod against a state snapshot.
     Schedule(ScheduleArgs),
     /// Place every replica of the given workloads, one pod at a time.
@@ -169,6 +173,8 @@ pub enum SchemaFile {
     Capacity,
     /// `kix audit --format json`.
     Audit,
+    /// `kix admission --format json`.
+    Admission,
 }
 
 /// Output format for reports and diagnostics. Every command takes text and json; sarif and github
@@ -280,6 +286,15 @@ pub struct AuditArgs {
     /// own spread constraints, at the cluster's level.
     #[arg(long)]
     pub all: bool,
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct AdmissionArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// A snapshot of the cluster's objects: `kubectl get deploy,sts,hpa,pdb,ns -A -o yaml > state.yaml`.
+    #[arg(long)]
+    pub state: PathBuf,
 }
 
 #[derive(Clone, Debug, Args)]

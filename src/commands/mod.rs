@@ -6,6 +6,7 @@
 //! Exit status: 0 success (warnings allowed), 1 findings or failure, 2 bad usage (clap's own
 //! convention, kept for usage errors kix finds itself).
 
+mod admission;
 mod audit;
 mod build;
 mod capacity;
@@ -41,6 +42,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Check(args) => build::check(&args),
         Command::Verify(args) => verify::verify(&args),
         Command::Audit(args) => audit::audit(&args),
+        Command::Admission(args) => admission::admission(&args),
         Command::Schedule(args) => schedule::schedule(args),
         Command::Simulate(args) => schedule::simulate(args),
         Command::Lint(args) => lint::lint(&args),

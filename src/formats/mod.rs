@@ -122,6 +122,7 @@ pub fn output_schema(name: &str) -> Option<&'static str> {
         "simulate" => include_str!("../../schemas/simulate.schema.json"),
         "capacity" => include_str!("../../schemas/capacity.schema.json"),
         "audit" => include_str!("../../schemas/audit.schema.json"),
+        "admission" => include_str!("../../schemas/admission.schema.json"),
         _ => return None,
     })
 }

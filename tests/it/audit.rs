@@ -305,7 +305,7 @@ fn audit_needs_one_cluster() {
 
 /// Checks `value` against the subset of JSON Schema schemas/audit.schema.json uses (type, enum,
 /// properties, required, additionalProperties, items, anyOf, local $ref); returns the first mismatch.
-fn conforms(
+pub(crate) fn conforms(
     value: &serde_json::Value,
     schema: &serde_json::Value,
     root: &serde_json::Value,

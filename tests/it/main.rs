@@ -4,6 +4,7 @@
 
 mod support;
 
+mod admission;
 mod architecture;
 mod argocd;
 mod audit;

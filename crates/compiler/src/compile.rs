@@ -234,7 +234,8 @@ fn compile_each<K: Send, T: Send>(
             // Errors anywhere so far (the inputs, this cluster); another cluster's are its own: nothing is
             // written or printed unless the whole compile is clean.
             let clean = clean_inputs && !found.has_errors();
-            let plan = derive::derive_cluster(&cluster, &shapes, &mut found);
+            let mut plan = derive::derive_cluster(&cluster, &shapes, &mut found);
+            plan.admission = crate::admission::plan(&cluster, &plan, &mut found);
             shapes.cluster_derived(&versions[index]);
             crosscheck::check(&cluster, &plan, &mut found);
             sizing::check(&cluster, &plan, &mut found);

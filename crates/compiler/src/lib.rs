@@ -9,6 +9,7 @@
 //! [`compile`] is the driver: the one place the stage order is visible. Nothing here prints; every
 //! stage reports through `kix_diag::Diagnostics` and carries on.
 
+pub mod admission;
 pub mod compile;
 pub mod crosscheck;
 pub mod derive;

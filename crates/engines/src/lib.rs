@@ -8,6 +8,7 @@
 //! survives the worst loss; [`explain`] reads the decisions resolve and derive recorded for one
 //! instance; [`init`] writes a kix.toml or a cluster file from manifests or a snapshot.
 
+pub mod admission;
 pub mod audit;
 pub mod capacity;
 pub mod explain;

@@ -29,8 +29,12 @@ pub const SHARED_FILE: &str = "_shared.yaml";
 /// The cluster's Kustomization, beside the instances' files.
 pub const KUSTOMIZATION_FILE: &str = "kustomization.yaml";
 
+/// The file, beside the instances' files, that holds a cluster's admission policies, their bindings and
+/// params (`[admission]`, issue 40). Like [`SHARED_FILE`], no instance file can be called this.
+pub const ADMISSION_FILE: &str = "_admission.yaml";
+
 /// Every file of a cluster's output directory that is not an instance's `<name>.yaml`.
-pub const OUTPUT_FILES: &[&str] = &[SHARED_FILE, KUSTOMIZATION_FILE];
+pub const OUTPUT_FILES: &[&str] = &[SHARED_FILE, ADMISSION_FILE, KUSTOMIZATION_FILE];
 
 /// The output file an instance named `name` would collide with (its `<name>.yaml` is one kix writes
 /// itself, as `kustomization` would be), if any.

@@ -121,7 +121,7 @@ pub use verdict::{
     WorkloadLevel, WorkloadVerdict,
 };
 
-pub use input::{InputError, read_state};
+pub use input::{InputError, LocatedObjects, read_located, read_state};
 pub use plugins::Scores;
 pub use schedule::{ScheduleReport, ScheduleRequest, SimulateReport, SimulateRequest, schedule, simulate};
 pub use workload::Workload;

@@ -48,7 +48,7 @@ pub use instance_plan::InstancePlan;
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_yaml::Value;
 use namespaces::{Placement, Site};
-use planned_object::{Origin, PlannedObject};
+pub use planned_object::{Origin, PlannedObject};
 use shape::Template;
 pub use shape::{Shapes, VersionsByName};
 pub use workload_plan::{BudgetReason, GroupBudgetReason, SpreadReason, Unplaced, WorkloadPlan};
@@ -66,6 +66,9 @@ pub struct ClusterPlan {
     pub domains: FailureDomains,
     /// The cluster file, as diagnostics name it (for findings about its nodes).
     pub file: std::path::PathBuf,
+    /// With `[admission]`: the policies that enforce the level in the cluster (`_admission.yaml`), made
+    /// from this plan by [`crate::admission::plan`] once it is derived.
+    pub admission: Option<crate::admission::AdmissionPlan>,
 }
 
 /// Derives one cluster's instances, then writes once the cluster-scoped objects that several of them emit
@@ -81,6 +84,7 @@ pub fn derive_cluster(cluster: &Cluster, shapes: &Shapes, diagnostics: &mut Diag
         nodes: cluster.inventory.clone(),
         domains: cluster.domains.clone(),
         file: cluster.source.path().to_path_buf(),
+        admission: None,
     }
 }
 

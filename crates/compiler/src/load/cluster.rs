@@ -31,6 +31,10 @@ pub struct RawCluster {
     /// The level this cluster's operators need: none < pod < node < zone.
     #[schemars(with = "Level")]
     pub availability: Spanned<Level>,
+    /// The level enforced at admission (issue 40): with it, `kix build` writes ValidatingAdmissionPolicies,
+    /// their bindings and params into `out/<cluster>/_admission.yaml`, refusing changes that undo the level.
+    #[serde(default)]
+    pub admission: Option<RawAdmission>,
     /// Warning codes (`K0303`) every instance of the cluster acknowledges: not printed, counted as acknowledged.
     #[serde(default)]
     #[schemars(with = "Vec<String>")]
@@ -56,6 +60,46 @@ pub struct RawCluster {
     /// How `kix verify` treats the cluster.
     #[serde(default)]
     pub verify: RawVerify,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+/// The cluster's admission policies (`[admission]`).
+pub struct RawAdmission {
+    /// What the API server does with a request that undoes the level: refuse it (`deny`), admit it with a
+    /// warning to the client (`warn`), or admit it and record it in the audit log (`audit`): the bindings'
+    /// `validationActions`. Roll out with `audit`, then `warn`, then `deny`.
+    #[schemars(with = "Enforce")]
+    pub enforce: Spanned<Enforce>,
+    /// User names (as the API server authenticates them: a service account is
+    /// `system:serviceaccount:<namespace>:<name>`) allowed to delete or change kix's PodDisruptionBudgets,
+    /// such as the GitOps applier that prunes them.
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub exempt: Vec<Spanned<String>>,
+}
+
+/// `[admission] enforce`: the bindings' `validationActions`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Enforce {
+    /// `validationActions: [Deny]`: the request is refused with the policy's message.
+    Deny,
+    /// `validationActions: [Warn]`: the request is admitted and the client is shown the message.
+    Warn,
+    /// `validationActions: [Audit]`: the request is admitted and the message recorded in the audit event.
+    Audit,
+}
+
+impl Enforce {
+    /// The binding's `validationActions` value.
+    pub fn action(self) -> &'static str {
+        match self {
+            Enforce::Deny => "Deny",
+            Enforce::Warn => "Warn",
+            Enforce::Audit => "Audit",
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]

@@ -122,6 +122,8 @@ pub fn resolve_cluster(
     let multi_node_at = raw.capabilities.multi_node.as_ref().map(|m| source.locate(m.span()));
     let zones_at = raw.capabilities.availability_zones.as_ref().map(|z| source.locate(z.span()));
     let require_nodes = raw.verify.require_nodes.as_ref().filter(|r| *r.get_ref()).map(|r| source.locate(r.span()));
+    let admission = raw.admission.as_ref().and_then(|raw| admission(raw, &source, &subject, diagnostics));
+    let cluster_valid = cluster_valid && (raw.admission.is_none() || admission.is_some());
     cluster_valid.then(|| Cluster {
         name,
         source: Arc::clone(&source),
@@ -134,7 +136,49 @@ pub fn resolve_cluster(
         allow,
         instance_label: raw.instance_label,
         require_nodes,
+        admission,
         instances,
+    })
+}
+
+/// `[admission]`: each exempt name a user name the API server can authenticate (not empty, no spaces at its
+/// ends), written once. `None` when one is not (each reason reported).
+fn admission(
+    raw: &crate::load::cluster::RawAdmission,
+    source: &kix_diag::SourceFile,
+    subject: &Subject,
+    diagnostics: &mut Diagnostics,
+) -> Option<super::model::Admission> {
+    let mut exempt: Vec<String> = Vec::with_capacity(raw.exempt.len());
+    let mut valid = true;
+    for name in &raw.exempt {
+        let text = name.get_ref();
+        let problem = if text.trim().is_empty() {
+            Some(format!("exempt user `{text}` is empty"))
+        } else if text.trim() != text {
+            Some(format!("exempt user `{text}` has spaces at its ends, which no authenticated user name has"))
+        } else if exempt.iter().any(|seen| seen == text) {
+            Some(format!("exempt user `{text}` is written twice"))
+        } else {
+            None
+        };
+        match problem {
+            Some(message) => {
+                valid = false;
+                diagnostics.push(
+                    Diagnostic::new(Code::AdmissionExemptInvalid, message)
+                        .at(source.locate(name.span()))
+                        .about(subject)
+                        .help("write the user name as the API server authenticates it; a service account is `system:serviceaccount:<namespace>:<name>`"),
+                );
+            }
+            None => exempt.push(text.clone()),
+        }
+    }
+    valid.then(|| super::model::Admission {
+        enforce: *raw.enforce.get_ref(),
+        exempt,
+        at: source.locate(raw.enforce.span()),
     })
 }
 

@@ -55,7 +55,20 @@ pub struct Cluster {
     pub instance_label: crate::load::cluster::InstanceLabel,
     /// `[verify] requireNodes = true`, where it is written: verify fails the cluster without nodes (K0624).
     pub require_nodes: Option<Location>,
+    /// `[admission]`: the level enforced at admission (issue 40), when the file asks for it.
+    pub admission: Option<Admission>,
     pub instances: Vec<Instance>,
+}
+
+/// A cluster's `[admission]`, validated: what its bindings do with a request that undoes the level, and
+/// who may still delete or change kix's budgets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Admission {
+    pub enforce: crate::load::cluster::Enforce,
+    /// The exempt user names, in the file's order, each once.
+    pub exempt: Vec<String>,
+    /// Where `[admission]` is written (its `enforce`).
+    pub at: Location,
 }
 
 impl Cluster {
