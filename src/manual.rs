@@ -27,6 +27,11 @@ pub const EXIT: &[(&str, &str, &str)] = &[
         "every audited workload's running pods meet its level",
         "a workload's running placement fails its level, or the compile or snapshot failed",
     ),
+    (
+        "admission",
+        "the cluster's admission policies would refuse no object of the snapshot",
+        "they would refuse an object or a kix budget is missing, or the compile or snapshot failed",
+    ),
     ("schedule", "the pod was placed", "the pod stays Pending, or an input could not be read"),
     ("simulate", "every replica was placed", "a replica stays Pending, or an input could not be read"),
     ("capacity", "the report was printed", "the compile failed"),
@@ -101,6 +106,13 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         &[(
             "kubectl get nodes,pods,pdb,deploy,sts,rs -A -o yaml > state.yaml && kix audit --cluster prod --state state.yaml",
             "judge today's pods against their levels",
+        )],
+    ),
+    (
+        "admission",
+        &[(
+            "kubectl get deploy,sts,hpa,pdb,ns -A -o yaml > state.yaml && kix admission --cluster prod --state state.yaml",
+            "what prod's admission policies would refuse today, before switching warn to deny",
         )],
     ),
     (

@@ -59,13 +59,15 @@ fn scale(workload: &Value, replicas: i64) -> Request {
         ))
         .unwrap()
     };
-    let mut request = request("UPDATE", Some(&scale(replicas)), Some(&scale(3)), "alice");
-    let (group, kind) = (request.group.clone(), text(workload, &["kind"]).to_string());
+    let before = kix_kube::value::at(workload, &["spec", "replicas"]).and_then(Value::as_i64).unwrap_or(1);
+    let mut request = request("UPDATE", Some(&scale(replicas)), Some(&scale(before)), "alice");
+    // The request is about the workload's resource (`deployments`, `apps/v1`), its object a Scale.
     let api_version = text(workload, &["apiVersion"]);
-    request.group = api_version.rsplit_once('/').map_or("", |(g, _)| g).to_string();
-    request.resource = resource_of(&request.group, &kind);
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    request.group = group.to_string();
+    request.version = version.to_string();
+    request.resource = resource_of(group, text(workload, &["kind"]));
     request.subresource = "scale".into();
-    let _ = group;
     request
 }
 
@@ -149,7 +151,19 @@ fn edit(object: &Value, change: impl FnOnce(&mut Value)) -> Value {
 }
 
 fn at_mut<'a>(value: &'a mut Value, path: &[&str]) -> &'a mut Value {
-    path.iter().fold(value, |value, key| value.get_mut(*key).unwrap_or_else(|| panic!("no {key}")))
+    path.iter().fold(value, |value, key| value.get_mut(key).unwrap_or_else(|| panic!("no {key}")))
+}
+
+/// Where a workload's spread constraints are.
+const SPREAD: [&str; 4] = ["spec", "template", "spec", "topologySpreadConstraints"];
+
+/// Applies `change` to each hard (`DoNotSchedule`) spread constraint of a workload.
+fn on_hard(workload: &mut Value, change: impl Fn(&mut Value)) {
+    for constraint in at_mut(workload, &SPREAD).as_sequence_mut().unwrap() {
+        if text(constraint, &["whenUnsatisfiable"]) == "DoNotSchedule" {
+            change(constraint);
+        }
+    }
 }
 
 fn refusal(decision: &Decision) -> String {
@@ -188,71 +202,22 @@ fn the_examples_own_output_is_admitted_and_each_drift_refused_with_the_floor_or_
     assert!(prod.policies.evaluate(&scale(&api, 3)).violations.is_empty());
 
     // The zone constraint dropped, softened, loosened or pointed at other pods.
-    let spread = ["spec", "template", "spec", "topologySpreadConstraints"];
-    let hard = |d: &mut Value| {
-        let constraints = at_mut(d, &spread).as_sequence_mut().unwrap();
-        constraints
-            .iter_mut()
-            .find(|c| text(c, &["whenUnsatisfiable"]) == "DoNotSchedule")
-            .expect("a hard constraint")
-            .clone()
-    };
-    let mutations: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
-        (
-            "dropped",
-            Box::new(|d: &mut Value| {
-                at_mut(d, &spread)
-                    .as_sequence_mut()
-                    .unwrap()
-                    .retain(|c| text(c, &["whenUnsatisfiable"]) != "DoNotSchedule")
-            }),
-        ),
-        (
-            "softened",
-            Box::new(|d: &mut Value| {
-                for c in at_mut(d, &spread).as_sequence_mut().unwrap() {
-                    if text(c, &["whenUnsatisfiable"]) == "DoNotSchedule" {
-                        *c.get_mut("whenUnsatisfiable").unwrap() = Value::from("ScheduleAnyway");
-                    }
-                }
-            }),
-        ),
-        (
-            "maxSkew 2",
-            Box::new(|d: &mut Value| {
-                for c in at_mut(d, &spread).as_sequence_mut().unwrap() {
-                    if text(c, &["whenUnsatisfiable"]) == "DoNotSchedule" {
-                        *c.get_mut("maxSkew").unwrap() = Value::from(2);
-                    }
-                }
-            }),
-        ),
-        (
-            "selecting other pods",
-            Box::new(|d: &mut Value| {
-                for c in at_mut(d, &spread).as_sequence_mut().unwrap() {
-                    if text(c, &["whenUnsatisfiable"]) == "DoNotSchedule" {
-                        *c.get_mut("labelSelector").unwrap() =
-                            kix_yaml::from_str("matchLabels: {app: someone-else}").unwrap();
-                    }
-                }
-            }),
-        ),
-        (
-            "with no selector",
-            Box::new(|d: &mut Value| {
-                for c in at_mut(d, &spread).as_sequence_mut().unwrap() {
-                    if text(c, &["whenUnsatisfiable"]) == "DoNotSchedule" {
-                        c.as_mapping_mut().unwrap().remove("labelSelector");
-                    }
-                }
-            }),
-        ),
+    type Mutation = fn(&mut Value);
+    let mutations: [(&str, Mutation); 5] = [
+        ("dropped", |d| {
+            at_mut(d, &SPREAD).as_sequence_mut().unwrap().retain(|c| text(c, &["whenUnsatisfiable"]) != "DoNotSchedule")
+        }),
+        ("softened", |d| on_hard(d, |c| *c.get_mut("whenUnsatisfiable").unwrap() = Value::from("ScheduleAnyway"))),
+        ("maxSkew 2", |d| on_hard(d, |c| *c.get_mut("maxSkew").unwrap() = Value::from(2))),
+        ("selecting other pods", |d| {
+            on_hard(d, |c| {
+                *c.get_mut("labelSelector").unwrap() = kix_yaml::from_str("matchLabels: {app: someone-else}").unwrap()
+            })
+        }),
+        ("with no selector", |d| on_hard(d, |c| drop(c.as_mapping_mut().unwrap().remove("labelSelector")))),
     ];
-    let mut copy = api.clone();
-    let _ = hard(&mut copy);
     for (what, mutate) in mutations {
-        let changed = edit(&api, |d| mutate(d));
+        let changed = edit(&api, mutate);
         let message = refusal(&prod.update(&api, &changed, "alice"));
         assert!(
             message
@@ -262,22 +227,18 @@ fn the_examples_own_output_is_admitted_and_each_drift_refused_with_the_floor_or_
     }
     // A selector written with matchExpressions that still selects the pods is admitted.
     let expressions = edit(&api, |d| {
-        for c in at_mut(d, &spread).as_sequence_mut().unwrap() {
-            if text(c, &["whenUnsatisfiable"]) == "DoNotSchedule" {
-                let labels = kix_kube::value::at(c, &["labelSelector", "matchLabels"])
-                    .and_then(Value::as_mapping)
-                    .unwrap()
-                    .clone();
-                let terms: Vec<String> = labels
-                    .iter()
-                    .map(|(k, v)| {
-                        format!("{{key: {}, operator: In, values: [{}]}}", k.as_str().unwrap(), v.as_str().unwrap())
-                    })
-                    .collect();
-                *c.get_mut("labelSelector").unwrap() =
-                    kix_yaml::from_str(&format!("matchExpressions: [{}]", terms.join(", "))).unwrap();
-            }
-        }
+        on_hard(d, |c| {
+            let labels =
+                kix_kube::value::at(c, &["labelSelector", "matchLabels"]).and_then(Value::as_mapping).unwrap().clone();
+            let terms: Vec<String> = labels
+                .iter()
+                .map(|(k, v)| {
+                    format!("{{key: {}, operator: In, values: [{}]}}", k.as_str().unwrap(), v.as_str().unwrap())
+                })
+                .collect();
+            *c.get_mut("labelSelector").unwrap() =
+                kix_yaml::from_str(&format!("matchExpressions: [{}]", terms.join(", "))).unwrap();
+        })
     });
     assert!(prod.update(&api, &expressions, "alice").violations.is_empty());
 
@@ -481,4 +442,34 @@ fn a_namespace_without_its_params_refuses_kixs_objects_and_nothing_else() {
     assert!(refusal(&decision).contains("no params found for policy binding with `Deny` parameterNotFoundAction"));
     let other = edit(&api, |d| *at_mut(d, &["metadata", "name"]) = Value::from("other"));
     assert!(policies.evaluate(&request("CREATE", Some(&other), None, "alice")).violations.is_empty());
+}
+
+/// Every emitted expression is portable (CEL's standard definitions and macros only) and within the API
+/// server's cost limits with every list it walks at 50 elements (50 spread constraints of 50 selector
+/// terms of 50 values each, 125,000 values, is far beyond any real pod template); the figures are
+/// docs/admission.md's table (`KIX_ADMISSION_COSTS=1` prints it, at 10 and 50 elements).
+#[test]
+fn every_expression_is_portable_and_within_the_cost_limits() {
+    use kix_engines::admission::cost::{estimate, unportable};
+    let run = Test::new().examples().args(["build"]).run().status(0);
+    let prod = built(&run.root().join("out"), "prod");
+    let mut per_policy: std::collections::BTreeMap<&str, u64> = Default::default();
+    let mut table = String::new();
+    let expressions = prod.policies.expressions();
+    assert!(expressions.len() >= 30, "too few expressions: {}", expressions.len());
+    for (policy, at, text, expression) in &expressions {
+        assert_eq!(unportable(expression), Vec::<String>::new(), "{policy} {at}: `{text}`");
+        assert!(!text.contains(".?") && !text.contains("orValue") && !text.contains("optional."), "{policy} {at}");
+        let cost = estimate(expression, 50);
+        assert!(cost < 1_000_000, "{policy} {at} costs {cost} at 50 elements: `{text}`");
+        *per_policy.entry(policy).or_default() += cost;
+        table.push_str(&format!("| {policy} | {at} | {} | {cost} |\n", estimate(expression, 10)));
+    }
+    for (policy, cost) in &per_policy {
+        assert!(*cost < 10_000_000, "{policy}'s expressions cost {cost} together at 50 elements");
+    }
+    if std::env::var_os("KIX_ADMISSION_COSTS").is_some() {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "{table}");
+    }
 }

@@ -16,84 +16,13 @@ mod expressions;
 pub mod policies;
 
 use crate::derive::Origin;
+pub use crate::derive::admission_plan::{AdmissionPlan, Check, Guard, Resource, SpreadAt};
 use crate::derive::{ClusterPlan, InstancePlan, SpreadReason, WorkloadPlan};
 use crate::resolve::{self, Cluster};
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
 use kix_yaml::Value;
-
-/// The API resource of a guarded object: what a policy's `resourceRules` name.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Resource {
-    pub group: String,
-    /// The resource's plural name (`deployments`).
-    pub plural: String,
-    pub kind: String,
-}
-
-impl Resource {
-    fn new(group: &str, plural: &str, kind: &str) -> Resource {
-        Resource { group: group.to_string(), plural: plural.to_string(), kind: kind.to_string() }
-    }
-
-    /// `deployments.apps`, as `kubectl api-resources` names it (the core group's resources by plural alone).
-    pub fn qualified(&self) -> String {
-        match self.group.as_str() {
-            "" => self.plural.clone(),
-            group => format!("{}.{group}", self.plural),
-        }
-    }
-}
-
-/// What a policy checks on the objects of one resource (one policy per resource and check).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Check {
-    /// A workload's own count (at `count`, defaulted to `default` when absent) and, for those with
-    /// `spread`, its pod template's hard constraint on the level's key.
-    Workload { count: Vec<String>, default: u32, spread: Option<SpreadAt> },
-    /// The workload's `/scale` subresource (an `autoscaling/v1` Scale: `spec.replicas`).
-    Scale,
-    /// An autoscaler's minimum (`spec.minReplicas`, `spec.minReplicaCount`) and its default.
-    Autoscaler { min: &'static str, default: u32 },
-    /// One of kix's PodDisruptionBudgets: not deleted, not weakened.
-    Budget,
-}
-
-/// Where a workload's spread constraints are, and whether its pod labels are there too (a custom
-/// resource's operator labels its pods itself, so its selector cannot be checked against the object).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SpreadAt {
-    pub constraints: Vec<String>,
-    pub labels: Option<Vec<String>>,
-}
-
-/// One object kix compiled and its cluster's policies guard.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Guard {
-    pub resource: Resource,
-    pub check: Check,
-    pub namespace: String,
-    pub name: String,
-    /// The workload it serves, as messages name it (`Deployment shop/api`).
-    pub workload: String,
-    /// The level it holds.
-    pub level: Level,
-    /// The fewest pods the level needs (workloads, scale, autoscalers).
-    pub floor: Option<u32>,
-    /// The topology key of the level's hard constraint (workloads whose spread kix derived).
-    pub spread_key: Option<String>,
-    /// How `kix explain` shows the decision.
-    pub explain: String,
-}
-
-/// A cluster's admission: what it guards and the objects `_admission.yaml` holds.
-#[derive(Clone, Debug, Default)]
-pub struct AdmissionPlan {
-    pub guards: Vec<Guard>,
-    /// The policies, their bindings and one params ConfigMap per namespace, in file order.
-    pub documents: Vec<Value>,
-}
 
 /// The cluster's admission plan, when its file has `[admission]`.
 pub fn plan(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostics) -> Option<AdmissionPlan> {
@@ -191,10 +120,10 @@ fn guard_instance(
             let (namespace, name) = named(index);
             let resource = match autoscaler.kind {
                 kix_kube::autoscaler::AutoscalerKind::HorizontalPodAutoscaler => {
-                    Resource::new("autoscaling", "horizontalpodautoscalers", "HorizontalPodAutoscaler")
+                    Resource::of("autoscaling", "horizontalpodautoscalers", "HorizontalPodAutoscaler")
                 }
                 kix_kube::autoscaler::AutoscalerKind::ScaledObject => {
-                    Resource::new("keda.sh", "scaledobjects", "ScaledObject")
+                    Resource::of("keda.sh", "scaledobjects", "ScaledObject")
                 }
             };
             let default = if autoscaler.kind == kix_kube::autoscaler::AutoscalerKind::ScaledObject { 0 } else { 1 };
@@ -224,7 +153,7 @@ fn guard_instance(
         let Some((workload, level, explained)) = served else { continue };
         let (namespace, name) = named(index);
         guards.push(Guard {
-            resource: Resource::new("policy", "poddisruptionbudgets", "PodDisruptionBudget"),
+            resource: Resource::of("policy", "poddisruptionbudgets", "PodDisruptionBudget"),
             check: Check::Budget,
             namespace,
             name,
@@ -246,14 +175,14 @@ fn workload_resource(
 ) -> Option<(Resource, Option<Vec<String>>, u32, bool)> {
     let replicas = || Some(vec!["spec".to_string(), "replicas".to_string()]);
     match workload.kind {
-        WorkloadKind::Deployment => Some((Resource::new("apps", "deployments", "Deployment"), replicas(), 1, true)),
-        WorkloadKind::StatefulSet => Some((Resource::new("apps", "statefulsets", "StatefulSet"), replicas(), 1, true)),
-        WorkloadKind::Rollout => Some((Resource::new("argoproj.io", "rollouts", "Rollout"), replicas(), 1, true)),
+        WorkloadKind::Deployment => Some((Resource::of("apps", "deployments", "Deployment"), replicas(), 1, true)),
+        WorkloadKind::StatefulSet => Some((Resource::of("apps", "statefulsets", "StatefulSet"), replicas(), 1, true)),
+        WorkloadKind::Rollout => Some((Resource::of("argoproj.io", "rollouts", "Rollout"), replicas(), 1, true)),
         WorkloadKind::Custom(profile) => {
             let count = profile.replicas.as_ref().map(|path| path.0.clone());
             let (plural, scale) = custom_resource(package, &profile.group, &profile.kind, count.as_deref())
                 .or_else(|| known_plural(&profile.group, &profile.kind).map(|plural| (plural.to_string(), false)))?;
-            Some((Resource::new(&profile.group, &plural, &profile.kind), count, profile.replicas_default, scale))
+            Some((Resource::of(&profile.group, &plural, &profile.kind), count, profile.replicas_default, scale))
         }
     }
 }

@@ -24,6 +24,7 @@
 //! asked for), one [`planned_object`] record per object, [`workload_plan`]
 //! what placement decided for each workload and why.
 
+pub mod admission_plan;
 mod budget;
 mod instance_plan;
 mod namespaces;
@@ -67,8 +68,8 @@ pub struct ClusterPlan {
     /// The cluster file, as diagnostics name it (for findings about its nodes).
     pub file: std::path::PathBuf,
     /// With `[admission]`: the policies that enforce the level in the cluster (`_admission.yaml`), made
-    /// from this plan by [`crate::admission::plan`] once it is derived.
-    pub admission: Option<crate::admission::AdmissionPlan>,
+    /// from this plan by the admission stage once it is derived.
+    pub admission: Option<admission_plan::AdmissionPlan>,
 }
 
 /// Derives one cluster's instances, then writes once the cluster-scoped objects that several of them emit

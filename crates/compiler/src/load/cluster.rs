@@ -31,7 +31,7 @@ pub struct RawCluster {
     /// The level this cluster's operators need: none < pod < node < zone.
     #[schemars(with = "Level")]
     pub availability: Spanned<Level>,
-    /// The level enforced at admission (issue 40): with it, `kix build` writes ValidatingAdmissionPolicies,
+    /// The level enforced at admission: with it, `kix build` writes ValidatingAdmissionPolicies,
     /// their bindings and params into `out/<cluster>/_admission.yaml`, refusing changes that undo the level.
     #[serde(default)]
     pub admission: Option<RawAdmission>,

@@ -147,6 +147,42 @@ impl PolicySet {
         Ok(set)
     }
 
+    /// Every expression of every policy, as (policy, where in it, its text, the parsed expression): for
+    /// the cost and portability checks ([`super::cost`]).
+    pub fn expressions(&self) -> Vec<(&str, String, &str, &cel::common::ast::IdedExpr)> {
+        let mut all = Vec::new();
+        for policy in &self.policies {
+            for (list, entries) in [("matchConditions", &policy.conditions), ("variables", &policy.variables)] {
+                for c in entries {
+                    all.push((
+                        policy.name.as_str(),
+                        format!("{list}.{}", c.name),
+                        c.text.as_str(),
+                        c.program.expression(),
+                    ));
+                }
+            }
+            for (index, validation) in policy.validations.iter().enumerate() {
+                let check = &validation.check;
+                all.push((
+                    policy.name.as_str(),
+                    format!("validations[{index}]"),
+                    check.text.as_str(),
+                    check.program.expression(),
+                ));
+                if let Some(m) = &validation.message_expression {
+                    all.push((
+                        policy.name.as_str(),
+                        format!("validations[{index}].messageExpression"),
+                        m.text.as_str(),
+                        m.program.expression(),
+                    ));
+                }
+            }
+        }
+        all
+    }
+
     /// How the API server answers `request`.
     pub fn evaluate(&self, request: &Request) -> Decision {
         let mut decision = Decision::default();

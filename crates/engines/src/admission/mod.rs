@@ -3,6 +3,7 @@
 //! snapshot's objects ([`dry_run`]), the dry run before switching `warn` to `deny`.
 
 mod cel_values;
+pub mod cost;
 pub mod dry_run;
 pub mod evaluate;
 
