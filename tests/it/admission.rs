@@ -166,6 +166,13 @@ fn on_hard(workload: &mut Value, change: impl Fn(&mut Value)) {
     }
 }
 
+/// The messages of a decision that records violations under `audit` and refuses nothing.
+fn recorded(decision: &Decision) -> String {
+    assert!(!decision.denied() && !decision.violations.is_empty(), "expected recorded violations: {decision:?}");
+    assert!(decision.violations.iter().all(|v| v.actions == ["Audit"]), "{decision:?}");
+    decision.violations.iter().map(|v| v.message.as_str()).collect::<Vec<_>>().join("\n")
+}
+
 fn refusal(decision: &Decision) -> String {
     assert!(decision.denied(), "admitted, expected a refusal: {decision:?}");
     decision.violations.iter().map(|v| v.message.as_str()).collect::<Vec<_>>().join("\n")
@@ -321,6 +328,50 @@ fn the_real_world_corpus_is_admitted_by_its_own_policies() {
         matched += all_admitted(&built(&out, &cluster), &cluster);
     }
     assert!(matched >= 100, "the corpus's policies matched only {matched} of kix's own requests");
+
+    // An operator's resource is guarded at its profile's count field and its /scale: CloudNativePG's
+    // Cluster runs `spec.instances` pods, and its CRD maps /scale to `.spec.instances`.
+    // The corpus's prod enforces with `audit`: violations are recorded, nothing is refused.
+    let prod = built(&out, "prod");
+    let pg = prod.find("Cluster", "postgres", "cluster-example");
+    let fewer = edit(&pg, |c| *at_mut(c, &["spec", "instances"]) = Value::from(1));
+    let message = recorded(&prod.update(&pg, &fewer, "alice"));
+    assert!(message.contains("Cluster postgres/cluster-example needs at least 3 replicas"), "{message}");
+    assert!(message.contains("at spec.instances"), "{message}");
+    recorded(&prod.policies.evaluate(&scale(&pg, 2)));
+    // Its spread field is the operator's, checked for the key, DoNotSchedule and maxSkew.
+    let soft = edit(&pg, |c| {
+        for constraint in at_mut(c, &["spec", "topologySpreadConstraints"]).as_sequence_mut().unwrap() {
+            *constraint.get_mut("whenUnsatisfiable").unwrap() = Value::from("ScheduleAnyway");
+        }
+    });
+    assert!(recorded(&prod.update(&pg, &soft, "alice")).contains("must keep a topology spread constraint"));
+}
+
+#[test]
+fn a_scaled_objects_minimum_is_guarded_at_the_floor() {
+    let package = "[meta]\nname = \"api\"\nversion = \"1.0.0\"\n[workloads.api]\nreplicas = { none = 1, pod = 2 }\n";
+    let manifests = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  selector:\n    matchLabels: {app: api}\n  \
+        template:\n    metadata:\n      labels: {app: api}\n    spec:\n      containers:\n      - name: api\n        image: example/api:1\n\
+        ---\napiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata:\n  name: api\nspec:\n  scaleTargetRef:\n    name: api\n  \
+        minReplicaCount: 2\n  maxReplicaCount: 10\n  triggers:\n  - type: cpu\n    metadata: {value: \"60\"}\n";
+    let cluster = "availability = \"pod\"\n[capabilities]\nmultiNode = true\n[admission]\nenforce = \"deny\"\n\
+        [[instances]]\nname = \"shop\"\npackage = \"api\"\n";
+    let run = Test::new()
+        .tree([("clusters/c.toml", cluster), ("packages/api/kix.toml", package), ("packages/api/api.yaml", manifests)])
+        .args(["build"])
+        .run()
+        .status(0);
+    let c = built(&run.root().join("out"), "c");
+    let scaled = c.find("ScaledObject", "shop", "api");
+    let to_zero = edit(&scaled, |s| drop(at_mut(s, &["spec"]).as_mapping_mut().unwrap().remove("minReplicaCount")));
+    let message = refusal(&c.update(&scaled, &to_zero, "alice"));
+    assert!(message.contains("Deployment shop/api needs at least 2 replicas to hold level pod"), "{message}");
+    assert!(
+        message.contains("ScaledObject api may not scale it below that (this request sets minReplicaCount 0)"),
+        "{message}"
+    );
+    assert!(c.update(&scaled, &scaled, "alice").violations.is_empty());
 }
 
 #[test]
