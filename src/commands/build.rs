@@ -36,7 +36,17 @@ pub fn build(args: &BuildArgs) -> ExitCode {
         let _ = stdout.flush();
     }
     let root = args.select.selection().root;
-    let mut outcome = outcome("build", &built.compiled.diagnostics, root.clone());
+    // `--check` in a machine format: each stale file is also a diagnostic at the file (issue 41), so a CI
+    // annotation or SARIF result points at it; the text form lists them on stdout instead (once).
+    let stale = built.differences.as_ref().filter(|d| !d.is_empty() && format != Format::Text).map(|differences| {
+        let mut diagnostics = built.compiled.diagnostics.clone();
+        for difference in differences {
+            diagnostics.push(stale_file(difference));
+        }
+        diagnostics
+    });
+    let diagnostics = stale.as_ref().unwrap_or(&built.compiled.diagnostics);
+    let mut outcome = outcome("build", diagnostics, root.clone());
     // Only the JSON document holds the report: a fleet's summary as JSON values is most of a build's
     // memory (issue 20: 0.57 KB a workload) and a third of a 1,000-cluster rebuild's time, so the other
     // forms do not make it.
@@ -83,6 +93,20 @@ pub fn build(args: &BuildArgs) -> ExitCode {
         )
     });
     finish(&outcome, format, done.as_deref(), &[])
+}
+
+/// The diagnostic for one file of the output directory that differs from what a build would write.
+fn stale_file(difference: &kix_compiler::emit::Difference) -> kix_diag::Diagnostic {
+    use kix_compiler::emit::Difference;
+    let path = difference.path();
+    let message = match difference {
+        Difference::Missing { .. } => format!("{} is missing: `kix build` would write it", path.display()),
+        Difference::Changed { .. } => format!("{} differs from what `kix build` would write", path.display()),
+        Difference::Extra { .. } => format!("{} is not a file `kix build` writes: a build removes it", path.display()),
+    };
+    kix_diag::Diagnostic::new(kix_diag::Code::OutputStale, message)
+        .at(kix_diag::Location::file(path))
+        .help("run `kix build` and commit the result")
 }
 
 /// `kix check`.
