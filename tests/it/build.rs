@@ -699,3 +699,23 @@ fn build_check_annotates_each_stale_file_in_machine_formats() {
     assert!(!text.stderr.contains("K0504"), "{}", text.stderr);
     assert_eq!(std::fs::read_to_string(out.join("prod/shop.yaml")).unwrap(), "# edited by hand\n");
 }
+
+/// Issue 41, point 7: an instance naming a directory that has manifests but no kix.toml is told how to
+/// make it a package.
+#[test]
+fn a_package_directory_without_kix_toml_suggests_init_package() {
+    let run = Test::new()
+        .tree([
+            (
+                "clusters/c.toml",
+                "availability = \"none\"\n[[instances]]\nname = \"guestbook\"\npackage = \"guestbook\"\n",
+            ),
+            ("packages/guestbook/web.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n"),
+        ])
+        .args(["check"])
+        .run()
+        .status(1);
+    run.stderr_contains("warning[K0107]: directory under packages/ has no kix.toml; skipped")
+        .stderr_contains("error[K0304]: package `guestbook` does not exist")
+        .stderr_contains("help: packages/guestbook/ has no kix.toml: `kix init package packages/guestbook` writes one");
+}

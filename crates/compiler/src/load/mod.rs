@@ -34,6 +34,9 @@ pub struct Tree {
     pub packages: Vec<PackageDir>,
     /// Package directories whose kix.toml failed (already reported), by `meta.name` where it could be read.
     pub broken_packages: Vec<Option<String>>,
+    /// Directories under `packages/` without a kix.toml (K0107), by name: an instance naming one is told
+    /// how to make it a package.
+    pub not_packages: Vec<String>,
 }
 
 /// Reads the clusters (all, or those named) and every package under `root`.
@@ -123,7 +126,9 @@ pub fn load(root: &Path, only_clusters: &[String], diagnostics: &mut Diagnostics
                     match package::load_dir(&reader, &dir, diagnostics) {
                         package::Loaded::Package(package) => tree.packages.push(*package),
                         package::Loaded::Broken(name) => tree.broken_packages.push(name),
-                        package::Loaded::NotAPackage => {}
+                        package::Loaded::NotAPackage => {
+                            tree.not_packages.extend(dir.file_name().map(|n| n.to_string_lossy().into_owned()))
+                        }
                     }
                 }
             }

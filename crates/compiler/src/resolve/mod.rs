@@ -57,8 +57,10 @@ pub use package::Packages;
 /// resolved against them on its own ([`resolve_cluster`]; a build resolves each on the core that compiles
 /// it, so the fleet's model is never held at once).
 pub fn resolve_packages(tree: Tree, diagnostics: &mut Diagnostics) -> (Packages, Vec<ClusterSource>) {
-    let Tree { clusters, packages, broken_packages } = tree;
-    (package::resolve_packages(packages, broken_packages, diagnostics), clusters)
+    let Tree { clusters, packages, broken_packages, not_packages } = tree;
+    let mut resolved = package::resolve_packages(packages, broken_packages, diagnostics);
+    resolved.not_packages = not_packages;
+    (resolved, clusters)
 }
 
 /// One cluster file against the resolved packages (`None` when the file itself is not valid), with one

@@ -30,6 +30,8 @@ pub struct Packages {
     /// `meta.name` of every failed package (`None` where no usable name could be read: then any
     /// missing package may be that one).
     pub failed: BTreeSet<Option<String>>,
+    /// Directories under `packages/` without a kix.toml, by name (`load::Tree::not_packages`).
+    pub not_packages: Vec<String>,
 }
 
 impl Packages {
@@ -41,7 +43,7 @@ impl Packages {
 
 /// Validates every package directory; a package with any error is left out.
 pub fn resolve_packages(dirs: Vec<PackageDir>, failed: Vec<Option<String>>, diagnostics: &mut Diagnostics) -> Packages {
-    let mut packages = Packages { valid: Vec::new(), failed: failed.into_iter().collect() };
+    let mut packages = Packages { valid: Vec::new(), failed: failed.into_iter().collect(), not_packages: Vec::new() };
     let mut seen: BTreeMap<(String, Version), FirstDefinition> = BTreeMap::new();
     for dir in dirs {
         let name = dir.raw.meta.name.get_ref().clone();

@@ -34,7 +34,12 @@ pub fn choose_package(
             Diagnostic::new(Code::PackageNotFound, format!("package `{wanted}` does not exist"))
                 .at(source.locate(instance.package.span()))
                 .about(subject)
-                .help(if known.is_empty() {
+                .help(if packages.not_packages.iter().any(|dir| dir == wanted) {
+                    // The directory is there without a kix.toml (K0107 says so): say how to make one.
+                    format!(
+                        "packages/{wanted}/ has no kix.toml: `kix init package packages/{wanted}` writes one for the manifests there"
+                    )
+                } else if known.is_empty() {
                     "there are no packages under packages/".to_string()
                 } else {
                     format!("packages that exist: {}", known.join(", "))
