@@ -35,6 +35,7 @@ mod rendered;
 mod rollout;
 mod shape;
 mod shared;
+mod subjects;
 #[cfg(test)]
 mod tests;
 mod workload_plan;
@@ -190,7 +191,7 @@ fn derive_objects(
         .collect();
 
     for (index, (document, placement)) in package.documents.iter().zip(placements).enumerate() {
-        let (mut value, references) = place_document(document, placement.as_ref(), instance);
+        let (mut value, references) = place_document(document, placement.as_ref(), placements, instance);
         let in_instance_namespace = placement.as_ref() == Some(&Placement::Instance);
         let fields = patch::set_instance_fields(
             &mut value,
@@ -247,18 +248,32 @@ fn derive_objects(
 }
 
 /// One user's document copied for the instance: cluster-scoped (`None`) without a namespace, with the places
-/// it names the package's own namespace in references that move to the instance's. (The instance's
-/// namespace is written there with its `metadata.namespace` and kix's labels, [`patch::set_instance_fields`].)
-fn place_document(document: &Document, placement: Option<&Placement>, instance: &Instance) -> (Value, Vec<Site>) {
+/// it names the package's own namespace in references that move to the instance's, and its ServiceAccount
+/// subjects without a namespace given the one their ServiceAccount lands in ([`subjects`]; `placements` are
+/// every document's). (The instance's namespace is written at those places with its `metadata.namespace`
+/// and kix's labels, [`patch::set_instance_fields`].)
+fn place_document(
+    document: &Document,
+    placement: Option<&Placement>,
+    placements: &[Option<Placement>],
+    instance: &Instance,
+) -> (Value, Vec<Site>) {
     let package = &instance.package;
     let mut value = document.value.clone();
     if placement.is_none() {
         patch::clear_namespace(&mut value);
     }
-    let references = match &package.namespaces.own {
+    let mut references = match &package.namespaces.own {
         Some(own) => namespaces::reference_sites(&value, document.group(), document.kind(), &own.value),
         None => Vec::new(),
     };
+    references.extend(subjects::fill_subject_namespaces(
+        &mut value,
+        document.group(),
+        document.kind(),
+        package,
+        placements,
+    ));
     (value, references)
 }
 
