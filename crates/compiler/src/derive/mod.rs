@@ -271,6 +271,7 @@ fn place_document(
         &mut value,
         document.group(),
         document.kind(),
+        placement,
         package,
         placements,
     ));

@@ -7,12 +7,16 @@
 //! ClusterRoleBinding's ServiceAccount subject without one (`pkg/apis/rbac/validation/
 //! validation.go`, `validateRoleBindingSubject`); a RoleBinding's means the binding's own namespace.
 //!
-//! kix fills such a subject (of either kind of binding) when it names a ServiceAccount of the
-//! package: the namespace is the one that ServiceAccount lands in, the instance's (then the place is
-//! a [`Site`], stamped per instance like every reference to the instance's namespace) or the one
-//! `meta.keepNamespaces` keeps it in. A subject that names no ServiceAccount of the package (or one
-//! the package ships in more than one namespace) is left as written: in a ClusterRoleBinding the
-//! API server's rule then refuses it (K0414, [`help`] says what to write).
+//! kix fills such a subject when it names a ServiceAccount of the package, as kustomize's
+//! `AllServiceAccountSubjects` mode (the one a kustomization's `namespace:` runs) writes the
+//! namespace into every ServiceAccount subject: the namespace is the one that ServiceAccount lands
+//! in, the instance's (then the place is a [`Site`], stamped per instance like every reference to
+//! the instance's namespace) or the one `meta.keepNamespaces` keeps it in. A RoleBinding's subject
+//! is filled only where its ServiceAccount lands outside the binding's namespace: there, unfilled, it
+//! would name the binding's namespace's account; where both land together it already means the
+//! right one and stays byte for byte as written. A subject that names no ServiceAccount of the
+//! package (or one the package ships in more than one namespace) is left as written: in a
+//! ClusterRoleBinding the API server's rule then refuses it (K0414, [`help`] says what to write).
 
 use super::namespaces::{Placement, Site};
 use crate::resolve::Package;
@@ -34,13 +38,15 @@ fn landing(package: &Package, placements: &[Option<Placement>], name: &str) -> O
     found.cloned()
 }
 
-/// Fills the ServiceAccount subjects of a RoleBinding or ClusterRoleBinding (`group`, `kind`) that
-/// name no namespace and a ServiceAccount of the package; returns the places that take the
-/// instance's namespace (written when the object's instance fields are).
+/// Fills the ServiceAccount subjects of a RoleBinding or ClusterRoleBinding (`group`, `kind`; a
+/// RoleBinding lands at `binding`) that name no namespace and a ServiceAccount of the package;
+/// returns the places that take the instance's namespace (written when the object's instance fields
+/// are).
 pub fn fill_subject_namespaces(
     object: &mut Value,
     group: &str,
     kind: &str,
+    binding: Option<&Placement>,
     package: &Package,
     placements: &[Option<Placement>],
 ) -> Vec<Site> {
@@ -55,7 +61,11 @@ pub fn fill_subject_namespaces(
         if text("kind") != "ServiceAccount" || !text("namespace").is_empty() {
             continue;
         }
-        let value = match landing(package, placements, &text("name")) {
+        let landing = landing(package, placements, &text("name"));
+        if kind == "RoleBinding" && landing.as_ref() == binding {
+            continue;
+        }
+        let value = match landing {
             Some(Placement::Instance) => {
                 sites.push(Site::subject_namespace(index));
                 String::new()
