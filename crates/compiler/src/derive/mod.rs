@@ -25,6 +25,7 @@
 //! what placement decided for each workload and why.
 
 mod budget;
+mod custom_schema;
 mod instance_plan;
 mod namespaces;
 mod objects;
@@ -183,6 +184,8 @@ fn derive_objects(
 ) -> Vec<PlannedObject> {
     let package = &instance.package;
     let mut objects = Vec::with_capacity(package.documents.len() + instance.workloads.len());
+    // The package's CRDs, read the first time a custom resource is patched.
+    let mut custom_kinds: Option<kix_kube::strict::CustomKinds<'_>> = None;
     // Autoscalers to patch, by document: their view and the range they are emitted with.
     let autoscalers: Vec<_> = instance
         .workloads
@@ -220,6 +223,14 @@ fn derive_objects(
         // A workload scaled to zero runs no pods: it is emitted as written.
         if !plan.scaled_to_zero {
             patch::patch_workload(&mut value, &workload.view, plan);
+            if let Some(profile) = workload.view.kind.profile() {
+                let custom = custom_kinds.get_or_insert_with(|| {
+                    kix_kube::strict::CustomKinds::from_objects(package.documents.iter().map(|d| &d.value))
+                });
+                for refusal in custom_schema::complete_and_check(&mut value, &document.value, profile, custom) {
+                    report_refused_patch(document, profile, &refusal, instance, diagnostics);
+                }
+            }
         }
         objects.push(PlannedObject::new(value, fields, Origin::Document(index)));
         // A budget kix derives is in the instance's namespace, with kix's labels.
@@ -276,6 +287,39 @@ fn place_document(
         placements,
     ));
     (value, references)
+}
+
+/// K0414 for a custom resource that kix's writes at its profile's fields leave invalid against the package's
+/// CRD (see [`custom_schema`]), located at the field (or its nearest written ancestor).
+fn report_refused_patch(
+    document: &Document,
+    profile: &kix_kube::profile::Profile,
+    refusal: &custom_schema::Refusal,
+    instance: &Instance,
+    diagnostics: &mut Diagnostics,
+) {
+    let fields: Vec<String> =
+        [&profile.replicas, &profile.spread].into_iter().flatten().map(ToString::to_string).collect();
+    diagnostics.push(
+        Diagnostic::new(
+            Code::InvalidObject,
+            format!(
+                "{} {} as kix patches it for the profile of {} (writing {}) would be refused by the API server: {}",
+                document.kind(),
+                document.name(),
+                profile.key(),
+                fields.join(" and "),
+                refusal.problem
+            ),
+        )
+        .at(document.locate_field(&refusal.path))
+        .about(&instance.subject)
+        .help(format!(
+            "write `{}` in the resource yourself (kix keeps what is there), or point the profile's fields where the \
+             CustomResourceDefinition needs nothing more",
+            refusal.path
+        )),
+    );
 }
 
 /// K0409: a namespaced object in a namespace that is neither the instance's, the package's own
