@@ -10,6 +10,7 @@ mod audit;
 mod build;
 mod capacity;
 mod conventions;
+mod custom_resources;
 mod explain;
 mod explain_emitted;
 mod flux;

@@ -277,6 +277,29 @@ pub(crate) fn pod_terms(pod_spec: Option<&Value>, document: &Document) -> Vec<Po
     out
 }
 
+/// The first `hostPort` (above 0) of the pod spec's containers and sidecars (restartable init
+/// containers), as `port/protocol`, located in the workload's document: every pod of the workload
+/// takes it on its node, so a node holds one of them (NodePorts, `nodeports/node_ports.go`).
+pub(crate) fn first_host_port(pod_spec: Option<&Value>, document: &Document) -> Option<(String, Location)> {
+    let spec = pod_spec?;
+    for field in ["containers", "initContainers"] {
+        let containers = at(spec, &[field]).and_then(Value::as_sequence).map_or(&[][..], Vec::as_slice);
+        for (c, container) in containers.iter().enumerate() {
+            if field == "initContainers" && str_at(container, &["restartPolicy"]) != Some("Always") {
+                continue;
+            }
+            let ports = at(container, &["ports"]).and_then(Value::as_sequence).map_or(&[][..], Vec::as_slice);
+            for (p, port) in ports.iter().enumerate() {
+                let Some(number) = at(port, &["hostPort"]).and_then(Value::as_i64).filter(|n| *n > 0) else { continue };
+                let protocol = str_at(port, &["protocol"]).filter(|s| !s.is_empty()).unwrap_or("TCP");
+                let path = format!("spec.template.spec.{field}[{c}].ports[{p}].hostPort");
+                return Some((format!("{number}/{protocol}"), document.locate_field(&path)));
+            }
+        }
+    }
+    None
+}
+
 /// Whether the pod spec has any preferred pod anti-affinity term.
 pub(crate) fn has_preferred_anti_affinity(pod_spec: Option<&Value>) -> bool {
     !terms(pod_spec, "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution").is_empty()

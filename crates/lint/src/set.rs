@@ -100,6 +100,8 @@ pub(crate) struct Target {
     pub preferred_anti_affinity: bool,
     /// Every pod affinity and anti-affinity term, required and preferred (K0724).
     pub pod_terms: Vec<PodTerm>,
+    /// The first host port its pods take (`port/protocol`) and where it is written (K0722).
+    pub host_port: Option<(String, Location)>,
     /// Where `spec.selector`, `spec.template.metadata.labels` and `spec.template.spec` are written.
     pub at_selector: Location,
     pub at_pod_labels: Location,
@@ -118,6 +120,7 @@ impl Target {
             affinity: super::pod_spec::required_affinity(pod_spec, document),
             preferred_anti_affinity: super::pod_spec::has_preferred_anti_affinity(pod_spec),
             pod_terms: super::pod_spec::pod_terms(pod_spec, document),
+            host_port: super::pod_spec::first_host_port(pod_spec, document),
             anti_affinity,
             kind: view.kind,
             name: view.name,
