@@ -22,6 +22,7 @@ mod hazards;
 mod init;
 mod invariants;
 mod lint;
+mod operator_budgets;
 mod precommit;
 mod realworld;
 mod rebuild;
