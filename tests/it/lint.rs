@@ -90,6 +90,7 @@ fn realworld_packages_lint_to_the_findings_their_readme_explains() {
         ("kubernetes-dashboard", &[]),
         ("metallb", &[]),
         ("microservices-demo", &[]),
+        ("nats", &[]),
         ("php-apache-hpa", &["K0715"]),
         ("strimzi-kafka", &["K0715"]),
         ("vllm-hpa", &["K0715"]),

@@ -299,7 +299,7 @@ codes! {
     LintPdbNoEvictionPolicy = "K0714", Warning, "a PodDisruptionBudget has no explicit unhealthyPodEvictionPolicy",
         "kix lint: the default, IfHealthyBudget, lets a running but not-ready pod block drains while the budget is unhealthy (a crash-looping pod stops a node upgrade). Set unhealthyPodEvictionPolicy: AlwaysAllow (or IfHealthyBudget deliberately).";
     LintNoSpreadNoAntiAffinity = "K0715", Warning, "a multi-replica workload has neither spread constraints nor pod anti-affinity",
-        "kix lint: only the scheduler's soft default spreading applies, so every replica may land on one node or zone. Add topologySpreadConstraints over kubernetes.io/hostname (and the zone key) with the workload's selector.";
+        "kix lint: only the scheduler's soft default spreading applies, so every replica may land on one node or zone (a workload whose pods take a hostPort is not reported: NodePorts keeps them one per node). Add topologySpreadConstraints over kubernetes.io/hostname (and the zone key) with the workload's selector.";
     LintZoneAntiAffinity = "K0716", Warning, "required pod anti-affinity on a zone key caps replicas at the zone count",
         "kix lint: a required anti-affinity term that matches the workload's own pods allows one pod per zone (interpodaffinity Filter), so replicas beyond the number of zones stay Pending, and so does a surge pod during a rolling update. Use a topologySpreadConstraint on the zone key with maxSkew 1 instead.";
     LintAutoscalerBelowTwo = "K0717", Warning, "an HPA lets a workload with a PDB scale below two replicas",

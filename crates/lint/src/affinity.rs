@@ -7,7 +7,8 @@
 //! A workload with two or more replicas and neither spread constraints nor anti-affinity gets only
 //! the scheduler's soft system defaults (`podtopologyspread/plugin.go`
 //! `systemDefaultConstraints`: ScheduleAnyway over hostname and zone), which a busy node
-//! outweighs; kube-score, kube-linter (`no-anti-affinity`) and Polaris flag it too.
+//! outweighs; kube-score, kube-linter (`no-anti-affinity`) and Polaris flag it too. Pods that take a
+//! `hostPort` are not flagged: NodePorts already lets one of them on a node.
 //!
 //! A term whose selector takes in none of the workload's own pods and no pod of another workload
 //! of the manifests (nor the pods an operator of the manifests runs) selects nothing the manifests
@@ -59,7 +60,9 @@ pub fn check(set: &Set, facts: Option<&ClusterFacts>, diagnostics: &mut Diagnost
         let spreads = !target.constraints.is_empty();
         let preferred = target.preferred_anti_affinity;
         let replicas = set.high_replicas(target);
-        if replicas >= 2 && !spreads && anti.is_empty() && !preferred && !single_node {
+        // A host port keeps its pods one per node (NodePorts), as required anti-affinity on the hostname would.
+        let one_per_node = target.host_port.is_some();
+        if replicas >= 2 && !spreads && anti.is_empty() && !preferred && !single_node && !one_per_node {
             diagnostics.push(
                 Diagnostic::new(
                     Code::LintNoSpreadNoAntiAffinity,
