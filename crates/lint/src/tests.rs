@@ -313,3 +313,16 @@ fn k0724_affinity_terms_that_select_no_pod_of_the_manifests() {
         assert_eq!(got.iter().filter(|c| *c == "K0724").collect::<Vec<_>>(), want.iter().collect::<Vec<_>>(), "{name}: {got:?}");
     }
 }
+
+#[test]
+fn a_host_port_keeps_pods_one_per_node_so_no_k0715() {
+    let ports = |host_port: u32| {
+        deployment("web", 3, "", "").replace(
+            "containers: [{name: c, image: i}]",
+            &format!("containers: [{{name: c, image: i, ports: [{{containerPort: 80, hostPort: {host_port}}}]}}]"),
+        )
+    };
+    assert_eq!(codes(&[ports(80)], None), Vec::<String>::new());
+    // hostPort 0 takes no port on the node: the pods may share one, as without ports.
+    assert_eq!(codes(&[ports(0)], None), vec!["K0715"]);
+}
