@@ -229,3 +229,28 @@ fn what(value: &Value) -> &'static str {
         Value::Mapping(_) => "an object",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_enum_admits_only_its_values() {
+        let crd = kix_yaml::from_str(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: dbs.example.com}\n\
+             spec:\n  group: example.com\n  names: {kind: Db, plural: dbs}\n  scope: Namespaced\n  versions:\n  - name: v1\n    \
+             served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          \
+             spec:\n            type: object\n            properties:\n              mode: {type: string, enum: [fast, safe]}\n",
+        )
+        .unwrap();
+        let custom = CustomKinds::from_objects([&crd]);
+        let check = |mode: &str| {
+            let object =
+                kix_yaml::from_str(&format!("apiVersion: example.com/v1\nkind: Db\nmetadata: {{name: a}}\nspec: {{mode: {mode}}}\n"))
+                    .unwrap();
+            custom.check(&object, "example.com", "example.com/v1", "Db").iter().map(ToString::to_string).collect::<Vec<_>>()
+        };
+        assert_eq!(check("safe"), Vec::<String>::new());
+        assert_eq!(check("slow"), ["`spec.mode`: must be one of fast, safe, found slow"]);
+    }
+}
