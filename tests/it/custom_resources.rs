@@ -47,7 +47,10 @@ fn every_emitted_custom_resource_is_valid_against_its_shipped_crd() {
     let mut checked: Vec<String> = Vec::new();
     let mut problems = Vec::new();
     let dirs = cluster_dirs();
-    assert!(dirs.iter().any(|d| d.ends_with("fixtures/examples/expected/out/prod")), "the shipped examples' tree is read");
+    assert!(
+        dirs.iter().any(|d| d.ends_with("fixtures/examples/expected/out/prod")),
+        "the shipped examples' tree is read"
+    );
     for dir in dirs {
         let documents = documents(&dir);
         let custom = CustomKinds::from_objects(documents.iter().map(|(_, v)| v));

@@ -100,19 +100,19 @@ fn selects_nothing(target: &Target, term: &PodTerm) -> Diagnostic {
         ),
     };
     let does = match term.list {
-        TermList::RequiredAntiAffinity => {
+        TermList::RequiredAnti => {
             format!("it keeps the pods apart from nothing, so every replica may share one `{key}` domain")
         }
-        TermList::PreferredAntiAffinity => "it spreads nothing: no node scores lower for it".to_string(),
-        TermList::PreferredAffinity => "it draws the pods to nothing: no node scores higher for it".to_string(),
-        TermList::RequiredAffinity => format!(
+        TermList::PreferredAnti => "it spreads nothing: no node scores lower for it".to_string(),
+        TermList::Preferred => "it draws the pods to nothing: no node scores higher for it".to_string(),
+        TermList::Required => format!(
             "it is met only where the cluster already runs a pod it selects in the same `{key}` domain; without \
              one, every pod stays Pending"
         ),
     };
     let purpose = match term.list {
-        TermList::RequiredAntiAffinity | TermList::PreferredAntiAffinity => "keep the workload's own pods apart",
-        TermList::RequiredAffinity | TermList::PreferredAffinity => "keep the workload's own pods together",
+        TermList::RequiredAnti | TermList::PreferredAnti => "keep the workload's own pods apart",
+        TermList::Required | TermList::Preferred => "keep the workload's own pods together",
     };
     Diagnostic::new(
         Code::LintAffinitySelectsNothing,

@@ -180,33 +180,37 @@ pub(crate) fn required_affinity(pod_spec: Option<&Value>, document: &Document) -
 /// Which of the four lists of pod (anti-)affinity a term is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TermList {
-    RequiredAffinity,
-    PreferredAffinity,
-    RequiredAntiAffinity,
-    PreferredAntiAffinity,
+    /// `podAffinity.requiredDuringSchedulingIgnoredDuringExecution`.
+    Required,
+    /// `podAffinity.preferredDuringSchedulingIgnoredDuringExecution`.
+    Preferred,
+    /// `podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution`.
+    RequiredAnti,
+    /// `podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution`.
+    PreferredAnti,
 }
 
 impl TermList {
     const ALL: [TermList; 4] =
-        [TermList::RequiredAffinity, TermList::PreferredAffinity, TermList::RequiredAntiAffinity, TermList::PreferredAntiAffinity];
+        [TermList::Required, TermList::Preferred, TermList::RequiredAnti, TermList::PreferredAnti];
 
     /// `podAffinity` or `podAntiAffinity`, and the list's field.
     fn fields(self) -> (&'static str, &'static str) {
         match self {
-            TermList::RequiredAffinity => ("podAffinity", "requiredDuringSchedulingIgnoredDuringExecution"),
-            TermList::PreferredAffinity => ("podAffinity", "preferredDuringSchedulingIgnoredDuringExecution"),
-            TermList::RequiredAntiAffinity => ("podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution"),
-            TermList::PreferredAntiAffinity => ("podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution"),
+            TermList::Required => ("podAffinity", "requiredDuringSchedulingIgnoredDuringExecution"),
+            TermList::Preferred => ("podAffinity", "preferredDuringSchedulingIgnoredDuringExecution"),
+            TermList::RequiredAnti => ("podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution"),
+            TermList::PreferredAnti => ("podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution"),
         }
     }
 
     /// `required pod anti-affinity`, as messages name a term's list.
     pub fn describe(self) -> &'static str {
         match self {
-            TermList::RequiredAffinity => "required pod affinity",
-            TermList::PreferredAffinity => "preferred pod affinity",
-            TermList::RequiredAntiAffinity => "required pod anti-affinity",
-            TermList::PreferredAntiAffinity => "preferred pod anti-affinity",
+            TermList::Required => "required pod affinity",
+            TermList::Preferred => "preferred pod affinity",
+            TermList::RequiredAnti => "required pod anti-affinity",
+            TermList::PreferredAnti => "preferred pod anti-affinity",
         }
     }
 }
@@ -244,7 +248,7 @@ pub(crate) fn pod_terms(pod_spec: Option<&Value>, document: &Document) -> Vec<Po
     let mut out = Vec::new();
     for list in TermList::ALL {
         let (kind, field) = list.fields();
-        let preferred = matches!(list, TermList::PreferredAffinity | TermList::PreferredAntiAffinity);
+        let preferred = matches!(list, TermList::Preferred | TermList::PreferredAnti);
         for (index, item) in terms(pod_spec, kind, field).iter().enumerate() {
             let mut path = format!("spec.template.spec.affinity.{kind}.{field}[{index}]");
             let term = if preferred {

@@ -258,7 +258,9 @@ fn single_node_clusters_need_no_spreading() {
 fn affinity_term(kind: &str, list: &str, term: &str) -> String {
     let preferred = list.starts_with("preferred");
     let item = if preferred { format!("{{weight: 100, podAffinityTerm: {term}}}") } else { term.to_string() };
-    format!("      affinity:\n        {kind}:\n          {list}DuringSchedulingIgnoredDuringExecution:\n          - {item}\n")
+    format!(
+        "      affinity:\n        {kind}:\n          {list}DuringSchedulingIgnoredDuringExecution:\n          - {item}\n"
+    )
 }
 
 #[test]
@@ -272,16 +274,40 @@ fn k0724_affinity_terms_that_select_no_pod_of_the_manifests() {
     };
     let other = deployment("cache", 1, "", "");
     let cases: Vec<(&str, Vec<String>, Vec<&str>)> = vec![
-        ("anti-affinity over its own pods", vec![web("podAntiAffinity", "required", &term("{matchLabels: {app: web}}"))], vec![]),
+        (
+            "anti-affinity over its own pods",
+            vec![web("podAntiAffinity", "required", &term("{matchLabels: {app: web}}"))],
+            vec![],
+        ),
         (
             "anti-affinity over labels its pods lack",
-            vec![web("podAntiAffinity", "required", &term("{matchExpressions: [{key: name, operator: In, values: [web]}]}"))],
+            vec![web(
+                "podAntiAffinity",
+                "required",
+                &term("{matchExpressions: [{key: name, operator: In, values: [web]}]}"),
+            )],
             vec!["K0724"],
         ),
-        ("preferred anti-affinity over nothing", vec![web("podAntiAffinity", "preferred", &term("{matchLabels: {app: nope}}"))], vec!["K0724"]),
-        ("preferred affinity over nothing", vec![web("podAffinity", "preferred", &term("{matchLabels: {app: nope}}"))], vec!["K0724"]),
-        ("required affinity over nothing", vec![web("podAffinity", "required", &term("{matchLabels: {app: nope}}"))], vec!["K0724"]),
-        ("no labelSelector selects no pod", vec![web("podAntiAffinity", "required", &format!("{{{HOST}}}"))], vec!["K0724"]),
+        (
+            "preferred anti-affinity over nothing",
+            vec![web("podAntiAffinity", "preferred", &term("{matchLabels: {app: nope}}"))],
+            vec!["K0724"],
+        ),
+        (
+            "preferred affinity over nothing",
+            vec![web("podAffinity", "preferred", &term("{matchLabels: {app: nope}}"))],
+            vec!["K0724"],
+        ),
+        (
+            "required affinity over nothing",
+            vec![web("podAffinity", "required", &term("{matchLabels: {app: nope}}"))],
+            vec!["K0724"],
+        ),
+        (
+            "no labelSelector selects no pod",
+            vec![web("podAntiAffinity", "required", &format!("{{{HOST}}}"))],
+            vec!["K0724"],
+        ),
         // Another workload of the manifests: the term does something (keeps web near or away from it).
         (
             "affinity to another workload",
@@ -300,17 +326,29 @@ fn k0724_affinity_terms_that_select_no_pod_of_the_manifests() {
         (
             "a namespace the term lists",
             vec![
-                web("podAffinity", "required", &format!("{{labelSelector: {{matchLabels: {{app: cache}}}}, namespaces: [data], {HOST}}}")),
+                web(
+                    "podAffinity",
+                    "required",
+                    &format!("{{labelSelector: {{matchLabels: {{app: cache}}}}, namespaces: [data], {HOST}}}"),
+                ),
                 other.replace("namespace: shop", "namespace: data"),
             ],
             vec![],
         ),
         // A malformed selector is the API server's (K0411 elsewhere), not this rule's.
-        ("a malformed selector is not this rule's", vec![web("podAntiAffinity", "required", &term("{matchLabels: 3}"))], vec![]),
+        (
+            "a malformed selector is not this rule's",
+            vec![web("podAntiAffinity", "required", &term("{matchLabels: 3}"))],
+            vec![],
+        ),
     ];
     for (name, documents, want) in cases {
         let got = codes(&documents, None);
-        assert_eq!(got.iter().filter(|c| *c == "K0724").collect::<Vec<_>>(), want.iter().collect::<Vec<_>>(), "{name}: {got:?}");
+        assert_eq!(
+            got.iter().filter(|c| *c == "K0724").collect::<Vec<_>>(),
+            want.iter().collect::<Vec<_>>(),
+            "{name}: {got:?}"
+        );
     }
 }
 

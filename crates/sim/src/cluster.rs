@@ -627,30 +627,6 @@ mod tests {
     }
 
     #[test]
-    fn a_taken_host_port_sends_the_pod_to_an_alike_node_on_both_paths() {
-        // Two interchangeable nodes with the same usage: only the bound pod's port tells them apart.
-        let mut c = cluster(
-            "kind: List\nitems:\n- {kind: Node, metadata: {name: a}, status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}}\n- {kind: Node, metadata: {name: b}, status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}}\n",
-        );
-        let with_port = |name: &str| pod(&format!("kind: Pod\nmetadata: {{name: {name}}}\nspec: {{containers: [{{name: c, ports: [{{containerPort: 1, hostPort: 4222}}]}}]}}\n"));
-        let plain = pod("kind: Pod\nmetadata: {name: plain}\n");
-        c.bind(plain.clone(), "b").unwrap();
-        c.bind(with_port("first"), "a").unwrap();
-        let second = with_port("second");
-        assert_eq!(c.cycle(&second).selected.as_deref(), Some("b"));
-        assert_eq!(c.select(&second).as_deref(), Some("b"));
-        c.bind(second, "b").unwrap();
-        let third = with_port("third");
-        assert_eq!(c.select(&third), None);
-        assert_eq!(
-            c.cycle(&third).failure_message(),
-            "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports."
-        );
-        // A pod asking for no port is not filtered by the ports others hold.
-        assert_eq!(c.select(&pod("kind: Pod\nmetadata: {name: q}\n")).as_deref(), Some("a"));
-    }
-
-    #[test]
     fn bind_and_remove_keep_usage_and_counts() {
         let mut c = cluster(
             "kind: Node\nmetadata: {name: a, labels: {zone: z}}\nstatus: {allocatable: {cpu: '1', memory: 1Gi, pods: '1'}}\n",

@@ -48,7 +48,8 @@ pub fn read_host_ports(spec: &Value) -> Result<Vec<HostPort>, String> {
             Some(_) => return Err(format!("{field} must be a list")),
         };
         for container in containers {
-            if field == "initContainers" && at(container, &["restartPolicy"]).and_then(Value::as_str) != Some("Always") {
+            if field == "initContainers" && at(container, &["restartPolicy"]).and_then(Value::as_str) != Some("Always")
+            {
                 continue;
             }
             let ports = match at(container, &["ports"]) {
@@ -68,7 +69,11 @@ pub fn read_host_ports(spec: &Value) -> Result<Vec<HostPort>, String> {
                     None | Some("") => default.to_string(),
                     Some(s) => s.to_string(),
                 };
-                out.push(HostPort { protocol: text("protocol", "TCP"), ip: text("hostIP", BIND_ALL_HOST_IP), port: host_port });
+                out.push(HostPort {
+                    protocol: text("protocol", "TCP"),
+                    ip: text("hostIP", BIND_ALL_HOST_IP),
+                    port: host_port,
+                });
             }
         }
     }
@@ -85,6 +90,14 @@ mod tests {
         read_host_ports(&kix_yaml::from_str(yaml).unwrap()).unwrap()
     }
 
+    fn cluster_of(yaml: &str) -> crate::Cluster {
+        crate::Cluster::new(&crate::State::from_yaml_str(yaml).unwrap())
+    }
+
+    fn pod(yaml: &str) -> crate::objects::Pod {
+        crate::snapshot::parse_pod(&kix_yaml::from_str(yaml).unwrap(), "default").unwrap()
+    }
+
     fn port(protocol: &str, ip: &str, port: i64) -> HostPort {
         HostPort { protocol: protocol.into(), ip: ip.into(), port }
     }
@@ -93,7 +106,10 @@ mod tests {
     fn ports_are_read_with_upstreams_defaults() {
         let spec = "containers:\n- name: a\n  ports:\n  - {containerPort: 80, hostPort: 4222}\n  - {containerPort: 81}\n  - {containerPort: 82, hostPort: 53, protocol: UDP, hostIP: 10.0.0.1}\n\
 initContainers:\n- {name: init, ports: [{containerPort: 1, hostPort: 9000}]}\n- {name: side, restartPolicy: Always, ports: [{containerPort: 2, hostPort: 9001}]}\n";
-        assert_eq!(ports(spec), vec![port("TCP", "0.0.0.0", 4222), port("TCP", "0.0.0.0", 9001), port("UDP", "10.0.0.1", 53)]);
+        assert_eq!(
+            ports(spec),
+            vec![port("TCP", "0.0.0.0", 4222), port("TCP", "0.0.0.0", 9001), port("UDP", "10.0.0.1", 53)]
+        );
         assert_eq!(ports("{}"), vec![]);
         let bad = read_host_ports(&kix_yaml::from_str("containers: [{name: a, ports: [{hostPort: x}]}]").unwrap());
         assert_eq!(bad.unwrap_err(), "containers[].ports[].hostPort must be an integer");
@@ -106,5 +122,33 @@ initContainers:\n- {name: init, ports: [{containerPort: 1, hostPort: 9000}]}\n- 
         assert!(!port("TCP", "127.0.0.2", 1).conflicts(&port("TCP", "127.0.0.1", 1)));
         assert!(!port("UDP", "0.0.0.0", 1).conflicts(&port("TCP", "0.0.0.0", 1)));
         assert!(!port("TCP", "0.0.0.0", 2).conflicts(&port("TCP", "0.0.0.0", 1)));
+    }
+
+    #[test]
+    fn a_taken_host_port_sends_the_pod_to_an_alike_node_on_both_paths() {
+        // Two interchangeable nodes with the same usage: only the bound pod's port tells them apart.
+        let mut c = cluster_of(
+            "kind: List\nitems:\n- {kind: Node, metadata: {name: a}, status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}}\n- {kind: Node, metadata: {name: b}, status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}}\n",
+        );
+        let with_port = |name: &str| {
+            pod(&format!(
+                "kind: Pod\nmetadata: {{name: {name}}}\nspec: {{containers: [{{name: c, ports: [{{containerPort: 1, hostPort: 4222}}]}}]}}\n"
+            ))
+        };
+        let plain = pod("kind: Pod\nmetadata: {name: plain}\n");
+        c.bind(plain.clone(), "b").unwrap();
+        c.bind(with_port("first"), "a").unwrap();
+        let second = with_port("second");
+        assert_eq!(c.cycle(&second).selected.as_deref(), Some("b"));
+        assert_eq!(c.select(&second).as_deref(), Some("b"));
+        c.bind(second, "b").unwrap();
+        let third = with_port("third");
+        assert_eq!(c.select(&third), None);
+        assert_eq!(
+            c.cycle(&third).failure_message(),
+            "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports."
+        );
+        // A pod asking for no port is not filtered by the ports others hold.
+        assert_eq!(c.select(&pod("kind: Pod\nmetadata: {name: q}\n")).as_deref(), Some("a"));
     }
 }

@@ -55,7 +55,6 @@ pub fn complete_and_check(
         .collect()
 }
 
-
 /// Fills the required properties of every mapping on `path`'s way that `original` lacks and
 /// `object` has (kix created it), shallowest first.
 fn fill_created(object: &mut Value, original: &Value, path: &FieldPath, schema: &Value) -> Result<(), String> {

@@ -105,10 +105,8 @@ pub fn help(object: &Value, path: &str, package: &Package) -> Option<String> {
     let index: usize = path.strip_prefix("subjects[")?.strip_suffix("].namespace")?.parse().ok()?;
     let subject = object.get("subjects")?.as_sequence()?.get(index)?;
     let name = subject.get("name").and_then(Value::as_str).unwrap_or_default();
-    let shipped = package
-        .documents
-        .iter()
-        .any(|d| d.group().is_empty() && d.kind() == "ServiceAccount" && d.name() == name);
+    let shipped =
+        package.documents.iter().any(|d| d.group().is_empty() && d.kind() == "ServiceAccount" && d.name() == name);
     let mut help = if shipped {
         format!(
             "the package ships ServiceAccount `{name}` in more than one namespace, so kix cannot tell which one the \

@@ -245,10 +245,15 @@ mod tests {
         .unwrap();
         let custom = CustomKinds::from_objects([&crd]);
         let check = |mode: &str| {
-            let object =
-                kix_yaml::from_str(&format!("apiVersion: example.com/v1\nkind: Db\nmetadata: {{name: a}}\nspec: {{mode: {mode}}}\n"))
-                    .unwrap();
-            custom.check(&object, "example.com", "example.com/v1", "Db").iter().map(ToString::to_string).collect::<Vec<_>>()
+            let object = kix_yaml::from_str(&format!(
+                "apiVersion: example.com/v1\nkind: Db\nmetadata: {{name: a}}\nspec: {{mode: {mode}}}\n"
+            ))
+            .unwrap();
+            custom
+                .check(&object, "example.com", "example.com/v1", "Db")
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
         };
         assert_eq!(check("safe"), Vec::<String>::new());
         assert_eq!(check("slow"), ["`spec.mode`: must be one of fast, safe, found slow"]);

@@ -104,15 +104,37 @@ mod tests {
     #[test]
     fn bindings_follow_validate_role_binding() {
         // Upstream's TestValidateClusterRoleBinding / TestValidateRoleBinding cases, as fields.
-        let ok = format!("{ROLE_REF}subjects:\n- {{kind: ServiceAccount, name: sa, namespace: ns}}\n- {{kind: User, apiGroup: rbac.authorization.k8s.io, name: u}}\n- {{kind: Group, apiGroup: rbac.authorization.k8s.io, name: g}}\n");
+        let ok = format!(
+            "{ROLE_REF}subjects:\n- {{kind: ServiceAccount, name: sa, namespace: ns}}\n- {{kind: User, apiGroup: rbac.authorization.k8s.io, name: u}}\n- {{kind: Group, apiGroup: rbac.authorization.k8s.io, name: g}}\n"
+        );
         assert_eq!(problems("ClusterRoleBinding", &ok), Vec::<String>::new());
         assert_eq!(problems("RoleBinding", &ok), Vec::<String>::new());
         let table: &[(&str, &str, &str)] = &[
-            ("ClusterRoleBinding", "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: r}", "roleRef.kind: Unsupported value: \"Role\": supported values: \"ClusterRole\""),
-            ("RoleBinding", "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Secret, name: r}", "roleRef.kind: Unsupported value: \"Secret\": supported values: \"Role\", \"ClusterRole\""),
-            ("RoleBinding", "roleRef: {apiGroup: rbac, kind: Role, name: r}", "roleRef.apiGroup: Unsupported value: \"rbac\": supported values: \"rbac.authorization.k8s.io\""),
-            ("RoleBinding", "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role}", "roleRef.name: Required value"),
-            ("RoleBinding", "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: a/b}", "roleRef.name: Invalid value: `a/b`: may not contain `/`"),
+            (
+                "ClusterRoleBinding",
+                "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: r}",
+                "roleRef.kind: Unsupported value: \"Role\": supported values: \"ClusterRole\"",
+            ),
+            (
+                "RoleBinding",
+                "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Secret, name: r}",
+                "roleRef.kind: Unsupported value: \"Secret\": supported values: \"Role\", \"ClusterRole\"",
+            ),
+            (
+                "RoleBinding",
+                "roleRef: {apiGroup: rbac, kind: Role, name: r}",
+                "roleRef.apiGroup: Unsupported value: \"rbac\": supported values: \"rbac.authorization.k8s.io\"",
+            ),
+            (
+                "RoleBinding",
+                "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role}",
+                "roleRef.name: Required value",
+            ),
+            (
+                "RoleBinding",
+                "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: a/b}",
+                "roleRef.name: Invalid value: `a/b`: may not contain `/`",
+            ),
         ];
         for (kind, body, want) in table {
             assert_eq!(problems(kind, body), vec![want.to_string()], "{kind} {body}");
@@ -123,21 +145,51 @@ mod tests {
     fn subjects_follow_validate_role_binding_subject() {
         let table: &[(&str, &str, &str)] = &[
             ("ClusterRoleBinding", "{kind: ServiceAccount, name: sa}", "subjects[0].namespace: Required value"),
-            ("ClusterRoleBinding", "{kind: ServiceAccount, name: sa, namespace: ''}", "subjects[0].namespace: Required value"),
-            ("ClusterRoleBinding", "{kind: ServiceAccount, name: sa, namespace: ns, apiGroup: rbac.authorization.k8s.io}", "subjects[0].apiGroup: Unsupported value: \"rbac.authorization.k8s.io\": supported values: \"\""),
-            ("RoleBinding", "{kind: ServiceAccount, name: Bad_Name}", "subjects[0].name: Invalid value: `Bad_Name`: must consist of lower-case letters, digits, '-' and '.'"),
-            ("RoleBinding", "{kind: User, name: u}", "subjects[0].apiGroup: Unsupported value: \"\": supported values: \"rbac.authorization.k8s.io\""),
-            ("RoleBinding", "{kind: Robot, name: r}", "subjects[0].kind: Unsupported value: \"Robot\": supported values: \"ServiceAccount\", \"User\", \"Group\""),
+            (
+                "ClusterRoleBinding",
+                "{kind: ServiceAccount, name: sa, namespace: ''}",
+                "subjects[0].namespace: Required value",
+            ),
+            (
+                "ClusterRoleBinding",
+                "{kind: ServiceAccount, name: sa, namespace: ns, apiGroup: rbac.authorization.k8s.io}",
+                "subjects[0].apiGroup: Unsupported value: \"rbac.authorization.k8s.io\": supported values: \"\"",
+            ),
+            (
+                "RoleBinding",
+                "{kind: ServiceAccount, name: Bad_Name}",
+                "subjects[0].name: Invalid value: `Bad_Name`: must consist of lower-case letters, digits, '-' and '.'",
+            ),
+            (
+                "RoleBinding",
+                "{kind: User, name: u}",
+                "subjects[0].apiGroup: Unsupported value: \"\": supported values: \"rbac.authorization.k8s.io\"",
+            ),
+            (
+                "RoleBinding",
+                "{kind: Robot, name: r}",
+                "subjects[0].kind: Unsupported value: \"Robot\": supported values: \"ServiceAccount\", \"User\", \"Group\"",
+            ),
         ];
         for (kind, subject, want) in table {
-            assert_eq!(problems(kind, &format!("{ROLE_REF}subjects: [{subject}]\n")), vec![want.to_string()], "{kind} {subject}");
+            assert_eq!(
+                problems(kind, &format!("{ROLE_REF}subjects: [{subject}]\n")),
+                vec![want.to_string()],
+                "{kind} {subject}"
+            );
         }
         // An empty group name is two errors upstream: Required, and Invalid with the kind's words.
         assert_eq!(
-            problems("RoleBinding", &format!("{ROLE_REF}subjects: [{{kind: Group, apiGroup: rbac.authorization.k8s.io}}]\n")),
+            problems(
+                "RoleBinding",
+                &format!("{ROLE_REF}subjects: [{{kind: Group, apiGroup: rbac.authorization.k8s.io}}]\n")
+            ),
             ["subjects[0].name: Required value", "subjects[0].name: Invalid value: \"\": group name cannot be empty"]
         );
         // A RoleBinding's ServiceAccount subject may leave its namespace to the binding's.
-        assert_eq!(problems("RoleBinding", &format!("{ROLE_REF}subjects: [{{kind: ServiceAccount, name: sa}}]\n")), Vec::<String>::new());
+        assert_eq!(
+            problems("RoleBinding", &format!("{ROLE_REF}subjects: [{{kind: ServiceAccount, name: sa}}]\n")),
+            Vec::<String>::new()
+        );
     }
 }
