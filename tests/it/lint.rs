@@ -71,10 +71,11 @@ fn unknown_cluster_is_an_error() {
 fn realworld_packages_lint_to_the_findings_their_readme_explains() {
     // tests/realworld/README.md explains each: multi-replica workloads without spread (K0715; the
     // operators' resources of kix's built-in profiles are read like Deployments, issue 18) and the
-    // kube-prometheus and gatekeeper budgets without an eviction policy (K0714).
+    // kube-prometheus and gatekeeper budgets without an eviction policy (K0714), and Argo CD's preferred
+    // anti-affinity over a label its pods do not carry (K0724).
     let expected: &[(&str, &[&str])] = &[
         ("alertmanager-example", &["K0715"]),
-        ("argo-cd-ha", &[]),
+        ("argo-cd-ha", &["K0724"]),
         ("argo-rollouts", &["K0715"]),
         ("cassandra", &["K0715"]),
         ("cloudnative-pg", &["K0715"]),
@@ -89,6 +90,7 @@ fn realworld_packages_lint_to_the_findings_their_readme_explains() {
         ("kubernetes-dashboard", &[]),
         ("metallb", &[]),
         ("microservices-demo", &[]),
+        ("nats", &[]),
         ("php-apache-hpa", &["K0715"]),
         ("strimzi-kafka", &["K0715"]),
         ("vllm-hpa", &["K0715"]),

@@ -408,25 +408,31 @@ fn alone_if_it_fails(
 /// The budgets operators make for their own pods (a custom resource's profile says whether,
 /// `kix_kube::operators`), as verify simulates them: one per distinct selector of the instance's
 /// workloads, `minAvailable` all but one of the pods it selects (Strimzi's custom-controller budget;
-/// CloudNativePG's two budgets, over the primary and over the replicas, as one that allows one pod down).
-/// Not emitted: the operator makes them.
+/// CloudNativePG's two budgets, over the primary and over the replicas, as one that allows one pod down),
+/// each named as the operator names it (`kix_kube::operators::operator_budget_names`: the Cluster's
+/// name for CloudNativePG's, `<kafka>-kafka` for Strimzi's), so findings name the budget the cluster
+/// shows. Not emitted: the operator makes them.
 fn operator_budgets(instance: &InstancePlan) -> Vec<kix_yaml::Value> {
-    let mut selectors: std::collections::BTreeMap<&kix_kube::selector::Labels, u32> = Default::default();
+    let mut selectors: std::collections::BTreeMap<&kix_kube::selector::Labels, (String, u32)> = Default::default();
     for w in instance.workloads.iter().filter(|w| !w.scaled_to_zero) {
         if let Some(labels) = &w.operator_budget {
-            *selectors.entry(labels).or_insert(0) += w.autoscaler.as_ref().map_or(w.replicas, |a| a.min_replicas);
+            let name = || match w.kind.profile() {
+                Some(profile) => kix_kube::operators::operator_budget_names(profile, &w.name, labels).remove(0),
+                None => w.name.clone(),
+            };
+            let entry = selectors.entry(labels).or_insert_with(|| (name(), 0));
+            entry.1 += w.autoscaler.as_ref().map_or(w.replicas, |a| a.min_replicas);
         }
     }
     selectors
         .into_iter()
-        .enumerate()
-        .map(|(index, (labels, pods))| {
+        .map(|(labels, (name, pods))| {
             let mut labels_text = String::new();
             for (key, value) in labels {
                 let _ = writeln!(labels_text, "      {key}: {value:?}");
             }
             let text = format!(
-                "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: kix-operator-budget-{index}\n  \
+                "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: {name:?}\n  \
                  namespace: {}\nspec:\n  minAvailable: {}\n  selector:\n    matchLabels:\n{labels_text}",
                 instance.namespace,
                 pods.saturating_sub(1)

@@ -49,6 +49,11 @@
 //!   makes one PodDisruptionBudget per Kafka cluster over the pods of all its pools, minAvailable all
 //!   but one (`cluster-operator/.../model/KafkaCluster.java`,
 //!   `PodDisruptionBudgetUtils.createCustomControllerPodDisruptionBudget`).
+//!
+//! The budgets as the cluster shows them ([`operator_budget_names`]): CloudNativePG names the
+//! replicas' budget after the Cluster and the primary's `<cluster>-primary`
+//! (`BuildReplicasPodDisruptionBudget`, `BuildPrimaryPodDisruptionBudget`); Strimzi names its budget
+//! after the Kafka cluster's component, `<kafka>-kafka` (`KafkaResources.kafkaComponentName`).
 
 use super::profile::{Budget, Controller, FieldPath, Profile, intern};
 use super::selector::Labels;
@@ -81,6 +86,26 @@ pub fn operator_kind(group: &str, kind: &str) -> Option<&'static OperatorKind> {
 
 /// The built-in profiles (the module documentation cites the operator source of each fact).
 pub fn builtin_profiles() -> &'static [&'static Profile] {
+    builtin()
+}
+
+/// The PodDisruptionBudgets the operator of a resource `name` of `profile` makes for its pods (whose
+/// labels `pod_labels` the profile filled in), named as the cluster will show them, the one verify's
+/// simulated budget stands for first; more than one when the operator makes several that verify models
+/// as one (CloudNativePG's). A `[kinds]` profile's operator is unknown to kix: its budget is called
+/// after the resource.
+pub fn operator_budget_names(profile: &Profile, name: &str, pod_labels: &Labels) -> Vec<String> {
+    match (profile.builtin, profile.group.as_str(), profile.kind.as_str()) {
+        (true, "postgresql.cnpg.io", "Cluster") => vec![name.to_string(), format!("{name}-primary")],
+        (true, "kafka.strimzi.io", "KafkaNodePool") => match pod_labels.get("strimzi.io/cluster") {
+            Some(cluster) => vec![format!("{cluster}-kafka")],
+            None => vec![name.to_string()],
+        },
+        _ => vec![name.to_string()],
+    }
+}
+
+fn builtin() -> &'static [&'static Profile] {
     static PROFILES: OnceLock<Vec<&'static Profile>> = OnceLock::new();
     PROFILES.get_or_init(|| {
         let path = |text: &str| FieldPath::parse(text).expect("a built-in path");

@@ -21,6 +21,9 @@
 //!   its key; the cap is the domain count. On a node without the key no term matches
 //!   (`nodeMatchesAnyTopologyTerm`), so the rule separates nothing there.
 //! - **Required pod affinity**: a node without the key fails it (`nodeMatchesAllTopologyTerms`).
+//! - **A host port** (`nodeports/node_ports.go`): a pod does not fit a node where another pod holds
+//!   the same `hostPort` (protocol and host IP), so a workload's pods are one per node; the cap is
+//!   the node count.
 //!
 //! Domain counts are over all the cluster's nodes (a nodeSelector could narrow them further, so
 //! a cap found here is an upper bound: what it reports is certain to stay Pending).
@@ -112,6 +115,21 @@ fn caps(set: &Set, target: &Target, facts: &ClusterFacts, diagnostics: &mut Diag
                 finding(target, facts, Code::LintTooManyReplicas, &c.at_min_domains, message)
                     .help(format!("lower minDomains to {domains} or less, or run at most {cap} replicas")),
             );
+        }
+    }
+    if let (Some((port, at)), Key::Present(Some(nodes))) = (&target.host_port, facts.key(kix_kube::labels::HOSTNAME)) {
+        if replicas > nodes as u64 {
+            let message = format!(
+                "the pods of {who} take host port {port} on their node, so each node holds one of them, and cluster \
+                 `{}` has {}: {} of its {replicas} replicas stay Pending (node(s) didn't have free ports for the \
+                 requested pod ports)",
+                facts.name,
+                kix_diag::words::plural(nodes, "node"),
+                replicas - nodes as u64
+            );
+            diagnostics.push(finding(target, facts, Code::LintTooManyReplicas, at, message).help(format!(
+                "run at most {nodes} replicas, or drop the hostPort and reach the pods through a Service"
+            )));
         }
     }
     for term in target.anti_affinity.iter().filter(|t| t.self_matching) {

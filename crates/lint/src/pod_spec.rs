@@ -177,6 +177,133 @@ pub(crate) fn required_affinity(pod_spec: Option<&Value>, document: &Document) -
         .collect()
 }
 
+/// Which of the four lists of pod (anti-)affinity a term is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TermList {
+    /// `podAffinity.requiredDuringSchedulingIgnoredDuringExecution`.
+    Required,
+    /// `podAffinity.preferredDuringSchedulingIgnoredDuringExecution`.
+    Preferred,
+    /// `podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution`.
+    RequiredAnti,
+    /// `podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution`.
+    PreferredAnti,
+}
+
+impl TermList {
+    const ALL: [TermList; 4] =
+        [TermList::Required, TermList::Preferred, TermList::RequiredAnti, TermList::PreferredAnti];
+
+    /// `podAffinity` or `podAntiAffinity`, and the list's field.
+    fn fields(self) -> (&'static str, &'static str) {
+        match self {
+            TermList::Required => ("podAffinity", "requiredDuringSchedulingIgnoredDuringExecution"),
+            TermList::Preferred => ("podAffinity", "preferredDuringSchedulingIgnoredDuringExecution"),
+            TermList::RequiredAnti => ("podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution"),
+            TermList::PreferredAnti => ("podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution"),
+        }
+    }
+
+    /// `required pod anti-affinity`, as messages name a term's list.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TermList::Required => "required pod affinity",
+            TermList::Preferred => "preferred pod affinity",
+            TermList::RequiredAnti => "required pod anti-affinity",
+            TermList::PreferredAnti => "preferred pod anti-affinity",
+        }
+    }
+}
+
+/// Any pod affinity or anti-affinity term, as far as whose pods its selector may take in.
+pub(crate) struct PodTerm {
+    pub list: TermList,
+    pub topology_key: String,
+    /// `labelSelector`; None when absent or null (a nil selector, which selects no pod) or malformed.
+    pub selector: Option<CompactSelector>,
+    /// The selector was written but does not parse (the API server's concern: no finding of this rule).
+    pub invalid: bool,
+    /// `namespaces` as written.
+    pub namespaces: Vec<String>,
+    /// A `namespaceSelector` is written (an empty one is every namespace; lint cannot read another's).
+    pub namespace_selector: bool,
+    /// Where the term's `labelSelector` is written (or the term, when it has none).
+    pub at_selector: Location,
+}
+
+impl PodTerm {
+    /// Whether pods of `namespace` are in the term's namespaces, for a workload of `own` namespace (`""`,
+    /// a namespace not written, may be any: it is where the manifests are applied).
+    pub fn takes_namespace(&self, own: &str, namespace: &str) -> bool {
+        self.namespace_selector
+            || (self.namespaces.is_empty() && namespace == own)
+            || self.namespaces.iter().any(|n| n == namespace)
+            || (!self.namespaces.is_empty() && namespace.is_empty())
+    }
+}
+
+/// Every pod affinity and anti-affinity term of a pod spec, required lists first, located in the
+/// workload's document.
+pub(crate) fn pod_terms(pod_spec: Option<&Value>, document: &Document) -> Vec<PodTerm> {
+    let mut out = Vec::new();
+    for list in TermList::ALL {
+        let (kind, field) = list.fields();
+        let preferred = matches!(list, TermList::Preferred | TermList::PreferredAnti);
+        for (index, item) in terms(pod_spec, kind, field).iter().enumerate() {
+            let mut path = format!("spec.template.spec.affinity.{kind}.{field}[{index}]");
+            let term = if preferred {
+                path.push_str(".podAffinityTerm");
+                at(item, &["podAffinityTerm"])
+            } else {
+                Some(item)
+            };
+            let Some(term) = term.filter(|t| t.is_mapping()) else { continue };
+            let written = at(term, &["labelSelector"]);
+            let parsed = written.map(Selector::from_value);
+            let namespaces = at(term, &["namespaces"])
+                .and_then(Value::as_sequence)
+                .map_or(Vec::new(), |l| l.iter().filter_map(Value::as_str).map(str::to_string).collect());
+            out.push(PodTerm {
+                list,
+                topology_key: str_at(term, &["topologyKey"]).unwrap_or_default().to_string(),
+                invalid: matches!(parsed, Some(Err(_))),
+                selector: parsed.and_then(Result::ok).map(CompactSelector::from),
+                namespaces,
+                namespace_selector: at(term, &["namespaceSelector"]).is_some(),
+                at_selector: match written {
+                    Some(_) => document.locate_field(&format!("{path}.labelSelector")),
+                    None => document.locate_field(&path),
+                },
+            });
+        }
+    }
+    out.shrink_to_fit();
+    out
+}
+
+/// The first `hostPort` (above 0) of the pod spec's containers and sidecars (restartable init
+/// containers), as `port/protocol`, located in the workload's document: every pod of the workload
+/// takes it on its node, so a node holds one of them (NodePorts, `nodeports/node_ports.go`).
+pub(crate) fn first_host_port(pod_spec: Option<&Value>, document: &Document) -> Option<(String, Location)> {
+    let spec = pod_spec?;
+    for field in ["containers", "initContainers"] {
+        let containers = at(spec, &[field]).and_then(Value::as_sequence).map_or(&[][..], Vec::as_slice);
+        for (c, container) in containers.iter().enumerate() {
+            if field == "initContainers" && str_at(container, &["restartPolicy"]) != Some("Always") {
+                continue;
+            }
+            let ports = at(container, &["ports"]).and_then(Value::as_sequence).map_or(&[][..], Vec::as_slice);
+            for (p, port) in ports.iter().enumerate() {
+                let Some(number) = at(port, &["hostPort"]).and_then(Value::as_i64).filter(|n| *n > 0) else { continue };
+                let protocol = str_at(port, &["protocol"]).filter(|s| !s.is_empty()).unwrap_or("TCP");
+                let path = format!("spec.template.spec.{field}[{c}].ports[{p}].hostPort");
+                return Some((format!("{number}/{protocol}"), document.locate_field(&path)));
+            }
+        }
+    }
+    None
+}
+
 /// Whether the pod spec has any preferred pod anti-affinity term.
 pub(crate) fn has_preferred_anti_affinity(pod_spec: Option<&Value>) -> bool {
     !terms(pod_spec, "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution").is_empty()

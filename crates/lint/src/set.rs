@@ -11,7 +11,7 @@
 //! template) are kept until every document is read, and a Deployment a Rollout names that was not kept
 //! is parsed again from its file ([`Collector::finish`]).
 
-use super::pod_spec::{AffinityTerm, Constraint, Term};
+use super::pod_spec::{AffinityTerm, Constraint, PodTerm, Term};
 use kix_compiler::load::documents::Document;
 use kix_diag::{Diagnostics, Location};
 use kix_kube::int_or_percent::IntOrPercent;
@@ -98,6 +98,10 @@ pub(crate) struct Target {
     pub affinity: Vec<AffinityTerm>,
     /// Whether it has any preferred pod anti-affinity term.
     pub preferred_anti_affinity: bool,
+    /// Every pod affinity and anti-affinity term, required and preferred (K0724).
+    pub pod_terms: Vec<PodTerm>,
+    /// The first host port its pods take (`port/protocol`) and where it is written (K0722).
+    pub host_port: Option<(String, Location)>,
     /// Where `spec.selector`, `spec.template.metadata.labels` and `spec.template.spec` are written.
     pub at_selector: Location,
     pub at_pod_labels: Location,
@@ -115,6 +119,8 @@ impl Target {
             constraints: super::pod_spec::constraints(pod_spec, document),
             affinity: super::pod_spec::required_affinity(pod_spec, document),
             preferred_anti_affinity: super::pod_spec::has_preferred_anti_affinity(pod_spec),
+            pod_terms: super::pod_spec::pod_terms(pod_spec, document),
+            host_port: super::pod_spec::first_host_port(pod_spec, document),
             anti_affinity,
             kind: view.kind,
             name: view.name,

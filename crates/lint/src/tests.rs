@@ -185,9 +185,10 @@ fn anti_affinity_caps_only_the_pods_it_matches() {
         (anti("topology.kubernetes.io/zone", "{app: web}", ""), vec!["K0716"]),
         (anti("failure-domain.beta.kubernetes.io/zone", "{app: web}", ""), vec!["K0716"]),
         (anti("kubernetes.io/hostname", "{app: web}", ""), vec![]),
-        // Anti-affinity against another app's pods does not cap this one.
-        (anti("topology.kubernetes.io/zone", "{app: db}", ""), vec![]),
-        (anti("topology.kubernetes.io/zone", "{app: web}", "            namespaces: [other]\n"), vec![]),
+        // Anti-affinity against another app's pods does not cap this one (no such pods in these
+        // manifests: the term selects nothing they run, K0724).
+        (anti("topology.kubernetes.io/zone", "{app: db}", ""), vec!["K0724"]),
+        (anti("topology.kubernetes.io/zone", "{app: web}", "            namespaces: [other]\n"), vec!["K0724"]),
         (anti("topology.kubernetes.io/zone", "{app: web}", "            namespaceSelector: {}\n"), vec!["K0716"]),
     ];
     for (placement, expected) in cases {
@@ -251,4 +252,115 @@ fn single_node_clusters_need_no_spreading() {
     let bare = deployment("web", 2, "", "");
     assert_eq!(codes(std::slice::from_ref(&bare), None), vec!["K0715"]);
     assert_eq!(codes(&[bare], Some((&dev, "dev"))), Vec::<&str>::new());
+}
+
+/// `affinity:` under the pod spec with one term of `kind` (podAffinity, podAntiAffinity) in `list`.
+fn affinity_term(kind: &str, list: &str, term: &str) -> String {
+    let preferred = list.starts_with("preferred");
+    let item = if preferred { format!("{{weight: 100, podAffinityTerm: {term}}}") } else { term.to_string() };
+    format!(
+        "      affinity:\n        {kind}:\n          {list}DuringSchedulingIgnoredDuringExecution:\n          - {item}\n"
+    )
+}
+
+#[test]
+fn k0724_affinity_terms_that_select_no_pod_of_the_manifests() {
+    const HOST: &str = "topologyKey: kubernetes.io/hostname";
+    let term = |selector: &str| format!("{{labelSelector: {selector}, {HOST}}}");
+    // Spread on the hostname with the workload's selector, so no other rule speaks.
+    let spread = "      topologySpreadConstraints:\n      - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: web}}}\n";
+    let web = |kind: &str, list: &str, term: &str| {
+        deployment("web", 1, "", &format!("{}{spread}", affinity_term(kind, list, term)))
+    };
+    let other = deployment("cache", 1, "", "");
+    let cases: Vec<(&str, Vec<String>, Vec<&str>)> = vec![
+        (
+            "anti-affinity over its own pods",
+            vec![web("podAntiAffinity", "required", &term("{matchLabels: {app: web}}"))],
+            vec![],
+        ),
+        (
+            "anti-affinity over labels its pods lack",
+            vec![web(
+                "podAntiAffinity",
+                "required",
+                &term("{matchExpressions: [{key: name, operator: In, values: [web]}]}"),
+            )],
+            vec!["K0724"],
+        ),
+        (
+            "preferred anti-affinity over nothing",
+            vec![web("podAntiAffinity", "preferred", &term("{matchLabels: {app: nope}}"))],
+            vec!["K0724"],
+        ),
+        (
+            "preferred affinity over nothing",
+            vec![web("podAffinity", "preferred", &term("{matchLabels: {app: nope}}"))],
+            vec!["K0724"],
+        ),
+        (
+            "required affinity over nothing",
+            vec![web("podAffinity", "required", &term("{matchLabels: {app: nope}}"))],
+            vec!["K0724"],
+        ),
+        (
+            "no labelSelector selects no pod",
+            vec![web("podAntiAffinity", "required", &format!("{{{HOST}}}"))],
+            vec!["K0724"],
+        ),
+        // Another workload of the manifests: the term does something (keeps web near or away from it).
+        (
+            "affinity to another workload",
+            vec![web("podAffinity", "required", &term("{matchLabels: {app: cache}}")), other.clone()],
+            vec![],
+        ),
+        // In another namespace only when the term names it.
+        (
+            "another namespace's workload is not taken in",
+            vec![
+                web("podAffinity", "required", &term("{matchLabels: {app: cache}}")),
+                other.replace("namespace: shop", "namespace: data"),
+            ],
+            vec!["K0724"],
+        ),
+        (
+            "a namespace the term lists",
+            vec![
+                web(
+                    "podAffinity",
+                    "required",
+                    &format!("{{labelSelector: {{matchLabels: {{app: cache}}}}, namespaces: [data], {HOST}}}"),
+                ),
+                other.replace("namespace: shop", "namespace: data"),
+            ],
+            vec![],
+        ),
+        // A malformed selector is the API server's (K0411 elsewhere), not this rule's.
+        (
+            "a malformed selector is not this rule's",
+            vec![web("podAntiAffinity", "required", &term("{matchLabels: 3}"))],
+            vec![],
+        ),
+    ];
+    for (name, documents, want) in cases {
+        let got = codes(&documents, None);
+        assert_eq!(
+            got.iter().filter(|c| *c == "K0724").collect::<Vec<_>>(),
+            want.iter().collect::<Vec<_>>(),
+            "{name}: {got:?}"
+        );
+    }
+}
+
+#[test]
+fn a_host_port_keeps_pods_one_per_node_so_no_k0715() {
+    let ports = |host_port: u32| {
+        deployment("web", 3, "", "").replace(
+            "containers: [{name: c, image: i}]",
+            &format!("containers: [{{name: c, image: i, ports: [{{containerPort: 80, hostPort: {host_port}}}]}}]"),
+        )
+    };
+    assert_eq!(codes(&[ports(80)], None), Vec::<String>::new());
+    // hostPort 0 takes no port on the node: the pods may share one, as without ports.
+    assert_eq!(codes(&[ports(0)], None), vec!["K0715"]);
 }

@@ -7,7 +7,8 @@
 //! not, taints, cordon and allocatable) form a class; within a class, nodes
 //! with the same usage form a bucket, kept in name order. When the pod looks
 //! at no node's identity (no `nodeName`, no `matchFields`, no hostname key in
-//! its node affinity), every node of a bucket filters and scores alike, so
+//! its node affinity) and asks for no host port (NodePorts reads each node's
+//! pods, which no bucket records), every node of a bucket filters and scores alike, so
 //! the fast path evaluates one node per bucket and takes the bucket's lowest
 //! name. Hostname spread constraints (kix's own, the system defaults) are
 //! handled by grouping each class's nodes by usage *and* the node's own count
@@ -40,6 +41,7 @@ use change::{Change, ClassKey, InterPod, Role, SLOTS, Slot, class_key, failure_t
 pub use change::{Checkpoint, Cycle, Outcome, Rank};
 
 use super::interpod::{self, NamespaceIndex};
+use super::node_ports;
 use super::objects::{Node, Pod};
 use super::plugins::{self, Candidate, Domains, Spread, Usage};
 use super::snapshot::State;
@@ -465,6 +467,7 @@ impl Cluster {
         let mut feasible = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
             let verdict = plugins::filter_node(pod, node)
+                .and_then(|()| node_ports::filter_ports(pod, self.bound_on(i)))
                 .and_then(|()| plugins::filter_fit(pod, &node.allocatable, &self.usage[i]))
                 .and_then(|()| plugins::filter_spread(pod, spread, &hard, &node.labels, 0))
                 .and_then(|()| affinity.map_or(Ok(()), |a| self.interpod_filter(a, i)));
@@ -502,6 +505,11 @@ impl Cluster {
             outcomes[i] = Some(Outcome::Feasible(scores[k]));
         }
         (outcomes, selected.map(|(_, i)| i))
+    }
+
+    /// The pods bound to node `ni` (terminating ones too: they hold their ports until they are gone).
+    fn bound_on(&self, ni: usize) -> impl Iterator<Item = &Pod> {
+        self.on_node[ni].iter().filter_map(|&s| self.pods[s].as_ref().map(|(p, _)| p))
     }
 
     /// Whether InterPodAffinity has anything to do for this pod: its own terms, or bound pods with terms.
@@ -546,6 +554,8 @@ impl Cluster {
         one_selector
             && spread.hard.iter().filter(|c| c.key == HOSTNAME).count() <= 1
             && pod.spec.node_name.is_none()
+            // Ports a node's pods hold are in no group key: a pod asking for host ports sees every node.
+            && pod.spec.host_ports.is_empty()
             && !pod.spec.node_selector.contains_key(HOSTNAME)
             && !pod.spec.required_terms.iter().flatten().any(|t| t.mentions_node_identity())
             && !pod.spec.preferred_terms.iter().any(|(_, t)| t.mentions_node_identity())

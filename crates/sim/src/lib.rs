@@ -53,7 +53,7 @@
 //!
 //! # What the model leaves out
 //! Volumes (binding, zones, limits),
-//! host ports, images (ImageLocality), extended and ephemeral-storage
+//! images (ImageLocality), extended and ephemeral-storage
 //! resources, dynamic resource allocation, pod-level resources, preemption,
 //! priorities and queueing order, scheduling gates, Services as owners for
 //! the default spread selector (the owning ReplicaSet's or StatefulSet's
@@ -98,6 +98,7 @@ mod drain;
 mod framework;
 mod input;
 mod interpod;
+mod node_ports;
 pub mod objects;
 mod plugins;
 mod quorum;

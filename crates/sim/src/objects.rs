@@ -1,7 +1,7 @@
 //! The scheduler's view of Nodes, Pods and Namespaces: the model types the plugins, the
 //! cycle and the scenarios read. Only what the modelled plugins read is kept: labels, taints,
 //! allocatable and `spec.unschedulable` of nodes; namespace, labels, binding, termination,
-//! requests, tolerations, node affinity, pod affinity and spread constraints of pods.
+//! requests, tolerations, node affinity, pod affinity, spread constraints and host ports of pods.
 //!
 //! How real objects become these types is [`super::snapshot`]'s business; this file only
 //! describes them, so every other file of the model can use them without depending on the reader.
@@ -141,6 +141,8 @@ pub struct PodSpec {
     pub default_selector: Option<Selector>,
     /// `affinity.podAffinity` and `affinity.podAntiAffinity` (see [`super::interpod`]).
     pub pod_affinity: PodAffinity,
+    /// The host ports its containers and sidecars take (see [`super::node_ports`]).
+    pub host_ports: Vec<HostPort>,
 }
 
 impl PodSpec {
@@ -148,6 +150,29 @@ impl PodSpec {
     pub fn matches_node_affinity(&self, name: &str, labels: &Labels) -> bool {
         self.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v))
             && self.required_terms.as_ref().is_none_or(|terms| terms.iter().any(|t| t.matches(name, labels)))
+    }
+}
+
+/// Upstream's `DefaultBindAllHostIP`: a port on it takes that port on every address of the node.
+pub const BIND_ALL_HOST_IP: &str = "0.0.0.0";
+
+/// One `hostPort` a pod takes on its node, as upstream's `HostPortInfo` files it
+/// (`pkg/scheduler/framework/types.go`, `sanitize`): an empty `hostIP` is [`BIND_ALL_HOST_IP`], an
+/// empty protocol `TCP`. Only ports above 0 are kept (`Add` and `CheckConflict` ignore the rest).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct HostPort {
+    pub protocol: String,
+    pub ip: String,
+    pub port: i64,
+}
+
+impl HostPort {
+    /// `HostPortInfo.CheckConflict`: the same protocol and port on the same address, or on
+    /// [`BIND_ALL_HOST_IP`] on either side.
+    pub fn conflicts(&self, used: &HostPort) -> bool {
+        self.protocol == used.protocol
+            && self.port == used.port
+            && (self.ip == used.ip || self.ip == BIND_ALL_HOST_IP || used.ip == BIND_ALL_HOST_IP)
     }
 }
 

@@ -359,6 +359,7 @@ pub fn parse_pod_spec(spec: &Value) -> Result<PodSpec, String> {
         out.spread.push(parse_spread(c)?);
     }
     out.pod_affinity = parse_pod_affinity(at(spec, &["affinity"]))?;
+    out.host_ports = super::node_ports::read_host_ports(spec)?;
     Ok(out)
 }
 

@@ -26,6 +26,7 @@
 
 pub mod admission_plan;
 mod budget;
+mod custom_schema;
 mod instance_plan;
 mod namespaces;
 mod objects;
@@ -36,6 +37,7 @@ mod rendered;
 mod rollout;
 mod shape;
 mod shared;
+mod subjects;
 #[cfg(test)]
 mod tests;
 mod workload_plan;
@@ -187,6 +189,8 @@ fn derive_objects(
 ) -> Vec<PlannedObject> {
     let package = &instance.package;
     let mut objects = Vec::with_capacity(package.documents.len() + instance.workloads.len());
+    // The package's CRDs, read the first time a custom resource is patched.
+    let mut custom_kinds: Option<kix_kube::strict::CustomKinds<'_>> = None;
     // Autoscalers to patch, by document: their view and the range they are emitted with.
     let autoscalers: Vec<_> = instance
         .workloads
@@ -195,7 +199,7 @@ fn derive_objects(
         .collect();
 
     for (index, (document, placement)) in package.documents.iter().zip(placements).enumerate() {
-        let (mut value, references) = place_document(document, placement.as_ref(), instance);
+        let (mut value, references) = place_document(document, placement.as_ref(), placements, instance);
         let in_instance_namespace = placement.as_ref() == Some(&Placement::Instance);
         let fields = patch::set_instance_fields(
             &mut value,
@@ -224,6 +228,14 @@ fn derive_objects(
         // A workload scaled to zero runs no pods: it is emitted as written.
         if !plan.scaled_to_zero {
             patch::patch_workload(&mut value, &workload.view, plan);
+            if let Some(profile) = workload.view.kind.profile() {
+                let custom = custom_kinds.get_or_insert_with(|| {
+                    kix_kube::strict::CustomKinds::from_objects(package.documents.iter().map(|d| &d.value))
+                });
+                for refusal in custom_schema::complete_and_check(&mut value, &document.value, profile, custom) {
+                    report_refused_patch(document, profile, &refusal, instance, diagnostics);
+                }
+            }
         }
         objects.push(PlannedObject::new(value, fields, Origin::Document(index)));
         // A budget kix derives is in the instance's namespace, with kix's labels.
@@ -252,19 +264,67 @@ fn derive_objects(
 }
 
 /// One user's document copied for the instance: cluster-scoped (`None`) without a namespace, with the places
-/// it names the package's own namespace in references that move to the instance's. (The instance's
-/// namespace is written there with its `metadata.namespace` and kix's labels, [`patch::set_instance_fields`].)
-fn place_document(document: &Document, placement: Option<&Placement>, instance: &Instance) -> (Value, Vec<Site>) {
+/// it names the package's own namespace in references that move to the instance's, and its ServiceAccount
+/// subjects without a namespace given the one their ServiceAccount lands in ([`subjects`]; `placements` are
+/// every document's). (The instance's namespace is written at those places with its `metadata.namespace`
+/// and kix's labels, [`patch::set_instance_fields`].)
+fn place_document(
+    document: &Document,
+    placement: Option<&Placement>,
+    placements: &[Option<Placement>],
+    instance: &Instance,
+) -> (Value, Vec<Site>) {
     let package = &instance.package;
     let mut value = document.value.clone();
     if placement.is_none() {
         patch::clear_namespace(&mut value);
     }
-    let references = match &package.namespaces.own {
+    let mut references = match &package.namespaces.own {
         Some(own) => namespaces::reference_sites(&value, document.group(), document.kind(), &own.value),
         None => Vec::new(),
     };
+    references.extend(subjects::fill_subject_namespaces(
+        &mut value,
+        document.group(),
+        document.kind(),
+        placement,
+        package,
+        placements,
+    ));
     (value, references)
+}
+
+/// K0414 for a custom resource that kix's writes at its profile's fields leave invalid against the package's
+/// CRD (see [`custom_schema`]), located at the field (or its nearest written ancestor).
+fn report_refused_patch(
+    document: &Document,
+    profile: &kix_kube::profile::Profile,
+    refusal: &custom_schema::Refusal,
+    instance: &Instance,
+    diagnostics: &mut Diagnostics,
+) {
+    let fields: Vec<String> =
+        [&profile.replicas, &profile.spread].into_iter().flatten().map(ToString::to_string).collect();
+    diagnostics.push(
+        Diagnostic::new(
+            Code::InvalidObject,
+            format!(
+                "{} {} as kix patches it for the profile of {} (writing {}) would be refused by the API server: {}",
+                document.kind(),
+                document.name(),
+                profile.key(),
+                fields.join(" and "),
+                refusal.problem
+            ),
+        )
+        .at(document.locate_field(&refusal.path))
+        .about(&instance.subject)
+        .help(format!(
+            "write `{}` in the resource yourself (kix keeps what is there), or point the profile's fields where the \
+             CustomResourceDefinition needs nothing more",
+            refusal.path
+        )),
+    );
 }
 
 /// K0409: a namespaced object in a namespace that is neither the instance's, the package's own

@@ -84,6 +84,11 @@ enum Step {
 }
 
 impl Site {
+    /// `subjects[index].namespace` of a RoleBinding or ClusterRoleBinding (see [`super::subjects`]).
+    pub fn subject_namespace(index: usize) -> Site {
+        Site(vec![Step::Key("subjects"), Step::Index(index), Step::Key("namespace")])
+    }
+
     /// Writes `namespace` at this place (the scalar is there: it was found there).
     pub fn write(&self, object: &mut Value, namespace: &str) {
         let found = self.0.iter().try_fold(object, |value, step| match (step, value) {

@@ -2,6 +2,7 @@
 //! validation, and no two may share group, kind and name.
 
 use super::planned_object::{Origin, PlannedObject};
+use super::subjects;
 use crate::load::documents::Document;
 use crate::resolve::Package;
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
@@ -54,7 +55,13 @@ pub fn report_invalid_objects(
                 document.locate_field(&first.path),
             ),
         };
-        diagnostics.push(Diagnostic::new(Code::InvalidObject, message).at(location).about(subject));
+        let mut diagnostic = Diagnostic::new(Code::InvalidObject, message).at(location).about(subject);
+        if first.reason == "Required value"
+            && let Some(help) = subjects::help(object, &first.path, package)
+        {
+            diagnostic = diagnostic.help(help);
+        }
+        diagnostics.push(diagnostic);
     }
 }
 /// Two objects of one instance with the same group, kind, namespace and name would overwrite each

@@ -68,14 +68,24 @@ pub fn is_kustomization(value: &Value) -> bool {
 }
 
 /// Checks every document of a kustomization file (one that is not valid YAML is K0104, as any
-/// package file would be); `own` is the package's `meta.namespace`.
-pub fn check_file(source: SourceFile, own: Option<&str>, diagnostics: &mut Diagnostics) {
+/// package file would be); `own` is the package's `meta.namespace`. Returns the `namespace` the
+/// first Kustomization that sets one supplies: kustomize writes it into ServiceAccount subjects
+/// that name none, which kix says when it refuses such a subject (K0414).
+pub fn check_file(source: SourceFile, own: Option<&str>, diagnostics: &mut Diagnostics) -> Option<String> {
+    let mut supplied = None;
     for parsed in yaml::parse_stream(source.text(), &Limits::PACKAGE) {
         match parsed {
-            Ok(parsed) => check(&source, &parsed.value, &parsed.marks, own, diagnostics),
+            Ok(parsed) => {
+                if is_kustomization(&parsed.value) || parsed.value.get("kind").is_none() {
+                    let namespace = parsed.value.get("namespace").and_then(Value::as_str).filter(|ns| !ns.is_empty());
+                    supplied = supplied.or(namespace.map(str::to_string));
+                }
+                check(&source, &parsed.value, &parsed.marks, own, diagnostics);
+            }
             Err(error) => diagnostics.push(yaml_diagnostic(&source, &error)),
         }
     }
+    supplied
 }
 
 /// A K0112 warning naming the transformations a Kustomization asks for, at the first of them, each

@@ -31,6 +31,8 @@ pub struct PackageDir {
     /// False when one of its files could not be read or parsed (already reported):
     /// later stages skip the package's own checks so one mistake is reported once.
     pub complete: bool,
+    /// The `namespace` its kustomization file sets (and kix skips, K0112), if any.
+    pub kustomization_namespace: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -311,18 +313,20 @@ fn load_package(
         None => super::globs::default_files(reader, &entries, &canonical_dir, diagnostics),
     };
     let mut documents = Vec::new();
+    let mut kustomization_namespace = None;
     for path in files {
         let Some(source) = reader.read(&path, diagnostics) else { continue };
         if super::kustomization::is_kustomization_file(&path) {
             let own = manifest.as_ref().and_then(|(_, raw)| raw.meta.namespace.as_ref()).map(|n| n.get_ref().as_str());
-            super::kustomization::check_file(source, own, diagnostics);
+            let supplied = super::kustomization::check_file(source, own, diagnostics);
+            kustomization_namespace = kustomization_namespace.or(supplied);
         } else {
             documents.extend(documents::parse_documents(source, diagnostics));
         }
     }
     let complete = diagnostics.count(kix_diag::Severity::Error) == errors_before;
     let Some((manifest, raw)) = manifest else { return Err(broken_name) };
-    Ok(Some(PackageDir { dir: reader.display(dir), manifest, raw, documents, complete }))
+    Ok(Some(PackageDir { dir: reader.display(dir), manifest, raw, documents, complete, kustomization_namespace }))
 }
 
 /// Reads and parses kix.toml: the manifest, or the package's `meta.name` when that much could be

@@ -281,6 +281,9 @@ pub struct Package {
     /// Where the package's objects go and which namespaces they keep (`meta.namespace`,
     /// `meta.keepNamespaces`).
     pub namespaces: PackageNamespaces,
+    /// The `namespace` the package's kustomization file sets, which kix skips (K0112): named in the
+    /// help of a ServiceAccount subject refused for having no namespace (K0414).
+    pub kustomization_namespace: Option<String>,
     /// The documents whose strings name `meta.namespace` (K0209), found the first time an instance runs
     /// elsewhere: the same for every instance, so a package's strings are read once, not per instance.
     pub namespace_strings: std::sync::OnceLock<Vec<NamespaceInStrings>>,

@@ -98,6 +98,9 @@ pub fn diagnostics(
             let mut diagnostic = Diagnostic::new(code, message).about(&subject);
             let (location, label) = cause(instance, workload, finding.kind);
             diagnostic = diagnostic.at(location).label(label);
+            if let Some(note) = modelled_as_one(workload, finding.kind) {
+                diagnostic = diagnostic.note(note);
+            }
             for fact in &facts {
                 diagnostic = diagnostic.note(fact.message.clone());
             }
@@ -198,6 +201,9 @@ fn cause(instance: &Instance, workload: &Workload, kind: FindingKind) -> (Locati
         K::NeverReplaced => (document.locate(&["spec", "template", "spec", "tolerations"]), "the tolerations"),
         K::DrainBlocked | K::EvictionFailed => match budget_of(instance, workload) {
             Some(location) => (location, "the budget that refuses the eviction"),
+            None if workload.operator_budget.is_some() => {
+                (workload.spec_replicas_at.clone(), "the replicas the operator's budget protects")
+            }
             None => (workload.spec_replicas_at.clone(), "the replicas the budget kix derived protects"),
         },
         K::ReplacementPending => {
@@ -213,6 +219,30 @@ fn cause(instance: &Instance, workload: &Workload, kind: FindingKind) -> (Locati
             (document.location(), "the workload")
         }
     }
+}
+
+/// For a drain held by the budgets an operator makes, when verify models several as one (CloudNativePG's
+/// over the primary and over the replicas): which budgets the cluster will show, and that verify took
+/// them as one.
+fn modelled_as_one(workload: &Workload, kind: FindingKind) -> Option<String> {
+    if !matches!(kind, FindingKind::DrainBlocked | FindingKind::EvictionFailed) {
+        return None;
+    }
+    let labels = workload.operator_budget.as_ref()?;
+    let profile = workload.view.kind.profile()?;
+    let names = kix_kube::operators::operator_budget_names(profile, workload.name(), labels);
+    let [first, rest @ ..] = names.as_slice() else { return None };
+    if rest.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the operator of {} {} makes {} PodDisruptionBudgets, {}; verify models them as one, `{first}`, over all \
+         of its pods, that lets one pod go at a time",
+        profile.kind,
+        workload.name(),
+        names.len(),
+        names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" and ")
+    ))
 }
 
 /// The package's own PodDisruptionBudget over the workload's pods, where its selector is written.

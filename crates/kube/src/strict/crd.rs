@@ -15,9 +15,10 @@
 //! * types: `object`, `array`, `string`, `integer`, `number`, `boolean`, and
 //!   `x-kubernetes-int-or-string`; `null` is absent, as the API server prunes nulls of
 //!   non-nullable fields before validating;
-//! * `required` properties of every object.
+//! * `required` properties of every object;
+//! * `enum`: a value must be one of the listed values.
 //!
-//! Left out: `enum`, `pattern`, `format`, `minimum`/`maximum`, lengths and item counts,
+//! Left out: `pattern`, `format`, `minimum`/`maximum`, lengths and item counts,
 //! `allOf`/`anyOf`/`oneOf`/`not`, `x-kubernetes-validations` (CEL), list and map types
 //! (`x-kubernetes-list-type`), defaults, and `metadata` beyond what the object's loader checks.
 //! A mapping whose schema has neither `properties` nor `additionalProperties` is not checked for
@@ -76,6 +77,14 @@ impl<'a> CustomKinds<'a> {
             kinds.insert((group, kind), Definition { name, versions });
         }
         CustomKinds { kinds }
+    }
+
+    /// The `openAPIV3Schema` of a served version of a kind a CRD given defines (`api_version` is
+    /// `group/version`), if it has one.
+    pub fn schema(&self, api_version: &str, kind: &str) -> Option<&'a Value> {
+        let (group, version) = api_version.rsplit_once('/')?;
+        let definition = self.kinds.get(&(group, kind))?;
+        definition.versions.iter().find(|(name, served, _)| *name == version && *served).and_then(|(.., s)| *s)
     }
 
     /// Whether a CRD given defines this (group, kind).
@@ -153,6 +162,14 @@ impl Walk {
             self.push(Problem::WrongType { reason: format!("expected {expected}, found {}", what(value)) });
             return;
         }
+        if let Some(allowed) = schema.get("enum").and_then(Value::as_sequence)
+            && !allowed.iter().any(|v| v == value)
+        {
+            let listed: Vec<String> = allowed.iter().map(|v| kix_yaml::emit::to_string(v).trim().to_string()).collect();
+            let found = kix_yaml::emit::to_string(value).trim().to_string();
+            self.push(Problem::WrongType { reason: format!("must be one of {}, found {found}", listed.join(", ")) });
+            return;
+        }
         if let Some(items) = value.as_sequence() {
             if let Some(item_schema) = schema.get("items").filter(|s| s.is_mapping()) {
                 for (index, item) in items.iter().enumerate() {
@@ -210,5 +227,35 @@ fn what(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Sequence(_) => "a list",
         Value::Mapping(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_enum_admits_only_its_values() {
+        let crd = kix_yaml::from_str(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: dbs.example.com}\n\
+             spec:\n  group: example.com\n  names: {kind: Db, plural: dbs}\n  scope: Namespaced\n  versions:\n  - name: v1\n    \
+             served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          \
+             spec:\n            type: object\n            properties:\n              mode: {type: string, enum: [fast, safe]}\n",
+        )
+        .unwrap();
+        let custom = CustomKinds::from_objects([&crd]);
+        let check = |mode: &str| {
+            let object = kix_yaml::from_str(&format!(
+                "apiVersion: example.com/v1\nkind: Db\nmetadata: {{name: a}}\nspec: {{mode: {mode}}}\n"
+            ))
+            .unwrap();
+            custom
+                .check(&object, "example.com", "example.com/v1", "Db")
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(check("safe"), Vec::<String>::new());
+        assert_eq!(check("slow"), ["`spec.mode`: must be one of fast, safe, found slow"]);
     }
 }

@@ -19,6 +19,7 @@
 
 pub mod crd;
 mod error;
+pub mod fill;
 mod probe;
 pub mod served;
 mod typed;

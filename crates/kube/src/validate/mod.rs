@@ -16,7 +16,9 @@
 //! Objects of other kinds get only the metadata checks (labels, annotations,
 //! namespace) and the rules every object has ([`object_rules`]: its name
 //! by kind, `generateName`, `apiVersion`, sizes, a CRD's structure): kix patches
-//! nothing else in them.
+//! nothing else in them. RoleBindings and ClusterRoleBindings also get their
+//! `roleRef` and `subjects` rules ([`rbac`]): kix writes their subjects'
+//! namespaces.
 //!
 //! The rules follow staging/src/k8s.io/apimachinery/pkg/util/validation (names,
 //! label keys and values, through [`super::names`]). Each problem is an
@@ -31,6 +33,7 @@ use std::collections::BTreeSet;
 
 mod error;
 pub mod object_rules;
+pub mod rbac;
 
 pub use error::ObjectError;
 
@@ -77,6 +80,14 @@ pub fn validate_object(object: &Value) -> Vec<ObjectError> {
         }
     }
     problems.0.extend(object_rules::check(object));
+    let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    if crate::kind::api_group(api_version) == rbac::GROUP {
+        match object.get("kind").and_then(Value::as_str) {
+            Some("RoleBinding") => problems.0.extend(rbac::check_binding(object, true)),
+            Some("ClusterRoleBinding") => problems.0.extend(rbac::check_binding(object, false)),
+            _ => {}
+        }
+    }
     problems.0
 }
 

@@ -143,7 +143,7 @@ fn dns1035_label(name: &str) -> Result<(), String> {
 }
 
 /// `path.IsValidPathSegmentName`.
-fn path_segment(name: &str) -> Result<(), String> {
+pub(super) fn path_segment(name: &str) -> Result<(), String> {
     if name == "." || name == ".." {
         return Err(format!("may not be `{name}`"));
     }

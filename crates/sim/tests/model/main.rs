@@ -6,4 +6,5 @@
 mod support;
 
 mod fast_path;
+mod host_ports;
 mod scenarios;
