@@ -116,7 +116,7 @@ fn survival_three_and_five_over_three_zones_build_four_does_not() {
         .run()
         .status(1)
         .stderr_contains("error[K0425]: workload `store` must keep a majority, but 4 pods over 3 zones cannot")
-        .stderr_contains("counts that keep a majority over 3 zones: 3, 5, 6, 7");
+        .stderr_contains("set availability = \"node\" on the instance in the cluster file, or run a count that keeps a majority over 3 zones: 3, 5, 6, 7");
 }
 
 #[test]

@@ -16,6 +16,7 @@ mod explain;
 mod explain_emitted;
 mod flux;
 mod formats;
+mod friction;
 mod groups;
 mod groups_across;
 mod guide;

@@ -132,8 +132,18 @@ fn deployment_update(world: &mut World<'_>, w: usize, quorum: &Quorum, others: i
             pass = false;
             let reasons: Vec<String> =
                 pending.iter().map(|p| format!("{} Pending: {}", p.name, world.failure_message(p))).collect();
+            // Which limit blocks (issue 41): with maxUnavailable 0 no old pod may stop before a surge pod
+            // runs; with more, old pods did stop and the new ones still fit nowhere.
+            let blocked = match unavailable {
+                0 => format!(
+                    "maxUnavailable 0 lets no old pod stop until a new one runs, and the maxSurge {surge} new pods find no node"
+                ),
+                n => format!(
+                    "maxUnavailable {n} let old pods stop, and the new pods still find no node (maxSurge {surge})"
+                ),
+            };
             let text = format!(
-                "the rollout deadlocks with {} new and {} old pods running (maxSurge {surge}, maxUnavailable {unavailable}): {}",
+                "the rollout deadlocks with {} new and {} old pods running: {blocked}: {}",
                 owned.iter().filter(|(p, _)| is_new(p)).count(),
                 owned.iter().filter(|(p, _)| !is_new(p)).count(),
                 reasons.join("; ")

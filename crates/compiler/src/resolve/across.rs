@@ -384,6 +384,6 @@ fn judge_totals(
             );
         }
         let at = group.survive_at.clone().unwrap_or_else(|| group.at.clone());
-        check_majority(&what, group.survive, level, total, domains, at, &subject, diagnostics);
+        check_majority(&what, group.survive, level, total, domains, at, None, &subject, diagnostics);
     }
 }

@@ -371,7 +371,17 @@ fn resolve_workload(
             let what = format!("workload `{name}`");
             let at = workload.survive_at.clone().unwrap_or(replicas_location);
             let domains = Domains { zones: cluster.substrate.zones.as_ref().map(Vec::len), nodes: cluster.nodes };
-            check_majority(&what, workload.survive, level.value, replicas, &domains, at, &subject, diagnostics);
+            check_majority(
+                &what,
+                workload.survive,
+                level.value,
+                replicas,
+                &domains,
+                at,
+                Some(&level.from),
+                &subject,
+                diagnostics,
+            );
         }
     }
     InstanceWorkload {
@@ -521,7 +531,17 @@ fn check_groups(cluster: &ClusterContext<'_>, instance: &mut Instance, diagnosti
         }
         let domains = Domains { zones: cluster.substrate.zones.as_ref().map(Vec::len), nodes: cluster.nodes };
         let at = group.survive_at.clone().unwrap_or_else(|| group.at.clone());
-        check_majority(&format!("group `{name}`"), group.survive, level, total, &domains, at, &subject, diagnostics);
+        check_majority(
+            &format!("group `{name}`"),
+            group.survive,
+            level,
+            total,
+            &domains,
+            at,
+            Some(&instance.level.from),
+            &subject,
+            diagnostics,
+        );
     }
 }
 

@@ -28,7 +28,9 @@ pub struct Domains {
     pub nodes: Option<usize>,
 }
 
-/// K0425 / K0426 for one workload or group (`what`: "workload `x`", "group `y`") of `pods` pods at `level`.
+/// K0425 / K0426 for one workload or group (`what`: "workload `x`", "group `y`") of `pods` pods at `level`;
+/// `level_at`, where that level is decided (the instance's `availability` or the cluster's), when known.
+#[allow(clippy::too_many_arguments)] // each is one fact of the check; a struct would only rename them
 pub fn check_majority(
     what: &str,
     survive: Survive,
@@ -36,6 +38,7 @@ pub fn check_majority(
     pods: u32,
     domains: &Domains,
     at: Location,
+    level_at: Option<&Location>,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
 ) {
@@ -74,25 +77,45 @@ pub fn check_majority(
     let largest = pods.div_ceil(count.max(1));
     let passing = passing_counts(count, pods.max(count) + 6);
     let shown: Vec<String> = passing.iter().take(4).map(u32::to_string).collect();
-    diagnostics.push(
-        Diagnostic::new(
-            Code::MajorityUnreachable,
-            format!(
-                "{what} must keep a majority, but {pods} pod{} over {count} {noun} cannot: the largest {} holds {largest}, \
-                 and losing it leaves {} of {pods}, not more than half",
-                kix_diag::words::s(pods),
-                noun.trim_end_matches('s'),
-                pods - largest.min(pods)
-            ),
-        )
-        .at(at)
-        .about(subject)
-        .help(if shown.is_empty() {
-            format!("no count of pods keeps a majority over {count} {noun}: declare more {noun}")
-        } else {
-            format!("counts that keep a majority over {count} {noun}: {}, ...", shown.join(", "))
-        }),
-    );
+    // The usual fix first (issue 41): the level one below, set on the instance, which keeps a majority
+    // through the loss of a smaller domain; then the counts that pass, or more domains when none does
+    // (over two zones the larger always holds at least half).
+    let lower = match level {
+        Level::Zone => Some("node"),
+        Level::Node => Some("pod"),
+        _ => None,
+    };
+    let none_passes =
+        format!("no count of pods keeps a majority over {count} {noun} (the largest always holds at least half)");
+    let help = match (lower, shown.is_empty()) {
+        (Some(lower), true) => format!(
+            "set availability = \"{lower}\" on the instance in the cluster file; {none_passes}, so the other fix is more {noun}"
+        ),
+        (Some(lower), false) => format!(
+            "set availability = \"{lower}\" on the instance in the cluster file, or run a count that keeps a majority \
+             over {count} {noun}: {}, ...",
+            shown.join(", ")
+        ),
+        (None, true) => format!("{none_passes}: declare more {noun}"),
+        (None, false) => format!("counts that keep a majority over {count} {noun}: {}, ...", shown.join(", ")),
+    };
+    let mut diagnostic = Diagnostic::new(
+        Code::MajorityUnreachable,
+        format!(
+            "{what} must keep a majority, but {pods} pod{} over {count} {noun} cannot: the largest {} holds {largest}, \
+             and losing it leaves {} of {pods}, not more than half",
+            kix_diag::words::s(pods),
+            noun.trim_end_matches('s'),
+            pods - largest.min(pods)
+        ),
+    )
+    .at(at)
+    .about(subject)
+    .help(help);
+    if let Some(level_at) = level_at {
+        diagnostic = diagnostic.with_label(level_at.clone(), format!("level `{level}` is set here"));
+    }
+    diagnostics.push(diagnostic);
 }
 
 #[cfg(test)]

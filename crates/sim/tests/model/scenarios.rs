@@ -417,7 +417,13 @@ fn argo_cd_ha_haproxy_anti_affinity_deadlocks_its_rollout_on_three_nodes() {
     let update = scenario(&three, "rolling-update");
     assert!(!update.pass, "{update:?}");
     let deadlock = update.findings.iter().find(|f| f.message.contains("deadlocks")).expect("a deadlock finding");
-    assert!(deadlock.message.contains("maxSurge 1, maxUnavailable 0"), "{deadlock}");
+    // Issue 41: the message says which limit blocks, with the values.
+    assert!(
+        deadlock.message.contains(
+            "maxUnavailable 0 lets no old pod stop until a new one runs, and the maxSurge 1 new pods find no node"
+        ),
+        "{deadlock}"
+    );
     assert!(deadlock.message.contains("3 node(s) didn't match pod anti-affinity rules"), "{deadlock}");
     let drain = scenario(&three, "drain");
     assert!(!drain.pass);
