@@ -3,7 +3,9 @@
 //!
 //! One run; `tool.driver.rules` is kix's codes table ([`Code::ALL`], so a rule's index never depends
 //! on what was found), each rule with its summary as `shortDescription`, its `kix explain` text as
-//! `fullDescription` and `help`, and a `helpUri` into the README's codes table. Each diagnostic is a
+//! `fullDescription` and `help` (no `helpUri` or `informationUri`: kix has no public home to point at, and a
+//! placeholder address sent code scanning's readers to a repository that is not kix's, issue 41; the help
+//! text is whole, and says `kix explain CODE` prints it). Each diagnostic is a
 //! result at its code's level, with a physical location (a relative `artifactLocation.uri`, a
 //! `region` with `startLine` and `startColumn`) where it has one and its secondary labels as related
 //! locations; a [`Note`] is a result at level `note`. A location naming a whole file is its first line
@@ -17,9 +19,6 @@ use super::{Note, Outcome};
 use kix_diag::{Code, Location, Severity};
 use serde_json::{Value, json};
 
-/// Where the README's codes table is: every rule's `helpUri`.
-pub const CODES_URI: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "#diagnostic-codes");
-
 /// The SARIF log, pretty-printed, with a final line break.
 pub fn render(outcome: &Outcome<'_>) -> String {
     let rules: Vec<Value> = Code::ALL
@@ -30,7 +29,6 @@ pub fn render(outcome: &Outcome<'_>) -> String {
                 "shortDescription": { "text": code.summary() },
                 "fullDescription": { "text": code.explanation() },
                 "help": { "text": format!("{}\n\n`kix explain {}` prints this text.", code.explanation(), code.id()) },
-                "helpUri": CODES_URI,
                 "defaultConfiguration": { "level": level(code.severity()) },
             })
         })
@@ -90,7 +88,6 @@ pub fn render(outcome: &Outcome<'_>) -> String {
             "tool": { "driver": {
                 "name": "kix",
                 "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": env!("CARGO_PKG_REPOSITORY"),
                 "rules": rules,
             }},
             "invocations": [{
