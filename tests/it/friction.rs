@@ -59,3 +59,47 @@ fn a_package_directory_without_kix_toml_suggests_init_package() {
         .stderr_contains("error[K0304]: package `guestbook` does not exist")
         .stderr_contains("help: packages/guestbook/ has no kix.toml: `kix init package packages/guestbook` writes one");
 }
+
+/// Issue 41, point 9: every message a user can meet is a kix sentence, not a serde or Rust type name. The
+/// bad-input corpus, the fixtures' and the real-world corpus's goldens are every message kix is known to print.
+#[test]
+fn no_golden_message_names_a_rust_type_or_a_serde_variant() {
+    let mut files = Vec::new();
+    for dir in ["tests/bad", "tests/fixtures", "tests/lint", "tests/realworld/expected", "crates/sim/tests/corpus"] {
+        collect(&crate::support::repo_path(dir), &mut files);
+    }
+    assert!(files.len() > 200, "too few goldens read: {}", files.len());
+    let mut offending = Vec::new();
+    for file in &files {
+        let Ok(text) = std::fs::read_to_string(file) else { continue };
+        for line in text.lines() {
+            let message = line.trim_start();
+            let is_message = message.starts_with("error[")
+                || message.starts_with("warning[")
+                || message.starts_with("note[")
+                || message.starts_with("= help:")
+                || message.starts_with("= note:");
+            let words = ["variant", "u32", "u64", "usize", "i64", "expected a "];
+            if is_message
+                && words
+                    .iter()
+                    .any(|w| message.split(|c: char| !c.is_alphanumeric() && c != ' ').any(|part| part.contains(w)))
+            {
+                offending.push(format!("{}: {message}", file.display()));
+            }
+        }
+    }
+    assert!(offending.is_empty(), "messages in Rust's or serde's words:\n{}", offending.join("\n"));
+}
+
+fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path.extension().is_some_and(|e| e == "stderr" || e == "stdout" || e == "txt") {
+            out.push(path);
+        }
+    }
+}

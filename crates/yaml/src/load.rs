@@ -534,7 +534,9 @@ fn syntax_error(error: &ScanError, text: &str, positions: &Positions, open: &[Ma
                 "a `key: value` is not allowed here (check the indentation, or quote a value that contains \": \")"
                     .into()
             }
-            i if i.contains("did not find expected key") => "bad indentation: expected a key of this mapping".into(),
+            i if i.contains("did not find expected key") => {
+                "bad indentation: a key of this mapping should start here".into()
+            }
             i if i.contains("did not find expected '-'") => "bad indentation: expected a `-` item of this list".into(),
             other => format!("invalid YAML: {other}"),
         };

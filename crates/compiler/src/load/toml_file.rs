@@ -39,7 +39,7 @@ pub(crate) fn parse<T: DeserializeOwned>(source: &SourceFile, shapes: &[Shape]) 
     let mut keys = Vec::new();
     key_spans(document.get_ref(), &mut keys);
     T::deserialize(toml::de::Deserializer::from(document)).map_err(|error| {
-        let message = error.message().trim().to_string();
+        let message = kix_diag::words::serde_message(error.message().trim());
         let code =
             if error.span().is_some_and(|span| keys.contains(&span)) { Code::UnknownKey } else { Code::TomlSyntax };
         Diagnostic::new(code, message).at(located(source, error.span()))

@@ -70,7 +70,14 @@ pub fn strict_problems(document: &Document, custom: &CustomKinds<'_>) -> Vec<Dia
                 Problem::WrongType { .. } => Code::WrongFieldType,
                 Problem::NotServed { .. } => Code::NotServed,
             };
-            let message = format!("{} {}: {error}", document.kind(), document.name());
+            // serde's words (`expected u32`) said as kix says them (issue 41).
+            let said = match &error.problem {
+                Problem::WrongType { reason } => {
+                    error.to_string().replace(reason, &kix_diag::words::serde_message(reason))
+                }
+                _ => error.to_string(),
+            };
+            let message = format!("{} {}: {said}", document.kind(), document.name());
             let diagnostic = Diagnostic::new(code, message).at(document.locate_field(&error.path));
             match error.help() {
                 Some(help) => diagnostic.help(help),

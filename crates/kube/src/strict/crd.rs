@@ -159,7 +159,7 @@ impl Walk {
                 Some("number") => "a number",
                 _ => "a boolean",
             };
-            self.push(Problem::WrongType { reason: format!("expected {expected}, found {}", what(value)) });
+            self.push(Problem::WrongType { reason: format!("must be {expected}, not {}", what(value)) });
             return;
         }
         if let Some(allowed) = schema.get("enum").and_then(Value::as_sequence)
