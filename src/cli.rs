@@ -255,6 +255,11 @@ pub struct BuildArgs {
     /// With --check: also print a unified diff of each changed file.
     #[arg(long, requires = "check")]
     pub diff: bool,
+    /// With --check: check the kix root of each PATH instead of --root (the nearest directory above it that
+    /// holds clusters/; paths in no kix root are left alone), each root once. For hooks that are handed the
+    /// changed files, wherever the root is (`deploy/clusters/prod.toml` checks `deploy/`).
+    #[arg(long = "root-of", value_name = "PATH", num_args = 1.., requires = "check", conflicts_with = "root")]
+    pub root_of: Vec<PathBuf>,
 }
 
 #[derive(Clone, Debug, Args)]

@@ -10,6 +10,9 @@ use std::process::ExitCode;
 
 /// `kix build`.
 pub fn build(args: &BuildArgs) -> ExitCode {
+    if !args.root_of.is_empty() {
+        return check_roots_of(args);
+    }
     let format = args.select.format;
     if let Some(refused) = unsupported(format, "build", &[Format::Sarif, Format::Github]) {
         return refused;
@@ -93,6 +96,49 @@ pub fn build(args: &BuildArgs) -> ExitCode {
         )
     });
     finish(&outcome, format, done.as_deref(), &[])
+}
+
+/// `build --check --root-of PATH...`: the check of each distinct kix root the paths are in, in order; the
+/// status is the worst of them (issue 41: a pre-commit hook is handed the changed files, and the root may
+/// be `deploy/`, not the repository's top).
+fn check_roots_of(args: &BuildArgs) -> ExitCode {
+    let mut roots: Vec<(std::path::PathBuf, std::path::PathBuf)> = Vec::new();
+    for path in &args.root_of {
+        let start = if path.is_dir() {
+            path.clone()
+        } else {
+            path.parent().map(std::path::Path::to_path_buf).unwrap_or_default()
+        };
+        let start = if start.as_os_str().is_empty() { std::path::PathBuf::from(".") } else { start };
+        let root = compile::find_root(&start);
+        if !root.join("clusters").is_dir() {
+            continue;
+        }
+        let Ok(identity) = root.canonicalize() else { continue };
+        if !roots.iter().any(|(_, seen)| *seen == identity) {
+            roots.push((root, identity));
+        }
+    }
+    if roots.is_empty() {
+        if !conventions().quiet {
+            eprintln!(
+                "kix: none of the {} paths is in a kix root (a directory holding clusters/): nothing to check",
+                args.root_of.len()
+            );
+        }
+        return ExitCode::SUCCESS;
+    }
+    let mut status = ExitCode::SUCCESS;
+    for (root, _) in roots {
+        let mut one = args.clone();
+        one.root_of.clear();
+        one.select.root = Some(root);
+        let checked = build(&one);
+        if checked != ExitCode::SUCCESS {
+            status = checked;
+        }
+    }
+    status
 }
 
 /// The diagnostic for one file of the output directory that differs from what a build would write.

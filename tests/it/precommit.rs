@@ -128,3 +128,51 @@ fn pre_commit_hooks_pass_on_a_current_repository_and_fail_on_a_stale_out_or_a_li
     assert_eq!(status, 1, "kix-lint on a blocking budget:\n{text}");
     assert!(text.contains("Failed") && text.contains("K0711") && text.contains("deploy/blocking.yaml"), "{text}");
 }
+
+/// Issue 41, point 2: the kix root in `deploy/` (the layout docs/flux.md and docs/ci.md show), no hook
+/// configuration changed: `kix-build-check` fails a stale `deploy/out/` and passes a fresh one.
+#[test]
+fn build_check_hook_finds_a_kix_root_in_a_subdirectory() {
+    let Some(pre_commit) = pre_commit() else {
+        if std::env::var_os("KIX_REQUIRE_PRECOMMIT").is_some_and(|v| v == "1") {
+            panic!("pre-commit is required (KIX_REQUIRE_PRECOMMIT=1) but not installed");
+        }
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED build_check_hook_finds_a_kix_root_in_a_subdirectory: pre-commit is not installed \
+             (python3 -m venv .venv && .venv/bin/pip install pre-commit)"
+        );
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let hooks = scratch.path().join("hooks");
+    let home = scratch.path().join("pre-commit-home");
+    hook_repository(&hooks);
+    let sample = scratch.path().join("sample");
+    let deploy = sample.join("deploy");
+    copy_examples(&deploy);
+    write_tree(&sample, [("README.md", "a repository whose kix root is deploy/\n")]);
+    let built =
+        Command::new(env!("CARGO_BIN_EXE_kix")).args(["build", "--quiet", "--root"]).arg(&deploy).output().unwrap();
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    git(&sample, &["init", "--quiet"]);
+    git(&sample, &["add", "."]);
+    git(&sample, &["commit", "--quiet", "-m", "sample"]);
+
+    let (status, text) = try_repo(&pre_commit, &home, &hooks, &sample, "kix-build-check");
+    assert_eq!(status, 0, "kix-build-check on a current deploy/out/:\n{text}");
+    assert!(text.contains("Passed") && !text.contains("Skipped"), "{text}");
+
+    let path = deploy.join("out/prod/shop.yaml");
+    let mut stale = std::fs::read_to_string(&path).unwrap();
+    stale.push_str("# edited by hand\n");
+    std::fs::write(&path, stale).unwrap();
+    git(&sample, &["add", "."]);
+    let (status, text) = try_repo(&pre_commit, &home, &hooks, &sample, "kix-build-check");
+    assert_eq!(status, 1, "kix-build-check on a stale deploy/out/:\n{text}");
+    assert!(
+        text.contains("Failed") && text.contains("out/prod/shop.yaml") && text.contains("-# edited by hand"),
+        "{text}"
+    );
+}
