@@ -103,3 +103,37 @@ fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         }
     }
 }
+
+/// Issue 41, point 5: kix's own state (the output manifest, the spare, the lock) lives in `.kix/`, which
+/// kix gives a `.gitignore` of `*`, so `git add -A` in a repository that commits `out/` takes only the
+/// user's files and `out/`; an earlier kix's state beside `out/` is removed.
+#[test]
+fn git_add_all_after_two_builds_takes_no_state_of_kixs() {
+    let t = Test::new().examples();
+    let root = t.root().to_path_buf();
+    std::fs::write(root.join(".out.kix-manifest"), "an earlier kix's manifest").unwrap();
+    std::fs::create_dir_all(root.join(".out.kix-spare/prod")).unwrap();
+    t.clone().args(["build", "-q"]).run().status(0);
+    t.clone().args(["build", "-q"]).run().status(0);
+    assert!(root.join(".kix/.out.kix-manifest").is_file() && root.join(".kix/.out.kix-spare").is_dir());
+    assert!(!root.join(".out.kix-manifest").exists() && !root.join(".out.kix-spare").exists());
+    let git = |args: &[&str]| {
+        let output = std::process::Command::new("git").args(args).current_dir(&root).output().expect("git");
+        assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    git(&["init", "--quiet"]);
+    git(&["add", "-A"]);
+    let staged = git(&["diff", "--cached", "--name-only"]);
+    assert!(staged.lines().any(|l| l == "out/prod/shop.yaml"), "{staged}");
+    let foreign: Vec<&str> = staged
+        .lines()
+        .filter(|l| {
+            !(l.starts_with("out/")
+                || l.starts_with("clusters/")
+                || l.starts_with("packages/")
+                || l.starts_with("schemas/"))
+        })
+        .collect();
+    assert!(foreign.is_empty(), "git add -A took kix's state: {foreign:?}");
+}

@@ -168,7 +168,8 @@ fn open_to_everyone(dir: &Path) {
 fn a_second_build_into_one_out_fails_while_the_first_holds_the_lock() {
     let t = examples_built();
     let root = t.root();
-    let lock = root.join(".out.kix-lock");
+    std::fs::create_dir_all(root.join(".kix")).unwrap();
+    let lock = root.join(".kix/.out.kix-lock");
     let mut holder = std::process::Command::new("flock")
         .arg(&lock)
         .args(["-c", "echo locked; sleep 30"])
@@ -283,12 +284,12 @@ fn a_killed_builds_half_written_manifest_is_removed_by_the_next_build() {
     let t = examples_built();
     let root = t.root();
     // No process has a pid this high (Linux caps pid_max at 4,194,304).
-    std::fs::write(root.join(".out.kix-manifest.4999999"), "half a manifest").unwrap();
-    std::fs::create_dir(root.join(".out.kix-manifest.4999998")).unwrap();
-    let live = format!(".out.kix-manifest.{}", std::process::id());
+    std::fs::write(root.join(".kix/.out.kix-manifest.4999999"), "half a manifest").unwrap();
+    std::fs::create_dir(root.join(".kix/.out.kix-manifest.4999998")).unwrap();
+    let live = format!(".kix/.out.kix-manifest.{}", std::process::id());
     std::fs::write(root.join(&live), "a build still writing").unwrap();
     t.clone().args(["build"]).run().status(0);
-    assert!(!root.join(".out.kix-manifest.4999999").exists(), "{:?}", leftovers(root));
-    assert!(root.join(".out.kix-manifest.4999998").is_dir(), "a directory is not kix's");
+    assert!(!root.join(".kix/.out.kix-manifest.4999999").exists(), "{:?}", leftovers(root));
+    assert!(root.join(".kix/.out.kix-manifest.4999998").is_dir(), "a directory is not kix's");
     assert!(root.join(&live).exists(), "a live build's file stays");
 }

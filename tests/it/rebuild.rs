@@ -8,8 +8,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-const MANIFEST: &str = ".out.kix-manifest";
-const SPARE: &str = ".out.kix-spare";
+const MANIFEST: &str = ".kix/.out.kix-manifest";
+const SPARE: &str = ".kix/.out.kix-spare";
 
 /// What a clean build of the root's inputs writes: a build into an `--out` that does not exist yet.
 fn clean_tree(t: &Test) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
@@ -18,8 +18,8 @@ fn clean_tree(t: &Test) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
     t.clone().args(["build", "-q", "--out", "clean"]).run().status(0);
     let tree = read_tree(&clean);
     std::fs::remove_dir_all(&clean).unwrap();
-    let _ = std::fs::remove_file(t.root().join(".clean.kix-manifest"));
-    let _ = std::fs::remove_dir_all(t.root().join(".clean.kix-spare"));
+    let _ = std::fs::remove_file(t.root().join(".kix/.clean.kix-manifest"));
+    let _ = std::fs::remove_dir_all(t.root().join(".kix/.clean.kix-spare"));
     tree
 }
 
@@ -200,7 +200,7 @@ fn a_key_vouches_for_a_file_only_for_the_binary_that_recorded_it() {
 /// of `out/` two builds on, when the `out/` it was edited in has become the spare the build updates.
 #[test]
 fn a_hand_edit_with_its_mtime_restored_is_undone() {
-    for edited in ["out/prod/shop.yaml", ".out.kix-spare/prod/shop.yaml", "out/dev/kustomization.yaml"] {
+    for edited in ["out/prod/shop.yaml", ".kix/.out.kix-spare/prod/shop.yaml", "out/dev/kustomization.yaml"] {
         let t = built_twice();
         let file = t.root().join(edited);
         trust_manifest(t.root());

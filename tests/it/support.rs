@@ -112,10 +112,10 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// Whether an entry beside `out/` is one a build keeps there on purpose: the output manifest and the spare
-/// (the output of the build before the previous one, which the next build brings up to date).
+/// Whether an entry beside `out/` is one a build keeps there on purpose: kix's state directory, `.kix/`
+/// (the output manifest, the spare and the lock, issue 41).
 pub fn kept_beside_out(name: &str) -> bool {
-    name.ends_with(".kix-manifest") || name.ends_with(".kix-spare")
+    name == ".kix"
 }
 
 /// Every file under `dir`, by relative path, with its contents (empty when `dir` is missing); a

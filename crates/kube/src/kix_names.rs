@@ -33,6 +33,11 @@ pub const KUSTOMIZATION_FILE: &str = "kustomization.yaml";
 /// params (`[admission]`, issue 40). Like [`SHARED_FILE`], no instance file can be called this.
 pub const ADMISSION_FILE: &str = "_admission.yaml";
 
+/// The directory beside the output directory that holds kix's own state: the output manifest, the spare,
+/// the lock and a build's staging (issue 41: never taken by a `git add -A` of a repository that commits
+/// `out/`; kix writes a `.gitignore` of `*` into it).
+pub const STATE_DIR: &str = ".kix";
+
 /// Every file of a cluster's output directory that is not an instance's `<name>.yaml`.
 pub const OUTPUT_FILES: &[&str] = &[SHARED_FILE, ADMISSION_FILE, KUSTOMIZATION_FILE];
 

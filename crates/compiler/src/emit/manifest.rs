@@ -1,8 +1,9 @@
 //! The output manifest (issue 20 parts 3 and 9): what a build knows of the files it left in `out/` and in
 //! the spare beside it, so that the next build uses an unchanged file without reading it back.
 //!
-//! **Where**: beside `out/`, as `.<out>.kix-manifest` next to the build's lock (`.<out>.kix-lock`) and the
-//! spare (`.<out>.kix-spare`, [`crate::emit::spare`]), not inside it. `out/` holds only the manifests kix
+//! **Where**: in kix's state directory beside `out/` (`.kix/`, which holds a `.gitignore` of `*` so a
+//! repository that commits `out/` never takes it, issue 41), as `.kix/.<out>.kix-manifest` next to the build's
+//! lock (`.<out>.kix-lock`) and the spare (`.<out>.kix-spare`, [`crate::emit::spare`]), not inside `out/`. `out/` holds only the manifests kix
 //! generates, byte for byte what a clean build writes (it is often committed for GitOps, where a file
 //! rewritten by every build would churn, and applied with `kubectl apply -k` or by Argo CD); a file beside
 //! it can collide with no cluster or instance name.
@@ -193,9 +194,10 @@ pub(crate) struct Entries<'a> {
     entries: ByName<'a>,
 }
 
-/// The manifest's path for the output directory `out` (whose parent is `parent` and name `base`).
+/// The manifest's path for the output directory `out` (whose parent is `parent` and name `base`): in kix's
+/// state directory beside it ([`crate::emit::outdir::state_dir`]).
 pub(crate) fn path(parent: &Path, base: &str) -> PathBuf {
-    parent.join(format!(".{base}.kix-manifest"))
+    crate::emit::outdir::state_dir(parent).join(format!(".{base}.kix-manifest"))
 }
 
 impl Manifest {

@@ -20,7 +20,7 @@
 //!   ctime recorded, [`crate::emit::manifest::Manifest::directory_unchanged`]) holds only the files
 //!   that build wrote: its entries are not listed again (a thousand directories' listing was a twentieth
 //!   of a fleet's rebuild, issue 20).
-//! - **One build at a time** ([`Lock`]): `flock` on `.<out>.kix-lock` beside `out/`; a second
+//! - **One build at a time** ([`Lock`]): `flock` on `.kix/.<out>.kix-lock` beside `out/`; a second
 //!   build fails at once (K0503) rather than wait: two builds racing into one `out/` is a mistake in
 //!   the pipeline that waiting would hide, and whichever swapped last would silently win.
 
@@ -159,8 +159,44 @@ pub(crate) fn writable(dir: &Path) -> bool {
     std::fs::metadata(dir).is_ok_and(|m| !m.permissions().readonly())
 }
 
+/// The directory of kix's own state beside an output directory whose parent is `parent`.
+pub(crate) fn state_dir(parent: &Path) -> PathBuf {
+    parent.join(kix_kube::kix_names::STATE_DIR)
+}
+
+/// [`state_dir`], created with its `.gitignore` (`*`: git ignores the directory and the file itself) when
+/// missing, and the state an earlier kix kept beside `out/` itself (`.<out>.kix-manifest`,
+/// `.<out>.kix-spare`) removed, so it leaves the user's commits. A `.kix` that is not a directory (a file,
+/// a symlink) is refused: kix writes only into a directory it made.
+pub(crate) fn ensure_state_dir(parent: &Path, base: &str, out: &Path) -> Result<PathBuf, Diagnostic> {
+    let state = state_dir(parent);
+    match std::fs::symlink_metadata(&state) {
+        Ok(metadata) if metadata.is_dir() => {}
+        Ok(_) => {
+            return Err(refused(out, format!("{} is not a directory kix made for its state", state.display())));
+        }
+        Err(_) => {
+            std::fs::create_dir(&state).map_err(|e| refused(out, format!("cannot create {}: {e}", state.display())))?
+        }
+    }
+    let ignore = state.join(".gitignore");
+    if std::fs::symlink_metadata(&ignore).is_err() {
+        let text = "# kix's own state beside the output directory (the output manifest, the spare, the lock): never committed.\n*\n";
+        std::fs::write(&ignore, text).map_err(|e| refused(out, format!("cannot write {}: {e}", ignore.display())))?;
+    }
+    let legacy_manifest = parent.join(format!(".{base}.kix-manifest"));
+    if std::fs::symlink_metadata(&legacy_manifest).is_ok_and(|m| m.is_file()) {
+        let _ = std::fs::remove_file(&legacy_manifest);
+    }
+    let legacy_spare = parent.join(format!(".{base}.kix-spare"));
+    if std::fs::symlink_metadata(&legacy_spare).is_ok_and(|m| m.is_dir()) {
+        let _ = std::fs::remove_dir_all(&legacy_spare);
+    }
+    Ok(state)
+}
+
 /// The lock one build holds on an output directory from its first staged file until it ends:
-/// `flock` on `<parent>/.<out>.kix-lock`, removed when released (and taken again if another build
+/// `flock` on `<parent>/.kix/.<out>.kix-lock`, removed when released (and taken again if another build
 /// removed it in between, so two builds never hold locks on two files of one name).
 pub(crate) struct Lock {
     path: PathBuf,
@@ -168,8 +204,9 @@ pub(crate) struct Lock {
 }
 
 impl Lock {
-    pub(crate) fn take(parent: &Path, base: &str, out: &Path) -> Result<Lock, Diagnostic> {
-        let path = parent.join(format!(".{base}.kix-lock"));
+    /// The lock in `state`, kix's state directory beside `out` ([`ensure_state_dir`]).
+    pub(crate) fn take(state: &Path, base: &str, out: &Path) -> Result<Lock, Diagnostic> {
+        let path = state.join(format!(".{base}.kix-lock"));
         loop {
             let file = std::fs::OpenOptions::new()
                 .create(true)

@@ -1,4 +1,4 @@
-//! The spare (issue 20 part 9): a full build's output is staged in `.<out>.kix-spare`, beside `out/`,
+//! The spare (issue 20 part 9): a full build's output is staged in `.kix/.<out>.kix-spare`, beside `out/`,
 //! which holds the output of the build before the previous one, and is swapped with `out/` whole
 //! (`renameat2(RENAME_EXCHANGE)`); the `out/` it replaced becomes the next build's spare.
 //!

@@ -106,13 +106,14 @@ impl Staging {
     fn directory(&self) -> Result<&Path, Diagnostic> {
         let created = self.staging.get_or_init(|| {
             std::fs::create_dir_all(&self.parent).map_err(|e| write_failed("cannot create", &self.parent, e))?;
-            let lock = crate::emit::outdir::Lock::take(&self.parent, &self.base, &self.out)?;
+            let state = crate::emit::outdir::ensure_state_dir(&self.parent, &self.base, &self.out)?;
+            let lock = crate::emit::outdir::Lock::take(&state, &self.base, &self.out)?;
             let _ = self.lock.set(lock);
             // Checked under the lock (check_destination checked before the compile; a build that held
             // the lock since may have changed `out`).
             let only: Option<Vec<&str>> = self.only.as_ref().map(|o| o.iter().map(String::as_str).collect());
             crate::emit::outdir::check_replaceable(&self.out, only.as_deref(), self.only.is_some())?;
-            remove_stale(&self.parent, &self.base);
+            remove_stale(&state, &self.base);
             // A `--cluster` build neither reads nor writes the manifest, nor uses the spare: one cluster's
             // files are few, and the fleet's manifest (200,200 entries at 1,000 clusters) would cost it more
             // than they do (issue 20: `build --cluster X` under 0.1 s). The entries of X it leaves are never
@@ -121,7 +122,7 @@ impl Staging {
                 let loading = self.loading.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
                 let manifest = loading.and_then(|thread| thread.join().ok());
                 let _ = self.manifest.set(manifest.unwrap_or_else(|| Manifest::load(&self.manifest_path())));
-                let spare = self.parent.join(format!(".{}.kix-spare", self.base));
+                let spare = state.join(format!(".{}.kix-spare", self.base));
                 match std::fs::symlink_metadata(&spare) {
                     Ok(m) if m.is_dir() && crate::emit::outdir::writable(&spare) => return Ok(spare),
                     Ok(m) if m.is_dir() => remove_tree(&spare),
@@ -132,7 +133,7 @@ impl Staging {
                 self.spare_created.store(true, std::sync::atomic::Ordering::Relaxed);
                 return Ok(spare);
             }
-            let staging = self.parent.join(format!(".{}.kix-staging-{}", self.base, std::process::id()));
+            let staging = state.join(format!(".{}.kix-staging-{}", self.base, std::process::id()));
             let _ = std::fs::remove_dir_all(&staging);
             std::fs::create_dir(&staging).map_err(|e| write_failed("cannot create", &staging, e))?;
             Ok(staging)
@@ -260,7 +261,11 @@ impl Staging {
             }
             return Ok(());
         }
-        let previous = self.parent.join(format!(".{}.kix-previous-{}", self.base, std::process::id()));
+        let previous = crate::emit::outdir::state_dir(&self.parent).join(format!(
+            ".{}.kix-previous-{}",
+            self.base,
+            std::process::id()
+        ));
         let had_out = out.exists();
         if had_out {
             std::fs::rename(out, &previous).map_err(|e| write_failed("cannot move aside", out, e))?;
