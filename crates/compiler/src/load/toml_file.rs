@@ -249,7 +249,7 @@ mod tests {
             (
                 "availability = \"zone\"\n[capabilities]\nmultiNode = \"true\"\n",
                 "K0102",
-                "invalid type: string \"true\", expected a boolean",
+                "the text \"true\" is not valid here: it takes `true` or `false`",
                 "c.toml:3:13",
             ),
             (

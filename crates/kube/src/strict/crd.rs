@@ -135,7 +135,7 @@ impl Walk {
         if flag("x-kubernetes-int-or-string") {
             if !(value.is_i64() || value.is_u64() || value.is_string()) {
                 self.push(Problem::WrongType {
-                    reason: format!("expected an integer or a string, found {}", what(value)),
+                    reason: format!("must be an integer or a string, not {}", what(value)),
                 });
             }
             return;
