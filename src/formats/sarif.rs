@@ -124,8 +124,14 @@ fn physical(outcome: &Outcome<'_>, location: &Location) -> Option<Value> {
     if path.is_empty() {
         return None;
     }
-    let uri = if path.starts_with('/') { format!("file://{}", encode(&path)) } else { encode(&path) };
     let region = json!({ "startLine": location.line().unwrap_or(1), "startColumn": location.column().unwrap_or(1) });
+    // `kix lint -`: the text came from the standard input, not from a file called `<stdin>` (issue 41:
+    // percent-encoded as `%3Cstdin%3E` it read as a broken path); SARIF's artifact location then says so.
+    if path == "<stdin>" {
+        let artifact = json!({ "uri": "stdin", "description": { "text": "the standard input (kix lint -)" } });
+        return Some(json!({ "physicalLocation": { "artifactLocation": artifact, "region": region } }));
+    }
+    let uri = if path.starts_with('/') { format!("file://{}", encode(&path)) } else { encode(&path) };
     Some(json!({ "physicalLocation": { "artifactLocation": { "uri": uri }, "region": region } }))
 }
 

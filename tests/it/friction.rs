@@ -137,3 +137,46 @@ fn git_add_all_after_two_builds_takes_no_state_of_kixs() {
         .collect();
     assert!(foreign.is_empty(), "git add -A took kix's state: {foreign:?}");
 }
+
+/// Issue 41, point 9: a cluster named that has no file (Argo CD's `KIX_CLUSTER` misspelt) lists the
+/// clusters there are.
+#[test]
+fn an_unknown_cluster_lists_the_clusters_there_are() {
+    Test::new()
+        .examples()
+        .args(["build", "--stdout", "--cluster", "prdo"])
+        .run()
+        .status(1)
+        .stderr_contains("error[K0106]: no cluster file clusters/prdo.toml")
+        .stderr_contains("help: the clusters there are: dev, edge, prod, staging");
+}
+
+/// Issue 41, point 9: SARIF from `kix lint -` locates its results at the standard input, not at a file
+/// whose name is `%3Cstdin%3E`.
+#[test]
+fn sarif_of_stdin_says_standard_input() {
+    let manifest =
+        std::fs::read_to_string(crate::support::repo_path("tests/lint/k0711-pdb-min-available-blocks/manifests.yaml"))
+            .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kix"))
+        .args(["lint", "--format", "sarif", "-"])
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(manifest.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let log: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for result in results {
+        let artifact = &result["locations"][0]["physicalLocation"]["artifactLocation"];
+        assert_eq!(artifact["uri"], "stdin", "{result}");
+        assert_eq!(artifact["description"]["text"], "the standard input (kix lint -)");
+    }
+    assert!(!stdout.contains("%3C"), "{stdout}");
+}

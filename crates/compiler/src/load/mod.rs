@@ -83,9 +83,18 @@ pub fn load(root: &Path, only_clusters: &[String], diagnostics: &mut Diagnostics
     }
     for wanted in only_clusters {
         if !cluster_paths.iter().any(|p| p.file_stem().is_some_and(|s| s == wanted.as_str())) {
+            // The clusters there are (issue 41: Argo CD's KIX_CLUSTER misspelt named no alternative).
+            let mut there: Vec<String> =
+                cluster_paths.iter().filter_map(|p| Some(p.file_stem()?.to_string_lossy().into_owned())).collect();
+            there.sort();
+            let help = match there.as_slice() {
+                [] => "there are no cluster files under clusters/".to_string(),
+                names => format!("the clusters there are: {}", names.join(", ")),
+            };
             diagnostics.push(
                 Diagnostic::new(Code::NoClusters, format!("no cluster file clusters/{wanted}.toml"))
-                    .at(Location::file(reader.display(&clusters_dir))),
+                    .at(Location::file(reader.display(&clusters_dir)))
+                    .help(help),
             );
         }
     }
