@@ -19,10 +19,13 @@ pub fn init(command: InitCommand) -> ExitCode {
         },
     };
     match kix_engines::init::init(&request) {
-        Ok(paths) => {
+        Ok(initialized) => {
             if !conventions().quiet {
-                let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                let paths: Vec<String> = initialized.written.iter().map(|p| p.display().to_string()).collect();
                 let _ = writeln!(std::io::stderr(), "kix: wrote {}", paths.join(", "));
+                for note in &initialized.notes {
+                    let _ = writeln!(std::io::stderr(), "kix: {note}");
+                }
             }
             ExitCode::SUCCESS
         }

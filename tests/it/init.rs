@@ -224,7 +224,14 @@ fn init_cluster_writes_a_node_groups_real_counts_per_zone() {
     let web = std::fs::read_to_string(repo_path("packages/web/api.yaml")).unwrap();
     let t = Test::new().tree([("nodes.yaml", nodes.as_str()), ("packages/web/api.yaml", web.as_str())]);
     t.clone().args(["init", "package", "packages/web"]).run().status(0);
-    t.clone().args(["init", "cluster", "prod", "--from-state", "nodes.yaml"]).run().status(0);
+    let init = t.clone().args(["init", "cluster", "prod", "--from-state", "nodes.yaml"]).run().status(0);
+    // Issue 41: what it did with the cordoned node is said, not only written in a comment.
+    assert!(
+        init.stderr
+            .contains("kix: 1 node is cordoned (node-c9): kept in a pool of its own with the unschedulable taint"),
+        "{}",
+        init.stderr
+    );
     let cluster = std::fs::read_to_string(t.root().join("clusters/prod.toml")).unwrap();
     assert!(cluster.contains("zones = [\"a\", \"b\", \"c\"]\nnodesPerZone = { a = 3, b = 2, c = 2 }\n"), "{cluster}");
     assert!(

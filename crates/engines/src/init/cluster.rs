@@ -104,7 +104,14 @@ fn package_names(root: &Path) -> Vec<String> {
 }
 
 /// A cluster file from a snapshot's nodes.
-pub(super) fn from_state(name: &str, path: &Path, schema_line: &str, root: &Path) -> Result<String, Diagnostics> {
+/// The cluster file's text from a snapshot's nodes, and what it did with nodes a user may not expect it to
+/// (issue 41: cordoned and tainted nodes, said on stderr as well as in the file's comments).
+pub(super) fn from_state(
+    name: &str,
+    path: &Path,
+    schema_line: &str,
+    root: &Path,
+) -> Result<(String, Vec<String>), Diagnostics> {
     let state = kix_sim::read_state(path).map_err(Diagnostics::from)?;
     if state.nodes.is_empty() {
         return Err(super::text::one(
@@ -144,7 +151,40 @@ pub(super) fn from_state(name: &str, path: &Path, schema_line: &str, root: &Path
         text.push_str(&pool);
     }
     text.push_str(&instances_comment(root));
-    Ok(text)
+    Ok((text, notes(&state.nodes)))
+}
+
+/// What the pools made of cordoned and tainted nodes, one sentence each.
+fn notes(nodes: &[Node]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let cordoned: Vec<&str> = nodes.iter().filter(|n| n.unschedulable).map(|n| n.name.as_str()).collect();
+    if !cordoned.is_empty() {
+        notes.push(format!(
+            "{} cordoned ({}): kept in a pool of {} own with the unschedulable taint, so verify places no pod there; \
+             drop the pool if the cordon is temporary",
+            kix_diag::words::counted(cordoned.len(), "node is", "nodes are"),
+            cordoned.join(", "),
+            if cordoned.len() == 1 { "its" } else { "their" },
+        ));
+    }
+    let mut tainted: BTreeMap<String, usize> = BTreeMap::new();
+    for node in nodes {
+        for taint in node.taints.iter().filter(|t| t.key != kix_kube::labels::TAINT_UNSCHEDULABLE) {
+            let text = match taint.value.as_str() {
+                "" => format!("{}:{}", taint.key, taint.effect.as_str()),
+                value => format!("{}={value}:{}", taint.key, taint.effect.as_str()),
+            };
+            *tainted.entry(text).or_default() += 1;
+        }
+    }
+    for (taint, count) in tainted {
+        notes.push(format!(
+            "{} tainted {taint}: kept in pools with the taint, where only pods that tolerate it run (kix's pods \
+             tolerate no taint unless their template says so)",
+            kix_diag::words::counted(count, "node is", "nodes are")
+        ));
+    }
+    notes
 }
 
 /// What makes nodes one pool: their node group (or, without one, their labels), taints and allocatable.

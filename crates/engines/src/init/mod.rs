@@ -29,8 +29,17 @@ pub enum InitRequest {
     Cluster { root: PathBuf, name: String, from_state: Option<PathBuf> },
 }
 
+/// What `kix init` did: the paths it wrote, and what it made of inputs a user may not expect it to (a
+/// cordoned or tainted node), one sentence each.
+#[derive(Clone, Debug, Default)]
+pub struct Initialized {
+    pub written: Vec<PathBuf>,
+    pub notes: Vec<String>,
+}
+
 /// Writes the file the request asks for (and the schema it names, when absent); returns the paths written.
-pub fn init(request: &InitRequest) -> Result<Vec<PathBuf>, Diagnostics> {
+pub fn init(request: &InitRequest) -> Result<Initialized, Diagnostics> {
+    let mut notes = Vec::new();
     let (path, schema, text) = match request {
         InitRequest::Package { dir } => {
             let root = package_root(dir);
@@ -50,7 +59,11 @@ pub fn init(request: &InitRequest) -> Result<Vec<PathBuf>, Diagnostics> {
             let schema = root.join("schemas/cluster.schema.json");
             let line = "#:schema ../schemas/cluster.schema.json\n";
             let text = match from_state {
-                Some(state) => cluster::from_state(name, state, line, root)?,
+                Some(state) => {
+                    let (text, said) = cluster::from_state(name, state, line, root)?;
+                    notes = said;
+                    text
+                }
                 None => cluster::template(name, line, root),
             };
             (root.join("clusters").join(format!("{name}.toml")), (schema, true), text)
@@ -68,7 +81,7 @@ pub fn init(request: &InitRequest) -> Result<Vec<PathBuf>, Diagnostics> {
     if !schema.exists() {
         written.push(write(&schema, &kix_compiler::load::schema(is_cluster))?);
     }
-    Ok(written)
+    Ok(Initialized { written, notes })
 }
 
 fn write(path: &Path, text: &str) -> Result<PathBuf, Diagnostics> {
