@@ -93,12 +93,18 @@ fn cluster(out: &mut String, report: &ClusterReport) {
     };
     let _ = write!(
         out,
-        "<p class=\"muted\">{} node{} from {} {zoned} (zone key <code>{}</code>, node key <code>{}</code>); each instance is simulated on its own copy of the nodes, all drawn together here.</p>",
+        "<p class=\"muted\">{} node{} from {} {zoned} (zone key <code>{}</code>, node key <code>{}</code>); every instance is placed on them together, as the cluster runs them.{}</p>",
         report.nodes,
         kix_diag::words::s(report.nodes),
         report.nodes_from.as_str(),
         esc(&report.zone_key),
-        esc(&report.node_key)
+        esc(&report.node_key),
+        // Issue 41: an inventory's node names are kix's, not the cluster's.
+        if report.nodes_from == NodesFrom::Inventory {
+            " The node names are made up by kix from the pools (<code>pool-zone-n</code>): the cluster's own nodes have names of their own."
+        } else {
+            ""
+        }
     );
     let mut legend = Legend { workloads: Vec::new() };
     for instance in &report.instances {

@@ -176,13 +176,24 @@ fn node_box(out: &mut String, view: &View<'_>, legend: &Legend, likeness: &Liken
         NodeState::Failed => " (failed)",
         NodeState::Drained => " (drained)",
     };
+    // A box of several alike nodes is named by what they share (their pool, as its instance-type label
+    // names it, and their zone), never by whichever member sorts first (issue 41).
+    let shown = if count > 1 {
+        let pool = first.labels.get(kix_kube::labels::INSTANCE_TYPE).map_or("alike nodes", String::as_str);
+        match &first.zone {
+            Some(zone) => format!("{pool} in {zone}"),
+            None => pool.to_string(),
+        }
+    } else {
+        first.name.clone()
+    };
     let _ = write!(
         out,
         "<div class=\"node{}\" data-nodes=\"{}\" data-count=\"{count}\" title=\"{}\"><div class=\"node-head\"><span class=\"node-name\">{}</span>",
         likeness.state.class(),
         esc(&names.join(" ")),
         esc(&hover),
-        esc(&first.name)
+        esc(&shown)
     );
     if count > 1 {
         let _ = write!(out, " <span class=\"count\">&times;{count}</span>");

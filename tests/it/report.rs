@@ -445,4 +445,13 @@ fn three_thousand_nodes_are_drawn_as_a_few_boxes() {
     // fewer than 40 pods), and the empty rest of each zone is one box.
     assert_eq!(counts.iter().filter(|&&n| n >= 950).count(), 3, "one box per zone for its empty nodes: {counts:?}");
     assert!(counts.len() <= 3 + 40, "{} boxes for 3,000 nodes: {counts:?}", counts.len());
+    // Issue 41: a box of alike nodes is named by what they share (pool and zone), not by its first
+    // member's made-up name; the page says inventory names are made up.
+    for zone in ["eu-1a", "eu-1b", "eu-1c"] {
+        assert!(
+            view.contains(&format!("<span class=\"node-name\">general in {zone}</span> <span class=\"count\">")),
+            "no box named for {zone}"
+        );
+    }
+    assert!(html.contains("The node names are made up by kix from the pools"));
 }
