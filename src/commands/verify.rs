@@ -32,8 +32,16 @@ pub fn verify(args: &VerifyArgs) -> ExitCode {
                 .at(Location::file(path.clone())),
         );
     }
+    // In a terminal (stdout and stderr one screen) each finding is shown once: the diagnostics on stderr
+    // locate it at its cause, and the report counts them. Redirected, stdout holds the whole report
+    // (findings and notes) and stderr the located diagnostics, so a pipeline reading either gets all of it.
     if let (Some(reports), Format::Text) = (&verified.reports, format) {
-        print_stdout(&crate::text::verify::render_text(reports, stdout_width()));
+        use std::io::IsTerminal;
+        let shown = match std::io::stdout().is_terminal() && std::io::stderr().is_terminal() {
+            true => crate::text::verify::Findings::Below,
+            false => crate::text::verify::Findings::Listed,
+        };
+        print_stdout(&crate::text::verify::render_text(reports, stdout_width(), shown));
     }
     let mut outcome = outcome("verify", &verified.diagnostics, request.selection.root.clone());
     // Only `--format json` prints the report's JSON (`Outcome::document`); building it for the other forms

@@ -6,8 +6,19 @@ use kix_engines::verify::{ClusterReport, NodesFrom};
 use kix_sim::{FindingKind, WorkloadVerdict};
 use std::fmt::Write as _;
 
-/// The text report: one table per cluster, then every finding of a failed scenario.
-pub fn render_text(reports: &[ClusterReport], width: crate::table::Width) -> String {
+/// Where the findings of failed scenarios are read (issue 41: in a terminal, once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Findings {
+    /// Listed in the report (stdout is a file or a pipe: the report is complete on its own).
+    Listed,
+    /// Only counted, with a pointer: stdout and stderr are one terminal, where the diagnostics below the
+    /// report show each finding located at its cause.
+    Below,
+}
+
+/// The text report: one table per cluster, then every finding of a failed scenario (or, in a terminal,
+/// their count: the diagnostics on stderr show them).
+pub fn render_text(reports: &[ClusterReport], width: crate::table::Width, shown: Findings) -> String {
     let mut out = String::new();
     for report in reports {
         let _ = match report.nodes_from {
@@ -76,13 +87,19 @@ pub fn render_text(reports: &[ClusterReport], width: crate::table::Width) -> Str
                 let _ = writeln!(out, "{line}");
             }
         }
-        if !findings.is_empty() {
+        if !findings.is_empty() && shown == Findings::Listed {
             let _ = writeln!(out, "findings:");
             for finding in findings {
                 let _ = writeln!(out, "{finding}");
             }
+        } else if !findings.is_empty() {
+            let _ = writeln!(
+                out,
+                "{}: shown below, each where it comes from",
+                kix_diag::words::counted(findings.len(), "finding", "findings")
+            );
         }
-        if !notes.is_empty() {
+        if !notes.is_empty() && shown == Findings::Listed {
             let _ = writeln!(out, "notes (the workloads pass; these stop the cluster's operators):");
             for note in notes {
                 let _ = writeln!(out, "{note}");
@@ -104,7 +121,11 @@ pub fn render_text(reports: &[ClusterReport], width: crate::table::Width) -> Str
         "kix verify: {} checked, {}{}{}",
         kix_diag::words::plural(verified, "workload"),
         kix_diag::words::counted(failures, "does not meet its level", "do not meet their level"),
-        if failures == 0 { "" } else { " (see findings)" },
+        match (failures, shown) {
+            (0, _) => "",
+            (_, Findings::Listed) => " (see findings)",
+            (_, Findings::Below) => " (see the findings below)",
+        },
         if unverified == 0 {
             String::new()
         } else {

@@ -180,3 +180,43 @@ fn sarif_of_stdin_says_standard_input() {
     }
     assert!(!stdout.contains("%3C"), "{stdout}");
 }
+
+/// Issue 41, point 9: in a terminal, verify shows each finding once (the located diagnostic on stderr;
+/// the report counts them); redirected, stdout holds the complete report as before. The terminal is a
+/// pseudo-terminal from util-linux's `script`, which Debian always has (package bsdutils).
+#[test]
+fn verify_in_a_terminal_shows_each_finding_once() {
+    let cluster = "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n\
+        [[instances]]\nname = \"i1\"\npackage = \"api\"\n[[nodePools]]\nname = \"general\"\nzones = [\"a\", \"b\", \"c\"]\n\
+        nodesPerZone = 1\nallocatable = { cpu = \"1\", memory = \"16Gi\", pods = 110 }\n";
+    let package =
+        "[meta]\nname = \"api\"\nversion = \"1.0.0\"\n[workloads.api]\nreplicas = { none = 1, pod = 2, zone = 3 }\n";
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  selector:\n    matchLabels: {app: api}\n  \
+        template:\n    metadata:\n      labels: {app: api}\n    spec:\n      containers:\n      - name: api\n        image: example/api:1\n        \
+        resources:\n          requests: {cpu: 900m, memory: 100Mi}\n";
+    let t = Test::new().tree([
+        ("clusters/c.toml", cluster),
+        ("packages/api/kix.toml", package),
+        ("packages/api/api.yaml", deployment),
+    ]);
+    // Redirected: the report lists every finding, and stderr has each located.
+    let piped = t.clone().args(["verify"]).run().status(1);
+    let listed = piped.stdout.lines().filter(|l| l.starts_with("  c/i1 Deployment/api: ")).count();
+    assert!(listed >= 3, "{}", piped.stdout);
+    let located = piped.stderr.matches("error[K0614]").count();
+    assert!(located >= 3, "{}", piped.stderr);
+    // In a terminal: the findings once, below the report.
+    let kix = env!("CARGO_BIN_EXE_kix");
+    let output = std::process::Command::new("script")
+        .args(["-qec", &format!("{kix} verify"), "/dev/null"])
+        .current_dir(t.root())
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "200")
+        .output()
+        .expect("util-linux script");
+    let screen = String::from_utf8_lossy(&output.stdout);
+    assert!(screen.contains(&format!("{} findings: shown below, each where it comes from", listed)), "{screen}");
+    assert_eq!(screen.lines().filter(|l| l.starts_with("  c/i1 Deployment/api: ")).count(), 0, "{screen}");
+    assert_eq!(screen.matches("error[K0614]").count(), located, "{screen}");
+    assert!(screen.contains("1 does not meet its level (see the findings below)"), "{screen}");
+}
