@@ -220,3 +220,34 @@ fn verify_in_a_terminal_shows_each_finding_once() {
     assert_eq!(screen.matches("error[K0614]").count(), located, "{screen}");
     assert!(screen.contains("1 does not meet its level (see the findings below)"), "{screen}");
 }
+
+/// Issue 41, point 1: `staging/web.yaml` and `prod/web.yaml` each hold Deployment `web` and its budget
+/// in namespace `web`: two environments, each linted on its own, so the tree reports only what each file
+/// has alone; the same object twice in one environment is its own finding (K0725).
+#[test]
+fn lint_judges_each_environment_on_its_own() {
+    let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: web\nspec:\n  replicas: 3\n  \
+        selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      \
+        topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: kubernetes.io/hostname\n        whenUnsatisfiable: DoNotSchedule\n        \
+        labelSelector:\n          matchLabels: {app: web}\n        matchLabelKeys: [pod-template-hash]\n      containers:\n      - name: web\n        image: web:1\n\
+        ---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\n  namespace: web\nspec:\n  maxUnavailable: 1\n  \
+        unhealthyPodEvictionPolicy: AlwaysAllow\n  selector:\n    matchLabels: {app: web}\n";
+    let t = Test::new().tree([("manifests/staging/web.yaml", web), ("manifests/prod/web.yaml", web)]);
+    let alone = t.clone().args(["lint", "manifests/staging/web.yaml", "--format", "json"]).run();
+    let alone_codes: Vec<String> =
+        alone.diagnostics().iter().map(|d| d["code"].as_str().unwrap().to_string()).collect();
+    for args in [
+        vec!["lint", "manifests", "--format", "json"],
+        vec!["lint", "manifests/staging/web.yaml", "manifests/prod/web.yaml", "--format", "json"],
+    ] {
+        let run = t.clone().args(args.clone()).run();
+        let codes: Vec<String> = run.diagnostics().iter().map(|d| d["code"].as_str().unwrap().to_string()).collect();
+        assert!(!codes.iter().any(|c| c == "K0713" || c == "K0704" || c == "K0725"), "{args:?}: {codes:?}");
+        assert_eq!(codes.len(), 2 * alone_codes.len(), "{args:?}: each file's own findings, once each: {codes:?}");
+    }
+    // One environment holding the object twice (two files of one directory): K0725 at the second copy.
+    let twice = Test::new().tree([("manifests/a.yaml", web), ("manifests/b.yaml", web)]);
+    let run = twice.args(["lint", "manifests"]).run();
+    assert!(run.stderr.contains("warning[K0725]: Deployment web/web is written twice in manifests"), "{}", run.stderr);
+    assert!(run.stderr.contains("manifests/b.yaml"), "{}", run.stderr);
+}

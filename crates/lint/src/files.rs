@@ -19,15 +19,37 @@ pub enum Input {
 
 /// One file to lint: a file on disk, read a part at a time, or text already read (stdin).
 pub(crate) enum LintFile {
-    Path(PathBuf),
+    /// A file, with its environment ([`environment_of`]).
+    Path(PathBuf, String),
     Text(SourceFile),
 }
 
+/// The environment of a file found under the argument `given` (issue 41): the argument's first directory
+/// below it holding the file (`manifests/staging` of `manifests/staging/web.yaml` under `manifests/`), or
+/// the argument itself for a file directly in it; a file given by name is in its own directory's.
+/// Environments matter only when two of them hold an object of one identity ([`super::lint`]).
+fn environment_of(given: &Path, file: &Path) -> String {
+    let below = file.strip_prefix(given).ok().and_then(|rest| {
+        let mut components = rest.components();
+        let first = components.next()?;
+        components.next().map(|_| given.join(first))
+    });
+    below.unwrap_or_else(|| given.to_path_buf()).display().to_string()
+}
+
 impl LintFile {
+    /// The environment the file's objects belong to (stdin's is its own).
+    pub(crate) fn environment(&self) -> String {
+        match self {
+            LintFile::Path(_, environment) => environment.clone(),
+            LintFile::Text(source) => source.path().display().to_string(),
+        }
+    }
+
     /// The path diagnostics name it by.
     pub(crate) fn path(&self) -> &Path {
         match self {
-            LintFile::Path(path) => path,
+            LintFile::Path(path, _) => path,
             LintFile::Text(source) => source.path(),
         }
     }
@@ -35,7 +57,7 @@ impl LintFile {
     /// Hands `each` every document of the file; `false` when it could not be read (one diagnostic).
     pub(crate) fn each_document(&self, diagnostics: &mut Diagnostics, each: impl FnMut(Document)) -> bool {
         match self {
-            LintFile::Path(path) => each_document_streamed(
+            LintFile::Path(path, _) => each_document_streamed(
                 path,
                 path.to_path_buf(),
                 MAX_PACKAGE_FILE_BYTES,
@@ -64,9 +86,15 @@ pub(super) fn list(inputs: &[Input], diagnostics: &mut Diagnostics) -> Vec<LintF
                         && path.file_stem().is_none_or(|s| s != "kustomization")
                 });
                 problems.into_iter().for_each(|d| diagnostics.push(d));
-                files.extend(found.into_iter().map(LintFile::Path));
+                files.extend(found.into_iter().map(|file| {
+                    let environment = environment_of(path, &file);
+                    LintFile::Path(file, environment)
+                }));
             }
-            Input::Path(path) => files.push(LintFile::Path(path.clone())),
+            Input::Path(path) => {
+                let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+                files.push(LintFile::Path(path.clone(), parent.display().to_string()))
+            }
         }
     }
     files

@@ -26,12 +26,22 @@
 //!
 //! Objects are grouped by `metadata.namespace` as written; objects without one share the
 //! namespace they will be applied to, so they are grouped together.
+//!
+//! **Environments** (issue 41): two objects of one identity (API group, kind, namespace, name) cannot be in
+//! one cluster, so when two environments ([`files`]: the first directory below a directory argument, a
+//! named file's own directory, stdin) each hold one, each environment is linted on its own: its
+//! cross-object findings (budgets over pods, selectors across workloads) are judged within it, never
+//! across (`staging/` and `prod/` each with Deployment and PodDisruptionBudget `web`). Without such a
+//! clash every object is in one run, as a `kubectl apply` of them all would be. Two objects of one
+//! identity in one environment would land in one apply, where the later silently replaces the earlier:
+//! that is its own finding (K0725).
 
 mod accepted;
 mod affinity;
 mod autoscaler;
 mod budgets;
 mod cluster;
+mod environments;
 mod facts;
 mod files;
 mod pod_spec;
@@ -95,33 +105,66 @@ pub fn lint(request: &LintRequest) -> Linted {
     let mut collector = set::Collector::new(&kinds);
     let mut read_problems = Diagnostics::default();
     let mut files = 0;
-    for input in &inputs {
+    // Each object's identity and where it is (its environment, its file's first object), for the
+    // environments' rule.
+    let mut identities: Vec<(environments::Identity, usize)> = Vec::new();
+    let mut first_object: Vec<usize> = Vec::with_capacity(inputs.len());
+    for (position, input) in inputs.iter().enumerate() {
         let file: std::sync::Arc<Path> = input.path().into();
+        first_object.push(objects.len());
         let read = input.each_document(&mut diagnostics, |document| {
+            identities.push((environments::Identity::of(&document), position));
             objects.push(accepted::object(&document, &file, &mut names, &mut allow_problems));
             collector.take(objects.len() - 1, document, &mut read_problems);
         });
         files += usize::from(read);
     }
     diagnostics.extend(read_problems);
+    let split = environments::split(&inputs, &identities, &objects, &mut diagnostics);
     let set = collector.finish(&objects, &inputs, &mut diagnostics);
-    let index = set.label_index();
-    spread::check(&set, &index, &mut diagnostics);
-    siblings::check(&set, &index, &mut diagnostics);
-    budgets::check(&set, &index, &mut diagnostics);
-    affinity::check(&set, facts.as_ref(), &mut diagnostics);
-    autoscaler::check(&set, &mut diagnostics);
-    if let Some(facts) = &facts {
-        cluster::check(&set, facts, &mut diagnostics);
+    let (mut workloads, mut budgets) = (set.workloads.len(), set.budgets.len());
+    match split {
+        None => check_set(set, facts.as_ref(), &mut diagnostics),
+        Some(groups) => {
+            // Each environment on its own: its files read again into a set of their own (the first pass's
+            // set joined them; what they read wrong was reported by it).
+            drop(set);
+            (workloads, budgets) = (0, 0);
+            for group in groups {
+                let mut collector = set::Collector::new(&kinds);
+                let (mut ignored, mut ignored_reading) = (Diagnostics::default(), Diagnostics::default());
+                for &position in &group {
+                    let mut index = first_object[position];
+                    inputs[position].each_document(&mut ignored_reading, |document| {
+                        collector.take(index, document, &mut ignored);
+                        index += 1;
+                    });
+                }
+                let set = collector.finish(&objects, &inputs, &mut ignored);
+                workloads += set.workloads.len();
+                budgets += set.budgets.len();
+                check_set(set, facts.as_ref(), &mut diagnostics);
+            }
+        }
     }
-    // The records and their index are let go before the findings are settled and sorted, whose lookup by
-    // object and permutation would otherwise come on top of them at the run's peak.
-    let (workloads, budgets) = (set.workloads.len(), set.budgets.len());
-    drop(index);
-    drop(set);
     diagnostics.extend(allow_problems);
     accepted::settle(&objects, facts.as_ref(), request.deny_warnings, &mut diagnostics);
     Linted { diagnostics, files, objects, workloads, budgets }
+}
+
+/// Every rule over one set of objects (the run's, or one environment's). The records and their index are
+/// let go before the findings are settled and sorted, whose lookup by object and permutation would
+/// otherwise come on top of them at the run's peak.
+fn check_set(set: set::Set, facts: Option<&facts::ClusterFacts>, diagnostics: &mut Diagnostics) {
+    let index = set.label_index();
+    spread::check(&set, &index, diagnostics);
+    siblings::check(&set, &index, diagnostics);
+    budgets::check(&set, &index, diagnostics);
+    affinity::check(&set, facts, diagnostics);
+    autoscaler::check(&set, diagnostics);
+    if let Some(facts) = facts {
+        cluster::check(&set, facts, diagnostics);
+    }
 }
 
 #[cfg(test)]
