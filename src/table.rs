@@ -3,7 +3,9 @@
 //! lists (`api x3 +pdb, worker x2, ...`), wrapped at its items to fit a width, each continuation line
 //! starting under the column, or, where the other columns leave it too little room (less than
 //! [`MIN_LAST`] or its longest item), on lines of their own four spaces in. The other columns are kept
-//! whole: a table whose fixed columns alone are wider than the width overflows by that much.
+//! whole; where they alone are wider than the width (issue 41: a long workload name in an 80-column
+//! terminal pushed every row past the edge), each row is printed as a record instead: its first cell,
+//! then one `HEADER value` line per other column, four spaces in, the last one's list wrapped to fit.
 //!
 //! The width is the caller's: `commands/`, the one place that talks to the terminal, passes
 //! `COLUMNS` when set, else the terminal's width when stdout is one, else no limit (so a pipe or a
@@ -45,6 +47,11 @@ pub fn render(rows: &[Vec<String>], width: Width) -> String {
         .flat_map(|cell| cell.split(", ").map(|item| item.chars().count() + 1))
         .max()
         .unwrap_or(0);
+    if let Some(w) = width.0
+        && start > w
+    {
+        return records(rows, w);
+    }
     let (indent, room) = match width.0 {
         None => (start, None),
         Some(w) if w >= start + MIN_LAST.max(longest_item) => (start, Some(w - start)),
@@ -67,6 +74,26 @@ pub fn render(rows: &[Vec<String>], width: Width) -> String {
         out.push('\n');
         for piece in pieces {
             let _ = writeln!(out, "{:indent$}{piece}", "");
+        }
+    }
+    out
+}
+
+/// The rows as records, for a width the fixed columns do not fit: each row's first cell, then each
+/// other column as `HEADER value` four spaces in (the header row itself is not printed on its own).
+fn records(rows: &[Vec<String>], width: usize) -> String {
+    let Some((header, rows)) = rows.split_first() else { return String::new() };
+    let label_width = header.iter().skip(1).map(|h| h.chars().count()).max().unwrap_or(0);
+    let room = width.saturating_sub(INDENT + label_width + 1).max(MIN_LAST);
+    let mut out = String::new();
+    for row in rows {
+        let _ = writeln!(out, "  {}", row.first().map_or("", String::as_str));
+        for (label, cell) in header.iter().zip(row).skip(1) {
+            let mut pieces = wrap(cell, Some(room)).into_iter();
+            let _ = writeln!(out, "{:INDENT$}{label:<label_width$} {}", "", pieces.next().unwrap_or_default());
+            for piece in pieces {
+                let _ = writeln!(out, "{:w$}{piece}", "", w = INDENT + label_width + 1);
+            }
         }
     }
     out
@@ -134,6 +161,17 @@ mod tests {
             ),
             ("-", Width(Some(20)), &["  NAME  WORKLOADS", "  shop  -"]),
         ];
+        // Issue 41: fixed columns wider than the width make each row a record rather than overflow.
+        let wide = vec![
+            vec!["INSTANCE".into(), "WORKLOAD".into(), "VERDICT".into()],
+            vec!["shop".into(), "Deployment/a-workload-with-a-very-long-name".into(), "meets zone".into()],
+        ];
+        let text = render(&wide, Width(Some(30)));
+        assert_eq!(
+            text.lines().collect::<Vec<_>>(),
+            ["  shop", "    WORKLOAD Deployment/a-workload-with-a-very-long-name", "    VERDICT  meets zone"],
+            "{text}"
+        );
         for (last, width, lines) in cases {
             let text = render(&rows(last), *width);
             assert_eq!(text.lines().collect::<Vec<_>>(), *lines, "{width:?}\n{text}");
