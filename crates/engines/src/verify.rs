@@ -327,6 +327,8 @@ fn verify_cluster_world(cluster: &CompiledCluster, state: &State) -> Vec<Instanc
                 level: w.level,
                 // Under an autoscaler the level must hold at its minimum, not at spec.replicas.
                 min_replicas: w.autoscaler.as_ref().map(|a| a.min_replicas),
+                // From its maximum it runs the scale-down scenario (issue 39).
+                max_replicas: w.autoscaler.as_ref().map(|a| a.max_replicas),
                 group: w.group.clone(),
                 group_scope: scope_of(instance),
                 survive: w.survive,

@@ -63,7 +63,8 @@
 //! # Scenarios (`kix verify`)
 //! [`scenarios::verify_workloads`] places an instance's workloads, then checks
 //! rollout, the loss of each domain of the resolved level, the same loss on a
-//! placement with ties broken against the level (above), the rolling update
+//! placement with ties broken against the level (above), the scale-down of
+//! an autoscaled workload from its maximum ([`scale_down`]), the rolling update
 //! and a drain of each node through the eviction API (see [`scenarios`]).
 //!
 //! # Performance
@@ -86,7 +87,7 @@
 //! [`schedule`] answers typed `schedule`/`simulate` requests with reports, [`scenarios`] runs the
 //! availability scenarios `kix verify` reports ([`world`] the state they change and roll back,
 //! with per-workload and per-budget counters; [`domain_loss`] the domain losses and the
-//! tie-break, [`voluntary`] the rolling update, [`drain`] the drain); [`audit`] judges pods as they
+//! tie-break, [`scale_down`] the scale-down, [`voluntary`] the rolling update, [`drain`] the drain); [`audit`] judges pods as they
 //! are bound now (`kix audit`, results in [`audit_report`]) and simulates the restart it proposes.
 
 mod audit;
@@ -101,6 +102,7 @@ mod interpod;
 pub mod objects;
 mod plugins;
 mod quorum;
+mod scale_down;
 mod scenarios;
 mod schedule;
 pub mod snapshot;

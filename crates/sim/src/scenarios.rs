@@ -24,6 +24,10 @@
 //!    Tie-break section of [`super`]), and the domain losses are run on that
 //!    placement too: a loss that leaves no replica running only there fails,
 //!    since the outcome would depend on the scheduler's random choice.
+//!    Scale-down (level pod and up, under an autoscaler): from the autoscaler's
+//!    maximum back to its minimum, victims in the ReplicaSet controller's order
+//!    (StatefulSets from the highest ordinal), ties broken against the level;
+//!    then the domain losses on what is left (see [`super::scale_down`]).
 //! 3. Rolling update: Deployments by the deployment controller's surge and
 //!    unavailability arithmetic (old pods in the ReplicaSet controller's
 //!    order), StatefulSets one ordinal at a time down to the partition (see
@@ -54,6 +58,7 @@ use super::drain::drain;
 use super::objects::Controller;
 use super::plugins::Spread;
 use super::quorum::Quorum;
+use super::scale_down::scale_down;
 use super::snapshot::State;
 use super::verdict::{
     Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, Survive, WorkloadLevel,
@@ -365,6 +370,11 @@ fn verdict(
             scenarios.push(tie_break(world, adversarial, w, quorum, level, request, &losses, tie_losses));
         }
         verdict.domain_losses = losses;
+        // Under an autoscaler whose maximum is above the minimum the workload is placed at: from the
+        // maximum back down, victims in the controller's order (issue 39).
+        if let Some(max) = request.workloads[asked].max_replicas.map(i64::from).filter(|&max| max > workload.replicas) {
+            scenarios.push(scale_down(world, w, quorum, level, max, request));
+        }
     }
     // Rolling updates and drains run at every level: below pod downtime is allowed, but an update
     // that deadlocks or a drain that never finishes blocks the cluster's operators, whatever the level.

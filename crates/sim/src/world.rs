@@ -308,6 +308,19 @@ impl<'a> World<'a> {
         pod
     }
 
+    /// A new pod of workload `w` as its controller creates one when it scales up (issue 39): a
+    /// Deployment's next fresh name (so later replacements never reuse it), a StatefulSet's `ordinal`.
+    pub(super) fn scale_up_pod(&mut self, w: usize, spec: &std::sync::Arc<super::objects::PodSpec>, ordinal: usize) -> Pod {
+        let workload = &self.workloads[w];
+        if workload.kind.deployment_like() {
+            let index = self.next_index[w];
+            self.next_index[w] += 1;
+            workload.pod(spec, 0, index)
+        } else {
+            workload.pod(spec, 0, ordinal)
+        }
+    }
+
     /// Schedules a pod; binds it and returns the node, or the Pending message.
     pub(super) fn schedule(&mut self, pod: Pod) -> Result<String, String> {
         #[cfg(test)]

@@ -61,6 +61,7 @@ pub fn verify_request(
             name: name.into(),
             level,
             min_replicas,
+            max_replicas: None,
             group: None,
             group_scope: 0,
             survive: Default::default(),
