@@ -26,6 +26,7 @@ mod realworld;
 mod rebuild;
 mod release;
 mod report;
+mod scale_down;
 mod schema;
 mod schema_files;
 mod shared_world;
