@@ -91,7 +91,8 @@ fn a_zone_spread_deployment_scaled_from_six_to_two_can_leave_both_pods_in_one_zo
     assert_eq!(survivors, 2, "{steps:?}");
     assert!(steps[1..].iter().all(|s| s["adversarial"] == true), "{steps:?}");
     // The diagnostic has its own code.
-    let codes: Vec<String> = out.diagnostics().iter().map(|d| d["code"].as_str().unwrap_or_default().to_string()).collect();
+    let codes: Vec<String> =
+        out.diagnostics().iter().map(|d| d["code"].as_str().unwrap_or_default().to_string()).collect();
     assert!(codes.iter().any(|c| c == "K0625"), "{codes:?}");
 }
 
@@ -121,6 +122,9 @@ fn a_minimum_of_three_survives_the_same_scale_down() {
     let down = scenario(api, "scale-down");
     assert_eq!(down["pass"], true, "{down}");
     let text = down["findings"][0].as_str().unwrap();
-    assert!(text.starts_with("scaled from 6 to 3, the ReplicaSet controller deletes the 2 pods on small-a-1"), "{text}");
+    assert!(
+        text.starts_with("scaled from 6 to 3, the ReplicaSet controller deletes the 2 pods on small-a-1"),
+        "{text}"
+    );
     assert!(text.contains("left 0/1/2 over zones a/b/c; every single zone loss still leaves one running"), "{text}");
 }

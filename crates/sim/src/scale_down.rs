@@ -207,45 +207,46 @@ fn run(
     }
     let key = if level == Level::Zone { request.zone_key.as_str() } else { request.node_key.as_str() };
     let victims = {
-    let cluster = world.cluster();
-    let domain_of_node = |node: &str| cluster.node(node).and_then(|n| n.labels.get(key)).cloned();
-    // Every pod of the workload now: bound ones ranked by the set's pods on their node, then the Pending.
-    let owned = world.owned(w);
-    let mut on_node: BTreeMap<&str, usize> = BTreeMap::new();
-    for (_, node) in &owned {
-        *on_node.entry(node.as_str()).or_insert(0) += 1;
-    }
-    let index_of = |pod: &Pod| {
-        pod.labels.get(kix_kube::labels::POD_INDEX).and_then(|i| i.parse().ok()).unwrap_or_else(|| {
-            pod.name.rsplit('-').next().and_then(|i| i.parse().ok()).unwrap_or(0)
-        })
-    };
-    let mut candidates: Vec<Candidate> = owned
-        .iter()
-        .map(|(p, n)| Candidate {
+        let cluster = world.cluster();
+        let domain_of_node = |node: &str| cluster.node(node).and_then(|n| n.labels.get(key)).cloned();
+        // Every pod of the workload now: bound ones ranked by the set's pods on their node, then the Pending.
+        let owned = world.owned(w);
+        let mut on_node: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, node) in &owned {
+            *on_node.entry(node.as_str()).or_insert(0) += 1;
+        }
+        let index_of = |pod: &Pod| {
+            pod.labels
+                .get(kix_kube::labels::POD_INDEX)
+                .and_then(|i| i.parse().ok())
+                .unwrap_or_else(|| pod.name.rsplit('-').next().and_then(|i| i.parse().ok()).unwrap_or(0))
+        };
+        let mut candidates: Vec<Candidate> = owned
+            .iter()
+            .map(|(p, n)| Candidate {
+                name: p.name.clone(),
+                node: Some(n.clone()),
+                standing: Standing::of(p, true, on_node[n.as_str()]),
+                ordinal: index_of(p),
+            })
+            .collect();
+        candidates.extend(pending.values().map(|(p, _)| Candidate {
             name: p.name.clone(),
-            node: Some(n.clone()),
-            standing: Standing::of(p, true, on_node[n.as_str()]),
+            node: None,
+            standing: Standing::of(p, false, 0),
             ordinal: index_of(p),
-        })
-        .collect();
-    candidates.extend(pending.values().map(|(p, _)| Candidate {
-        name: p.name.clone(),
-        node: None,
-        standing: Standing::of(p, false, 0),
-        ordinal: index_of(p),
-    }));
-    let total = candidates.len();
-    let diff = total.saturating_sub(min.max(0) as usize);
-    let victims: Vec<(Candidate, bool)> = if deployment {
-        let domain_of = |c: &Candidate| c.node.as_deref().and_then(&domain_of_node);
-        replica_set_victims(candidates, diff, &domain_of)
-    } else {
-        // The StatefulSet controller: highest ordinal first.
-        candidates.sort_by(|a, b| b.ordinal.cmp(&a.ordinal));
-        candidates.into_iter().take(diff).map(|c| (c, false)).collect()
-    };
-    victims
+        }));
+        let total = candidates.len();
+        let diff = total.saturating_sub(min.max(0) as usize);
+        let victims: Vec<(Candidate, bool)> = if deployment {
+            let domain_of = |c: &Candidate| c.node.as_deref().and_then(&domain_of_node);
+            replica_set_victims(candidates, diff, &domain_of)
+        } else {
+            // The StatefulSet controller: highest ordinal first.
+            candidates.sort_by(|a, b| b.ordinal.cmp(&a.ordinal));
+            candidates.into_iter().take(diff).map(|c| (c, false)).collect()
+        };
+        victims
     };
     let order = describe_victims(&victims, deployment);
     for (victim, _) in &victims {
@@ -307,11 +308,8 @@ fn describe_victims(victims: &[(Candidate, bool)], deployment: bool) -> String {
     while i < victims.len() {
         let standing = victims[i].0.standing;
         let random = victims[i].1;
-        let run: Vec<&Candidate> = victims[i..]
-            .iter()
-            .take_while(|(c, r)| c.standing == standing && *r == random)
-            .map(|(c, _)| c)
-            .collect();
+        let run: Vec<&Candidate> =
+            victims[i..].iter().take_while(|(c, r)| c.standing == standing && *r == random).map(|(c, _)| c).collect();
         i += run.len();
         let n = run.len();
         let pods = if n == 1 { "pod" } else { "pods" };
@@ -388,10 +386,20 @@ mod tests {
         let table: &[(&str, Standing, Standing, Ordering)] = &[
             ("1. unassigned before assigned", standing(false, 0, false, 0, 0), running, Ordering::Less),
             ("1. even a ready-looking unassigned pod", standing(false, 2, false, 5, 0), running, Ordering::Less),
-            ("2. Pending before Unknown", standing(true, 0, false, 0, 1), standing(true, 1, false, 0, 1), Ordering::Less),
+            (
+                "2. Pending before Unknown",
+                standing(true, 0, false, 0, 1),
+                standing(true, 1, false, 0, 1),
+                Ordering::Less,
+            ),
             ("2. Unknown before Running", standing(true, 1, true, 0, 1), running, Ordering::Less),
             ("3. not ready before ready", standing(true, 2, false, 0, 1), running, Ordering::Less),
-            ("3. before the deletion cost", standing(true, 2, false, 100, 1), standing(true, 2, true, -100, 1), Ordering::Less),
+            (
+                "3. before the deletion cost",
+                standing(true, 2, false, 100, 1),
+                standing(true, 2, true, -100, 1),
+                Ordering::Less,
+            ),
             ("4. lower deletion cost first", standing(true, 2, true, -1, 1), running, Ordering::Less),
             ("4. before the rank", standing(true, 2, true, 0, 1), standing(true, 2, true, 1, 5), Ordering::Less),
             ("5. more of the set's pods on its node first", standing(true, 2, true, 0, 3), running, Ordering::Less),
@@ -443,11 +451,7 @@ mod tests {
     #[test]
     fn tied_victims_leave_the_survivors_on_the_fewest_domains() {
         let node = |c: &Candidate| c.node.clone();
-        let pods = vec![
-            candidate("p1", Some("n1"), 1),
-            candidate("p2", Some("n2"), 1),
-            candidate("p3", Some("n3"), 1),
-        ];
+        let pods = vec![candidate("p1", Some("n1"), 1), candidate("p2", Some("n2"), 1), candidate("p3", Some("n3"), 1)];
         let victims = replica_set_victims(pods, 2, &node);
         let names: Vec<&str> = victims.iter().map(|(c, _)| c.name.as_str()).collect();
         assert_eq!(names, ["p1", "p2"]);

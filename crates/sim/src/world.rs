@@ -310,7 +310,12 @@ impl<'a> World<'a> {
 
     /// A new pod of workload `w` as its controller creates one when it scales up (issue 39): a
     /// Deployment's next fresh name (so later replacements never reuse it), a StatefulSet's `ordinal`.
-    pub(super) fn scale_up_pod(&mut self, w: usize, spec: &std::sync::Arc<super::objects::PodSpec>, ordinal: usize) -> Pod {
+    pub(super) fn scale_up_pod(
+        &mut self,
+        w: usize,
+        spec: &std::sync::Arc<super::objects::PodSpec>,
+        ordinal: usize,
+    ) -> Pod {
         let workload = &self.workloads[w];
         if workload.kind.deployment_like() {
             let index = self.next_index[w];

@@ -210,7 +210,9 @@ fn cause(instance: &Instance, workload: &Workload, kind: FindingKind) -> (Locati
         K::Pending | K::NoRoomLeft | K::EvictedReplacementPending | K::NotSimulated => {
             (workload.spec_replicas_at.clone(), "the replicas the nodes must hold")
         }
-        K::ScaleDownUnmet => (workload.spec_replicas_at.clone(), "the replicas a scale-down leaves to the domain losses"),
+        K::ScaleDownUnmet => {
+            (workload.spec_replicas_at.clone(), "the replicas a scale-down leaves to the domain losses")
+        }
         K::NothingRunning | K::NoReplicaLeft | K::RestsOnTieBreak | K::StaysTerminating => {
             (workload.spec_replicas_at.clone(), "the replicas a domain loss must leave running")
         }
@@ -220,9 +222,7 @@ fn cause(instance: &Instance, workload: &Workload, kind: FindingKind) -> (Locati
         | K::SurvivesTieBreak
         | K::OnDelete
         | K::ScaleDownHolds
-        | K::ScaleUpPending => {
-            (document.location(), "the workload")
-        }
+        | K::ScaleUpPending => (document.location(), "the workload"),
     }
 }
 

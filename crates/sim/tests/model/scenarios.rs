@@ -488,3 +488,28 @@ fn steps_record_what_each_scenario_does_to_the_placement() {
     assert_eq!(tie_break[0].apply(&v.placement).len(), 3);
     assert!(tie_break.len() > 1 && tie_break[1..].iter().all(|s| s.adversarial), "{tie_break:?}");
 }
+
+// Issue 39, part 1: a StatefulSet under an autoscaler scales down from the highest ordinal
+// (pkg/controller/statefulset/stateful_set_control.go deletes the condemned pods in descending
+// ordinal order), with no draw to break: from 5 back to 2, db-4, db-3 and db-2 go and db-0 and db-1,
+// placed first in two zones by the hard zone spread, stay.
+#[test]
+fn a_statefulset_scales_down_from_its_highest_ordinal() {
+    let state = State::from_yaml_str(THREE_ZONES).unwrap();
+    let mut request = verify_request(StatefulSet, "shop", "db", Level::Zone, Some(2));
+    request.workloads[0].max_replicas = Some(5);
+    let verdict = verify_workloads(&state, &objects(DB), &request).remove(0);
+    let down = scenario(&verdict, "scale-down");
+    assert!(down.pass, "{down:#?}");
+    let text = &down.findings[0].message;
+    assert!(
+        text.starts_with("scaled from 5 to 2, the StatefulSet controller deletes the highest ordinals first (4, 3, 2)"),
+        "{text}"
+    );
+    let left: Vec<String> = down.steps[0].apply(&verdict.placement).into_keys().collect();
+    assert_eq!(left, ["db-0", "db-1"]);
+    // Without a maximum above the minimum there is no scale-down to run.
+    request.workloads[0].max_replicas = Some(2);
+    let verdict = verify_workloads(&state, &objects(DB), &request).remove(0);
+    assert!(verdict.scenarios.iter().all(|s| s.scenario.as_str() != "scale-down"), "{verdict:#?}");
+}
