@@ -32,3 +32,4 @@ mod schema_files;
 mod shared_world;
 mod sim_cli;
 mod verify;
+mod volumes;

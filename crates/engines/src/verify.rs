@@ -343,6 +343,7 @@ fn verify_cluster_world(cluster: &CompiledCluster, state: &State) -> Vec<Instanc
         kinds: kix_kube::operators::KindTable::exactly(
             cluster.plan.instances.iter().flat_map(|i| &i.workloads).filter_map(|w| w.kind.profile()).collect(),
         ),
+        volumes: cluster.resolved.storage,
     };
     let mut objects: Vec<kix_yaml::Value> = Vec::new();
     for instance in &cluster.plan.instances {

@@ -40,4 +40,5 @@ pub mod strict;
 pub mod taints;
 pub mod validate;
 pub mod value;
+pub mod volumes;
 pub mod workload;

@@ -466,6 +466,7 @@ impl Cluster {
         for (i, node) in self.nodes.iter().enumerate() {
             let verdict = plugins::filter_node(pod, node)
                 .and_then(|()| plugins::filter_fit(pod, &node.allocatable, &self.usage[i]))
+                .and_then(|()| plugins::filter_volume(pod, node))
                 .and_then(|()| plugins::filter_spread(pod, spread, &hard, &node.labels, 0))
                 .and_then(|()| affinity.map_or(Ok(()), |a| self.interpod_filter(a, i)));
             match verdict {
@@ -546,6 +547,8 @@ impl Cluster {
         one_selector
             && spread.hard.iter().filter(|c| c.key == HOSTNAME).count() <= 1
             && pod.spec.node_name.is_none()
+            // A local volume's node affinity singles out one node by its hostname.
+            && pod.spec.volume.as_ref().is_none_or(|v| v.key != HOSTNAME)
             && !pod.spec.node_selector.contains_key(HOSTNAME)
             && !pod.spec.required_terms.iter().flatten().any(|t| t.mentions_node_identity())
             && !pod.spec.preferred_terms.iter().any(|(_, t)| t.mentions_node_identity())

@@ -141,6 +141,17 @@ pub struct PodSpec {
     pub default_selector: Option<Selector>,
     /// `affinity.podAffinity` and `affinity.podAntiAffinity` (see [`super::interpod`]).
     pub pod_affinity: PodAffinity,
+    /// Where the pod's bound persistent volumes can be used (issue 39), set by the model once the pod's
+    /// claim is provisioned: VolumeBinding's check of the bound PersistentVolume's node affinity.
+    pub volume: Option<VolumePin>,
+}
+
+/// A bound PersistentVolume's node affinity as the model keeps it: the node label (the zone key for a
+/// zonal disk, `kubernetes.io/hostname` for a local volume) and the one value a node must carry.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct VolumePin {
+    pub key: String,
+    pub value: String,
 }
 
 impl PodSpec {

@@ -5,7 +5,7 @@
 //! representative per group of interchangeable nodes), so both give the same
 //! answer by construction. Reasons use the scheduler's own wording. Sources:
 //! kubernetes/kubernetes `pkg/scheduler/framework/plugins/{nodeunschedulable,
-//! nodename,tainttoleration,nodeaffinity,noderesources,podtopologyspread}`; InterPodAffinity has its
+//! nodename,tainttoleration,nodeaffinity,noderesources,volumebinding,podtopologyspread}`; InterPodAffinity has its
 //! own file, [`super::interpod`].
 
 pub use super::framework::{MAX_SCORE, Rejection};
@@ -28,6 +28,10 @@ pub const REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
 pub const REASON_NODE_NAME: &str = "node(s) didn't match the requested node name";
 /// `nodeaffinity.ErrReasonPod` (pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go).
 pub const REASON_AFFINITY: &str = "node(s) didn't match Pod's node affinity/selector";
+/// VolumeBinding's reason for a node that a bound PersistentVolume's node affinity does not match
+/// (pkg/scheduler/framework/plugins/volumebinding/binder.go, `ErrReasonNodeConflict`), in the words
+/// FailedScheduling events give it on current releases (older ones: "had volume node affinity conflict").
+pub const REASON_VOLUME_AFFINITY: &str = "node(s) didn't match PersistentVolume's node affinity";
 pub const REASON_SPREAD: &str = "node(s) didn't match pod topology spread constraints";
 pub const REASON_SPREAD_LABEL: &str = "node(s) didn't match pod topology spread constraints (missing required label)";
 
@@ -168,6 +172,16 @@ pub fn filter_node(pod: &Pod, node: &Node) -> Result<(), Rejection> {
         return Err(Rejection::one(REASON_AFFINITY, true));
     }
     Ok(())
+}
+
+/// VolumeBinding's filter on bound claims (`checkBoundClaims`): the node must match the bound volume's
+/// node affinity; UnschedulableAndUnresolvable otherwise. It runs after NodeResourcesFit, as in the
+/// default profile, so a full node that is also in the wrong zone reports Insufficient first.
+pub fn filter_volume(pod: &Pod, node: &Node) -> Result<(), Rejection> {
+    match &pod.spec.volume {
+        Some(pin) if node.labels.get(&pin.key) != Some(&pin.value) => Err(Rejection::one(REASON_VOLUME_AFFINITY, true)),
+        _ => Ok(()),
+    }
 }
 
 /// NodeResourcesFit's filter: pod count, cpu and memory against allocatable.

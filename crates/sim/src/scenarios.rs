@@ -160,6 +160,7 @@ pub(super) fn run(
     let mut state = state.clone();
     state.pods.retain(|p| !workloads.iter().any(|w| w.owns(p)));
     let mut world = World::new(Cluster::new(&state), &workloads, &budgets, &scales);
+    world.follow_volumes(request.volumes, &request.zone_key);
     #[cfg(test)]
     {
         world.reference = reference;

@@ -49,6 +49,9 @@ pub struct ScenarioRequest {
     /// The profiles custom resources among the objects are read with (issue 18): each one of these
     /// kinds is placed as a workload, its pods stamped from its profile.
     pub kinds: kix_kube::operators::KindTable,
+    /// What the cluster's persistent volumes are bound to once provisioned (`[storage] topology`,
+    /// issue 39): a pod with a claim returns to its volume's zone (or node) in every scenario.
+    pub volumes: kix_kube::volumes::VolumeTopology,
 }
 
 /// The scenarios `kix verify` runs, in the order it runs them.
@@ -225,6 +228,12 @@ pub enum FindingKind {
     ScaleDownHolds,
     /// Pods of the scale-up to the autoscaler's maximum stay Pending (deleted first on the way down).
     ScaleUpPending,
+    /// A replacement can run only where its provisioned volume is bound (its zone or node) and no node
+    /// there takes it (issue 39): a failure at level pod and node.
+    VolumeBound,
+    /// At level zone, a replacement waits for the zone its volume is bound to: the member of that zone
+    /// is down while it does, which the level allows.
+    WaitsForVolumeZone,
     /// A drain stops before evicting anything: the node holds pods that declare no controller.
     DrainUnmanaged,
     /// An eviction fails with an error other than 429: kubectl gives up on the pod, the drain fails.

@@ -163,6 +163,7 @@ fn journalled_scenarios_give_the_reference_engines_verdicts() {
             node_key: "kubernetes.io/hostname".into(),
             zone_key: "topology.kubernetes.io/zone".into(),
             kinds: Default::default(),
+            volumes: Default::default(),
         };
         let journalled = run(&state, &objects, &request, false);
         let reference = run(&state, &objects, &request, true);

@@ -53,9 +53,24 @@ pub struct RawCluster {
     /// unless `[verify] requireNodes`).
     #[serde(default, rename = "nodePools")]
     pub node_pools: Vec<RawNodePool>,
+    /// What the cluster's persistent volumes are (`[storage]`).
+    #[serde(default)]
+    pub storage: RawStorage,
     /// How `kix verify` treats the cluster.
     #[serde(default)]
     pub verify: RawVerify,
+}
+
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+/// What the cluster's persistent volumes are (`[storage]`, issue 39).
+pub struct RawStorage {
+    /// Where a volume provisioned for a pod can be used afterwards: `zonal` (the default, a cloud's zonal
+    /// disk: its pod returns to the zone it first ran in), `regional` (usable from every zone) or `node`
+    /// (a local volume: its pod returns to its node). `kix verify` holds every StatefulSet pod with a
+    /// `volumeClaimTemplates` claim, and every pod of a workload sharing a claim, to it.
+    #[serde(default)]
+    pub topology: kix_kube::volumes::VolumeTopology,
 }
 
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]

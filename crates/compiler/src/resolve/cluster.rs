@@ -134,6 +134,7 @@ pub fn resolve_cluster(
         allow,
         instance_label: raw.instance_label,
         require_nodes,
+        storage: raw.storage.topology,
         instances,
     })
 }

@@ -55,6 +55,8 @@ pub struct Cluster {
     pub instance_label: crate::load::cluster::InstanceLabel,
     /// `[verify] requireNodes = true`, where it is written: verify fails the cluster without nodes (K0624).
     pub require_nodes: Option<Location>,
+    /// `[storage] topology`: what a pod's provisioned volume binds it to (zonal by default).
+    pub storage: kix_kube::volumes::VolumeTopology,
     pub instances: Vec<Instance>,
 }
 

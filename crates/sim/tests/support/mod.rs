@@ -69,5 +69,6 @@ pub fn verify_request(
         node_key: "kubernetes.io/hostname".into(),
         zone_key: "topology.kubernetes.io/zone".into(),
         kinds: Default::default(),
+        volumes: Default::default(),
     }
 }
