@@ -609,6 +609,33 @@ mod tests {
         assert_eq!(c.select(&p).as_deref(), Some("a"));
     }
 
+    /// VolumeBinding on a bound claim (issue 39): both paths admit only the volume's zone, or for a
+    /// local volume its node, and say so in the scheduler's words.
+    #[test]
+    fn a_pinned_pod_goes_only_where_its_volume_is() {
+        let node = |n: &str, z: &str| {
+            format!(
+                "- {{kind: Node, metadata: {{name: {n}, labels: {{kubernetes.io/hostname: {n}, zone: {z}}}}}, status: {{allocatable: {{cpu: '1', memory: 1Gi, pods: '10'}}}}}}\n"
+            )
+        };
+        let mut c = cluster(&format!("kind: List\nitems:\n{}{}{}", node("a1", "a"), node("b1", "b"), node("b2", "b")));
+        for (key, value, expected) in [("zone", "b", "b1"), ("kubernetes.io/hostname", "b2", "b2")] {
+            let mut p = pod("kind: Pod\nmetadata: {name: p}\n");
+            std::sync::Arc::make_mut(&mut p.spec).volume =
+                Some(crate::objects::VolumePin { key: key.into(), value: value.into() });
+            assert_eq!(c.cycle(&p).selected.as_deref(), Some(expected), "{key}");
+            assert_eq!(c.select(&p).as_deref(), Some(expected), "{key}");
+        }
+        let mut p = pod("kind: Pod\nmetadata: {name: p}\n");
+        std::sync::Arc::make_mut(&mut p.spec).volume =
+            Some(crate::objects::VolumePin { key: "zone".into(), value: "c".into() });
+        assert_eq!(c.select(&p), None);
+        assert_eq!(
+            c.cycle(&p).failure_message(),
+            "0/3 nodes are available: 3 node(s) didn't match PersistentVolume's node affinity."
+        );
+    }
+
     #[test]
     fn failure_messages_read_like_the_schedulers() {
         let c = cluster("kind: Node\nmetadata: {name: a}\nspec: {unschedulable: true}\n");

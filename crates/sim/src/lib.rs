@@ -12,7 +12,9 @@
 //!   TaintToleration (NoSchedule, NoExecute), NodeAffinity (nodeSelector,
 //!   required terms with In/NotIn/Exists/DoesNotExist/Gt/Lt and
 //!   `matchFields: metadata.name`), NodeResourcesFit (cpu, memory, pod count;
-//!   init containers by the max rule, sidecars and overhead added) and
+//!   init containers by the max rule, sidecars and overhead added),
+//!   VolumeBinding on bound claims (issue 39: a pod whose claim was provisioned
+//!   only where its volume's node affinity allows, [`world`] keeping the claims) and
 //!   PodTopologySpread (domains, nodeAffinityPolicy/nodeTaintsPolicy,
 //!   namespace, terminating pods, matchLabelKeys, minDomains, missing labels
 //!   UnschedulableAndUnresolvable) and InterPodAffinity ([`interpod`]:
@@ -52,8 +54,8 @@
 //! scoring of the moment may not.
 //!
 //! # What the model leaves out
-//! Volumes (binding, zones, limits),
-//! host ports, images (ImageLocality), extended and ephemeral-storage
+//! Volume attach limits, access modes, CSI topology keys other than the zone,
+//! storage capacity, host ports, images (ImageLocality), extended and ephemeral-storage
 //! resources, dynamic resource allocation, pod-level resources, preemption,
 //! priorities and queueing order, scheduling gates, Services as owners for
 //! the default spread selector (the owning ReplicaSet's or StatefulSet's
