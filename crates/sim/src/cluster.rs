@@ -301,6 +301,16 @@ impl Cluster {
         }
     }
 
+    /// Adds a node the cluster autoscaler may add to the cluster (`present`), or takes it away again
+    /// (issue 39); undone by a rollback like any change.
+    pub fn provision(&mut self, node: &str, present: bool) {
+        if let Some(&i) = self.by_name.get(node) {
+            self.record_node(i);
+            self.nodes[i].absent = !present;
+            self.reclass(i);
+        }
+    }
+
     /// Sets `spec.unschedulable` (cordon) together with the `node.kubernetes.io/unschedulable:NoSchedule`
     /// taint the node lifecycle controller adds to a cordoned node and takes off an uncordoned one.
     pub fn cordon(&mut self, node: &str, unschedulable: bool) {

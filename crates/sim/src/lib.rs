@@ -94,6 +94,7 @@
 
 mod audit;
 mod audit_report;
+mod autoscale;
 mod budget;
 mod cluster;
 mod domain_loss;
@@ -121,8 +122,8 @@ pub use cluster::{Cluster, Cycle, Outcome};
 pub use scenarios::verify_workloads;
 pub use snapshot::State;
 pub use verdict::{
-    DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, Step, Survive,
-    WorkloadLevel, WorkloadVerdict,
+    DomainLoss, Finding, FindingKind, FindingSubject, NodeGroup, Scenario, ScenarioRequest, ScenarioResult, Step,
+    Survive, WorkloadLevel, WorkloadVerdict,
 };
 
 pub use input::{InputError, read_state};

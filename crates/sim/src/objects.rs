@@ -32,6 +32,10 @@ pub struct Node {
     pub taints: Vec<Taint>,
     pub unschedulable: bool,
     pub allocatable: Resources,
+    /// A node the cluster autoscaler may add and has not (issue 39: a pool's node group below its
+    /// `maxNodesPerZone`): not in the cluster until provisioned, so every filter rejects it, no spread
+    /// domain counts it and no FailedScheduling message counts it.
+    pub absent: bool,
 }
 
 /// A node-selector operator (`NodeSelectorRequirement.operator`).

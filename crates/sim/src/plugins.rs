@@ -24,6 +24,8 @@ pub const WEIGHT_BALANCED: i64 = 1;
 /// InterPodAffinity (see [`super::interpod`]).
 pub const WEIGHT_INTER_POD: i64 = 2;
 
+/// A node the cluster autoscaler has not added (issue 39): never in a message (see `failure_text`).
+pub const REASON_ABSENT: &str = "node(s) not provisioned";
 pub const REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
 pub const REASON_NODE_NAME: &str = "node(s) didn't match the requested node name";
 /// `nodeaffinity.ErrReasonPod` (pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go).
@@ -77,7 +79,8 @@ impl Constraint {
 
     /// `matchNodeInclusionPolicies`: whether the node's pods and domain count for this constraint.
     pub fn includes(&self, pod: &Pod, node: &Node) -> bool {
-        (!self.honor_affinity || pod.spec.matches_node_affinity(&node.name, &node.labels))
+        !node.absent
+            && (!self.honor_affinity || pod.spec.matches_node_affinity(&node.name, &node.labels))
             && (!self.honor_taints || untolerated(pod, &node.taints, |e| e != Effect::PreferNoSchedule).is_none())
     }
 }
@@ -159,6 +162,9 @@ pub fn untolerated<'a>(pod: &Pod, taints: &'a [Taint], filter: impl Fn(Effect) -
 
 /// NodeUnschedulable, NodeName, TaintToleration and NodeAffinity: the filters that read only the node.
 pub fn filter_node(pod: &Pod, node: &Node) -> Result<(), Rejection> {
+    if node.absent {
+        return Err(Rejection::one(REASON_ABSENT, true));
+    }
     if node.unschedulable && !tolerations_tolerate(&pod.spec.tolerations, &Taint::unschedulable()) {
         return Err(Rejection::one(REASON_UNSCHEDULABLE, true));
     }

@@ -161,6 +161,7 @@ pub(super) fn run(
     state.pods.retain(|p| !workloads.iter().any(|w| w.owns(p)));
     let mut world = World::new(Cluster::new(&state), &workloads, &budgets, &scales);
     world.follow_volumes(request.volumes, &request.zone_key);
+    world.autoscale(&request.node_groups, &request.zone_key);
     #[cfg(test)]
     {
         world.reference = reference;
@@ -192,6 +193,7 @@ pub(super) fn run(
         }
         adversarial
     });
+    let rollout_from = world.added_len();
     let mut rollout_pending: Vec<BTreeMap<String, String>> = vec![BTreeMap::new(); workloads.len()];
     for (w, workload) in workloads.iter().enumerate() {
         let spec = workload.pod_spec(0);
@@ -203,6 +205,7 @@ pub(super) fn run(
             }
         }
     }
+    let rollout_range = (rollout_from, world.added_len());
     // Each asked workload the model placed, with what must keep running for it.
     let placed: Vec<Option<(usize, Quorum)>> = request
         .workloads
@@ -223,8 +226,16 @@ pub(super) fn run(
         })
         .collect();
     let only: Vec<Judged<'_>> = judged.iter().map(|(_, j)| *j).collect();
+    let losses_from = world.added_len();
     let mut losses: BTreeMap<usize, Losses> =
         judged.iter().map(|(asked, _)| *asked).zip(domain_losses(&mut world, &only, request)).collect();
+    let losses_range = (losses_from, world.added_len());
+    for (asked, j) in &judged {
+        let facts = scaled_up(&world, losses_range, &j.quorum.members, "a domain loss");
+        if let Some((result, _)) = losses.get_mut(asked) {
+            result.findings.extend(facts);
+        }
+    }
     let mut adversarial_losses: BTreeMap<usize, Losses> = BTreeMap::new();
     if let Some(adversarial) = adversarial.as_mut() {
         let tied: Vec<&(usize, Judged<'_>)> = (judged.iter())
@@ -275,7 +286,10 @@ pub(super) fn run(
         };
         let losses = losses.remove(&asked);
         let tie = adversarial.as_ref().map(|world| (world, adversarial_losses.remove(&asked)));
-        verdicts.push(verdict(asked, &mut world, tie, *w, quorum, wanted.level, request, &rollout_pending[*w], losses));
+        let mut verdict =
+            verdict(asked, &mut world, tie, *w, quorum, wanted.level, request, &rollout_pending[*w], losses);
+        verdict.scenarios[0].findings.extend(scaled_up(&world, rollout_range, &[*w], "rollout"));
+        verdicts.push(verdict);
     }
     verdicts
 }
@@ -374,20 +388,38 @@ fn verdict(
         // Under an autoscaler whose maximum is above the minimum the workload is placed at: from the
         // maximum back down, victims in the controller's order (issue 39).
         if let Some(max) = request.workloads[asked].max_replicas.map(i64::from).filter(|&max| max > workload.replicas) {
-            scenarios.push(scale_down(world, w, quorum, level, max, request));
+            let from = world.added_len();
+            let mut down = scale_down(world, w, quorum, level, max, request);
+            down.findings.extend(scaled_up(world, (from, world.added_len()), &quorum.members, "the scale-down"));
+            scenarios.push(down);
         }
     }
     // Rolling updates and drains run at every level: below pod downtime is allowed, but an update
     // that deadlocks or a drain that never finishes blocks the cluster's operators, whatever the level.
-    if workload.kind.deployment_like() {
-        scenarios.push(rolling_update(world, w, quorum, level));
+    let from = world.added_len();
+    let mut update = if workload.kind.deployment_like() {
+        rolling_update(world, w, quorum, level)
     } else {
-        scenarios.push(statefulset_update(world, w, quorum, level));
-    }
-    scenarios.push(drain(world, w, quorum, level));
+        statefulset_update(world, w, quorum, level)
+    };
+    update.findings.extend(scaled_up(world, (from, world.added_len()), &quorum.members, "the update"));
+    scenarios.push(update);
+    let from = world.added_len();
+    let mut drained = drain(world, w, quorum, level);
+    drained.findings.extend(scaled_up(world, (from, world.added_len()), &quorum.members, "a drain"));
+    scenarios.push(drained);
     verdict.meets_level = scenarios.iter().all(|s| s.pass);
     verdict.scenarios = scenarios;
     verdict
+}
+
+/// Facts for the nodes the cluster autoscaler added (issue 39) between records `from` and `to`, for pods of
+/// `members`, during a scenario (`during`: `a drain`).
+fn scaled_up(world: &World<'_>, (from, to): (usize, usize), members: &[usize], during: &str) -> Vec<Finding> {
+    (world.added(from, to).iter())
+        .filter(|a| a.owner.is_some_and(|o| members.contains(&o)))
+        .map(|a| Finding::new(FindingKind::ScaledUp, FindingSubject::Node(a.node.clone()), a.sentence(during)))
+        .collect()
 }
 
 /// For each spread constraint of the template, the bound pods its (merged) selector counts.

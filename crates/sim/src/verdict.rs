@@ -52,6 +52,16 @@ pub struct ScenarioRequest {
     /// What the cluster's persistent volumes are bound to once provisioned (`[storage] topology`,
     /// issue 39): a pod with a claim returns to its volume's zone (or node) in every scenario.
     pub volumes: kix_kube::volumes::VolumeTopology,
+    /// The node groups the cluster autoscaler may grow (issue 39); their nodes are in the state, absent.
+    pub node_groups: Vec<NodeGroup>,
+}
+
+/// One pool's node group in one zone (`maxNodesPerZone`): the nodes the autoscaler may add, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeGroup {
+    pub pool: String,
+    pub zone: Option<String>,
+    pub nodes: Vec<String>,
 }
 
 /// The scenarios `kix verify` runs, in the order it runs them.
@@ -234,6 +244,9 @@ pub enum FindingKind {
     /// At level zone, a replacement waits for the zone its volume is bound to: the member of that zone
     /// is down while it does, which the level allows.
     WaitsForVolumeZone,
+    /// The cluster autoscaler added a node for a pod of the workload (a fact: which node, for whom,
+    /// how long the pod waited).
+    ScaledUp,
     /// A drain stops before evicting anything: the node holds pods that declare no controller.
     DrainUnmanaged,
     /// An eviction fails with an error other than 429: kubectl gives up on the pod, the drain fails.

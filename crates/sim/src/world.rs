@@ -88,6 +88,10 @@ pub(super) struct World<'a> {
     /// The provisioned claims' node affinity, per workload and claim (a StatefulSet pod's name, or ""
     /// for a claim the workload's pods share): where the claim's pods may run from now on.
     pins: BTreeMap<(usize, String), VolumePin>,
+    /// The node groups the cluster autoscaler may grow, and the zone key (issue 39).
+    groups: std::sync::Arc<(Vec<super::verdict::NodeGroup>, String)>,
+    /// Every node the autoscaler added, in order (a record: rollbacks keep it; see [`World::added`]).
+    added: Vec<super::autoscale::Added>,
     /// Reference mode (tests): copy per scenario, rebuild classes, count by scanning.
     #[cfg(test)]
     pub(super) reference: bool,
@@ -185,6 +189,8 @@ impl<'a> World<'a> {
             namespaced,
             volumes: None,
             pins: BTreeMap::new(),
+            groups: Default::default(),
+            added: Vec::new(),
             #[cfg(test)]
             reference: false,
         }
@@ -400,6 +406,21 @@ impl<'a> World<'a> {
         }
     }
 
+    /// The node groups the cluster autoscaler may grow when a pod stays Pending (issue 39).
+    pub(super) fn autoscale(&mut self, groups: &[super::verdict::NodeGroup], zone_key: &str) {
+        self.groups = std::sync::Arc::new((groups.to_vec(), zone_key.to_string()));
+    }
+
+    /// The nodes the autoscaler added between records `from` and `to` ([`World::added_len`] before and
+    /// after a scenario).
+    pub(super) fn added(&self, from: usize, to: usize) -> &[super::autoscale::Added] {
+        &self.added[from.min(to)..to.min(self.added.len())]
+    }
+
+    pub(super) fn added_len(&self) -> usize {
+        self.added.len()
+    }
+
     /// Schedules a pod; binds it and returns the node, or the Pending message.
     pub(super) fn schedule(&mut self, pod: Pod) -> Result<String, String> {
         let pod = self.pinned(pod);
@@ -413,7 +434,28 @@ impl<'a> World<'a> {
                 self.bind(pod, &node);
                 Ok(node)
             }
-            None => Err(self.failure_message(&pod)),
+            None => {
+                let groups = std::sync::Arc::clone(&self.groups);
+                let (groups, zone_key) = &*groups;
+                #[cfg(test)]
+                let reference = self.reference;
+                #[cfg(not(test))]
+                let reference = false;
+                let select = |cluster: &mut Cluster, pod: &Pod| {
+                    if reference { cluster.cycle(pod).selected } else { cluster.select(pod) }
+                };
+                match super::autoscale::scale_up(&mut self.cluster, groups, zone_key, &pod, select) {
+                    Some((mut added, node)) => {
+                        self.rebuild_in_reference_mode();
+                        added.owner = self.owner_of(&pod);
+                        self.added.push(added);
+                        self.provision(&pod, &node);
+                        self.bind(pod, &node);
+                        Ok(node)
+                    }
+                    None => Err(self.failure_message(&pod)),
+                }
+            }
         }
     }
 
@@ -442,7 +484,7 @@ impl<'a> World<'a> {
                 pods.iter().fold((0, 0), |(c, m), p| (c + p.spec.requests.milli_cpu, m + p.spec.requests.memory));
             let fits = cpu + wanted.milli_cpu <= node.allocatable.milli_cpu
                 && memory + wanted.memory <= node.allocatable.memory;
-            if !fits && !node.unschedulable {
+            if !fits && !node.unschedulable && !node.absent {
                 full.push((
                     node.allocatable.milli_cpu - cpu,
                     node.allocatable.memory - memory,

@@ -164,6 +164,7 @@ fn journalled_scenarios_give_the_reference_engines_verdicts() {
             zone_key: "topology.kubernetes.io/zone".into(),
             kinds: Default::default(),
             volumes: Default::default(),
+            node_groups: Vec::new(),
         };
         let journalled = run(&state, &objects, &request, false);
         let reference = run(&state, &objects, &request, true);

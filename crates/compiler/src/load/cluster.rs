@@ -247,6 +247,12 @@ pub struct RawNodePool {
     #[serde(rename = "nodesPerZone")]
     #[schemars(with = "NodesPerZone")]
     pub nodes_per_zone: Spanned<NodesPerZone>,
+    /// The most nodes the cluster autoscaler may run in each zone (its node group per zone, as the
+    /// cluster-autoscaler FAQ advises): `kix verify` adds nodes up to it where pods stay Pending. Absent:
+    /// the pool does not autoscale.
+    #[serde(rename = "maxNodesPerZone")]
+    #[schemars(with = "Option<u32>")]
+    pub max_nodes_per_zone: Option<Spanned<u32>>,
     /// Further labels of every node of the pool.
     #[serde(default)]
     pub labels: BTreeMap<String, String>,

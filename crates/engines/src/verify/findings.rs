@@ -64,7 +64,8 @@ pub fn role(kind: FindingKind) -> Role {
         | K::OnDelete
         | K::ScaleDownHolds
         | K::ScaleUpPending
-        | K::WaitsForVolumeZone => Fact,
+        | K::WaitsForVolumeZone
+        | K::ScaledUp => Fact,
     }
 }
 
@@ -153,7 +154,7 @@ pub fn is_scenario_code(code: Code) -> bool {
 }
 
 /// Every kind of finding.
-const FINDING_KINDS: [FindingKind; 29] = {
+const FINDING_KINDS: [FindingKind; 30] = {
     use FindingKind as K;
     [
         K::NotSimulated,
@@ -185,6 +186,7 @@ const FINDING_KINDS: [FindingKind; 29] = {
         K::ScaleUpPending,
         K::VolumeBound,
         K::WaitsForVolumeZone,
+        K::ScaledUp,
     ]
 };
 
@@ -235,7 +237,8 @@ fn cause(instance: &Instance, workload: &Workload, kind: FindingKind) -> (Locati
         | K::OnDelete
         | K::ScaleDownHolds
         | K::ScaleUpPending
-        | K::WaitsForVolumeZone => (document.location(), "the workload"),
+        | K::WaitsForVolumeZone
+        | K::ScaledUp => (document.location(), "the workload"),
     }
 }
 

@@ -70,5 +70,6 @@ pub fn verify_request(
         zone_key: "topology.kubernetes.io/zone".into(),
         kinds: Default::default(),
         volumes: Default::default(),
+        node_groups: Vec::new(),
     }
 }
