@@ -513,3 +513,54 @@ fn a_statefulset_scales_down_from_its_highest_ordinal() {
     let verdict = verify_workloads(&state, &objects(DB), &request).remove(0);
     assert!(verdict.scenarios.iter().all(|s| s.scenario.as_str() != "scale-down"), "{verdict:#?}");
 }
+
+// Issue 39, part 3: a node group's next node is added for a Pending pod, never in the zone the
+// scenario lost, and nodes not yet added are no nodes of the cluster. Three zones of one 600m node
+// each hold web's three 500m pods; each zone's group may add one node (`<zone>2`, absent until added).
+// A zone's loss leaves its replacement Pending on the full survivors: the hard zone spread
+// (nodeTaintsPolicy Honor drops the lost zone) admits either other zone, and the first group that is
+// not the lost zone's adds a node there.
+#[test]
+fn the_autoscaler_adds_a_node_where_the_replacement_fits_never_in_the_lost_zone() {
+    let mut state = tiny_nodes(&[("a1", "a"), ("b1", "b"), ("c1", "c"), ("a2", "a"), ("b2", "b"), ("c2", "c")]);
+    for node in state.nodes.iter_mut().filter(|n| n.name.ends_with('2')) {
+        node.absent = true;
+    }
+    let mut request = request("web", Level::Zone);
+    request.node_groups = ["a", "b", "c"]
+        .iter()
+        .map(|z| kix_sim::NodeGroup { pool: "pool".into(), zone: Some(z.to_string()), nodes: vec![format!("{z}2")] })
+        .collect();
+    let v = verify_workloads(&state, &objects(WEB), &request).remove(0);
+    assert!(v.meets_level, "{v:#?}");
+    // The rollout fits the three present nodes: nothing added.
+    assert!(scenario(&v, "rollout").findings.is_empty(), "{v:#?}");
+    for loss in &v.domain_losses {
+        let lost = loss.domain.trim_start_matches("zone ");
+        let placed: Vec<&String> = loss.replacements.values().collect();
+        assert_eq!(placed.len(), 1, "{loss:?}");
+        assert!(placed[0].ends_with('2') && !placed[0].starts_with(lost), "{loss:?}");
+    }
+    let facts: Vec<&str> = scenario(&v, "domain-loss").findings.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(facts.len(), 3, "{facts:?}");
+    assert!(facts.iter().all(|f| f.contains("the cluster autoscaler adds") && f.ends_with("which waits 120 s for it")));
+    // Without the groups the same replacements find no room, and the message counts three nodes, not six.
+    request.node_groups.clear();
+    let v = verify_workloads(&state, &objects(WEB), &request).remove(0);
+    let pending: Vec<&String> = v.domain_losses.iter().flat_map(|l| l.pending.values()).collect();
+    assert_eq!(pending.len(), 3, "{v:#?}");
+    assert!(pending.iter().all(|m| m.starts_with("0/3 nodes are available")), "{pending:?}");
+}
+
+/// Nodes `(name, zone)` with hostname and zone labels and room for one 500m pod each.
+fn tiny_nodes(list: &[(&str, &str)]) -> State {
+    let items: String = list
+        .iter()
+        .map(|(n, z)| {
+            format!(
+                "- {{kind: Node, metadata: {{name: {n}, labels: {{kubernetes.io/hostname: {n}, topology.kubernetes.io/zone: {z}}}}}, status: {{allocatable: {{cpu: 600m, memory: 16Gi, pods: '110'}}}}}}\n"
+            )
+        })
+        .collect();
+    State::from_yaml_str(&format!("kind: List\nitems:\n{items}")).unwrap()
+}
