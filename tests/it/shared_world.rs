@@ -295,3 +295,40 @@ fn a_workload_placed_by_scoring_alone_is_judged_alone_too() {
     assert_eq!((verdicts[1].0.as_str(), verdicts[1].1), ("own", false), "{verdicts:?}");
     assert!(verdicts[1].2.iter().any(|s| s == "domain-loss"), "{verdicts:?}");
 }
+
+/// Issue 39's fourth Done-when case, its first half: a zone whose pool holds 0 nodes (with a maximum
+/// above 0) is no domain of the hard zone spread until a node joins (PodTopologySpread counts the
+/// domains of the nodes there are; KEP-3022). With zone a at 0 nodes of 2, the 3 replicas spread 2/1
+/// over zones b and c, no pod waits for zone a, so the autoscaler adds nothing there, and verify says
+/// so. (kix derives no minDomains: see the issue's report.)
+#[test]
+fn a_zone_at_zero_nodes_is_no_domain_of_the_hard_zone_spread() {
+    let cluster = cluster(Some("4"))
+        .replace("nodesPerZone = 2\n", "nodesPerZone = { a = 0, b = 2, c = 2 }\nmaxNodesPerZone = 2\n");
+    let out = Test::new()
+        .tree([
+            ("clusters/c.toml", cluster.replace("[[instances]]\nname = \"i2\"\npackage = \"api\"\n", "")),
+            ("packages/api/kix.toml", PACKAGE.to_string()),
+            ("packages/api/api.yaml", DEPLOYMENT.to_string()),
+        ])
+        .args(["verify", "--format", "json"])
+        .run();
+    let json = out.json();
+    let w = &json["clusters"][0]["instances"][0]["workloads"][0];
+    let rollout = w["scenarios"].as_array().unwrap().iter().find(|s| s["scenario"] == "rollout").unwrap();
+    let findings: Vec<&str> = rollout["findings"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert_eq!(
+        findings,
+        ["zone a has no node yet (its node groups may add 2): it is no domain of the DoNotSchedule spread on \
+          topology.kubernetes.io/zone until a node joins, so the replicas spread over b, c only and no pod waits \
+          for a node there"],
+    );
+    let zones: std::collections::BTreeSet<char> = w["placement"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_str().unwrap().chars().nth("general-".len()).unwrap())
+        .collect();
+    assert_eq!(zones, ['b', 'c'].into_iter().collect(), "{w}");
+    assert_eq!(json["clusters"][0]["nodes"], 4);
+}

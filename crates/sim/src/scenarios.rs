@@ -289,6 +289,7 @@ pub(super) fn run(
         let mut verdict =
             verdict(asked, &mut world, tie, *w, quorum, wanted.level, request, &rollout_pending[*w], losses);
         verdict.scenarios[0].findings.extend(scaled_up(&world, rollout_range, &[*w], "rollout"));
+        verdict.scenarios[0].findings.extend(not_domains(&world, &workloads[*w], &request.zone_key));
         verdicts.push(verdict);
     }
     verdicts
@@ -419,6 +420,48 @@ fn scaled_up(world: &World<'_>, (from, to): (usize, usize), members: &[usize], d
     (world.added(from, to).iter())
         .filter(|a| a.owner.is_some_and(|o| members.contains(&o)))
         .map(|a| Finding::new(FindingKind::ScaledUp, FindingSubject::Node(a.node.clone()), a.sentence(during)))
+        .collect()
+}
+
+/// The zones whose node groups hold no node yet but may add some (issue 39: a pool at 0 nodes in a zone,
+/// with `maxNodesPerZone` above 0), for a workload with a DoNotSchedule spread on the zone key: no
+/// domain of that spread until a node joins (PodTopologySpread counts the domains of the nodes there
+/// are; KEP-3022, the reason minDomains exists), so the scheduler balances over the other zones and
+/// never holds a pod for the empty one, and the autoscaler is never asked for a node there.
+fn not_domains(world: &World<'_>, workload: &Workload, zone_key: &str) -> Vec<Finding> {
+    let hard = workload
+        .spec
+        .spread
+        .iter()
+        .find(|c| c.topology_key == zone_key && c.when == super::objects::When::DoNotSchedule);
+    let Some(constraint) = hard else { return Vec::new() };
+    let nodes = world.cluster().nodes();
+    let present: std::collections::BTreeSet<&String> =
+        nodes.iter().filter(|n| !n.absent).filter_map(|n| n.labels.get(zone_key)).collect();
+    let mut empty: BTreeMap<&String, usize> = BTreeMap::new();
+    for node in nodes.iter().filter(|n| n.absent) {
+        if let Some(zone) = node.labels.get(zone_key).filter(|z| !present.contains(z)) {
+            *empty.entry(zone).or_insert(0) += 1;
+        }
+    }
+    let domains: Vec<&str> = present.iter().map(|z| z.as_str()).collect();
+    empty
+        .into_iter()
+        .map(|(zone, may_add)| {
+            let min = if constraint.min_domains > 1 {
+                format!(
+                    "; its minDomains {} makes the scheduler count the global minimum as 0 while fewer zones have nodes, so a pod can wait for the autoscaler to add one there",
+                    constraint.min_domains
+                )
+            } else {
+                String::new()
+            };
+            let text = format!(
+                "zone {zone} has no node yet (its node groups may add {may_add}): it is no domain of the DoNotSchedule spread on {zone_key} until a node joins, so the replicas spread over {} only and no pod waits for a node there{min}",
+                domains.join(", ")
+            );
+            Finding::new(FindingKind::NotADomain, FindingSubject::Domain(format!("zone {zone}")), text)
+        })
         .collect()
 }
 

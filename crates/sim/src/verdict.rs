@@ -244,6 +244,9 @@ pub enum FindingKind {
     /// At level zone, a replacement waits for the zone its volume is bound to: the member of that zone
     /// is down while it does, which the level allows.
     WaitsForVolumeZone,
+    /// A zone whose node groups hold no node yet (they may add some) is no domain of the workload's
+    /// hard zone spread (KEP-3022): the replicas spread over the other zones.
+    NotADomain,
     /// The cluster autoscaler added a node for a pod of the workload (a fact: which node, for whom,
     /// how long the pod waited).
     ScaledUp,

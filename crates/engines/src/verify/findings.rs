@@ -65,7 +65,8 @@ pub fn role(kind: FindingKind) -> Role {
         | K::ScaleDownHolds
         | K::ScaleUpPending
         | K::WaitsForVolumeZone
-        | K::ScaledUp => Fact,
+        | K::ScaledUp
+        | K::NotADomain => Fact,
     }
 }
 
@@ -154,7 +155,7 @@ pub fn is_scenario_code(code: Code) -> bool {
 }
 
 /// Every kind of finding.
-const FINDING_KINDS: [FindingKind; 30] = {
+const FINDING_KINDS: [FindingKind; 31] = {
     use FindingKind as K;
     [
         K::NotSimulated,
@@ -187,6 +188,7 @@ const FINDING_KINDS: [FindingKind; 30] = {
         K::VolumeBound,
         K::WaitsForVolumeZone,
         K::ScaledUp,
+        K::NotADomain,
     ]
 };
 
@@ -238,7 +240,8 @@ fn cause(instance: &Instance, workload: &Workload, kind: FindingKind) -> (Locati
         | K::ScaleDownHolds
         | K::ScaleUpPending
         | K::WaitsForVolumeZone
-        | K::ScaledUp => (document.location(), "the workload"),
+        | K::ScaledUp
+        | K::NotADomain => (document.location(), "the workload"),
     }
 }
 
