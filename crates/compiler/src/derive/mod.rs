@@ -51,7 +51,7 @@ use namespaces::{Placement, Site};
 use planned_object::{Origin, PlannedObject};
 use shape::Template;
 pub use shape::{Shapes, VersionsByName};
-pub use workload_plan::{BudgetReason, GroupBudgetReason, SpreadReason, Unplaced, WorkloadPlan};
+pub use workload_plan::{BudgetReason, GroupBudgetReason, MinDomainsReason, SpreadReason, Unplaced, WorkloadPlan};
 
 /// The compiled output of one cluster.
 #[derive(Clone, Debug)]

@@ -564,3 +564,22 @@ fn tiny_nodes(list: &[(&str, &str)]) -> State {
         .collect();
     State::from_yaml_str(&format!("kind: List\nitems:\n{items}")).unwrap()
 }
+
+// Issue 39, R9's minDomains decision, proved: the shipped three-zone Deployment with `minDomains: 3` on
+// its hard zone spread strands every zone loss's replacement. Below minDomains eligible domains
+// (the lost zone's nodes, tainted unreachable, are none under nodeTaintsPolicy Honor) filtering.go
+// counts the global minimum as 0, so zone b and c, holding one pod each, give skew 1 + 1 - 0 = 2 > 1.
+#[test]
+fn min_domains_strands_the_replacements_of_a_zone_loss() {
+    let with = WEB.replacen(
+        "topologyKey: topology.kubernetes.io/zone\n        whenUnsatisfiable: DoNotSchedule\n",
+        "topologyKey: topology.kubernetes.io/zone\n        whenUnsatisfiable: DoNotSchedule\n        minDomains: 3\n",
+        1,
+    );
+    assert_ne!(with, WEB);
+    let v = run(&with, "web", Level::Zone);
+    let losses = scenario(&v, "domain-loss");
+    assert!(!losses.pass, "{losses:#?}");
+    assert_eq!(losses.findings.iter().filter(|f| f.kind == FindingKind::ReplacementPending).count(), 3, "{losses:#?}");
+    assert!(run(WEB, "web", Level::Zone).meets_level);
+}
