@@ -332,3 +332,23 @@ fn a_zone_at_zero_nodes_is_no_domain_of_the_hard_zone_spread() {
     assert_eq!(zones, ['b', 'c'].into_iter().collect(), "{w}");
     assert_eq!(json["clusters"][0]["nodes"], 4);
 }
+
+/// Issue 39, part 4: `kix capacity` counts the pools' maxima as what the cluster can grow to: 6 nodes of
+/// 2 CPU and 16Gi today, 9 with a third node in each zone.
+#[test]
+fn capacity_says_what_an_autoscaled_cluster_can_grow_to() {
+    let autoscaled = cluster(Some("2")).replace("nodesPerZone = 2\n", "nodesPerZone = 2\nmaxNodesPerZone = 3\n");
+    for (text, grows) in [(autoscaled, true), (cluster(Some("2")), false)] {
+        let out = Test::new()
+            .tree([
+                ("clusters/c.toml", text),
+                ("packages/api/kix.toml", PACKAGE.to_string()),
+                ("packages/api/api.yaml", DEPLOYMENT.to_string()),
+            ])
+            .args(["capacity"])
+            .run();
+        let line = "  can grow to 18 cpu, 144Gi memory allocatable with the pools' maxNodesPerZone (the cluster autoscaler's maxima)\n";
+        assert_eq!(out.stdout.contains(line), grows, "{}", out.stdout);
+        assert!(out.stdout.contains("of 12 cpu, 96Gi memory allocatable"), "{}", out.stdout);
+    }
+}

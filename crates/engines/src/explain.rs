@@ -503,13 +503,13 @@ fn spread_steps(cluster: &Cluster, workload: &Workload, plan: &WorkloadPlan) -> 
 
 /// R9 (issue 39): why the hard spread has no minDomains, as placement recorded it.
 fn min_domains_step(cluster: &Cluster, reason: &MinDomainsReason) -> Step {
-    let strands = "below minDomains the scheduler counts the global minimum as 0, so during a loss that leaves fewer domains every replacement stays Pending where its domain already holds a pod (podtopologyspread/filtering.go), which the domain-loss scenario fails";
+    let strands = "during a loss below it the scheduler counts the global minimum as 0 and holds the replacements Pending (podtopologyspread/filtering.go), which the domain-loss scenario fails";
     let why = match reason {
         MinDomainsReason::EveryDomainHasNodes => {
-            format!("every domain of the hard spread's key has nodes: minDomains would change nothing until one is lost, and then {strands} (R9)")
+            format!("while every domain has nodes it changes nothing, and {strands} (R9)")
         }
         MinDomainsReason::ZonesAtZero { zones } => format!(
-            "zone{} {} {} no node yet and {} pools may add some: minDomains {} would hold a pod for {} until the autoscaler adds a node there (KEP-3022), but {strands}; kix keeps the zone losses, and verify says where the replicas go instead (R9)",
+            "zone{} {} {} no node yet and {} pools may add some: minDomains {} would hold a pod for {} until the autoscaler adds a node there (KEP-3022), but {strands} (R9)",
             kix_diag::words::s(zones.len()),
             zones.join(", "),
             if zones.len() == 1 { "has" } else { "have" },
