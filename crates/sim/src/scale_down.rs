@@ -243,7 +243,7 @@ fn run(
             replica_set_victims(candidates, diff, &domain_of)
         } else {
             // The StatefulSet controller: highest ordinal first.
-            candidates.sort_by(|a, b| b.ordinal.cmp(&a.ordinal));
+            candidates.sort_by_key(|c| std::cmp::Reverse(c.ordinal));
             candidates.into_iter().take(diff).map(|c| (c, false)).collect()
         };
         victims

@@ -428,9 +428,11 @@ pub fn expand(pools: &[RawNodePool], domains: &FailureDomains) -> Vec<InventoryN
 /// The node groups of the pools with `maxNodesPerZone`: per pool and zone, the nodes above
 /// `nodesPerZone` up to the maximum (groups with none left are not listed).
 pub fn node_groups(pools: &[RawNodePool], domains: &FailureDomains) -> Vec<NodeGroup> {
-    let groups = expand_range(pools, domains, |pool, zone| match &pool.max_nodes_per_zone {
-        Some(max) => pool.nodes_per_zone.get_ref().in_zone(zone) + 1..=*max.get_ref(),
-        None => 1..=0,
+    let groups = expand_range(pools, domains, |pool, zone| {
+        let runs = pool.nodes_per_zone.get_ref().in_zone(zone);
+        // Without a maximum the group holds what runs: nothing to add.
+        let max = pool.max_nodes_per_zone.as_ref().map_or(runs, |max| *max.get_ref());
+        runs + 1..=max
     });
     groups.into_iter().filter(|g| !g.nodes.is_empty()).collect()
 }
