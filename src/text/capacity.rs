@@ -65,6 +65,14 @@ pub fn render_text(report: &Report, width: crate::table::Width) -> String {
                 let _ = writeln!(out, "  total {total} (no [[nodePools]] inventory: no allocatable to compare)");
             }
         }
+        if let Some(grow) = &cluster.can_grow_to {
+            let _ = writeln!(
+                out,
+                "  can grow to {} cpu, {} memory allocatable with the pools' maxNodesPerZone (the cluster autoscaler's maxima)",
+                cpu(grow.cpu_millicores),
+                memory(grow.memory_bytes)
+            );
+        }
         out.push('\n');
     }
     out.push_str(

@@ -238,3 +238,38 @@ fn issue22_explain_level_says_it_is_a_what_if_and_where_a_ceiling_caps_it() {
         std::fs::read(crate::support::repo_path("clusters/prod.toml")).unwrap()
     );
 }
+
+/// Issue 39: why a workload's hard zone spread has no minDomains, as placement recorded it, on a cluster
+/// whose zone a runs no node yet (its pool may add two) and on one where every zone has nodes.
+#[test]
+fn explain_says_why_a_hard_spread_has_no_min_domains() {
+    let package =
+        "[meta]\nname = \"api\"\nversion = \"1.0.0\"\n[workloads.api]\nreplicas = { none = 1, pod = 2, zone = 3 }\n";
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  selector:\n    matchLabels: {app: api}\n  template:\n    metadata:\n      labels: {app: api}\n    spec:\n      containers:\n      - name: api\n        image: example/api:1\n";
+    for (counts, expected) in [
+        (
+            "{ a = 0, b = 2, c = 2 }",
+            "minDomains        none: zone a has no node yet and its pools may add some: minDomains 3 would hold a pod for it until the autoscaler adds a node there (KEP-3022)",
+        ),
+        (
+            "2",
+            "minDomains        none: while every domain has nodes it changes nothing, and during a loss below it the scheduler counts the global minimum as 0",
+        ),
+    ] {
+        let cluster = format!(
+            "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n\
+             [[instances]]\nname = \"shop\"\npackage = \"api\"\n\
+             [[nodePools]]\nname = \"general\"\nzones = [\"a\", \"b\", \"c\"]\nnodesPerZone = {counts}\nmaxNodesPerZone = 2\n"
+        );
+        let out = Test::new()
+            .tree([
+                ("clusters/c.toml", cluster),
+                ("packages/api/kix.toml", package.to_string()),
+                ("packages/api/api.yaml", deployment.to_string()),
+            ])
+            .args(["explain", "--cluster", "c", "--instance", "shop"])
+            .run()
+            .status(0);
+        assert!(out.stdout.contains(expected), "{}", out.stdout);
+    }
+}

@@ -199,14 +199,14 @@ fn check_steps(dom: &Dom, section: usize, cluster: &str, key: &str, w: &Value) {
             let (gone, placed) = (pod_map(&expected["gone"]), pod_map(&expected["placed"]));
             let from_adversarial = expected["adversarial"].as_bool() == Some(true);
             let before = if from_adversarial {
-                adversarial.clone().expect("the tie-break's first step")
+                adversarial.clone().expect("the scenario's first step (the tie-break's, the scale-down's)")
             } else {
                 placement.clone()
             };
             let mut after: BTreeMap<String, String> =
                 before.clone().into_iter().filter(|(p, _)| !gone.contains_key(p)).collect();
             after.extend(placed.clone());
-            if what == "tie-break" && s == 0 {
+            if (what == "tie-break" || what == "scale-down") && s == 0 {
                 adversarial = Some(after.clone());
             }
             let nodes = expected["nodes"]

@@ -60,6 +60,10 @@ pub struct ClusterCapacity {
     /// The inventory's allocatable, summed over its nodes (absent without an inventory).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allocatable: Option<Cost>,
+    /// What the cluster can grow to (issue 39): `allocatable` with every node the pools'
+    /// `maxNodesPerZone` lets the cluster autoscaler add (absent when no pool autoscales).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub can_grow_to: Option<Cost>,
     /// What every instance takes at its resolved level.
     pub requests: Cost,
     /// `requests` over `allocatable`, per resource (absent without an inventory).
@@ -203,6 +207,11 @@ fn cluster_capacity(cluster: &CompiledCluster, report: &ClusterReport, only: Opt
         name: plan.name.clone(),
         nodes_from: if report.nodes_from == NodesFrom::Inventory { "inventory" } else { "none" },
         allocatable: allocatable.map(|a| Cost { replicas: 0, ..a }),
+        can_grow_to: allocatable.filter(|_| !cluster.resolved.node_groups.is_empty()).map(|a| {
+            (cluster.resolved.node_groups.iter().flat_map(|g| &g.nodes)).fold(Cost { replicas: 0, ..a }, |sum, n| {
+                sum.plus(Cost { replicas: 0, cpu_millicores: n.milli_cpu, memory_bytes: n.memory })
+            })
+        }),
         requests,
         share,
         instances,

@@ -14,7 +14,7 @@
 //! the instance (or the workload) is listed with it.
 
 use kix_compiler::compile::{CompiledCluster, CompiledInstance, Selection, WhatIf, compile_clusters};
-use kix_compiler::derive::{BudgetReason, GroupBudgetReason, SpreadReason, WorkloadPlan};
+use kix_compiler::derive::{BudgetReason, GroupBudgetReason, MinDomainsReason, SpreadReason, WorkloadPlan};
 use kix_compiler::resolve::{
     Ceiling, Cluster, Instance, InstanceGroup, InstanceWorkload, ReplicaSource, RequestedBy, Support, Workload,
 };
@@ -497,7 +497,28 @@ fn spread_steps(cluster: &Cluster, workload: &Workload, plan: &WorkloadPlan) -> 
             };
             step("spread", format!("{key} maxSkew 1{extra}"), why, None)
         })
+        .chain(plan.min_domains.as_ref().map(|reason| min_domains_step(cluster, reason)))
         .collect()
+}
+
+/// R9 (issue 39): why the hard spread has no minDomains, as placement recorded it.
+fn min_domains_step(cluster: &Cluster, reason: &MinDomainsReason) -> Step {
+    let strands = "during a loss below it the scheduler counts the global minimum as 0 and holds the replacements Pending (podtopologyspread/filtering.go), which the domain-loss scenario fails";
+    let why = match reason {
+        MinDomainsReason::EveryDomainHasNodes => {
+            format!("while every domain has nodes it changes nothing, and {strands} (R9)")
+        }
+        MinDomainsReason::ZonesAtZero { zones } => format!(
+            "zone{} {} {} no node yet and {} pools may add some: minDomains {} would hold a pod for {} until the autoscaler adds a node there (KEP-3022), but {strands} (R9)",
+            kix_diag::words::s(zones.len()),
+            zones.join(", "),
+            if zones.len() == 1 { "has" } else { "have" },
+            if zones.len() == 1 { "its" } else { "their" },
+            cluster.substrate.zone_count(),
+            if zones.len() == 1 { "it" } else { "them" },
+        ),
+    };
+    step("minDomains", "none", why, None)
 }
 
 /// R10: the budget kix derives, or why there is none, as placement recorded it.

@@ -262,6 +262,15 @@ pub fn verify(clusters: &[CompiledCluster], snapshot: Option<&State>) -> Vec<Clu
         topology.sort_by(|a, b| a.name.cmp(&b.name));
         let mut instances: Vec<InstanceReport> = match &state {
             None => Vec::new(),
+            // The nodes the cluster autoscaler may add join the inventory absent (issue 39): not in the
+            // topology or the key check, which describe the nodes that run.
+            Some(state) if nodes_from == NodesFrom::Inventory && !cluster.resolved.node_groups.is_empty() => {
+                let mut state = state.clone();
+                for node in cluster.resolved.node_groups.iter().flat_map(|g| &g.nodes) {
+                    state.nodes.push(Node { absent: true, ..simulated_node(node) });
+                }
+                verify_cluster_world(cluster, &state)
+            }
             Some(state) => verify_cluster_world(cluster, state),
         };
         // One instance order in every report: by name, as build's summary and capacity list them.
@@ -292,6 +301,7 @@ fn simulated_node(node: &InventoryNode) -> Node {
         taints: node.taints.clone(),
         unschedulable: false,
         allocatable: Resources { milli_cpu: node.milli_cpu, memory: node.memory, pods: node.pods },
+        absent: false,
     }
 }
 
@@ -327,6 +337,8 @@ fn verify_cluster_world(cluster: &CompiledCluster, state: &State) -> Vec<Instanc
                 level: w.level,
                 // Under an autoscaler the level must hold at its minimum, not at spec.replicas.
                 min_replicas: w.autoscaler.as_ref().map(|a| a.min_replicas),
+                // From its maximum it runs the scale-down scenario (issue 39).
+                max_replicas: w.autoscaler.as_ref().map(|a| a.max_replicas),
                 group: w.group.clone(),
                 group_scope: scope_of(instance),
                 survive: w.survive,
@@ -341,6 +353,14 @@ fn verify_cluster_world(cluster: &CompiledCluster, state: &State) -> Vec<Instanc
         kinds: kix_kube::operators::KindTable::exactly(
             cluster.plan.instances.iter().flat_map(|i| &i.workloads).filter_map(|w| w.kind.profile()).collect(),
         ),
+        volumes: cluster.resolved.storage,
+        node_groups: (cluster.resolved.node_groups.iter())
+            .map(|g| kix_sim::NodeGroup {
+                pool: g.pool.clone(),
+                zone: g.zone.clone(),
+                nodes: g.nodes.iter().map(|n| n.name.clone()).collect(),
+            })
+            .collect(),
     };
     let mut objects: Vec<kix_yaml::Value> = Vec::new();
     for instance in &cluster.plan.instances {

@@ -8,7 +8,7 @@
 //! tolerations ([`taints`]), group-aware object kinds ([`kind`]), lists and their items
 //! ([`list`]), the one reader of
 //! Deployments, StatefulSets and PodDisruptionBudgets ([`workload`]), autoscalers
-//! ([`autoscaler`]), operators' kinds that run pods ([`operators`]), where one object names another ([`references`]), which kinds are cluster-scoped ([`scope`]), object validation with the API server's rules ([`validate`]) and strict
+//! ([`autoscaler`]), operators' kinds that run pods ([`operators`]), where one object names another ([`references`]), which kinds are cluster-scoped ([`scope`]), where a pod's volumes bind it ([`volumes`]), object validation with the API server's rules ([`validate`]) and strict
 //! validation of whole objects against Kubernetes 1.33's schema and the package's CRDs
 //! ([`strict`]). Each file cites the
 //! upstream code it follows.
@@ -40,4 +40,5 @@ pub mod strict;
 pub mod taints;
 pub mod validate;
 pub mod value;
+pub mod volumes;
 pub mod workload;

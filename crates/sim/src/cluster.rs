@@ -303,6 +303,16 @@ impl Cluster {
         }
     }
 
+    /// Adds a node the cluster autoscaler may add to the cluster (`present`), or takes it away again
+    /// (issue 39); undone by a rollback like any change.
+    pub fn provision(&mut self, node: &str, present: bool) {
+        if let Some(&i) = self.by_name.get(node) {
+            self.record_node(i);
+            self.nodes[i].absent = !present;
+            self.reclass(i);
+        }
+    }
+
     /// Sets `spec.unschedulable` (cordon) together with the `node.kubernetes.io/unschedulable:NoSchedule`
     /// taint the node lifecycle controller adds to a cordoned node and takes off an uncordoned one.
     pub fn cordon(&mut self, node: &str, unschedulable: bool) {
@@ -469,6 +479,7 @@ impl Cluster {
             let verdict = plugins::filter_node(pod, node)
                 .and_then(|()| node_ports::filter_ports(pod, self.bound_on(i)))
                 .and_then(|()| plugins::filter_fit(pod, &node.allocatable, &self.usage[i]))
+                .and_then(|()| plugins::filter_volume(pod, node))
                 .and_then(|()| plugins::filter_spread(pod, spread, &hard, &node.labels, 0))
                 .and_then(|()| affinity.map_or(Ok(()), |a| self.interpod_filter(a, i)));
             match verdict {
@@ -556,6 +567,8 @@ impl Cluster {
             && pod.spec.node_name.is_none()
             // Ports a node's pods hold are in no group key: a pod asking for host ports sees every node.
             && pod.spec.host_ports.is_empty()
+            // A local volume's node affinity singles out one node by its hostname.
+            && pod.spec.volume.as_ref().is_none_or(|v| v.key != HOSTNAME)
             && !pod.spec.node_selector.contains_key(HOSTNAME)
             && !pod.spec.required_terms.iter().flatten().any(|t| t.mentions_node_identity())
             && !pod.spec.preferred_terms.iter().any(|(_, t)| t.mentions_node_identity())
@@ -614,6 +627,33 @@ mod tests {
         let cycle = c.cycle(&p);
         assert_eq!(cycle.selected.as_deref(), Some("a"));
         assert_eq!(c.select(&p).as_deref(), Some("a"));
+    }
+
+    /// VolumeBinding on a bound claim (issue 39): both paths admit only the volume's zone, or for a
+    /// local volume its node, and say so in the scheduler's words.
+    #[test]
+    fn a_pinned_pod_goes_only_where_its_volume_is() {
+        let node = |n: &str, z: &str| {
+            format!(
+                "- {{kind: Node, metadata: {{name: {n}, labels: {{kubernetes.io/hostname: {n}, zone: {z}}}}}, status: {{allocatable: {{cpu: '1', memory: 1Gi, pods: '10'}}}}}}\n"
+            )
+        };
+        let mut c = cluster(&format!("kind: List\nitems:\n{}{}{}", node("a1", "a"), node("b1", "b"), node("b2", "b")));
+        for (key, value, expected) in [("zone", "b", "b1"), ("kubernetes.io/hostname", "b2", "b2")] {
+            let mut p = pod("kind: Pod\nmetadata: {name: p}\n");
+            std::sync::Arc::make_mut(&mut p.spec).volume =
+                Some(crate::objects::VolumePin { key: key.into(), value: value.into() });
+            assert_eq!(c.cycle(&p).selected.as_deref(), Some(expected), "{key}");
+            assert_eq!(c.select(&p).as_deref(), Some(expected), "{key}");
+        }
+        let mut p = pod("kind: Pod\nmetadata: {name: p}\n");
+        std::sync::Arc::make_mut(&mut p.spec).volume =
+            Some(crate::objects::VolumePin { key: "zone".into(), value: "c".into() });
+        assert_eq!(c.select(&p), None);
+        assert_eq!(
+            c.cycle(&p).failure_message(),
+            "0/3 nodes are available: 3 node(s) didn't match PersistentVolume's node affinity."
+        );
     }
 
     #[test]

@@ -250,11 +250,27 @@ fn fail(world: &mut World<'_>, key: &str, unit: Unit<'_>, judging: &mut [Judging
                 j.loss.as_mut().expect("made above").replacements.insert(name, node);
             }
             Err(message) => {
-                let room =
-                    judging[j].judged.level >= Level::Node && world.rejects_only_for(&probe, REASON_SPREAD, nodes);
+                let bound = world.volume_wait(&probe, &message);
+                let room = bound.is_none()
+                    && judging[j].judged.level >= Level::Node
+                    && world.rejects_only_for(&probe, REASON_SPREAD, nodes);
                 let j = &mut judging[j];
                 let subject = FindingSubject::pod(&probe.namespace, &name);
-                if room {
+                if let Some(bound) = bound {
+                    // Issue 39: the replacement can run only where its volume is bound.
+                    if j.judged.level == Level::Zone {
+                        let text = format!(
+                            "{label} lost: replacement {name} waits for {bound}, where its volume is bound: {message}"
+                        );
+                        j.findings.push(Finding::new(FindingKind::WaitsForVolumeZone, subject, text));
+                    } else {
+                        j.pass = false;
+                        let text = format!(
+                            "{label} lost: replacement {name} can run only in {bound}, where its volume is bound, and stays Pending: {message}"
+                        );
+                        j.findings.push(Finding::new(FindingKind::VolumeBound, subject, text));
+                    }
+                } else if room {
                     j.pass = false;
                     let text = format!(
                         "{label} lost: replacement {name} stays Pending although surviving nodes have room: {message}{}",

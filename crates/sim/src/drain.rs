@@ -163,8 +163,47 @@ fn evicted(
         Ok(node) => {
             step.placed.insert(replacement.name.clone(), node);
         }
-        Err(message) => evicted_pending(level, node, pod, &replacement, message, pass, findings, step),
+        Err(message) => match world.volume_wait(&replacement, &message) {
+            Some(bound) => volume_pending(level, node, pod, &replacement, &bound, message, pass, findings, step),
+            None => evicted_pending(level, node, pod, &replacement, message, pass, findings, step),
+        },
     }
+}
+
+/// The replacement of an evicted pod can run only where its volume is bound (`bound`: `zone a`) and
+/// stays Pending there (issue 39): a failure at level pod and node; at level zone the member of that
+/// zone waits for it, which the level allows.
+#[allow(clippy::too_many_arguments)]
+fn volume_pending(
+    level: Level,
+    node: &str,
+    pod: &Pod,
+    replacement: &Pod,
+    bound: &str,
+    message: String,
+    pass: &mut bool,
+    findings: &mut Vec<Finding>,
+    step: &mut Step,
+) {
+    let subject = FindingSubject::pod(&replacement.namespace, &replacement.name);
+    let name = &replacement.name;
+    if level == Level::Zone {
+        let text = format!(
+            "drain of {node}: replacement {name} of evicted {} waits for {bound}, where its volume is bound (the zone's member is down until a node there takes it): {message}",
+            pod.name
+        );
+        findings.push(Finding::new(FindingKind::WaitsForVolumeZone, subject, text));
+    } else {
+        if level >= Level::Pod {
+            *pass = false;
+        }
+        let text = format!(
+            "drain of {node}: replacement {name} of evicted {} can run only in {bound}, where its volume is bound, and stays Pending: {message}",
+            pod.name
+        );
+        findings.push(Finding::new(FindingKind::VolumeBound, subject, text));
+    }
+    step.pending.insert(replacement.name.clone(), message);
 }
 
 /// The replacement of an evicted pod of the workload stays Pending.

@@ -12,7 +12,9 @@
 //!   TaintToleration (NoSchedule, NoExecute), NodeAffinity (nodeSelector,
 //!   required terms with In/NotIn/Exists/DoesNotExist/Gt/Lt and
 //!   `matchFields: metadata.name`), NodeResourcesFit (cpu, memory, pod count;
-//!   init containers by the max rule, sidecars and overhead added) and
+//!   init containers by the max rule, sidecars and overhead added),
+//!   VolumeBinding on bound claims (issue 39: a pod whose claim was provisioned
+//!   only where its volume's node affinity allows, [`world`] keeping the claims) and
 //!   PodTopologySpread (domains, nodeAffinityPolicy/nodeTaintsPolicy,
 //!   namespace, terminating pods, matchLabelKeys, minDomains, missing labels
 //!   UnschedulableAndUnresolvable) and InterPodAffinity ([`interpod`]:
@@ -52,8 +54,8 @@
 //! scoring of the moment may not.
 //!
 //! # What the model leaves out
-//! Volumes (binding, zones, limits),
-//! images (ImageLocality), extended and ephemeral-storage
+//! Volume attach limits, access modes, CSI topology keys other than the zone,
+//! storage capacity, images (ImageLocality), extended and ephemeral-storage
 //! resources, dynamic resource allocation, pod-level resources, preemption,
 //! priorities and queueing order, scheduling gates, Services as owners for
 //! the default spread selector (the owning ReplicaSet's or StatefulSet's
@@ -63,7 +65,8 @@
 //! # Scenarios (`kix verify`)
 //! [`scenarios::verify_workloads`] places an instance's workloads, then checks
 //! rollout, the loss of each domain of the resolved level, the same loss on a
-//! placement with ties broken against the level (above), the rolling update
+//! placement with ties broken against the level (above), the scale-down of
+//! an autoscaled workload from its maximum ([`scale_down`]), the rolling update
 //! and a drain of each node through the eviction API (see [`scenarios`]).
 //!
 //! # Performance
@@ -86,11 +89,12 @@
 //! [`schedule`] answers typed `schedule`/`simulate` requests with reports, [`scenarios`] runs the
 //! availability scenarios `kix verify` reports ([`world`] the state they change and roll back,
 //! with per-workload and per-budget counters; [`domain_loss`] the domain losses and the
-//! tie-break, [`voluntary`] the rolling update, [`drain`] the drain); [`audit`] judges pods as they
+//! tie-break, [`scale_down`] the scale-down, [`voluntary`] the rolling update, [`drain`] the drain); [`audit`] judges pods as they
 //! are bound now (`kix audit`, results in [`audit_report`]) and simulates the restart it proposes.
 
 mod audit;
 mod audit_report;
+mod autoscale;
 mod budget;
 mod cluster;
 mod domain_loss;
@@ -102,6 +106,7 @@ mod node_ports;
 pub mod objects;
 mod plugins;
 mod quorum;
+mod scale_down;
 mod scenarios;
 mod schedule;
 pub mod snapshot;
@@ -118,8 +123,8 @@ pub use cluster::{Cluster, Cycle, Outcome};
 pub use scenarios::verify_workloads;
 pub use snapshot::State;
 pub use verdict::{
-    DomainLoss, Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, Step, Survive,
-    WorkloadLevel, WorkloadVerdict,
+    DomainLoss, Finding, FindingKind, FindingSubject, NodeGroup, Scenario, ScenarioRequest, ScenarioResult, Step,
+    Survive, WorkloadLevel, WorkloadVerdict,
 };
 
 pub use input::{InputError, LocatedObjects, read_located, read_state};

@@ -32,6 +32,10 @@ pub struct Node {
     pub taints: Vec<Taint>,
     pub unschedulable: bool,
     pub allocatable: Resources,
+    /// A node the cluster autoscaler may add and has not (issue 39: a pool's node group below its
+    /// `maxNodesPerZone`): not in the cluster until provisioned, so every filter rejects it, no spread
+    /// domain counts it and no FailedScheduling message counts it.
+    pub absent: bool,
 }
 
 /// A node-selector operator (`NodeSelectorRequirement.operator`).
@@ -143,6 +147,17 @@ pub struct PodSpec {
     pub pod_affinity: PodAffinity,
     /// The host ports its containers and sidecars take (see [`super::node_ports`]).
     pub host_ports: Vec<HostPort>,
+    /// Where the pod's bound persistent volumes can be used (issue 39), set by the model once the pod's
+    /// claim is provisioned: VolumeBinding's check of the bound PersistentVolume's node affinity.
+    pub volume: Option<VolumePin>,
+}
+
+/// A bound PersistentVolume's node affinity as the model keeps it: the node label (the zone key for a
+/// zonal disk, `kubernetes.io/hostname` for a local volume) and the one value a node must carry.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct VolumePin {
+    pub key: String,
+    pub value: String,
 }
 
 impl PodSpec {

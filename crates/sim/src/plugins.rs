@@ -5,7 +5,7 @@
 //! representative per group of interchangeable nodes), so both give the same
 //! answer by construction. Reasons use the scheduler's own wording. Sources:
 //! kubernetes/kubernetes `pkg/scheduler/framework/plugins/{nodeunschedulable,
-//! nodename,tainttoleration,nodeaffinity,noderesources,podtopologyspread}`; InterPodAffinity has its
+//! nodename,tainttoleration,nodeaffinity,noderesources,volumebinding,podtopologyspread}`; InterPodAffinity has its
 //! own file, [`super::interpod`].
 
 pub use super::framework::{MAX_SCORE, Rejection};
@@ -24,10 +24,16 @@ pub const WEIGHT_BALANCED: i64 = 1;
 /// InterPodAffinity (see [`super::interpod`]).
 pub const WEIGHT_INTER_POD: i64 = 2;
 
+/// A node the cluster autoscaler has not added (issue 39): never in a message (see `failure_text`).
+pub const REASON_ABSENT: &str = "node(s) not provisioned";
 pub const REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
 pub const REASON_NODE_NAME: &str = "node(s) didn't match the requested node name";
 /// `nodeaffinity.ErrReasonPod` (pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go).
 pub const REASON_AFFINITY: &str = "node(s) didn't match Pod's node affinity/selector";
+/// VolumeBinding's reason for a node that a bound PersistentVolume's node affinity does not match
+/// (pkg/scheduler/framework/plugins/volumebinding/binder.go, `ErrReasonNodeConflict`), in the words
+/// FailedScheduling events give it on current releases (older ones: "had volume node affinity conflict").
+pub const REASON_VOLUME_AFFINITY: &str = "node(s) didn't match PersistentVolume's node affinity";
 pub const REASON_SPREAD: &str = "node(s) didn't match pod topology spread constraints";
 pub const REASON_SPREAD_LABEL: &str = "node(s) didn't match pod topology spread constraints (missing required label)";
 
@@ -73,7 +79,8 @@ impl Constraint {
 
     /// `matchNodeInclusionPolicies`: whether the node's pods and domain count for this constraint.
     pub fn includes(&self, pod: &Pod, node: &Node) -> bool {
-        (!self.honor_affinity || pod.spec.matches_node_affinity(&node.name, &node.labels))
+        !node.absent
+            && (!self.honor_affinity || pod.spec.matches_node_affinity(&node.name, &node.labels))
             && (!self.honor_taints || untolerated(pod, &node.taints, |e| e != Effect::PreferNoSchedule).is_none())
     }
 }
@@ -155,6 +162,9 @@ pub fn untolerated<'a>(pod: &Pod, taints: &'a [Taint], filter: impl Fn(Effect) -
 
 /// NodeUnschedulable, NodeName, TaintToleration and NodeAffinity: the filters that read only the node.
 pub fn filter_node(pod: &Pod, node: &Node) -> Result<(), Rejection> {
+    if node.absent {
+        return Err(Rejection::one(REASON_ABSENT, true));
+    }
     if node.unschedulable && !tolerations_tolerate(&pod.spec.tolerations, &Taint::unschedulable()) {
         return Err(Rejection::one(REASON_UNSCHEDULABLE, true));
     }
@@ -168,6 +178,16 @@ pub fn filter_node(pod: &Pod, node: &Node) -> Result<(), Rejection> {
         return Err(Rejection::one(REASON_AFFINITY, true));
     }
     Ok(())
+}
+
+/// VolumeBinding's filter on bound claims (`checkBoundClaims`): the node must match the bound volume's
+/// node affinity; UnschedulableAndUnresolvable otherwise. It runs after NodeResourcesFit, as in the
+/// default profile, so a full node that is also in the wrong zone reports Insufficient first.
+pub fn filter_volume(pod: &Pod, node: &Node) -> Result<(), Rejection> {
+    match &pod.spec.volume {
+        Some(pin) if node.labels.get(&pin.key) != Some(&pin.value) => Err(Rejection::one(REASON_VOLUME_AFFINITY, true)),
+        _ => Ok(()),
+    }
 }
 
 /// NodeResourcesFit's filter: pod count, cpu and memory against allocatable.

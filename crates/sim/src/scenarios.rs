@@ -24,6 +24,10 @@
 //!    Tie-break section of [`super`]), and the domain losses are run on that
 //!    placement too: a loss that leaves no replica running only there fails,
 //!    since the outcome would depend on the scheduler's random choice.
+//!    Scale-down (level pod and up, under an autoscaler): from the autoscaler's
+//!    maximum back to its minimum, victims in the ReplicaSet controller's order
+//!    (StatefulSets from the highest ordinal), ties broken against the level;
+//!    then the domain losses on what is left (see [`super::scale_down`]).
 //! 3. Rolling update: Deployments by the deployment controller's surge and
 //!    unavailability arithmetic (old pods in the ReplicaSet controller's
 //!    order), StatefulSets one ordinal at a time down to the partition (see
@@ -54,6 +58,7 @@ use super::drain::drain;
 use super::objects::Controller;
 use super::plugins::Spread;
 use super::quorum::Quorum;
+use super::scale_down::scale_down;
 use super::snapshot::State;
 use super::verdict::{
     Finding, FindingKind, FindingSubject, Scenario, ScenarioRequest, ScenarioResult, Survive, WorkloadLevel,
@@ -155,6 +160,8 @@ pub(super) fn run(
     let mut state = state.clone();
     state.pods.retain(|p| !workloads.iter().any(|w| w.owns(p)));
     let mut world = World::new(Cluster::new(&state), &workloads, &budgets, &scales);
+    world.follow_volumes(request.volumes, &request.zone_key);
+    world.autoscale(&request.node_groups, &request.zone_key);
     #[cfg(test)]
     {
         world.reference = reference;
@@ -186,6 +193,7 @@ pub(super) fn run(
         }
         adversarial
     });
+    let rollout_from = world.added_len();
     let mut rollout_pending: Vec<BTreeMap<String, String>> = vec![BTreeMap::new(); workloads.len()];
     for (w, workload) in workloads.iter().enumerate() {
         let spec = workload.pod_spec(0);
@@ -197,6 +205,7 @@ pub(super) fn run(
             }
         }
     }
+    let rollout_range = (rollout_from, world.added_len());
     // Each asked workload the model placed, with what must keep running for it.
     let placed: Vec<Option<(usize, Quorum)>> = request
         .workloads
@@ -217,8 +226,16 @@ pub(super) fn run(
         })
         .collect();
     let only: Vec<Judged<'_>> = judged.iter().map(|(_, j)| *j).collect();
+    let losses_from = world.added_len();
     let mut losses: BTreeMap<usize, Losses> =
         judged.iter().map(|(asked, _)| *asked).zip(domain_losses(&mut world, &only, request)).collect();
+    let losses_range = (losses_from, world.added_len());
+    for (asked, j) in &judged {
+        let facts = scaled_up(&world, losses_range, &j.quorum.members, "a domain loss");
+        if let Some((result, _)) = losses.get_mut(asked) {
+            result.findings.extend(facts);
+        }
+    }
     let mut adversarial_losses: BTreeMap<usize, Losses> = BTreeMap::new();
     if let Some(adversarial) = adversarial.as_mut() {
         let tied: Vec<&(usize, Judged<'_>)> = (judged.iter())
@@ -269,7 +286,11 @@ pub(super) fn run(
         };
         let losses = losses.remove(&asked);
         let tie = adversarial.as_ref().map(|world| (world, adversarial_losses.remove(&asked)));
-        verdicts.push(verdict(asked, &mut world, tie, *w, quorum, wanted.level, request, &rollout_pending[*w], losses));
+        let mut verdict =
+            verdict(asked, &mut world, tie, *w, quorum, wanted.level, request, &rollout_pending[*w], losses);
+        verdict.scenarios[0].findings.extend(scaled_up(&world, rollout_range, &[*w], "rollout"));
+        verdict.scenarios[0].findings.extend(not_domains(&world, &workloads[*w], &request.zone_key));
+        verdicts.push(verdict);
     }
     verdicts
 }
@@ -365,18 +386,83 @@ fn verdict(
             scenarios.push(tie_break(world, adversarial, w, quorum, level, request, &losses, tie_losses));
         }
         verdict.domain_losses = losses;
+        // Under an autoscaler whose maximum is above the minimum the workload is placed at: from the
+        // maximum back down, victims in the controller's order (issue 39).
+        if let Some(max) = request.workloads[asked].max_replicas.map(i64::from).filter(|&max| max > workload.replicas) {
+            let from = world.added_len();
+            let mut down = scale_down(world, w, quorum, level, max, request);
+            down.findings.extend(scaled_up(world, (from, world.added_len()), &quorum.members, "the scale-down"));
+            scenarios.push(down);
+        }
     }
     // Rolling updates and drains run at every level: below pod downtime is allowed, but an update
     // that deadlocks or a drain that never finishes blocks the cluster's operators, whatever the level.
-    if workload.kind.deployment_like() {
-        scenarios.push(rolling_update(world, w, quorum, level));
+    let from = world.added_len();
+    let mut update = if workload.kind.deployment_like() {
+        rolling_update(world, w, quorum, level)
     } else {
-        scenarios.push(statefulset_update(world, w, quorum, level));
-    }
-    scenarios.push(drain(world, w, quorum, level));
+        statefulset_update(world, w, quorum, level)
+    };
+    update.findings.extend(scaled_up(world, (from, world.added_len()), &quorum.members, "the update"));
+    scenarios.push(update);
+    let from = world.added_len();
+    let mut drained = drain(world, w, quorum, level);
+    drained.findings.extend(scaled_up(world, (from, world.added_len()), &quorum.members, "a drain"));
+    scenarios.push(drained);
     verdict.meets_level = scenarios.iter().all(|s| s.pass);
     verdict.scenarios = scenarios;
     verdict
+}
+
+/// Facts for the nodes the cluster autoscaler added (issue 39) between records `from` and `to`, for pods of
+/// `members`, during a scenario (`during`: `a drain`).
+fn scaled_up(world: &World<'_>, (from, to): (usize, usize), members: &[usize], during: &str) -> Vec<Finding> {
+    (world.added(from, to).iter())
+        .filter(|a| a.owner.is_some_and(|o| members.contains(&o)))
+        .map(|a| Finding::new(FindingKind::ScaledUp, FindingSubject::Node(a.node.clone()), a.sentence(during)))
+        .collect()
+}
+
+/// The zones whose node groups hold no node yet but may add some (issue 39: a pool at 0 nodes in a zone,
+/// with `maxNodesPerZone` above 0), for a workload with a DoNotSchedule spread on the zone key: no
+/// domain of that spread until a node joins (PodTopologySpread counts the domains of the nodes there
+/// are; KEP-3022, the reason minDomains exists), so the scheduler balances over the other zones and
+/// never holds a pod for the empty one, and the autoscaler is never asked for a node there.
+fn not_domains(world: &World<'_>, workload: &Workload, zone_key: &str) -> Vec<Finding> {
+    let hard = workload
+        .spec
+        .spread
+        .iter()
+        .find(|c| c.topology_key == zone_key && c.when == super::objects::When::DoNotSchedule);
+    let Some(constraint) = hard else { return Vec::new() };
+    let nodes = world.cluster().nodes();
+    let present: std::collections::BTreeSet<&String> =
+        nodes.iter().filter(|n| !n.absent).filter_map(|n| n.labels.get(zone_key)).collect();
+    let mut empty: BTreeMap<&String, usize> = BTreeMap::new();
+    for node in nodes.iter().filter(|n| n.absent) {
+        if let Some(zone) = node.labels.get(zone_key).filter(|z| !present.contains(z)) {
+            *empty.entry(zone).or_insert(0) += 1;
+        }
+    }
+    let domains: Vec<&str> = present.iter().map(|z| z.as_str()).collect();
+    empty
+        .into_iter()
+        .map(|(zone, may_add)| {
+            let min = if constraint.min_domains > 1 {
+                format!(
+                    "; its minDomains {} makes the scheduler count the global minimum as 0 while fewer zones have nodes, so a pod can wait for the autoscaler to add one there",
+                    constraint.min_domains
+                )
+            } else {
+                String::new()
+            };
+            let text = format!(
+                "zone {zone} has no node yet (its node groups may add {may_add}): it is no domain of the DoNotSchedule spread on {zone_key} until a node joins, so the replicas spread over {} only and no pod waits for a node there{min}",
+                domains.join(", ")
+            );
+            Finding::new(FindingKind::NotADomain, FindingSubject::Domain(format!("zone {zone}")), text)
+        })
+        .collect()
 }
 
 /// For each spread constraint of the template, the bound pods its (merged) selector counts.

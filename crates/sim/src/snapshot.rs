@@ -249,7 +249,7 @@ pub fn parse_node(object: &Value) -> Result<Node, String> {
             allocatable.pods = quantity::units(&pods).map_err(|e| ctx(e.to_string()))?;
         }
     }
-    Ok(Node { name, labels, taints, unschedulable, allocatable })
+    Ok(Node { name, labels, taints, unschedulable, allocatable, absent: false })
 }
 
 /// Reads a Namespace, adding the `kubernetes.io/metadata.name` label the API server sets on every

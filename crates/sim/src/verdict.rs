@@ -19,6 +19,9 @@ pub struct WorkloadLevel {
     /// The minimum of the autoscaler that owns the workload's `spec.replicas`: verified at this
     /// many replicas instead of `spec.replicas` (an HPA or ScaledObject may scale down to it).
     pub min_replicas: Option<u32>,
+    /// That autoscaler's maximum: with it (above the minimum) verify runs the scale-down scenario,
+    /// from the maximum back to the minimum (issue 39).
+    pub max_replicas: Option<u32>,
     /// The availability group it is a member of (issue 17): the members of one group in one namespace
     /// are judged on their pods together.
     pub group: Option<String>,
@@ -46,6 +49,19 @@ pub struct ScenarioRequest {
     /// The profiles custom resources among the objects are read with (issue 18): each one of these
     /// kinds is placed as a workload, its pods stamped from its profile.
     pub kinds: kix_kube::operators::KindTable,
+    /// What the cluster's persistent volumes are bound to once provisioned (`[storage] topology`,
+    /// issue 39): a pod with a claim returns to its volume's zone (or node) in every scenario.
+    pub volumes: kix_kube::volumes::VolumeTopology,
+    /// The node groups the cluster autoscaler may grow (issue 39); their nodes are in the state, absent.
+    pub node_groups: Vec<NodeGroup>,
+}
+
+/// One pool's node group in one zone (`maxNodesPerZone`): the nodes the autoscaler may add, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeGroup {
+    pub pool: String,
+    pub zone: Option<String>,
+    pub nodes: Vec<String>,
 }
 
 /// The scenarios `kix verify` runs, in the order it runs them.
@@ -57,6 +73,8 @@ pub enum Scenario {
     Selectors,
     DomainLoss,
     TieBreak,
+    /// A workload under an autoscaler scaled from its maximum to its minimum (issue 39).
+    ScaleDown,
     RollingUpdate,
     Drain,
 }
@@ -69,6 +87,7 @@ impl Scenario {
             Scenario::Selectors => "selectors",
             Scenario::DomainLoss => "domain-loss",
             Scenario::TieBreak => "tie-break",
+            Scenario::ScaleDown => "scale-down",
             Scenario::RollingUpdate => "rolling-update",
             Scenario::Drain => "drain",
         }
@@ -112,7 +131,8 @@ pub struct Step {
     /// The nodes it failed or drained.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<String>,
-    /// It starts from the tie-break's adversarial placement (its first step applied to `placement`).
+    /// It starts from its scenario's first step's outcome (its first step applied to `placement`): the
+    /// tie-break's adversarial placement, or the pods a scale-down left.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub adversarial: bool,
     /// Its pods no longer bound where they were (lost, evicted, replaced), pod to the node they left.
@@ -211,6 +231,25 @@ pub enum FindingKind {
     RestsOnTieBreak,
     /// With ties broken against the level, every loss still leaves a replica running.
     SurvivesTieBreak,
+    /// The pods a scale-down leaves (victims in the controllers' order, ties against the level) do not
+    /// survive a domain loss of the level.
+    ScaleDownUnmet,
+    /// After the scale-down every domain loss of the level still leaves enough running.
+    ScaleDownHolds,
+    /// Pods of the scale-up to the autoscaler's maximum stay Pending (deleted first on the way down).
+    ScaleUpPending,
+    /// A replacement can run only where its provisioned volume is bound (its zone or node) and no node
+    /// there takes it (issue 39): a failure at level pod and node.
+    VolumeBound,
+    /// At level zone, a replacement waits for the zone its volume is bound to: the member of that zone
+    /// is down while it does, which the level allows.
+    WaitsForVolumeZone,
+    /// A zone whose node groups hold no node yet (they may add some) is no domain of the workload's
+    /// hard zone spread (KEP-3022): the replicas spread over the other zones.
+    NotADomain,
+    /// The cluster autoscaler added a node for a pod of the workload (a fact: which node, for whom,
+    /// how long the pod waited).
+    ScaledUp,
     /// A drain stops before evicting anything: the node holds pods that declare no controller.
     DrainUnmanaged,
     /// An eviction fails with an error other than 429: kubectl gives up on the pod, the drain fails.

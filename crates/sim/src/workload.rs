@@ -48,6 +48,9 @@ pub struct Workload {
     pub partition: Option<i64>,
     /// StatefulSet `podManagementPolicy: Parallel` (default OrderedReady).
     pub parallel: bool,
+    /// Its persistent volume claims (issue 39): a StatefulSet's `volumeClaimTemplates` (one claim per
+    /// pod), or a claim the template's pods share.
+    pub claims: kix_kube::volumes::Claims,
     /// A stable hash of the template, the base of pod-template-hash.
     template_hash: u64,
 }
@@ -155,6 +158,7 @@ impl Workload {
             recreate: strategy.recreate,
             partition,
             parallel,
+            claims: kix_kube::volumes::Claims::of(raw),
             template_hash,
         })
     }

@@ -15,10 +15,11 @@
 
 use super::budget::{Budget, BudgetStatus, Eviction};
 use super::cluster::{Checkpoint, Cluster, Outcome, Rank};
-use super::objects::{Controller, Pod};
+use super::objects::{Controller, Pod, VolumePin};
 use super::workload::Workload;
 use kix_kube::quantity::{bytes_text, milli_text};
 use kix_kube::taints::Taint;
+use kix_kube::volumes::{Claims, VolumeTopology};
 use std::collections::BTreeMap;
 
 /// The pods one budget covers, counted.
@@ -82,6 +83,15 @@ pub(super) struct World<'a> {
     next_index: Vec<usize>,
     counts: Counts,
     namespaced: Namespaced,
+    /// What the cluster's volumes are and the zone key (issue 39); None: no volume is followed.
+    volumes: Option<(VolumeTopology, String)>,
+    /// The provisioned claims' node affinity, per workload and claim (a StatefulSet pod's name, or ""
+    /// for a claim the workload's pods share): where the claim's pods may run from now on.
+    pins: BTreeMap<(usize, String), VolumePin>,
+    /// The node groups the cluster autoscaler may grow, and the zone key (issue 39).
+    groups: std::sync::Arc<(Vec<super::verdict::NodeGroup>, String)>,
+    /// Every node the autoscaler added, in order (a record: rollbacks keep it; see [`World::added`]).
+    added: Vec<super::autoscale::Added>,
     /// Reference mode (tests): copy per scenario, rebuild classes, count by scanning.
     #[cfg(test)]
     pub(super) reference: bool,
@@ -97,6 +107,7 @@ enum Mark {
 pub(super) struct Saved {
     mark: Mark,
     next_index: Vec<usize>,
+    pins: BTreeMap<(usize, String), VolumePin>,
 }
 
 /// A pod's controller and its scale (see [`World::scale_of`]).
@@ -176,6 +187,10 @@ impl<'a> World<'a> {
             next_index: workloads.iter().map(|w| w.replicas.max(0) as usize).collect(),
             counts,
             namespaced,
+            volumes: None,
+            pins: BTreeMap::new(),
+            groups: Default::default(),
+            added: Vec::new(),
             #[cfg(test)]
             reference: false,
         }
@@ -189,9 +204,17 @@ impl<'a> World<'a> {
     pub(super) fn checkpoint(&mut self) -> Saved {
         #[cfg(test)]
         if self.reference {
-            return Saved { mark: Mark::Copy(Box::new(self.cluster.clone())), next_index: self.next_index.clone() };
+            return Saved {
+                mark: Mark::Copy(Box::new(self.cluster.clone())),
+                next_index: self.next_index.clone(),
+                pins: self.pins.clone(),
+            };
         }
-        Saved { mark: Mark::Journal(self.cluster.checkpoint()), next_index: self.next_index.clone() }
+        Saved {
+            mark: Mark::Journal(self.cluster.checkpoint()),
+            next_index: self.next_index.clone(),
+            pins: self.pins.clone(),
+        }
     }
 
     /// Runs a scenario step on the world and undoes every change it made: the world is as it was after.
@@ -214,6 +237,7 @@ impl<'a> World<'a> {
             Mark::Copy(copy) => *cluster = *copy,
         }
         self.next_index = saved.next_index;
+        self.pins = saved.pins;
     }
 
     /// Deletes a bound pod.
@@ -308,18 +332,130 @@ impl<'a> World<'a> {
         pod
     }
 
+    /// A new pod of workload `w` as its controller creates one when it scales up (issue 39): a
+    /// Deployment's next fresh name (so later replacements never reuse it), a StatefulSet's `ordinal`.
+    pub(super) fn scale_up_pod(
+        &mut self,
+        w: usize,
+        spec: &std::sync::Arc<super::objects::PodSpec>,
+        ordinal: usize,
+    ) -> Pod {
+        let workload = &self.workloads[w];
+        if workload.kind.deployment_like() {
+            let index = self.next_index[w];
+            self.next_index[w] += 1;
+            workload.pod(spec, 0, index)
+        } else {
+            workload.pod(spec, 0, ordinal)
+        }
+    }
+
+    /// Follows the claims of the workloads (issue 39): a claim is provisioned where its first pod binds
+    /// and binds its later pods there (the zone under `topology = "zonal"`, the node under `"node"`).
+    pub(super) fn follow_volumes(&mut self, topology: VolumeTopology, zone_key: &str) {
+        self.volumes = (topology != VolumeTopology::Regional).then(|| (topology, zone_key.to_string()));
+    }
+
+    /// The claim a pod of workload `w` mounts: its own (a StatefulSet's `volumeClaimTemplates`, by pod
+    /// name) or the one its workload's pods share; None without one, or when volumes are not followed.
+    fn claim_of(&self, w: usize, pod: &Pod) -> Option<(usize, String)> {
+        self.volumes.as_ref()?;
+        match self.workloads[w].claims {
+            Claims::None => None,
+            Claims::PerPod => Some((w, pod.name.clone())),
+            Claims::Shared => Some((w, String::new())),
+        }
+    }
+
+    /// Where a pod's provisioned claim binds it, if it has one yet.
+    pub(super) fn volume_pin(&self, pod: &Pod) -> Option<&VolumePin> {
+        let w = self.owner_of(pod)?;
+        self.pins.get(&self.claim_of(w, pod)?)
+    }
+
+    /// Where a pod stuck on its volume is bound, as findings say it (`zone eu-1a`, `node n1`): Some when
+    /// the pod has a provisioned claim and the scheduler's `message` names the volume's node affinity.
+    pub(super) fn volume_wait(&self, pod: &Pod, message: &str) -> Option<String> {
+        let pin = self.volume_pin(pod).filter(|_| message.contains(super::plugins::REASON_VOLUME_AFFINITY))?;
+        let what = if pin.key == kix_kube::labels::HOSTNAME { "node" } else { "zone" };
+        Some(format!("{what} {}", pin.value))
+    }
+
+    /// The pod with its claim's node affinity, as VolumeBinding will filter it.
+    fn pinned(&self, mut pod: Pod) -> Pod {
+        if let Some(pin) = self.volume_pin(&pod).filter(|pin| pod.spec.volume.as_ref() != Some(*pin)) {
+            std::sync::Arc::make_mut(&mut pod.spec).volume = Some(pin.clone());
+        }
+        pod
+    }
+
+    /// A pod bound to `node`: a claim of its not yet provisioned is made there (WaitForFirstConsumer).
+    fn provision(&mut self, pod: &Pod, node: &str) {
+        let Some((topology, zone_key)) = &self.volumes else { return };
+        let Some(claim) = self.owner_of(pod).and_then(|w| self.claim_of(w, pod)) else { return };
+        if self.pins.contains_key(&claim) {
+            return;
+        }
+        let key = match topology {
+            VolumeTopology::Node => kix_kube::labels::HOSTNAME.to_string(),
+            _ => zone_key.clone(),
+        };
+        if let Some(value) = self.cluster.node(node).and_then(|n| n.labels.get(&key)) {
+            let pin = VolumePin { key, value: value.clone() };
+            self.pins.insert(claim, pin);
+        }
+    }
+
+    /// The node groups the cluster autoscaler may grow when a pod stays Pending (issue 39).
+    pub(super) fn autoscale(&mut self, groups: &[super::verdict::NodeGroup], zone_key: &str) {
+        self.groups = std::sync::Arc::new((groups.to_vec(), zone_key.to_string()));
+    }
+
+    /// The nodes the autoscaler added between records `from` and `to` ([`World::added_len`] before and
+    /// after a scenario).
+    pub(super) fn added(&self, from: usize, to: usize) -> &[super::autoscale::Added] {
+        &self.added[from.min(to)..to.min(self.added.len())]
+    }
+
+    pub(super) fn added_len(&self) -> usize {
+        self.added.len()
+    }
+
     /// Schedules a pod; binds it and returns the node, or the Pending message.
     pub(super) fn schedule(&mut self, pod: Pod) -> Result<String, String> {
+        let pod = self.pinned(pod);
         #[cfg(test)]
         let chosen = if self.reference { self.cluster.cycle(&pod).selected } else { self.cluster.select(&pod) };
         #[cfg(not(test))]
         let chosen = self.cluster.select(&pod);
         match chosen {
             Some(node) => {
+                self.provision(&pod, &node);
                 self.bind(pod, &node);
                 Ok(node)
             }
-            None => Err(self.failure_message(&pod)),
+            None => {
+                let groups = std::sync::Arc::clone(&self.groups);
+                let (groups, zone_key) = &*groups;
+                #[cfg(test)]
+                let reference = self.reference;
+                #[cfg(not(test))]
+                let reference = false;
+                let select = |cluster: &mut Cluster, pod: &Pod| {
+                    if reference { cluster.cycle(pod).selected } else { cluster.select(pod) }
+                };
+                match super::autoscale::scale_up(&mut self.cluster, groups, zone_key, &pod, select) {
+                    Some((mut added, node)) => {
+                        self.rebuild_in_reference_mode();
+                        added.owner = self.owner_of(&pod);
+                        self.added.push(added);
+                        self.provision(&pod, &node);
+                        self.bind(pod, &node);
+                        Ok(node)
+                    }
+                    None => Err(self.failure_message(&pod)),
+                }
+            }
         }
     }
 
@@ -348,7 +484,7 @@ impl<'a> World<'a> {
                 pods.iter().fold((0, 0), |(c, m), p| (c + p.spec.requests.milli_cpu, m + p.spec.requests.memory));
             let fits = cpu + wanted.milli_cpu <= node.allocatable.milli_cpu
                 && memory + wanted.memory <= node.allocatable.memory;
-            if !fits && !node.unschedulable {
+            if !fits && !node.unschedulable && !node.absent {
                 full.push((
                     node.allocatable.milli_cpu - cpu,
                     node.allocatable.memory - memory,
@@ -436,6 +572,7 @@ impl<'a> World<'a> {
         key: Option<&str>,
         held: &mut BTreeMap<String, usize>,
     ) -> Result<String, String> {
+        let pod = self.pinned(pod);
         #[cfg(test)]
         let grouped = !self.reference;
         #[cfg(not(test))]
@@ -487,6 +624,7 @@ impl<'a> World<'a> {
         let domain =
             |cluster: &Cluster, node: &str| key.and_then(|k| cluster.node(node).and_then(|n| n.labels.get(k))).cloned();
         let owned = self.workloads[w].owns(&pod);
+        self.provision(&pod, node);
         if let Some((old, on)) = self.bind(pod, node)
             && self.workloads[w].owns(&old)
             && let Some(value) = domain(&self.cluster, &on)

@@ -143,6 +143,7 @@ fn journalled_scenarios_give_the_reference_engines_verdicts() {
                     name: "web".into(),
                     level: level(&mut rng),
                     min_replicas: None,
+                    max_replicas: None,
                     group: None,
                     group_scope: 0,
                     survive: Default::default(),
@@ -153,6 +154,7 @@ fn journalled_scenarios_give_the_reference_engines_verdicts() {
                     name: "db".into(),
                     level: level(&mut rng),
                     min_replicas: None,
+                    max_replicas: None,
                     group: None,
                     group_scope: 0,
                     survive: Default::default(),
@@ -161,6 +163,8 @@ fn journalled_scenarios_give_the_reference_engines_verdicts() {
             node_key: "kubernetes.io/hostname".into(),
             zone_key: "topology.kubernetes.io/zone".into(),
             kinds: Default::default(),
+            volumes: Default::default(),
+            node_groups: Vec::new(),
         };
         let journalled = run(&state, &objects, &request, false);
         let reference = run(&state, &objects, &request, true);

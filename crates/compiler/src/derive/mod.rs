@@ -54,7 +54,7 @@ use namespaces::{Placement, Site};
 pub use planned_object::{Origin, PlannedObject};
 use shape::Template;
 pub use shape::{Shapes, VersionsByName};
-pub use workload_plan::{BudgetReason, GroupBudgetReason, SpreadReason, Unplaced, WorkloadPlan};
+pub use workload_plan::{BudgetReason, GroupBudgetReason, MinDomainsReason, SpreadReason, Unplaced, WorkloadPlan};
 
 /// The compiled output of one cluster.
 #[derive(Clone, Debug)]

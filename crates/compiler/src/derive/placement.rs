@@ -7,7 +7,7 @@
 //! budget of its instance selects its pods.
 
 use super::workload_plan::{
-    AutoscalerPlan, BudgetReason, GroupBudget, GroupBudgetReason, Spread, SpreadReason, WorkloadPlan,
+    AutoscalerPlan, BudgetReason, GroupBudget, GroupBudgetReason, MinDomainsReason, Spread, SpreadReason, WorkloadPlan,
 };
 use crate::resolve::{Cluster, Instance, InstanceWorkload, ReplicaSource, Workload};
 use kix_diag::{Code, Diagnostic, Diagnostics, Subject};
@@ -52,6 +52,7 @@ pub fn plan_workload(
     };
     let spreads =
         if spread_reason == SpreadReason::Derived { spread_keys(cluster, resolved.level.value) } else { Vec::new() };
+    let min_domains = spreads.iter().find(|s| s.hard).map(|hard| min_domains(cluster, &hard.key));
     // A group's member is covered by a shipped budget over the group, or by the group's own, which some
     // member whose placement is kix's emits.
     let covered = match workload.group {
@@ -112,6 +113,7 @@ pub fn plan_workload(
         resolved: index,
         spreads,
         spread_reason,
+        min_domains,
         explicit_placement: view.explicit_spread,
         budget,
         operator_budget: workload.operator_budget.clone(),
@@ -185,6 +187,23 @@ fn group_budget(cluster: &Cluster, instance: &Instance, workload: &Workload, pod
         policy: group.eviction_policy,
         group: index,
     })
+}
+
+/// R9: why the hard spread on `key` gets no minDomains (see [`MinDomainsReason`]): the zones whose pools
+/// run no node there but may add some, when `key` is the zone key.
+fn min_domains(cluster: &Cluster, key: &str) -> MinDomainsReason {
+    let mut zones: Vec<String> = Vec::new();
+    if key == cluster.domains.zone {
+        for group in &cluster.node_groups {
+            let Some(zone) = &group.zone else { continue };
+            let runs = cluster.inventory.iter().any(|n| n.labels.get(key) == Some(zone));
+            if !runs && !zones.contains(zone) {
+                zones.push(zone.clone());
+            }
+        }
+    }
+    zones.sort();
+    if zones.is_empty() { MinDomainsReason::EveryDomainHasNodes } else { MinDomainsReason::ZonesAtZero { zones } }
 }
 
 /// R9: the topology keys to spread over, the one the level names hard. The node key always (hard at level

@@ -25,6 +25,8 @@ pub struct WorkloadPlan {
     pub spreads: Vec<Spread>,
     /// R9, R11: why it has these spread constraints, or none, as placement decided it.
     pub spread_reason: SpreadReason,
+    /// R9: why its hard spread has no `minDomains` (None without a hard spread), as placement decided it.
+    pub min_domains: Option<MinDomainsReason>,
     /// R11's input: the workload brings its own topologySpreadConstraints (whether or not it runs pods;
     /// `spread_reason` says scaled to zero first).
     pub explicit_placement: bool,
@@ -89,6 +91,23 @@ pub enum SpreadReason {
     FewerThanTwoPods,
     /// R9: the cluster is declared single-node.
     SingleNode,
+}
+
+/// R9: why kix derives no `minDomains` on a hard spread (issue 39). Below minDomains eligible domains
+/// PodTopologySpread counts the global minimum as 0 (pkg/scheduler/framework/plugins/podtopologyspread/
+/// filtering.go), so a pod may not go where the count already reaches maxSkew: that lets the scheduler
+/// hold a pod for a domain that has no node yet (the autoscaler then adds one, KEP-3022), and it holds
+/// every replacement Pending while a lost domain leaves fewer than minDomains (the lost domain's nodes,
+/// tainted unreachable, are no domain under kix's `nodeTaintsPolicy: Honor`), which the domain-loss
+/// scenario fails at the level the spread is hard for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum MinDomainsReason {
+    /// Every domain of the key has nodes (or no inventory says otherwise): minDomains changes nothing
+    /// until a domain is lost, and then strands the replacements.
+    EveryDomainHasNodes,
+    /// These zones have no node yet and their pools may add some: minDomains would bring them up, but
+    /// would strand the replacements of every zone loss; kix keeps the zone losses.
+    ZonesAtZero { zones: Vec<String> },
 }
 
 /// Which PodDisruptionBudget covers a workload, or why none does (R10): placement's decision.

@@ -57,6 +57,9 @@ pub struct RawCluster {
     /// unless `[verify] requireNodes`).
     #[serde(default, rename = "nodePools")]
     pub node_pools: Vec<RawNodePool>,
+    /// What the cluster's persistent volumes are (`[storage]`).
+    #[serde(default)]
+    pub storage: RawStorage,
     /// How `kix verify` treats the cluster.
     #[serde(default)]
     pub verify: RawVerify,
@@ -100,6 +103,18 @@ impl Enforce {
             Enforce::Audit => "Audit",
         }
     }
+}
+
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+/// What the cluster's persistent volumes are (`[storage]`, issue 39).
+pub struct RawStorage {
+    /// Where a volume provisioned for a pod can be used afterwards: `zonal` (the default, a cloud's zonal
+    /// disk: its pod returns to the zone it first ran in), `regional` (usable from every zone) or `node`
+    /// (a local volume: its pod returns to its node). `kix verify` holds every StatefulSet pod with a
+    /// `volumeClaimTemplates` claim, and every pod of a workload sharing a claim, to it.
+    #[serde(default)]
+    pub topology: kix_kube::volumes::VolumeTopology,
 }
 
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
@@ -276,6 +291,12 @@ pub struct RawNodePool {
     #[serde(rename = "nodesPerZone")]
     #[schemars(with = "NodesPerZone")]
     pub nodes_per_zone: Spanned<NodesPerZone>,
+    /// The most nodes the cluster autoscaler may run in each zone (its node group per zone, as the
+    /// cluster-autoscaler FAQ advises): `kix verify` adds nodes up to it where pods stay Pending. Absent:
+    /// the pool does not autoscale.
+    #[serde(rename = "maxNodesPerZone")]
+    #[schemars(with = "Option<u32>")]
+    pub max_nodes_per_zone: Option<Spanned<u32>>,
     /// Further labels of every node of the pool.
     #[serde(default)]
     pub labels: BTreeMap<String, String>,

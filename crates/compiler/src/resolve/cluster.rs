@@ -64,6 +64,7 @@ pub fn resolve_cluster(
     let level = Sourced { value: *raw.availability.get_ref(), from: source.locate(raw.availability.span()) };
     let check = super::support::check_support(&name, &substrate, &level, &subject, diagnostics);
     let inventory = if inventory_valid { inventory::expand(&raw.node_pools, &domains) } else { Vec::new() };
+    let node_groups = if inventory_valid { inventory::node_groups(&raw.node_pools, &domains) } else { Vec::new() };
     let context = ClusterContext {
         name: &name,
         nodes: (!inventory.is_empty()).then_some(inventory.len()),
@@ -137,6 +138,8 @@ pub fn resolve_cluster(
         instance_label: raw.instance_label,
         require_nodes,
         admission,
+        storage: raw.storage.topology,
+        node_groups,
         instances,
     })
 }

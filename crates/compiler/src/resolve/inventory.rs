@@ -136,6 +136,23 @@ fn node_problems(pool: &RawNodePool) -> Vec<Problem> {
             }
         }
     }
+    if let Some(max) = &pool.max_nodes_per_zone {
+        let zones: Vec<Option<&str>> = if pool.zones.is_empty() {
+            vec![None]
+        } else {
+            pool.zones.iter().map(|z| Some(z.get_ref().as_str())).collect()
+        };
+        let most = zones.iter().map(|z| pool.nodes_per_zone.get_ref().in_zone(*z)).max().unwrap_or(0);
+        if *max.get_ref() < most {
+            problems.push((
+                max.span(),
+                format!(
+                    "node pool `{name}` has maxNodesPerZone = {} below the {most} nodes it runs in a zone",
+                    max.get_ref()
+                ),
+            ));
+        }
+    }
     for (key, value) in &pool.labels {
         if let Err(why) = names::label_key(key).and_then(|()| names::label_value(value)) {
             problems.push((at.clone(), format!("node pool `{name}` label `{key}={value}` is not valid: {why}")));
@@ -391,9 +408,42 @@ pub struct InventoryNode {
     pub pods: i64,
 }
 
+/// One pool's node group in one zone that the cluster autoscaler may grow (issue 39): the nodes it may
+/// add, named and labelled as the pool's next nodes there, in the order it would add them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeGroup {
+    pub pool: String,
+    pub zone: Option<String>,
+    pub nodes: Vec<InventoryNode>,
+}
+
 /// The nodes of a validated inventory, in pool, zone and index order.
 pub fn expand(pools: &[RawNodePool], domains: &FailureDomains) -> Vec<InventoryNode> {
-    let mut nodes = Vec::new();
+    expand_range(pools, domains, |pool, zone| 1..=pool.nodes_per_zone.get_ref().in_zone(zone))
+        .into_iter()
+        .flat_map(|g| g.nodes)
+        .collect()
+}
+
+/// The node groups of the pools with `maxNodesPerZone`: per pool and zone, the nodes above
+/// `nodesPerZone` up to the maximum (groups with none left are not listed).
+pub fn node_groups(pools: &[RawNodePool], domains: &FailureDomains) -> Vec<NodeGroup> {
+    let groups = expand_range(pools, domains, |pool, zone| {
+        let runs = pool.nodes_per_zone.get_ref().in_zone(zone);
+        // Without a maximum the group holds what runs: nothing to add.
+        let max = pool.max_nodes_per_zone.as_ref().map_or(runs, |max| *max.get_ref());
+        runs + 1..=max
+    });
+    groups.into_iter().filter(|g| !g.nodes.is_empty()).collect()
+}
+
+/// Per pool and zone, the nodes whose indices `range` gives.
+fn expand_range(
+    pools: &[RawNodePool],
+    domains: &FailureDomains,
+    range: impl Fn(&RawNodePool, Option<&str>) -> std::ops::RangeInclusive<u32>,
+) -> Vec<NodeGroup> {
+    let mut groups = Vec::new();
     for pool in pools {
         let zones: Vec<Option<&str>> = if pool.zones.is_empty() {
             vec![None]
@@ -411,7 +461,8 @@ pub fn expand(pools: &[RawNodePool], domains: &FailureDomains) -> Vec<InventoryN
         let milli_cpu = quantity::milli(&pool.allocatable.cpu).unwrap_or_default();
         let memory = quantity::units(&pool.allocatable.memory).unwrap_or_default();
         for zone in zones {
-            for index in 1..=pool.nodes_per_zone.get_ref().in_zone(zone) {
+            let mut nodes = Vec::new();
+            for index in range(pool, zone) {
                 let name = match zone {
                     Some(zone) => format!("{}-{}-{index}", pool.name.get_ref(), dns_safe(zone)),
                     None => format!("{}-{index}", pool.name.get_ref()),
@@ -426,9 +477,10 @@ pub fn expand(pools: &[RawNodePool], domains: &FailureDomains) -> Vec<InventoryN
                     pods: i64::from(pool.allocatable.pods),
                 });
             }
+            groups.push(NodeGroup { pool: pool.name.get_ref().clone(), zone: zone.map(str::to_string), nodes });
         }
     }
-    nodes
+    groups
 }
 
 /// The labels of the `index`-th node (from 1) of a pool in a zone, as a real node carries them.

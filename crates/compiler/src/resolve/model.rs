@@ -57,6 +57,11 @@ pub struct Cluster {
     pub require_nodes: Option<Location>,
     /// `[admission]`: the level enforced at admission (issue 40), when the file asks for it.
     pub admission: Option<Admission>,
+    /// `[storage] topology`: what a pod's provisioned volume binds it to (zonal by default).
+    pub storage: kix_kube::volumes::VolumeTopology,
+    /// The pools' node groups the cluster autoscaler may grow (`maxNodesPerZone`): the nodes it may
+    /// add, not in `inventory` (capacity and sizing count what runs).
+    pub node_groups: Vec<super::inventory::NodeGroup>,
     pub instances: Vec<Instance>,
 }
 

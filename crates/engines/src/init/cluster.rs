@@ -258,6 +258,11 @@ fn pool_text(
         let counts: Vec<String> = zones.iter().map(|(z, n)| format!("{} = {n}", toml_key(z))).collect();
         let _ = writeln!(text, "nodesPerZone = {{ {} }}", counts.join(", "));
     }
+    // The node group's maximum is the autoscaler's setting, not in any node (issue 39): left to the user.
+    let _ = writeln!(
+        text,
+        "# maxNodesPerZone = N  # the cluster autoscaler's maximum per zone for this node group (its max size over its zones): fill it in and kix verify adds nodes where pods stay Pending"
+    );
     if members.iter().any(|m| m.unschedulable) {
         let _ = writeln!(
             text,

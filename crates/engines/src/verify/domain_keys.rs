@@ -177,6 +177,7 @@ mod tests {
             taints: Vec::new(),
             unschedulable: false,
             allocatable: Resources { milli_cpu: 4000, memory: 1 << 34, pods: 110 },
+            absent: false,
         }
     }
 

@@ -1,5 +1,5 @@
 //! Verify's findings as diagnostics (issue 21): each kind of finding the scheduler model reports
-//! (`kix_sim::FindingKind`) has a code (K0601-K0623), and a finding of a failed scenario is an error
+//! (`kix_sim::FindingKind`) has a code (K0601-K0623, K0625, K0626), and a finding of a failed scenario is an error
 //! located at what causes it in the user's manifest where kix knows it: the `strategy` line for an
 //! update, the budget's file for a blocked drain, the workload's `spec.replicas` for a domain loss.
 //! Findings that block the cluster's operators without failing the workload (a drain stopped by
@@ -55,9 +55,18 @@ pub fn role(kind: FindingKind) -> Role {
         K::UpdateDropsAvailability => Failure(Code::VerifyUpdateDropsAvailability),
         K::Recreate => Failure(Code::VerifyRecreate),
         K::UpdateStops => Failure(Code::VerifyUpdateStops),
+        K::ScaleDownUnmet => Failure(Code::VerifyScaleDownUnmet),
+        K::VolumeBound => Failure(Code::VerifyVolumeBound),
         K::DrainUnmanaged => Blocker(Code::VerifyDrainUnmanaged),
         K::DrainNeverFinishes => Blocker(Code::VerifyDrainNeverFinishes),
-        K::UpdateProgress | K::SurvivesTieBreak | K::OnDelete => Fact,
+        K::UpdateProgress
+        | K::SurvivesTieBreak
+        | K::OnDelete
+        | K::ScaleDownHolds
+        | K::ScaleUpPending
+        | K::WaitsForVolumeZone
+        | K::ScaledUp
+        | K::NotADomain => Fact,
     }
 }
 
@@ -149,7 +158,7 @@ pub fn is_scenario_code(code: Code) -> bool {
 }
 
 /// Every kind of finding.
-const FINDING_KINDS: [FindingKind; 24] = {
+const FINDING_KINDS: [FindingKind; 31] = {
     use FindingKind as K;
     [
         K::NotSimulated,
@@ -176,6 +185,13 @@ const FINDING_KINDS: [FindingKind; 24] = {
         K::Recreate,
         K::OnDelete,
         K::UpdateStops,
+        K::ScaleDownUnmet,
+        K::ScaleDownHolds,
+        K::ScaleUpPending,
+        K::VolumeBound,
+        K::WaitsForVolumeZone,
+        K::ScaledUp,
+        K::NotADomain,
     ]
 };
 
@@ -212,12 +228,26 @@ fn cause(instance: &Instance, workload: &Workload, kind: FindingKind) -> (Locati
         K::Pending | K::NoRoomLeft | K::EvictedReplacementPending | K::NotSimulated => {
             (workload.spec_replicas_at.clone(), "the replicas the nodes must hold")
         }
+        K::ScaleDownUnmet => {
+            (workload.spec_replicas_at.clone(), "the replicas a scale-down leaves to the domain losses")
+        }
+        K::VolumeBound if workload.view.kind == WorkloadKind::StatefulSet => {
+            (document.locate(&["spec", "volumeClaimTemplates"]), "each pod's claim, bound where the pod first ran")
+        }
+        K::VolumeBound => (document.location(), "the workload whose pods share a claim"),
         K::NothingRunning | K::NoReplicaLeft | K::RestsOnTieBreak | K::StaysTerminating => {
             (workload.spec_replicas_at.clone(), "the replicas a domain loss must leave running")
         }
-        K::DrainUnmanaged | K::DrainNeverFinishes | K::UpdateProgress | K::SurvivesTieBreak | K::OnDelete => {
-            (document.location(), "the workload")
-        }
+        K::DrainUnmanaged
+        | K::DrainNeverFinishes
+        | K::UpdateProgress
+        | K::SurvivesTieBreak
+        | K::OnDelete
+        | K::ScaleDownHolds
+        | K::ScaleUpPending
+        | K::WaitsForVolumeZone
+        | K::ScaledUp
+        | K::NotADomain => (document.location(), "the workload"),
     }
 }
 
@@ -280,7 +310,7 @@ mod tests {
                 Role::Fact => {}
             }
         }
-        assert_eq!(seen.len(), 21);
+        assert_eq!(seen.len(), 23);
         assert!(!seen.contains(&Code::VerifyScenarioFails), "K0623 is the fallback of a scenario without a cause");
     }
 }

@@ -17,11 +17,11 @@ use std::collections::BTreeMap;
 
 /// What makes nodes interchangeable: labels but the hostname, whether it has one, taints,
 /// cordon and allocatable (see [`super`]).
-pub(super) type ClassKey = (Vec<(String, String)>, bool, Vec<Taint>, bool, Resources);
+pub(super) type ClassKey = (Vec<(String, String)>, bool, Vec<Taint>, bool, Resources, bool);
 
 pub(super) fn class_key(node: &Node) -> ClassKey {
     let labels = node.labels.iter().filter(|(k, _)| *k != HOSTNAME).map(|(k, v)| (k.clone(), v.clone())).collect();
-    (labels, node.labels.contains_key(HOSTNAME), node.taints.clone(), node.unschedulable, node.allocatable)
+    (labels, node.labels.contains_key(HOSTNAME), node.taints.clone(), node.unschedulable, node.allocatable, node.absent)
 }
 
 /// One recorded change and what it replaced.
@@ -31,8 +31,8 @@ pub(super) enum Change {
     Bound { slot: usize },
     /// A bound pod was deleted from its slot, at this position of its node's pod list.
     Removed { slot: usize, node: usize, position: usize, pod: Pod },
-    /// A node's taints and cordon before they changed.
-    Node { node: usize, taints: Vec<Taint>, unschedulable: bool },
+    /// A node's taints, cordon and presence before they changed.
+    Node { node: usize, taints: Vec<Taint>, unschedulable: bool, absent: bool },
     /// A namespace the model first learnt of from a bound pod.
     Namespace(String),
 }
@@ -90,11 +90,18 @@ impl Cycle {
 }
 
 /// `0/N nodes are available: 3 reason, ...` for `nodes` nodes with these rejection reasons.
+/// Nodes the cluster autoscaler has not added (issue 39) are no nodes of the cluster: not counted.
 pub(super) fn failure_text(nodes: usize, reasons: &BTreeMap<String, usize>) -> String {
+    let absent = reasons.get(crate::plugins::REASON_ABSENT).copied().unwrap_or(0);
+    let nodes = nodes - absent;
     if nodes == 0 {
         return "no nodes available to schedule pods".to_string();
     }
-    let parts: Vec<String> = reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
+    let parts: Vec<String> = reasons
+        .iter()
+        .filter(|(r, _)| r.as_str() != crate::plugins::REASON_ABSENT)
+        .map(|(r, n)| format!("{n} {r}"))
+        .collect();
     format!("0/{nodes} nodes are available: {}.", parts.join(", "))
 }
 

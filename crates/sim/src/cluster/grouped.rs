@@ -203,6 +203,7 @@ impl Cluster {
                 let own = counts[HOST_SLOT];
                 let in_domain = if host_domain { own } else { 0 };
                 let verdict = plugins::filter_fit(pod, &node.allocatable, &usage)
+                    .and_then(|()| plugins::filter_volume(pod, node))
                     .and_then(|()| plugins::filter_spread(pod, spread, &hard, &node.labels, in_domain))
                     .and_then(|()| setup.affinity.as_ref().map_or(Ok(()), |a| a.filter(ci, &counts)));
                 if verdict.is_err() && !rejected {

@@ -48,9 +48,10 @@ impl Cluster {
                     self.on_node[node].insert(position, slot);
                     self.pods[slot] = Some((pod, node));
                 }
-                Change::Node { node, taints, unschedulable } => {
+                Change::Node { node, taints, unschedulable, absent } => {
                     self.nodes[node].taints = taints;
                     self.nodes[node].unschedulable = unschedulable;
+                    self.nodes[node].absent = absent;
                     self.reclass(node);
                 }
                 Change::Namespace(name) => self.namespaces.forget(&name),
@@ -69,8 +70,8 @@ impl Cluster {
     /// Records a node's taints and cordon before they change.
     pub(super) fn record_node(&mut self, ni: usize) {
         let node = &self.nodes[ni];
-        let (taints, unschedulable) = (node.taints.clone(), node.unschedulable);
-        self.record(|| Change::Node { node: ni, taints, unschedulable });
+        let (taints, unschedulable, absent) = (node.taints.clone(), node.unschedulable, node.absent);
+        self.record(|| Change::Node { node: ni, taints, unschedulable, absent });
     }
 
     /// Moves node `ni` to the class its attributes now give it (creating the class if new),

@@ -494,3 +494,98 @@ fn steps_record_what_each_scenario_does_to_the_placement() {
     assert_eq!(tie_break[0].apply(&v.placement).len(), 3);
     assert!(tie_break.len() > 1 && tie_break[1..].iter().all(|s| s.adversarial), "{tie_break:?}");
 }
+
+// Issue 39, part 1: a StatefulSet under an autoscaler scales down from the highest ordinal
+// (pkg/controller/statefulset/stateful_set_control.go deletes the condemned pods in descending
+// ordinal order), with no draw to break: from 5 back to 2, db-4, db-3 and db-2 go and db-0 and db-1,
+// placed first in two zones by the hard zone spread, stay.
+#[test]
+fn a_statefulset_scales_down_from_its_highest_ordinal() {
+    let state = State::from_yaml_str(THREE_ZONES).unwrap();
+    let mut request = verify_request(StatefulSet, "shop", "db", Level::Zone, Some(2));
+    request.workloads[0].max_replicas = Some(5);
+    let verdict = verify_workloads(&state, &objects(DB), &request).remove(0);
+    let down = scenario(&verdict, "scale-down");
+    assert!(down.pass, "{down:#?}");
+    let text = &down.findings[0].message;
+    assert!(
+        text.starts_with("scaled from 5 to 2, the StatefulSet controller deletes the highest ordinals first (4, 3, 2)"),
+        "{text}"
+    );
+    let left: Vec<String> = down.steps[0].apply(&verdict.placement).into_keys().collect();
+    assert_eq!(left, ["db-0", "db-1"]);
+    // Without a maximum above the minimum there is no scale-down to run.
+    request.workloads[0].max_replicas = Some(2);
+    let verdict = verify_workloads(&state, &objects(DB), &request).remove(0);
+    assert!(verdict.scenarios.iter().all(|s| s.scenario.as_str() != "scale-down"), "{verdict:#?}");
+}
+
+// Issue 39, part 3: a node group's next node is added for a Pending pod, never in the zone the
+// scenario lost, and nodes not yet added are no nodes of the cluster. Three zones of one 600m node
+// each hold web's three 500m pods; each zone's group may add one node (`<zone>2`, absent until added).
+// A zone's loss leaves its replacement Pending on the full survivors: the hard zone spread
+// (nodeTaintsPolicy Honor drops the lost zone) admits either other zone, and the first group that is
+// not the lost zone's adds a node there.
+#[test]
+fn the_autoscaler_adds_a_node_where_the_replacement_fits_never_in_the_lost_zone() {
+    let mut state = tiny_nodes(&[("a1", "a"), ("b1", "b"), ("c1", "c"), ("a2", "a"), ("b2", "b"), ("c2", "c")]);
+    for node in state.nodes.iter_mut().filter(|n| n.name.ends_with('2')) {
+        node.absent = true;
+    }
+    let mut request = request("web", Level::Zone);
+    request.node_groups = ["a", "b", "c"]
+        .iter()
+        .map(|z| kix_sim::NodeGroup { pool: "pool".into(), zone: Some(z.to_string()), nodes: vec![format!("{z}2")] })
+        .collect();
+    let v = verify_workloads(&state, &objects(WEB), &request).remove(0);
+    assert!(v.meets_level, "{v:#?}");
+    // The rollout fits the three present nodes: nothing added.
+    assert!(scenario(&v, "rollout").findings.is_empty(), "{v:#?}");
+    for loss in &v.domain_losses {
+        let lost = loss.domain.trim_start_matches("zone ");
+        let placed: Vec<&String> = loss.replacements.values().collect();
+        assert_eq!(placed.len(), 1, "{loss:?}");
+        assert!(placed[0].ends_with('2') && !placed[0].starts_with(lost), "{loss:?}");
+    }
+    let facts: Vec<&str> = scenario(&v, "domain-loss").findings.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(facts.len(), 3, "{facts:?}");
+    assert!(facts.iter().all(|f| f.contains("the cluster autoscaler adds") && f.ends_with("which waits 120 s for it")));
+    // Without the groups the same replacements find no room, and the message counts three nodes, not six.
+    request.node_groups.clear();
+    let v = verify_workloads(&state, &objects(WEB), &request).remove(0);
+    let pending: Vec<&String> = v.domain_losses.iter().flat_map(|l| l.pending.values()).collect();
+    assert_eq!(pending.len(), 3, "{v:#?}");
+    assert!(pending.iter().all(|m| m.starts_with("0/3 nodes are available")), "{pending:?}");
+}
+
+/// Nodes `(name, zone)` with hostname and zone labels and room for one 500m pod each.
+fn tiny_nodes(list: &[(&str, &str)]) -> State {
+    let items: String = list
+        .iter()
+        .map(|(n, z)| {
+            format!(
+                "- {{kind: Node, metadata: {{name: {n}, labels: {{kubernetes.io/hostname: {n}, topology.kubernetes.io/zone: {z}}}}}, status: {{allocatable: {{cpu: 600m, memory: 16Gi, pods: '110'}}}}}}\n"
+            )
+        })
+        .collect();
+    State::from_yaml_str(&format!("kind: List\nitems:\n{items}")).unwrap()
+}
+
+// Issue 39, R9's minDomains decision, proved: the shipped three-zone Deployment with `minDomains: 3` on
+// its hard zone spread strands every zone loss's replacement. Below minDomains eligible domains
+// (the lost zone's nodes, tainted unreachable, are none under nodeTaintsPolicy Honor) filtering.go
+// counts the global minimum as 0, so zone b and c, holding one pod each, give skew 1 + 1 - 0 = 2 > 1.
+#[test]
+fn min_domains_strands_the_replacements_of_a_zone_loss() {
+    let with = WEB.replacen(
+        "topologyKey: topology.kubernetes.io/zone\n        whenUnsatisfiable: DoNotSchedule\n",
+        "topologyKey: topology.kubernetes.io/zone\n        whenUnsatisfiable: DoNotSchedule\n        minDomains: 3\n",
+        1,
+    );
+    assert_ne!(with, WEB);
+    let v = run(&with, "web", Level::Zone);
+    let losses = scenario(&v, "domain-loss");
+    assert!(!losses.pass, "{losses:#?}");
+    assert_eq!(losses.findings.iter().filter(|f| f.kind == FindingKind::ReplacementPending).count(), 3, "{losses:#?}");
+    assert!(run(WEB, "web", Level::Zone).meets_level);
+}

@@ -61,6 +61,7 @@ pub fn verify_request(
             name: name.into(),
             level,
             min_replicas,
+            max_replicas: None,
             group: None,
             group_scope: 0,
             survive: Default::default(),
@@ -68,5 +69,7 @@ pub fn verify_request(
         node_key: "kubernetes.io/hostname".into(),
         zone_key: "topology.kubernetes.io/zone".into(),
         kinds: Default::default(),
+        volumes: Default::default(),
+        node_groups: Vec::new(),
     }
 }
