@@ -282,3 +282,41 @@ fn lint_deny_warnings_and_what_allow_accepts() {
             .stderr_ends_with("kix: 0 errors, 0 warnings (1 acknowledged)\n");
     }
 }
+
+/// Issue 41: `build --check` in a machine format reports each stale, missing and extra file as a
+/// diagnostic at the file, so a CI annotation or a SARIF result points at the cause.
+#[test]
+fn build_check_annotates_each_stale_file_in_machine_formats() {
+    let t = Test::new().examples();
+    t.clone().args(["build"]).run().status(0);
+    let out = t.root().join("out");
+    std::fs::write(out.join("prod/shop.yaml"), "# edited by hand\n").unwrap();
+    std::fs::remove_file(out.join("dev/kustomization.yaml")).unwrap();
+    std::fs::write(out.join("prod/stale.yaml"), "kind: ConfigMap\n").unwrap();
+    let github = t.clone().args(["build", "--check", "--format", "github"]).run().status(1);
+    let annotations: Vec<&str> = github.stdout.lines().filter(|l| l.starts_with("::error ")).collect();
+    assert_eq!(annotations.len(), 3, "{}", github.stdout);
+    for (file, says) in [
+        ("out/dev/kustomization.yaml", "is missing"),
+        ("out/prod/shop.yaml", "differs from what `kix build` would write"),
+        ("out/prod/stale.yaml", "a build removes it"),
+    ] {
+        assert!(
+            annotations.iter().any(|a| a.contains(&format!("file={file},")) && a.contains("K0504") && a.contains(says)),
+            "no annotation at {file}: {}",
+            github.stdout
+        );
+    }
+    let sarif = t.clone().args(["build", "--check", "--format", "sarif"]).run().status(1).json();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let stale: Vec<&str> = results
+        .iter()
+        .filter(|r| r["ruleId"] == "K0504")
+        .map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(stale, ["out/dev/kustomization.yaml", "out/prod/shop.yaml", "out/prod/stale.yaml"], "{sarif}");
+    // The text form lists each once, on stdout, and nothing was written.
+    let text = t.clone().args(["build", "--check"]).run().status(1);
+    assert!(!text.stderr.contains("K0504"), "{}", text.stderr);
+    assert_eq!(std::fs::read_to_string(out.join("prod/shop.yaml")).unwrap(), "# edited by hand\n");
+}

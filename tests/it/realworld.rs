@@ -79,8 +79,18 @@ fn upstream_files_are_byte_identical() {
 struct Package {
     namespace: Option<String>,
     keep: Vec<String>,
+    /// The package's `[kinds]` profiles, by kind.
+    kinds: BTreeMap<String, Kind>,
     /// Every object of its YAML files (Lists unwrapped, kustomizations skipped), with its file.
     objects: Vec<(String, Value)>,
+}
+
+/// A `[kinds]` profile of a package's kix.toml: the fields kix writes (dotted paths) and the pod labels
+/// a budget it derives selects (`{name}` is the resource's name).
+struct Kind {
+    replicas: Option<Vec<String>>,
+    spread: Option<Vec<String>>,
+    pod_labels: BTreeMap<String, String>,
 }
 
 /// An instance of a cluster file: its package and namespace.
@@ -138,8 +148,18 @@ fn packages(root: &Path) -> BTreeMap<String, Package> {
                 }
             }
         }
+        let mut kinds = BTreeMap::new();
+        for (key, profile) in kix.get("kinds").and_then(toml::Value::as_table).into_iter().flatten() {
+            let profile = profile.as_table().unwrap();
+            let path = |field: &str| toml_str(profile, field).map(|p| p.split('.').map(str::to_string).collect());
+            let pod_labels = profile["podLabels"].as_table().unwrap();
+            let pod_labels = pod_labels.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string())).collect();
+            let kind = Kind { replicas: path("replicas"), spread: path("topologySpreadConstraints"), pod_labels };
+            kinds.insert(key.rsplit_once('/').unwrap().1.to_string(), kind);
+        }
         let name = toml_str(meta, "name").unwrap().to_string();
-        packages.insert(name, Package { namespace: toml_str(meta, "namespace").map(str::to_string), keep, objects });
+        let namespace = toml_str(meta, "namespace").map(str::to_string);
+        packages.insert(name, Package { namespace, keep, kinds, objects });
     }
     packages
 }
@@ -254,16 +274,42 @@ fn strip_owned_fields(
             remove(emitted, &["spec", "template", "spec", "topologySpreadConstraints"]);
         }
     }
-    // The operators' resources kix places through its built-in profiles (issue 18): the pod count and the
-    // spread constraints at the fields each operator reads (where the package wrote none).
-    if let Some((replicas, spread)) = operator_fields(&kind) {
-        remove(emitted, replicas);
-        remove(source, replicas);
-        if get(source, spread).is_none() {
+    // The operators' resources kix places through its built-in profiles (issue 18) or the package's
+    // `[kinds]` (issue 43): the pod count and the spread constraints at the fields each operator reads
+    // (where the package wrote none).
+    fn strs(path: &Option<Vec<String>>) -> Option<Vec<&str>> {
+        path.as_ref().map(|p| p.iter().map(String::as_str).collect())
+    }
+    let declared = package.kinds.get(&kind).map(|k| (strs(&k.replicas), strs(&k.spread)));
+    let fields = match (&declared, operator_fields(&kind)) {
+        (Some((replicas, spread)), _) => Some((replicas.as_deref(), spread.as_deref())),
+        (None, Some((replicas, spread))) => Some((Some(replicas), Some(spread))),
+        (None, None) => None,
+    };
+    if let Some((replicas, spread)) = fields {
+        if let Some(replicas) = replicas {
+            remove(emitted, replicas);
+            remove(source, replicas);
+        }
+        if let Some(spread) = spread.filter(|spread| get(source, spread).is_none()) {
             remove(emitted, spread);
-            // The mappings kix created on the way (`spec.template.pod` of a KafkaNodePool).
-            for depth in (2..spread.len()).rev() {
-                drop_if_emptied(emitted, &spread[..depth], get(source, &spread[..depth]).is_some());
+            // The mappings kix created on the way (`spec.template.pod` of a KafkaNodePool), with the least
+            // values it filled their required fields with (`containers: []` in a pod spec, issue 43).
+            for depth in (1..spread.len()).rev() {
+                let existed = get(source, &spread[..depth]).is_some();
+                if !existed {
+                    let created = spread[..depth].iter().try_fold(&mut *emitted, |v, key| v.get_mut(key));
+                    if let Some(mapping) = created.and_then(Value::as_mapping_mut) {
+                        mapping.retain(|_, value| value.as_sequence().is_none_or(|items| !items.is_empty()));
+                    }
+                }
+                drop_if_emptied(emitted, &spread[..depth], existed);
+            }
+        }
+        // A `spec` kix created for the count alone (a resource written with none, issue 43).
+        if let Some(replicas) = replicas {
+            for depth in (1..replicas.len()).rev() {
+                drop_if_emptied(emitted, &replicas[..depth], get(source, &replicas[..depth]).is_some());
             }
         }
     }
@@ -303,9 +349,23 @@ fn strip_owned_fields(
         _ => {}
     }
     for reference in references {
+        // A ServiceAccount subject written without a namespace gets the namespace the package's
+        // ServiceAccount of its name lands in (issue 43): a kept one as written, else the instance's.
+        let account = (reference[0] == "subjects").then(|| {
+            let subject = &source["subjects"][reference[1].parse::<usize>().unwrap()];
+            package
+                .objects
+                .iter()
+                .find(|(_, o)| o["kind"] == "ServiceAccount" && o["metadata"]["name"] == subject["name"])
+                .map(|(_, o)| match o["metadata"]["namespace"].as_str() {
+                    Some(kept) if package.keep.iter().any(|k| k == kept) => kept.to_string(),
+                    _ => namespace.to_string(),
+                })
+        });
         let (before, after) = (take(source, &reference), take(emitted, &reference));
         let moved_here = before.as_ref().and_then(Value::as_str).is_some_and(moved) && after == Some(namespace.into());
-        if before != after && !moved_here {
+        let filled = before.is_none() && after.is_some() && account.flatten().map(Value::from) == after;
+        if before != after && !moved_here && !filled {
             return Err(format!("{} changed from {before:?} to {after:?}", reference.join(".")));
         }
     }
@@ -431,7 +491,7 @@ fn operator_pod_labels(object: &Value) -> Option<Value> {
 
 /// What kix adds of its own: an instance's Namespace (createNamespace) and a derived budget, which
 /// selects exactly its workload's pods.
-fn is_derived(emitted: &Value, instance: &Instance, instance_objects: &[Value]) -> bool {
+fn is_derived(emitted: &Value, instance: &Instance, package: &Package, instance_objects: &[Value]) -> bool {
     match emitted["kind"].as_str() {
         Some("Namespace") => emitted["metadata"]["name"] == instance.namespace.as_str(),
         Some("PodDisruptionBudget") => instance_objects.iter().any(|workload| {
@@ -441,15 +501,31 @@ fn is_derived(emitted: &Value, instance: &Instance, instance_objects: &[Value]) 
                     d["kind"] == "Deployment" && d["metadata"]["name"] == workload["spec"]["workloadRef"]["name"]
                 })
             };
+            // A `[kinds]` resource's pods carry the profile's pod labels.
+            let declared = workload["kind"].as_str().and_then(|kind| package.kinds.get(kind));
+            let declared_labels = declared.map(|kind| {
+                let name = workload["metadata"]["name"].as_str().unwrap_or_default();
+                let labels: Mapping = kind
+                    .pod_labels
+                    .iter()
+                    .map(|(k, v)| (Value::from(k.as_str()), Value::from(v.replace("{name}", name))))
+                    .collect();
+                let mut selector = Mapping::new();
+                selector.insert("matchLabels".into(), Value::Mapping(labels));
+                Value::Mapping(selector)
+            });
             let selector = match workload["spec"].get("selector") {
+                _ if declared.is_some() => declared_labels,
                 None if workload["kind"] == "Rollout" => referenced().map(|d| d["spec"]["selector"].clone()),
                 None => operator_pod_labels(workload),
                 Some(selector) => Some(selector.clone()),
             };
-            matches!(
-                workload["kind"].as_str(),
-                Some("Deployment" | "StatefulSet" | "Rollout" | "Prometheus" | "Alertmanager")
-            ) && workload["metadata"]["name"] == emitted["metadata"]["name"]
+            (declared.is_some()
+                || matches!(
+                    workload["kind"].as_str(),
+                    Some("Deployment" | "StatefulSet" | "Rollout" | "Prometheus" | "Alertmanager")
+                ))
+                && workload["metadata"]["name"] == emitted["metadata"]["name"]
                 && selector.as_ref() == Some(&emitted["spec"]["selector"])
         }),
         _ => false,
@@ -482,7 +558,7 @@ fn user_objects_change_only_in_the_fields_kix_owns() {
                 }
                 checked += 1;
                 if let Err(e) = check_object(object, package, instance, used) {
-                    if !is_derived(object, instance, &objects) {
+                    if !is_derived(object, instance, package, &objects) {
                         failures.push(format!("{cluster}/{name}: {kind} {object_name}: {e}"));
                     }
                 }

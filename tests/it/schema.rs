@@ -61,13 +61,14 @@ fn compiled_examples_pass_the_kubernetes_1_33_schema_strictly() {
     assert!(passed >= 700, "too few objects validated ({passed}):\n{report}");
     // The only objects without a schema: the fixtures' own custom resources, kube-prometheus's (in
     // namespaces-shared and the corpus), Argo Rollouts' Rollouts (the argo-rollouts fixture and the
-    // corpus), CloudNativePG's Cluster and Strimzi's Kafka and KafkaNodePools (the corpus): their CRDs
-    // are not in Kubernetes' OpenAPI (kix's own strict check validates them, as the packages ship them
-    // and as kix emits them, against the CRDs the packages ship: kix_kube::strict's tests). Every other
-    // object, CRDs and APIServices included, is validated.
+    // corpus), CloudNativePG's Cluster, Strimzi's Kafka and KafkaNodePools and RabbitMQ's RabbitmqCluster
+    // (the corpus): their CRDs are not in Kubernetes' OpenAPI (kix's own strict check validates them, as
+    // the packages ship them and as kix emits them, against the CRDs the packages ship: kix_kube::strict's
+    // tests). Every other object, CRDs and APIServices included, is validated.
     let custom = [
         ("ClusterIssuer", "example.com/v1"),
         ("Certificate", "example.com/v1"),
+        ("Cache", "example.com/v1"),
         ("ServiceMonitor", "monitoring.coreos.com/v1"),
         ("PrometheusRule", "monitoring.coreos.com/v1"),
         ("Prometheus", "monitoring.coreos.com/v1"),
@@ -76,6 +77,7 @@ fn compiled_examples_pass_the_kubernetes_1_33_schema_strictly() {
         ("Cluster", "postgresql.cnpg.io/v1"),
         ("Kafka", "kafka.strimzi.io/v1"),
         ("KafkaNodePool", "kafka.strimzi.io/v1"),
+        ("RabbitmqCluster", "rabbitmq.com/v1beta1"),
     ];
     for line in report.lines() {
         let skipped = custom.iter().any(|(kind, api_version)| {

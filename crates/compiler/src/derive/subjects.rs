@@ -2,14 +2,17 @@
 //!
 //! A package written for a kustomization that supplies the namespace (`namespace:` in
 //! kustomization.yaml, which kix skips: K0112) binds its ServiceAccounts with subjects that name
-//! none; kustomize's namespace transformer fills them in (kustomize
-//! `api/filters/namespace/namespace.go`, `roleBindingHack`). The API server refuses a
-//! ClusterRoleBinding's ServiceAccount subject without one (`pkg/apis/rbac/validation/
-//! validation.go`, `validateRoleBindingSubject`); a RoleBinding's means the binding's own namespace.
+//! none; kustomize fills them in: its nameReference transformer gives a subject the name and
+//! namespace of the ServiceAccount of that name it renders (`api/filters/nameref/nameref.go`,
+//! `setMapping`, for the `subjects` field specs of `namereference.go`), and the namespace
+//! transformer a kustomization's `namespace:` runs (mode `DefaultSubjectsOnly`) writes it only into
+//! subjects named `default` (`api/filters/namespace/namespace.go`, `setSubjectsNamedDefault`). The
+//! API server refuses a ClusterRoleBinding's ServiceAccount subject without one
+//! (`pkg/apis/rbac/validation/validation.go`, `validateRoleBindingSubject`); a RoleBinding's means
+//! the binding's own namespace.
 //!
 //! kix fills such a subject when it names a ServiceAccount of the package, as kustomize's
-//! `AllServiceAccountSubjects` mode (the one a kustomization's `namespace:` runs) writes the
-//! namespace into every ServiceAccount subject: the namespace is the one that ServiceAccount lands
+//! nameReference does: the namespace is the one that ServiceAccount lands
 //! in, the instance's (then the place is a [`Site`], stamped per instance like every reference to
 //! the instance's namespace) or the one `meta.keepNamespaces` keeps it in. A RoleBinding's subject
 //! is filled only where its ServiceAccount lands outside the binding's namespace: there, unfilled, it
@@ -119,10 +122,18 @@ pub fn help(object: &Value, path: &str, package: &Package) -> Option<String> {
         )
     };
     if let Some(supplied) = &package.kustomization_namespace {
+        // kustomize writes its namespace only into a subject named `default` (or one naming a
+        // ServiceAccount it renders, which this one does not).
+        let kustomize = if name == "default" {
+            "which kustomize writes into a subject named `default` and kix skips (K0112)"
+        } else {
+            "which kix skips (K0112; kustomize would not write it here either: it fills a subject from a \
+             ServiceAccount it renders, or one named `default`)"
+        };
         help.push_str(&format!(
-            "; the package's kustomization sets namespace `{supplied}`, which kustomize writes into such subjects and \
-             kix skips (K0112): write `namespace: {supplied}` in the subject and set meta.namespace = \"{supplied}\" in \
-             kix.toml, and kix moves it to each instance's namespace as kustomize would set it"
+            "; the package's kustomization sets namespace `{supplied}`, {kustomize}: if the ServiceAccount runs \
+             there, write `namespace: {supplied}` in the subject and set meta.namespace = \"{supplied}\" in kix.toml, \
+             and kix moves it to each instance's namespace"
         ));
     }
     Some(help)

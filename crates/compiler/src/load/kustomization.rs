@@ -69,8 +69,9 @@ pub fn is_kustomization(value: &Value) -> bool {
 
 /// Checks every document of a kustomization file (one that is not valid YAML is K0104, as any
 /// package file would be); `own` is the package's `meta.namespace`. Returns the `namespace` the
-/// first Kustomization that sets one supplies: kustomize writes it into ServiceAccount subjects
-/// that name none, which kix says when it refuses such a subject (K0414).
+/// first Kustomization that sets one supplies, which kix says when it refuses a ServiceAccount
+/// subject that names no namespace (K0414; kustomize writes it only into such a subject named
+/// `default`, or from a ServiceAccount it renders).
 pub fn check_file(source: SourceFile, own: Option<&str>, diagnostics: &mut Diagnostics) -> Option<String> {
     let mut supplied = None;
     for parsed in yaml::parse_stream(source.text(), &Limits::PACKAGE) {
