@@ -256,23 +256,3 @@ fn init_cluster_writes_a_node_groups_real_counts_per_zone() {
     let on_snapshot = snapshot["clusters"][0]["instances"][0]["workloads"][0]["meets_level"].clone();
     assert_eq!(on_inventory, on_snapshot, "verify on the inventory and on the snapshot agree");
 }
-
-/// Issue 41, point 7: an instance naming a directory that has manifests but no kix.toml is told how to
-/// make it a package.
-#[test]
-fn a_package_directory_without_kix_toml_suggests_init_package() {
-    let run = Test::new()
-        .tree([
-            (
-                "clusters/c.toml",
-                "availability = \"none\"\n[[instances]]\nname = \"guestbook\"\npackage = \"guestbook\"\n",
-            ),
-            ("packages/guestbook/web.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n"),
-        ])
-        .args(["check"])
-        .run()
-        .status(1);
-    run.stderr_contains("warning[K0107]: directory under packages/ has no kix.toml; skipped")
-        .stderr_contains("error[K0304]: package `guestbook` does not exist")
-        .stderr_contains("help: packages/guestbook/ has no kix.toml: `kix init package packages/guestbook` writes one");
-}
