@@ -3,8 +3,9 @@
 //!
 //! One run; `tool.driver.rules` is kix's codes table ([`Code::ALL`], so a rule's index never depends
 //! on what was found), each rule with its summary as `shortDescription`, its `kix explain` text as
-//! `fullDescription` and `help`, and a `helpUri` into the README's codes table. Each diagnostic is a
-//! result at its code's level, with a physical location (a relative `artifactLocation.uri`, a
+//! `fullDescription` and `help`, and a `helpUri` into the README's codes table. Each cause (diagnostics
+//! that differ only by their instance and cluster, `kix_diag::Cause`) is one result, its instances said
+//! after its message, at its code's level, with a physical location (a relative `artifactLocation.uri`, a
 //! `region` with `startLine` and `startColumn`) where it has one and its secondary labels as related
 //! locations; a [`Note`] is a result at level `note`. A location naming a whole file is its first line
 //! (GitHub code scanning wants a `startLine`); a diagnostic about no file at all (K0502, warnings denied)
@@ -35,9 +36,10 @@ pub fn render(outcome: &Outcome<'_>) -> String {
             })
         })
         .collect();
-    let notifications: Vec<Value> = outcome
-        .diagnostics
+    let causes = outcome.diagnostics.causes();
+    let notifications: Vec<Value> = causes
         .iter()
+        .map(kix_diag::Cause::diagnostic)
         .filter(|d| d.location().is_none())
         .map(|d| {
             json!({
@@ -47,12 +49,15 @@ pub fn render(outcome: &Outcome<'_>) -> String {
             })
         })
         .collect();
-    let mut results: Vec<Value> = outcome
-        .diagnostics
+    let mut results: Vec<Value> = causes
         .iter()
-        .filter(|d| d.location().is_some())
-        .map(|diagnostic| {
+        .filter(|c| c.diagnostic().location().is_some())
+        .map(|cause| {
+            let diagnostic = cause.diagnostic();
             let mut text = diagnostic.message.to_string();
+            if let Some(spread) = cause.spread() {
+                text.push_str(&format!("\n{spread}"));
+            }
             for note in diagnostic.notes() {
                 text.push_str(&format!("\nnote: {note}"));
             }

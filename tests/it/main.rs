@@ -9,6 +9,7 @@ mod architecture;
 mod argocd;
 mod audit;
 mod build;
+mod causes;
 mod capacity;
 mod conventions;
 mod explain;

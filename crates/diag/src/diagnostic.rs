@@ -143,6 +143,18 @@ impl Diagnostic {
         self.extra.as_ref().map_or(&[], |extra| &extra.notes)
     }
 
+    /// Whether `other` says the same as this one at the same place, for at most another cluster and
+    /// instance: one cause ([`crate::Cause`]).
+    pub(crate) fn same_cause(&self, other: &Diagnostic) -> bool {
+        self.code == other.code
+            && self.primary == other.primary
+            && self.message == other.message
+            && self.extra == other.extra
+            && self.help == other.help
+            && self.subject.package == other.subject.package
+            && self.subject.workload == other.subject.workload
+    }
+
     /// The secondary labels, in the order they were added.
     pub(crate) fn secondary_labels(&self) -> &[Label] {
         self.extra.as_ref().map_or(&[], |extra| &extra.secondary)

@@ -113,6 +113,11 @@ enum Part<'d> {
 impl Diagnostic {
     /// The rustc-style text form, one line per `\n`-terminated line.
     pub fn render(&self, style: Style) -> String {
+        self.render_in(style, self.subject.describe().map(|subject| format!("in {subject}")))
+    }
+
+    /// The text form with `within` as its `= in` line (a cause's: every instance it applies to).
+    pub(crate) fn render_in(&self, style: Style, within: Option<String>) -> String {
         let parts = self.parts();
         let elements = parts.parts.iter().map(|part| -> Element<'_> {
             match part {
@@ -166,7 +171,7 @@ impl Diagnostic {
         }
         let pad = " ".repeat(gutter.max(1));
         let equals = style.equals();
-        let subject = self.subject.describe().map(|subject| format!("in {subject}"));
+        let subject = within;
         let notes = self.notes().iter().map(|note| format!("note: {note}"));
         let help = self.help.iter().map(|help| format!("help: {help}"));
         for footer in subject.into_iter().chain(notes).chain(help) {
