@@ -356,7 +356,7 @@ mod tests {
         }
         check(&command(), "kix");
         let pages = crate::manual::pages(command());
-        assert_eq!(pages.len(), 16, "{:?}", pages.iter().map(|(name, _)| name).collect::<Vec<_>>());
+        assert_eq!(pages.len(), 17, "{:?}", pages.iter().map(|(name, _)| name).collect::<Vec<_>>());
         for (name, page) in &pages {
             for section in [".SH \"EXIT STATUS\"", ".SH ENVIRONMENT", ".SH EXAMPLES", ".SH \"SEE ALSO\""] {
                 assert!(page.contains(section), "{name} lacks {section}");

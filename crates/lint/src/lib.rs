@@ -126,3 +126,5 @@ pub fn lint(request: &LintRequest) -> Linted {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod index_tests;
