@@ -17,7 +17,7 @@ pub fn render(outcome: &Outcome<'_>) -> String {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let mut message = diagnostic.message.to_string();
+        let mut message = cause.message();
         if let Some(spread) = cause.spread() {
             message.push_str(&format!("\n{spread}"));
         }

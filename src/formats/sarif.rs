@@ -54,7 +54,7 @@ pub fn render(outcome: &Outcome<'_>) -> String {
         .filter(|c| c.diagnostic().location().is_some())
         .map(|cause| {
             let diagnostic = cause.diagnostic();
-            let mut text = diagnostic.message.to_string();
+            let mut text = cause.message();
             if let Some(spread) = cause.spread() {
                 text.push_str(&format!("\n{spread}"));
             }

@@ -17,13 +17,13 @@ pub fn junit(verified: &Verified) -> Vec<Suite> {
         .causes()
         .into_iter()
         .filter(|c| c.diagnostic().severity() == Severity::Error && !findings::is_scenario_code(c.diagnostic().code))
-        .map(|cause| (cause.diagnostic(), cause.render(kix_diag::Style::Plain)))
-        .map(|(d, text)| Case {
+        .map(|cause| (cause.diagnostic(), cause.message(), cause.render(kix_diag::Style::Plain)))
+        .map(|(d, message, text)| Case {
             name: format!("{} {}", d.code.id(), d.location().map(ToString::to_string).unwrap_or_default()),
             classname: "kix".into(),
             failure: Some(Failure {
                 kind: d.code.id().into(),
-                message: d.message.to_string(),
+                message,
                 text,
             }),
             ..Case::default()

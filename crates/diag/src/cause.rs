@@ -20,10 +20,11 @@ use std::hash::{Hash, Hasher};
 /// How many of a cause's instances the text names before `and N more`.
 const NAMED: usize = 3;
 
-/// One cause: its first diagnostic (in report order) and the subjects of all of them, that one first.
+/// One cause: its first diagnostic (in report order) and all of them, that one first.
 #[derive(Clone, Debug)]
 pub struct Cause<'d> {
     first: &'d Diagnostic,
+    members: Vec<&'d Diagnostic>,
     subjects: Vec<&'d Subject>,
 }
 
@@ -36,6 +37,15 @@ impl<'d> Cause<'d> {
     /// Every instance (or cluster) the cause applies to, in report order.
     pub fn subjects(&self) -> &[&'d Subject] {
         &self.subjects
+    }
+
+    /// What the cause says: the message, without the `cluster `c` instance `i`: ` it opens with when the
+    /// cause stands for several diagnostics (the `= in` line names them).
+    pub fn message(&self) -> String {
+        match self.members.len() {
+            1 => self.first.message.to_string(),
+            _ => unqualified(self.first).to_string(),
+        }
     }
 
     /// How many diagnostics the cause stands for.
@@ -70,19 +80,31 @@ impl<'d> Cause<'d> {
 
     /// The text form: the first diagnostic, its `= in` line saying every instance it applies to.
     pub fn render(&self, style: Style) -> String {
-        self.first.render_in(style, self.spread().or_else(|| self.first.subject.describe().map(|s| format!("in {s}"))))
+        let within = self.spread().or_else(|| self.first.subject.describe().map(|s| format!("in {s}")));
+        self.first.render_in(style, &self.message(), within)
     }
 
-    /// The JSON form: the first diagnostic's, and for a cause of several diagnostics `instances`, every one's
-    /// cluster and instance (the first's too) in report order.
+    /// The JSON form: the first diagnostic's, and for a cause of several diagnostics its [`Cause::message`]
+    /// and `instances`, every one's cluster and instance (the first's too) in report order, with its own
+    /// message where that says more (K0308 names every instance of its cluster).
     pub fn to_json_value(&self) -> serde_json::Value {
         let mut value = self.first.to_json_value();
-        if self.subjects.len() > 1 {
+        if self.members.len() > 1 {
+            let message = self.message();
             let all: Vec<serde_json::Value> = self
-                .subjects
+                .members
                 .iter()
-                .map(|s| serde_json::json!({ "cluster": s.cluster.as_deref(), "instance": s.instance.as_deref() }))
+                .map(|d| {
+                    let s = &d.subject;
+                    let mut member =
+                        serde_json::json!({ "cluster": s.cluster.as_deref(), "instance": s.instance.as_deref() });
+                    if d.message != message.as_str() {
+                        member["message"] = serde_json::Value::from(d.message.to_string());
+                    }
+                    member
+                })
                 .collect();
+            value["message"] = serde_json::Value::from(message);
             value["instances"] = serde_json::Value::Array(all);
         }
         value
@@ -107,10 +129,13 @@ pub(crate) fn causes<'d>(items: impl Iterator<Item = &'d Diagnostic>) -> Vec<Cau
     for diagnostic in items {
         let bucket = buckets.entry(cause_hash(diagnostic)).or_default();
         match bucket.iter().find(|&&at| causes[at].first.same_cause(diagnostic)) {
-            Some(&at) => causes[at].subjects.push(&diagnostic.subject),
+            Some(&at) => {
+                causes[at].members.push(diagnostic);
+                causes[at].subjects.push(&diagnostic.subject);
+            }
             None => {
                 bucket.push(causes.len());
-                causes.push(Cause { first: diagnostic, subjects: vec![&diagnostic.subject] });
+                causes.push(Cause { first: diagnostic, members: vec![diagnostic], subjects: vec![&diagnostic.subject] });
             }
         }
     }
@@ -122,8 +147,67 @@ fn cause_hash(diagnostic: &Diagnostic) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     diagnostic.code.hash(&mut hasher);
     diagnostic.location().map(|l| (l.path(), l.offset())).hash(&mut hasher);
-    diagnostic.message.to_string().hash(&mut hasher);
+    unqualified(diagnostic).hash(&mut hasher);
     diagnostic.subject.package.hash(&mut hasher);
     diagnostic.subject.workload.hash(&mut hasher);
     hasher.finish()
+}
+
+/// The message without the `cluster `c`: `, `cluster `c` instance `i`: ` or `cluster `c` instances `i`,
+/// `j`: ` it opens with, when that names the diagnostic's own cluster: what it says of any instance.
+pub(crate) fn unqualified(diagnostic: &Diagnostic) -> std::borrow::Cow<'_, str> {
+    let text = diagnostic.message.to_string();
+    let Some(cluster) = diagnostic.subject.cluster.as_deref() else { return text.into() };
+    let opening = format!("cluster `{cluster}`");
+    let Some(rest) = text.strip_prefix(opening.as_str()) else { return text.into() };
+    let after = if let Some(rest) = rest.strip_prefix(": ") {
+        rest
+    } else if rest.starts_with(" instance `") || rest.starts_with(" instances `") {
+        match rest.find("`: ") {
+            Some(end) => &rest[end + 3..],
+            None => return text.into(),
+        }
+    } else {
+        return text.into();
+    };
+    after.to_string().into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Code;
+
+    fn about(message: &str, cluster: &str, instance: &str) -> Diagnostic {
+        let subject = Subject { cluster: Some(cluster.into()), instance: Some(instance.into()), ..Subject::default() };
+        Diagnostic::new(Code::PackageCeiling, message).about(&subject)
+    }
+
+    /// Messages opening with their own cluster and instance are one cause; a number or another cluster's
+    /// name in the message makes another.
+    #[test]
+    fn causes_differ_only_by_cluster_and_instance() {
+        let found = [
+            about("cluster `a` instance `x`: caps 1 workload", "a", "x"),
+            about("cluster `b` instances `y`, `z`: caps 1 workload", "b", "y"),
+            about("cluster `c`: caps 1 workload", "c", "w"),
+            about("caps 1 workload", "d", "v"),
+            about("caps 2 workloads", "d", "v"),
+            about("cluster `a` instance `x`: caps 1 workload", "e", "u"),
+        ];
+        let causes = causes(found.iter());
+        let counts: Vec<usize> = causes.iter().map(Cause::count).collect();
+        assert_eq!(counts, [4, 1, 1]);
+        assert_eq!(causes[0].message(), "caps 1 workload");
+        assert_eq!(
+            causes[0].spread().unwrap(),
+            "in 4 instances of 4 clusters: a/x, b/y, c/w and 1 more; kix check --format json lists them"
+        );
+        assert_eq!(causes[1].message(), "caps 2 workloads", "a cause of one keeps its message");
+        assert_eq!(causes[2].message(), "cluster `a` instance `x`: caps 1 workload", "not its own cluster's name");
+        let json = causes[0].to_json_value();
+        assert_eq!(json["message"], "caps 1 workload");
+        assert_eq!(json["instances"][1]["message"], "cluster `b` instances `y`, `z`: caps 1 workload");
+        assert!(json["instances"][3].get("message").is_none(), "said as the cause says it");
+    }
 }

@@ -144,11 +144,12 @@ impl Diagnostic {
     }
 
     /// Whether `other` says the same as this one at the same place, for at most another cluster and
-    /// instance: one cause ([`crate::Cause`]).
+    /// instance (the message compared without the `cluster `c` instance `i`: ` it may open with): one
+    /// cause ([`crate::Cause`]).
     pub(crate) fn same_cause(&self, other: &Diagnostic) -> bool {
         self.code == other.code
             && self.primary == other.primary
-            && self.message == other.message
+            && crate::cause::unqualified(self) == crate::cause::unqualified(other)
             && self.extra == other.extra
             && self.help == other.help
             && self.subject.package == other.subject.package
