@@ -8,7 +8,7 @@
 //! the text under it), the same message, the same secondary labels, notes and help, and the same package
 //! and workload in their subject: they differ at most by the cluster and instance they are about. A
 //! message that differs by a number (`3 replicas` against `5 replicas`) is another cause: its count is
-//! part of what to fix. The collection stays one record per instance ([`crate::Diagnostics`]: `allow` is
+//! part of what to fix. The collection stays one record per instance (`Diagnostics`: `allow` is
 //! decided where it is written, for an instance or a cluster, and `kix explain` looks an instance's
 //! findings up); the grouping is the view every output form is printed from.
 
@@ -44,7 +44,7 @@ impl<'d> Cause<'d> {
     pub fn message(&self) -> String {
         match self.members.len() {
             1 => self.first.message.to_string(),
-            _ => unqualified(self.first).to_string(),
+            _ => self.first.unqualified().to_string(),
         }
     }
 
@@ -147,30 +147,10 @@ fn cause_hash(diagnostic: &Diagnostic) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     diagnostic.code.hash(&mut hasher);
     diagnostic.location().map(|l| (l.path(), l.offset())).hash(&mut hasher);
-    unqualified(diagnostic).hash(&mut hasher);
+    diagnostic.unqualified().hash(&mut hasher);
     diagnostic.subject.package.hash(&mut hasher);
     diagnostic.subject.workload.hash(&mut hasher);
     hasher.finish()
-}
-
-/// The message without the `cluster `c`: `, `cluster `c` instance `i`: ` or `cluster `c` instances `i`,
-/// `j`: ` it opens with, when that names the diagnostic's own cluster: what it says of any instance.
-pub(crate) fn unqualified(diagnostic: &Diagnostic) -> std::borrow::Cow<'_, str> {
-    let text = diagnostic.message.to_string();
-    let Some(cluster) = diagnostic.subject.cluster.as_deref() else { return text.into() };
-    let opening = format!("cluster `{cluster}`");
-    let Some(rest) = text.strip_prefix(opening.as_str()) else { return text.into() };
-    let after = if let Some(rest) = rest.strip_prefix(": ") {
-        rest
-    } else if rest.starts_with(" instance `") || rest.starts_with(" instances `") {
-        match rest.find("`: ") {
-            Some(end) => &rest[end + 3..],
-            None => return text.into(),
-        }
-    } else {
-        return text.into();
-    };
-    after.to_string().into()
 }
 
 #[cfg(test)]

@@ -149,11 +149,32 @@ impl Diagnostic {
     pub(crate) fn same_cause(&self, other: &Diagnostic) -> bool {
         self.code == other.code
             && self.primary == other.primary
-            && crate::cause::unqualified(self) == crate::cause::unqualified(other)
+            && self.unqualified() == other.unqualified()
             && self.extra == other.extra
             && self.help == other.help
             && self.subject.package == other.subject.package
             && self.subject.workload == other.subject.workload
+    }
+
+    /// The message without the `cluster `c`: `, `cluster `c` instance `i`: ` or `cluster `c` instances `i`,
+    /// `j`: ` it opens with, when that names the diagnostic's own cluster: what it says of any instance.
+    pub(crate) fn unqualified(&self) -> Cow<'_, str> {
+        let diagnostic = self;
+        let text = diagnostic.message.to_string();
+        let Some(cluster) = diagnostic.subject.cluster.as_deref() else { return text.into() };
+        let opening = format!("cluster `{cluster}`");
+        let Some(rest) = text.strip_prefix(opening.as_str()) else { return text.into() };
+        let after = if let Some(rest) = rest.strip_prefix(": ") {
+            rest
+        } else if rest.starts_with(" instance `") || rest.starts_with(" instances `") {
+            match rest.find("`: ") {
+                Some(end) => &rest[end + 3..],
+                None => return text.into(),
+            }
+        } else {
+            return text.into();
+        };
+        after.to_string().into()
     }
 
     /// The secondary labels, in the order they were added.
