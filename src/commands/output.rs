@@ -123,7 +123,7 @@ pub(crate) fn report(diagnostics: &Diagnostics, format: Format, done: Option<&st
     if format == Format::Text {
         print_summarised(diagnostics, done, None);
     } else {
-        let lines: String = diagnostics.iter().map(|d| d.to_json() + "\n").collect();
+        let lines: String = diagnostics.causes().iter().map(|c| c.to_json_value().to_string() + "\n").collect();
         let _ = std::io::stderr().lock().write_all(lines.as_bytes());
     }
     if diagnostics.has_errors() { ExitCode::FAILURE } else { ExitCode::SUCCESS }
@@ -162,15 +162,16 @@ pub(crate) fn print_stdout(text: &str) {
     let _ = stdout.flush();
 }
 
-/// Prints diagnostics to stderr as rustc-style text, then the line saying what was done and the summary
+/// Prints diagnostics to stderr as rustc-style text, one per cause, then the line saying what was done and the summary
 /// line, with what else failed (`2 files out of date`) at its end.
 /// Written as rendered, through one buffer: the report of a large lint is megabytes, not held whole.
 pub(crate) fn print_summarised(diagnostics: &Diagnostics, done: Option<&str>, failed: Option<&str>) {
     let Conventions { quiet, style } = conventions();
     let mut stderr = std::io::BufWriter::with_capacity(64 * 1024, std::io::stderr().lock());
     let mut write = || -> std::io::Result<()> {
-        for diagnostic in diagnostics.iter() {
-            stderr.write_all(diagnostic.render(style).as_bytes())?;
+        // One per cause: what differs only by its instance and cluster is said once (issue 42).
+        for cause in diagnostics.causes() {
+            stderr.write_all(cause.render(style).as_bytes())?;
             stderr.write_all(b"\n")?;
         }
         if !quiet {

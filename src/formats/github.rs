@@ -8,15 +8,19 @@
 use super::Outcome;
 use kix_diag::{Code, Location, Severity};
 
-/// One workflow command per diagnostic and note, each on its own line.
+/// One workflow command per cause (its instances said after the message) and note, each on its own line.
 pub fn render(outcome: &Outcome<'_>) -> String {
     let mut out = String::new();
-    for diagnostic in outcome.diagnostics.iter() {
+    for cause in outcome.diagnostics.causes() {
+        let diagnostic = cause.diagnostic();
         let command = match diagnostic.severity() {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let mut message = diagnostic.message.to_string();
+        let mut message = cause.message();
+        if let Some(spread) = cause.spread() {
+            message.push_str(&format!("\n{spread}"));
+        }
         for note in diagnostic.notes() {
             message.push_str(&format!("\nnote: {note}"));
         }

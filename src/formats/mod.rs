@@ -16,7 +16,7 @@ pub mod lint_junit;
 pub mod sarif;
 pub mod verify_junit;
 
-use kix_diag::{Diagnostic, Diagnostics, Severity};
+use kix_diag::{Cause, Diagnostics, Severity};
 use serde_json::{Map, Value, json};
 use std::path::{Component, Path, PathBuf};
 
@@ -53,11 +53,15 @@ impl Outcome<'_> {
         }
     }
 
-    /// The `summary` of the JSON document.
+    /// The `summary` of the JSON document: `errors` and `warnings` count causes, `instances` the
+    /// diagnostics they stand for.
     pub fn summary(&self) -> Value {
+        let (errors, error_instances) = self.diagnostics.count_causes(Severity::Error);
+        let (warnings, warning_instances) = self.diagnostics.count_causes(Severity::Warning);
         json!({
-            "errors": self.diagnostics.count(Severity::Error),
-            "warnings": self.diagnostics.count(Severity::Warning),
+            "errors": errors,
+            "warnings": warnings,
+            "instances": { "errors": error_instances, "warnings": warning_instances },
             "acknowledged": self.diagnostics.acknowledged_count(),
             "failed": self.failed,
             "text": self.summary_text(),
@@ -71,7 +75,7 @@ impl Outcome<'_> {
         document.insert("command".into(), Value::from(self.command));
         document.insert(
             "diagnostics".into(),
-            Value::Array(self.diagnostics.iter().map(Diagnostic::to_json_value).collect()),
+            Value::Array(self.diagnostics.causes().iter().map(Cause::to_json_value).collect()),
         );
         document.insert("summary".into(), self.summary());
         serde_json::to_string_pretty(&Value::Object(document)).expect("a JSON value prints") + "\n"

@@ -5,8 +5,9 @@
 //! on what was found), each rule with its summary as `shortDescription`, its `kix explain` text as
 //! `fullDescription` and `help` (no `helpUri` or `informationUri`: kix has no public home to point at, and a
 //! placeholder address sent code scanning's readers to a repository that is not kix's, issue 41; the help
-//! text is whole, and says `kix explain CODE` prints it). Each diagnostic is a
-//! result at its code's level, with a physical location (a relative `artifactLocation.uri`, a
+//! text is whole, and says `kix explain CODE` prints it). Each cause (diagnostics
+//! that differ only by their instance and cluster, `kix_diag::Cause`) is one result, its instances said
+//! after its message, at its code's level, with a physical location (a relative `artifactLocation.uri`, a
 //! `region` with `startLine` and `startColumn`) where it has one and its secondary labels as related
 //! locations; a [`Note`] is a result at level `note`. A location naming a whole file is its first line
 //! (GitHub code scanning wants a `startLine`); a diagnostic about no file at all (K0502, warnings denied)
@@ -33,9 +34,10 @@ pub fn render(outcome: &Outcome<'_>) -> String {
             })
         })
         .collect();
-    let notifications: Vec<Value> = outcome
-        .diagnostics
+    let causes = outcome.diagnostics.causes();
+    let notifications: Vec<Value> = causes
         .iter()
+        .map(kix_diag::Cause::diagnostic)
         .filter(|d| d.location().is_none())
         .map(|d| {
             json!({
@@ -45,12 +47,15 @@ pub fn render(outcome: &Outcome<'_>) -> String {
             })
         })
         .collect();
-    let mut results: Vec<Value> = outcome
-        .diagnostics
+    let mut results: Vec<Value> = causes
         .iter()
-        .filter(|d| d.location().is_some())
-        .map(|diagnostic| {
-            let mut text = diagnostic.message.to_string();
+        .filter(|c| c.diagnostic().location().is_some())
+        .map(|cause| {
+            let diagnostic = cause.diagnostic();
+            let mut text = cause.message();
+            if let Some(spread) = cause.spread() {
+                text.push_str(&format!("\n{spread}"));
+            }
             for note in diagnostic.notes() {
                 text.push_str(&format!("\nnote: {note}"));
             }

@@ -3,7 +3,7 @@
 //! (`shop Deployment/api: zone loss ...`), failed when the scenario fails, with
 //! its findings (code and message each) as the failure's text; a cluster with nothing to simulate on is
 //! one skipped case (failed under K0624). Error diagnostics that are no scenario's finding (the compile's,
-//! a snapshot's, K0624) are failed cases of a suite `kix`, so the report fails exactly when verify does.
+//! a snapshot's, K0624) are failed cases of a suite `kix`, one per cause, so the report fails exactly when verify does.
 
 use crate::formats::junit::{Case, Failure, Suite};
 use kix_diag::{Code, Severity};
@@ -14,16 +14,14 @@ pub fn junit(verified: &Verified) -> Vec<Suite> {
     let mut suites: Vec<Suite> = verified.reports.iter().flatten().map(cluster_suite).collect();
     let others: Vec<Case> = verified
         .diagnostics
-        .iter()
-        .filter(|d| d.severity() == Severity::Error && !findings::is_scenario_code(d.code))
-        .map(|d| Case {
+        .causes()
+        .into_iter()
+        .filter(|c| c.diagnostic().severity() == Severity::Error && !findings::is_scenario_code(c.diagnostic().code))
+        .map(|cause| (cause.diagnostic(), cause.message(), cause.render(kix_diag::Style::Plain)))
+        .map(|(d, message, text)| Case {
             name: format!("{} {}", d.code.id(), d.location().map(ToString::to_string).unwrap_or_default()),
             classname: "kix".into(),
-            failure: Some(Failure {
-                kind: d.code.id().into(),
-                message: d.message.to_string(),
-                text: d.render(kix_diag::Style::Plain),
-            }),
+            failure: Some(Failure { kind: d.code.id().into(), message, text }),
             ..Case::default()
         })
         .collect();

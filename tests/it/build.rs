@@ -164,9 +164,10 @@ fn json_diagnostics_carry_code_location_and_subject() {
     assert_eq!(lines.len(), 5);
     let ceiling = lines.iter().find(|d| d["code"] == "K0307").unwrap();
     assert_eq!(ceiling["severity"], "warning");
-    assert_eq!(ceiling["file"], "clusters/prod.toml");
-    assert_eq!(ceiling["line"], 24);
-    assert_eq!(ceiling["column"], 8);
+    // At the ceiling in the package's kix.toml (issue 42: one cause however many instances it lowers).
+    assert_eq!(ceiling["file"], "packages/cache/kix.toml");
+    assert_eq!(ceiling["line"], 7);
+    assert_eq!(ceiling["column"], 7);
     assert_eq!(ceiling["cluster"], "prod");
     assert_eq!(ceiling["instance"], "sessions");
     assert_eq!(ceiling["package"], "cache");

@@ -10,6 +10,7 @@ mod argocd;
 mod audit;
 mod build;
 mod capacity;
+mod causes;
 mod conventions;
 mod custom_resources;
 mod explain;

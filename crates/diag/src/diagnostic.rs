@@ -143,6 +143,40 @@ impl Diagnostic {
         self.extra.as_ref().map_or(&[], |extra| &extra.notes)
     }
 
+    /// Whether `other` says the same as this one at the same place, for at most another cluster and
+    /// instance (the message compared without the `cluster `c` instance `i`: ` it may open with): one
+    /// cause ([`crate::Cause`]).
+    pub(crate) fn same_cause(&self, other: &Diagnostic) -> bool {
+        self.code == other.code
+            && self.primary == other.primary
+            && self.unqualified() == other.unqualified()
+            && self.extra == other.extra
+            && self.help == other.help
+            && self.subject.package == other.subject.package
+            && self.subject.workload == other.subject.workload
+    }
+
+    /// The message without the `cluster `c`: `, `cluster `c` instance `i`: ` or `cluster `c` instances `i`,
+    /// `j`: ` it opens with, when that names the diagnostic's own cluster: what it says of any instance.
+    pub(crate) fn unqualified(&self) -> Cow<'_, str> {
+        let diagnostic = self;
+        let text = diagnostic.message.to_string();
+        let Some(cluster) = diagnostic.subject.cluster.as_deref() else { return text.into() };
+        let opening = format!("cluster `{cluster}`");
+        let Some(rest) = text.strip_prefix(opening.as_str()) else { return text.into() };
+        let after = if let Some(rest) = rest.strip_prefix(": ") {
+            rest
+        } else if rest.starts_with(" instance `") || rest.starts_with(" instances `") {
+            match rest.find("`: ") {
+                Some(end) => &rest[end + 3..],
+                None => return text.into(),
+            }
+        } else {
+            return text.into();
+        };
+        after.to_string().into()
+    }
+
     /// The secondary labels, in the order they were added.
     pub(crate) fn secondary_labels(&self) -> &[Label] {
         self.extra.as_ref().map_or(&[], |extra| &extra.secondary)

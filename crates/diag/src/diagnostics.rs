@@ -1,6 +1,7 @@
 //! [`Diagnostics`], the findings of one run: collected by every stage, set aside when the inputs
 //! acknowledge them, denied under `--deny-warnings`, sorted into one stable report.
 
+use crate::cause::Cause;
 use crate::diagnostic::{Diagnostic, Subject};
 use crate::{Code, Severity};
 use std::path::Path;
@@ -40,6 +41,18 @@ impl Diagnostics {
 
     pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
         self.items.iter().map(|d| &**d)
+    }
+
+    /// The findings as causes, in report order: those that differ only by the cluster and instance they
+    /// are about as one ([`Cause`]). Every output form prints these.
+    pub fn causes(&self) -> Vec<Cause<'_>> {
+        crate::cause::causes(self.iter())
+    }
+
+    /// How many causes of `severity` there are, and how many diagnostics they stand for.
+    pub fn count_causes(&self, severity: Severity) -> (usize, usize) {
+        let causes = crate::cause::causes(self.iter().filter(|d| d.severity() == severity));
+        (causes.len(), causes.iter().map(Cause::count).sum())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -93,11 +106,13 @@ impl Diagnostics {
     pub fn settle(&mut self, acknowledged: impl Fn(&Diagnostic) -> bool, deny_warnings: bool) {
         self.acknowledge(acknowledged);
         self.finish();
-        let warnings = self.count(Severity::Warning);
+        // Denied as they are printed: once per cause, the instances they stand for said beside.
+        let (warnings, instances) = self.count_causes(Severity::Warning);
         if deny_warnings && warnings > 0 && !self.items.iter().any(|d| d.code == Code::WarningsDenied) {
+            let instances = in_instances(warnings, instances).map(|n| format!(" ({n})")).unwrap_or_default();
             self.push(Diagnostic::new(
                 Code::WarningsDenied,
-                format!("{warnings} warning(s) denied by --deny-warnings"),
+                format!("{warnings} warning(s){instances} denied by --deny-warnings"),
             ));
             self.finish();
         }
@@ -111,19 +126,36 @@ impl Diagnostics {
         sort_and_dedup(&mut self.acknowledged);
     }
 
-    /// The closing summary line, e.g. `kix: 2 errors, 1 warning` or `0 errors, 0 warnings (4 acknowledged)`.
+    /// The closing summary line, counting causes ([`Diagnostics::causes`]), e.g. `kix: 2 errors, 1 warning`,
+    /// `0 errors, 0 warnings (4 acknowledged)` or `0 errors, 3 warnings (71,344 in instances)`. The
+    /// acknowledged count is of diagnostics, one per instance: each is acknowledged where it is written.
     pub fn summary(&self) -> String {
-        let plural = crate::words::plural::<usize>;
-        let acknowledged = match self.acknowledged_count() {
-            0 => String::new(),
-            n => format!(" ({n} acknowledged)"),
+        let counted = |severity: Severity, noun: &str| {
+            let (causes, instances) = self.count_causes(severity);
+            let noun = format!("{} {noun}{}", crate::words::thousands(causes), crate::words::s(causes));
+            (noun, in_instances(causes, instances))
         };
-        format!(
-            "{}, {}{acknowledged}",
-            plural(self.count(Severity::Error), "error"),
-            plural(self.count(Severity::Warning), "warning")
-        )
+        let (errors, error_instances) = counted(Severity::Error, "error");
+        let (warnings, warning_instances) = counted(Severity::Warning, "warning");
+        let errors = match error_instances {
+            Some(instances) => format!("{errors} ({instances})"),
+            None => errors,
+        };
+        let acknowledged = match self.acknowledged_count() {
+            0 => None,
+            n => Some(format!("{} acknowledged", crate::words::thousands(n))),
+        };
+        let after: Vec<String> = warning_instances.into_iter().chain(acknowledged).collect();
+        match after.is_empty() {
+            true => format!("{errors}, {warnings}"),
+            false => format!("{errors}, {warnings} ({})", after.join("; ")),
+        }
     }
+}
+
+/// `71,344 in instances` when `causes` stand for more diagnostics than there are causes.
+fn in_instances(causes: usize, instances: usize) -> Option<String> {
+    (instances > causes).then(|| format!("{} in instances", crate::words::thousands(instances)))
 }
 
 /// Sorts into the report's order (file, line, column, code, message) and drops exact repeats.

@@ -22,7 +22,8 @@
 //! values. [`Diagnostics`] is a run's collection: [`Diagnostics::settle`] is the one policy for
 //! acknowledged warnings and `--deny-warnings`, [`Diagnostics::finish`] the one stable order.
 //!
-//! Files: `diagnostic.rs` (the type and its labels), `message.rs` (its message, kept compactly), `diagnostics.rs` (the collection),
+//! Files: `diagnostic.rs` (the type and its labels), `cause.rs` (diagnostics that differ only by their
+//! instance and cluster, shown as one), `message.rs` (its message, kept compactly), `diagnostics.rs` (the collection),
 //! `source_file.rs` (texts and locations), `render.rs` and `excerpt.rs` (the text form: what
 //! annotate-snippets is given, and what kix puts back), `json.rs`, `codes.rs`, and `source.rs`
 //! (bounded reading of the files diagnostics point into).
@@ -47,6 +48,7 @@ impl Severity {
     }
 }
 
+mod cause;
 mod codes;
 mod diagnostic;
 mod diagnostics;
@@ -58,6 +60,7 @@ pub mod source;
 mod source_file;
 pub mod words;
 
+pub use cause::Cause;
 pub use codes::Code;
 pub use diagnostic::{Diagnostic, Subject};
 pub use diagnostics::Diagnostics;

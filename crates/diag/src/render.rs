@@ -113,6 +113,12 @@ enum Part<'d> {
 impl Diagnostic {
     /// The rustc-style text form, one line per `\n`-terminated line.
     pub fn render(&self, style: Style) -> String {
+        self.render_in(style, &self.message.to_string(), self.subject.describe().map(|subject| format!("in {subject}")))
+    }
+
+    /// The text form with `message` as its title and `within` as its `= in` line (a cause's: what it says
+    /// of every instance, and every instance it applies to).
+    pub(crate) fn render_in(&self, style: Style, message: &str, within: Option<String>) -> String {
         let parts = self.parts();
         let elements = parts.parts.iter().map(|part| -> Element<'_> {
             match part {
@@ -134,8 +140,7 @@ impl Diagnostic {
             Severity::Error => Level::ERROR,
             Severity::Warning => Level::WARNING,
         };
-        let message = self.message.to_string();
-        let title = level.primary_title(message.as_str()).id(self.code.id());
+        let title = level.primary_title(message).id(self.code.id());
         let report = [Group::with_title(title).elements(elements)];
         let rendered = style.renderer().render(&report);
 
@@ -166,7 +171,7 @@ impl Diagnostic {
         }
         let pad = " ".repeat(gutter.max(1));
         let equals = style.equals();
-        let subject = self.subject.describe().map(|subject| format!("in {subject}"));
+        let subject = within;
         let notes = self.notes().iter().map(|note| format!("note: {note}"));
         let help = self.help.iter().map(|help| format!("help: {help}"));
         for footer in subject.into_iter().chain(notes).chain(help) {

@@ -78,6 +78,19 @@ fn expected_words(expected: &str) -> String {
     }
 }
 
+/// `n` with a comma between each three digits, as English writes large counts: `71,344`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (at, digit) in digits.chars().enumerate() {
+        if at > 0 && (digits.len() - at) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -126,5 +139,7 @@ mod tests {
         assert_eq!(super::counted(1usize, "does", "do"), "1 does");
         assert_eq!(super::counted(2u64, "does", "do"), "2 do");
         assert_eq!((super::s(1u64), super::s(2usize)), ("", "s"));
+        let thousands: Vec<String> = [0, 7, 999, 1000, 71_344, 563_302, 1_000_000].map(super::thousands).into();
+        assert_eq!(thousands, ["0", "7", "999", "1,000", "71,344", "563,302", "1,000,000"]);
     }
 }

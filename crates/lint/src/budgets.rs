@@ -60,7 +60,7 @@ fn over_operator_pods(set: &Set, budget: &Budget) -> bool {
 }
 
 /// The workloads of the budget's namespace whose pods it selects, in input order.
-fn selected<'a>(set: &'a Set, index: &LabelIndex<'_>, budget: &Budget) -> Vec<&'a Target> {
+pub(crate) fn selected<'a>(set: &'a Set, index: &LabelIndex<'_>, budget: &Budget) -> Vec<&'a Target> {
     let Some(selector) = &budget.selector else { return Vec::new() };
     let candidates =
         index.candidates_for(&budget.namespace, selector.match_labels.iter()).iter().map(|&i| &set.workloads[i]);

@@ -168,4 +168,6 @@ fn check_set(set: set::Set, facts: Option<&facts::ClusterFacts>, diagnostics: &m
 }
 
 #[cfg(test)]
+mod index_tests;
+#[cfg(test)]
 mod tests;

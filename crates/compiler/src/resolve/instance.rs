@@ -96,8 +96,7 @@ pub fn resolve_instance(
     ) {
         return None;
     }
-    let (level, package_ceiling) =
-        apply_package_ceiling(cluster.name, name, &package, &requested.level, &location, &subject, diagnostics);
+    let (level, package_ceiling) = apply_package_ceiling(&package, &requested.level, &subject, diagnostics);
     let mut instance = Instance {
         name: name.clone(),
         namespace,
@@ -314,11 +313,8 @@ fn meet_ceiling(max: Option<&Sourced<Level>>, level: &Sourced<Level>) -> (Source
 
 /// R4: the package ceiling lowers the whole instance.
 fn apply_package_ceiling(
-    cluster: &str,
-    instance: &str,
     package: &Package,
     requested: &Sourced<Level>,
-    location: &Location,
     subject: &Subject,
     diagnostics: &mut Diagnostics,
 ) -> (Sourced<Level>, Ceiling) {
@@ -328,12 +324,13 @@ fn apply_package_ceiling(
             Diagnostic::new(
                 Code::PackageCeiling,
                 format!(
-                    "cluster `{}` instance `{instance}`: package `{}` {} supports at most `{}`, so the requested level \
-                         `{}` is lowered to `{}`",
-                    cluster, package.name, package.version, ceiling.value, requested.value, ceiling.value
+                    "package `{}` {} supports at most `{}`, so the requested level `{}` is lowered to `{}`",
+                    package.name, package.version, ceiling.value, requested.value, ceiling.value
                 ),
             )
-            .at(location.clone())
+            // At the ceiling in the package's kix.toml, the cause, with no cluster or instance in the message
+            // (the subject names them): one finding however many instances it lowers (issue 42).
+            .at(ceiling.from.clone())
             .about(subject),
         );
     }

@@ -149,9 +149,17 @@ mod tests {
         let compiled = tree_with(cluster, &[("p", p)]).compile();
         assert_eq!(compiled.codes(), vec![Code::PackageCeiling]);
         let message = &compiled.messages()[0];
-        for part in ["cluster `c`", "instance `a`", "package `p`", "`zone`", "lowered to `node`"] {
+        for part in ["package `p`", "`zone`", "lowered to `node`"] {
             assert!(message.contains(part), "{message} lacks {part}");
         }
+        // At the ceiling, its cause, and about the instance it lowers (the subject, not the message: one
+        // cause however many instances it lowers, issue 42).
+        let found = compiled.diagnostics.iter().next().unwrap();
+        assert!(!message.contains("instance `a`"), "{message}");
+        assert_eq!((found.subject.cluster.as_deref(), found.subject.instance.as_deref()), (Some("c"), Some("a")));
+        let at = found.location().unwrap();
+        assert!(at.path().ends_with("kix.toml"), "{at}");
+        assert_eq!(at.line(), Some(5), "{at}");
         assert_eq!(compiled.instance("c", "a").level, Level::Node);
         assert_eq!(compiled.workload("c", "a", "w").hard_key(), Some("kubernetes.io/hostname"));
     }
