@@ -226,7 +226,7 @@ codes! {
     WarningsDenied = "K0502", Error, "warnings were denied by --deny-warnings",
         "--deny-warnings turns any warning into a failed build.";
     OutputLocked = "K0503", Error, "another kix build is writing the same output directory",
-        "A build holds a lock (.<out>.kix-lock beside the output directory) while it stages and swaps its output; a second build into the same directory fails at once rather than race the first and silently lose one of the two outputs. Run one build at a time into one output directory.";
+        "A build holds a lock (.kix/.<out>.kix-lock beside the output directory) while it stages and swaps its output; a second build into the same directory fails at once rather than race the first and silently lose one of the two outputs. Run one build at a time into one output directory.";
     OutputStale = "K0504", Error, "a file of the output directory differs from what `kix build` would write",
         "kix build --check compares the output directory with what a build would write, writing nothing: each file that is missing, that differs, or that a build would remove is out of date. The text form lists them on stdout (with --diff, a patch); JSON, SARIF, JUnit and GitHub forms also report each as this diagnostic, located at the file, so a CI annotation points at it. Run kix build and commit the result.";
     // K06xx: verifying.
