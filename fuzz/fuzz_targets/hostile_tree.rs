@@ -29,9 +29,10 @@
 //!   but `out/` and its new parents; or it failed with an error diagnostic and the scratch directory,
 //!   `out/`, any symlink's target and `elsewhere/` included, is byte-for-byte what it was;
 //! - either way no staging, set-aside or lock file is left beside `out/`; after a full build, kix's
-//!   output manifest (`.<out>.kix-manifest`) is there, and it and the spare (`.<out>.kix-spare`, the
-//!   output of the build before, which a full build brings up to date and swaps in) are the only things
-//!   beside `out/` a build may change (a failed full build may have brought the spare partly up to date;
+//!   output manifest (`.kix/.<out>.kix-manifest`) is there, and it, the spare (`.kix/.<out>.kix-spare`, the
+//!   output of the build before, which a full build brings up to date and swaps in), kix's state
+//!   directory `.kix/` with its `.gitignore`, and an earlier kix's `.<out>.kix-manifest` and
+//!   `.<out>.kix-spare` (removed by a successful build) are the only things beside `out/` a build may change (a failed full build may have brought the spare partly up to date;
 //!   a `--cluster` build leaves both as they were).
 //!
 //! Fuzzing runs as root here (and in CI's container), where permissions do not bind: a read-only
@@ -342,12 +343,11 @@ fn leftovers(snapshot: &Snapshot) -> Vec<&PathBuf> {
 /// Kix's own entries beside `out`, which a build may change: its manifest (`src/output_manifest.rs`) and
 /// the spare and what is in it (`src/spare.rs`).
 fn kix_own(out: &Path, path: &Path) -> bool {
-    let beside = |suffix: &str| {
-        out.parent()
-            .unwrap_or(Path::new(""))
-            .join(format!(".{}.kix-{suffix}", out.file_name().unwrap_or_default().to_string_lossy()))
-    };
-    *path == beside("manifest") || path.starts_with(beside("spare"))
+    let parent = out.parent().unwrap_or(Path::new(""));
+    let beside =
+        |suffix: &str| parent.join(format!(".{}.kix-{suffix}", out.file_name().unwrap_or_default().to_string_lossy()));
+    // kix's state directory (issue 41), and the state an earlier kix kept beside `out` itself.
+    path.starts_with(parent.join(".kix")) || *path == beside("manifest") || path.starts_with(beside("spare"))
 }
 
 fn check_written(before: &Snapshot, after: &Snapshot, out: &Path, built: &[String], full: bool) {
@@ -355,6 +355,7 @@ fn check_written(before: &Snapshot, after: &Snapshot, out: &Path, built: &[Strin
     let manifest = out
         .parent()
         .unwrap_or(Path::new(""))
+        .join(".kix")
         .join(format!(".{}.kix-manifest", out.file_name().unwrap_or_default().to_string_lossy()));
     if full {
         assert!(

@@ -165,25 +165,32 @@ pub(crate) fn state_dir(parent: &Path) -> PathBuf {
 }
 
 /// [`state_dir`], created with its `.gitignore` (`*`: git ignores the directory and the file itself) when
-/// missing, and the state an earlier kix kept beside `out/` itself (`.<out>.kix-manifest`,
-/// `.<out>.kix-spare`) removed, so it leaves the user's commits. A `.kix` that is not a directory (a file,
-/// a symlink) is refused: kix writes only into a directory it made.
-pub(crate) fn ensure_state_dir(parent: &Path, base: &str, out: &Path) -> Result<PathBuf, Diagnostic> {
+/// missing; `true` with it when this call made it (a build that then fails removes it again, leaving the
+/// tree as it found it). A `.kix` that is not a directory (a file, a symlink) is refused: kix writes only
+/// into a directory it made.
+pub(crate) fn ensure_state_dir(parent: &Path, out: &Path) -> Result<(PathBuf, bool), Diagnostic> {
     let state = state_dir(parent);
-    match std::fs::symlink_metadata(&state) {
-        Ok(metadata) if metadata.is_dir() => {}
+    let created = match std::fs::symlink_metadata(&state) {
+        Ok(metadata) if metadata.is_dir() => false,
         Ok(_) => {
             return Err(refused(out, format!("{} is not a directory kix made for its state", state.display())));
         }
         Err(_) => {
-            std::fs::create_dir(&state).map_err(|e| refused(out, format!("cannot create {}: {e}", state.display())))?
+            std::fs::create_dir(&state).map_err(|e| refused(out, format!("cannot create {}: {e}", state.display())))?;
+            true
         }
-    }
+    };
     let ignore = state.join(".gitignore");
     if std::fs::symlink_metadata(&ignore).is_err() {
         let text = "# kix's own state beside the output directory (the output manifest, the spare, the lock): never committed.\n*\n";
         std::fs::write(&ignore, text).map_err(|e| refused(out, format!("cannot write {}: {e}", ignore.display())))?;
     }
+    Ok((state, created))
+}
+
+/// After a build swapped its output in: the state an earlier kix kept beside `out/` itself
+/// (`.<out>.kix-manifest`, `.<out>.kix-spare`) removed, so it leaves the user's commits (issue 41).
+pub(crate) fn remove_legacy_state(parent: &Path, base: &str) {
     let legacy_manifest = parent.join(format!(".{base}.kix-manifest"));
     if std::fs::symlink_metadata(&legacy_manifest).is_ok_and(|m| m.is_file()) {
         let _ = std::fs::remove_file(&legacy_manifest);
@@ -192,7 +199,6 @@ pub(crate) fn ensure_state_dir(parent: &Path, base: &str, out: &Path) -> Result<
     if std::fs::symlink_metadata(&legacy_spare).is_ok_and(|m| m.is_dir()) {
         let _ = std::fs::remove_dir_all(&legacy_spare);
     }
-    Ok(state)
 }
 
 /// The lock one build holds on an output directory from its first staged file until it ends:

@@ -67,6 +67,8 @@ pub struct Staging {
     /// The spare this build created (there was none): removed unless the build swapped it in, so a build
     /// that fails leaves nothing beside `out` it did not find there.
     spare_created: std::sync::atomic::AtomicBool,
+    /// This build made kix's state directory (`.kix/`): removed again unless the build swapped its output in.
+    state_created: std::sync::atomic::AtomicBool,
 }
 
 /// One cluster's sections of the next manifest: its staged directory (`out/<cluster>` once swapped in) and
@@ -98,6 +100,7 @@ impl Staging {
             manifest: std::sync::OnceLock::new(),
             staged: std::sync::Mutex::new(Vec::new()),
             spare_created: std::sync::atomic::AtomicBool::new(false),
+            state_created: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -106,7 +109,8 @@ impl Staging {
     fn directory(&self) -> Result<&Path, Diagnostic> {
         let created = self.staging.get_or_init(|| {
             std::fs::create_dir_all(&self.parent).map_err(|e| write_failed("cannot create", &self.parent, e))?;
-            let state = crate::emit::outdir::ensure_state_dir(&self.parent, &self.base, &self.out)?;
+            let (state, created) = crate::emit::outdir::ensure_state_dir(&self.parent, &self.out)?;
+            self.state_created.store(created, std::sync::atomic::Ordering::Relaxed);
             let lock = crate::emit::outdir::Lock::take(&state, &self.base, &self.out)?;
             let _ = self.lock.set(lock);
             // Checked under the lock (check_destination checked before the compile; a build that held
@@ -198,6 +202,9 @@ impl Staging {
     /// Once the staged files are in `out`, the manifest for the next build (full builds only): each staged
     /// cluster's sections, the spare's only when the previous `out` became the spare (`spare`).
     fn record(&self, spare: bool) {
+        // Swapped in: the state directory is this build's to keep, and an earlier kix's state goes.
+        self.state_created.store(false, std::sync::atomic::Ordering::Relaxed);
+        crate::emit::outdir::remove_legacy_state(&self.parent, &self.base);
         if self.manifest.get().is_none() {
             return;
         }
@@ -326,6 +333,10 @@ impl Drop for Staging {
         }
         // Released (and its file removed) only once nothing of this build is left beside `out`.
         drop(self.lock.take());
+        // A state directory this build made for output it never swapped in: the tree as it was found.
+        if *self.state_created.get_mut() {
+            let _ = std::fs::remove_dir_all(crate::emit::outdir::state_dir(&self.parent));
+        }
     }
 }
 
