@@ -251,3 +251,18 @@ fn lint_judges_each_environment_on_its_own() {
     assert!(run.stderr.contains("warning[K0725]: Deployment web/web is written twice in manifests"), "{}", run.stderr);
     assert!(run.stderr.contains("manifests/b.yaml"), "{}", run.stderr);
 }
+
+/// A build that fails leaves the tree as it found it: no `.kix/` of its making, though the clusters that
+/// compiled were staged in it before another one failed.
+#[test]
+fn a_failed_build_makes_no_state_directory() {
+    let t = Test::new().examples();
+    std::fs::write(
+        t.root().join("clusters/zz.toml"),
+        "availability = \"none\"\n[[instances]]\nname = \"x\"\npackage = \"missing\"\n",
+    )
+    .unwrap();
+    let run = t.args(["build"]).run().status(1);
+    assert!(run.stderr.contains("error[K0304]"), "{}", run.stderr);
+    assert!(!run.root().join(".kix").exists() && !run.root().join("out").exists());
+}
