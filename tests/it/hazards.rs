@@ -293,3 +293,33 @@ fn a_killed_builds_half_written_manifest_is_removed_by_the_next_build() {
     assert!(root.join(".kix/.out.kix-manifest.4999998").is_dir(), "a directory is not kix's");
     assert!(root.join(&live).exists(), "a live build's file stays");
 }
+
+/// Issue 41's state directory in a hostile tree: a `.kix` that is a symlink out of the tree, a FIFO or a
+/// file is refused with one located error, nothing is written through it, and the previous `out/`
+/// survives byte for byte.
+#[test]
+fn a_state_directory_that_is_not_a_directory_is_refused_and_out_survives() {
+    let t = examples_built();
+    let root = t.root().to_path_buf();
+    let before = read_tree(&root.join("out"));
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::remove_dir_all(root.join(".kix")).unwrap();
+    type Make<'a> = Box<dyn Fn(&Path) + 'a>;
+    let make: [(&str, Make); 3] = [
+        ("a symlink out of the tree", Box::new(|p| std::os::unix::fs::symlink(elsewhere.path(), p).unwrap())),
+        ("a FIFO", Box::new(|p| assert!(std::process::Command::new("mkfifo").arg(p).status().unwrap().success()))),
+        ("a file", Box::new(|p| std::fs::write(p, "not kix's").unwrap())),
+    ];
+    for (what, make) in make {
+        make(&root.join(".kix"));
+        let run = t.clone().args(["build"]).run().status(1);
+        assert!(
+            run.stderr.contains("error[K0501]: ./.kix is not a directory kix made for its state"),
+            "{what}: {}",
+            run.stderr
+        );
+        assert_eq!(read_tree(&root.join("out")), before, "{what}: out/ changed");
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0, "{what}: written through");
+        std::fs::remove_file(root.join(".kix")).unwrap();
+    }
+}

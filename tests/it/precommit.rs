@@ -25,6 +25,24 @@ fn pre_commit() -> Option<PathBuf> {
         .find(|candidate| Command::new(candidate).arg("--version").output().is_ok_and(|o| o.status.success()))
 }
 
+/// pre-commit, or `None` after saying on stderr that `test` is skipped; under `KIX_REQUIRE_PRECOMMIT=1`
+/// (CI) a missing pre-commit fails the test instead.
+fn pre_commit_or_skip(test: &str) -> Option<PathBuf> {
+    let found = pre_commit();
+    if found.is_none() {
+        if std::env::var_os("KIX_REQUIRE_PRECOMMIT").is_some_and(|v| v == "1") {
+            panic!("pre-commit is required (KIX_REQUIRE_PRECOMMIT=1) but not installed");
+        }
+        // Written straight to stderr, not through eprintln!, which the test harness captures and hides.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {test}: pre-commit is not installed (python3 -m venv .venv && .venv/bin/pip install pre-commit)"
+        );
+    }
+    found
+}
+
 /// `git` in `dir`, with an identity of its own so commits work on a fresh machine.
 fn git(dir: &Path, args: &[&str]) {
     let output = Command::new("git")
@@ -68,17 +86,9 @@ fn try_repo(pre_commit: &Path, home: &Path, hooks: &Path, sample: &Path, hook: &
 
 #[test]
 fn pre_commit_hooks_pass_on_a_current_repository_and_fail_on_a_stale_out_or_a_lint_finding() {
-    let Some(pre_commit) = pre_commit() else {
-        if std::env::var_os("KIX_REQUIRE_PRECOMMIT").is_some_and(|v| v == "1") {
-            panic!("pre-commit is required (KIX_REQUIRE_PRECOMMIT=1) but not installed");
-        }
-        // Written straight to stderr, not through eprintln!, which the test harness captures and hides.
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED pre_commit_hooks_pass_on_a_current_repository_and_fail_on_a_stale_out_or_a_lint_finding: \
-             pre-commit is not installed (python3 -m venv .venv && .venv/bin/pip install pre-commit)"
-        );
+    let Some(pre_commit) =
+        pre_commit_or_skip("pre_commit_hooks_pass_on_a_current_repository_and_fail_on_a_stale_out_or_a_lint_finding")
+    else {
         return;
     };
     let scratch = tempfile::tempdir().unwrap();
@@ -133,16 +143,7 @@ fn pre_commit_hooks_pass_on_a_current_repository_and_fail_on_a_stale_out_or_a_li
 /// configuration changed: `kix-build-check` fails a stale `deploy/out/` and passes a fresh one.
 #[test]
 fn build_check_hook_finds_a_kix_root_in_a_subdirectory() {
-    let Some(pre_commit) = pre_commit() else {
-        if std::env::var_os("KIX_REQUIRE_PRECOMMIT").is_some_and(|v| v == "1") {
-            panic!("pre-commit is required (KIX_REQUIRE_PRECOMMIT=1) but not installed");
-        }
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED build_check_hook_finds_a_kix_root_in_a_subdirectory: pre-commit is not installed \
-             (python3 -m venv .venv && .venv/bin/pip install pre-commit)"
-        );
+    let Some(pre_commit) = pre_commit_or_skip("build_check_hook_finds_a_kix_root_in_a_subdirectory") else {
         return;
     };
     let scratch = tempfile::tempdir().unwrap();
