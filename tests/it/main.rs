@@ -31,6 +31,7 @@ mod realworld;
 mod rebuild;
 mod release;
 mod report;
+mod reuse;
 mod scale_down;
 mod schema;
 mod schema_files;

@@ -27,7 +27,7 @@ fn build_and_compare(t: &Test, what: &str) {
     t.clone().args(["build", "-q"]).run().status(0);
     assert!(read_tree(&t.root().join("out")) == clean_tree(t), "{what}: out/ differs from a clean build");
     let manifest = std::fs::read_to_string(t.root().join(MANIFEST)).expect("a manifest after the build");
-    assert!(manifest.starts_with("kix output manifest 3 "), "{what}: {manifest:.80}");
+    assert!(manifest.starts_with("kix output manifest 4 "), "{what}: {manifest:.80}");
 }
 
 /// Moves the manifest's mtime past every time it records, so that its entries are trusted (not racy) and
@@ -68,7 +68,7 @@ fn forge(root: &Path, tree: &str, cluster: &str, file: &str, edit: impl Fn(&mut 
     forged.push('\n');
     let mut sections: Vec<(String, Vec<String>)> = Vec::new();
     for line in lines {
-        if line.starts_with("out ") || line.starts_with("spare ") {
+        if line.starts_with("out ") || line.starts_with("spare ") || line.starts_with("inputs ") {
             let words: Vec<&str> = line.split(' ').collect();
             sections.push((format!("{} {}", words[0], words[1]), Vec::new()));
         } else {

@@ -132,13 +132,20 @@ pub struct CompiledWorkload<'a> {
 
 /// Runs the pipeline over the selected tree, keeping each cluster's plan.
 pub fn compile(selection: &Selection) -> Compiled {
-    compile_each(selection, Keep::Everything, |_, plan| plan, |_, _| None::<()>).0
+    compile_each(selection, Keep::Everything, |_, plan| plan, |_, _| None::<()>, None).0
 }
 
 /// Runs the pipeline over the selected tree, keeping each cluster as resolved and planned (`kix explain`,
 /// `verify`, `capacity`, `audit`: the commands that show where each decision came from or prove it).
 pub fn compile_clusters(selection: &Selection) -> Compiled<CompiledCluster> {
-    compile_each(selection, Keep::Everything, |resolved, plan| CompiledCluster { resolved, plan }, |_, _| None::<()>).0
+    compile_each(
+        selection,
+        Keep::Everything,
+        |resolved, plan| CompiledCluster { resolved, plan },
+        |_, _| None::<()>,
+        None,
+    )
+    .0
 }
 
 /// One cluster file resolved against the tree's packages, nothing derived (`kix lint --cluster` reads its
@@ -156,7 +163,7 @@ pub fn resolve_only(root: &Path, name: &str, diagnostics: &mut Diagnostics) -> O
 pub fn check(selection: &Selection, summarize: bool) -> Compiled<ClusterSummary> {
     let interner = summary::Interner::default();
     let keep = |_, plan: ClusterPlan| ClusterSummary::kept(&plan, summarize, &interner);
-    compile_each(selection, Keep::Summary, keep, |_, _| None::<()>).0
+    compile_each(selection, Keep::Summary, keep, |_, _| None::<()>, None).0
 }
 
 /// What a compile keeps of each cluster once it was derived, checked and handed on.
@@ -191,11 +198,16 @@ struct Slot<K, T> {
 /// whole compile is clean. Each core takes the next cluster in order (not a half of the fleet each, as
 /// rayon's splitting would), so what `each` hands on arrives nearly in order: the stream holds about one
 /// cluster per core waiting for the one before it (issue 20).
+///
+/// With `reuse` (a full build into a directory), a cluster whose inputs are those the previous build
+/// recorded is not compiled: its recorded findings are reported and its directory staged as that build
+/// wrote it (`crate::reuse`); every cluster compiled records its inputs and findings for the next build.
 fn compile_each<K: Send, T: Send>(
     selection: &Selection,
     what: Keep,
     keep: impl Fn(resolve::Cluster, ClusterPlan) -> K + Sync,
     each: impl Fn(usize, Option<&ClusterPlan>) -> Option<T> + Sync,
+    reuse: Option<Reuse<'_, K, T>>,
 ) -> (Compiled<K>, Vec<Option<T>>) {
     let mut diagnostics = Diagnostics::default();
     let tree = load::load(&selection.root, &selection.clusters, &mut diagnostics);
@@ -209,6 +221,11 @@ fn compile_each<K: Send, T: Send>(
     let versions: Vec<HashSet<usize>> =
         files.par_iter().map(|file| derive::Shapes::versions_named(&by_name, file)).collect();
     let shapes = derive::Shapes::counting(&versions);
+    // Reused only where nothing failed before any cluster compiled (a build that fails writes nothing).
+    let reuse = reuse.filter(|_| clean_inputs).and_then(|reuse| {
+        let inputs = crate::reuse::Inputs::new(&selection.root, &packages)?;
+        Some((reuse, inputs))
+    });
     // Each cluster file is taken and compiled by one core, which fills its slot.
     let files: Vec<Mutex<Option<load::cluster::ClusterSource>>> =
         files.into_iter().map(|file| Mutex::new(Some(file))).collect();
@@ -221,6 +238,17 @@ fn compile_each<K: Send, T: Send>(
             let Some(file) = files.get(index) else { break };
             let Some(file) = locked(file).take() else { continue };
             let mut found = Diagnostics::default();
+            let key = reuse.as_ref().map(|(_, inputs)| inputs.key(&file, &versions[index]));
+            if let (Some((reuse, inputs)), Some(key)) = (&reuse, key) {
+                if let Some((replayed, staged)) = reuse.staged_as_recorded(inputs, &file.name, key) {
+                    shapes.cluster_derived(&versions[index]);
+                    let handed = Some((reuse.handed)(staged));
+                    let kept = Some((reuse.kept)(file.name));
+                    *locked(&slots[index]) =
+                        Some(Slot { kept, found: replayed, allowed: Acknowledged::default(), handed });
+                    continue;
+                }
+            }
             let resolved_cluster = file.parse(&mut found).and_then(|file| {
                 let asked = what_if.filter(|w| w.cluster == file.name).map(|w| (w.instance.as_str(), w.level));
                 resolve::resolve_cluster(file, &packages, asked, &mut found)
@@ -241,9 +269,12 @@ fn compile_each<K: Send, T: Send>(
             sizing::check(&cluster, &plan, &mut found);
             let allowed = Acknowledged::of_cluster(&cluster);
             found.acknowledge(|d| allowed.contains(d));
-            let handed = each(index, (clean && !found.has_errors()).then_some(&plan));
             if what == Keep::Summary {
                 found.count_acknowledged();
+            }
+            let handed = each(index, (clean && !found.has_errors()).then_some(&plan));
+            if let (Some((reuse, _)), Some(key)) = (&reuse, key) {
+                reuse.staging.keep_inputs(&plan.name, crate::reuse::Inputs::section(key, &found));
             }
             let kept = Some(keep(cluster, plan));
             *locked(&slots[index]) = Some(Slot { kept, found, allowed, handed });
@@ -264,6 +295,38 @@ fn compile_each<K: Send, T: Send>(
         acknowledged = Acknowledged::default();
     }
     (Compiled { clusters, diagnostics, acknowledged }, handed)
+}
+
+/// How a full build into a directory reuses the previous build's record of each cluster (`crate::reuse`).
+struct Reuse<'a, K, T> {
+    staging: &'a emit::Staging,
+    /// What is kept of a reused cluster, by its name (the summary's record of a cluster is its name only).
+    kept: fn(String) -> K,
+    /// What is handed on for it: how its staging went.
+    handed: fn(Result<(), kix_diag::Diagnostic>) -> T,
+}
+
+impl<K, T> Reuse<'_, K, T> {
+    /// When the previous build recorded `key` for the cluster and its directory could be staged as that build
+    /// wrote it: the recorded findings, and how the staging went (an error to report); else `None`, and the
+    /// cluster is compiled.
+    fn staged_as_recorded(
+        &self,
+        inputs: &crate::reuse::Inputs,
+        cluster: &str,
+        key: u128,
+    ) -> Option<(Diagnostics, Result<(), kix_diag::Diagnostic>)> {
+        let section = match self.staging.recorded_inputs(cluster) {
+            Ok(section) => section?,
+            Err(refused) => return Some((Diagnostics::default(), Err(refused))),
+        };
+        let replayed = inputs.replay(section, key)?;
+        match self.staging.stage_recorded(cluster, section) {
+            Ok(true) => Some((replayed, Ok(()))),
+            Ok(false) => None,
+            Err(failed) => Some((replayed, Err(failed))),
+        }
+    }
 }
 
 /// A lock that a panic on another core does not poison for this one (the panic is reported anyway).
@@ -345,10 +408,16 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
         Output::Stream { all } => {
             let spool = crate::emit::stream::Spool::new();
             let named = |_, plan: ClusterPlan| ClusterSummary::named(&plan);
-            let (mut compiled, written) = compile_each(selection, Keep::Summary, named, |index, cluster| {
-                let spool = spool.as_ref().ok()?;
-                spool.part(index, cluster.map(|cluster| emit::render_stream_part(cluster, *all))).err()
-            });
+            let (mut compiled, written) = compile_each(
+                selection,
+                Keep::Summary,
+                named,
+                |index, cluster| {
+                    let spool = spool.as_ref().ok()?;
+                    spool.part(index, cluster.map(|cluster| emit::render_stream_part(cluster, *all))).err()
+                },
+                None,
+            );
             if compiled.ok() {
                 if !all && compiled.clusters.len() > 1 {
                     let names: Vec<&str> = compiled.clusters.iter().map(|c| c.name.as_str()).collect();
@@ -370,9 +439,13 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
         }
         Output::Check(out) => {
             let directory = out.clone().unwrap_or_else(|| root.join("out"));
-            let (compiled, found) = compile_each(selection, Keep::Summary, summarize, |_, cluster| {
-                cluster.map(|c| emit::compare_cluster(&directory, c))
-            });
+            let (compiled, found) = compile_each(
+                selection,
+                Keep::Summary,
+                summarize,
+                |_, cluster| cluster.map(|c| emit::compare_cluster(&directory, c)),
+                None,
+            );
             if compiled.ok() {
                 let mut all: Vec<emit::Difference> = found.into_iter().flatten().flatten().collect();
                 let names: Vec<&str> = compiled.clusters.iter().map(|c| c.name.as_str()).collect();
@@ -388,13 +461,24 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
             let only = (!all_clusters).then_some(only.as_slice());
             let destination = emit::check_destination(root, &directory, only);
             let staging = emit::Staging::new(&directory, (!all_clusters).then(|| request.selection.clusters.clone()));
-            let (mut compiled, staged) = compile_each(selection, Keep::Summary, summarize, |_, cluster| {
-                let cluster = cluster?;
-                Some(match &destination {
-                    Ok(()) => staging.stage(cluster),
-                    Err(refused) => Err(refused.clone()),
-                })
-            });
+            // A full build reuses what the previous one recorded of each cluster whose inputs are unchanged
+            // (crate::reuse), when it shows nothing of the clusters but their findings: the summary table and
+            // the JSON report are made from the plans, which a reused cluster does not have.
+            let reuse = (all_clusters && !request.summary && destination.is_ok() && selection.what_if.is_none())
+                .then_some(Reuse { staging: &staging, kept: ClusterSummary::of_name, handed: std::convert::identity });
+            let (mut compiled, staged) = compile_each(
+                selection,
+                Keep::Summary,
+                summarize,
+                |_, cluster| {
+                    let cluster = cluster?;
+                    Some(match &destination {
+                        Ok(()) => staging.stage(cluster),
+                        Err(refused) => Err(refused.clone()),
+                    })
+                },
+                reuse,
+            );
             if compiled.ok() {
                 // The first failure in cluster order is the one reported, whatever the scheduling.
                 let names: Vec<&str> = compiled.clusters.iter().map(|c| c.name.as_str()).collect();

@@ -17,6 +17,7 @@ pub mod emit;
 pub mod fs;
 pub mod load;
 pub mod resolve;
+pub mod reuse;
 pub mod sizing;
 pub mod summary;
 /// The throw-away trees rule tests compile; for this crate's tests and, through the `testing`

@@ -156,6 +156,11 @@ impl ClusterSummary {
 
     /// Only the cluster's name: what a build into a stream and `kix check` in text keep (they print no
     /// summary).
+    /// Only a cluster's name: what a build keeps of a cluster it did not compile (`crate::reuse`).
+    pub fn of_name(name: String) -> ClusterSummary {
+        ClusterSummary { name, instances: Vec::new(), shared: Vec::new() }
+    }
+
     pub fn named(plan: &ClusterPlan) -> ClusterSummary {
         ClusterSummary { name: plan.name.clone(), instances: Vec::new(), shared: Vec::new() }
     }

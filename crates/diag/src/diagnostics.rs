@@ -90,6 +90,13 @@ impl Diagnostics {
         self.acknowledged_counted += kept.len();
     }
 
+    /// Counts `count` warnings acknowledged when these inputs were compiled before, as
+    /// [`Diagnostics::count_acknowledged`] counted them then: a rebuild that reuses a cluster's recorded
+    /// findings instead of compiling it again (issue 42).
+    pub fn count_recorded_acknowledged(&mut self, count: usize) {
+        self.acknowledged_counted += count;
+    }
+
     /// How many warnings were acknowledged: those kept and those counted.
     pub fn acknowledged_count(&self) -> usize {
         self.acknowledged.len() + self.acknowledged_counted

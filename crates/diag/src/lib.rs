@@ -25,7 +25,7 @@
 //! Files: `diagnostic.rs` (the type and its labels), `cause.rs` (diagnostics that differ only by their
 //! instance and cluster, shown as one), `message.rs` (its message, kept compactly), `diagnostics.rs` (the collection),
 //! `source_file.rs` (texts and locations), `render.rs` and `excerpt.rs` (the text form: what
-//! annotate-snippets is given, and what kix puts back), `json.rs`, `codes.rs`, and `source.rs`
+//! annotate-snippets is given, and what kix puts back), `json.rs`, `record.rs` (a diagnostic as a line of kix's own state, read back by a rebuild), `codes.rs`, and `source.rs`
 //! (bounded reading of the files diagnostics point into).
 
 use serde::Serialize;
@@ -55,6 +55,7 @@ mod diagnostics;
 mod excerpt;
 mod json;
 mod message;
+mod record;
 mod render;
 pub mod source;
 mod source_file;

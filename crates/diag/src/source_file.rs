@@ -270,6 +270,16 @@ impl Location {
         Location { place: Place::File(file.into().into_boxed_path()) }
     }
 
+    /// A location for a byte span of `source` as a location recorded it (`record.rs`): `None` when the span
+    /// is not one of the held text's (out of it, or not on character boundaries).
+    pub(crate) fn in_file(source: SourceFile, span: Range<usize>) -> Option<Location> {
+        let within = match &source.0.body {
+            Body::Held { text, .. } => span.start <= span.end && text.get(span.clone()).is_some(),
+            Body::Window { .. } | Body::OnDisk(_) => span.start <= span.end,
+        };
+        within.then(|| Location::spanned(source, span))
+    }
+
     fn spanned(source: SourceFile, span: Range<usize>) -> Location {
         let place = match (u32::try_from(span.start), u32::try_from(span.end)) {
             (Ok(start), Ok(end)) => Place::Span { source, start, end },

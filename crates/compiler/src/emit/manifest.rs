@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 
 /// The manifest's first line: its format and the kix that wrote it (another kix's manifest is ignored).
 fn header() -> String {
-    format!("kix output manifest 3 {}", env!("CARGO_PKG_VERSION"))
+    format!("kix output manifest 4 {}", env!("CARGO_PKG_VERSION"))
 }
 
 /// The content hash of a file's bytes.
@@ -160,13 +160,16 @@ pub(crate) enum Judged {
     Unknown,
 }
 
-/// Which directory of a cluster a section describes.
+/// Which directory of a cluster a section describes, or that it describes the cluster's inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Tree {
     /// `out/<cluster>/`.
     Out,
     /// `.<out>.kix-spare/<cluster>/`.
     Spare,
+    /// Not a directory: what the build that wrote `out/<cluster>` compiled it from and found
+    /// (`crate::reuse`, issue 42).
+    Inputs,
 }
 
 impl Tree {
@@ -174,6 +177,7 @@ impl Tree {
         match self {
             Tree::Out => "out",
             Tree::Spare => "spare",
+            Tree::Inputs => "inputs",
         }
     }
 }
@@ -227,6 +231,21 @@ impl Manifest {
     /// recorded facts, older than the manifest (so a change since would show in its mtime or ctime). It then
     /// holds exactly the regular files of its section, all that build wrote (no FIFO, no directory, nothing
     /// a user added: creating, removing or renaming an entry moves the directory's mtime).
+    /// What the build that wrote `out/<cluster>` recorded of its inputs and findings (`crate::reuse`), as
+    /// it wrote it.
+    pub(crate) fn inputs(&self, cluster: &str) -> Option<&str> {
+        self.sections.get(&(Tree::Inputs, cluster.to_string())).map(|(range, _)| &self.text[range.clone()])
+    }
+
+    /// Every file the build that wrote `out/<cluster>` wrote there, in name order, each entry trusted (older
+    /// than the manifest, git's racy rule); `None` when the section is missing or damaged or one entry is not
+    /// trusted: then what `out/<cluster>` should hold is known only by compiling the cluster.
+    pub(crate) fn out_files(&self, cluster: &str) -> Option<Vec<(&str, Entry)>> {
+        let (range, _) = self.sections.get(&(Tree::Out, cluster.to_string()))?;
+        let entries: Option<Vec<(&str, Entry)>> = self.text[range.clone()].lines().map(parse_entry).collect();
+        entries.filter(|entries| entries.iter().all(|(_, entry)| entry.facts.settled_before(self.written)))
+    }
+
     pub(crate) fn directory_unchanged(&self, cluster: &str, now: Option<Facts>) -> bool {
         let recorded = self.sections.get(&(Tree::Out, cluster.to_string())).and_then(|(_, facts)| *facts);
         recorded.is_some_and(|recorded| Some(recorded) == now && recorded.settled_before(self.written))
@@ -249,6 +268,7 @@ fn index(text: String, written: Time) -> Option<Manifest> {
         let tree = match words.next()? {
             "out" => Tree::Out,
             "spare" => Tree::Spare,
+            "inputs" => Tree::Inputs,
             _ => return None,
         };
         let cluster = words.next().filter(|c| !c.is_empty())?;
@@ -481,11 +501,7 @@ pub(crate) fn format_section<'e>(
             format_entry(&mut body, name, entry);
         }
     }
-    text.push_str(tree.word());
-    text.push(' ');
-    text.push_str(cluster);
-    text.push(' ');
-    push_decimal(text, body.len() as u64);
+    push_header(text, tree, cluster, body.len());
     if let Some(Facts { device, inode, size, modified, changed }) = directory {
         for number in [device, inode, size] {
             text.push(' ');
@@ -498,6 +514,23 @@ pub(crate) fn format_section<'e>(
     }
     text.push('\n');
     text.push_str(&body);
+}
+
+/// Appends a section of `cluster` in `tree` holding `body` (its lines, each ended by a line break) as given:
+/// the inputs section ([`Tree::Inputs`]), whose lines are `crate::reuse`'s.
+pub(crate) fn format_text_section(text: &mut String, tree: Tree, cluster: &str, body: &str) {
+    push_header(text, tree, cluster, body.len());
+    text.push('\n');
+    text.push_str(body);
+}
+
+/// `<tree> <cluster> <length of the body>`, what every section's header opens with.
+fn push_header(text: &mut String, tree: Tree, cluster: &str, length: usize) {
+    text.push_str(tree.word());
+    text.push(' ');
+    text.push_str(cluster);
+    text.push(' ');
+    push_decimal(text, length as u64);
 }
 
 /// Writes the manifest at `path` from the sections the build formatted ([`format_section`]), in the order

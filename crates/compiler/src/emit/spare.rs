@@ -137,6 +137,52 @@ pub(crate) fn update(
     Ok(updated)
 }
 
+/// Brings `staged` (a cluster's directory in the spare) to hold exactly the files `recorded` lists (the
+/// entries of `out/<cluster>` the previous build wrote, in name order) for a cluster whose inputs are
+/// unchanged since (`crate::reuse`): nothing is rendered. A file of the spare whose entry in `known` vouches
+/// for it (its facts, and the hash the previous build recorded for `out/`'s file) is kept; any other is
+/// replaced by a hard link to `out/`'s file, which is taken only when its facts are still the recorded ones.
+/// `None` when one is not (a hand edit of `out/`, a file gone) or cannot be linked: what the cluster's files
+/// hold is then known only by compiling it, and [`update`] brings the spare up to date from the render.
+pub(crate) fn carry(
+    staged: &Path,
+    recorded: &[(&str, Entry)],
+    known: &Entries<'_>,
+    previous: &Path,
+) -> Result<Option<Updated>, Diagnostic> {
+    let mut listed = list_or_create(staged)?;
+    let mut updated =
+        Updated { staged: Vec::with_capacity(recorded.len()), previous: Vec::with_capacity(recorded.len()) };
+    for (name, wanted) in recorded {
+        let facts = listed.remove(*name).flatten();
+        let entry = known.get(name).filter(|entry| entry.hash == wanted.hash);
+        if let (Some(entry), Some(facts)) = (entry, facts) {
+            if entry.facts == facts {
+                updated.staged.push((name.to_string(), Entry { facts, ..*wanted }));
+                // `out/`'s file is the spare's (one inode, the facts unchanged) or another one: as recorded.
+                updated.previous.push((name.to_string(), *wanted));
+                continue;
+            }
+        }
+        let (path, from) = (staged.join(name), previous.join(name));
+        if Facts::of(&from) != Some(wanted.facts) {
+            return Ok(None);
+        }
+        remove(&path)?;
+        if std::fs::hard_link(&from, &path).is_err() {
+            return Ok(None);
+        }
+        // One inode under both names now, its ctime moved by the link: the same facts for both.
+        let Some(facts) = Facts::of(&path) else { return Ok(None) };
+        updated.staged.push((name.to_string(), Entry { facts, ..*wanted }));
+        updated.previous.push((name.to_string(), Entry { facts, ..*wanted }));
+    }
+    for name in listed.into_keys() {
+        remove(&staged.join(name))?;
+    }
+    Ok(Some(updated))
+}
+
 /// The names in `dir` when it is a directory (not a symlink to one), each with its facts when it is a
 /// regular file; else whatever is there is removed and an empty directory made. The facts are taken as
 /// the directory is read, relative to it (`DirEntry::metadata`: a `statx` of the name in the open

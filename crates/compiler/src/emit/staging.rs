@@ -64,6 +64,8 @@ pub struct Staging {
     /// facts have changed, and none of its entries is trusted for them.
     loading: std::sync::Mutex<Option<std::thread::JoinHandle<Manifest>>>,
     staged: std::sync::Mutex<Vec<StagedCluster>>,
+    /// What `crate::reuse` recorded of each staged cluster's inputs and findings, by cluster.
+    inputs: std::sync::Mutex<std::collections::HashMap<String, String>>,
     /// The spare this build created (there was none): removed unless the build swapped it in, so a build
     /// that fails leaves nothing beside `out` it did not find there.
     spare_created: std::sync::atomic::AtomicBool,
@@ -99,6 +101,7 @@ impl Staging {
             lock: std::sync::OnceLock::new(),
             manifest: std::sync::OnceLock::new(),
             staged: std::sync::Mutex::new(Vec::new()),
+            inputs: std::sync::Mutex::new(std::collections::HashMap::new()),
             spare_created: std::sync::atomic::AtomicBool::new(false),
             state_created: std::sync::atomic::AtomicBool::new(false),
         }
@@ -178,25 +181,70 @@ impl Staging {
         let render = |index| render_file(cluster, index);
         let wanted = wanted_files(cluster);
         let updated = crate::emit::spare::update(&dir, &wanted, &render, &known, &previous_dir, previous_known)?;
+        self.keep_staged(&cluster.name, &dir, updated);
+        Ok(())
+    }
+
+    /// What the previous build recorded of `cluster`'s inputs and findings (`crate::reuse`), read under the
+    /// lock once the staged directory is made (full builds only; `None` for a `--cluster` build, which keeps
+    /// no manifest).
+    pub fn recorded_inputs(&self, cluster: &str) -> Result<Option<&str>, Diagnostic> {
+        self.directory()?;
+        Ok(self.manifest.get().and_then(|manifest| manifest.inputs(cluster)))
+    }
+
+    /// Stages `cluster`'s directory as the previous build wrote it, for a cluster whose inputs are unchanged
+    /// since (`crate::reuse`): nothing is rendered, the spare's files the manifest vouches for are kept and the
+    /// others linked from `out/<cluster>` ([`crate::emit::spare::carry`]). `false` when that cannot be done (no
+    /// trusted record of `out/<cluster>`, a file of it changed since): the caller compiles the cluster and
+    /// stages it with [`Staging::stage`].
+    pub fn stage_recorded(&self, cluster: &str, inputs: &str) -> Result<bool, Diagnostic> {
+        let dir = self.directory()?.join(cluster);
+        let previous_dir = self.out.join(cluster);
+        let Some(manifest) = self.manifest.get() else { return Ok(false) };
+        let Some(recorded) = manifest.out_files(cluster) else { return Ok(false) };
+        match Facts::of_directory(&previous_dir) {
+            Some(now) if manifest.directory_unchanged(cluster, Some(now)) => {
+                crate::emit::outdir::check_writable(&previous_dir)?
+            }
+            Some(_) => crate::emit::outdir::check_directory(&previous_dir)?,
+            None => return Ok(false),
+        }
+        let (_, known) = manifest.cluster(cluster);
+        let Some(updated) = crate::emit::spare::carry(&dir, &recorded, &known, &previous_dir)? else {
+            return Ok(false);
+        };
+        self.keep_inputs(cluster, inputs.to_string());
+        self.keep_staged(cluster, &dir, updated);
+        Ok(true)
+    }
+
+    /// Keeps what `crate::reuse` recorded of a staged cluster's inputs and findings, for the next manifest.
+    pub fn keep_inputs(&self, cluster: &str, inputs: String) {
+        self.inputs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(cluster.to_string(), inputs);
+    }
+
+    /// Keeps the next manifest's sections of a staged cluster: its staged directory (`out/<cluster>` once
+    /// swapped in) and the previous one (the spare's).
+    fn keep_staged(&self, cluster: &str, dir: &Path, updated: crate::emit::spare::Updated) {
         // The staged directory as the update left it (it holds exactly the files written): what the next
         // build finds `out/<cluster>` to be unless someone changed it.
-        let staged_directory = Facts::of_directory(&dir);
+        let staged_directory = Facts::of_directory(dir);
         let section = |tree, entries: &[(String, Entry)], same| {
             let mut text = String::new();
             let entries = entries.iter().map(|(name, entry)| (name.as_str(), *entry));
             let directory = if tree == Tree::Out { staged_directory } else { None };
-            crate::emit::manifest::format_section(&mut text, tree, &cluster.name, directory, entries, same);
+            crate::emit::manifest::format_section(&mut text, tree, cluster, directory, entries, same);
             text
         };
         let out: crate::emit::manifest::ByName<'_> =
             updated.staged.iter().map(|(name, entry)| (name.as_str(), *entry)).collect();
         let staged = StagedCluster {
-            cluster: cluster.name.clone(),
+            cluster: cluster.to_string(),
             out: section(Tree::Out, &updated.staged, None),
             spare: section(Tree::Spare, &updated.previous, Some(&out)),
         };
         self.staged.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(staged);
-        Ok(())
     }
 
     /// Once the staged files are in `out`, the manifest for the next build (full builds only): each staged
@@ -210,7 +258,22 @@ impl Staging {
         }
         let mut staged = self.staged.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         staged.sort_unstable_by(|a, b| a.cluster.cmp(&b.cluster));
-        let sections = staged.iter().flat_map(|s| [s.out.as_str(), if spare { s.spare.as_str() } else { "" }]);
+        // A cluster's inputs are recorded with its `out/` section, both of this build (`crate::reuse`).
+        let inputs = self.inputs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let inputs: Vec<String> = staged
+            .iter()
+            .map(|s| {
+                let mut text = String::new();
+                if let Some(body) = inputs.get(&s.cluster) {
+                    crate::emit::manifest::format_text_section(&mut text, Tree::Inputs, &s.cluster, body);
+                }
+                text
+            })
+            .collect();
+        let sections = staged
+            .iter()
+            .zip(&inputs)
+            .flat_map(|(s, inputs)| [s.out.as_str(), if spare { s.spare.as_str() } else { "" }, inputs.as_str()]);
         crate::emit::manifest::write(&self.manifest_path(), sections);
     }
 

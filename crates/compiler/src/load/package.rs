@@ -33,6 +33,10 @@ pub struct PackageDir {
     pub complete: bool,
     /// The `namespace` its kustomization file sets (and kix skips, K0112), if any.
     pub kustomization_namespace: Option<String>,
+    /// A hash of every byte kix read of the package (kix.toml and each resource file, with their paths, in
+    /// the order read): what a cluster's recorded compile vouches for of it (`crate::reuse`, issue 42),
+    /// taken from the bytes, so a file changed without its mtime moving still changes it.
+    pub content: u128,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -314,8 +318,13 @@ fn load_package(
     };
     let mut documents = Vec::new();
     let mut kustomization_namespace = None;
+    let mut content = xxhash_rust::xxh3::Xxh3::new();
+    if let Some((source, _)) = &manifest {
+        hash_file(&mut content, source);
+    }
     for path in files {
         let Some(source) = reader.read(&path, diagnostics) else { continue };
+        hash_file(&mut content, &source);
         if super::kustomization::is_kustomization_file(&path) {
             let own = manifest.as_ref().and_then(|(_, raw)| raw.meta.namespace.as_ref()).map(|n| n.get_ref().as_str());
             let supplied = super::kustomization::check_file(source, own, diagnostics);
@@ -326,7 +335,25 @@ fn load_package(
     }
     let complete = diagnostics.count(kix_diag::Severity::Error) == errors_before;
     let Some((manifest, raw)) = manifest else { return Err(broken_name) };
-    Ok(Some(PackageDir { dir: reader.display(dir), manifest, raw, documents, complete, kustomization_namespace }))
+    let content = content.digest128();
+    Ok(Some(PackageDir {
+        dir: reader.display(dir),
+        manifest,
+        raw,
+        documents,
+        complete,
+        kustomization_namespace,
+        content,
+    }))
+}
+
+/// Adds one file to a package's content hash: its path and its text, each after its length, so no two
+/// trees of files hash alike by moving bytes from one file or name to the next.
+fn hash_file(content: &mut xxhash_rust::xxh3::Xxh3, source: &SourceFile) {
+    for part in [source.path().as_os_str().as_encoded_bytes(), source.text().as_bytes()] {
+        content.update(&(part.len() as u64).to_le_bytes());
+        content.update(part);
+    }
 }
 
 /// Reads and parses kix.toml: the manifest, or the package's `meta.name` when that much could be

@@ -292,6 +292,8 @@ pub struct Package {
     /// The documents whose strings name `meta.namespace` (K0209), found the first time an instance runs
     /// elsewhere: the same for every instance, so a package's strings are read once, not per instance.
     pub namespace_strings: std::sync::OnceLock<Vec<NamespaceInStrings>>,
+    /// A hash of every byte kix read of the package ([`crate::load::PackageDir::content`]).
+    pub content: u128,
 }
 
 impl Package {

@@ -124,7 +124,7 @@ fn located<T>(source: &SourceFile, value: &Spanned<T>) -> kix_diag::Location {
 
 /// Validates one package directory: `None` when its name or version is unusable.
 fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Package> {
-    let PackageDir { dir: path, manifest, raw, documents, complete, kustomization_namespace } = dir;
+    let PackageDir { dir: path, manifest, raw, documents, complete, kustomization_namespace, content } = dir;
     let meta = &raw.meta;
     let name = meta.name.get_ref().clone();
     let subject = Subject { package: Some(name.clone().into()), ..Subject::default() };
@@ -234,6 +234,7 @@ fn validate_package(dir: PackageDir, diagnostics: &mut Diagnostics) -> Option<Pa
         namespaces,
         kustomization_namespace,
         namespace_strings: std::sync::OnceLock::new(),
+        content,
     })
 }
 

@@ -1,0 +1,165 @@
+//! A rebuild that compiles only the clusters whose inputs changed (issue 42).
+//!
+//! A cluster's compile reads its cluster file and the package versions its file may name, nothing else of
+//! the tree (`load`, `resolve`: packages are resolved once for every cluster, and what fails there fails the
+//! whole build). So the build that writes `out/<cluster>` records, in the output manifest's inputs section
+//! for the cluster ([`crate::emit::manifest`]), a **key** of those inputs and the **findings** the compile
+//! reported (the warnings left once the cluster's `allow` lists acknowledged theirs, one
+//! [`kix_diag::Diagnostic::record`] line each, and how many were acknowledged). A later full build whose key
+//! for the cluster is the recorded one does not parse, resolve, derive or check the cluster: it reports the
+//! recorded findings, and stages `out/<cluster>` as the recorded build wrote it
+//! ([`crate::emit::Staging::stage_recorded`]).
+//!
+//! The key hashes, each after its length: the kix binary's identity (its version and its executable's
+//! facts, [`crate::emit::manifest::binary_identity`]: another build of kix never trusts this one's records),
+//! the root as given (the findings' paths are shown relative to it), the cluster file's path and bytes, and
+//! for every package version whose name the file holds as a quoted word (a superset of what its instances
+//! may run, [`crate::derive::Shapes::versions_named`]) its name and the hash of every byte kix read of it
+//! ([`crate::load::PackageDir::content`]), and the names of the directories under `packages/` that are no
+//! package or a broken one. Bytes, never mtimes: a package file changed with its mtime put back changes the
+//! key.
+//!
+//! What the record does not cover is caught where it is used: a file of `out/<cluster>` changed by hand since
+//! (its facts are not the recorded ones) makes the cluster compile, as does a missing, damaged or racy
+//! record. A cross-instance check is a check of one cluster (`crosscheck`), so a cluster whose inputs are
+//! unchanged has the same cross-instance findings. The granularity is the cluster, not the instance: a
+//! package change recompiles every cluster that may run the package (docs/performance.md says what that
+//! leaves of the issue's targets).
+
+use crate::load::ClusterSource;
+use crate::resolve::Packages;
+use kix_diag::{Diagnostic, Diagnostics, SourceFile};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use xxhash_rust::xxh3::Xxh3;
+
+/// What every cluster's key starts from, made once per build.
+pub struct Inputs {
+    /// The binary's identity, the root and the names of the directories under `packages/` that are not
+    /// packages, hashed.
+    common: Xxh3,
+    /// Each valid package version's name and content hash, by its address (as
+    /// [`crate::derive::Shapes::versions_named`] names a version).
+    packages: HashMap<usize, (String, u128)>,
+    root: PathBuf,
+    /// The files the recorded findings point into, each read from disk when a finding in it is rendered.
+    sources: Mutex<HashMap<PathBuf, SourceFile>>,
+}
+
+/// One cluster's recorded compile, as its inputs section holds it.
+struct Recorded<'a> {
+    key: u128,
+    acknowledged: usize,
+    findings: &'a str,
+}
+
+impl Inputs {
+    /// `None` when the binary cannot name itself (no executable to read the facts of): nothing is reused.
+    pub fn new(root: &Path, packages: &Packages) -> Option<Inputs> {
+        let identity = crate::emit::manifest::binary_identity()?;
+        let mut common = Xxh3::new();
+        common.update(&identity.to_le_bytes());
+        hash_part(&mut common, root.as_os_str().as_encoded_bytes());
+        for name in packages
+            .failed
+            .iter()
+            .map(|name| name.as_deref().unwrap_or(""))
+            .chain(packages.not_packages.iter().map(String::as_str))
+        {
+            hash_part(&mut common, name.as_bytes());
+        }
+        let packages = (packages.valid.iter())
+            .map(|package| (std::sync::Arc::as_ptr(package) as usize, (package.name.clone(), package.content)))
+            .collect();
+        Some(Inputs { common, packages, root: root.to_path_buf(), sources: Mutex::new(HashMap::new()) })
+    }
+
+    /// The key of a cluster's inputs: its file and the package versions it may run (`versions`, by address),
+    /// taken in the order of their names and contents (addresses differ from run to run).
+    pub fn key(&self, file: &ClusterSource, versions: &HashSet<usize>) -> u128 {
+        let mut key = self.common.clone();
+        hash_part(&mut key, file.source.path().as_os_str().as_encoded_bytes());
+        hash_part(&mut key, file.source.text().as_bytes());
+        let mut versions: Vec<&(String, u128)> = versions.iter().filter_map(|at| self.packages.get(at)).collect();
+        versions.sort_unstable();
+        for (name, content) in versions {
+            hash_part(&mut key, name.as_bytes());
+            key.update(&content.to_le_bytes());
+        }
+        key.digest128()
+    }
+
+    /// The inputs section of a cluster compiled with `key`: the key, how many warnings its `allow` lists
+    /// acknowledged (counted, as a build counts them), then one line per finding left.
+    pub fn section(key: u128, found: &Diagnostics) -> String {
+        let mut text = format!("{key:032x} {}\n", found.acknowledged_count());
+        for diagnostic in found.iter() {
+            text.push_str(&diagnostic.record());
+            text.push('\n');
+        }
+        text
+    }
+
+    /// The findings `section` recorded, when it was recorded for the inputs `key` names; `None` for a section
+    /// of other inputs, or one that does not read back whole.
+    pub fn replay(&self, section: &str, key: u128) -> Option<Diagnostics> {
+        let recorded = parse(section).filter(|recorded| recorded.key == key)?;
+        let mut replayed = Diagnostics::default();
+        let mut source = |path: &Path| Some(self.source(path));
+        for line in recorded.findings.lines() {
+            replayed.push(Diagnostic::from_record(line, &mut source)?);
+        }
+        replayed.count_recorded_acknowledged(recorded.acknowledged);
+        Some(replayed)
+    }
+
+    /// The file a recorded finding points into, shared by every finding in it (its lines read once).
+    fn source(&self, path: &Path) -> SourceFile {
+        let mut sources = self.sources.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let file = sources.entry(path.to_path_buf()).or_insert_with(|| {
+            let read_from = if path.is_absolute() { path.to_path_buf() } else { self.root.join(path) };
+            SourceFile::on_disk(path, read_from)
+        });
+        file.clone()
+    }
+}
+
+/// `key acknowledged` on the first line, the findings after it.
+fn parse(section: &str) -> Option<Recorded<'_>> {
+    let (first, findings) = section.split_once('\n')?;
+    let (key, acknowledged) = first.split_once(' ')?;
+    let key = u128::from_str_radix(key, 16).ok().filter(|_| key.len() == 32)?;
+    Some(Recorded { key, acknowledged: acknowledged.parse().ok()?, findings })
+}
+
+/// One part of a key, after its length, so no two sequences of parts hash alike by moving bytes between them.
+fn hash_part(key: &mut Xxh3, part: &[u8]) {
+    key.update(&(part.len() as u64).to_le_bytes());
+    key.update(part);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kix_diag::Code;
+
+    #[test]
+    fn a_section_reads_back_only_for_its_own_key() {
+        let mut found = Diagnostics::default();
+        found.push(Diagnostic::new(Code::ALL[1], "cluster `c`: something").help("do this"));
+        let section = Inputs::section(7, &found);
+        let inputs = Inputs {
+            common: Xxh3::new(),
+            packages: HashMap::new(),
+            root: PathBuf::from("."),
+            sources: Mutex::new(HashMap::new()),
+        };
+        assert!(inputs.replay(&section, 8).is_none());
+        let replayed = inputs.replay(&section, 7).expect("its own key");
+        assert_eq!(replayed.iter().collect::<Vec<_>>(), found.iter().collect::<Vec<_>>());
+        for damaged in ["", "7 0\n", &section.replace("something", "something\"")] {
+            assert!(inputs.replay(damaged, 7).is_none(), "{damaged}");
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! A rebuild that compiles only the clusters whose inputs changed (issue 42, `kix_compiler::reuse`): a
+//! cluster whose recorded key is its inputs' is reported from its record and staged as the build before
+//! wrote it; every kind of input changed once makes it compile, and each rebuild ends with `out/` and the
+//! findings exactly as a clean build gives them.
+
+use crate::support::*;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+const MANIFEST: &str = ".kix/.out.kix-manifest";
+
+/// The examples with their `allow` lines removed, so every cluster reports warnings to record and replay.
+fn unacknowledged() -> Test {
+    let t = Test::new().examples();
+    for entry in std::fs::read_dir(t.root().join("clusters")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let kept: String =
+            text.lines().filter(|line| !line.starts_with("allow = ")).map(|l| format!("{l}\n")).collect();
+        std::fs::write(&path, kept).unwrap();
+    }
+    t
+}
+
+/// Moves the manifest's mtime past every time it records, so its entries are trusted (not racy).
+fn trust_manifest(root: &Path) {
+    let file = std::fs::File::options().append(true).open(root.join(MANIFEST)).unwrap();
+    file.set_modified(SystemTime::now() + Duration::from_secs(3600)).unwrap();
+}
+
+/// A build's stderr and exit status, and what a clean build of the same inputs (into an `--out` that does
+/// not exist yet) writes and prints: both must be the same.
+fn build_like_a_clean_build(t: &Test, what: &str) {
+    let built = t.clone().args(["build", "-q"]).run();
+    let clean_dir = t.root().join("clean");
+    let _ = std::fs::remove_dir_all(&clean_dir);
+    let clean = t.clone().args(["build", "-q", "--out", "clean"]).run();
+    assert_eq!(
+        (built.status, &built.stderr),
+        (clean.status, &clean.stderr),
+        "{what}: findings differ from a clean build's"
+    );
+    assert!(read_tree(&t.root().join("out")) == read_tree(&clean_dir), "{what}: out/ differs from a clean build");
+    std::fs::remove_dir_all(&clean_dir).unwrap();
+    let _ = std::fs::remove_file(t.root().join(".kix/.clean.kix-manifest"));
+    let _ = std::fs::remove_dir_all(t.root().join(".kix/.clean.kix-spare"));
+    trust_manifest(t.root());
+}
+
+/// The manifest with one more finding recorded for `cluster` (its key kept, the section's length put right).
+fn forge_finding(root: &Path, cluster: &str, message: &str) {
+    let text = std::fs::read_to_string(root.join(MANIFEST)).unwrap();
+    let header = format!("inputs {cluster} ");
+    let at = text.find(&format!("\n{header}")).expect("an inputs section") + 1;
+    let line_end = at + text[at..].find('\n').unwrap();
+    let length: usize = text[at + header.len()..line_end].parse().unwrap();
+    let body = &text[line_end + 1..line_end + 1 + length];
+    let finding =
+        format!("{{\"code\":\"K0107\",\"message\":\"{message}\",\"subject\":[\"{cluster}\",null,null,null]}}\n");
+    let forged =
+        format!("{}{header}{}\n{body}{finding}{}", &text[..at], length + finding.len(), &text[line_end + 1 + length..]);
+    std::fs::write(root.join(MANIFEST), forged).unwrap();
+    trust_manifest(root);
+}
+
+/// Positive control: an unchanged cluster is reported from its record, not compiled (a finding forged into
+/// its record is printed), and a cluster whose file changed is compiled (its forged finding is gone).
+#[test]
+fn an_unchanged_cluster_is_reported_from_its_record() {
+    let t = unacknowledged();
+    t.clone().args(["build", "-q"]).run().status(0);
+    trust_manifest(t.root());
+    forge_finding(t.root(), "prod", "forged for prod");
+    forge_finding(t.root(), "dev", "forged for dev");
+    let rebuilt = t.clone().args(["build", "-q"]).run().status(0);
+    assert!(rebuilt.stderr.contains("forged for prod"), "prod was compiled:\n{}", rebuilt.stderr);
+    assert!(rebuilt.stderr.contains("forged for dev"), "dev was compiled:\n{}", rebuilt.stderr);
+    // The record carried over: the next rebuild still reports it.
+    trust_manifest(t.root());
+    t.clone().args(["build", "-q"]).run().status(0).stderr_contains("forged for prod");
+
+    // A comment in dev's file is an input: dev compiles (its forged finding gone), prod is reused.
+    let dev = t.root().join("clusters/dev.toml");
+    std::fs::write(&dev, format!("{}# a comment\n", std::fs::read_to_string(&dev).unwrap())).unwrap();
+    let rebuilt = t.clone().args(["build", "-q"]).run().status(0);
+    assert!(rebuilt.stderr.contains("forged for prod"), "{}", rebuilt.stderr);
+    assert!(!rebuilt.stderr.contains("forged for dev"), "{}", rebuilt.stderr);
+}
+
+/// A rebuild of unchanged inputs reports what a clean build reports (every warning, the acknowledged
+/// count, `--deny-warnings`), and writes what it writes.
+#[test]
+fn recorded_findings_are_the_clean_builds() {
+    let t = unacknowledged();
+    build_like_a_clean_build(&t, "first build");
+    build_like_a_clean_build(&t, "unchanged");
+    build_like_a_clean_build(&t, "unchanged, again");
+    let denied = t.clone().args(["build", "-q", "--deny-warnings"]).run().status(1);
+    assert!(denied.stderr.contains("K0502"), "{}", denied.stderr);
+
+    // SARIF report (every finding), as a clean build gives it, with and without
+    // the examples' `allow` lines.
+    for t in [t, Test::new().examples()] {
+        let sarif = |t: &Test, out: &str| t.clone().args(["build", "-q", "--format", "sarif", "--out", out]).run();
+        let clean = sarif(&t, "clean");
+        sarif(&t, "out").status(clean.status);
+        trust_manifest(t.root());
+        let reused = sarif(&t, "out");
+        assert_eq!((reused.status, &reused.stdout, &reused.stderr), (clean.status, &clean.stdout, &clean.stderr));
+    }
+}
+
+/// Each kind of input changed once, between reused builds: a package file (also with its mtime and size
+/// put back), a cluster file, a new package version, a directory under `packages/` that is no package, the
+/// root spelled another way, and another kix binary; each rebuild is a clean build's.
+#[test]
+fn every_kind_of_input_changed_once() {
+    let t = unacknowledged();
+    let root = t.root().to_path_buf();
+    build_like_a_clean_build(&t, "first");
+    build_like_a_clean_build(&t, "reused");
+
+    // A package file, its size and mtime put back (the same length: 8080 -> 8081).
+    let api = root.join("packages/web/api.yaml");
+    let (original, mtime) =
+        (std::fs::read_to_string(&api).unwrap(), std::fs::metadata(&api).unwrap().modified().unwrap());
+    std::fs::write(&api, original.replacen("containerPort: 8080", "containerPort: 8081", 1)).unwrap();
+    std::fs::File::options().append(true).open(&api).unwrap().set_modified(mtime).unwrap();
+    build_like_a_clean_build(&t, "a package file changed, its mtime put back");
+    std::fs::write(&api, &original).unwrap();
+    build_like_a_clean_build(&t, "the package file back");
+
+    // A cluster file's setting.
+    let prod = root.join("clusters/prod.toml");
+    let cluster = std::fs::read_to_string(&prod).unwrap();
+    std::fs::write(&prod, cluster.replacen("name = \"shop\"", "name = \"shop-two\"", 1)).unwrap();
+    build_like_a_clean_build(&t, "a cluster file changed");
+    std::fs::write(&prod, &cluster).unwrap();
+    build_like_a_clean_build(&t, "the cluster file back");
+
+    // A new version of a package some cluster runs (its highest version is what an instance gets).
+    copy_tree(&root.join("packages/web"), &root.join("packages/web-next"));
+    let manifest = root.join("packages/web-next/kix.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let version = text.lines().find(|l| l.starts_with("version = ")).unwrap().to_string();
+    std::fs::write(&manifest, text.replacen(&version, "version = \"99.0.0\"", 1)).unwrap();
+    let next_api = root.join("packages/web-next/api.yaml");
+    std::fs::write(&next_api, original.replacen("containerPort: 8080", "containerPort: 9090", 1)).unwrap();
+    build_like_a_clean_build(&t, "a new package version");
+    std::fs::remove_dir_all(root.join("packages/web-next")).unwrap();
+    build_like_a_clean_build(&t, "the new version removed");
+
+    // A directory under packages/ that is no package (K0107, said once for the tree).
+    std::fs::create_dir(root.join("packages/not-yet")).unwrap();
+    build_like_a_clean_build(&t, "a directory that is no package");
+    std::fs::remove_dir(root.join("packages/not-yet")).unwrap();
+    build_like_a_clean_build(&t, "the directory removed");
+
+    // The root spelled another way: findings keep their paths relative to it.
+    let elsewhere = t.clone().in_subdirectory("elsewhere").args(["build", "-q", "--root", ".."]).run().status(0);
+    let here = t.clone().args(["build", "-q"]).run().status(0);
+    assert_eq!(elsewhere.stderr, here.stderr);
+
+    // Another kix binary (a copy: other facts) records its own keys and never reuses this one's.
+    let copy = root.join("kix-copy");
+    std::fs::copy(env!("CARGO_BIN_EXE_kix"), &copy).unwrap();
+    forge_finding(&root, "prod", "forged for this binary");
+    let other = std::process::Command::new(&copy).args(["build", "-q"]).current_dir(&root).output().unwrap();
+    assert!(other.status.success());
+    assert!(!String::from_utf8_lossy(&other.stderr).contains("forged for this binary"));
+    std::fs::remove_file(&copy).unwrap();
+    build_like_a_clean_build(&t, "after another binary's build");
+}
+
+/// A file of `out/` edited by hand (its mtime put back) while the inputs are unchanged: the cluster is not
+/// trusted from its record alone, and the rebuild writes what a clean build writes.
+#[test]
+fn a_hand_edit_of_a_reused_clusters_output_is_undone() {
+    let t = unacknowledged();
+    build_like_a_clean_build(&t, "first");
+    build_like_a_clean_build(&t, "second");
+    for file in ["out/prod/shop.yaml", "out/prod/kustomization.yaml", ".kix/.out.kix-spare/prod/shop.yaml"] {
+        let path = t.root().join(file);
+        let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replacen("a", "b", 1)).unwrap();
+        std::fs::File::options().append(true).open(&path).unwrap().set_modified(mtime).unwrap();
+        build_like_a_clean_build(&t, &format!("{file} edited"));
+        build_like_a_clean_build(&t, &format!("{file} edited, one build on"));
+        std::fs::remove_file(&path).unwrap_or_default();
+        build_like_a_clean_build(&t, &format!("{file} removed"));
+        build_like_a_clean_build(&t, &format!("{file} removed, one build on"));
+    }
+}
