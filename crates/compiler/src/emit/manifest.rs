@@ -238,12 +238,19 @@ impl Manifest {
     }
 
     /// Every file the build that wrote `out/<cluster>` wrote there, in name order, each entry trusted (older
-    /// than the manifest, git's racy rule); `None` when the section is missing or damaged or one entry is not
-    /// trusted: then what `out/<cluster>` should hold is known only by compiling the cluster.
-    pub(crate) fn out_files(&self, cluster: &str) -> Option<Vec<(&str, Entry)>> {
-        let (range, _) = self.sections.get(&(Tree::Out, cluster.to_string()))?;
-        let entries: Option<Vec<(&str, Entry)>> = self.text[range.clone()].lines().map(parse_entry).collect();
-        entries.filter(|entries| entries.iter().all(|(_, entry)| entry.facts.settled_before(self.written)))
+    /// than the manifest, git's racy rule), and what the manifest trusts of the spare's directory of the
+    /// cluster; `None` when the out section is missing or damaged or one of its entries is not trusted: then
+    /// what `out/<cluster>` should hold is known only by compiling the cluster. Each section parsed once.
+    pub(crate) fn recorded_cluster(&self, cluster: &str) -> Option<(Vec<(&str, Entry)>, Entries<'_>)> {
+        let section = |tree| self.sections.get(&(tree, cluster.to_string())).map(|(r, _)| &self.text[r.clone()]);
+        let out: Vec<(&str, Entry)> = section(Tree::Out)?.lines().map(parse_entry).collect::<Option<_>>()?;
+        if !out.iter().all(|(_, entry)| entry.facts.settled_before(self.written)) {
+            return None;
+        }
+        let by_name: ByName<'_> = out.iter().copied().collect();
+        let mut spare = section(Tree::Spare).and_then(|text| parse_section(text, Some(&by_name))).unwrap_or_default();
+        spare.retain(|_, e| e.facts.settled_before(self.written));
+        Some((out, Entries { entries: spare }))
     }
 
     pub(crate) fn directory_unchanged(&self, cluster: &str, now: Option<Facts>) -> bool {

@@ -202,7 +202,7 @@ impl Staging {
         let dir = self.directory()?.join(cluster);
         let previous_dir = self.out.join(cluster);
         let Some(manifest) = self.manifest.get() else { return Ok(false) };
-        let Some(recorded) = manifest.out_files(cluster) else { return Ok(false) };
+        let Some((recorded, known)) = manifest.recorded_cluster(cluster) else { return Ok(false) };
         match Facts::of_directory(&previous_dir) {
             Some(now) if manifest.directory_unchanged(cluster, Some(now)) => {
                 crate::emit::outdir::check_writable(&previous_dir)?
@@ -210,7 +210,6 @@ impl Staging {
             Some(_) => crate::emit::outdir::check_directory(&previous_dir)?,
             None => return Ok(false),
         }
-        let (_, known) = manifest.cluster(cluster);
         let Some(updated) = crate::emit::spare::carry(&dir, &recorded, &known, &previous_dir)? else {
             return Ok(false);
         };
