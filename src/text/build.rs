@@ -67,7 +67,7 @@ pub fn summary_json(clusters: &[ClusterSummary]) -> serde_json::Map<String, serd
                     .map(|w| {
                         let spread: Vec<&str> = w.spreads.keys.iter().map(|key| &**key).collect();
                         serde_json::json!({
-                            "kind": &*w.kind, "name": &*w.name, "level": w.level.as_str(),
+                            "kind": w.kind.as_str(), "name": &*w.name, "level": w.level.as_str(),
                             "replicas": w.replicas, "pdb": w.derived_pdb, "spread": spread,
                             "hard": w.spreads.hard_key(), "explicit_placement": w.explicit_placement,
                             "requests": w.requests,

@@ -240,11 +240,12 @@ fn compile_each<K: Send, T: Send>(
             let mut found = Diagnostics::default();
             let key = reuse.as_ref().map(|(_, inputs)| inputs.key(&file, &versions[index]));
             if let (Some((reuse, inputs)), Some(key)) = (&reuse, key) {
-                if let Some((kept, replayed, staged)) = reuse.staged_as_recorded(inputs, file.name.clone(), key) {
+                if let Some((replayed, staged)) = reuse.staged_as_recorded(inputs, &file.name, key) {
                     shapes.cluster_derived(&versions[index]);
                     let handed = Some((reuse.handed)(staged));
-                    let (kept, found) = (Some(kept), replayed);
-                    *locked(&slots[index]) = Some(Slot { kept, found, allowed: Acknowledged::default(), handed });
+                    let kept = Some((reuse.kept)(file.name));
+                    *locked(&slots[index]) =
+                        Some(Slot { kept, found: replayed, allowed: Acknowledged::default(), handed });
                     continue;
                 }
             }
@@ -272,12 +273,10 @@ fn compile_each<K: Send, T: Send>(
                 found.count_acknowledged();
             }
             let handed = each(index, (clean && !found.has_errors()).then_some(&plan));
-            let name = plan.name.clone();
-            let kept = keep(cluster, plan);
             if let (Some((reuse, _)), Some(key)) = (&reuse, key) {
-                reuse.staging.keep_inputs(&name, crate::reuse::Inputs::section(key, &found, (reuse.record)(&kept)));
+                reuse.staging.keep_inputs(&plan.name, crate::reuse::Inputs::section(key, &found));
             }
-            let kept = Some(kept);
+            let kept = Some(keep(cluster, plan));
             *locked(&slots[index]) = Some(Slot { kept, found, allowed, handed });
         }
     });
@@ -301,39 +300,32 @@ fn compile_each<K: Send, T: Send>(
 /// How a full build into a directory reuses the previous build's record of each cluster (`crate::reuse`).
 struct Reuse<'a, K, T> {
     staging: &'a emit::Staging,
-    /// What is kept of a reused cluster, from its name and the summary recorded of it (when one was): `None`
-    /// when what is kept cannot be made from the record (the cluster is then compiled).
-    kept: &'a (dyn Fn(String, Option<&str>) -> Option<K> + Sync),
-    /// What is recorded of a compiled cluster's kept value for the next build, if anything.
-    record: &'a (dyn Fn(&K) -> Option<String> + Sync),
-    /// What is handed on for a reused cluster: how its staging went.
+    /// What is kept of a reused cluster, by its name (the summary's record of a cluster is its name only).
+    kept: fn(String) -> K,
+    /// What is handed on for it: how its staging went.
     handed: fn(Result<(), kix_diag::Diagnostic>) -> T,
 }
 
 impl<K, T> Reuse<'_, K, T> {
-    /// When the previous build recorded `key` for the cluster, what is kept of it can be made from the
-    /// record, and its directory could be staged as that build wrote it: what is kept, the recorded
-    /// findings, and how the staging went (an error to report); else `None`, and the cluster is compiled.
+    /// When the previous build recorded `key` for the cluster and its directory could be staged as that build
+    /// wrote it: the recorded findings, and how the staging went (an error to report); else `None`, and the
+    /// cluster is compiled.
     fn staged_as_recorded(
         &self,
         inputs: &crate::reuse::Inputs,
-        cluster: String,
+        cluster: &str,
         key: u128,
-    ) -> Option<(K, Diagnostics, Result<(), kix_diag::Diagnostic>)> {
-        let section = match self.staging.recorded_inputs(&cluster) {
+    ) -> Option<(Diagnostics, Result<(), kix_diag::Diagnostic>)> {
+        let section = match self.staging.recorded_inputs(cluster) {
             Ok(section) => section?,
-            Err(refused) => return Some(((self.kept)(cluster, None)?, Diagnostics::default(), Err(refused))),
+            Err(refused) => return Some((Diagnostics::default(), Err(refused))),
         };
-        let recorded = inputs.recorded(section, key)?;
-        let replayed = inputs.replay(&recorded)?;
-        // Made before the cluster is staged: a cluster staged from its record is not compiled.
-        let kept = (self.kept)(cluster.clone(), recorded.summary)?;
-        let staged = match self.staging.stage_recorded(&cluster, section) {
-            Ok(true) => Ok(()),
-            Ok(false) => return None,
-            Err(failed) => Err(failed),
-        };
-        Some((kept, replayed, staged))
+        let replayed = inputs.replay(section, key)?;
+        match self.staging.stage_recorded(cluster, section) {
+            Ok(true) => Some((replayed, Ok(()))),
+            Ok(false) => None,
+            Err(failed) => Some((replayed, Err(failed))),
+        }
     }
 }
 
@@ -470,19 +462,10 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
             let destination = emit::check_destination(root, &directory, only);
             let staging = emit::Staging::new(&directory, (!all_clusters).then(|| request.selection.clusters.clone()));
             // A full build reuses what the previous one recorded of each cluster whose inputs are unchanged
-            // (crate::reuse): its findings, and the summary shown of it when the build shows one (a build that
-            // shows none records none, so the next build that shows one compiles the cluster once).
-            let kept = |name: String, summary: Option<&str>| match request.summary {
-                true => ClusterSummary::from_record(name, summary?, &interner),
-                false => Some(ClusterSummary::of_name(name)),
-            };
-            let record = |kept: &ClusterSummary| request.summary.then(|| kept.record());
-            let reuse = (all_clusters && destination.is_ok() && selection.what_if.is_none()).then_some(Reuse {
-                staging: &staging,
-                kept: &kept,
-                record: &record,
-                handed: std::convert::identity,
-            });
+            // (crate::reuse), when it shows nothing of the clusters but their findings: the summary table and
+            // the JSON report are made from the plans, which a reused cluster does not have.
+            let reuse = (all_clusters && !request.summary && destination.is_ok() && selection.what_if.is_none())
+                .then_some(Reuse { staging: &staging, kept: ClusterSummary::of_name, handed: std::convert::identity });
             let (mut compiled, staged) = compile_each(
                 selection,
                 Keep::Summary,

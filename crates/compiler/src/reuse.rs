@@ -48,12 +48,9 @@ pub struct Inputs {
 }
 
 /// One cluster's recorded compile, as its inputs section holds it.
-pub struct Recorded<'a> {
+struct Recorded<'a> {
     key: u128,
     acknowledged: usize,
-    /// What the build summary shows of the cluster ([`crate::summary::ClusterSummary::record`]), when the
-    /// build that compiled it made one.
-    pub summary: Option<&'a str>,
     findings: &'a str,
 }
 
@@ -93,11 +90,10 @@ impl Inputs {
         key.digest128()
     }
 
-    /// The inputs section of a cluster compiled with `key`: the key and how many warnings its `allow` lists
-    /// acknowledged (counted, as a build counts them), the summary's record or `-`, then one line per
-    /// finding left.
-    pub fn section(key: u128, found: &Diagnostics, summary: Option<String>) -> String {
-        let mut text = format!("{key:032x} {}\n{}\n", found.acknowledged_count(), summary.as_deref().unwrap_or("-"));
+    /// The inputs section of a cluster compiled with `key`: the key, how many warnings its `allow` lists
+    /// acknowledged (counted, as a build counts them), then one line per finding left.
+    pub fn section(key: u128, found: &Diagnostics) -> String {
+        let mut text = format!("{key:032x} {}\n", found.acknowledged_count());
         for diagnostic in found.iter() {
             text.push_str(&diagnostic.record());
             text.push('\n');
@@ -105,13 +101,10 @@ impl Inputs {
         text
     }
 
-    /// What `section` recorded, when it was recorded for the inputs `key` names.
-    pub fn recorded<'s>(&self, section: &'s str, key: u128) -> Option<Recorded<'s>> {
-        parse(section).filter(|recorded| recorded.key == key)
-    }
-
-    /// The findings recorded; `None` when one does not read back.
-    pub fn replay(&self, recorded: &Recorded<'_>) -> Option<Diagnostics> {
+    /// The findings `section` recorded, when it was recorded for the inputs `key` names; `None` for a section
+    /// of other inputs, or one that does not read back whole.
+    pub fn replay(&self, section: &str, key: u128) -> Option<Diagnostics> {
+        let recorded = parse(section).filter(|recorded| recorded.key == key)?;
         let mut replayed = Diagnostics::default();
         let mut source = |path: &Path| Some(self.source(path));
         for line in recorded.findings.lines() {
@@ -132,14 +125,12 @@ impl Inputs {
     }
 }
 
-/// `key acknowledged` on the first line, the summary's record (or `-`) on the second, the findings after.
+/// `key acknowledged` on the first line, the findings after it.
 fn parse(section: &str) -> Option<Recorded<'_>> {
-    let (first, rest) = section.split_once('\n')?;
-    let (summary, findings) = rest.split_once('\n')?;
+    let (first, findings) = section.split_once('\n')?;
     let (key, acknowledged) = first.split_once(' ')?;
     let key = u128::from_str_radix(key, 16).ok().filter(|_| key.len() == 32)?;
-    let summary = (summary != "-").then_some(summary);
-    Some(Recorded { key, acknowledged: acknowledged.parse().ok()?, summary, findings })
+    Some(Recorded { key, acknowledged: acknowledged.parse().ok()?, findings })
 }
 
 /// One part of a key, after its length, so no two sequences of parts hash alike by moving bytes between them.
@@ -157,24 +148,18 @@ mod tests {
     fn a_section_reads_back_only_for_its_own_key() {
         let mut found = Diagnostics::default();
         found.push(Diagnostic::new(Code::ALL[1], "cluster `c`: something").help("do this"));
-        let section = Inputs::section(7, &found, Some("{}".to_string()));
+        let section = Inputs::section(7, &found);
         let inputs = Inputs {
             common: Xxh3::new(),
             packages: HashMap::new(),
             root: PathBuf::from("."),
             sources: Mutex::new(HashMap::new()),
         };
-        assert!(inputs.recorded(&section, 8).is_none());
-        let recorded = inputs.recorded(&section, 7).expect("its own key");
-        assert_eq!(recorded.summary, Some("{}"));
-        let replayed = inputs.replay(&recorded).expect("reads back");
+        assert!(inputs.replay(&section, 8).is_none());
+        let replayed = inputs.replay(&section, 7).expect("its own key");
         assert_eq!(replayed.iter().collect::<Vec<_>>(), found.iter().collect::<Vec<_>>());
-        for damaged in ["", "7 0\n-\n"] {
-            assert!(inputs.recorded(damaged, 7).is_none(), "{damaged}");
+        for damaged in ["", "7 0\n", &section.replace("something", "something\"")] {
+            assert!(inputs.replay(damaged, 7).is_none(), "{damaged}");
         }
-        let damaged = section.replace("something", "something\"");
-        assert!(inputs.replay(&inputs.recorded(&damaged, 7).expect("its key")).is_none());
-        let without = Inputs::section(7, &found, None);
-        assert_eq!(inputs.recorded(&without, 7).expect("its key").summary, None);
     }
 }

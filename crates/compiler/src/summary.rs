@@ -9,6 +9,7 @@
 
 use crate::derive::ClusterPlan;
 use crate::sizing::cost::{Cost, instance_requests, workload_requests};
+use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
 use std::collections::HashSet;
 use std::hash::Hash;
@@ -41,8 +42,7 @@ pub struct InstanceSummary {
 /// One workload, as the summary's `WORKLOADS` column and JSON show it.
 #[derive(Debug)]
 pub struct WorkloadSummary {
-    /// As the API spells it (`Deployment`, a custom kind's name).
-    pub kind: Arc<str>,
+    pub kind: WorkloadKind,
     pub name: Arc<str>,
     pub level: Level,
     pub replicas: u32,
@@ -129,7 +129,7 @@ impl ClusterSummary {
                     .workloads
                     .iter()
                     .map(|workload| WorkloadSummary {
-                        kind: interner.string(workload.kind.as_str()),
+                        kind: workload.kind,
                         name: interner.string(&workload.name),
                         level: workload.level,
                         replicas: workload.replicas,
@@ -168,132 +168,6 @@ impl ClusterSummary {
     /// [`ClusterSummary::of`] when the summary will be shown, else [`ClusterSummary::named`].
     pub fn kept(plan: &ClusterPlan, shown: bool, interner: &Interner) -> ClusterSummary {
         if shown { ClusterSummary::of(plan, interner) } else { ClusterSummary::named(plan) }
-    }
-    /// The summary as one line of JSON, kept with a cluster's recorded inputs (`crate::reuse`) so that a
-    /// rebuild that reuses the cluster shows it without compiling it; read back by
-    /// [`ClusterSummary::from_record`].
-    pub fn record(&self) -> String {
-        let record = record::Cluster {
-            instances: (self.instances.iter())
-                .map(|i| record::Instance {
-                    name: &i.name,
-                    namespace: &i.namespace,
-                    package: &i.package,
-                    package_version: &i.package_version,
-                    requested: i.requested.as_str(),
-                    level: i.level.as_str(),
-                    requests: i.requests,
-                    workloads: (i.workloads.iter())
-                        .map(|w| record::Workload {
-                            kind: &w.kind,
-                            name: &w.name,
-                            level: w.level.as_str(),
-                            replicas: w.replicas,
-                            derived_pdb: w.derived_pdb,
-                            explicit_placement: w.explicit_placement,
-                            group_budget: w.group_budget.as_deref(),
-                            spread_keys: w.spreads.keys.iter().map(|key| &**key).collect(),
-                            hard: w.spreads.hard,
-                            requests: w.requests,
-                        })
-                        .collect(),
-                })
-                .collect(),
-            shared: self
-                .shared
-                .iter()
-                .map(|s| (s.object.as_str(), s.instances.iter().map(String::as_str).collect()))
-                .collect(),
-        };
-        serde_json::to_string(&record).unwrap_or_default()
-    }
-
-    /// The summary of cluster `name` [`ClusterSummary::record`] wrote, its strings shared through `interner`;
-    /// `None` when the line is not such a record.
-    pub fn from_record(name: String, line: &str, interner: &Interner) -> Option<ClusterSummary> {
-        let record: record::Cluster<'_> = serde_json::from_str(line).ok()?;
-        let level = |text: &str| Level::parse(text);
-        let mut instances = Vec::with_capacity(record.instances.len());
-        for i in record.instances {
-            let mut workloads = Vec::with_capacity(i.workloads.len());
-            for w in i.workloads {
-                let keys: Box<[Arc<str>]> = w.spread_keys.iter().map(|key| interner.string(key)).collect();
-                if w.hard.is_some_and(|hard| hard >= keys.len()) {
-                    return None;
-                }
-                workloads.push(WorkloadSummary {
-                    kind: interner.string(w.kind),
-                    name: interner.string(w.name),
-                    level: level(w.level)?,
-                    replicas: w.replicas,
-                    derived_pdb: w.derived_pdb,
-                    explicit_placement: w.explicit_placement,
-                    group_budget: w.group_budget.map(|group| interner.string(group)),
-                    spreads: interner.spreads(Spreads { keys, hard: w.hard }),
-                    requests: w.requests,
-                });
-            }
-            instances.push(InstanceSummary {
-                name: i.name.to_string(),
-                namespace: i.namespace.to_string(),
-                package: interner.string(i.package),
-                package_version: interner.string(i.package_version),
-                requested: level(i.requested)?,
-                level: level(i.level)?,
-                requests: i.requests,
-                workloads: workloads.into_boxed_slice(),
-            });
-        }
-        let shared = (record.shared.into_iter())
-            .map(|(object, instances)| SharedSummary {
-                object: object.to_string(),
-                instances: instances.into_iter().map(str::to_string).collect(),
-            })
-            .collect();
-        Some(ClusterSummary { name, instances, shared })
-    }
-}
-
-/// The summary's record as JSON: borrowed where written, borrowed where read (kix writes no escapes into
-/// these names, and a string with one is read as an owned copy would not be: such a record is `None`).
-mod record {
-    use super::Cost;
-    use serde::{Deserialize, Serialize};
-
-    #[derive(Serialize, Deserialize)]
-    pub(super) struct Cluster<'a> {
-        #[serde(borrow)]
-        pub(super) instances: Vec<Instance<'a>>,
-        #[serde(borrow)]
-        pub(super) shared: Vec<(&'a str, Vec<&'a str>)>,
-    }
-
-    #[derive(Serialize, Deserialize)]
-    pub(super) struct Instance<'a> {
-        pub(super) name: &'a str,
-        pub(super) namespace: &'a str,
-        pub(super) package: &'a str,
-        pub(super) package_version: &'a str,
-        pub(super) requested: &'a str,
-        pub(super) level: &'a str,
-        pub(super) requests: Cost,
-        #[serde(borrow)]
-        pub(super) workloads: Vec<Workload<'a>>,
-    }
-
-    #[derive(Serialize, Deserialize)]
-    pub(super) struct Workload<'a> {
-        pub(super) kind: &'a str,
-        pub(super) name: &'a str,
-        pub(super) level: &'a str,
-        pub(super) replicas: u32,
-        pub(super) derived_pdb: bool,
-        pub(super) explicit_placement: bool,
-        pub(super) group_budget: Option<&'a str>,
-        #[serde(borrow)]
-        pub(super) spread_keys: Vec<&'a str>,
-        pub(super) hard: Option<usize>,
-        pub(super) requests: Cost,
     }
 }
 
@@ -335,23 +209,5 @@ mod tests {
         assert_eq!(summarized.clusters.len(), 2);
         assert_eq!(summarized.clusters[0].instances[0].name, "a", "instances by name");
         assert_eq!(summarized.diagnostics.summary(), whole.diagnostics.summary());
-    }
-
-    #[test]
-    fn a_summary_reads_back_as_it_was_recorded() {
-        let examples = crate::compile::compile(&Selection {
-            root: std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
-            ..Selection::default()
-        });
-        assert!(examples.ok(), "{:?}", examples.diagnostics);
-        let interner = super::Interner::default();
-        for plan in &examples.clusters {
-            let summary = super::ClusterSummary::of(plan, &interner);
-            let line = summary.record();
-            assert!(!line.contains('\n'));
-            let read = super::ClusterSummary::from_record(plan.name.clone(), &line, &interner);
-            assert_eq!(format!("{read:?}"), format!("{:?}", Some(summary)), "{line}");
-        }
-        assert!(super::ClusterSummary::from_record("c".into(), "{}", &interner).is_none());
     }
 }

@@ -7,7 +7,7 @@ use kix_kube::requests::Requests;
 use serde::Serialize;
 
 /// Pods and what they request.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Cost {
     pub replicas: u64,
     pub cpu_millicores: i64,
