@@ -5,6 +5,10 @@
 //! * `build/100x100x3`: the same at 100 clusters (30,000 workloads, 10,100 files);
 //! * `build/rebuild_one_package`: the 100-cluster fleet rebuilt into its existing output after one package
 //!   changed (one image tag);
+//! * `build/rebuild_unchanged_quiet` and `build/rebuild_one_package_quiet` (issue 42): the 100-cluster fleet
+//!   with its `allow` lines removed (every warning unacknowledged), rebuilt as `kix build -q` rebuilds it
+//!   (no summary: unchanged clusters are reused from the output manifest's record, not compiled), unchanged
+//!   and after one package changed;
 //! * `check/10x100x3`: compile only (`kix check`);
 //! * `verify/300_nodes`, `verify/3000_nodes`: `kix verify` on 300 (3,000) nodes in three zones, one
 //!   Deployment of 300 (3,000) replicas;
@@ -39,10 +43,15 @@ fn fleet(dir: &Path, clusters: usize, instances: usize, workloads: usize) {
 }
 
 fn build(root: &Path) {
+    build_showing(root, true);
+}
+
+/// A build into `ROOT/out`, with the summary table's records (`kix build`) or without (`kix build -q`).
+fn build_showing(root: &Path, summary: bool) {
     let request = BuildRequest {
         selection: Selection { root: root.to_path_buf(), ..Default::default() },
         output: Output::Directory(None),
-        summary: true,
+        summary,
     };
     let built = kix::compile::build(&request).unwrap();
     assert!(built.written.is_some(), "the fleet builds");
@@ -70,6 +79,26 @@ fn bench_build(c: &mut Criterion) {
                 std::fs::write(&package, if flip { &changed } else { &original }).unwrap();
             },
             |()| build(large.path()),
+            BatchSize::PerIteration,
+        )
+    });
+    // Issue 42: the same fleet with every warning unacknowledged, rebuilt as `kix build -q` does.
+    for entry in std::fs::read_dir(large.path().join("clusters")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let kept: String = text.lines().filter(|l| !l.starts_with("allow = ")).map(|l| format!("{l}\n")).collect();
+        std::fs::write(&path, kept).unwrap();
+    }
+    std::fs::write(&package, &original).unwrap();
+    build_showing(large.path(), false);
+    group.bench_function("rebuild_unchanged_quiet", |b| b.iter(|| build_showing(large.path(), false)));
+    group.bench_function("rebuild_one_package_quiet", |b| {
+        b.iter_batched(
+            || {
+                flip = !flip;
+                std::fs::write(&package, if flip { &changed } else { &original }).unwrap();
+            },
+            |()| build_showing(large.path(), false),
             BatchSize::PerIteration,
         )
     });
