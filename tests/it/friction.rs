@@ -1,6 +1,6 @@
 //! Daily use without traps (issue 41): what a new user meets adopting kix, each case as they would run it.
 
-use crate::support::Test;
+use crate::support::{Output, Test};
 
 /// Issue 41: `build --check` in a machine format reports each stale, missing and extra file as a
 /// diagnostic at the file, so a CI annotation or a SARIF result points at the cause.
@@ -265,4 +265,97 @@ fn a_failed_build_makes_no_state_directory() {
     let run = t.args(["build"]).run().status(1);
     assert!(run.stderr.contains("error[K0304]"), "{}", run.stderr);
     assert!(!run.root().join(".kix").exists() && !run.root().join("out").exists());
+}
+
+/// The instances `kix check --format json` warns with K0428, in report order.
+fn namespace_not_created(run: &Output) -> Vec<String> {
+    let warned = run.diagnostics().into_iter().filter(|d| d["code"] == "K0428");
+    warned.map(|d| d["instance"].as_str().unwrap().to_string()).collect()
+}
+
+/// The fixture `namespace-not-created` with its cluster file (and any other file) edited by `edits`:
+/// `(path, from, to)`, each `from` present.
+fn namespace_case(edits: &[(&str, &str, &str)]) -> Test {
+    let t = Test::new().fixture("tests/fixtures/namespace-not-created");
+    for (path, from, to) in edits {
+        let path = t.root().join(path);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{} has no {from:?}", path.display());
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    }
+    t.args(["check", "--format", "json"])
+}
+
+/// Issue 41, point 7: an instance whose namespace nothing in its cluster creates is warned (K0428), at
+/// its entry in the cluster file, saying why `kubectl apply -k` fails; not an instance with
+/// `createNamespace`, one whose package ships its Namespace, one beside instances that create it (the
+/// Namespace written once to `_shared.yaml`), one in a system namespace, or one with only cluster-scoped
+/// objects. Each of those is then undone, and the warning follows.
+#[test]
+fn an_instance_namespace_nothing_creates_is_warned() {
+    const CLUSTER: &str = "clusters/prod.toml";
+    let run = namespace_case(&[]).run().status(0);
+    assert_eq!(namespace_not_created(&run), ["shop"]);
+    let shop = &run.diagnostics().into_iter().find(|d| d["code"] == "K0428").unwrap();
+    assert_eq!(
+        (shop["file"].as_str(), shop["line"].as_u64(), shop["severity"].as_str()),
+        (Some(CLUSTER), Some(6), Some("warning"))
+    );
+    assert!(shop["help"].as_str().unwrap().starts_with("set `createNamespace = true` on the instance"), "{shop}");
+    let text = Test::new().fixture("tests/fixtures/namespace-not-created").args(["check"]).run().status(0);
+    text.stderr_contains(
+        "warning[K0428]: cluster `prod` instance `shop`: nothing in the cluster creates namespace `shop`: on a fresh \
+         cluster, `kubectl apply -k out/prod` (and Flux's apply) is refused because the namespace does not exist",
+    );
+    // createNamespace on the instance.
+    let created = namespace_case(&[(
+        CLUSTER,
+        "name = \"shop\"\npackage = \"web\"\n",
+        "name = \"shop\"\npackage = \"web\"\ncreateNamespace = true\n",
+    )]);
+    assert_eq!(namespace_not_created(&created.run().status(0)), Vec::<String>::new());
+    // `store` is created by cart and queue only (their one Namespace in _shared.yaml): without them, all
+    // three of its instances are warned.
+    let built = Test::new().fixture("tests/fixtures/namespace-not-created").args(["build", "-q"]).run().status(0);
+    let shared = std::fs::read_to_string(built.root().join("out/prod/_shared.yaml")).unwrap();
+    assert!(shared.contains("kind: Namespace\nmetadata:\n  name: store\n"), "{shared}");
+    let uncreated = namespace_case(&[
+        (CLUSTER, "namespace = \"store\"\ncreateNamespace = true\n", "namespace = \"store\"\n"),
+        (CLUSTER, "namespace = \"store\"\ncreateNamespace = true\n", "namespace = \"store\"\n"),
+    ]);
+    assert_eq!(namespace_not_created(&uncreated.run().status(0)), ["shop", "cart", "queue", "jobs"]);
+    // The package's own Namespace, renamed for the instance: without it, invoices is warned.
+    let unshipped = namespace_case(&[(
+        "packages/billing/billing.yaml",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: billing\n---\n",
+        "",
+    )]);
+    assert_eq!(namespace_not_created(&unshipped.run().status(0)), ["shop", "invoices"]);
+    // A system namespace needs nothing; any other does.
+    let agent = namespace_case(&[(CLUSTER, "namespace = \"kube-system\"", "namespace = \"agents\"")]);
+    assert_eq!(namespace_not_created(&agent.run().status(0)), ["shop", "agent"]);
+}
+
+/// Issue 41, point 7: K0428 is acknowledged like every warning, by the instance's `allow` (the
+/// fixture's `reports`) or the cluster's, and then counted, not printed.
+#[test]
+fn an_uncreated_namespace_is_acknowledged_by_allow() {
+    const CLUSTER: &str = "clusters/prod.toml";
+    let acknowledged = |run: &Output| run.json()["summary"]["acknowledged"].as_u64().unwrap();
+    let run = namespace_case(&[]).run().status(0);
+    assert_eq!((namespace_not_created(&run), acknowledged(&run)), (vec!["shop".to_string()], 1));
+    let unallowed = namespace_case(&[(CLUSTER, "allow = [\"K0428\"]\n", "")]).run().status(0);
+    assert_eq!(
+        (namespace_not_created(&unallowed), acknowledged(&unallowed)),
+        (vec!["shop".into(), "reports".into()], 0)
+    );
+    let cluster = namespace_case(&[
+        (CLUSTER, "allow = [\"K0428\"]\n", ""),
+        (CLUSTER, "availability = \"none\"\n", "availability = \"none\"\nallow = [\"K0428\"]\n"),
+    ]);
+    let run = cluster.run().status(0);
+    assert_eq!((namespace_not_created(&run), acknowledged(&run)), (Vec::<String>::new(), 2));
+    // Denied warnings are the ones left: none here.
+    let denied = Test::new().fixture("tests/fixtures/namespace-not-created").args(["check", "--deny-warnings"]).run();
+    denied.status(1).stderr_contains("error[K0502]");
 }
