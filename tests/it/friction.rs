@@ -359,3 +359,42 @@ fn an_uncreated_namespace_is_acknowledged_by_allow() {
     let denied = Test::new().fixture("tests/fixtures/namespace-not-created").args(["check", "--deny-warnings"]).run();
     denied.status(1).stderr_contains("error[K0502]");
 }
+
+/// Issue 41, point 9: one order for every report, errors first, then warnings, each by file and line.
+/// The warning here (K0428, in `clusters/`) sorts before the error (K0403, in `packages/`) by file, and is
+/// printed after it in text, JSON and GitHub annotations alike.
+#[test]
+fn errors_are_reported_before_warnings_each_by_file_and_line() {
+    let package = "[meta]\nname = \"web\"\nversion = \"1.0.0\"\n[workloads.api]\nreplicas = { none = 1 }\n";
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  selector:\n    matchLabels: {app: api}\n  \
+        template:\n    metadata:\n      labels: {app: api}\n    spec:\n      containers: [{name: api, image: example/api:1}]\n";
+    let t = Test::new().tree([
+        (
+            "clusters/prod.toml",
+            "availability = \"pod\"\n[capabilities]\nmultiNode = true\n[[instances]]\nname = \"shop\"\npackage = \"web\"\n\
+             [[instances]]\nname = \"cart\"\npackage = \"web\"\navailability = \"none\"\n",
+        ),
+        ("packages/web/kix.toml", package),
+        ("packages/web/api.yaml", deployment),
+    ]);
+    let text = t.clone().args(["check"]).run().status(1);
+    let titles: Vec<&str> = text
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error[") || l.starts_with("warning["))
+        .map(|l| &l[..l.find(']').unwrap() + 1])
+        .collect();
+    assert_eq!(titles, ["error[K0403]", "warning[K0428]", "warning[K0428]"], "{}", text.stderr);
+    let shop = text.stderr.find("instance `shop`: nothing").unwrap();
+    assert!(shop < text.stderr.find("instance `cart`: nothing").unwrap(), "by line: {}", text.stderr);
+    let json = t.clone().args(["check", "--format", "json"]).run().status(1);
+    let order: Vec<(String, u64)> = json
+        .diagnostics()
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap().to_string(), d["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(order, [("K0403".to_string(), 5), ("K0428".into(), 5), ("K0428".into(), 8)]);
+    let github = t.args(["check", "--format", "github"]).run().status(1);
+    let kinds: Vec<&str> = github.stdout.lines().filter_map(|l| l.split(' ').next()).collect();
+    assert_eq!(kinds, ["::error", "::warning", "::warning"], "{}", github.stdout);
+}

@@ -100,7 +100,8 @@ fn r7_none_ceiling_refuses_many_replicas() {
         web("[workloads.w]\navailability = { max = \"none\" }\n", &workload_yaml("Deployment", "w", Some(2), ""));
     assert_eq!(
         compile_one("node", MULTI_NODE, workload_ceiling).codes(),
-        vec![Code::WorkloadCeiling, Code::CeilingNoneManyReplicas]
+        // Errors first, then warnings (issue 41).
+        vec![Code::CeilingNoneManyReplicas, Code::WorkloadCeiling]
     );
     let package_ceiling = (
         "[meta]\nname = \"web\"\nversion = \"1.0.0\"\navailability = { max = \"none\" }\n".to_string(),
