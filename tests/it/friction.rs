@@ -201,7 +201,8 @@ fn verify_in_a_terminal_shows_each_finding_once() {
     ]);
     // Redirected: the report lists every finding, and stderr has each located.
     let piped = t.clone().args(["verify"]).run().status(1);
-    let listed = piped.stdout.lines().filter(|l| l.starts_with("  c/i1 Deployment/api: ")).count();
+    let listed =
+        piped.stdout.lines().filter(|l| l.starts_with("  c/i1 Deployment/api: ") && l.contains(": [K06")).count();
     assert!(listed >= 3, "{}", piped.stdout);
     let located = piped.stderr.matches("error[K0614]").count();
     assert!(located >= 3, "{}", piped.stderr);
@@ -397,4 +398,66 @@ fn errors_are_reported_before_warnings_each_by_file_and_line() {
     let github = t.args(["check", "--format", "github"]).run().status(1);
     let kinds: Vec<&str> = github.stdout.lines().filter_map(|l| l.split(' ').next()).collect();
     assert_eq!(kinds, ["::error", "::warning", "::warning"], "{}", github.stdout);
+}
+
+/// Issue 41, point 9: verify's report keeps each kind of line in a block of its own, in the order of
+/// every report: the findings (each with its code, no `[note]` among them), then what fails nothing, the
+/// facts behind the failed scenarios (the diagnostics' notes), after them.
+#[test]
+fn verify_lists_facts_after_the_findings_never_among_them() {
+    let cluster = "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n\
+        [[instances]]\nname = \"i1\"\npackage = \"api\"\ncreateNamespace = true\n[[nodePools]]\nname = \"general\"\n\
+        zones = [\"a\", \"b\", \"c\"]\nnodesPerZone = 1\nallocatable = { cpu = \"1\", memory = \"16Gi\", pods = 110 }\n";
+    let package =
+        "[meta]\nname = \"api\"\nversion = \"1.0.0\"\n[workloads.api]\nreplicas = { none = 1, pod = 2, zone = 3 }\n";
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  selector:\n    matchLabels: {app: api}\n  \
+        template:\n    metadata:\n      labels: {app: api}\n    spec:\n      containers:\n      - name: api\n        image: example/api:1\n        \
+        resources:\n          requests: {cpu: 900m, memory: 100Mi}\n";
+    let t = Test::new().tree([
+        ("clusters/c.toml", cluster),
+        ("packages/api/kix.toml", package),
+        ("packages/api/api.yaml", deployment),
+    ]);
+    let run = t.args(["verify"]).run().status(1);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let block = |title: &str| {
+        let start = lines.iter().position(|l| *l == title).unwrap_or_else(|| panic!("no {title}\n{}", run.stdout));
+        let end = (start + 1..lines.len()).find(|&i| !lines[i].starts_with("  ")).unwrap_or(lines.len());
+        (start, lines[start + 1..end].to_vec())
+    };
+    let (findings_at, findings) = block("findings:");
+    let (facts_at, facts) = block("facts behind the failed scenarios:");
+    assert!(findings_at < facts_at, "{}", run.stdout);
+    assert!(findings.iter().all(|l| l.contains(": [K06")), "{}", run.stdout);
+    assert!(!run.stdout.contains("[note]"), "{}", run.stdout);
+    let fact =
+        "c/i1 Deployment/api: rolling-update: maxSurge 1, maxUnavailable 0; fewest available during the rollout: 3";
+    assert_eq!(facts, [format!("  {fact}")], "{}", run.stdout);
+    // The same fact is a note of the located diagnostic of its scenario.
+    run.stderr_contains("= note: maxSurge 1, maxUnavailable 0; fewest available during the rollout: 3");
+}
+
+/// Issue 41, point 9: in a terminal, verify's report keeps the notes (drains another workload stops: no
+/// diagnostic says them) and leaves the facts to the diagnostics, whose notes they are; the real-world
+/// corpus's `dev` has all three kinds. The terminal is util-linux's `script`, as above.
+#[test]
+fn verify_in_a_terminal_lists_the_notes_and_leaves_the_facts_to_the_diagnostics() {
+    let kix = env!("CARGO_BIN_EXE_kix");
+    let output = std::process::Command::new("script")
+        .args(["-qec", &format!("{kix} verify --cluster dev"), "/dev/null"])
+        .current_dir(crate::support::repo_path("tests/realworld"))
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "200")
+        .output()
+        .expect("util-linux script");
+    let screen = String::from_utf8_lossy(&output.stdout).replace('\r', "");
+    let counted = screen.find("findings: shown below, each where it comes from").expect(&screen);
+    let notes = screen.find("notes (the workloads pass; these stop the cluster's operators):").expect(&screen);
+    assert!(counted < notes, "{screen}");
+    assert!(screen.contains("  dev/cassandra StatefulSet/cassandra: drain: [K0622] "), "{screen}");
+    assert!(!screen.contains("facts behind the failed scenarios:"), "{screen}");
+    assert!(screen.contains("= note: partition 0: 0 updated highest ordinal first"), "{screen}");
+    // Errors first, then warnings, in the diagnostics below the report.
+    let last_error = screen.rfind("error[").expect(&screen);
+    assert!(screen.find("warning[").is_none_or(|first| last_error < first), "{screen}");
 }
