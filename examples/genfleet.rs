@@ -11,7 +11,7 @@
 //!   (explicit placement), a Service per workload and a ConfigMap per package. With `--nodes P` every
 //!   cluster also gets an inventory of P nodes (for `kix verify`). With `--kustomize`, the same fleet as
 //!   a kustomize tree under `OUT/kustomize/`: one base per package directory and, per cluster, one
-//!   overlay per instance setting its namespace and labels and patching in the replicas, spread
+//!   overlay per instance with its Namespace, setting its namespace and labels and patching in the replicas, spread
 //!   constraints, autoscaler minimum and PodDisruptionBudgets that kix derives (read from kix's own
 //!   compile of the fleet, so both sides produce the same placement). With `--zones Z` every cluster
 //!   declares Z availability zones (`--clusters 1 --instances 100000 --zones 100000`: issue 19's
@@ -376,7 +376,9 @@ fn cluster_toml(c: usize, args: &Args) -> String {
     }
     for i in 0..args.instances {
         let package = (i + c) % PACKAGES;
-        let _ = write!(text, "\n[[instances]]\nname = \"i{i:04}\"\npackage = \"pkg-{package}\"\n");
+        // Each instance creates its namespace (K0428 otherwise: a fresh cluster refuses the output).
+        let _ =
+            write!(text, "\n[[instances]]\nname = \"i{i:04}\"\npackage = \"pkg-{package}\"\ncreateNamespace = true\n");
         if package == 0 && i % 2 == 1 {
             text.push_str("version = \"~1.0\"\n");
         }
@@ -459,7 +461,7 @@ fn kustomize(out: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// One instance's overlay: namespace, kix's labels, and a patch per workload.
+/// One instance's overlay: its Namespace, namespace, kix's labels, and a patch per workload.
 fn overlay(dir: &Path, instance: &kix::api::InstancePlan) -> std::io::Result<()> {
     let base = if instance.package == "pkg-0" && instance.package_version == "1.0.0" {
         "pkg-0-1.0".to_string()
@@ -468,7 +470,7 @@ fn overlay(dir: &Path, instance: &kix::api::InstancePlan) -> std::io::Result<()>
     };
     let name = &instance.name;
     let mut text = format!(
-        "resources:\n- ../../../base/{base}\n- budgets.yaml\nnamespace: {}\nlabels:\n- pairs:\n    \
+        "resources:\n- namespace.yaml\n- ../../../base/{base}\n- budgets.yaml\nnamespace: {}\nlabels:\n- pairs:\n    \
          app.kubernetes.io/managed-by: kix\n    app.kubernetes.io/instance: {name}\n    kix.dev/instance: {name}\n\
          patches:\n",
         instance.namespace
@@ -526,6 +528,11 @@ fn overlay(dir: &Path, instance: &kix::api::InstancePlan) -> std::io::Result<()>
         }
     }
     write(&dir.join("budgets.yaml"), &budgets)?;
+    // The Namespace kix writes for the instance (`createNamespace`).
+    write(
+        &dir.join("namespace.yaml"),
+        &format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {}\n", instance.namespace),
+    )?;
     write(&dir.join("kustomization.yaml"), &text)
 }
 
@@ -536,7 +543,7 @@ pub fn verify_cluster(out: &Path, nodes: usize, replicas: usize, workloads: usiz
         &out.join("clusters/big.toml"),
         &format!(
             "availability = \"{level}\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"z-a\", \"z-b\", \
-             \"z-c\"]\n[[instances]]\nname = \"web\"\npackage = \"web\"\n[[nodePools]]\nname = \"general\"\nzones = \
+             \"z-c\"]\n[[instances]]\nname = \"web\"\npackage = \"web\"\ncreateNamespace = true\n[[nodePools]]\nname = \"general\"\nzones = \
              [\"z-a\", \"z-b\", \"z-c\"]\nnodesPerZone = {}\nallocatable = {{ cpu = \"64\", memory = \"256Gi\", pods = \
              110 }}\n",
             nodes.div_ceil(3)

@@ -1,5 +1,8 @@
-//! `kix verify`'s text report: one table of verdicts per cluster, then every finding of a failed
-//! scenario.
+//! `kix verify`'s text report: one table of verdicts per cluster, then what the scenarios found, each
+//! kind in a block of its own and in the order every report of kix keeps (issue 41): the findings of
+//! failed scenarios (errors, each with its code), the cluster's warnings, then what fails nothing: the
+//! facts behind the failed verdicts (how an update went) and the notes (drains blocked by another
+//! workload, which stop the cluster's operators though the workloads pass).
 
 use kix_engines::verify::findings;
 use kix_engines::verify::{ClusterReport, NodesFrom};
@@ -48,23 +51,25 @@ pub fn render_text(reports: &[ClusterReport], width: crate::table::Width, shown:
             "REPLACEMENTS".into(),
             "VERDICT".into(),
         ]];
-        let mut findings = Vec::new();
-        let mut notes = Vec::new();
+        // Failures of failed scenarios, facts behind them, and blockers of passing ones: never one list.
+        let (mut findings, mut facts, mut notes) = (Vec::new(), Vec::new(), Vec::new());
         for instance in &report.instances {
             for w in &instance.workloads {
                 rows.push(verdict_row(&instance.instance, w));
                 for scenario in &w.scenarios {
                     for finding in &scenario.findings {
-                        let (list, code) = match findings::role_in(finding, scenario) {
-                            findings::Role::Failure(code) if !scenario.pass => (&mut findings, code.id()),
-                            findings::Role::Blocker(code) => (&mut notes, code.id()),
-                            _ if !scenario.pass => (&mut findings, "note"),
-                            _ => continue,
-                        };
-                        list.push(format!(
-                            "  {}/{} {}/{}: {}: [{code}] {finding}",
+                        let at = format!(
+                            "  {}/{} {}/{}: {}:",
                             report.cluster, instance.instance, w.kind, w.name, scenario.scenario
-                        ));
+                        );
+                        match findings::role_in(finding, scenario) {
+                            findings::Role::Failure(code) if !scenario.pass => {
+                                findings.push(format!("{at} [{}] {finding}", code.id()))
+                            }
+                            findings::Role::Blocker(code) => notes.push(format!("{at} [{}] {finding}", code.id())),
+                            _ if !scenario.pass => facts.push(format!("{at} {finding}")),
+                            _ => {}
+                        }
                     }
                 }
             }
@@ -87,30 +92,31 @@ pub fn render_text(reports: &[ClusterReport], width: crate::table::Width, shown:
                 let _ = writeln!(out, "{line}");
             }
         }
-        if !findings.is_empty() && shown == Findings::Listed {
-            let _ = writeln!(out, "findings:");
-            for finding in findings {
-                let _ = writeln!(out, "{finding}");
+        let block = |out: &mut String, title: &str, lines: &[String]| {
+            if !lines.is_empty() {
+                let _ = writeln!(out, "{title}");
+                for line in lines {
+                    let _ = writeln!(out, "{line}");
+                }
             }
-        } else if !findings.is_empty() {
-            let _ = writeln!(
-                out,
-                "{}: shown below, each where it comes from",
-                kix_diag::words::counted(findings.len(), "finding", "findings")
-            );
-        }
-        if !notes.is_empty() && shown == Findings::Listed {
-            let _ = writeln!(out, "notes (the workloads pass; these stop the cluster's operators):");
-            for note in notes {
-                let _ = writeln!(out, "{note}");
+        };
+        // In a terminal the diagnostics below show each finding, the facts behind it as its notes.
+        match shown {
+            Findings::Listed => block(&mut out, "findings:", &findings),
+            Findings::Below if !findings.is_empty() => {
+                let count = kix_diag::words::counted(findings.len(), "finding", "findings");
+                let _ = writeln!(out, "{count}: shown below, each where it comes from");
             }
+            Findings::Below => {}
         }
-        if !report.missing_keys.is_empty() {
-            let _ = writeln!(out, "warnings:");
-            for missing in &report.missing_keys {
-                let _ = writeln!(out, "  {}", missing.message(&report.cluster));
-            }
+        let warnings: Vec<String> =
+            report.missing_keys.iter().map(|m| format!("  {}", m.message(&report.cluster))).collect();
+        block(&mut out, "warnings:", &warnings);
+        if shown == Findings::Listed {
+            block(&mut out, "facts behind the failed scenarios:", &facts);
         }
+        // No diagnostic says these (they fail nothing): listed in a terminal too.
+        block(&mut out, "notes (the workloads pass; these stop the cluster's operators):", &notes);
         out.push('\n');
     }
     let failures: usize = reports.iter().map(ClusterReport::failures).sum();

@@ -39,7 +39,7 @@ const APP_KIX: &str = "[meta]\nname = \"app\"\nversion = \"1.0.0\"\n[workloads.a
 fn cluster(per_zone: u32, cpu: &str) -> String {
     format!(
         "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n\
-         [[instances]]\nname = \"shop\"\npackage = \"app\"\n\
+         [[instances]]\nname = \"shop\"\npackage = \"app\"\ncreateNamespace = true\n\
          [[nodePools]]\nname = \"general\"\nzones = [\"a\", \"b\", \"c\"]\nnodesPerZone = {per_zone}\n\
          allocatable = {{ cpu = \"{cpu}\", memory = \"64Gi\", pods = 110 }}\n"
     )

@@ -37,10 +37,10 @@ fn fleet(clusters: usize, instances: usize, allow: &str) -> Test {
             text.insert_str(0, allow);
         }
         for i in 0..instances {
-            text.push_str(&format!("[[instances]]\nname = \"i{i}\"\npackage = \"web\"\n"));
+            text.push_str(&format!("[[instances]]\nname = \"i{i}\"\npackage = \"web\"\ncreateNamespace = true\n"));
         }
         if c == 0 {
-            text.push_str("[[instances]]\nname = \"d\"\npackage = \"db\"\n");
+            text.push_str("[[instances]]\nname = \"d\"\npackage = \"db\"\ncreateNamespace = true\n");
         }
         files.push((format!("clusters/c{c}.toml"), text));
     }

@@ -66,7 +66,7 @@ fn unknown_names_are_usage_errors_that_list_what_there_is() {
 #[test]
 fn issue18_a_workload_scaled_to_zero_is_explained_as_passed_through() {
     let cluster = "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n\
-                   [[instances]]\nname = \"app\"\npackage = \"p\"\n";
+                   [[instances]]\nname = \"app\"\npackage = \"p\"\ncreateNamespace = true\n";
     let workload = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  replicas: 0\n  \
                     selector: {matchLabels: {app: w}}\n  template:\n    metadata: {labels: {app: w}}\n    \
                     spec: {containers: [{name: c, image: i}]}\n";

@@ -1,6 +1,6 @@
 //! Daily use without traps (issue 41): what a new user meets adopting kix, each case as they would run it.
 
-use crate::support::Test;
+use crate::support::{Output, Test};
 
 /// Issue 41: `build --check` in a machine format reports each stale, missing and extra file as a
 /// diagnostic at the file, so a CI annotation or a SARIF result points at the cause.
@@ -201,7 +201,8 @@ fn verify_in_a_terminal_shows_each_finding_once() {
     ]);
     // Redirected: the report lists every finding, and stderr has each located.
     let piped = t.clone().args(["verify"]).run().status(1);
-    let listed = piped.stdout.lines().filter(|l| l.starts_with("  c/i1 Deployment/api: ")).count();
+    let listed =
+        piped.stdout.lines().filter(|l| l.starts_with("  c/i1 Deployment/api: ") && l.contains(": [K06")).count();
     assert!(listed >= 3, "{}", piped.stdout);
     let located = piped.stderr.matches("error[K0614]").count();
     assert!(located >= 3, "{}", piped.stderr);
@@ -265,4 +266,198 @@ fn a_failed_build_makes_no_state_directory() {
     let run = t.args(["build"]).run().status(1);
     assert!(run.stderr.contains("error[K0304]"), "{}", run.stderr);
     assert!(!run.root().join(".kix").exists() && !run.root().join("out").exists());
+}
+
+/// The instances `kix check --format json` warns with K0428, in report order.
+fn namespace_not_created(run: &Output) -> Vec<String> {
+    let warned = run.diagnostics().into_iter().filter(|d| d["code"] == "K0428");
+    warned.map(|d| d["instance"].as_str().unwrap().to_string()).collect()
+}
+
+/// The fixture `namespace-not-created` with its cluster file (and any other file) edited by `edits`:
+/// `(path, from, to)`, each `from` present.
+fn namespace_case(edits: &[(&str, &str, &str)]) -> Test {
+    let t = Test::new().fixture("tests/fixtures/namespace-not-created");
+    for (path, from, to) in edits {
+        let path = t.root().join(path);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{} has no {from:?}", path.display());
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    }
+    t.args(["check", "--format", "json"])
+}
+
+/// Issue 41, point 7: an instance whose namespace nothing in its cluster creates is warned (K0428), at
+/// its entry in the cluster file, saying why `kubectl apply -k` fails; not an instance with
+/// `createNamespace`, one whose package ships its Namespace, one beside instances that create it (the
+/// Namespace written once to `_shared.yaml`), one in a system namespace, or one with only cluster-scoped
+/// objects. Each of those is then undone, and the warning follows.
+#[test]
+fn an_instance_namespace_nothing_creates_is_warned() {
+    const CLUSTER: &str = "clusters/prod.toml";
+    let run = namespace_case(&[]).run().status(0);
+    assert_eq!(namespace_not_created(&run), ["shop"]);
+    let shop = &run.diagnostics().into_iter().find(|d| d["code"] == "K0428").unwrap();
+    assert_eq!(
+        (shop["file"].as_str(), shop["line"].as_u64(), shop["severity"].as_str()),
+        (Some(CLUSTER), Some(6), Some("warning"))
+    );
+    assert!(shop["help"].as_str().unwrap().starts_with("set `createNamespace = true` on the instance"), "{shop}");
+    let text = Test::new().fixture("tests/fixtures/namespace-not-created").args(["check"]).run().status(0);
+    text.stderr_contains(
+        "warning[K0428]: cluster `prod` instance `shop`: nothing in the cluster creates namespace `shop`: on a fresh \
+         cluster, `kubectl apply -k out/prod` (and Flux's apply) is refused because the namespace does not exist",
+    );
+    // createNamespace on the instance.
+    let created = namespace_case(&[(
+        CLUSTER,
+        "name = \"shop\"\npackage = \"web\"\n",
+        "name = \"shop\"\npackage = \"web\"\ncreateNamespace = true\n",
+    )]);
+    assert_eq!(namespace_not_created(&created.run().status(0)), Vec::<String>::new());
+    // `store` is created by cart and queue only (their one Namespace in _shared.yaml): without them, all
+    // three of its instances are warned.
+    let built = Test::new().fixture("tests/fixtures/namespace-not-created").args(["build", "-q"]).run().status(0);
+    let shared = std::fs::read_to_string(built.root().join("out/prod/_shared.yaml")).unwrap();
+    assert!(shared.contains("kind: Namespace\nmetadata:\n  name: store\n"), "{shared}");
+    let uncreated = namespace_case(&[
+        (CLUSTER, "namespace = \"store\"\ncreateNamespace = true\n", "namespace = \"store\"\n"),
+        (CLUSTER, "namespace = \"store\"\ncreateNamespace = true\n", "namespace = \"store\"\n"),
+    ]);
+    assert_eq!(namespace_not_created(&uncreated.run().status(0)), ["shop", "cart", "queue", "jobs"]);
+    // The package's own Namespace, renamed for the instance: without it, invoices is warned.
+    let unshipped = namespace_case(&[(
+        "packages/billing/billing.yaml",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: billing\n---\n",
+        "",
+    )]);
+    assert_eq!(namespace_not_created(&unshipped.run().status(0)), ["shop", "invoices"]);
+    // A system namespace needs nothing; any other does.
+    let agent = namespace_case(&[(CLUSTER, "namespace = \"kube-system\"", "namespace = \"agents\"")]);
+    assert_eq!(namespace_not_created(&agent.run().status(0)), ["shop", "agent"]);
+}
+
+/// Issue 41, point 7: K0428 is acknowledged like every warning, by the instance's `allow` (the
+/// fixture's `reports`) or the cluster's, and then counted, not printed.
+#[test]
+fn an_uncreated_namespace_is_acknowledged_by_allow() {
+    const CLUSTER: &str = "clusters/prod.toml";
+    let acknowledged = |run: &Output| run.json()["summary"]["acknowledged"].as_u64().unwrap();
+    let run = namespace_case(&[]).run().status(0);
+    assert_eq!((namespace_not_created(&run), acknowledged(&run)), (vec!["shop".to_string()], 1));
+    let unallowed = namespace_case(&[(CLUSTER, "allow = [\"K0428\"]\n", "")]).run().status(0);
+    assert_eq!(
+        (namespace_not_created(&unallowed), acknowledged(&unallowed)),
+        (vec!["shop".into(), "reports".into()], 0)
+    );
+    let cluster = namespace_case(&[
+        (CLUSTER, "allow = [\"K0428\"]\n", ""),
+        (CLUSTER, "availability = \"none\"\n", "availability = \"none\"\nallow = [\"K0428\"]\n"),
+    ]);
+    let run = cluster.run().status(0);
+    assert_eq!((namespace_not_created(&run), acknowledged(&run)), (Vec::<String>::new(), 2));
+    // Denied warnings are the ones left: none here.
+    let denied = Test::new().fixture("tests/fixtures/namespace-not-created").args(["check", "--deny-warnings"]).run();
+    denied.status(1).stderr_contains("error[K0502]");
+}
+
+/// Issue 41, point 9: one order for every report, errors first, then warnings, each by file and line.
+/// The warning here (K0428, in `clusters/`) sorts before the error (K0403, in `packages/`) by file, and is
+/// printed after it in text, JSON and GitHub annotations alike.
+#[test]
+fn errors_are_reported_before_warnings_each_by_file_and_line() {
+    let package = "[meta]\nname = \"web\"\nversion = \"1.0.0\"\n[workloads.api]\nreplicas = { none = 1 }\n";
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  selector:\n    matchLabels: {app: api}\n  \
+        template:\n    metadata:\n      labels: {app: api}\n    spec:\n      containers: [{name: api, image: example/api:1}]\n";
+    let t = Test::new().tree([
+        (
+            "clusters/prod.toml",
+            "availability = \"pod\"\n[capabilities]\nmultiNode = true\n[[instances]]\nname = \"shop\"\npackage = \"web\"\n\
+             [[instances]]\nname = \"cart\"\npackage = \"web\"\navailability = \"none\"\n",
+        ),
+        ("packages/web/kix.toml", package),
+        ("packages/web/api.yaml", deployment),
+    ]);
+    let text = t.clone().args(["check"]).run().status(1);
+    let titles: Vec<&str> = text
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error[") || l.starts_with("warning["))
+        .map(|l| &l[..l.find(']').unwrap() + 1])
+        .collect();
+    assert_eq!(titles, ["error[K0403]", "warning[K0428]", "warning[K0428]"], "{}", text.stderr);
+    let shop = text.stderr.find("instance `shop`: nothing").unwrap();
+    assert!(shop < text.stderr.find("instance `cart`: nothing").unwrap(), "by line: {}", text.stderr);
+    let json = t.clone().args(["check", "--format", "json"]).run().status(1);
+    let order: Vec<(String, u64)> = json
+        .diagnostics()
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap().to_string(), d["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(order, [("K0403".to_string(), 5), ("K0428".into(), 5), ("K0428".into(), 8)]);
+    let github = t.args(["check", "--format", "github"]).run().status(1);
+    let kinds: Vec<&str> = github.stdout.lines().filter_map(|l| l.split(' ').next()).collect();
+    assert_eq!(kinds, ["::error", "::warning", "::warning"], "{}", github.stdout);
+}
+
+/// Issue 41, point 9: verify's report keeps each kind of line in a block of its own, in the order of
+/// every report: the findings (each with its code, no `[note]` among them), then what fails nothing, the
+/// facts behind the failed scenarios (the diagnostics' notes), after them.
+#[test]
+fn verify_lists_facts_after_the_findings_never_among_them() {
+    let cluster = "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n\
+        [[instances]]\nname = \"i1\"\npackage = \"api\"\ncreateNamespace = true\n[[nodePools]]\nname = \"general\"\n\
+        zones = [\"a\", \"b\", \"c\"]\nnodesPerZone = 1\nallocatable = { cpu = \"1\", memory = \"16Gi\", pods = 110 }\n";
+    let package =
+        "[meta]\nname = \"api\"\nversion = \"1.0.0\"\n[workloads.api]\nreplicas = { none = 1, pod = 2, zone = 3 }\n";
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  selector:\n    matchLabels: {app: api}\n  \
+        template:\n    metadata:\n      labels: {app: api}\n    spec:\n      containers:\n      - name: api\n        image: example/api:1\n        \
+        resources:\n          requests: {cpu: 900m, memory: 100Mi}\n";
+    let t = Test::new().tree([
+        ("clusters/c.toml", cluster),
+        ("packages/api/kix.toml", package),
+        ("packages/api/api.yaml", deployment),
+    ]);
+    let run = t.args(["verify"]).run().status(1);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let block = |title: &str| {
+        let start = lines.iter().position(|l| *l == title).unwrap_or_else(|| panic!("no {title}\n{}", run.stdout));
+        let end = (start + 1..lines.len()).find(|&i| !lines[i].starts_with("  ")).unwrap_or(lines.len());
+        (start, lines[start + 1..end].to_vec())
+    };
+    let (findings_at, findings) = block("findings:");
+    let (facts_at, facts) = block("facts behind the failed scenarios:");
+    assert!(findings_at < facts_at, "{}", run.stdout);
+    assert!(findings.iter().all(|l| l.contains(": [K06")), "{}", run.stdout);
+    assert!(!run.stdout.contains("[note]"), "{}", run.stdout);
+    let fact =
+        "c/i1 Deployment/api: rolling-update: maxSurge 1, maxUnavailable 0; fewest available during the rollout: 3";
+    assert_eq!(facts, [format!("  {fact}")], "{}", run.stdout);
+    // The same fact is a note of the located diagnostic of its scenario.
+    run.stderr_contains("= note: maxSurge 1, maxUnavailable 0; fewest available during the rollout: 3");
+}
+
+/// Issue 41, point 9: in a terminal, verify's report keeps the notes (drains another workload stops: no
+/// diagnostic says them) and leaves the facts to the diagnostics, whose notes they are; the real-world
+/// corpus's `dev` has all three kinds. The terminal is util-linux's `script`, as above.
+#[test]
+fn verify_in_a_terminal_lists_the_notes_and_leaves_the_facts_to_the_diagnostics() {
+    let kix = env!("CARGO_BIN_EXE_kix");
+    let output = std::process::Command::new("script")
+        .args(["-qec", &format!("{kix} verify --cluster dev"), "/dev/null"])
+        .current_dir(crate::support::repo_path("tests/realworld"))
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "200")
+        .output()
+        .expect("util-linux script");
+    let screen = String::from_utf8_lossy(&output.stdout).replace('\r', "");
+    let counted = screen.find("findings: shown below, each where it comes from").expect(&screen);
+    let notes = screen.find("notes (the workloads pass; these stop the cluster's operators):").expect(&screen);
+    assert!(counted < notes, "{screen}");
+    assert!(screen.contains("  dev/cassandra StatefulSet/cassandra: drain: [K0622] "), "{screen}");
+    assert!(!screen.contains("facts behind the failed scenarios:"), "{screen}");
+    assert!(screen.contains("= note: partition 0: 0 updated highest ordinal first"), "{screen}");
+    // Errors first, then warnings, in the diagnostics below the report.
+    let last_error = screen.rfind("error[").expect(&screen);
+    assert!(screen.find("warning[").is_none_or(|first| last_error < first), "{screen}");
 }

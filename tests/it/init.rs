@@ -36,8 +36,8 @@ fn init_writes_files_that_build_and_never_overwrites() {
         assert!(t.root().join(schema).is_file(), "{schema} not written");
     }
     let with_instance = cluster.replace(
-        "# [[instances]]\n# name = \"shop-web\"\n# package = \"shop-web\"\n",
-        "[[instances]]\nname = \"shop\"\npackage = \"shop-web\"\n",
+        "# [[instances]]\n# name = \"shop-web\"\n# package = \"shop-web\"\n# createNamespace = true\n",
+        "[[instances]]\nname = \"shop\"\npackage = \"shop-web\"\ncreateNamespace = true\n",
     );
     std::fs::write(t.root().join("clusters/real.toml"), with_instance).unwrap();
     t.clone()
@@ -138,7 +138,7 @@ fn init_writes_max_none_with_its_reason() {
         (
             "clusters/prod.toml",
             "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n\
-             [[instances]]\nname = \"app\"\npackage = \"app\"\nallow = [\"K0308\"]\n"
+             [[instances]]\nname = \"app\"\npackage = \"app\"\ncreateNamespace = true\nallow = [\"K0308\"]\n"
                 .to_string(),
         ),
     ];
@@ -189,14 +189,14 @@ fn init_cluster_groups_an_eks_node_group_into_one_pool_over_three_zones() {
         "name = \"general\"\nzones = [\"us-east-1a\", \"us-east-1b\", \"us-east-1c\"]\nnodesPerZone = 2\n",
         "instanceType = \"m6i.xlarge\"",
         "labels = { \"eks.amazonaws.com/capacityType\" = \"ON_DEMAND\", \"eks.amazonaws.com/nodegroup\" = \"general\" }",
-        "# [[instances]]\n# name = \"web\"\n# package = \"web\"\n",
+        "# [[instances]]\n# name = \"web\"\n# package = \"web\"\n# createNamespace = true\n",
     ] {
         assert!(cluster.contains(line), "{line} missing from\n{cluster}");
     }
     assert!(!cluster.contains("zone-id") && !cluster.contains("ebs.csi"), "{cluster}");
     let with_instance = cluster.replace(
-        "# [[instances]]\n# name = \"web\"\n# package = \"web\"\n",
-        "[[instances]]\nname = \"web\"\npackage = \"web\"\n",
+        "# [[instances]]\n# name = \"web\"\n# package = \"web\"\n# createNamespace = true\n",
+        "[[instances]]\nname = \"web\"\npackage = \"web\"\ncreateNamespace = true\n",
     );
     std::fs::write(t.root().join("clusters/prod.toml"), with_instance).unwrap();
     t.args(["verify"]).run().status(0).stdout_contains("meets zone");
@@ -245,8 +245,8 @@ fn init_cluster_writes_a_node_groups_real_counts_per_zone() {
     );
     assert!(cluster.contains("# cordoned in the snapshot"), "{cluster}");
     let with_instance = cluster.replace(
-        "# [[instances]]\n# name = \"web\"\n# package = \"web\"\n",
-        "[[instances]]\nname = \"web\"\npackage = \"web\"\n",
+        "# [[instances]]\n# name = \"web\"\n# package = \"web\"\n# createNamespace = true\n",
+        "[[instances]]\nname = \"web\"\npackage = \"web\"\ncreateNamespace = true\n",
     );
     std::fs::write(t.root().join("clusters/prod.toml"), with_instance).unwrap();
     let inventory = t.clone().args(["verify", "--format", "json"]).run().json();

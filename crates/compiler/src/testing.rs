@@ -83,9 +83,14 @@ pub fn workload_yaml(kind: &str, name: &str, replicas: Option<u32>, pod_spec_ext
     )
 }
 
-/// A cluster file: level, capabilities block and one instance of `package`.
+/// A cluster file: level, capabilities block and one instance of `package`. It acknowledges K0428 (nothing
+/// creates the instance's namespace): the rules tested with it are others, and its objects are the
+/// package's alone (no Namespace first).
 pub fn cluster_toml(level: &str, capabilities: &str, package: &str) -> String {
     format!(
-        "availability = \"{level}\"\n[capabilities]\n{capabilities}\n[[instances]]\nname = \"app\"\npackage = \"{package}\"\n"
+        "availability = \"{level}\"\n{ALLOW_NAMESPACE}[capabilities]\n{capabilities}\n[[instances]]\nname = \"app\"\npackage = \"{package}\"\n"
     )
 }
+
+/// A cluster file's top-level `allow` of K0428, for trees that test other rules and create no namespace.
+pub const ALLOW_NAMESPACE: &str = "allow = [\"K0428\"]\n";

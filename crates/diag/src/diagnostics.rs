@@ -44,9 +44,14 @@ impl Diagnostics {
     }
 
     /// The findings as causes, in report order: those that differ only by the cluster and instance they
-    /// are about as one ([`Cause`]). Every output form prints these.
+    /// are about as one ([`Cause`]). Every output form prints these, so they are put in the report's order
+    /// here ([`order`]: errors first, then warnings, each by file, line and column), whatever a command
+    /// added after [`Diagnostics::finish`] (a stale file of `build --check`, a failed write).
     pub fn causes(&self) -> Vec<Cause<'_>> {
-        crate::cause::causes(self.iter())
+        let mut causes = crate::cause::causes(self.iter());
+        // Stable, and a finished report is in order already: one pass over it.
+        causes.sort_by(|a, b| order(a.diagnostic()).cmp(&order(b.diagnostic())));
+        causes
     }
 
     /// How many causes of `severity` there are, and how many diagnostics they stand for.
@@ -125,9 +130,9 @@ impl Diagnostics {
         }
     }
 
-    /// Sorts into a stable order (file, line, column, code, message) and drops exact repeats,
-    /// so the same inputs always print the same report; the acknowledged warnings too (they may have
-    /// been acknowledged cluster by cluster, as they were found).
+    /// Sorts into the report's order ([`order`]: errors first, then warnings, each by file, line, column,
+    /// code and message) and drops exact repeats, so the same inputs always print the same report; the
+    /// acknowledged warnings too (they may have been acknowledged cluster by cluster, as they were found).
     pub fn finish(&mut self) {
         sort_and_dedup(&mut self.items);
         sort_and_dedup(&mut self.acknowledged);
@@ -165,18 +170,24 @@ fn in_instances(causes: usize, instances: usize) -> Option<String> {
     (instances > causes).then(|| format!("{} in instances", crate::words::thousands(instances)))
 }
 
-/// Sorts into the report's order (file, line, column, code, message) and drops exact repeats.
+/// A diagnostic's place in a file: its path and byte offset (`None` for a finding about no file, which
+/// comes first), ordering as file, line, then column do.
+type Place<'a> = Option<(&'a Path, Option<usize>)>;
+
+/// The report's one order (issue 41): errors first, then warnings, each by file, line and column, then
+/// code, subject and message, so the same inputs always print the same report and an error is never
+/// read after an unrelated warning.
+fn order(d: &Diagnostic) -> (Severity, Place<'_>, Code, &Subject, &crate::Message) {
+    (d.severity(), d.location().map(|l| (l.path(), l.offset())), d.code, &d.subject, &d.message)
+}
+
+/// Sorts into the report's order ([`order`]) and drops exact repeats.
 fn sort_and_dedup<D: std::borrow::Borrow<Diagnostic> + PartialEq>(list: &mut Vec<D>) {
-    // The offset in the file orders as line, then column do.
-    type Place<'a> = Option<(&'a Path, Option<usize>)>;
-    fn key(d: &Diagnostic) -> (Place<'_>, Code, &Subject, &crate::Message) {
-        (d.location().map(|l| (l.path(), l.offset())), d.code, &d.subject, &d.message)
-    }
     // Sorted as positions, then put in that order in place: a stable sort of the diagnostics themselves
     // would copy all of them into a scratch buffer (a lint of 14,000 findings: 3.7 MB).
-    let mut order: Vec<usize> = (0..list.len()).collect();
-    order.sort_by(|&a, &b| key(list[a].borrow()).cmp(&key(list[b].borrow())));
-    permute(list, &mut order);
+    let mut positions: Vec<usize> = (0..list.len()).collect();
+    positions.sort_by(|&a, &b| order(list[a].borrow()).cmp(&order(list[b].borrow())));
+    permute(list, &mut positions);
     list.dedup();
 }
 
@@ -296,6 +307,38 @@ mod tests {
         diagnostics.finish();
         let order: Vec<String> = diagnostics.iter().map(|d| d.location().unwrap().to_string()).collect();
         assert_eq!(order, ["a.toml", "b.toml", "b.toml:1:1", "b.toml:2:1", "b.toml:2:5"]);
+    }
+
+    /// Issue 41: one order for every report, errors first, then warnings, each by file, line and column;
+    /// the causes every output form prints keep it when a command adds a finding after `finish`.
+    #[test]
+    fn errors_come_first_then_warnings_each_by_file_line_and_column() {
+        let a = SourceFile::new("a.toml", "x = 1\ny = 2\n".to_string());
+        let b = SourceFile::new("b.toml", "x = 1\ny = 2\n".to_string());
+        let error = Code::ALL.iter().copied().find(|c| c.severity() == Severity::Error).unwrap();
+        let mut diagnostics = Diagnostics::default();
+        for (code, location) in [
+            (warning_code(), a.locate(0..1)),
+            (error, b.locate(6..7)),
+            (warning_code(), a.locate(6..7)),
+            (error, a.locate(4..5)),
+            (warning_code(), b.locate(0..1)),
+            (error, b.locate(0..1)),
+        ] {
+            diagnostics.push(Diagnostic::new(code, "x").at(location));
+        }
+        let expected = ["error a.toml:1:5", "error b.toml:1:1", "error b.toml:2:1", "warning a.toml:1:1"];
+        let expected = [&expected[..], &["warning a.toml:2:1", "warning b.toml:1:1"]].concat();
+        let said = |d: &Diagnostic| format!("{} {}", d.severity().as_str(), d.location().unwrap());
+        diagnostics.finish();
+        assert_eq!(diagnostics.iter().map(said).collect::<Vec<_>>(), expected);
+        // An error added after the report was finished (a stale file of `build --check`) is still printed
+        // before every warning.
+        diagnostics.push(Diagnostic::new(error, "late").at(b.locate(4..5)));
+        let printed: Vec<String> = diagnostics.causes().iter().map(|c| said(c.diagnostic())).collect();
+        let mut with_late = expected.clone();
+        with_late.insert(2, "error b.toml:1:5");
+        assert_eq!(printed, with_late);
     }
 
     /// `settle` is the policy `build` and `verify` share: acknowledged warnings aside, the rest denied once.

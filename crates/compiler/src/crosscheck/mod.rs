@@ -8,7 +8,8 @@
 //!   eviction API refuses to evict (K0415);
 //! - [`shared_objects`]: one object emitted by two instances (K0417);
 //! - [`groups`]: a group's selector that selects another instance's pods (K0424);
-//! - [`kept_namespaces`]: a kept namespace nothing in the cluster creates (K0421).
+//! - [`namespaces`]: an instance's namespace (K0428) or a kept namespace (K0421) that nothing in the
+//!   cluster creates.
 //!
 //! Every check finds its candidates through an index by namespace and label
 //! ([`index::LabelIndex`]), never by comparing every pair of a cluster's workloads.
@@ -16,7 +17,7 @@
 mod budgets;
 mod groups;
 pub mod index;
-mod kept_namespaces;
+mod namespaces;
 mod overlap;
 mod shared_objects;
 
@@ -34,5 +35,5 @@ pub fn check(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostic
     explained.extend(groups::report(cluster, &workloads, diagnostics));
     budgets::report(cluster, &workloads, plans, &explained, diagnostics);
     shared_objects::report(cluster, plans, diagnostics);
-    kept_namespaces::report(cluster, plan, diagnostics);
+    namespaces::report(cluster, plan, diagnostics);
 }

@@ -165,7 +165,9 @@ fn derive_instance(
             add_instance_label,
             vec![],
         );
-        plan.insert_first(PlannedObject::new(namespace, fields, Origin::Namespace));
+        let mut planned = PlannedObject::new(namespace, fields, Origin::Namespace);
+        planned.rendered = rendered_namespace(add_instance_label);
+        plan.insert_first(planned);
     }
     plan.workloads = workloads;
     plan.across = instance.across.as_ref().map(|a| a.name.clone());
@@ -176,6 +178,26 @@ fn derive_instance(
             .collect();
     }
     plan
+}
+
+/// The Namespace `createNamespace` adds, rendered once per run for each `instanceLabel` (it is every
+/// instance's but for its name, the namespace, and the instance's name in its labels), so an instance that
+/// creates its namespace has a file `emit` writes by copying text and knows by its key (`emit::instance_key`:
+/// a fleet's rebuild renders no instance file whose key is recorded).
+fn rendered_namespace(add_instance_label: bool) -> Option<std::sync::Arc<rendered::RenderedObject>> {
+    use rendered::{INSTANCE_STAND_IN, NAMESPACE_STAND_IN, RenderedObject};
+    static RENDERED: std::sync::OnceLock<[Option<std::sync::Arc<RenderedObject>>; 2]> = std::sync::OnceLock::new();
+    let rendered = RENDERED.get_or_init(|| {
+        [false, true].map(|add| {
+            let mut object = namespaces::namespace_object(NAMESPACE_STAND_IN);
+            let fields =
+                patch::set_instance_fields(&mut object, NAMESPACE_STAND_IN, INSTANCE_STAND_IN, false, add, vec![]);
+            // The name, kix's instance label, and `app.kubernetes.io/instance` where kix adds it.
+            let sites = 2 + usize::from(fields.instance_label_added);
+            RenderedObject::cut(&object, sites).map(std::sync::Arc::new)
+        })
+    });
+    rendered[usize::from(add_instance_label)].clone()
 }
 
 /// Every document of the package copied and patched for the instance, each workload's budget right after

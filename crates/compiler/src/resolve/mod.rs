@@ -88,8 +88,12 @@ mod tests {
         )
     }
 
+    /// A tree of cluster `c` and packages; the cluster acknowledges K0428 (these trees create no namespace)
+    /// on its second line, so its first keeps its place.
     fn tree_with(cluster: &str, packages: &[(&str, (String, String))]) -> TestTree {
-        let mut tree = TestTree::new().cluster("c", cluster);
+        let (first, rest) = cluster.split_once('\n').unwrap_or((cluster, ""));
+        let cluster = format!("{first}\n{}{rest}", crate::testing::ALLOW_NAMESPACE);
+        let mut tree = TestTree::new().cluster("c", &cluster);
         for (dir, (toml, yaml)) in packages {
             tree = tree.package(dir, toml, &[("w.yaml", yaml)]);
         }
@@ -99,8 +103,8 @@ mod tests {
     // R2: the instance's own level wins over the cluster's.
     #[test]
     fn r2_instance_level_overrides_cluster_level() {
-        let cluster = "availability = \"none\"\n[capabilities]\nmultiNode = true\n[[instances]]\nname = \"a\"\npackage = \"p\"\n\
-                       [[instances]]\nname = \"b\"\npackage = \"p\"\navailability = \"node\"\n";
+        let cluster = "availability = \"none\"\nallow = [\"K0428\"]\n[capabilities]\nmultiNode = true\n[[instances]]\nname = \"a\"\n\
+                       package = \"p\"\n[[instances]]\nname = \"b\"\npackage = \"p\"\navailability = \"node\"\n";
         let (toml, _) = package("p", "1.0.0", "[workloads.w]\nreplicas = { none = 1, pod = 2 }\n");
         let compiled = TestTree::new()
             .cluster("c", cluster)

@@ -101,7 +101,8 @@ mod tests {
             .cluster(
                 "c",
                 &format!(
-                    "availability = \"none\"\n[[instances]]\nname = \"app\"\npackage = \"p\"\n{instance_namespace}"
+                    "availability = \"none\"\n{}[[instances]]\nname = \"app\"\npackage = \"p\"\n{instance_namespace}",
+                    crate::testing::ALLOW_NAMESPACE
                 ),
             )
             .package(

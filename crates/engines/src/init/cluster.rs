@@ -70,15 +70,17 @@ pub(super) fn template(name: &str, schema_line: &str, root: &Path) -> String {
     )
 }
 
-/// A commented `[[instances]]` entry naming a package of the root, or how to make one.
+/// A commented `[[instances]]` entry naming a package of the root, or how to make one; it creates its
+/// namespace, which nothing else in a new cluster does (K0428).
 fn instances_comment(root: &Path) -> String {
     let packages = package_names(root);
     match packages.first() {
         None => "\n# No package under packages/ yet: `kix init package packages/NAME` writes one, then\n\
-                 # [[instances]]\n# name = \"NAME\"\n# package = \"NAME\"\n"
+                 # [[instances]]\n# name = \"NAME\"\n# package = \"NAME\"\n# createNamespace = true\n"
             .to_string(),
         Some(first) => {
-            let mut text = format!("\n# [[instances]]\n# name = \"{first}\"\n# package = \"{first}\"\n");
+            let mut text =
+                format!("\n# [[instances]]\n# name = \"{first}\"\n# package = \"{first}\"\n# createNamespace = true\n");
             if packages.len() > 1 {
                 let _ = writeln!(text, "# (packages of this root: {})", packages.join(", "));
             }

@@ -11,7 +11,7 @@ mod rules;
 mod shapes;
 
 use super::*;
-use crate::testing::{TestTree, cluster_toml, workload_yaml};
+use crate::testing::{ALLOW_NAMESPACE, TestTree, cluster_toml, workload_yaml};
 use kix_kube::kix_names::{INSTANCE_LABEL, KIX_INSTANCE_LABEL, MANAGED_BY_LABEL, RESOLVED_ANNOTATION};
 use kix_kube::level::Level;
 use patch::comparable;
@@ -65,7 +65,7 @@ fn package_in(namespace: &str) -> String {
 }
 
 fn cluster_of(instances: &[(&str, &str, bool)]) -> String {
-    let mut text = String::from("availability = \"none\"\n[capabilities]\nmultiNode = true\n");
+    let mut text = format!("availability = \"none\"\n{ALLOW_NAMESPACE}[capabilities]\nmultiNode = true\n");
     for (name, namespace, create) in instances {
         text.push_str(&format!(
             "[[instances]]\nname = \"{name}\"\npackage = \"web\"\nnamespace = \"{namespace}\"\ncreateNamespace = {create}\n"

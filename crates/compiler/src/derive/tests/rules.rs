@@ -100,7 +100,8 @@ fn r7_none_ceiling_refuses_many_replicas() {
         web("[workloads.w]\navailability = { max = \"none\" }\n", &workload_yaml("Deployment", "w", Some(2), ""));
     assert_eq!(
         compile_one("node", MULTI_NODE, workload_ceiling).codes(),
-        vec![Code::WorkloadCeiling, Code::CeilingNoneManyReplicas]
+        // Errors first, then warnings (issue 41).
+        vec![Code::CeilingNoneManyReplicas, Code::WorkloadCeiling]
     );
     let package_ceiling = (
         "[meta]\nname = \"web\"\nversion = \"1.0.0\"\navailability = { max = \"none\" }\n".to_string(),
@@ -149,7 +150,7 @@ fn r9_spread_keys_table() {
 
 #[test]
 fn r9_extra_keys_and_exact_constraint_fields() {
-    let cluster = "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\"]\n\
+    let cluster = "availability = \"zone\"\nallow = [\"K0428\"]\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\"]\n\
                        [failureDomains]\nextra = [\"example.com/rack\"]\n[[instances]]\nname = \"app\"\npackage = \"web\"\n";
     let (toml, yaml) = web("[workloads.w]\nreplicas = { none = 2 }\n", &workload_yaml("StatefulSet", "w", None, ""));
     let compiled = TestTree::new().cluster("c", cluster).package("web", &toml, &[("w.yaml", &yaml)]).compile();
@@ -294,7 +295,7 @@ fn r12_overlap_across_instances_only_in_the_same_namespace() {
     let (b, by) = pkg("b");
     let cluster = |ns: &str| {
         format!(
-            "availability = \"node\"\n[capabilities]\nmultiNode = true\n[[instances]]\nname = \"one\"\npackage = \"a\"\nnamespace = \"shared\"\n[[instances]]\nname = \"two\"\npackage = \"b\"\nnamespace = \"{ns}\"\n"
+            "availability = \"node\"\nallow = [\"K0428\"]\n[capabilities]\nmultiNode = true\n[[instances]]\nname = \"one\"\npackage = \"a\"\nnamespace = \"shared\"\n[[instances]]\nname = \"two\"\npackage = \"b\"\nnamespace = \"{ns}\"\n"
         )
     };
     let tree = |ns: &str| {
@@ -313,7 +314,7 @@ fn a_budget_of_another_instance_over_the_same_pods_is_an_error() {
     let api = workload_yaml("Deployment", "api", Some(2), "")
         .replace("        app: api\n", "        app: api\n        tier: web\n");
     let pdb = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels: {tier: web}\n";
-    let cluster = "availability = \"node\"\n[capabilities]\nmultiNode = true\n[[instances]]\nname = \"i\"\npackage = \"p\"\nnamespace = \"shared\"\n[[instances]]\nname = \"j\"\npackage = \"q\"\nnamespace = \"shared\"\n";
+    let cluster = "availability = \"node\"\nallow = [\"K0428\"]\n[capabilities]\nmultiNode = true\n[[instances]]\nname = \"i\"\npackage = \"p\"\nnamespace = \"shared\"\n[[instances]]\nname = \"j\"\npackage = \"q\"\nnamespace = \"shared\"\n";
     let tree = TestTree::new()
         .cluster("c", cluster)
         .package("p", "[meta]\nname = \"p\"\nversion = \"1.0.0\"\n", &[("a.yaml", &api)])

@@ -121,9 +121,9 @@ fn stamped_instances_equal_instances_derived_alone() {
             // The text copied from the shape's rendering is the text of the instance's own objects.
             let mut rendered_now = alone;
             rendered_now.forget_rendered();
-            // Every object but the Namespace createNamespace adds is pre-rendered.
-            let created = usize::from(stamped.planned()[0].origin == Origin::Namespace);
-            assert!(stamped.planned()[created..].iter().all(|p| p.rendered.is_some()), "{meta}: {}", instance.name);
+            // Every object is pre-rendered, the Namespace createNamespace adds too: the file has a key.
+            assert!(stamped.planned().iter().all(|p| p.rendered.is_some()), "{meta}: {}", instance.name);
+            assert!(crate::emit::instance_key("c", &stamped).is_some(), "{meta}: {}", instance.name);
             assert_eq!(
                 crate::emit::render_instance("c", &stamped),
                 crate::emit::render_instance("c", &rendered_now),
@@ -133,6 +133,29 @@ fn stamped_instances_equal_instances_derived_alone() {
             shapes_used = shared.count();
         }
         assert_eq!(shapes_used, expected, "{meta}");
+    }
+}
+
+// The Namespace createNamespace adds is pre-rendered, so its instance's file has a key (issue 20: a rebuild
+// renders no file whose key is recorded), and its text is what rendering its value gives, with
+// `app.kubernetes.io/instance` added or left alone (`instanceLabel`), for a name YAML would read as a number.
+#[test]
+fn a_created_namespace_is_rendered_as_its_value() {
+    let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\ndata: {}\n";
+    for label in ["", "instanceLabel = \"leave\"\n"] {
+        let cluster = format!("{label}{}", cluster_of(&[("on", "123", true), ("b", "apps-b", true)]));
+        let compiled =
+            TestTree::new().cluster("c", &cluster).package("web", &web("", yaml).0, &[("w.yaml", yaml)]).compile();
+        for name in ["on", "b"] {
+            let plan = compiled.instance("c", name);
+            assert_eq!(plan.planned()[0].origin, Origin::Namespace, "{label}{name}");
+            assert!(crate::emit::instance_key("c", plan).is_some(), "{label}{name}");
+            let mut from_values = plan.clone();
+            from_values.forget_rendered();
+            let text = crate::emit::render_instance("c", plan);
+            assert_eq!(text, crate::emit::render_instance("c", &from_values), "{label}{name}");
+            assert_eq!(text.contains("app.kubernetes.io/instance"), label.is_empty(), "{text}");
+        }
     }
 }
 
@@ -203,7 +226,8 @@ fn instances_stamped_from_other_clusters_shapes_equal_instances_derived_alone() 
                 );
                 // The instance's objects are its shape's: their text rendered with stand-ins, the same for every
                 // instance of a shape whichever derived it (two cores may each derive one shape once).
-                let rendered: Vec<_> = stamped.planned().iter().filter_map(|p| p.rendered.as_ref()).collect();
+                let shaped = stamped.planned().iter().filter(|p| p.origin != Origin::Namespace);
+                let rendered: Vec<_> = shaped.filter_map(|p| p.rendered.as_ref()).collect();
                 keys.insert(format!("{rendered:?}"));
             }
         }
