@@ -321,7 +321,7 @@ impl<K, T> Reuse<'_, K, T> {
             Err(refused) => return Some((Diagnostics::default(), Err(refused))),
         };
         let replayed = inputs.replay(section, key)?;
-        match self.staging.stage_recorded(cluster, section) {
+        match self.staging.stage_recorded(cluster) {
             Ok(true) => Some((replayed, Ok(()))),
             Ok(false) => None,
             Err(failed) => Some((replayed, Err(failed))),

@@ -237,6 +237,11 @@ impl Manifest {
         self.sections.get(&(Tree::Inputs, cluster.to_string())).map(|(range, _)| &self.text[range.clone()])
     }
 
+    /// The body of `out/<cluster>`'s section as the manifest holds it: what [`Manifest::recorded_cluster`] read.
+    pub(crate) fn out_body(&self, cluster: &str) -> Option<&str> {
+        self.sections.get(&(Tree::Out, cluster.to_string())).map(|(range, _)| &self.text[range.clone()])
+    }
+
     /// Every file the build that wrote `out/<cluster>` wrote there, in name order, each entry trusted (older
     /// than the manifest, git's racy rule), and what the manifest trusts of the spare's directory of the
     /// cluster; `None` when the out section is missing or damaged or one of its entries is not trusted: then
@@ -508,27 +513,28 @@ pub(crate) fn format_section<'e>(
             format_entry(&mut body, name, entry);
         }
     }
-    push_header(text, tree, cluster, body.len());
-    if let Some(Facts { device, inode, size, modified, changed }) = directory {
-        for number in [device, inode, size] {
-            text.push(' ');
-            push_decimal(text, number);
-        }
-        for time in [modified, changed] {
-            text.push(' ');
-            push_time(text, time);
-        }
-    }
-    text.push('\n');
+    text.push_str(&section_header(tree, cluster, body.len(), directory));
     text.push_str(&body);
 }
 
-/// Appends a section of `cluster` in `tree` holding `body` (its lines, each ended by a line break) as given:
-/// the inputs section ([`Tree::Inputs`]), whose lines are `crate::reuse`'s.
-pub(crate) fn format_text_section(text: &mut String, tree: Tree, cluster: &str, body: &str) {
-    push_header(text, tree, cluster, body.len());
+/// The header line of a section of `cluster` in `tree` whose body is `length` bytes (its lines, each ended
+/// by a line break), with the directory's facts when given: for a body written as it is (the inputs section,
+/// [`Tree::Inputs`], whose lines are `crate::reuse`'s, or a body the previous manifest holds).
+pub(crate) fn section_header(tree: Tree, cluster: &str, length: usize, directory: Option<Facts>) -> String {
+    let mut text = String::with_capacity(cluster.len() + 120);
+    push_header(&mut text, tree, cluster, length);
+    if let Some(Facts { device, inode, size, modified, changed }) = directory {
+        for number in [device, inode, size] {
+            text.push(' ');
+            push_decimal(&mut text, number);
+        }
+        for time in [modified, changed] {
+            text.push(' ');
+            push_time(&mut text, time);
+        }
+    }
     text.push('\n');
-    text.push_str(body);
+    text
 }
 
 /// `<tree> <cluster> <length of the body>`, what every section's header opens with.

@@ -65,7 +65,7 @@ pub struct Staging {
     loading: std::sync::Mutex<Option<std::thread::JoinHandle<Manifest>>>,
     staged: std::sync::Mutex<Vec<StagedCluster>>,
     /// What `crate::reuse` recorded of each staged cluster's inputs and findings, by cluster.
-    inputs: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    inputs: std::sync::Mutex<std::collections::HashMap<String, InputsSection>>,
     /// The spare this build created (there was none): removed unless the build swapped it in, so a build
     /// that fails leaves nothing beside `out` it did not find there.
     spare_created: std::sync::atomic::AtomicBool,
@@ -78,8 +78,28 @@ pub struct Staging {
 #[derive(Debug)]
 struct StagedCluster {
     cluster: String,
-    out: String,
+    out: OutSection,
     spare: String,
+}
+
+/// The next manifest's section of a staged cluster's `out/` directory.
+#[derive(Debug)]
+enum OutSection {
+    /// Formatted by this build.
+    Formatted(String),
+    /// Every entry as the previous manifest recorded it (a cluster staged from its record whose files were
+    /// all kept): that body, under this header (the staged directory's own facts are new). Written from the
+    /// previous manifest's text, not formatted again (a fleet's rebuild, issue 42).
+    Recorded { header: String },
+}
+
+/// The next manifest's inputs section of a staged cluster (`crate::reuse`).
+#[derive(Debug)]
+enum InputsSection {
+    /// Made by this build's compile: the body.
+    New(String),
+    /// As the previous manifest holds it (the cluster was staged from its record).
+    Recorded,
 }
 
 impl Staging {
@@ -181,7 +201,7 @@ impl Staging {
         let render = |index| render_file(cluster, index);
         let wanted = wanted_files(cluster);
         let updated = crate::emit::spare::update(&dir, &wanted, &render, &known, &previous_dir, previous_known)?;
-        self.keep_staged(&cluster.name, &dir, updated);
+        self.keep_staged(&cluster.name, &dir, updated, false);
         Ok(())
     }
 
@@ -198,7 +218,7 @@ impl Staging {
     /// others linked from `out/<cluster>` ([`crate::emit::spare::carry`]). `false` when that cannot be done (no
     /// trusted record of `out/<cluster>`, a file of it changed since): the caller compiles the cluster and
     /// stages it with [`Staging::stage`].
-    pub fn stage_recorded(&self, cluster: &str, inputs: &str) -> Result<bool, Diagnostic> {
+    pub fn stage_recorded(&self, cluster: &str) -> Result<bool, Diagnostic> {
         let dir = self.directory()?.join(cluster);
         let previous_dir = self.out.join(cluster);
         let Some(manifest) = self.manifest.get() else { return Ok(false) };
@@ -213,19 +233,30 @@ impl Staging {
         let Some(updated) = crate::emit::spare::carry(&dir, &recorded, &known, &previous_dir)? else {
             return Ok(false);
         };
-        self.keep_inputs(cluster, inputs.to_string());
-        self.keep_staged(cluster, &dir, updated);
+        let as_recorded = updated.staged.len() == recorded.len()
+            && updated
+                .staged
+                .iter()
+                .zip(&recorded)
+                .all(|((name, entry), (was, recorded))| name == was && entry == recorded);
+        self.inputs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(cluster.to_string(), InputsSection::Recorded);
+        self.keep_staged(cluster, &dir, updated, as_recorded);
         Ok(true)
     }
 
-    /// Keeps what `crate::reuse` recorded of a staged cluster's inputs and findings, for the next manifest.
+    /// Keeps what `crate::reuse` recorded of a compiled cluster's inputs and findings, for the next manifest.
     pub fn keep_inputs(&self, cluster: &str, inputs: String) {
-        self.inputs.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(cluster.to_string(), inputs);
+        let mut kept = self.inputs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.insert(cluster.to_string(), InputsSection::New(inputs));
     }
 
     /// Keeps the next manifest's sections of a staged cluster: its staged directory (`out/<cluster>` once
-    /// swapped in) and the previous one (the spare's).
-    fn keep_staged(&self, cluster: &str, dir: &Path, updated: crate::emit::spare::Updated) {
+    /// swapped in) and the previous one (the spare's). `as_recorded`: every staged entry is the one the
+    /// previous manifest recorded for `out/<cluster>`, whose body is then written again as it is.
+    fn keep_staged(&self, cluster: &str, dir: &Path, updated: crate::emit::spare::Updated, as_recorded: bool) {
         // The staged directory as the update left it (it holds exactly the files written): what the next
         // build finds `out/<cluster>` to be unless someone changed it.
         let staged_directory = Facts::of_directory(dir);
@@ -238,9 +269,16 @@ impl Staging {
         };
         let out: crate::emit::manifest::ByName<'_> =
             updated.staged.iter().map(|(name, entry)| (name.as_str(), *entry)).collect();
+        let recorded_body = as_recorded.then(|| self.manifest.get()?.out_body(cluster)).flatten();
+        let out_section = match recorded_body {
+            Some(body) => OutSection::Recorded {
+                header: crate::emit::manifest::section_header(Tree::Out, cluster, body.len(), staged_directory),
+            },
+            None => OutSection::Formatted(section(Tree::Out, &updated.staged, None)),
+        };
         let staged = StagedCluster {
             cluster: cluster.to_string(),
-            out: section(Tree::Out, &updated.staged, None),
+            out: out_section,
             spare: section(Tree::Spare, &updated.previous, Some(&out)),
         };
         self.staged.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(staged);
@@ -252,27 +290,33 @@ impl Staging {
         // Swapped in: the state directory is this build's to keep, and an earlier kix's state goes.
         self.state_created.store(false, std::sync::atomic::Ordering::Relaxed);
         crate::emit::outdir::remove_legacy_state(&self.parent, &self.base);
-        if self.manifest.get().is_none() {
-            return;
-        }
+        let Some(manifest) = self.manifest.get() else { return };
         let mut staged = self.staged.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         staged.sort_unstable_by(|a, b| a.cluster.cmp(&b.cluster));
-        // A cluster's inputs are recorded with its `out/` section, both of this build (`crate::reuse`).
+        // A cluster's inputs are recorded with its `out/` section, both of this build (`crate::reuse`); what the
+        // previous manifest holds is written from its text.
         let inputs = self.inputs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let inputs: Vec<String> = staged
+        let inputs: Vec<(String, &str)> = staged
             .iter()
             .map(|s| {
-                let mut text = String::new();
-                if let Some(body) = inputs.get(&s.cluster) {
-                    crate::emit::manifest::format_text_section(&mut text, Tree::Inputs, &s.cluster, body);
-                }
-                text
+                let body = match inputs.get(&s.cluster) {
+                    Some(InputsSection::New(body)) => Some(body.as_str()),
+                    Some(InputsSection::Recorded) => manifest.inputs(&s.cluster),
+                    None => None,
+                };
+                body.map_or((String::new(), ""), |body| {
+                    (crate::emit::manifest::section_header(Tree::Inputs, &s.cluster, body.len(), None), body)
+                })
             })
             .collect();
-        let sections = staged
-            .iter()
-            .zip(&inputs)
-            .flat_map(|(s, inputs)| [s.out.as_str(), if spare { s.spare.as_str() } else { "" }, inputs.as_str()]);
+        let sections = staged.iter().zip(&inputs).flat_map(|(s, (inputs_header, inputs_body))| {
+            let (out_header, out_body) = match &s.out {
+                OutSection::Formatted(text) => (text.as_str(), ""),
+                OutSection::Recorded { header } => (header.as_str(), manifest.out_body(&s.cluster).unwrap_or("")),
+            };
+            let spare = if spare { s.spare.as_str() } else { "" };
+            [out_header, out_body, spare, inputs_header.as_str(), inputs_body]
+        });
         crate::emit::manifest::write(&self.manifest_path(), sections);
     }
 
