@@ -19,7 +19,7 @@ use super::instance_plan::InstancePlan;
 use super::planned_object::ObjectFacts;
 
 use kix_yaml::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
 
 /// One object written once for several instances.
 #[derive(Clone, Debug)]
@@ -31,11 +31,15 @@ pub struct SharedObject {
 
 /// (group, kind, name) of a cluster-scoped object of an instance, as emitted; `None` for a namespaced
 /// one (derive gives every namespaced object a namespace and none to cluster-scoped ones).
-fn cluster_scoped_identity(plan: &InstancePlan, index: usize, facts: &ObjectFacts) -> Option<(String, String, String)> {
+fn cluster_scoped_identity<'p>(
+    plan: &'p InstancePlan,
+    index: usize,
+    facts: &'p ObjectFacts,
+) -> Option<(&'p str, &'p str, &'p str)> {
     if facts.has_namespace {
         return None;
     }
-    Some((facts.group().to_string(), facts.kind.to_string(), plan.name_of(index).to_string()))
+    Some((facts.group(), &facts.kind, plan.name_of(index)))
 }
 
 /// Moves every cluster-scoped object that two or more instances emit identically (each once) out of
@@ -43,13 +47,15 @@ fn cluster_scoped_identity(plan: &InstancePlan, index: usize, facts: &ObjectFact
 pub fn share(instances: &mut [InstancePlan]) -> Vec<SharedObject> {
     let mut order: Vec<usize> = (0..instances.len()).collect();
     order.sort_by(|&a, &b| instances[a].name.cmp(&instances[b].name));
-    let mut groups: BTreeMap<(String, String, String), Vec<(usize, usize)>> = BTreeMap::new();
+    // By identity, borrowed from the plans and hashed (a fleet's every instance creates its Namespace: a
+    // tree of owned keys was a tenth of a rebuild, issue 42); `first_seen` keeps the order.
+    let mut groups: HashMap<(&str, &str, &str), Vec<(usize, usize)>, foldhash::fast::RandomState> = HashMap::default();
     let mut first_seen = Vec::new();
     for &i in &order {
         // Whether an object is cluster-scoped, and its group, kind and name, as emitted (`values`).
         for (j, facts) in instances[i].facts().enumerate() {
             let Some(key) = cluster_scoped_identity(&instances[i], j, facts) else { continue };
-            let entries = groups.entry(key.clone()).or_default();
+            let entries = groups.entry(key).or_default();
             if entries.is_empty() {
                 first_seen.push(key);
             }
