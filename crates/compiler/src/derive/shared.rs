@@ -29,13 +29,12 @@ pub struct SharedObject {
     pub instances: Vec<String>,
 }
 
+/// (group, kind, name) of a cluster-scoped object, borrowed from its instance's plan.
+type Identity<'p> = (&'p str, &'p str, &'p str);
+
 /// (group, kind, name) of a cluster-scoped object of an instance, as emitted; `None` for a namespaced
 /// one (derive gives every namespaced object a namespace and none to cluster-scoped ones).
-fn cluster_scoped_identity<'p>(
-    plan: &'p InstancePlan,
-    index: usize,
-    facts: &'p ObjectFacts,
-) -> Option<(&'p str, &'p str, &'p str)> {
+fn cluster_scoped_identity<'p>(plan: &'p InstancePlan, index: usize, facts: &'p ObjectFacts) -> Option<Identity<'p>> {
     if facts.has_namespace {
         return None;
     }
@@ -49,7 +48,7 @@ pub fn share(instances: &mut [InstancePlan]) -> Vec<SharedObject> {
     order.sort_by(|&a, &b| instances[a].name.cmp(&instances[b].name));
     // By identity, borrowed from the plans and hashed (a fleet's every instance creates its Namespace: a
     // tree of owned keys was a tenth of a rebuild, issue 42); `first_seen` keeps the order.
-    let mut groups: HashMap<(&str, &str, &str), Vec<(usize, usize)>, foldhash::fast::RandomState> = HashMap::default();
+    let mut groups: HashMap<Identity<'_>, Vec<(usize, usize)>, foldhash::fast::RandomState> = HashMap::default();
     let mut first_seen = Vec::new();
     for &i in &order {
         // Whether an object is cluster-scoped, and its group, kind and name, as emitted (`values`).
