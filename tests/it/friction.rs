@@ -186,19 +186,7 @@ fn sarif_of_stdin_says_standard_input() {
 /// pseudo-terminal from util-linux's `script`, which Debian always has (package bsdutils).
 #[test]
 fn verify_in_a_terminal_shows_each_finding_once() {
-    let cluster = "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n\
-        [[instances]]\nname = \"i1\"\npackage = \"api\"\n[[nodePools]]\nname = \"general\"\nzones = [\"a\", \"b\", \"c\"]\n\
-        nodesPerZone = 1\nallocatable = { cpu = \"1\", memory = \"16Gi\", pods = 110 }\n";
-    let package =
-        "[meta]\nname = \"api\"\nversion = \"1.0.0\"\n[workloads.api]\nreplicas = { none = 1, pod = 2, zone = 3 }\n";
-    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  selector:\n    matchLabels: {app: api}\n  \
-        template:\n    metadata:\n      labels: {app: api}\n    spec:\n      containers:\n      - name: api\n        image: example/api:1\n        \
-        resources:\n          requests: {cpu: 900m, memory: 100Mi}\n";
-    let t = Test::new().tree([
-        ("clusters/c.toml", cluster),
-        ("packages/api/kix.toml", package),
-        ("packages/api/api.yaml", deployment),
-    ]);
+    let t = api_on_three_one_cpu_nodes();
     // Redirected: the report lists every finding, and stderr has each located.
     let piped = t.clone().args(["verify"]).run().status(1);
     let listed =
@@ -405,19 +393,7 @@ fn errors_are_reported_before_warnings_each_by_file_and_line() {
 /// facts behind the failed scenarios (the diagnostics' notes), after them.
 #[test]
 fn verify_lists_facts_after_the_findings_never_among_them() {
-    let cluster = "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n\
-        [[instances]]\nname = \"i1\"\npackage = \"api\"\ncreateNamespace = true\n[[nodePools]]\nname = \"general\"\n\
-        zones = [\"a\", \"b\", \"c\"]\nnodesPerZone = 1\nallocatable = { cpu = \"1\", memory = \"16Gi\", pods = 110 }\n";
-    let package =
-        "[meta]\nname = \"api\"\nversion = \"1.0.0\"\n[workloads.api]\nreplicas = { none = 1, pod = 2, zone = 3 }\n";
-    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  selector:\n    matchLabels: {app: api}\n  \
-        template:\n    metadata:\n      labels: {app: api}\n    spec:\n      containers:\n      - name: api\n        image: example/api:1\n        \
-        resources:\n          requests: {cpu: 900m, memory: 100Mi}\n";
-    let t = Test::new().tree([
-        ("clusters/c.toml", cluster),
-        ("packages/api/kix.toml", package),
-        ("packages/api/api.yaml", deployment),
-    ]);
+    let t = api_on_three_one_cpu_nodes();
     let run = t.args(["verify"]).run().status(1);
     let lines: Vec<&str> = run.stdout.lines().collect();
     let block = |title: &str| {
@@ -460,4 +436,22 @@ fn verify_in_a_terminal_lists_the_notes_and_leaves_the_facts_to_the_diagnostics(
     // Errors first, then warnings, in the diagnostics below the report.
     let last_error = screen.rfind("error[").expect(&screen);
     assert!(screen.find("warning[").is_none_or(|first| last_error < first), "{screen}");
+}
+
+/// A zone-level Deployment of three pods of 900m cpu on three nodes of one cpu: each pod fills a node, so
+/// verify's rolling update and drains find no room (its failures and their facts are what the tests read).
+fn api_on_three_one_cpu_nodes() -> Test {
+    let cluster = "availability = \"zone\"\n[capabilities]\nmultiNode = true\navailabilityZones = [\"a\", \"b\", \"c\"]\n\
+        [[instances]]\nname = \"i1\"\npackage = \"api\"\ncreateNamespace = true\n[[nodePools]]\nname = \"general\"\n\
+        zones = [\"a\", \"b\", \"c\"]\nnodesPerZone = 1\nallocatable = { cpu = \"1\", memory = \"16Gi\", pods = 110 }\n";
+    let package =
+        "[meta]\nname = \"api\"\nversion = \"1.0.0\"\n[workloads.api]\nreplicas = { none = 1, pod = 2, zone = 3 }\n";
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  selector:\n    matchLabels: {app: api}\n  \
+        template:\n    metadata:\n      labels: {app: api}\n    spec:\n      containers:\n      - name: api\n        image: example/api:1\n        \
+        resources:\n          requests: {cpu: 900m, memory: 100Mi}\n";
+    Test::new().tree([
+        ("clusters/c.toml", cluster),
+        ("packages/api/kix.toml", package),
+        ("packages/api/api.yaml", deployment),
+    ])
 }
