@@ -192,3 +192,43 @@ fn a_hand_edit_of_a_reused_clusters_output_is_undone() {
         build_like_a_clean_build(&t, &format!("{file} removed, one build on"));
     }
 }
+
+/// What a hostile `out/` holds where a reused cluster's file belongs (a FIFO, a symlink out of the tree, a
+/// directory): the cluster is never staged from it. A FIFO is refused (K0501) with `out/` as it was; a
+/// symlink or a directory in a file's place makes the cluster compile, the link's target untouched, and the
+/// build is a clean build's.
+#[test]
+fn a_hostile_out_never_stages_a_reused_cluster_from_it() {
+    let t = unacknowledged();
+    build_like_a_clean_build(&t, "first");
+    build_like_a_clean_build(&t, "second");
+    let root = t.root().to_path_buf();
+    let file = root.join("out/prod/shop.yaml");
+
+    std::fs::remove_file(&file).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&file).status().unwrap().success());
+    trust_manifest(&root);
+    let before = read_tree(&root.join("out"));
+    t.clone().args(["build", "-q"]).run().status(1).stderr_contains("out/prod/shop.yaml is a FIFO");
+    assert!(read_tree(&root.join("out")) == before, "out/ changed by a refused build");
+    std::fs::remove_file(&file).unwrap();
+
+    // A symlink out of the tree to a file holding exactly the bytes kix would write.
+    let outside = root.parent().unwrap().join("outside.yaml");
+    let clean = root.join("clean-copy");
+    t.clone().args(["build", "-q", "--out", "clean-copy"]).run().status(0);
+    let bytes = std::fs::read(clean.join("prod/shop.yaml")).unwrap();
+    std::fs::write(&outside, &bytes).unwrap();
+    std::os::unix::fs::symlink(&outside, &file).unwrap();
+    trust_manifest(&root);
+    build_like_a_clean_build(&t, "a symlink out of the tree where a file was");
+    assert_eq!(std::fs::read(&outside).unwrap(), bytes, "the link's target changed");
+    assert!(!file.is_symlink(), "the link is still in out/");
+
+    // A directory where a file was.
+    std::fs::remove_file(&file).unwrap();
+    std::fs::create_dir(&file).unwrap();
+    std::fs::write(file.join("inside"), "x").unwrap();
+    trust_manifest(&root);
+    build_like_a_clean_build(&t, "a directory where a file was");
+}
