@@ -216,7 +216,7 @@ impl Manifest {
     /// The trusted entries of `cluster`'s sections, its directory in `out/` and in the spare (mtime and
     /// ctime older than the manifest's own mtime); none for a section that is missing or damaged.
     pub(crate) fn cluster(&self, cluster: &str) -> (Entries<'_>, Entries<'_>) {
-        let section = |tree| self.sections.get(&(tree, cluster.to_string())).map(|(r, _)| &self.text[r.clone()]);
+        let section = |tree| self.section(tree, cluster);
         let out = section(Tree::Out).and_then(|text| parse_section(text, None)).unwrap_or_default();
         let spare = section(Tree::Spare).and_then(|text| parse_section(text, Some(&out))).unwrap_or_default();
         let written = self.written;
@@ -234,12 +234,17 @@ impl Manifest {
     /// What the build that wrote `out/<cluster>` recorded of its inputs and findings (`crate::reuse`), as
     /// it wrote it.
     pub(crate) fn inputs(&self, cluster: &str) -> Option<&str> {
-        self.sections.get(&(Tree::Inputs, cluster.to_string())).map(|(range, _)| &self.text[range.clone()])
+        self.section(Tree::Inputs, cluster)
     }
 
     /// The body of `out/<cluster>`'s section as the manifest holds it: what [`Manifest::recorded_cluster`] read.
     pub(crate) fn out_body(&self, cluster: &str) -> Option<&str> {
-        self.sections.get(&(Tree::Out, cluster.to_string())).map(|(range, _)| &self.text[range.clone()])
+        self.section(Tree::Out, cluster)
+    }
+
+    /// The body of `cluster`'s section in `tree`, as written.
+    fn section(&self, tree: Tree, cluster: &str) -> Option<&str> {
+        self.sections.get(&(tree, cluster.to_string())).map(|(range, _)| &self.text[range.clone()])
     }
 
     /// Every file the build that wrote `out/<cluster>` wrote there, in name order, each entry trusted (older
@@ -247,7 +252,7 @@ impl Manifest {
     /// cluster; `None` when the out section is missing or damaged or one of its entries is not trusted: then
     /// what `out/<cluster>` should hold is known only by compiling the cluster. Each section parsed once.
     pub(crate) fn recorded_cluster(&self, cluster: &str) -> Option<(Vec<(&str, Entry)>, Entries<'_>)> {
-        let section = |tree| self.sections.get(&(tree, cluster.to_string())).map(|(r, _)| &self.text[r.clone()]);
+        let section = |tree| self.section(tree, cluster);
         let out: Vec<(&str, Entry)> = section(Tree::Out)?.lines().map(parse_entry).collect::<Option<_>>()?;
         if !out.iter().all(|(_, entry)| entry.facts.settled_before(self.written)) {
             return None;
@@ -522,7 +527,11 @@ pub(crate) fn format_section<'e>(
 /// [`Tree::Inputs`], whose lines are `crate::reuse`'s, or a body the previous manifest holds).
 pub(crate) fn section_header(tree: Tree, cluster: &str, length: usize, directory: Option<Facts>) -> String {
     let mut text = String::with_capacity(cluster.len() + 120);
-    push_header(&mut text, tree, cluster, length);
+    text.push_str(tree.word());
+    text.push(' ');
+    text.push_str(cluster);
+    text.push(' ');
+    push_decimal(&mut text, length as u64);
     if let Some(Facts { device, inode, size, modified, changed }) = directory {
         for number in [device, inode, size] {
             text.push(' ');
@@ -535,15 +544,6 @@ pub(crate) fn section_header(tree: Tree, cluster: &str, length: usize, directory
     }
     text.push('\n');
     text
-}
-
-/// `<tree> <cluster> <length of the body>`, what every section's header opens with.
-fn push_header(text: &mut String, tree: Tree, cluster: &str, length: usize) {
-    text.push_str(tree.word());
-    text.push(' ');
-    text.push_str(cluster);
-    text.push(' ');
-    push_decimal(text, length as u64);
 }
 
 /// Writes the manifest at `path` from the sections the build formatted ([`format_section`]), in the order
