@@ -188,15 +188,7 @@ impl Staging {
             }
             return Ok(());
         };
-        // `out/<cluster>` is checked here, not before the compile (crate::emit::outdir): unchanged since the build
-        // that wrote it, it holds only that build's files, and only its mode is looked at.
-        if let Some(now) = Facts::of_directory(&previous_dir) {
-            if manifest.directory_unchanged(&cluster.name, Some(now)) {
-                crate::emit::outdir::check_writable(&previous_dir)?;
-            } else {
-                crate::emit::outdir::check_directory(&previous_dir)?;
-            }
-        }
+        check_previous(manifest, &cluster.name, &previous_dir)?;
         let (previous_known, known) = manifest.cluster(&cluster.name);
         let render = |index| render_file(cluster, index);
         let wanted = wanted_files(cluster);
@@ -223,12 +215,8 @@ impl Staging {
         let previous_dir = self.out.join(cluster);
         let Some(manifest) = self.manifest.get() else { return Ok(false) };
         let Some((recorded, known)) = manifest.recorded_cluster(cluster) else { return Ok(false) };
-        match Facts::of_directory(&previous_dir) {
-            Some(now) if manifest.directory_unchanged(cluster, Some(now)) => {
-                crate::emit::outdir::check_writable(&previous_dir)?
-            }
-            Some(_) => crate::emit::outdir::check_directory(&previous_dir)?,
-            None => return Ok(false),
+        if !check_previous(manifest, cluster, &previous_dir)? {
+            return Ok(false);
         }
         let Some(updated) = crate::emit::spare::carry(&dir, &recorded, &known, &previous_dir)? else {
             return Ok(false);
@@ -397,6 +385,19 @@ impl Staging {
         self.record(spare);
         Ok(())
     }
+}
+
+/// Checks `out/<cluster>` as a cluster is staged, not before the compile (crate::emit::outdir): unchanged
+/// since the build that wrote it, it holds only that build's files, and only its mode is looked at; else
+/// every entry is (a FIFO, a socket or a device is refused). False when it is not a directory.
+fn check_previous(manifest: &Manifest, cluster: &str, previous_dir: &Path) -> Result<bool, Diagnostic> {
+    let Some(now) = Facts::of_directory(previous_dir) else { return Ok(false) };
+    if manifest.directory_unchanged(cluster, Some(now)) {
+        crate::emit::outdir::check_writable(previous_dir)?;
+    } else {
+        crate::emit::outdir::check_directory(previous_dir)?;
+    }
+    Ok(true)
 }
 
 /// A partial build's end: each built cluster's staged directory swapped with its directory in `out`
