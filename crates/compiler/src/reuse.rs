@@ -106,7 +106,17 @@ impl Inputs {
     pub fn replay(&self, section: &str, key: u128) -> Option<Diagnostics> {
         let recorded = parse(section).filter(|recorded| recorded.key == key)?;
         let mut replayed = Diagnostics::default();
-        let mut source = |path: &Path| Some(self.source(path));
+        // The few files a cluster's findings point into, looked up here before the build's shared list
+        // (locked, and a path made for each lookup there).
+        let mut files: Vec<(PathBuf, SourceFile)> = Vec::new();
+        let mut source = |path: &Path| {
+            if let Some((_, file)) = files.iter().find(|(known, _)| known == path) {
+                return Some(file.clone());
+            }
+            let file = self.source(path);
+            files.push((path.to_path_buf(), file.clone()));
+            Some(file)
+        };
         for line in recorded.findings.lines() {
             replayed.push(Diagnostic::from_record(line, &mut source)?);
         }

@@ -15,7 +15,7 @@
 use crate::diagnostic::{Diagnostic, Subject};
 use crate::render::Style;
 use std::collections::{BTreeSet, HashMap};
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
 
 /// How many of a cause's instances the text names before `and N more`.
 const NAMED: usize = 3;
@@ -129,7 +129,7 @@ pub(crate) fn causes<'d>(items: impl Iterator<Item = &'d Diagnostic>) -> Vec<Cau
     let mut causes: Vec<Cause<'d>> = Vec::new();
     // By a hash of what makes a cause, each bucket's causes compared in full: a lint's tens of thousands
     // of findings are all at different places, so no bucket grows.
-    let mut buckets: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut buckets: HashMap<u64, Vec<usize>, foldhash::fast::FixedState> = HashMap::default();
     for diagnostic in items {
         let bucket = buckets.entry(cause_hash(diagnostic)).or_default();
         match bucket.iter().find(|&&at| causes[at].first.same_cause(diagnostic)) {
@@ -152,7 +152,9 @@ pub(crate) fn causes<'d>(items: impl Iterator<Item = &'d Diagnostic>) -> Vec<Cau
 
 /// A hash of what [`Diagnostic::same_cause`] compares (code, place, message, package and workload).
 fn cause_hash(diagnostic: &Diagnostic) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    // foldhash, not SipHash: a fleet's rebuild groups tens of thousands of findings a pass, and the buckets
+    // are compared in full anyway.
+    let mut hasher = foldhash::fast::FixedState::default().build_hasher();
     diagnostic.code.hash(&mut hasher);
     diagnostic.location().map(|l| (l.path(), l.offset())).hash(&mut hasher);
     diagnostic.unqualified().hash(&mut hasher);
@@ -197,5 +199,30 @@ mod tests {
         assert_eq!(json["message"], "caps 1 workload");
         assert_eq!(json["instances"][1]["message"], "cluster `b` instances `y`, `z`: caps 1 workload");
         assert!(json["instances"][3].get("message").is_none(), "said as the cause says it");
+    }
+
+    /// A message of two parts (a written head and a fixed sentence) is one cause with the same message
+    /// written whole, for another cluster and instance.
+    #[test]
+    fn a_message_in_parts_is_unqualified_as_one_written_whole() {
+        let subject = |cluster: &str| Subject { cluster: Some(cluster.into()), ..Subject::default() };
+        let parts = Diagnostic::new(
+            Code::PackageCeiling,
+            crate::Message::in_parts("cluster `a` instance `x`: PodDisruptionBudget `p`", " has no policy"),
+        )
+        .about(&subject("a"));
+        let whole =
+            Diagnostic::new(Code::PackageCeiling, "cluster `b` instance `y`: PodDisruptionBudget `p` has no policy")
+                .about(&subject("b"));
+        assert_eq!(parts.unqualified(), "PodDisruptionBudget `p` has no policy");
+        assert_eq!(whole.unqualified(), "PodDisruptionBudget `p` has no policy");
+        assert_eq!(causes([&parts, &whole].into_iter()).len(), 1);
+        let other = Diagnostic::new(Code::PackageCeiling, "cluster `bb`: PodDisruptionBudget `p` has no policy")
+            .about(&subject("b"));
+        assert_eq!(
+            other.unqualified(),
+            "cluster `bb`: PodDisruptionBudget `p` has no policy",
+            "another cluster's name"
+        );
     }
 }

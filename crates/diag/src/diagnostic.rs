@@ -159,22 +159,33 @@ impl Diagnostic {
     /// The message without the `cluster `c`: `, `cluster `c` instance `i`: ` or `cluster `c` instances `i`,
     /// `j`: ` it opens with, when that names the diagnostic's own cluster: what it says of any instance.
     pub(crate) fn unqualified(&self) -> Cow<'_, str> {
-        let diagnostic = self;
-        let text = diagnostic.message.to_string();
-        let Some(cluster) = diagnostic.subject.cluster.as_deref() else { return text.into() };
-        let opening = format!("cluster `{cluster}`");
-        let Some(rest) = text.strip_prefix(opening.as_str()) else { return text.into() };
-        let after = if let Some(rest) = rest.strip_prefix(": ") {
+        // Borrowed from a message written whole: every cause grouping asks it of every finding (a fleet's
+        // rebuild, tens of thousands of times a pass).
+        match self.message.as_one_part() {
+            Some(text) => Cow::Borrowed(self.without_own_cluster(text)),
+            None => {
+                let text = self.message.to_string();
+                Cow::Owned(self.without_own_cluster(&text).to_string())
+            }
+        }
+    }
+
+    /// `text` after the opening that names this diagnostic's own cluster (and instances), if it has one.
+    fn without_own_cluster<'t>(&self, text: &'t str) -> &'t str {
+        let Some(cluster) = self.subject.cluster.as_deref() else { return text };
+        let Some(rest) = (text.strip_prefix("cluster `"))
+            .and_then(|rest| rest.strip_prefix(cluster))
+            .and_then(|rest| rest.strip_prefix('`'))
+        else {
+            return text;
+        };
+        if let Some(rest) = rest.strip_prefix(": ") {
             rest
         } else if rest.starts_with(" instance `") || rest.starts_with(" instances `") {
-            match rest.find("`: ") {
-                Some(end) => &rest[end + 3..],
-                None => return text.into(),
-            }
+            rest.find("`: ").map_or(text, |end| &rest[end + 3..])
         } else {
-            return text.into();
-        };
-        after.to_string().into()
+            text
+        }
     }
 
     /// The secondary labels, in the order they were added.

@@ -31,6 +31,11 @@ impl Message {
         Message { head: Box::from(head), tail }
     }
 
+    /// The text borrowed whole, when it is one part (a message written whole, the common case).
+    pub(crate) fn as_one_part(&self) -> Option<&str> {
+        self.tail.is_empty().then_some(&*self.head)
+    }
+
     /// The two parts, in order.
     fn parts(&self) -> [&str; 2] {
         [&self.head, self.tail]

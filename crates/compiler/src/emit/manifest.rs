@@ -407,19 +407,27 @@ fn parse_decimal(field: &str) -> Option<u64> {
     })
 }
 
-/// A hash or key as [`push_hex`] writes it: exactly 32 lowercase hex digits (what `{:032x}` wrote).
+/// A hash or key as [`push_hex`] writes it: exactly 32 lowercase hex digits (what `{:032x}` wrote). Each
+/// digit's value is looked up, 16 marking a byte that is none: a fleet's rebuild reads two per file it keeps.
 fn parse_hex(field: &str) -> Option<u128> {
-    if field.len() != 32 {
-        return None;
+    const VALUES: [u8; 256] = {
+        let mut values = [16u8; 256];
+        let mut digit = 0;
+        while digit < 16 {
+            values[b"0123456789abcdef"[digit] as usize] = digit as u8;
+            digit += 1;
+        }
+        values
+    };
+    let digits: &[u8; 32] = field.as_bytes().try_into().ok()?;
+    let mut value = 0u128;
+    let mut invalid = 0u8;
+    for &digit in digits {
+        let nibble = VALUES[usize::from(digit)];
+        invalid |= nibble;
+        value = value << 4 | u128::from(nibble & 15);
     }
-    field.bytes().try_fold(0u128, |value, digit| {
-        let nibble = match digit {
-            b'0'..=b'9' => digit - b'0',
-            b'a'..=b'f' => digit - b'a' + 10,
-            _ => return None,
-        };
-        Some(value << 4 | u128::from(nibble))
-    })
+    (invalid < 16).then_some(value)
 }
 
 /// Appends `value` as 32 lowercase hex digits and a space (by hand: `write!` through the formatting
