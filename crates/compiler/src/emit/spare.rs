@@ -79,7 +79,8 @@ pub(crate) fn update(
         let text = render(index);
         let bytes = text.as_bytes();
         let hash = manifest::hash(bytes);
-        let keep = match manifest::judge(entry.as_ref(), facts, hash) {
+        let judged = manifest::judge(entry.as_ref(), facts, hash);
+        let keep = match judged {
             Judged::Same => true,
             Judged::Differs => false,
             Judged::Unknown => facts.is_some() && holds_exactly(&path, bytes),
@@ -98,12 +99,17 @@ pub(crate) fn update(
         // The file removed was one with `out/`'s (linked by an earlier build): that file's ctime moved.
         let relink = facts.zip(carried.get(name.as_str())).is_some_and(|(gone, entry)| entry.facts == gone);
         let from = previous.join(name);
-        let from_facts = Facts::of(&from);
-        let linked = match manifest::judge(carried.get(name.as_str()), from_facts, hash) {
-            Judged::Same => std::fs::hard_link(&from, &path).is_ok(),
-            Judged::Differs => false,
-            Judged::Unknown => {
-                from_facts.is_some() && holds_exactly(&from, bytes) && std::fs::hard_link(&from, &path).is_ok()
+        // `out/`'s file was the one removed (one inode), whose bytes the manifest said differ: not linked, and
+        // not read to learn that (a package change read every changed file of a fleet's `out/` once more).
+        // Declining a link is always safe: the file is written instead.
+        let linked = !(relink && judged == Judged::Differs) && {
+            let from_facts = Facts::of(&from);
+            match manifest::judge(carried.get(name.as_str()), from_facts, hash) {
+                Judged::Same => std::fs::hard_link(&from, &path).is_ok(),
+                Judged::Differs => false,
+                Judged::Unknown => {
+                    from_facts.is_some() && holds_exactly(&from, bytes) && std::fs::hard_link(&from, &path).is_ok()
+                }
             }
         };
         let facts = if linked {
@@ -154,7 +160,8 @@ pub(crate) fn carry(
     let mut updated =
         Updated { staged: Vec::with_capacity(recorded.len()), previous: Vec::with_capacity(recorded.len()) };
     for (name, wanted) in recorded {
-        let facts = listed.remove(*name).flatten();
+        let listing = listed.remove(*name);
+        let (present, facts) = (listing.is_some(), listing.flatten());
         let entry = known.get(name).filter(|entry| entry.hash == wanted.hash);
         if let (Some(entry), Some(facts)) = (entry, facts) {
             if entry.facts == facts {
@@ -168,7 +175,10 @@ pub(crate) fn carry(
         if Facts::of(&from) != Some(wanted.facts) {
             return Ok(None);
         }
-        remove(&path)?;
+        // A regular file when listed: removed without asking again what it is (as `update` does).
+        if present && (facts.is_none() || std::fs::remove_file(&path).is_err()) {
+            remove(&path)?;
+        }
         if std::fs::hard_link(&from, &path).is_err() {
             return Ok(None);
         }
