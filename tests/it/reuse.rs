@@ -232,3 +232,34 @@ fn a_hostile_out_never_stages_a_reused_cluster_from_it() {
     trust_manifest(&root);
     build_like_a_clean_build(&t, "a directory where a file was");
 }
+
+/// What a hostile spare holds where a reused cluster's file belongs (a FIFO, a directory with a file in it, a
+/// symlink out of the tree): the spare is kix's, so each is removed, never opened or followed, and replaced
+/// by `out/`'s file; the build is a clean build's and the link's target is untouched.
+#[test]
+fn a_hostile_spare_is_replaced_under_a_reused_cluster() {
+    let t = unacknowledged();
+    build_like_a_clean_build(&t, "first");
+    build_like_a_clean_build(&t, "second");
+    let root = t.root().to_path_buf();
+    let file = root.join(".kix/.out.kix-spare/prod/shop.yaml");
+    let outside = root.parent().unwrap().join("outside-spare.yaml");
+    std::fs::write(&outside, "kept\n").unwrap();
+    let plant: [(&str, &dyn Fn(&Path)); 3] = [
+        ("a FIFO", &|path| assert!(std::process::Command::new("mkfifo").arg(path).status().unwrap().success())),
+        ("a directory", &|path| {
+            std::fs::create_dir(path).unwrap();
+            std::fs::write(path.join("inside"), "x").unwrap();
+        }),
+        ("a symlink out of the tree", &|path| std::os::unix::fs::symlink(&outside, path).unwrap()),
+    ];
+    for (what, plant) in plant {
+        std::fs::remove_file(&file).unwrap();
+        plant(&file);
+        trust_manifest(&root);
+        build_like_a_clean_build(&t, &format!("{what} in the spare"));
+        build_like_a_clean_build(&t, &format!("{what} in the spare, one build on"));
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "kept\n", "{what}: the link's target changed");
+        assert!(std::fs::symlink_metadata(&file).unwrap().is_file(), "{what}: the spare's file is not a file");
+    }
+}
