@@ -245,7 +245,8 @@ fn a_hostile_spare_is_replaced_under_a_reused_cluster() {
     let file = root.join(".kix/.out.kix-spare/prod/shop.yaml");
     let outside = root.parent().unwrap().join("outside-spare.yaml");
     std::fs::write(&outside, "kept\n").unwrap();
-    let plant: [(&str, &dyn Fn(&Path)); 3] = [
+    type Plant<'a> = (&'a str, &'a dyn Fn(&Path));
+    let plant: [Plant<'_>; 3] = [
         ("a FIFO", &|path| assert!(std::process::Command::new("mkfifo").arg(path).status().unwrap().success())),
         ("a directory", &|path| {
             std::fs::create_dir(path).unwrap();
