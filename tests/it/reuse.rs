@@ -264,3 +264,71 @@ fn a_hostile_spare_is_replaced_under_a_reused_cluster() {
         assert!(std::fs::symlink_metadata(&file).unwrap().is_file(), "{what}: the spare's file is not a file");
     }
 }
+
+/// A build that prints the summary (the table, `--format json`) and what a clean build of the same inputs
+/// prints: the same stdout and exit status (the JSON's output directory aside). A clean build's own record
+/// is left out of the way.
+fn summary_like_a_clean_build(t: &Test, what: &str, format: &[&str]) {
+    let run = |out: &str| t.clone().args(["build", "--out", out].iter().chain(format)).run();
+    let built = run("out");
+    let clean = run("clean");
+    let json_of = |output: &Output| {
+        let mut json = output.json();
+        json["written"]["directory"] = serde_json::Value::Null;
+        json
+    };
+    if format.is_empty() {
+        assert_eq!((built.status, &built.stdout), (clean.status, &clean.stdout), "{what}: the table differs");
+    } else {
+        assert_eq!((built.status, json_of(&built)), (clean.status, json_of(&clean)), "{what}: the JSON differs");
+    }
+    assert_eq!(built.status, 0, "{what}: {}", built.stderr);
+    assert!(read_tree(&t.root().join("out")) == read_tree(&t.root().join("clean")), "{what}: out/ differs");
+    std::fs::remove_dir_all(t.root().join("clean")).unwrap();
+    let _ = std::fs::remove_file(t.root().join(".kix/.clean.kix-manifest"));
+    let _ = std::fs::remove_dir_all(t.root().join(".kix/.clean.kix-spare"));
+    trust_manifest(t.root());
+}
+
+/// The summary a build prints of a reused cluster is the one its record kept: a clean build's, as text and
+/// as JSON, across a package change, `-q` builds (which keep no summary, so the next summary build compiles
+/// the cluster) and a change undone. Positive control: a summary forged into the record (its length kept)
+/// is what the rebuild prints, so the summary really is replayed, not compiled again.
+#[test]
+fn a_reused_clusters_summary_is_the_clean_builds() {
+    let t = unacknowledged();
+    let root = t.root().to_path_buf();
+    for format in [&[][..], &["--format", "json"][..]] {
+        summary_like_a_clean_build(&t, "first", format);
+        summary_like_a_clean_build(&t, "reused", format);
+        let api = root.join("packages/web/api.yaml");
+        let original = std::fs::read_to_string(&api).unwrap();
+        std::fs::write(&api, original.replacen("containerPort: 8080", "containerPort: 8081", 1)).unwrap();
+        summary_like_a_clean_build(&t, "a package changed", format);
+        std::fs::write(&api, &original).unwrap();
+        t.clone().args(["build", "-q"]).run().status(0);
+        trust_manifest(&root);
+        summary_like_a_clean_build(&t, "after a -q build of the change undone", format);
+        summary_like_a_clean_build(&t, "reused again", format);
+    }
+
+    let text = std::fs::read_to_string(root.join(MANIFEST)).unwrap();
+    let (from, to) = ("\tweb\t1.4.0\t", "\tweb\t9.4.0\t");
+    assert!(text.contains(from), "the manifest records no summary line for web 1.4.0");
+    std::fs::write(root.join(MANIFEST), text.replace(from, to)).unwrap();
+    trust_manifest(&root);
+    let forged = t.clone().args(["build"]).run().status(0);
+    assert!(forged.stdout.contains("web 9.4.0") && !forged.stdout.contains("web 1.4.0"), "{}", forged.stdout);
+
+    // A -q build keeps no summary: the next summary build compiles every cluster (a finding forged into each
+    // record is not printed) and prints a clean build's table.
+    t.clone().args(["build", "-q", "--out", "clean"]).run().status(0);
+    std::fs::remove_dir_all(root.join("clean")).unwrap();
+    std::fs::remove_dir_all(root.join("out")).unwrap();
+    t.clone().args(["build", "-q"]).run().status(0);
+    trust_manifest(&root);
+    forge_finding(&root, "prod", "forged under -q");
+    let compiled = t.clone().args(["build"]).run().status(0);
+    assert!(!compiled.stderr.contains("forged under -q"), "{}", compiled.stderr);
+    summary_like_a_clean_build(&t, "after -q", &[]);
+}

@@ -240,12 +240,11 @@ fn compile_each<K: Send, T: Send>(
             let mut found = Diagnostics::default();
             let key = reuse.as_ref().map(|(_, inputs)| inputs.key(&file, &versions[index]));
             if let (Some((reuse, inputs)), Some(key)) = (&reuse, key) {
-                if let Some((replayed, staged)) = reuse.staged_as_recorded(inputs, &file.name, key) {
+                if let Some((replayed, kept, staged)) = reuse.staged_as_recorded(inputs, &file.name, key) {
                     shapes.cluster_derived(&versions[index]);
                     let handed = Some((reuse.handed)(staged));
-                    let kept = Some((reuse.kept)(file.name));
                     *locked(&slots[index]) =
-                        Some(Slot { kept, found: replayed, allowed: Acknowledged::default(), handed });
+                        Some(Slot { kept: Some(kept), found: replayed, allowed: Acknowledged::default(), handed });
                     continue;
                 }
             }
@@ -273,10 +272,13 @@ fn compile_each<K: Send, T: Send>(
                 found.count_acknowledged();
             }
             let handed = each(index, (clean && !found.has_errors()).then_some(&plan));
-            if let (Some((reuse, _)), Some(key)) = (&reuse, key) {
-                reuse.staging.keep_inputs(&plan.name, crate::reuse::Inputs::section(key, &found));
+            let name = (reuse.is_some()).then(|| plan.name.clone());
+            let kept = keep(cluster, plan);
+            if let (Some((reuse, _)), Some(key), Some(name)) = (&reuse, key, name) {
+                let section = crate::reuse::Inputs::section(key, &found, (reuse.recorded)(&kept).as_deref());
+                reuse.staging.keep_inputs(&name, section);
             }
-            let kept = Some(keep(cluster, plan));
+            let kept = Some(kept);
             *locked(&slots[index]) = Some(Slot { kept, found, allowed, handed });
         }
     });
@@ -300,31 +302,38 @@ fn compile_each<K: Send, T: Send>(
 /// How a full build into a directory reuses the previous build's record of each cluster (`crate::reuse`).
 struct Reuse<'a, K, T> {
     staging: &'a emit::Staging,
-    /// What is kept of a reused cluster, by its name (the summary's record of a cluster is its name only).
-    kept: fn(String) -> K,
+    /// What is kept of a reused cluster, from its name and what its inputs section kept beyond its findings
+    /// (`crate::summary`'s record of the summary a build printed); `None` when that is not what this build
+    /// keeps (the record kept less, or does not read back), and the cluster is compiled.
+    kept: &'a (dyn Fn(String, Option<&str>) -> Option<K> + Sync),
+    /// What of a compiled cluster's kept record its inputs section keeps beyond its findings (`None`: nothing).
+    recorded: fn(&K) -> Option<String>,
     /// What is handed on for it: how its staging went.
     handed: fn(Result<(), kix_diag::Diagnostic>) -> T,
 }
 
 impl<K, T> Reuse<'_, K, T> {
-    /// When the previous build recorded `key` for the cluster and its directory could be staged as that build
-    /// wrote it: the recorded findings, and how the staging went (an error to report); else `None`, and the
-    /// cluster is compiled.
+    /// When the previous build recorded `key` for the cluster, kept what this build keeps of it and its
+    /// directory could be staged as that build wrote it: the recorded findings, what is kept, and how the
+    /// staging went (an error to report); else `None`, and the cluster is compiled.
     fn staged_as_recorded(
         &self,
         inputs: &crate::reuse::Inputs,
         cluster: &str,
         key: u128,
-    ) -> Option<(Diagnostics, Result<(), kix_diag::Diagnostic>)> {
+    ) -> Option<(Diagnostics, K, Result<(), kix_diag::Diagnostic>)> {
         let section = match self.staging.recorded_inputs(cluster) {
             Ok(section) => section?,
-            Err(refused) => return Some((Diagnostics::default(), Err(refused))),
+            Err(refused) => {
+                return Some((Diagnostics::default(), (self.kept)(cluster.to_string(), None)?, Err(refused)));
+            }
         };
-        let replayed = inputs.replay(section, key)?;
+        let (replayed, recorded) = inputs.replay(section, key)?;
+        let kept = (self.kept)(cluster.to_string(), recorded)?;
         match self.staging.stage_recorded(cluster) {
-            Ok(true) => Some((replayed, Ok(()))),
+            Ok(true) => Some((replayed, kept, Ok(()))),
             Ok(false) => None,
-            Err(failed) => Some((replayed, Err(failed))),
+            Err(failed) => Some((replayed, kept, Err(failed))),
         }
     }
 }
@@ -462,10 +471,24 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
             let destination = emit::check_destination(root, &directory, only);
             let staging = emit::Staging::new(&directory, (!all_clusters).then(|| request.selection.clusters.clone()));
             // A full build reuses what the previous one recorded of each cluster whose inputs are unchanged
-            // (crate::reuse), when it shows nothing of the clusters but their findings: the summary table and
-            // the JSON report are made from the plans, which a reused cluster does not have.
-            let reuse = (all_clusters && !request.summary && destination.is_ok() && selection.what_if.is_none())
-                .then_some(Reuse { staging: &staging, kept: ClusterSummary::of_name, handed: std::convert::identity });
+            // (crate::reuse): its findings and, for a build that shows the summary table or the JSON report,
+            // the summary the build that compiled it kept (a cluster recorded by a build that kept only names
+            // is compiled then).
+            let kept_of_record = |name: String, recorded: Option<&str>| {
+                if request.summary {
+                    ClusterSummary::from_record(name, recorded?, &interner)
+                } else {
+                    Some(ClusterSummary::of_name(name))
+                }
+            };
+            let recorded =
+                if request.summary { |kept: &ClusterSummary| Some(kept.record()) } else { |_: &ClusterSummary| None };
+            let reuse = (all_clusters && destination.is_ok() && selection.what_if.is_none()).then_some(Reuse {
+                staging: &staging,
+                kept: &kept_of_record,
+                recorded,
+                handed: std::convert::identity,
+            });
             let (mut compiled, staged) = compile_each(
                 selection,
                 Keep::Summary,

@@ -8,7 +8,10 @@
 //! [`kix_diag::Diagnostic::record`] line each, and how many were acknowledged). A later full build whose key
 //! for the cluster is the recorded one does not parse, resolve, derive or check the cluster: it reports the
 //! recorded findings, and stages `out/<cluster>` as the recorded build wrote it
-//! ([`crate::emit::Staging::stage_recorded`]).
+//! ([`crate::emit::Staging::stage_recorded`]). A build that prints the summary (the table, the JSON report)
+//! also records the cluster's summary after its findings (`crate::summary`'s record) and replays it; a
+//! record without one (written by a `-q` build, which keeps only the clusters' names) makes such a build
+//! compile the cluster.
 //!
 //! The key hashes, each after its length: the kix binary's identity (its version and its executable's
 //! facts, [`crate::emit::manifest::binary_identity`]: another build of kix never trusts this one's records),
@@ -52,7 +55,12 @@ struct Recorded<'a> {
     key: u128,
     acknowledged: usize,
     findings: &'a str,
+    /// What the build kept of the cluster beyond its findings (after the line [`SUMMARY`]).
+    kept: Option<&'a str>,
 }
+
+/// The line between a section's findings (each a JSON object, `{...}`) and the summary kept of the cluster.
+const SUMMARY: &str = "summary";
 
 impl Inputs {
     /// `None` when the binary cannot name itself (no executable to read the facts of): nothing is reused.
@@ -91,19 +99,27 @@ impl Inputs {
     }
 
     /// The inputs section of a cluster compiled with `key`: the key, how many warnings its `allow` lists
-    /// acknowledged (counted, as a build counts them), then one line per finding left.
-    pub fn section(key: u128, found: &Diagnostics) -> String {
+    /// acknowledged (counted, as a build counts them), then one line per finding left; then, when the build
+    /// keeps more of the cluster than its name (the summary it printed, `crate::summary`), the line
+    /// `summary` and that record.
+    pub fn section(key: u128, found: &Diagnostics, kept: Option<&str>) -> String {
         let mut text = format!("{key:032x} {}\n", found.acknowledged_count());
         for diagnostic in found.iter() {
             text.push_str(&diagnostic.record());
             text.push('\n');
         }
+        if let Some(kept) = kept {
+            text.push_str(SUMMARY);
+            text.push('\n');
+            text.push_str(kept);
+        }
         text
     }
 
-    /// The findings `section` recorded, when it was recorded for the inputs `key` names; `None` for a section
-    /// of other inputs, or one that does not read back whole.
-    pub fn replay(&self, section: &str, key: u128) -> Option<Diagnostics> {
+    /// The findings `section` recorded and what it kept beyond them (`None` when it kept nothing), when it
+    /// was recorded for the inputs `key` names; `None` for a section of other inputs, or one that does not
+    /// read back whole.
+    pub fn replay<'s>(&self, section: &'s str, key: u128) -> Option<(Diagnostics, Option<&'s str>)> {
         let recorded = parse(section).filter(|recorded| recorded.key == key)?;
         let mut replayed = Diagnostics::default();
         // The few files a cluster's findings point into, looked up here before the build's shared list
@@ -121,7 +137,7 @@ impl Inputs {
             replayed.push(Diagnostic::from_record(line, &mut source)?);
         }
         replayed.count_recorded_acknowledged(recorded.acknowledged);
-        Some(replayed)
+        Some((replayed, recorded.kept))
     }
 
     /// The file a recorded finding points into, shared by every finding in it (its lines read once).
@@ -135,12 +151,19 @@ impl Inputs {
     }
 }
 
-/// `key acknowledged` on the first line, the findings after it.
+/// `key acknowledged` on the first line, the findings after it, then what was kept of the cluster.
 fn parse(section: &str) -> Option<Recorded<'_>> {
-    let (first, findings) = section.split_once('\n')?;
+    let (first, rest) = section.split_once('\n')?;
     let (key, acknowledged) = first.split_once(' ')?;
     let key = u128::from_str_radix(key, 16).ok().filter(|_| key.len() == 32)?;
-    Some(Recorded { key, acknowledged: acknowledged.parse().ok()?, findings })
+    let (findings, kept) = match rest.find("\nsummary\n") {
+        Some(at) => (&rest[..at + 1], Some(&rest[at + SUMMARY.len() + 2..])),
+        None => match rest.strip_prefix("summary\n") {
+            Some(kept) => ("", Some(kept)),
+            None => (rest, None),
+        },
+    };
+    Some(Recorded { key, acknowledged: acknowledged.parse().ok()?, findings, kept })
 }
 
 /// One part of a key, after its length, so no two sequences of parts hash alike by moving bytes between them.
@@ -158,18 +181,25 @@ mod tests {
     fn a_section_reads_back_only_for_its_own_key() {
         let mut found = Diagnostics::default();
         found.push(Diagnostic::new(Code::ALL[1], "cluster `c`: something").help("do this"));
-        let section = Inputs::section(7, &found);
         let inputs = Inputs {
             common: Xxh3::new(),
             packages: HashMap::new(),
             root: PathBuf::from("."),
             sources: Mutex::new(HashMap::new()),
         };
-        assert!(inputs.replay(&section, 8).is_none());
-        let replayed = inputs.replay(&section, 7).expect("its own key");
-        assert_eq!(replayed.iter().collect::<Vec<_>>(), found.iter().collect::<Vec<_>>());
-        for damaged in ["", "7 0\n", &section.replace("something", "something\"")] {
-            assert!(inputs.replay(damaged, 7).is_none(), "{damaged}");
+        for kept in [None, Some(""), Some("i\ta\n"), Some("summary\nx\n")] {
+            let section = Inputs::section(7, &found, kept);
+            assert!(inputs.replay(&section, 8).is_none());
+            let (replayed, replayed_kept) = inputs.replay(&section, 7).expect("its own key");
+            assert_eq!(replayed.iter().collect::<Vec<_>>(), found.iter().collect::<Vec<_>>());
+            assert_eq!(replayed_kept, kept, "{section}");
+            for damaged in ["", "7 0\n", &section.replace("something", "something\"")] {
+                assert!(inputs.replay(damaged, 7).is_none(), "{damaged}");
+            }
         }
+        // Without findings, what was kept follows the first line.
+        let section = Inputs::section(7, &Diagnostics::default(), Some("i\ta\n"));
+        let (replayed, kept) = inputs.replay(&section, 7).expect("its own key");
+        assert_eq!((replayed.iter().count(), kept), (0, Some("i\ta\n")));
     }
 }

@@ -9,11 +9,12 @@
 
 use crate::derive::ClusterPlan;
 use crate::sizing::cost::{Cost, instance_requests, workload_requests};
-use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
 use std::collections::HashSet;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex};
+
+mod record;
 
 /// One compiled cluster as its build summary shows it.
 #[derive(Debug)]
@@ -36,13 +37,15 @@ pub struct InstanceSummary {
     pub level: Level,
     /// Its pods' requests at its level, all workloads added (`capacity::instance_requests`).
     pub requests: Cost,
-    pub workloads: Box<[WorkloadSummary]>,
+    /// Shared by instances whose workloads read back from one record line (`record`).
+    pub workloads: Arc<[WorkloadSummary]>,
 }
 
 /// One workload, as the summary's `WORKLOADS` column and JSON show it.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct WorkloadSummary {
-    pub kind: WorkloadKind,
+    /// The kind as the API spells it ([`kix_kube::kind::WorkloadKind::as_str`]).
+    pub kind: Arc<str>,
     pub name: Arc<str>,
     pub level: Level,
     pub replicas: u32,
@@ -129,7 +132,7 @@ impl ClusterSummary {
                     .workloads
                     .iter()
                     .map(|workload| WorkloadSummary {
-                        kind: workload.kind,
+                        kind: interner.string(workload.kind.as_str()),
                         name: interner.string(&workload.name),
                         level: workload.level,
                         replicas: workload.replicas,
