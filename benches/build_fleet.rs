@@ -10,6 +10,8 @@
 //!   (no summary: unchanged clusters are reused from the output manifest's record, not compiled), unchanged,
 //!   after one package changed, and unchanged right after that change was undone
 //!   (`build/rebuild_after_change_undone_quiet`: the spare still holds the changed files);
+//!   `build/rebuild_unchanged_summary`: unchanged, as plain `kix build` rebuilds it (each cluster's summary
+//!   replayed from its record);
 //! * `check/10x100x3`: compile only (`kix check`);
 //! * `verify/300_nodes`, `verify/3000_nodes`: `kix verify` on 300 (3,000) nodes in three zones, one
 //!   Deployment of 300 (3,000) replicas;
@@ -93,6 +95,9 @@ fn bench_build(c: &mut Criterion) {
     std::fs::write(&package, &original).unwrap();
     build_showing(large.path(), false);
     group.bench_function("rebuild_unchanged_quiet", |b| b.iter(|| build_showing(large.path(), false)));
+    // The same as plain `kix build` rebuilds it: each cluster's summary replayed from its record.
+    build_showing(large.path(), true);
+    group.bench_function("rebuild_unchanged_summary", |b| b.iter(|| build_showing(large.path(), true)));
     group.bench_function("rebuild_one_package_quiet", |b| {
         b.iter_batched(
             || {

@@ -3,18 +3,19 @@
 # (genfleet output with its allow lines removed), alternated ROUNDS times: a package changed, the change
 # undone, the unchanged fleet twice. Prints "<base|new> <row> wall user sys maxrss-KB" per timed build.
 # usage: scripts/bench-rebuild.sh BASE NEW FLEET [ROUNDS]
+# BUILD_ARGS: the build's arguments (default `-q`; `BUILD_ARGS= ` times plain `kix build`, its table printed).
 set -u
-B=$1; N=$2; F=$3; R=${4:-5}
+B=$1; N=$2; F=$3; R=${4:-5}; A=${BUILD_ARGS--q}
 rm -rf /dev/shm/b42 /dev/shm/n42; cp -r $F /dev/shm/b42; cp -r $F /dev/shm/n42
 rm -rf /dev/shm/b42/out /dev/shm/b42/.kix /dev/shm/n42/out /dev/shm/n42/.kix
-for d in "$B b42" "$N n42"; do set -- $d; (cd /dev/shm/$2; $1 build -q 2>/dev/null; $1 build -q 2>/dev/null); done
+for d in "$B b42" "$N n42"; do set -- $d; (cd /dev/shm/$2; $1 build $A >/dev/null 2>&1; $1 build $A >/dev/null 2>&1); done
 t() { /usr/bin/time -f "$1 %e %U %S %M" "${@:2}" 2>&1 >/dev/null | tail -1; }
 for r in $(seq $R); do for d in "$B b42 base" "$N n42 new"; do set -- $d; cd /dev/shm/$2
   sed -i "s/:1.1.0/:1.1.1/" packages/pkg-1/workloads.yaml
-  t "$3 change" $1 build -q
+  t "$3 change" $1 build $A
   sed -i "s/:1.1.1/:1.1.0/" packages/pkg-1/workloads.yaml
-  $1 build -q 2>/dev/null
-  t "$3 unchanged" $1 build -q
-  $1 build -q 2>/dev/null >/dev/null
-  t "$3 unchanged-again" $1 build -q
+  $1 build $A >/dev/null 2>&1
+  t "$3 unchanged" $1 build $A
+  $1 build $A >/dev/null 2>&1
+  t "$3 unchanged-again" $1 build $A
 done; done

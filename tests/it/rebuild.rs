@@ -38,10 +38,13 @@ fn trust_manifest(root: &Path) {
     file.set_modified(SystemTime::now() + Duration::from_secs(3600)).unwrap();
 }
 
-/// Two builds: `out/` and the spare both hold a complete build, and the manifest describes both.
+/// Two builds: `out/` and the spare both hold a complete build, and the manifest describes both. The
+/// second build is made without the first's manifest, so it stages and swaps (a rebuild of unchanged
+/// inputs over an unchanged `out/` leaves everything in place, spare and manifest too).
 fn built_twice() -> Test {
     let t = Test::new().examples();
     t.clone().args(["build", "-q"]).run().status(0);
+    std::fs::remove_file(t.root().join(MANIFEST)).unwrap();
     t.clone().args(["build", "-q"]).run().status(0);
     assert!(t.root().join(SPARE).join("prod/shop.yaml").is_file(), "the second build leaves a spare");
     t
@@ -256,8 +259,11 @@ fn the_spare_is_never_followed_out_of() {
     std::fs::remove_dir_all(spare.join("prod")).unwrap();
     std::os::unix::fs::symlink(outside.join("prod"), spare.join("prod")).unwrap();
     assert!(std::process::Command::new("mkfifo").arg(spare.join("staging/pipe")).status().unwrap().success());
+    // A stray file in out/, so the build stages through the spare (an unchanged out/ is left in place).
+    std::fs::write(root.join("out/staging/stray.yaml"), "x\n").unwrap();
     trust_manifest(root);
     build_and_compare(&t, "a spare with symlinks and a FIFO");
+    assert!(!spare.join("prod").is_symlink() && !spare.join("staging/pipe").exists(), "the build did not stage");
     assert_eq!(std::fs::read_to_string(outside.join("shop.yaml")).unwrap(), "not kix's\n");
     assert_eq!(std::fs::read_to_string(outside.join("prod/shop.yaml")).unwrap(), "not kix's either\n");
     // A spare that is a file, then a symlink to a directory: replaced, the directory untouched.

@@ -239,9 +239,12 @@ fn a_hostile_out_never_stages_a_reused_cluster_from_it() {
 #[test]
 fn a_hostile_spare_is_replaced_under_a_reused_cluster() {
     let t = unacknowledged();
-    build_like_a_clean_build(&t, "first");
-    build_like_a_clean_build(&t, "second");
     let root = t.root().to_path_buf();
+    build_like_a_clean_build(&t, "first");
+    // A build that stages (out/ is not as recorded), so the previous out/ becomes the spare.
+    std::fs::write(root.join("out/prod/extra.yaml"), "kind: ConfigMap\n").unwrap();
+    trust_manifest(&root);
+    build_like_a_clean_build(&t, "second");
     let file = root.join(".kix/.out.kix-spare/prod/shop.yaml");
     let outside = root.parent().unwrap().join("outside-spare.yaml");
     std::fs::write(&outside, "kept\n").unwrap();
@@ -257,6 +260,8 @@ fn a_hostile_spare_is_replaced_under_a_reused_cluster() {
     for (what, plant) in plant {
         std::fs::remove_file(&file).unwrap();
         plant(&file);
+        // A file added to out/prod, so the build stages (an unchanged out/ is left in place, spare and all).
+        std::fs::write(root.join("out/prod/extra.yaml"), "kind: ConfigMap\n").unwrap();
         trust_manifest(&root);
         build_like_a_clean_build(&t, &format!("{what} in the spare"));
         build_like_a_clean_build(&t, &format!("{what} in the spare, one build on"));
@@ -331,4 +336,92 @@ fn a_reused_clusters_summary_is_the_clean_builds() {
     let compiled = t.clone().args(["build"]).run().status(0);
     assert!(!compiled.stderr.contains("forged under -q"), "{}", compiled.stderr);
     summary_like_a_clean_build(&t, "after -q", &[]);
+}
+
+/// What a build leaves on disk, as `stat` says: `out/` itself (its inode is the spare's after a swap),
+/// every file of `out/` and of the spare, and the manifest (its bytes and mtime).
+fn on_disk(root: &Path) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    let facts = |path: &Path| {
+        let m = std::fs::symlink_metadata(path).unwrap();
+        format!("{} {} {} {}.{}", path.display(), m.ino(), m.size(), m.ctime(), m.ctime_nsec())
+    };
+    let mut seen = vec![facts(&root.join("out")), facts(&root.join(MANIFEST))];
+    seen.push(format!("{:x}", xxhash_of(&std::fs::read(root.join(MANIFEST)).unwrap())));
+    for tree in ["out", ".kix/.out.kix-spare"] {
+        let mut stack = vec![root.join(tree)];
+        while let Some(dir) = stack.pop() {
+            let Ok(listing) = std::fs::read_dir(&dir) else { continue };
+            for entry in listing {
+                let path = entry.unwrap().path();
+                seen.push(facts(&path));
+                if path.is_dir() {
+                    stack.push(path);
+                }
+            }
+        }
+    }
+    seen.sort();
+    seen
+}
+
+fn xxhash_of(bytes: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// A rebuild of unchanged inputs over an `out/` the previous build left as it was changes nothing on disk:
+/// `out/`, every file of it and of the spare, and the manifest keep their inodes, ctimes and bytes (and the
+/// findings are a clean build's). Anything else in `out/` (a file added to a cluster's directory, a cluster's
+/// directory gone, a file of the user's beside the clusters, a file edited) makes the build stage and swap
+/// as before, and its `out/` is a clean build's (the user's file carried over).
+#[test]
+fn an_unchanged_rebuild_changes_nothing_on_disk() {
+    let t = unacknowledged();
+    let root = t.root().to_path_buf();
+    build_like_a_clean_build(&t, "first");
+    build_like_a_clean_build(&t, "second");
+    let before = on_disk(&root);
+    build_like_a_clean_build(&t, "unchanged");
+    // build_like_a_clean_build moved the manifest's mtime (to trust it): compare what the build left.
+    let after = on_disk(&root);
+    let without_manifest_time = |seen: &[String]| -> Vec<String> {
+        seen.iter().filter(|line| !line.contains("kix-manifest ")).cloned().collect()
+    };
+    assert_eq!(without_manifest_time(&after), without_manifest_time(&before), "an unchanged rebuild changed the disk");
+    let untouched = on_disk(&root);
+    t.clone().args(["build", "-q"]).run().status(0);
+    assert_eq!(on_disk(&root), untouched, "an unchanged rebuild wrote the manifest");
+
+    // A file added to a cluster's directory: removed, as a clean build has none.
+    std::fs::write(root.join("out/prod/extra.yaml"), "kind: ConfigMap\n").unwrap();
+    trust_manifest(&root);
+    build_like_a_clean_build(&t, "a file added to out/prod");
+    assert_ne!(on_disk(&root), untouched, "the build did not stage");
+    build_like_a_clean_build(&t, "a file added to out/prod, one build on");
+
+    // A cluster's directory gone.
+    std::fs::remove_dir_all(root.join("out/dev")).unwrap();
+    trust_manifest(&root);
+    build_like_a_clean_build(&t, "out/dev removed");
+
+    // A file edited in place (its size kept, its mtime put back): the build stages and swaps.
+    let shop = root.join("out/prod/shop.yaml");
+    let mtime = std::fs::metadata(&shop).unwrap().modified().unwrap();
+    let text = std::fs::read_to_string(&shop).unwrap();
+    std::fs::write(&shop, text.replacen("a", "b", 1)).unwrap();
+    std::fs::File::options().append(true).open(&shop).unwrap().set_modified(mtime).unwrap();
+    trust_manifest(&root);
+    build_like_a_clean_build(&t, "out/prod/shop.yaml edited");
+
+    // The user's own file beside the clusters: kept, and the rest is a clean build's.
+    std::fs::write(root.join("out/README.md"), "ours\n").unwrap();
+    trust_manifest(&root);
+    t.clone().args(["build", "-q"]).run().status(0);
+    assert_eq!(std::fs::read_to_string(root.join("out/README.md")).unwrap(), "ours\n");
+    std::fs::remove_file(root.join("out/README.md")).unwrap();
+    trust_manifest(&root);
+    build_like_a_clean_build(&t, "the user's file removed");
 }

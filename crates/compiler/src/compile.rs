@@ -226,6 +226,33 @@ fn compile_each<K: Send, T: Send>(
         let inputs = crate::reuse::Inputs::new(&selection.root, &packages)?;
         Some((reuse, inputs))
     });
+    // Each reused cluster's record, replayed on every core before any cluster compiles: a cluster whose
+    // recorded key is its inputs' is reported from its record and kept as its record says (`crate::reuse`).
+    let keys: Vec<Option<u128>> = files
+        .par_iter()
+        .enumerate()
+        .map(|(index, file)| reuse.as_ref().map(|(_, inputs)| inputs.key(file, &versions[index])))
+        .collect();
+    let replayed: Vec<Mutex<Option<(Diagnostics, K)>>> = files
+        .par_iter()
+        .zip(&keys)
+        .map(|(file, key)| {
+            let (reuse, inputs) = reuse.as_ref()?;
+            reuse.replayed(inputs, &file.name, (*key)?)
+        })
+        .map(Mutex::new)
+        .collect();
+    // When every cluster is reused and `out/` is file for file what the previous build left, the build
+    // changes nothing: no cluster is staged, and `out/`, the spare and the manifest are left as they are.
+    let in_place = reuse.as_ref().is_some_and(|(reuse, _)| {
+        let names: Vec<&str> = files.iter().map(|file| file.name.as_str()).collect();
+        replayed.iter().all(|slot| locked(slot).is_some())
+            && reuse.staging.out_holds_only(&names)
+            && names.par_iter().all(|name| reuse.staging.unchanged_in_place(name).unwrap_or(false))
+    });
+    if let (true, Some((reuse, _))) = (in_place, &reuse) {
+        reuse.staging.leave_in_place();
+    }
     // Each cluster file is taken and compiled by one core, which fills its slot.
     let files: Vec<Mutex<Option<load::cluster::ClusterSource>>> =
         files.into_iter().map(|file| Mutex::new(Some(file))).collect();
@@ -238,11 +265,18 @@ fn compile_each<K: Send, T: Send>(
             let Some(file) = files.get(index) else { break };
             let Some(file) = locked(file).take() else { continue };
             let mut found = Diagnostics::default();
-            let key = reuse.as_ref().map(|(_, inputs)| inputs.key(&file, &versions[index]));
-            if let (Some((reuse, inputs)), Some(key)) = (&reuse, key) {
-                if let Some((replayed, kept, staged)) = reuse.staged_as_recorded(inputs, &file.name, key) {
+            let key = keys[index];
+            if let (Some((reuse, _)), Some((replayed, kept))) = (&reuse, locked(&replayed[index]).take()) {
+                // Staged as the record says (or, in place, not at all); compiled when it cannot be.
+                let staged = if in_place { Ok(true) } else { reuse.staging.stage_recorded(&file.name) };
+                let handed = match staged {
+                    Ok(true) => Some(Ok(())),
+                    Ok(false) => None,
+                    Err(failed) => Some(Err(failed)),
+                };
+                if let Some(handed) = handed {
                     shapes.cluster_derived(&versions[index]);
-                    let handed = Some((reuse.handed)(staged));
+                    let handed = Some((reuse.handed)(handed));
                     *locked(&slots[index]) =
                         Some(Slot { kept: Some(kept), found: replayed, allowed: Acknowledged::default(), handed });
                     continue;
@@ -313,28 +347,12 @@ struct Reuse<'a, K, T> {
 }
 
 impl<K, T> Reuse<'_, K, T> {
-    /// When the previous build recorded `key` for the cluster, kept what this build keeps of it and its
-    /// directory could be staged as that build wrote it: the recorded findings, what is kept, and how the
-    /// staging went (an error to report); else `None`, and the cluster is compiled.
-    fn staged_as_recorded(
-        &self,
-        inputs: &crate::reuse::Inputs,
-        cluster: &str,
-        key: u128,
-    ) -> Option<(Diagnostics, K, Result<(), kix_diag::Diagnostic>)> {
-        let section = match self.staging.recorded_inputs(cluster) {
-            Ok(section) => section?,
-            Err(refused) => {
-                return Some((Diagnostics::default(), (self.kept)(cluster.to_string(), None)?, Err(refused)));
-            }
-        };
+    /// When the previous build recorded `key` for the cluster and kept what this build keeps of it: the
+    /// recorded findings and what is kept; else `None`, and the cluster is compiled.
+    fn replayed(&self, inputs: &crate::reuse::Inputs, cluster: &str, key: u128) -> Option<(Diagnostics, K)> {
+        let section = self.staging.recorded_inputs(cluster).ok()??;
         let (replayed, recorded) = inputs.replay(section, key)?;
-        let kept = (self.kept)(cluster.to_string(), recorded)?;
-        match self.staging.stage_recorded(cluster) {
-            Ok(true) => Some((replayed, kept, Ok(()))),
-            Ok(false) => None,
-            Err(failed) => Some((replayed, kept, Err(failed))),
-        }
+        Some((replayed, (self.kept)(cluster.to_string(), recorded)?))
     }
 }
 

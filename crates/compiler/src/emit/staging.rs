@@ -71,6 +71,9 @@ pub struct Staging {
     spare_created: std::sync::atomic::AtomicBool,
     /// This build made kix's state directory (`.kix/`): removed again unless the build swapped its output in.
     state_created: std::sync::atomic::AtomicBool,
+    /// Every cluster was reused and `out/` is file for file what the previous build recorded
+    /// ([`Staging::unchanged_in_place`]): nothing is staged, swapped or recorded ([`Staging::leave_in_place`]).
+    in_place: std::sync::atomic::AtomicBool,
 }
 
 /// One cluster's sections of the next manifest: its staged directory (`out/<cluster>` once swapped in) and
@@ -124,6 +127,7 @@ impl Staging {
             inputs: std::sync::Mutex::new(std::collections::HashMap::new()),
             spare_created: std::sync::atomic::AtomicBool::new(false),
             state_created: std::sync::atomic::AtomicBool::new(false),
+            in_place: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -235,6 +239,39 @@ impl Staging {
         Ok(true)
     }
 
+    /// Whether `out/<cluster>` is, file for file, what the previous build recorded and wrote (full builds
+    /// only; read under the lock): its directory, every file's facts, nothing added
+    /// ([`crate::emit::manifest::Manifest::unchanged_on_disk`]), and writable as staging requires.
+    pub fn unchanged_in_place(&self, cluster: &str) -> Result<bool, Diagnostic> {
+        self.directory()?;
+        let Some(manifest) = self.manifest.get() else { return Ok(false) };
+        let dir = self.out.join(cluster);
+        Ok(manifest.unchanged_on_disk(cluster, &dir) && crate::emit::outdir::writable(&dir))
+    }
+
+    /// Whether `out/` holds exactly the directories of `clusters` (by name) and nothing else.
+    pub fn out_holds_only(&self, clusters: &[&str]) -> bool {
+        let names: std::collections::HashSet<&str> = clusters.iter().copied().collect();
+        let Ok(listing) = std::fs::read_dir(&self.out) else { return false };
+        let mut seen = 0;
+        for entry in listing {
+            let Ok(entry) = entry else { return false };
+            if !entry.file_name().to_str().is_some_and(|name| names.contains(name)) {
+                return false;
+            }
+            seen += 1;
+        }
+        seen == names.len()
+    }
+
+    /// Declares that this build changes nothing: every cluster was reused, and `out/` holds exactly their
+    /// directories, each [`Staging::unchanged_in_place`]. Then nothing is staged, [`Staging::finish`] swaps
+    /// nothing and the manifest is kept as it is (it still describes `out/`, the spare and every cluster's
+    /// inputs). A rebuild of an unchanged fleet thus writes nothing and takes no file's facts but `out/`'s.
+    pub fn leave_in_place(&self) {
+        self.in_place.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Keeps what `crate::reuse` recorded of a compiled cluster's inputs and findings, for the next manifest.
     pub fn keep_inputs(&self, cluster: &str, inputs: String) {
         let mut kept = self.inputs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -313,6 +350,9 @@ impl Staging {
     /// clusters that no longer exist: their manifests must not linger in GitOps), then swaps it in.
     pub fn finish(self, built: &[&str], all_clusters: bool) -> Result<(), Diagnostic> {
         let staging = self.directory()?.to_path_buf();
+        if self.only.is_none() && self.in_place.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(());
+        }
         let out = &self.out;
         if !all_clusters && self.only.is_some() && out.is_dir() {
             swap_clusters(&staging, out, built)?;
