@@ -41,12 +41,13 @@ pub fn render(rows: &[Vec<String>], width: Width) -> String {
     let start = 2 + widths[..columns - 1].iter().map(|w| w + 2).sum::<usize>();
     // Where continuation lines start and how long they may be: under the column when it has room, else
     // (the other columns leave less than MIN_LAST) at a fixed indent, the whole width less it.
-    let longest_item = rows
-        .iter()
-        .filter_map(|r| r.get(columns - 1))
-        .flat_map(|cell| cell.split(", ").map(|item| item.chars().count() + 1))
-        .max()
-        .unwrap_or(0);
+    let longest_item = || {
+        rows.iter()
+            .filter_map(|r| r.get(columns - 1))
+            .flat_map(|cell| cell.split(", ").map(|item| item.chars().count() + 1))
+            .max()
+            .unwrap_or(0)
+    };
     if let Some(w) = width.0
         && start > w
     {
@@ -54,17 +55,26 @@ pub fn render(rows: &[Vec<String>], width: Width) -> String {
     }
     let (indent, room) = match width.0 {
         None => (start, None),
-        Some(w) if w >= start + MIN_LAST.max(longest_item) => (start, Some(w - start)),
+        Some(w) if w >= start + MIN_LAST.max(longest_item()) => (start, Some(w - start)),
         Some(w) => (INDENT, Some(w.saturating_sub(INDENT).max(MIN_LAST))),
     };
-    let mut out = String::new();
+    let mut out = String::with_capacity(rows.len() * (start + 40));
     for row in rows {
-        let mut line = String::from("  ");
+        let mut line = String::with_capacity(start + 80);
+        line.push_str("  ");
         for (c, width) in widths.iter().enumerate().take(columns - 1) {
             let cell = row.get(c).map_or("", String::as_str);
-            let _ = write!(line, "{cell:<width$}  ");
+            line.push_str(cell);
+            line.extend(std::iter::repeat_n(' ', width - cell.chars().count() + 2));
         }
         let last = row.get(columns - 1).map_or("", String::as_str);
+        if room.is_none() {
+            // No width: the last column whole on the row's line (a fleet's table is 100,000 rows).
+            line.push_str(last);
+            out.push_str(line.trim_end());
+            out.push('\n');
+            continue;
+        }
         let mut pieces = wrap(last, room).into_iter().peekable();
         let fits = |piece: &String| width.0.is_none_or(|w| start + piece.chars().count() <= w);
         if indent == start || pieces.peek().is_some_and(fits) {

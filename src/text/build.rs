@@ -3,6 +3,7 @@
 //! `build --check` found (the files that differ, with `--diff` a patch `git apply` accepts).
 
 use kix_compiler::summary::ClusterSummary;
+use std::fmt::Write as _;
 use std::path::Path;
 
 /// The build summary: per cluster, each instance's package version, requested -> resolved level, the
@@ -20,30 +21,45 @@ fn cluster_text(cluster: &ClusterSummary, width: crate::table::Width) -> String 
     out.push_str(&format!("cluster {}\n", cluster.name));
     let mut rows =
         vec![vec!["INSTANCE".to_string(), "PACKAGE".into(), "LEVEL".into(), "REQUESTS".into(), "WORKLOADS".into()]];
+    // The requests texts a cluster's instances repeat, each formatted once.
+    let mut requests: Vec<((i64, i64), String)> = Vec::new();
     for instance in &cluster.instances {
         let level = if instance.requested == instance.level {
             instance.level.to_string()
         } else {
             format!("{} -> {}", instance.requested, instance.level)
         };
-        let workloads: Vec<String> = instance
-            .workloads
-            .iter()
-            .map(|w| {
-                let budget = match &w.group_budget {
-                    Some(group) => format!(" +pdb {group}"),
-                    None if w.derived_pdb => " +pdb".to_string(),
-                    None => String::new(),
-                };
-                format!("{} x{}{budget}", w.name, w.replicas)
-            })
-            .collect();
+        let mut workloads = String::new();
+        for (index, w) in instance.workloads.iter().enumerate() {
+            if index > 0 {
+                workloads.push_str(", ");
+            }
+            workloads.push_str(&w.name);
+            let _ = write!(workloads, " x{}", w.replicas);
+            match &w.group_budget {
+                Some(group) => {
+                    workloads.push_str(" +pdb ");
+                    workloads.push_str(group);
+                }
+                None if w.derived_pdb => workloads.push_str(" +pdb"),
+                None => {}
+            }
+        }
+        let cost = (instance.requests.cpu_millicores, instance.requests.memory_bytes);
+        let requests_text = match requests.iter().find(|(known, _)| *known == cost) {
+            Some((_, text)) => text.clone(),
+            None => {
+                let text = kix_engines::capacity::requests_text(&instance.requests);
+                requests.push((cost, text.clone()));
+                text
+            }
+        };
         rows.push(vec![
             instance.name.clone(),
             format!("{} {}", instance.package, instance.package_version),
             level,
-            kix_engines::capacity::requests_text(&instance.requests),
-            if workloads.is_empty() { "-".into() } else { workloads.join(", ") },
+            requests_text,
+            if workloads.is_empty() { "-".into() } else { workloads },
         ]);
     }
     out.push_str(&crate::table::render(&rows, width));
