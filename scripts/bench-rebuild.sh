@@ -11,9 +11,10 @@ rm -rf /dev/shm/b42/out /dev/shm/b42/.kix /dev/shm/n42/out /dev/shm/n42/.kix
 for d in "$B b42" "$N n42"; do set -- $d; (cd /dev/shm/$2; $1 build $A >/dev/null 2>&1; $1 build $A >/dev/null 2>&1); done
 t() { /usr/bin/time -f "$1 %e %U %S %M" "${@:2}" 2>&1 >/dev/null | tail -1; }
 for r in $(seq $R); do for d in "$B b42 base" "$N n42 new"; do set -- $d; cd /dev/shm/$2
-  sed -i "s/:1.1.0/:1.1.1/" packages/pkg-1/workloads.yaml
+  # A tag of its own each round: a change the spare cannot already hold from an earlier round.
+  sed -i "s/:1.1.0/:1.1.$((r + 10))/" packages/pkg-1/workloads.yaml
   t "$3 change" $1 build $A
-  sed -i "s/:1.1.1/:1.1.0/" packages/pkg-1/workloads.yaml
+  sed -i "s/:1.1.$((r + 10))/:1.1.0/" packages/pkg-1/workloads.yaml
   $1 build $A >/dev/null 2>&1
   t "$3 unchanged" $1 build $A
   $1 build $A >/dev/null 2>&1

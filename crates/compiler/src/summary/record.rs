@@ -32,7 +32,8 @@ impl ClusterSummary {
         let mut text = String::with_capacity(self.instances.len() * 80);
         // Each instance's workload lines, written once: an instance whose lines an earlier one already has
         // names that one instead (`@index`), as most instances of one package at one level do.
-        let mut blocks: HashMap<String, usize> = HashMap::new();
+        let mut blocks: HashMap<String, usize, foldhash::fast::FixedState> = HashMap::default();
+        let mut block = String::new();
         for (index, instance) in self.instances.iter().enumerate() {
             text.push('i');
             for field in [&*instance.name, &instance.namespace, &instance.package, &instance.package_version] {
@@ -41,15 +42,16 @@ impl ClusterSummary {
             push_word(&mut text, instance.requested.as_str());
             push_word(&mut text, instance.level.as_str());
             push_cost(&mut text, instance.requests);
-            let block = workload_lines(&instance.workloads);
-            match blocks.get(&block) {
+            block.clear();
+            workload_lines(&mut block, &instance.workloads);
+            match blocks.get(block.as_str()) {
                 Some(earlier) if !block.is_empty() => {
                     let _ = writeln!(text, "\t@{earlier}");
                 }
                 _ => {
                     text.push('\n');
                     text.push_str(&block);
-                    blocks.insert(block, index);
+                    blocks.insert(block.clone(), index);
                 }
             }
         }
@@ -166,25 +168,24 @@ impl ClusterSummary {
     }
 }
 
-/// An instance's workload lines (`w`), each ended by a line break.
-fn workload_lines(workloads: &[WorkloadSummary]) -> String {
-    let mut text = String::new();
+/// An instance's workload lines (`w`), each ended by a line break, written into `text`.
+fn workload_lines(text: &mut String, workloads: &[WorkloadSummary]) {
     for workload in workloads {
         text.push('w');
-        push_text(&mut text, &workload.kind);
-        push_text(&mut text, &workload.name);
-        push_word(&mut text, workload.level.as_str());
+        push_text(text, &workload.kind);
+        push_text(text, &workload.name);
+        push_word(text, workload.level.as_str());
         let _ = write!(text, "\t{}", workload.replicas);
-        push_word(&mut text, if workload.derived_pdb { "p" } else { "-" });
-        push_word(&mut text, if workload.explicit_placement { "e" } else { "-" });
+        push_word(text, if workload.derived_pdb { "p" } else { "-" });
+        push_word(text, if workload.explicit_placement { "e" } else { "-" });
         match &workload.group_budget {
             Some(group) => {
                 text.push_str("\t+");
-                escape_into(&mut text, group);
+                escape_into(text, group);
             }
             None => text.push_str("\t-"),
         }
-        push_cost(&mut text, workload.requests);
+        push_cost(text, workload.requests);
         match workload.spreads.hard {
             Some(hard) => {
                 let _ = write!(text, "\t{hard}");
@@ -192,11 +193,10 @@ fn workload_lines(workloads: &[WorkloadSummary]) -> String {
             None => text.push_str("\t-"),
         }
         for key in &workload.spreads.keys {
-            push_text(&mut text, key);
+            push_text(text, key);
         }
         text.push('\n');
     }
-    text
 }
 
 /// The strings of one record, each looked up once in the compile's [`Interner`] (which every core locks);
