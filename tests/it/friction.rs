@@ -114,7 +114,11 @@ fn git_add_all_after_two_builds_takes_no_state_of_kixs() {
     std::fs::write(root.join(".out.kix-manifest"), "an earlier kix's manifest").unwrap();
     std::fs::create_dir_all(root.join(".out.kix-spare/prod")).unwrap();
     t.clone().args(["build", "-q"]).run().status(0);
+    // A stray file in out/, so the second build stages and swaps, and leaves a spare (a rebuild of unchanged
+    // inputs over an unchanged out/ leaves everything in place).
+    std::fs::write(root.join("out/prod/zz-stray.yaml"), "kind: Stray\n").unwrap();
     t.clone().args(["build", "-q"]).run().status(0);
+    assert!(!root.join("out/prod/zz-stray.yaml").exists(), "the second build did not stage");
     assert!(root.join(".kix/.out.kix-manifest").is_file() && root.join(".kix/.out.kix-spare").is_dir());
     assert!(!root.join(".out.kix-manifest").exists() && !root.join(".out.kix-spare").exists());
     let git = |args: &[&str]| {

@@ -233,12 +233,12 @@ fn compile_each<K: Send, T: Send>(
         .enumerate()
         .map(|(index, file)| reuse.as_ref().map(|(_, inputs)| inputs.key(file, &versions[index])))
         .collect();
-    let replayed: Vec<Mutex<Option<(Diagnostics, K)>>> = files
+    let replayed: Vec<Mutex<Option<Replayed<K>>>> = files
         .par_iter()
         .zip(&keys)
         .map(|(file, key)| {
             let (reuse, inputs) = reuse.as_ref()?;
-            reuse.replayed(inputs, &file.name, (*key)?)
+            reuse.replayed(inputs, &file.name, (*key)?).transpose()
         })
         .map(Mutex::new)
         .collect();
@@ -246,7 +246,7 @@ fn compile_each<K: Send, T: Send>(
     // changes nothing: no cluster is staged, and `out/`, the spare and the manifest are left as they are.
     let in_place = reuse.as_ref().is_some_and(|(reuse, _)| {
         let names: Vec<&str> = files.iter().map(|file| file.name.as_str()).collect();
-        replayed.iter().all(|slot| locked(slot).is_some())
+        replayed.iter().all(|slot| matches!(*locked(slot), Some(Ok(_))))
             && reuse.staging.out_holds_only(&names)
             && names.par_iter().all(|name| reuse.staging.unchanged_in_place(name).unwrap_or(false))
     });
@@ -266,7 +266,17 @@ fn compile_each<K: Send, T: Send>(
             let Some(file) = locked(file).take() else { continue };
             let mut found = Diagnostics::default();
             let key = keys[index];
-            if let (Some((reuse, _)), Some((replayed, kept))) = (&reuse, locked(&replayed[index]).take()) {
+            let recorded = locked(&replayed[index]).take();
+            if let (Some((reuse, _)), Some(Err(refused))) = (&reuse, &recorded) {
+                // The output directory cannot be staged (its lock, kix's state directory): reported as it is,
+                // the cluster not compiled.
+                shapes.cluster_derived(&versions[index]);
+                let handed = Some((reuse.handed)(Err(refused.clone())));
+                let kept = (reuse.kept)(file.name, None);
+                *locked(&slots[index]) = Some(Slot { kept, found, allowed: Acknowledged::default(), handed });
+                continue;
+            }
+            if let (Some((reuse, _)), Some(Ok((replayed, kept)))) = (&reuse, recorded) {
                 // Staged as the record says (or, in place, not at all); compiled when it cannot be.
                 let staged = if in_place { Ok(true) } else { reuse.staging.stage_recorded(&file.name) };
                 let handed = match staged {
@@ -333,6 +343,10 @@ fn compile_each<K: Send, T: Send>(
     (Compiled { clusters, diagnostics, acknowledged }, handed)
 }
 
+/// A cluster's record replayed before the compile: its findings and what is kept of it, or why the output
+/// directory cannot be staged at all ([`Reuse::replayed`]).
+type Replayed<K> = Result<(Diagnostics, K), kix_diag::Diagnostic>;
+
 /// How a full build into a directory reuses the previous build's record of each cluster (`crate::reuse`).
 struct Reuse<'a, K, T> {
     staging: &'a emit::Staging,
@@ -348,11 +362,18 @@ struct Reuse<'a, K, T> {
 
 impl<K, T> Reuse<'_, K, T> {
     /// When the previous build recorded `key` for the cluster and kept what this build keeps of it: the
-    /// recorded findings and what is kept; else `None`, and the cluster is compiled.
-    fn replayed(&self, inputs: &crate::reuse::Inputs, cluster: &str, key: u128) -> Option<(Diagnostics, K)> {
-        let section = self.staging.recorded_inputs(cluster).ok()??;
-        let (replayed, recorded) = inputs.replay(section, key)?;
-        Some((replayed, (self.kept)(cluster.to_string(), recorded)?))
+    /// recorded findings and what is kept; `None`, and the cluster is compiled, when it did not; the error
+    /// when the output directory cannot be staged at all (its lock is held, kix's state directory cannot be
+    /// made), which is reported without compiling the cluster.
+    fn replayed(
+        &self,
+        inputs: &crate::reuse::Inputs,
+        cluster: &str,
+        key: u128,
+    ) -> Result<Option<(Diagnostics, K)>, kix_diag::Diagnostic> {
+        let Some(section) = self.staging.recorded_inputs(cluster)? else { return Ok(None) };
+        let Some((replayed, recorded)) = inputs.replay(section, key) else { return Ok(None) };
+        Ok((self.kept)(cluster.to_string(), recorded).map(|kept| (replayed, kept)))
     }
 }
 

@@ -22,6 +22,10 @@
 //! package or a broken one. Bytes, never mtimes: a package file changed with its mtime put back changes the
 //! key.
 //!
+//! A section's first line ends with the hash of the rest (the findings and the summary): a section damaged
+//! since it was written does not read back, and its cluster is compiled, as a damaged entry of `out/`'s
+//! section is not trusted ([`crate::emit::manifest`]).
+//!
 //! What the record does not cover is caught where it is used: a file of `out/<cluster>` changed by hand since
 //! (its facts are not the recorded ones) makes the cluster compile, as does a missing, damaged or racy
 //! record. A cross-instance check is a check of one cluster (`crosscheck`), so a cluster whose inputs are
@@ -102,18 +106,21 @@ impl Inputs {
     /// acknowledged (counted, as a build counts them), then one line per finding left; then, when the build
     /// keeps more of the cluster than its name (the summary it printed, `crate::summary`), the line
     /// `summary` and that record.
+    ///
+    /// The first line ends with the hash of the rest ([`body_hash`]): a section damaged after it was written
+    /// (a digit changed in a finding or a summary line) does not read back, and the cluster is compiled.
     pub fn section(key: u128, found: &Diagnostics, kept: Option<&str>) -> String {
-        let mut text = format!("{key:032x} {}\n", found.acknowledged_count());
+        let mut body = String::new();
         for diagnostic in found.iter() {
-            text.push_str(&diagnostic.record());
-            text.push('\n');
+            body.push_str(&diagnostic.record());
+            body.push('\n');
         }
         if let Some(kept) = kept {
-            text.push_str(SUMMARY);
-            text.push('\n');
-            text.push_str(kept);
+            body.push_str(SUMMARY);
+            body.push('\n');
+            body.push_str(kept);
         }
-        text
+        format!("{key:032x} {} {:016x}\n{body}", found.acknowledged_count(), body_hash(&body))
     }
 
     /// The findings `section` recorded and what it kept beyond them (`None` when it kept nothing), when it
@@ -151,11 +158,26 @@ impl Inputs {
     }
 }
 
-/// `key acknowledged` on the first line, the findings after it, then what was kept of the cluster.
+/// The hash of a section's body (everything after its first line), as its first line records it: XXH3-64,
+/// fixed by its specification (a section written by one build is read by the next).
+pub fn body_hash(body: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(body.as_bytes())
+}
+
+/// `key acknowledged body-hash` on the first line, the findings after it, then what was kept of the
+/// cluster; `None` unless the body's hash is the recorded one.
 fn parse(section: &str) -> Option<Recorded<'_>> {
     let (first, rest) = section.split_once('\n')?;
-    let (key, acknowledged) = first.split_once(' ')?;
-    let key = u128::from_str_radix(key, 16).ok().filter(|_| key.len() == 32)?;
+    let mut words = first.split(' ');
+    let (key, acknowledged, hash) = (words.next()?, words.next()?, words.next()?);
+    let hex = |text: &str, digits: usize| text.len() == digits && text.bytes().all(|b| b.is_ascii_hexdigit());
+    if words.next().is_some() || !hex(key, 32) || !hex(hash, 16) {
+        return None;
+    }
+    if u64::from_str_radix(hash, 16).ok()? != body_hash(rest) {
+        return None;
+    }
+    let key = u128::from_str_radix(key, 16).ok()?;
     let (findings, kept) = match rest.find("\nsummary\n") {
         Some(at) => (&rest[..at + 1], Some(&rest[at + SUMMARY.len() + 2..])),
         None => match rest.strip_prefix("summary\n") {
@@ -193,7 +215,18 @@ mod tests {
             let (replayed, replayed_kept) = inputs.replay(&section, 7).expect("its own key");
             assert_eq!(replayed.iter().collect::<Vec<_>>(), found.iter().collect::<Vec<_>>());
             assert_eq!(replayed_kept, kept, "{section}");
-            for damaged in ["", "7 0\n", &section.replace("something", "something\"")] {
+            let (first, body) = section.split_once('\n').unwrap();
+            let damaged = [
+                String::new(),
+                "7 0\n".to_string(),
+                section.replace("something", "something\""),
+                // One character of the body changed, its length kept (the hash on the first line no longer
+                // matches), with or without what was kept.
+                section.replace("something", "somethinG"),
+                format!("{first}\n{}", body.replacen('\n', "\r", 1)),
+                format!("{} {first}\n{body}", "+"),
+            ];
+            for damaged in &damaged {
                 assert!(inputs.replay(damaged, 7).is_none(), "{damaged}");
             }
         }

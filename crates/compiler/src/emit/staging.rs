@@ -351,6 +351,8 @@ impl Staging {
     pub fn finish(self, built: &[&str], all_clusters: bool) -> Result<(), Diagnostic> {
         let staging = self.directory()?.to_path_buf();
         if self.only.is_none() && self.in_place.load(std::sync::atomic::Ordering::Relaxed) {
+            // Nothing to swap or record; an earlier kix's state beside `out/` goes, as after any full build.
+            crate::emit::outdir::remove_legacy_state(&self.parent, &self.base);
             return Ok(());
         }
         let out = &self.out;
