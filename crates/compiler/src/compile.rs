@@ -200,8 +200,11 @@ struct Slot<K, T> {
 /// cluster per core waiting for the one before it (issue 20).
 ///
 /// With `reuse` (a full build into a directory), a cluster whose inputs are those the previous build
-/// recorded is not compiled: its recorded findings are reported and its directory staged as that build
-/// wrote it (`crate::reuse`); every cluster compiled records its inputs and findings for the next build.
+/// recorded is not compiled: its recorded findings (and summary) are reported and its directory staged as
+/// that build wrote it (`crate::reuse`); every cluster compiled records its inputs and findings for the next
+/// build. Every record is replayed before any cluster compiles, so a build whose every cluster is reused
+/// over an `out/` that is file for file as recorded knows it changes nothing, and stages nothing
+/// ([`emit::Staging::leave_in_place`]).
 fn compile_each<K: Send, T: Send>(
     selection: &Selection,
     what: Keep,
