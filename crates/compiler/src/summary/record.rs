@@ -372,6 +372,90 @@ mod tests {
         assert_eq!(record.matches("\tu\t").count(), 1, "{record}");
     }
 
+    /// Any summary reads back as it was: names holding backslashes, tabs, line breaks, `+`, `@` and `-`,
+    /// empty ones, instances sharing workload lines (written once, named by index) or with none, shared
+    /// objects with and without owners.
+    mod round_trip {
+        use super::*;
+        use proptest::collection::vec;
+        use proptest::prelude::*;
+
+        type Workload = (String, String, usize, u32, bool, bool, Option<String>, Option<usize>, Vec<String>);
+
+        fn text() -> impl Strategy<Value = String> {
+            "[a-z\\\\\t\n\r +@-]{0,5}"
+        }
+
+        fn workload() -> impl Strategy<Value = Workload> {
+            (
+                text(),
+                text(),
+                0usize..4,
+                0u32..5,
+                any::<bool>(),
+                any::<bool>(),
+                proptest::option::of(text()),
+                proptest::option::of(0usize..4),
+                vec(text(), 0..3),
+            )
+        }
+
+        const LEVELS: [Level; 4] = [Level::None, Level::Pod, Level::Node, Level::Zone];
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+            #[test]
+            fn any_summary_reads_back(
+                pool in vec(vec(workload(), 0..3), 1..3),
+                instances in vec((text(), text(), text(), 0usize..4, 0usize..4, 0usize..3, 0i64..3000), 0..6),
+                shared in vec((text(), vec(text(), 0..3)), 0..3),
+            ) {
+                let interner = Interner::default();
+                let make = |w: &Workload| {
+                    let (kind, name, level, replicas, pdb, explicit, group, hard, keys) = w.clone();
+                    let hard = hard.filter(|h| *h < keys.len());
+                    WorkloadSummary {
+                        kind: interner.string(&kind),
+                        name: interner.string(&name),
+                        level: LEVELS[level],
+                        replicas,
+                        derived_pdb: pdb,
+                        explicit_placement: explicit,
+                        group_budget: group.map(|g| interner.string(&g)),
+                        spreads: interner.spreads(Spreads { keys: keys.iter().map(|k| interner.string(k)).collect(), hard }),
+                        requests: Cost { replicas: u64::from(replicas), cpu_millicores: 100, memory_bytes: -5 },
+                    }
+                };
+                let summary = ClusterSummary {
+                    name: "c".into(),
+                    instances: instances
+                        .iter()
+                        .map(|(name, namespace, package, requested, level, workloads, cpu)| InstanceSummary {
+                            name: name.clone(),
+                            namespace: namespace.clone(),
+                            package: interner.string(package),
+                            package_version: interner.string("1.0.0"),
+                            requested: LEVELS[*requested],
+                            level: LEVELS[*level],
+                            requests: Cost { replicas: 1, cpu_millicores: *cpu, memory_bytes: i64::MAX },
+                            workloads: pool[workloads % pool.len()].iter().map(make).collect(),
+                        })
+                        .collect(),
+                    shared: shared
+                        .iter()
+                        .map(|(object, owners)| SharedSummary { object: object.clone(), instances: owners.clone() })
+                        .collect(),
+                };
+                let record = summary.record();
+                let read = ClusterSummary::from_record("c".into(), &record, &interner);
+                prop_assert!(read.is_some(), "refused: {record:?}");
+                let read = read.unwrap();
+                prop_assert_eq!(format!("{read:?}"), format!("{summary:?}"));
+                prop_assert_eq!(read.record(), record);
+            }
+        }
+    }
+
     /// A record cut short, with a field too many, out of order or with an unknown escape is refused whole.
     #[test]
     fn a_damaged_record_is_refused() {
