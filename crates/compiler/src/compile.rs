@@ -231,20 +231,15 @@ fn compile_each<K: Send, T: Send>(
     });
     // Each reused cluster's record, replayed on every core before any cluster compiles: a cluster whose
     // recorded key is its inputs' is reported from its record and kept as its record says (`crate::reuse`).
-    let keys: Vec<Option<u128>> = files
+    let (keys, replayed): (Vec<Option<u128>>, Vec<ReplaySlot<K>>) = files
         .par_iter()
         .enumerate()
-        .map(|(index, file)| reuse.as_ref().map(|(_, inputs)| inputs.key(file, &versions[index])))
-        .collect();
-    let replayed: Vec<Mutex<Option<Replayed<K>>>> = files
-        .par_iter()
-        .zip(&keys)
-        .map(|(file, key)| {
-            let (reuse, inputs) = reuse.as_ref()?;
-            reuse.replayed(inputs, &file.name, (*key)?).transpose()
+        .map(|(index, file)| {
+            let Some((reuse, inputs)) = reuse.as_ref() else { return (None, Mutex::new(None)) };
+            let key = inputs.key(file, &versions[index]);
+            (Some(key), Mutex::new(reuse.replayed(inputs, &file.name, key).transpose()))
         })
-        .map(Mutex::new)
-        .collect();
+        .unzip();
     // When every cluster is reused and `out/` is file for file what the previous build left, the build
     // changes nothing: no cluster is staged, and `out/`, the spare and the manifest are left as they are.
     let in_place = reuse.as_ref().is_some_and(|(reuse, _)| {
@@ -349,6 +344,9 @@ fn compile_each<K: Send, T: Send>(
 /// A cluster's record replayed before the compile: its findings and what is kept of it, or why the output
 /// directory cannot be staged at all ([`Reuse::replayed`]).
 type Replayed<K> = Result<(Diagnostics, K), kix_diag::Diagnostic>;
+
+/// A cluster's replayed record, taken by the core that takes the cluster (`None`: no record to replay).
+type ReplaySlot<K> = Mutex<Option<Replayed<K>>>;
 
 /// How a full build into a directory reuses the previous build's record of each cluster (`crate::reuse`).
 struct Reuse<'a, K, T> {

@@ -56,7 +56,6 @@ pub struct Inputs {
 
 /// One cluster's recorded compile, as its inputs section holds it.
 struct Recorded<'a> {
-    key: u128,
     acknowledged: usize,
     findings: &'a str,
     /// What the build kept of the cluster beyond its findings (after the line [`SUMMARY`]).
@@ -127,7 +126,7 @@ impl Inputs {
     /// was recorded for the inputs `key` names; `None` for a section of other inputs, or one that does not
     /// read back whole.
     pub fn replay<'s>(&self, section: &'s str, key: u128) -> Option<(Diagnostics, Option<&'s str>)> {
-        let recorded = parse(section).filter(|recorded| recorded.key == key)?;
+        let recorded = parse(section, key)?;
         let mut replayed = Diagnostics::default();
         // The few files a cluster's findings point into, looked up here before the build's shared list
         // (locked, and a path made for each lookup there).
@@ -165,19 +164,19 @@ pub fn body_hash(body: &str) -> u64 {
 }
 
 /// `key acknowledged body-hash` on the first line, the findings after it, then what was kept of the
-/// cluster; `None` unless the body's hash is the recorded one.
-fn parse(section: &str) -> Option<Recorded<'_>> {
+/// cluster; `None` unless the recorded key is `key` and the body's hash the recorded one (the key is
+/// compared first: a changed cluster's body is not hashed).
+fn parse(section: &str, key: u128) -> Option<Recorded<'_>> {
     let (first, rest) = section.split_once('\n')?;
     let mut words = first.split(' ');
-    let (key, acknowledged, hash) = (words.next()?, words.next()?, words.next()?);
+    let (recorded_key, acknowledged, hash) = (words.next()?, words.next()?, words.next()?);
     let hex = |text: &str, digits: usize| text.len() == digits && text.bytes().all(|b| b.is_ascii_hexdigit());
-    if words.next().is_some() || !hex(key, 32) || !hex(hash, 16) {
+    if words.next().is_some() || !hex(recorded_key, 32) || !hex(hash, 16) {
         return None;
     }
-    if u64::from_str_radix(hash, 16).ok()? != body_hash(rest) {
+    if u128::from_str_radix(recorded_key, 16).ok()? != key || u64::from_str_radix(hash, 16).ok()? != body_hash(rest) {
         return None;
     }
-    let key = u128::from_str_radix(key, 16).ok()?;
     let (findings, kept) = match rest.find("\nsummary\n") {
         Some(at) => (&rest[..at + 1], Some(&rest[at + SUMMARY.len() + 2..])),
         None => match rest.strip_prefix("summary\n") {
@@ -185,7 +184,7 @@ fn parse(section: &str) -> Option<Recorded<'_>> {
             None => (rest, None),
         },
     };
-    Some(Recorded { key, acknowledged: acknowledged.parse().ok()?, findings, kept })
+    Some(Recorded { acknowledged: acknowledged.parse().ok()?, findings, kept })
 }
 
 /// One part of a key, after its length, so no two sequences of parts hash alike by moving bytes between them.

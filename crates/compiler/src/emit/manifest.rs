@@ -271,13 +271,10 @@ impl Manifest {
     /// cluster; `None` when the out section is missing or damaged or one of its entries is not trusted: then
     /// what `out/<cluster>` should hold is known only by compiling the cluster. Each section parsed once.
     pub(crate) fn recorded_cluster(&self, cluster: &str) -> Option<(Vec<(&str, Entry)>, Entries<'_>)> {
-        let section = |tree| self.section(tree, cluster);
-        let out: Vec<(&str, Entry)> = section(Tree::Out)?.lines().map(parse_entry).collect::<Option<_>>()?;
-        if !out.iter().all(|(_, entry)| entry.facts.settled_before(self.written)) {
-            return None;
-        }
+        let out = self.recorded_out(cluster)?;
         let by_name: ByName<'_> = out.iter().copied().collect();
-        let mut spare = section(Tree::Spare).and_then(|text| parse_section(text, Some(&by_name))).unwrap_or_default();
+        let spare = self.section(Tree::Spare, cluster);
+        let mut spare = spare.and_then(|text| parse_section(text, Some(&by_name))).unwrap_or_default();
         spare.retain(|_, e| e.facts.settled_before(self.written));
         Some((out, Entries { entries: spare }))
     }
@@ -288,11 +285,16 @@ impl Manifest {
     /// ctime), every one older than the manifest. Each file is stat'ed by name, never following a link;
     /// anything but a regular file with the recorded facts makes it `false`.
     pub(crate) fn unchanged_on_disk(&self, cluster: &str, dir: &Path) -> bool {
-        let Some(section) = self.section(Tree::Out, cluster) else { return false };
-        let Some(recorded) = section.lines().map(parse_entry).collect::<Option<Vec<_>>>() else { return false };
         self.directory_unchanged(cluster, Facts::of_directory(dir))
-            && recorded.iter().all(|(_, entry)| entry.facts.settled_before(self.written))
-            && files_unchanged(dir, &recorded)
+            && self.recorded_out(cluster).is_some_and(|recorded| files_unchanged(dir, &recorded))
+    }
+
+    /// The entries of `out/<cluster>`'s section, in name order; `None` when the section is missing or
+    /// damaged or one of its entries is not older than the manifest (git's racy rule).
+    fn recorded_out(&self, cluster: &str) -> Option<Vec<(&str, Entry)>> {
+        let out: Vec<(&str, Entry)> =
+            self.section(Tree::Out, cluster)?.lines().map(parse_entry).collect::<Option<_>>()?;
+        out.iter().all(|(_, entry)| entry.facts.settled_before(self.written)).then_some(out)
     }
 
     pub(crate) fn directory_unchanged(&self, cluster: &str, now: Option<Facts>) -> bool {

@@ -302,6 +302,16 @@ mod tests {
             spreads: interner.spreads(Spreads { keys: keys.iter().map(|k| interner.string(k)).collect(), hard }),
             requests: Cost { replicas: 3, cpu_millicores: 300, memory_bytes: -1 },
         };
+        let pod_instance = |name: &str| InstanceSummary {
+            name: name.into(),
+            namespace: "ns".into(),
+            package: interner.string("p\nq"),
+            package_version: interner.string("1.0.0"),
+            requested: Level::Pod,
+            level: Level::Pod,
+            requests: Cost { replicas: 2, cpu_millicores: 200, memory_bytes: 2 },
+            workloads: vec![workload("u", Some("db"), Some(0), &["kubernetes.io/hostname"])].into(),
+        };
         ClusterSummary {
             name: "c".into(),
             instances: vec![
@@ -330,26 +340,9 @@ mod tests {
                     requests: Cost { replicas: 0, cpu_millicores: 0, memory_bytes: 0 },
                     workloads: Arc::default(),
                 },
-                InstanceSummary {
-                    name: "last".into(),
-                    namespace: "ns".into(),
-                    package: interner.string("p\nq"),
-                    package_version: interner.string("1.0.0"),
-                    requested: Level::Pod,
-                    level: Level::Pod,
-                    requests: Cost { replicas: 2, cpu_millicores: 200, memory_bytes: 2 },
-                    workloads: vec![workload("u", Some("db"), Some(0), &["kubernetes.io/hostname"])].into(),
-                },
-                InstanceSummary {
-                    name: "again".into(),
-                    namespace: "ns".into(),
-                    package: interner.string("p\nq"),
-                    package_version: interner.string("1.0.0"),
-                    requested: Level::Pod,
-                    level: Level::Pod,
-                    requests: Cost { replicas: 2, cpu_millicores: 200, memory_bytes: 2 },
-                    workloads: vec![workload("u", Some("db"), Some(0), &["kubernetes.io/hostname"])].into(),
-                },
+                pod_instance("last"),
+                // The same workload lines as the one before: written once, named by its index.
+                pod_instance("again"),
             ],
             shared: vec![
                 SharedSummary { object: "ClusterRole reader\r".into(), instances: vec!["a\tb\\c".into(), "x".into()] },
