@@ -290,11 +290,38 @@ fn compile_each<K: Send, T: Send>(
                     continue;
                 }
             }
+            // A cluster whose record is in parts, after a package changed: only the instances that run it are
+            // compiled, when the rest of the cluster can be kept as recorded (`crate::reuse::in_part`).
+            if let (Some((reuse, inputs)), Some(key)) = (&reuse, key) {
+                let section = reuse.staging.recorded_inputs(&file.name).ok().flatten();
+                let context = crate::reuse::in_part::Context {
+                    inputs,
+                    packages: &packages,
+                    shapes: &shapes,
+                    staging: reuse.staging,
+                    kept_of: reuse.kept,
+                    refresh: reuse.refresh,
+                    recorded_of: reuse.recorded,
+                };
+                if let Some(done) = section.and_then(|section| crate::reuse::in_part::compile(&context, &file, section, key)) {
+                    shapes.cluster_derived(&versions[index]);
+                    reuse.staging.keep_inputs(&file.name, done.section);
+                    let handed = Some((reuse.handed)(done.staged));
+                    let found = done.found;
+                    *locked(&slots[index]) =
+                        Some(Slot { kept: Some(done.kept), found, allowed: Acknowledged::default(), handed });
+                    continue;
+                }
+            }
+            // Recorded in parts for the next build: the key of the cluster file, and each instance's own.
+            let recording = reuse.as_ref().zip(key).map(|((_, inputs), _)| (inputs, inputs.frame_key(&file)));
+            let mut across = Diagnostics::default();
             let resolved_cluster = file.parse(&mut found).and_then(|file| {
                 let asked = what_if.filter(|w| w.cluster == file.name).map(|w| (w.instance.as_str(), w.level));
-                resolve::resolve_cluster(file, &packages, asked, &mut found)
+                resolve::resolve_cluster_in_parts(file, &packages, asked, None, &mut found, &mut across)
             });
             let Some(cluster) = resolved_cluster else {
+                found.extend(across);
                 shapes.cluster_derived(&versions[index]);
                 let handed = each(index, None);
                 *locked(&slots[index]) = Some(Slot { kept: None, found, allowed: Acknowledged::default(), handed });
@@ -302,22 +329,56 @@ fn compile_each<K: Send, T: Send>(
             };
             // Errors anywhere so far (the inputs, this cluster); another cluster's are its own: nothing is
             // written or printed unless the whole compile is clean.
-            let clean = clean_inputs && !found.has_errors();
-            let mut plan = derive::derive_cluster(&cluster, &shapes, &mut found);
-            plan.admission = crate::admission::plan(&cluster, &plan, &mut found);
+            let clean = clean_inputs && !found.has_errors() && !across.has_errors();
+            // The findings of the stages after resolve, apart (each instance's, recorded with it).
+            let mut derived = Diagnostics::default();
+            let mut instances = derive::derive_instances(&cluster, &shapes, &mut derived);
+            let objects: Vec<u128> = match recording {
+                Some(_) => instances.iter().map(crate::reuse::footprint::objects).collect(),
+                None => Vec::new(),
+            };
+            let (shared, moved) = derive::share(&mut instances);
+            let mut plan = ClusterPlan::of(&cluster, instances, shared);
+            let guards: Vec<Vec<crate::admission::Guard>> = match cluster.admission {
+                Some(_) => (cluster.instances.iter().zip(&plan.instances))
+                    .map(|(instance, planned)| crate::admission::guards_of(&cluster.name, instance, planned, &mut derived))
+                    .collect(),
+                None => Vec::new(),
+            };
+            let footprints = recording
+                .map(|_| crate::reuse::in_part::footprints(&cluster, &objects, &plan.instances, &guards));
+            plan.admission = crate::admission::plan_of(&cluster, guards.into_iter().flatten().collect());
             shapes.cluster_derived(&versions[index]);
-            crosscheck::check(&cluster, &plan, &mut found);
-            sizing::check(&cluster, &plan, &mut found);
+            crosscheck::check(&cluster, &plan, &mut across);
+            sizing::room::check(&cluster, &plan, &mut across);
+            sizing::check_instances(&cluster, &plan, &mut derived);
             let allowed = Acknowledged::of_cluster(&cluster);
-            found.acknowledge(|d| allowed.contains(d));
-            if what == Keep::Summary {
-                found.count_acknowledged();
-            }
+            let body = match (recording, footprints) {
+                (Some((inputs, frame_key)), Some(footprints)) if what == Keep::Summary => {
+                    let own_keys: Vec<u128> =
+                        cluster.instances.iter().map(|instance| inputs.own_key(&instance.package.name)).collect();
+                    let sinks = (std::mem::take(&mut found), derived, across);
+                    let (all, body) = crate::reuse::in_part::record(
+                        &cluster, sinks, frame_key, &own_keys, &footprints, &moved, &allowed,
+                    );
+                    found = all;
+                    Some(body)
+                }
+                _ => {
+                    found.extend(derived);
+                    found.extend(across);
+                    found.acknowledge(|d| allowed.contains(d));
+                    if what == Keep::Summary {
+                        found.count_acknowledged();
+                    }
+                    None
+                }
+            };
             let handed = each(index, (clean && !found.has_errors()).then_some(&plan));
             let name = (reuse.is_some()).then(|| plan.name.clone());
             let kept = keep(cluster, plan);
-            if let (Some((reuse, _)), Some(key), Some(name)) = (&reuse, key, name) {
-                let section = crate::reuse::Inputs::section(key, &found, (reuse.recorded)(&kept).as_deref());
+            if let (Some((reuse, _)), Some(key), Some(name), Some(body)) = (&reuse, key, name, body) {
+                let section = crate::reuse::Inputs::section_in_parts(key, body, (reuse.recorded)(&kept).as_deref());
                 reuse.staging.keep_inputs(&name, section);
             }
             let kept = Some(kept);
@@ -357,6 +418,9 @@ struct Reuse<'a, K, T> {
     kept: &'a (dyn Fn(String, Option<&str>) -> Option<K> + Sync),
     /// What of a compiled cluster's kept record its inputs section keeps beyond its findings (`None`: nothing).
     recorded: fn(&K) -> Option<String>,
+    /// What is kept of a cluster compiled in part, updated for one of its instances compiled again
+    /// (`crate::reuse::in_part`).
+    refresh: &'a (dyn Fn(&mut K, &InstancePlan) + Sync),
     /// What is handed on for it: how its staging went.
     handed: fn(Result<(), kix_diag::Diagnostic>) -> T,
 }
@@ -523,10 +587,16 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
             };
             let recorded =
                 if request.summary { |kept: &ClusterSummary| Some(kept.record()) } else { |_: &ClusterSummary| None };
+            let refresh = |kept: &mut ClusterSummary, instance: &InstancePlan| {
+                if request.summary {
+                    kept.refresh(instance, &interner);
+                }
+            };
             let reuse = (all_clusters && destination.is_ok() && selection.what_if.is_none()).then_some(Reuse {
                 staging: &staging,
                 kept: &kept_of_record,
                 recorded,
+                refresh: &refresh,
                 handed: std::convert::identity,
             });
             let (mut compiled, staged) = compile_each(

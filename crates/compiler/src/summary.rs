@@ -7,7 +7,7 @@
 //! The strings every cluster of a fleet repeats (package names and versions, workload names, spread
 //! keys) are shared through an [`Interner`] for the whole compile.
 
-use crate::derive::ClusterPlan;
+use crate::derive::{ClusterPlan, InstancePlan};
 use crate::sizing::cost::{Cost, instance_requests, workload_requests};
 use kix_kube::level::Level;
 use std::collections::HashSet;
@@ -117,37 +117,8 @@ fn intern<T: ?Sized + Hash + Eq>(set: &Mutex<HashSet<Arc<T>>>, value: &T, make: 
 impl ClusterSummary {
     /// What the summary shows of a compiled cluster.
     pub fn of(plan: &ClusterPlan, interner: &Interner) -> ClusterSummary {
-        let mut instances: Vec<InstanceSummary> = plan
-            .instances
-            .iter()
-            .map(|instance| InstanceSummary {
-                name: instance.name.clone(),
-                namespace: instance.namespace.clone(),
-                package: interner.string(&instance.package),
-                package_version: interner.string(&instance.package_version),
-                requested: instance.requested,
-                level: instance.level,
-                requests: instance_requests(instance),
-                workloads: instance
-                    .workloads
-                    .iter()
-                    .map(|workload| WorkloadSummary {
-                        kind: interner.string(workload.kind.as_str()),
-                        name: interner.string(&workload.name),
-                        level: workload.level,
-                        replicas: workload.replicas,
-                        derived_pdb: workload.derived_pdb(),
-                        explicit_placement: workload.explicit_placement,
-                        group_budget: workload.group_budget.as_ref().map(|group| interner.string(&group.name)),
-                        spreads: interner.spreads(Spreads {
-                            keys: workload.spreads.iter().map(|spread| interner.string(&spread.key)).collect(),
-                            hard: workload.spreads.iter().position(|spread| spread.hard),
-                        }),
-                        requests: workload_requests(workload),
-                    })
-                    .collect(),
-            })
-            .collect();
+        let mut instances: Vec<InstanceSummary> =
+            plan.instances.iter().map(|instance| InstanceSummary::of(instance, interner)).collect();
         instances.sort_by(|a, b| a.name.cmp(&b.name));
         let shared = plan
             .shared
@@ -155,6 +126,14 @@ impl ClusterSummary {
             .map(|shared| SharedSummary { object: object_name(&shared.object), instances: shared.instances.clone() })
             .collect();
         ClusterSummary { name: plan.name.clone(), instances, shared }
+    }
+
+    /// The summary with the line of `instance` (compiled again, `crate::reuse`) put in place of the line of
+    /// the same name; unchanged when it has none.
+    pub fn refresh(&mut self, instance: &InstancePlan, interner: &Interner) {
+        if let Ok(at) = self.instances.binary_search_by(|line| line.name.as_str().cmp(&instance.name)) {
+            self.instances[at] = InstanceSummary::of(instance, interner);
+        }
     }
 
     /// Only the cluster's name: what a build into a stream and `kix check` in text keep (they print no
@@ -171,6 +150,39 @@ impl ClusterSummary {
     /// [`ClusterSummary::of`] when the summary will be shown, else [`ClusterSummary::named`].
     pub fn kept(plan: &ClusterPlan, shown: bool, interner: &Interner) -> ClusterSummary {
         if shown { ClusterSummary::of(plan, interner) } else { ClusterSummary::named(plan) }
+    }
+}
+
+impl InstanceSummary {
+    /// What the summary shows of one compiled instance.
+    pub fn of(instance: &InstancePlan, interner: &Interner) -> InstanceSummary {
+        InstanceSummary {
+            name: instance.name.clone(),
+            namespace: instance.namespace.clone(),
+            package: interner.string(&instance.package),
+            package_version: interner.string(&instance.package_version),
+            requested: instance.requested,
+            level: instance.level,
+            requests: instance_requests(instance),
+            workloads: instance
+                .workloads
+                .iter()
+                .map(|workload| WorkloadSummary {
+                    kind: interner.string(workload.kind.as_str()),
+                    name: interner.string(&workload.name),
+                    level: workload.level,
+                    replicas: workload.replicas,
+                    derived_pdb: workload.derived_pdb(),
+                    explicit_placement: workload.explicit_placement,
+                    group_budget: workload.group_budget.as_ref().map(|group| interner.string(&group.name)),
+                    spreads: interner.spreads(Spreads {
+                        keys: workload.spreads.iter().map(|spread| interner.string(&spread.key)).collect(),
+                        hard: workload.spreads.iter().position(|spread| spread.hard),
+                    }),
+                    requests: workload_requests(workload),
+                })
+                .collect(),
+        }
     }
 }
 

@@ -64,6 +64,22 @@ impl Diagnostics {
         self.items.is_empty()
     }
 
+    /// These findings parted into `parts` lists by `part` (each kept and acknowledged one where `part` puts
+    /// it, in its order; the counted ones stay with the first list): a build records each instance's
+    /// findings apart from its cluster's, so the next build can replay them instance by instance (issue 42).
+    pub fn part(self, parts: usize, part: impl Fn(&Diagnostic) -> usize) -> Vec<Diagnostics> {
+        let mut lists: Vec<Diagnostics> = (0..parts.max(1)).map(|_| Diagnostics::default()).collect();
+        let last = lists.len() - 1;
+        for item in self.items {
+            lists[part(&item).min(last)].items.push(item);
+        }
+        for item in self.acknowledged {
+            lists[part(&item).min(last)].acknowledged.push(item);
+        }
+        lists[0].acknowledged_counted += self.acknowledged_counted;
+        lists
+    }
+
     /// Moves the warnings `allowed` says the inputs acknowledge out of the report; errors always stay.
     pub fn acknowledge(&mut self, allowed: impl Fn(&Diagnostic) -> bool) {
         // In place, the kept ones in their order: a lint's report may hold tens of thousands of warnings,

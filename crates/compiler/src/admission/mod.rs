@@ -26,11 +26,31 @@ use kix_yaml::Value;
 
 /// The cluster's admission plan, when its file has `[admission]`.
 pub fn plan(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostics) -> Option<AdmissionPlan> {
-    let admission = cluster.admission.as_ref()?;
+    cluster.admission.as_ref()?;
     let mut guards = Vec::new();
     for (resolved, instance) in cluster.instances.iter().zip(&plan.instances) {
-        guard_instance(&cluster.name, resolved, instance, &mut guards, diagnostics);
+        guards.extend(guards_of(&cluster.name, resolved, instance, diagnostics));
     }
+    plan_of(cluster, guards)
+}
+
+/// The guards of one instance's objects (with its findings, K0480), in the order found: what [`plan`] makes
+/// the cluster's policies of, taken per instance by a rebuild that records each instance's
+/// (`crate::reuse::footprint`).
+pub fn guards_of(
+    cluster: &str,
+    resolved: &resolve::Instance,
+    instance: &InstancePlan,
+    diagnostics: &mut Diagnostics,
+) -> Vec<Guard> {
+    let mut guards = Vec::new();
+    guard_instance(cluster, resolved, instance, &mut guards, diagnostics);
+    guards
+}
+
+/// The cluster's admission plan from every instance's guards (`None` without `[admission]`).
+pub fn plan_of(cluster: &Cluster, mut guards: Vec<Guard>) -> Option<AdmissionPlan> {
+    let admission = cluster.admission.as_ref()?;
     guards.sort_by(|a, b| {
         (&a.resource, &a.check, &a.namespace, &a.name).cmp(&(&b.resource, &b.check, &b.namespace, &b.name))
     });

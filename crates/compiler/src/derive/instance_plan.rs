@@ -222,7 +222,7 @@ impl InstancePlan {
     }
 
     /// Keeps the objects at the positions for which `keep` is true, in order.
-    pub(super) fn retain_objects(&mut self, keep: impl Fn(usize) -> bool) {
+    pub(crate) fn retain_objects(&mut self, keep: impl Fn(usize) -> bool) {
         let mut index = 0..;
         Arc::make_mut(&mut self.planned).retain(|_| keep(index.next().unwrap_or_default()));
         self.forget_stamped();

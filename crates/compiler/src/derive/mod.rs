@@ -77,17 +77,36 @@ pub struct ClusterPlan {
 /// Derives one cluster's instances, then writes once the cluster-scoped objects that several of them emit
 /// identically. Clusters are independent: `compile` runs them in parallel, sharing the `shapes` derived so far.
 pub fn derive_cluster(cluster: &Cluster, shapes: &Shapes, diagnostics: &mut Diagnostics) -> ClusterPlan {
-    let mut instances: Vec<InstancePlan> =
-        cluster.instances.iter().map(|instance| derive_instance(cluster, instance, shapes, diagnostics)).collect();
-    let shared = shared::share(&mut instances);
-    ClusterPlan {
-        name: cluster.name.clone(),
-        instances,
-        shared,
-        nodes: cluster.inventory.clone(),
-        domains: cluster.domains.clone(),
-        file: cluster.source.path().to_path_buf(),
-        admission: None,
+    let mut instances = derive_instances(cluster, shapes, diagnostics);
+    let shared = shared::share(&mut instances).0;
+    ClusterPlan::of(cluster, instances, shared)
+}
+
+/// Each of the cluster's instances derived, nothing shared yet: [`derive_cluster`]'s first step, which a
+/// rebuild takes alone to record each instance's objects before any goes to `_shared.yaml`
+/// (`crate::reuse::footprint`).
+pub fn derive_instances(cluster: &Cluster, shapes: &Shapes, diagnostics: &mut Diagnostics) -> Vec<InstancePlan> {
+    cluster.instances.iter().map(|instance| derive_instance(cluster, instance, shapes, diagnostics)).collect()
+}
+
+/// [`derive_cluster`]'s second step: the cluster-scoped objects several instances emit identically moved to
+/// `_shared.yaml`, and for each instance the indices of those it gave up.
+pub fn share(instances: &mut [InstancePlan]) -> (Vec<SharedObject>, Vec<Vec<usize>>) {
+    shared::share(instances)
+}
+
+impl ClusterPlan {
+    /// The plan of `cluster` from its derived instances and what they share.
+    pub fn of(cluster: &Cluster, instances: Vec<InstancePlan>, shared: Vec<SharedObject>) -> ClusterPlan {
+        ClusterPlan {
+            name: cluster.name.clone(),
+            instances,
+            shared,
+            nodes: cluster.inventory.clone(),
+            domains: cluster.domains.clone(),
+            file: cluster.source.path().to_path_buf(),
+            admission: None,
+        }
     }
 }
 

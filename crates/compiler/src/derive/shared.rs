@@ -42,8 +42,9 @@ fn cluster_scoped_identity<'p>(plan: &'p InstancePlan, index: usize, facts: &'p 
 }
 
 /// Moves every cluster-scoped object that two or more instances emit identically (each once) out of
-/// the instances and returns them, in the order they first appear with instances in name order.
-pub fn share(instances: &mut [InstancePlan]) -> Vec<SharedObject> {
+/// the instances and returns them, in the order they first appear with instances in name order, with the
+/// indices each instance gave up (in its objects before the move).
+pub fn share(instances: &mut [InstancePlan]) -> (Vec<SharedObject>, Vec<Vec<usize>>) {
     let mut order: Vec<usize> = (0..instances.len()).collect();
     order.sort_by(|&a, &b| instances[a].name.cmp(&instances[b].name));
     // By identity, borrowed from the plans and hashed (a fleet's every instance creates its Namespace: a
@@ -83,12 +84,12 @@ pub fn share(instances: &mut [InstancePlan]) -> Vec<SharedObject> {
             instances: entries.iter().map(|&(i, _)| instances[i].name.clone()).collect(),
         });
     }
-    for (plan, moved) in instances.iter_mut().zip(moved) {
+    for (plan, moved) in instances.iter_mut().zip(&moved) {
         if !moved.is_empty() {
             plan.retain_objects(|index| !moved.contains(&index));
         }
     }
-    shared
+    (shared, moved.into_iter().map(|moved| moved.into_iter().collect()).collect())
 }
 
 /// The first field path at which two objects differ (`subjects[0].namespace`,

@@ -395,6 +395,11 @@ impl<'a> Entries<'a> {
         judge(self.entries.get(name), facts, hash)
     }
 
+    /// The entries of a section [`Manifest::recorded_cluster`] read (each trusted), by name.
+    pub(crate) fn of_recorded(recorded: &[(&'a str, Entry)]) -> Entries<'a> {
+        Entries { entries: recorded.iter().copied().collect() }
+    }
+
     /// Every trusted entry, by name.
     pub(crate) fn into_map(self) -> ByName<'a> {
         self.entries

@@ -58,16 +58,17 @@ pub(super) fn wanted_files(cluster: &ClusterPlan) -> Vec<crate::emit::spare::Wan
     use crate::emit::spare::Wanted;
     let mut files = Vec::with_capacity(cluster.instances.len() + 3);
     if cluster.admission.is_some() {
-        files.push(Wanted { name: ADMISSION_FILE.to_string(), key: None });
+        files.push(Wanted { name: ADMISSION_FILE.to_string(), key: None, recorded: None });
     }
     if !cluster.shared.is_empty() {
-        files.push(Wanted { name: SHARED_FILE.to_string(), key: None });
+        files.push(Wanted { name: SHARED_FILE.to_string(), key: None, recorded: None });
     }
     files.extend(cluster.instances.iter().map(|instance| Wanted {
         name: format!("{}.yaml", instance.name),
         key: instance_key(&cluster.name, instance),
+        recorded: None,
     }));
-    files.push(Wanted { name: KUSTOMIZATION_FILE.to_string(), key: None });
+    files.push(Wanted { name: KUSTOMIZATION_FILE.to_string(), key: None, recorded: None });
     files
 }
 

@@ -41,17 +41,22 @@ pub(crate) fn write_failed(what: &str, path: &Path, error: std::io::Error) -> Di
 }
 
 /// A file a build writes into a cluster's directory: its name and, for an instance's file, the key of
-/// what it is rendered from (`emit::instance_key`).
+/// what it is rendered from (`emit::instance_key`); or, for a cluster compiled in part (`crate::reuse`), a
+/// file of the previous build kept as it recorded it (`recorded`, its entry of `out/<cluster>`).
 #[derive(Debug)]
 pub(crate) struct Wanted {
     pub(crate) name: String,
     pub(crate) key: Option<u128>,
+    pub(crate) recorded: Option<Entry>,
 }
 
 /// Brings `staged` (a cluster's directory in the spare, or a new one) to hold exactly the `wanted` files,
 /// whose bytes `render` gives by position (called only for a file no entry vouches for by its key).
 /// `known` is what the manifest says of `staged`, `previous` the cluster's directory in `out/` and
-/// `previous_known` what the manifest says of it.
+/// `previous_known` what the manifest says of it. A file wanted as `recorded` is never rendered: the
+/// spare's copy is kept when the manifest vouches for it holding the recorded bytes, else `out/`'s file is
+/// linked when its facts are still the recorded ones, else nothing can be kept and the update is `None`
+/// (the caller compiles the whole cluster and updates the spare again).
 pub(crate) fn update(
     staged: &Path,
     wanted: &[Wanted],
@@ -59,16 +64,40 @@ pub(crate) fn update(
     known: &Entries<'_>,
     previous: &Path,
     previous_known: Entries<'_>,
-) -> Result<Updated, Diagnostic> {
+) -> Result<Option<Updated>, Diagnostic> {
     let mut listed = list_or_create(staged)?;
     let mut carried = previous_known.into_map();
     let mut refreshed: Vec<(String, Entry)> = Vec::new();
     let mut updated = Updated { staged: Vec::with_capacity(wanted.len()), previous: Vec::new() };
-    for (index, Wanted { name, key }) in wanted.iter().enumerate() {
+    for (index, Wanted { name, key, recorded }) in wanted.iter().enumerate() {
         let key = *key;
         let listing = listed.remove(name.as_str());
         let (present, facts) = (listing.is_some(), listing.flatten());
         let entry = known.get(name);
+        if let Some(recorded) = recorded {
+            let kept = entry.zip(facts).is_some_and(|(entry, facts)| entry.hash == recorded.hash && entry.facts == facts);
+            if let (true, Some(facts)) = (kept, facts) {
+                updated.staged.push((name.clone(), Entry { facts, ..*recorded }));
+                continue;
+            }
+            let (path, from) = (staged.join(name), previous.join(name));
+            if Facts::of(&from) != Some(recorded.facts) {
+                return Ok(None);
+            }
+            // A regular file when listed: removed without asking again what it is (as below).
+            if present && (facts.is_none() || std::fs::remove_file(&path).is_err()) {
+                remove(&path)?;
+            }
+            if std::fs::hard_link(&from, &path).is_err() {
+                return Ok(None);
+            }
+            // One inode under both names now, its ctime moved by the link: the same facts for both.
+            let Some(facts) = Facts::of(&path) else { return Ok(None) };
+            carried.remove(name.as_str());
+            refreshed.push((name.clone(), Entry { facts, ..*recorded }));
+            updated.staged.push((name.clone(), Entry { facts, ..*recorded }));
+            continue;
+        }
         if let (Some(entry), Some(facts)) = (entry, facts) {
             if entry.vouches_for(Some(facts), key) {
                 updated.staged.push((name.clone(), Entry { hash: entry.hash, key, facts }));
@@ -102,7 +131,11 @@ pub(crate) fn update(
         // `out/`'s file was the one removed (one inode), whose bytes the manifest said differ: not linked, and
         // not read to learn that (a package change read every changed file of a fleet's `out/` once more).
         // Declining a link is always safe: the file is written instead.
-        let linked = !(relink && judged == Judged::Differs) && {
+        // Nor tried when the manifest records other bytes for `out/`'s file: unless changed since (and then
+        // only a link is lost), it does not hold these.
+        let other_bytes = carried.get(name.as_str()).is_some_and(|entry| entry.hash != hash);
+        let declined = other_bytes || (relink && judged == Judged::Differs);
+        let linked = !declined && {
             let from_facts = Facts::of(&from);
             match manifest::judge(carried.get(name.as_str()), from_facts, hash) {
                 Judged::Same => std::fs::hard_link(&from, &path).is_ok(),
@@ -140,7 +173,7 @@ pub(crate) fn update(
     }
     updated.previous = carried.into_iter().map(|(name, entry)| (name.to_string(), entry)).collect();
     updated.previous.extend(refreshed);
-    Ok(updated)
+    Ok(Some(updated))
 }
 
 /// Brings `staged` (a cluster's directory in the spare) to hold exactly the files `recorded` lists (the

@@ -5,9 +5,9 @@
 
 use super::files::generated_by_kix;
 use super::manifest::{Entry, Facts, Manifest, Tree};
-use super::render::{render_cluster, render_file, wanted_files};
-use super::spare::{holds_exactly, make_writable, write_failed};
-use crate::derive::ClusterPlan;
+use super::render::{instance_key, render_cluster, render_file, render_instance, wanted_files};
+use super::spare::{Wanted, holds_exactly, make_writable, write_failed};
+use crate::derive::{ClusterPlan, InstancePlan};
 use kix_diag::{Code, Diagnostic, Location};
 use std::path::{Path, PathBuf};
 
@@ -196,9 +196,45 @@ impl Staging {
         let (previous_known, known) = manifest.cluster(&cluster.name);
         let render = |index| render_file(cluster, index);
         let wanted = wanted_files(cluster);
+        // Every file is rendered here (none is wanted as recorded), so the update always completes.
         let updated = crate::emit::spare::update(&dir, &wanted, &render, &known, &previous_dir, previous_known)?;
-        self.keep_staged(&cluster.name, &dir, updated, false);
+        self.keep_staged(&cluster.name, &dir, updated.unwrap_or_default(), false);
         Ok(())
+    }
+
+    /// Stages `cluster`'s directory for a cluster compiled in part (`crate::reuse`): the files of `fresh`
+    /// (instances compiled again, by name) rendered from their plans, every other file as the previous build
+    /// recorded it (kept from the spare or linked from `out/<cluster>`, never rendered). `false` when that
+    /// cannot be done (no trusted record of `out/<cluster>`, a recorded file changed since, an instance's
+    /// file not in the record): the caller compiles the whole cluster and stages it with [`Staging::stage`].
+    pub fn stage_in_part(&self, cluster: &str, fresh: &[&InstancePlan]) -> Result<bool, Diagnostic> {
+        let dir = self.directory()?.join(cluster);
+        let previous_dir = self.out.join(cluster);
+        let Some(manifest) = self.manifest.get() else { return Ok(false) };
+        let Some((recorded, known)) = manifest.recorded_cluster(cluster) else { return Ok(false) };
+        if !check_previous(manifest, cluster, &previous_dir)? {
+            return Ok(false);
+        }
+        let fresh: std::collections::HashMap<String, &InstancePlan> =
+            fresh.iter().map(|plan| (format!("{}.yaml", plan.name), *plan)).collect();
+        let wanted: Vec<Wanted> = (recorded.iter())
+            .map(|(name, entry)| match fresh.get(*name) {
+                Some(plan) => Wanted { name: name.to_string(), key: instance_key(cluster, plan), recorded: None },
+                None => Wanted { name: name.to_string(), key: entry.key, recorded: Some(*entry) },
+            })
+            .collect();
+        if wanted.iter().filter(|wanted| wanted.recorded.is_none()).count() != fresh.len() {
+            return Ok(false);
+        }
+        // Called only for a file not wanted as recorded: one of `fresh`.
+        let render = |index: usize| fresh.get(&wanted[index].name).map(|plan| render_instance(cluster, plan));
+        let render = |index: usize| render(index).unwrap_or_default();
+        // `out/<cluster>`'s entries are the recorded ones (each trusted: `recorded_cluster` read them so).
+        let previous_known = crate::emit::manifest::Entries::of_recorded(&recorded);
+        let updated = crate::emit::spare::update(&dir, &wanted, &render, &known, &previous_dir, previous_known)?;
+        let Some(updated) = updated else { return Ok(false) };
+        self.keep_staged(cluster, &dir, updated, false);
+        Ok(true)
     }
 
     /// What the previous build recorded of `cluster`'s inputs and findings (`crate::reuse`), read under the

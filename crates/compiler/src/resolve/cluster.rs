@@ -24,6 +24,24 @@ pub fn resolve_cluster(
     what_if: Option<(&str, Level)>,
     diagnostics: &mut Diagnostics,
 ) -> Option<Cluster> {
+    let mut across = Diagnostics::default();
+    let cluster = resolve_cluster_in_parts(file, packages, what_if, None, diagnostics, &mut across);
+    diagnostics.extend(across);
+    cluster
+}
+
+/// [`resolve_cluster`], resolving only the instances `only` names (all without it: the cluster's own
+/// settings are always resolved, and every entry's name checked), with the findings of the groups across
+/// instances (`across`) apart from the others: a rebuild records them apart and compiles in part only
+/// the instances whose package changed (issue 42, `crate::reuse::parts`).
+pub fn resolve_cluster_in_parts(
+    file: ClusterFile,
+    packages: &Packages,
+    what_if: Option<(&str, Level)>,
+    only: Option<&dyn Fn(&str) -> bool>,
+    diagnostics: &mut Diagnostics,
+    across: &mut Diagnostics,
+) -> Option<Cluster> {
     let ClusterFile { name, source, raw } = file;
     let source = Arc::new(source);
     let subject = Subject { cluster: Some(name.clone().into()), ..Subject::default() };
@@ -109,7 +127,8 @@ pub fn resolve_cluster(
             );
             continue;
         }
-        if let Some(instance) = resolve_instance(&context, raw_instance, packages, diagnostics) {
+        let resolved = only.is_none_or(|only| only(instance_name));
+        if let Some(instance) = resolved.then(|| resolve_instance(&context, raw_instance, packages, diagnostics)).flatten() {
             instances.push(instance);
         }
         if names::dns1123_label(instance_name).is_ok() {
@@ -118,7 +137,7 @@ pub fn resolve_cluster(
     }
     let domains_counted =
         super::survival::Domains { zones: substrate.zones.as_ref().map(Vec::len), nodes: context.nodes };
-    super::across::settle(&domains_counted, &mut instances, diagnostics);
+    super::across::settle(&domains_counted, &mut instances, across);
     super::ceilings::report(&name, &instances, diagnostics);
     let multi_node_at = raw.capabilities.multi_node.as_ref().map(|m| source.locate(m.span()));
     let zones_at = raw.capabilities.availability_zones.as_ref().map(|z| source.locate(z.span()));

@@ -75,6 +75,8 @@ pub fn resolve_cluster(
     cluster::resolve_cluster(file, packages, what_if, diagnostics)
 }
 
+pub use cluster::resolve_cluster_in_parts;
+
 #[cfg(test)]
 mod tests {
     use crate::testing::{TestTree, workload_yaml};

@@ -33,6 +33,10 @@
 //! package change recompiles every cluster that may run the package (docs/performance.md says what that
 //! leaves of the targets).
 
+pub mod footprint;
+pub(crate) mod in_part;
+pub mod parts;
+
 use crate::load::ClusterSource;
 use crate::resolve::Packages;
 use kix_diag::{Diagnostic, Diagnostics, SourceFile};
@@ -49,6 +53,9 @@ pub struct Inputs {
     /// Each valid package version's name and content hash, by its address (as
     /// [`crate::derive::Shapes::versions_named`] names a version).
     packages: HashMap<usize, (String, u128)>,
+    /// Per package name, the hash of every valid version's content: what an instance that names it reads of
+    /// the tree besides its cluster file ([`Inputs::own_key`]).
+    by_name: HashMap<String, u128>,
     root: PathBuf,
     /// The files the recorded findings point into, each read from disk when a finding in it is rendered.
     sources: Mutex<HashMap<PathBuf, SourceFile>>,
@@ -80,10 +87,44 @@ impl Inputs {
         {
             hash_part(&mut common, name.as_bytes());
         }
-        let packages = (packages.valid.iter())
+        let packages: HashMap<usize, (String, u128)> = (packages.valid.iter())
             .map(|package| (std::sync::Arc::as_ptr(package) as usize, (package.name.clone(), package.content)))
             .collect();
-        Some(Inputs { common, packages, root: root.to_path_buf(), sources: Mutex::new(HashMap::new()) })
+        let mut versions: Vec<&(String, u128)> = packages.values().collect();
+        versions.sort_unstable();
+        let mut by_name: HashMap<String, Xxh3> = HashMap::new();
+        for (name, content) in versions {
+            let key = by_name.entry(name.clone()).or_insert_with(|| {
+                let mut key = Xxh3::new();
+                hash_part(&mut key, name.as_bytes());
+                key
+            });
+            key.update(&content.to_le_bytes());
+        }
+        let by_name = by_name.into_iter().map(|(name, key)| (name, key.digest128())).collect();
+        Some(Inputs { common, packages, by_name, root: root.to_path_buf(), sources: Mutex::new(HashMap::new()) })
+    }
+
+    /// The key of what a cluster's compile reads besides the package versions: the binary, the root, the
+    /// tree's broken and non-package directories ([`Inputs::key`]'s common part) and the cluster file's path
+    /// and bytes. Equal frame keys and an instance's equal [`Inputs::own_key`] mean that instance reads
+    /// what it read when recorded (`crate::resolve`'s instance reads its cluster's settings and entry, and of
+    /// the tree only the versions of the package it names: R13 chooses among them).
+    pub fn frame_key(&self, file: &ClusterSource) -> u128 {
+        let mut key = self.common.clone();
+        hash_part(&mut key, file.source.path().as_os_str().as_encoded_bytes());
+        hash_part(&mut key, file.source.text().as_bytes());
+        key.digest128()
+    }
+
+    /// The key of the package versions an instance naming `package` may run: every valid version of that
+    /// name, by content (a name with none hashes as itself).
+    pub fn own_key(&self, package: &str) -> u128 {
+        self.by_name.get(package).copied().unwrap_or_else(|| {
+            let mut key = Xxh3::new();
+            hash_part(&mut key, package.as_bytes());
+            key.digest128()
+        })
     }
 
     /// The key of a cluster's inputs: its file and the package versions it may run (`versions`, by address),
@@ -122,14 +163,28 @@ impl Inputs {
         format!("{key:032x} {} {:016x}\n{body}", found.acknowledged_count(), body_hash(&body))
     }
 
-    /// The findings `section` recorded and what it kept beyond them (`None` when it kept nothing), when it
-    /// was recorded for the inputs `key` names; `None` for a section of other inputs, or one that does not
-    /// read back whole.
-    pub fn replay<'s>(&self, section: &'s str, key: u128) -> Option<(Diagnostics, Option<&'s str>)> {
-        let recorded = parse(section, key)?;
+    /// The inputs section of a cluster compiled with `key`, its findings recorded in parts (`body`, written by
+    /// [`parts::Writer`], with the warnings its parts acknowledged), then what the build kept (as
+    /// [`Inputs::section`]).
+    pub fn section_in_parts(key: u128, (mut body, acknowledged): (String, usize), kept: Option<&str>) -> String {
+        if let Some(kept) = kept {
+            body.push_str(SUMMARY);
+            body.push('\n');
+            body.push_str(kept);
+        }
+        format!("{key:032x} {acknowledged} {:016x}\n{body}", body_hash(&body))
+    }
+
+    /// The parts of a cluster's record (whatever key it was recorded for) and what it kept beyond its
+    /// findings; `None` when it has no parts or does not read back whole.
+    pub fn recorded_parts(section: &str) -> Option<(parts::Parts<'_>, Option<&str>)> {
+        let recorded = parse(section, None)?;
+        Some((parts::read(recorded.findings)?, recorded.kept))
+    }
+
+    /// Recorded finding lines read back, `acknowledged` counted with them; `None` when one does not read back.
+    pub fn replay_lines(&self, lines: &[&str], acknowledged: usize) -> Option<Diagnostics> {
         let mut replayed = Diagnostics::default();
-        // The few files a cluster's findings point into, looked up here before the build's shared list
-        // (locked, and a path made for each lookup there).
         let mut files: Vec<(PathBuf, SourceFile)> = Vec::new();
         let mut source = |path: &Path| {
             if let Some((_, file)) = files.iter().find(|(known, _)| known == path) {
@@ -139,10 +194,23 @@ impl Inputs {
             files.push((path.to_path_buf(), file.clone()));
             Some(file)
         };
-        for line in recorded.findings.lines() {
+        for line in lines {
             replayed.push(Diagnostic::from_record(line, &mut source)?);
         }
-        replayed.count_recorded_acknowledged(recorded.acknowledged);
+        replayed.count_recorded_acknowledged(acknowledged);
+        Some(replayed)
+    }
+
+    /// The findings `section` recorded and what it kept beyond them (`None` when it kept nothing), when it
+    /// was recorded for the inputs `key` names; `None` for a section of other inputs, or one that does not
+    /// read back whole.
+    pub fn replay<'s>(&self, section: &'s str, key: u128) -> Option<(Diagnostics, Option<&'s str>)> {
+        let recorded = parse(section, Some(key))?;
+        // Every finding line, in parts or not (a part's first line is not a finding: `parts`). The few files a
+        // cluster's findings point into are looked up in a list of the replay's own before the build's shared
+        // (locked) one.
+        let lines: Vec<&str> = recorded.findings.lines().filter(|line| line.starts_with('{')).collect();
+        let replayed = self.replay_lines(&lines, recorded.acknowledged)?;
         Some((replayed, recorded.kept))
     }
 
@@ -164,9 +232,9 @@ pub fn body_hash(body: &str) -> u64 {
 }
 
 /// `key acknowledged body-hash` on the first line, the findings after it, then what was kept of the
-/// cluster; `None` unless the recorded key is `key` and the body's hash the recorded one (the key is
-/// compared first: a changed cluster's body is not hashed).
-fn parse(section: &str, key: u128) -> Option<Recorded<'_>> {
+/// cluster; `None` unless the recorded key is `key` (when given) and the body's hash the recorded one (the
+/// key is compared first: a changed cluster's body is not hashed).
+fn parse(section: &str, key: Option<u128>) -> Option<Recorded<'_>> {
     let (first, rest) = section.split_once('\n')?;
     let mut words = first.split(' ');
     let (recorded_key, acknowledged, hash) = (words.next()?, words.next()?, words.next()?);
@@ -174,7 +242,8 @@ fn parse(section: &str, key: u128) -> Option<Recorded<'_>> {
     if words.next().is_some() || !hex(recorded_key, 32) || !hex(hash, 16) {
         return None;
     }
-    if u128::from_str_radix(recorded_key, 16).ok()? != key || u64::from_str_radix(hash, 16).ok()? != body_hash(rest) {
+    let recorded_key = u128::from_str_radix(recorded_key, 16).ok()?;
+    if key.is_some_and(|key| key != recorded_key) || u64::from_str_radix(hash, 16).ok()? != body_hash(rest) {
         return None;
     }
     let (findings, kept) = match rest.find("\nsummary\n") {
@@ -205,6 +274,7 @@ mod tests {
         let inputs = Inputs {
             common: Xxh3::new(),
             packages: HashMap::new(),
+            by_name: HashMap::new(),
             root: PathBuf::from("."),
             sources: Mutex::new(HashMap::new()),
         };

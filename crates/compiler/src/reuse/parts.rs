@@ -1,0 +1,200 @@
+//! A cluster's record in parts (issue 42): its findings recorded apart for the cluster itself (`frame`), for
+//! the checks across its instances (`cross`) and for each instance, with each instance's own key and
+//! footprint, so a rebuild after a package changed compiles only the instances that run it
+//! (`crate::compile`) and replays the rest of the record.
+//!
+//! In an inputs section ([`super::Inputs`]) the parts are blocks of lines, each opened by one line:
+//! - `frame FRAME-KEY ACKNOWLEDGED`: the key of the cluster file and of what every cluster reads, then the
+//!   findings about the cluster file itself;
+//! - `cross ACKNOWLEDGED`: the findings of the checks across instances (groups across instances, the
+//!   cross-instance checks, the cluster's room);
+//! - `instance NAME OWN-KEY FOOTPRINT ACKNOWLEDGED MOVED`, one per instance in the cluster file's order:
+//!   its own key ([`super::Inputs::own_key`]), its footprint (`super::footprint`), and which of its objects
+//!   (by index, `-` for none) went to `_shared.yaml`; then its own findings.
+//!
+//! Each finding is one JSON line (`{...}`), as in a section without parts; `ACKNOWLEDGED` counts the warnings
+//! of that part its `allow` lists acknowledged. A section that replays whole reads the findings of every
+//! part and skips these lines.
+
+use std::fmt::Write;
+
+/// One part's findings as recorded: how many warnings were acknowledged, and its finding lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Block<'s> {
+    pub acknowledged: usize,
+    pub findings: Vec<&'s str>,
+}
+
+/// One instance's part of a record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstancePart<'s> {
+    pub name: &'s str,
+    pub own_key: u128,
+    pub footprint: u128,
+    /// The indices of its objects (as derived) written to `_shared.yaml` instead of its file.
+    pub moved: Vec<usize>,
+    pub block: Block<'s>,
+}
+
+/// A cluster's record in parts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parts<'s> {
+    pub frame_key: u128,
+    pub frame: Block<'s>,
+    pub cross: Block<'s>,
+    pub instances: Vec<InstancePart<'s>>,
+}
+
+/// Reads the parts of a section's findings (the text between its first line and its summary); `None` when
+/// it has none or they do not read back whole.
+pub fn read(findings: &str) -> Option<Parts<'_>> {
+    let mut lines = findings.lines();
+    let mut words = lines.next()?.split(' ');
+    if words.next()? != "frame" {
+        return None;
+    }
+    let frame_key = hex128(words.next()?)?;
+    let mut parts = Parts {
+        frame_key,
+        frame: Block { acknowledged: words.next()?.parse().ok()?, findings: Vec::new() },
+        cross: Block::default(),
+        instances: Vec::new(),
+    };
+    if words.next().is_some() {
+        return None;
+    }
+    let mut cross_seen = false;
+    let mut block = &mut parts.frame;
+    for line in lines {
+        if line.starts_with('{') {
+            block.findings.push(line);
+            continue;
+        }
+        let mut words = line.split(' ');
+        match words.next()? {
+            "cross" if !cross_seen && parts.instances.is_empty() => {
+                cross_seen = true;
+                parts.cross.acknowledged = words.next()?.parse().ok()?;
+                if words.next().is_some() {
+                    return None;
+                }
+                block = &mut parts.cross;
+            }
+            "instance" if cross_seen => {
+                let name = words.next()?;
+                let own_key = hex128(words.next()?)?;
+                let footprint = hex128(words.next()?)?;
+                let acknowledged = words.next()?.parse().ok()?;
+                let moved = match words.next()? {
+                    "-" => Vec::new(),
+                    list => list.split(',').map(|index| index.parse().ok()).collect::<Option<Vec<usize>>>()?,
+                };
+                if words.next().is_some() || name.is_empty() {
+                    return None;
+                }
+                let block_of = Block { acknowledged, findings: Vec::new() };
+                parts.instances.push(InstancePart { name, own_key, footprint, moved, block: block_of });
+                block = &mut parts.instances.last_mut()?.block;
+            }
+            _ => return None,
+        }
+    }
+    cross_seen.then_some(parts)
+}
+
+fn hex128(text: &str) -> Option<u128> {
+    (text.len() == 32 && text.bytes().all(|b| b.is_ascii_hexdigit())).then(|| u128::from_str_radix(text, 16).ok())?
+}
+
+/// Writes a record in parts, block by block, from findings just compiled or lines replayed.
+#[derive(Debug, Default)]
+pub struct Writer {
+    body: String,
+    acknowledged: usize,
+}
+
+impl Writer {
+    /// Opens the frame block (first).
+    pub fn frame(&mut self, frame_key: u128, acknowledged: usize) {
+        let _ = writeln!(self.body, "frame {frame_key:032x} {acknowledged}");
+        self.acknowledged += acknowledged;
+    }
+
+    /// Opens the cross block (after the frame's findings).
+    pub fn cross(&mut self, acknowledged: usize) {
+        let _ = writeln!(self.body, "cross {acknowledged}");
+        self.acknowledged += acknowledged;
+    }
+
+    /// Opens an instance's block (after the cross block, in the cluster file's order).
+    pub fn instance(&mut self, name: &str, own_key: u128, footprint: u128, acknowledged: usize, moved: &[usize]) {
+        let _ = write!(self.body, "instance {name} {own_key:032x} {footprint:032x} {acknowledged} ");
+        if moved.is_empty() {
+            self.body.push('-');
+        }
+        for (at, index) in moved.iter().enumerate() {
+            let _ = write!(self.body, "{}{index}", if at == 0 { "" } else { "," });
+        }
+        self.body.push('\n');
+        self.acknowledged += acknowledged;
+    }
+
+    /// Adds the findings of the block opened last, as compiled.
+    pub fn findings(&mut self, found: &kix_diag::Diagnostics) {
+        for diagnostic in found.iter() {
+            self.body.push_str(&diagnostic.record());
+            self.body.push('\n');
+        }
+    }
+
+    /// Adds the findings of the block opened last, as recorded.
+    pub fn lines(&mut self, lines: &[&str]) {
+        for line in lines {
+            self.body.push_str(line);
+            self.body.push('\n');
+        }
+    }
+
+    /// The body written (the findings part of a section) and how many warnings its blocks acknowledged.
+    pub fn finish(self) -> (String, usize) {
+        (self.body, self.acknowledged)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_read_back_as_written() {
+        let mut writer = Writer::default();
+        writer.frame(1, 2);
+        writer.lines(&["{\"a\":1}"]);
+        writer.cross(0);
+        writer.instance("a", 3, 4, 1, &[]);
+        writer.lines(&["{\"b\":1}", "{\"c\":1}"]);
+        writer.instance("b", 5, 6, 0, &[0, 7]);
+        let (body, acknowledged) = writer.finish();
+        assert_eq!(acknowledged, 3);
+        let parts = read(&body).expect("reads back");
+        assert_eq!(parts.frame_key, 1);
+        assert_eq!(parts.frame, Block { acknowledged: 2, findings: vec!["{\"a\":1}"] });
+        assert_eq!(parts.cross, Block::default());
+        assert_eq!(parts.instances.len(), 2);
+        assert_eq!((parts.instances[0].name, parts.instances[0].own_key, parts.instances[0].footprint), ("a", 3, 4));
+        assert_eq!(parts.instances[0].block.findings.len(), 2);
+        assert_eq!(parts.instances[1].moved, vec![0, 7]);
+        // Damaged: out of order, a field missing or too many, a bad key, no parts at all.
+        for damaged in [
+            body.replacen("cross 0\n", "", 1),
+            body.replacen(" 1 -\n", " 1\n", 1),
+            body.replacen(" 1 -\n", " 1 - x\n", 1),
+            body.replacen("frame 0", "frame g", 1),
+            body.replacen("0,7", "0,,7", 1),
+            "{\"a\":1}\n".to_string(),
+            String::new(),
+        ] {
+            assert!(read(&damaged).is_none(), "{damaged}");
+        }
+    }
+}
