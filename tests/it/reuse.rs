@@ -447,3 +447,133 @@ fn an_unchanged_rebuild_changes_nothing_on_disk() {
     trust_manifest(&root);
     build_like_a_clean_build(&t, "the user's file removed");
 }
+
+/// The manifest with a finding recorded in `instance`'s part of `cluster`'s record (see `forge_inputs`).
+fn forge_instance_finding(root: &Path, cluster: &str, instance: &str, message: &str) {
+    let finding = format!(
+        "{{\"code\":\"K0107\",\"message\":\"{message}\",\"subject\":[\"{cluster}\",\"{instance}\",null,null]}}\n"
+    );
+    forge_inputs(root, cluster, |body| {
+        let opening = format!("instance {instance} ");
+        let at = body.find(&opening).unwrap_or_else(|| panic!("no part for {instance} in\n{body}"));
+        let end = at + body[at..].find('\n').unwrap() + 1;
+        format!("{}{finding}{}", &body[..end], &body[end..])
+    });
+}
+
+/// Positive control of a cluster compiled in part: after a package changed, the instances that run it are
+/// compiled again (a finding forged into their part of the record is gone) and the other instances of the
+/// same cluster are not (theirs is printed, and recorded again for the next build); an instance one of
+/// whose objects went to `_shared.yaml` is compiled alone with that object left out, as a clean build
+/// leaves it.
+#[test]
+fn a_package_change_compiles_only_the_instances_that_run_it() {
+    let t = unacknowledged();
+    let root = t.root().to_path_buf();
+    build_like_a_clean_build(&t, "first");
+    for (instance, message) in [("shop", "forged for shop"), ("orders-db", "forged for orders-db")] {
+        forge_instance_finding(&root, "prod", instance, message);
+    }
+    // web runs in prod's `shop` only: its port is read by no check across instances.
+    let api = root.join("packages/web/api.yaml");
+    let original = std::fs::read_to_string(&api).unwrap();
+    std::fs::write(&api, original.replacen("containerPort: 8080", "containerPort: 8081", 1)).unwrap();
+    let rebuilt = t.clone().args(["build", "-q"]).run().status(0);
+    assert!(!rebuilt.stderr.contains("forged for shop"), "shop was not compiled:\n{}", rebuilt.stderr);
+    assert!(rebuilt.stderr.contains("forged for orders-db"), "orders-db was compiled:\n{}", rebuilt.stderr);
+    let shop = std::fs::read_to_string(root.join("out/prod/shop.yaml")).unwrap();
+    assert!(shop.contains("containerPort: 8081"), "{shop}");
+    // The instances kept are recorded again as they were.
+    trust_manifest(&root);
+    let again = t.clone().args(["build", "-q"]).run().status(0);
+    assert!(again.stderr.contains("forged for orders-db"), "{}", again.stderr);
+
+    // shop and sessions both ship one ClusterRole, written once to `_shared.yaml`: a change to web compiles
+    // shop alone, its copy left out of its file as a clean build leaves it, and keeps sessions.
+    let role = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: shop-reader\n\
+                rules:\n  - apiGroups: [\"\"]\n    resources: [\"configmaps\"]\n    verbs: [\"get\"]\n";
+    for package in ["packages/web/api.yaml", "packages/cache/cache.yaml"] {
+        let path = root.join(package);
+        std::fs::write(&path, format!("{}{role}", std::fs::read_to_string(&path).unwrap())).unwrap();
+    }
+    build_like_a_clean_build(&t, "a ClusterRole both ship");
+    assert!(std::fs::read_to_string(root.join("out/prod/_shared.yaml")).unwrap().contains("shop-reader"));
+    forge_instance_finding(&root, "prod", "sessions", "forged for sessions");
+    forge_instance_finding(&root, "prod", "shop", "forged for shop");
+    std::fs::write(
+        &api,
+        std::fs::read_to_string(&api).unwrap().replacen("containerPort: 8081", "containerPort: 8082", 1),
+    )
+    .unwrap();
+    let rebuilt = t.clone().args(["build", "-q"]).run().status(0);
+    assert!(!rebuilt.stderr.contains("forged for shop"), "shop was not compiled:\n{}", rebuilt.stderr);
+    assert!(rebuilt.stderr.contains("forged for sessions"), "sessions was compiled:\n{}", rebuilt.stderr);
+    let shop = std::fs::read_to_string(root.join("out/prod/shop.yaml")).unwrap();
+    assert!(shop.contains("containerPort: 8082") && !shop.contains("shop-reader"), "{shop}");
+    t.clone().args(["build", "-q", "--out", "clean"]).run().status(0);
+    assert!(read_tree(&root.join("out")) == read_tree(&root.join("clean")), "out/ differs from a clean build");
+}
+
+/// Each kind of change to a package between builds, those the checks across instances read and those they
+/// do not: each rebuild (in part where it may be, whole where it must) reports and writes what a clean
+/// build does. The findings recorded for the checks across instances point into packages: a package that
+/// changed makes its cluster compile whole, so none is replayed at a place its text left.
+#[test]
+fn every_kind_of_package_change_is_a_clean_builds() {
+    let t = unacknowledged();
+    let root = t.root().to_path_buf();
+    build_like_a_clean_build(&t, "first");
+    build_like_a_clean_build(&t, "reused");
+    let edit = |path: &str, from: &str, to: &str| {
+        let path = root.join(path);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{} lacks {from:?}", path.display());
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    };
+    let changes: [(&str, &str, &str, &str); 9] = [
+        (
+            "a port (read by no check across instances)",
+            "packages/web/api.yaml",
+            "containerPort: 8080",
+            "containerPort: 8081",
+        ),
+        (
+            "a kept namespace nothing creates (K0421)",
+            "packages/cache/kix.toml",
+            "version = \"2.1.0\"\n",
+            "version = \"2.1.0\"\nkeepNamespaces = [\"monitoring\"]\n",
+        ),
+        ("text moved above a recorded K0421", "packages/cache/kix.toml", "[meta]\n", "# moved\n[meta]\n"),
+        ("a pod template label", "packages/cache/cache.yaml", "labels:\n", "labels:\n        tier: shared\n"),
+        ("requests beyond the inventory (K0462)", "packages/quorum/store.yaml", "cpu: 500m", "cpu: \"50\""),
+        (
+            "a Deployment of instances that share their Namespace",
+            "packages/nameserver/nameserver.yaml",
+            "containerPort: 53",
+            "containerPort: 5353",
+        ),
+        (
+            "a workload whose ceiling is reported per package (K0308)",
+            "packages/operator/operator.yaml",
+            "containerPort: 9443",
+            "containerPort: 9444",
+        ),
+        (
+            "a workload under an autoscaler (K0432), guarded by admission",
+            "packages/storefront/storefront.yaml",
+            "containerPort: 8080",
+            "containerPort: 8088",
+        ),
+        ("the package's level ceiling", "packages/cache/kix.toml", "max = \"node\"", "max = \"pod\""),
+    ];
+    let mut undo = Vec::new();
+    for (what, path, from, to) in changes {
+        edit(path, from, to);
+        build_like_a_clean_build(&t, what);
+        undo.push((what, path, to, from));
+    }
+    for (what, path, from, to) in undo.into_iter().rev() {
+        edit(path, from, to);
+        build_like_a_clean_build(&t, &format!("{what}, undone"));
+    }
+}

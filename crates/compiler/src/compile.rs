@@ -303,7 +303,9 @@ fn compile_each<K: Send, T: Send>(
                     refresh: reuse.refresh,
                     recorded_of: reuse.recorded,
                 };
-                if let Some(done) = section.and_then(|section| crate::reuse::in_part::compile(&context, &file, section, key)) {
+                if let Some(done) =
+                    section.and_then(|section| crate::reuse::in_part::compile(&context, &file, section, key))
+                {
                     shapes.cluster_derived(&versions[index]);
                     reuse.staging.keep_inputs(&file.name, done.section);
                     let handed = Some((reuse.handed)(done.staged));
@@ -341,12 +343,14 @@ fn compile_each<K: Send, T: Send>(
             let mut plan = ClusterPlan::of(&cluster, instances, shared);
             let guards: Vec<Vec<crate::admission::Guard>> = match cluster.admission {
                 Some(_) => (cluster.instances.iter().zip(&plan.instances))
-                    .map(|(instance, planned)| crate::admission::guards_of(&cluster.name, instance, planned, &mut derived))
+                    .map(|(instance, planned)| {
+                        crate::admission::guards_of(&cluster.name, instance, planned, &mut derived)
+                    })
                     .collect(),
                 None => Vec::new(),
             };
-            let footprints = recording
-                .map(|_| crate::reuse::in_part::footprints(&cluster, &objects, &plan.instances, &guards));
+            let footprints =
+                recording.map(|_| crate::reuse::in_part::footprints(&cluster, &objects, &plan.instances, &guards));
             plan.admission = crate::admission::plan_of(&cluster, guards.into_iter().flatten().collect());
             shapes.cluster_derived(&versions[index]);
             crosscheck::check(&cluster, &plan, &mut across);
@@ -359,7 +363,13 @@ fn compile_each<K: Send, T: Send>(
                         cluster.instances.iter().map(|instance| inputs.own_key(&instance.package.name)).collect();
                     let sinks = (std::mem::take(&mut found), derived, across);
                     let (all, body) = crate::reuse::in_part::record(
-                        &cluster, sinks, frame_key, &own_keys, &footprints, &moved, &allowed,
+                        &cluster,
+                        sinks,
+                        frame_key,
+                        &own_keys,
+                        &footprints,
+                        &moved,
+                        &allowed,
                     );
                     found = all;
                     Some(body)

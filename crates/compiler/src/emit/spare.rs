@@ -75,7 +75,8 @@ pub(crate) fn update(
         let (present, facts) = (listing.is_some(), listing.flatten());
         let entry = known.get(name);
         if let Some(recorded) = recorded {
-            let kept = entry.zip(facts).is_some_and(|(entry, facts)| entry.hash == recorded.hash && entry.facts == facts);
+            let kept =
+                entry.zip(facts).is_some_and(|(entry, facts)| entry.hash == recorded.hash && entry.facts == facts);
             if let (true, Some(facts)) = (kept, facts) {
                 updated.staged.push((name.clone(), Entry { facts, ..*recorded }));
                 continue;

@@ -128,7 +128,9 @@ pub fn resolve_cluster_in_parts(
             continue;
         }
         let resolved = only.is_none_or(|only| only(instance_name));
-        if let Some(instance) = resolved.then(|| resolve_instance(&context, raw_instance, packages, diagnostics)).flatten() {
+        if let Some(instance) =
+            resolved.then(|| resolve_instance(&context, raw_instance, packages, diagnostics)).flatten()
+        {
             instances.push(instance);
         }
         if names::dns1123_label(instance_name).is_ok() {

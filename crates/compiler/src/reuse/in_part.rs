@@ -22,9 +22,9 @@
 //! would give in the whole cluster (their own stages read nothing of another instance), and what the
 //! others and the cluster's own parts would give is what the record says, by their unchanged inputs.
 
+use super::Inputs;
 use super::footprint;
 use super::parts::{self, Writer};
-use super::Inputs;
 use crate::derive::{self, ClusterPlan, InstancePlan, Shapes};
 use crate::load::ClusterSource;
 use crate::resolve::{self, Acknowledged, Cluster, Packages};
@@ -129,7 +129,12 @@ pub(crate) fn footprints(
 
 /// Compiles `source`'s cluster in part against its recorded `section`, for the inputs `key`; `None` when
 /// it cannot be (the module's conditions), and the caller compiles the whole cluster.
-pub(crate) fn compile<K>(context: &Context<'_, K>, source: &ClusterSource, section: &str, key: u128) -> Option<InPart<K>> {
+pub(crate) fn compile<K>(
+    context: &Context<'_, K>,
+    source: &ClusterSource,
+    section: &str,
+    key: u128,
+) -> Option<InPart<K>> {
     let (parts, kept_text) = Inputs::recorded_parts(section)?;
     let inputs = context.inputs;
     if inputs.frame_key(source) != parts.frame_key {
@@ -161,12 +166,11 @@ pub(crate) fn compile<K>(context: &Context<'_, K>, source: &ClusterSource, secti
     // The changed instances compiled alone, against the cluster's settings.
     let mut across = Diagnostics::default();
     let only = |name: &str| changed.contains(name);
-    let cluster = resolve::resolve_cluster_in_parts(file, context.packages, None, Some(&only), &mut found, &mut across)?;
+    let cluster =
+        resolve::resolve_cluster_in_parts(file, context.packages, None, Some(&only), &mut found, &mut across)?;
     let fresh_names: Vec<&str> = cluster.instances.iter().map(|instance| instance.name.as_str()).collect();
-    let expected: Vec<&str> = (parts.instances.iter().zip(&own_keys))
-        .filter(|(_, own)| own.is_some())
-        .map(|(part, _)| part.name)
-        .collect();
+    let expected: Vec<&str> =
+        (parts.instances.iter().zip(&own_keys)).filter(|(_, own)| own.is_some()).map(|(part, _)| part.name).collect();
     if found.has_errors() || !across.is_empty() || fresh_names != expected {
         return None;
     }
