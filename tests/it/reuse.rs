@@ -30,7 +30,7 @@ fn trust_manifest(root: &Path) {
 }
 
 /// A build's stderr and exit status, and what a clean build of the same inputs (into an `--out` that does
-/// not exist yet) writes and prints: both must be the same.
+/// not exist yet) writes and prints: both must be the same (a build that fails writes nothing).
 fn build_like_a_clean_build(t: &Test, what: &str) {
     let built = t.clone().args(["build", "-q"]).run();
     let clean_dir = t.root().join("clean");
@@ -41,8 +41,13 @@ fn build_like_a_clean_build(t: &Test, what: &str) {
         (clean.status, &clean.stderr),
         "{what}: findings differ from a clean build's"
     );
-    assert!(read_tree(&t.root().join("out")) == read_tree(&clean_dir), "{what}: out/ differs from a clean build");
-    std::fs::remove_dir_all(&clean_dir).unwrap();
+    // A build that fails writes nothing, as a clean one.
+    if clean.status == 0 {
+        assert!(read_tree(&t.root().join("out")) == read_tree(&clean_dir), "{what}: out/ differs from a clean build");
+        std::fs::remove_dir_all(&clean_dir).unwrap();
+    } else {
+        assert!(!clean_dir.exists(), "{what}: a failed build wrote {}", clean_dir.display());
+    }
     let _ = std::fs::remove_file(t.root().join(".kix/.clean.kix-manifest"));
     let _ = std::fs::remove_dir_all(t.root().join(".kix/.clean.kix-spare"));
     trust_manifest(t.root());
@@ -530,7 +535,7 @@ fn every_kind_of_package_change_is_a_clean_builds() {
         assert!(text.contains(from), "{} lacks {from:?}", path.display());
         std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
     };
-    let changes: [(&str, &str, &str, &str); 9] = [
+    let changes: [(&str, &str, &str, &str); 12] = [
         (
             "a port (read by no check across instances)",
             "packages/web/api.yaml",
@@ -565,6 +570,9 @@ fn every_kind_of_package_change_is_a_clean_builds() {
             "containerPort: 8088",
         ),
         ("the package's level ceiling", "packages/cache/kix.toml", "max = \"node\"", "max = \"pod\""),
+        ("a spread of the package's own, which admission no longer guards", "packages/web/api.yaml", "    spec:\n      containers:", "    spec:\n      topologySpreadConstraints: []\n      containers:"),
+        ("a selector that does not select its own pods (an error)", "packages/cache/cache.yaml", "app.kubernetes.io/name: cache", "app.kubernetes.io/component: api"),
+        ("a selector that takes another instance's pods (K0406, an error)", "packages/cache/cache.yaml", "app.kubernetes.io/name: cache", "app.kubernetes.io/component: api"),
     ];
     let mut undo = Vec::new();
     for (what, path, from, to) in changes {
