@@ -543,6 +543,12 @@ fn every_kind_of_package_change_is_a_clean_builds() {
             "containerPort: 8081",
         ),
         (
+            "the package's level ceiling (what admission guards)",
+            "packages/cache/kix.toml",
+            "max = \"node\"",
+            "max = \"pod\"",
+        ),
+        (
             "a kept namespace nothing creates (K0421)",
             "packages/cache/kix.toml",
             "version = \"2.1.0\"\n",
@@ -569,10 +575,24 @@ fn every_kind_of_package_change_is_a_clean_builds() {
             "containerPort: 8080",
             "containerPort: 8088",
         ),
-        ("the package's level ceiling", "packages/cache/kix.toml", "max = \"node\"", "max = \"pod\""),
-        ("a spread of the package's own, which admission no longer guards", "packages/web/api.yaml", "    spec:\n      containers:", "    spec:\n      topologySpreadConstraints: []\n      containers:"),
-        ("a selector that does not select its own pods (an error)", "packages/cache/cache.yaml", "app.kubernetes.io/name: cache", "app.kubernetes.io/component: api"),
-        ("a selector that takes another instance's pods (K0406, an error)", "packages/cache/cache.yaml", "app.kubernetes.io/name: cache", "app.kubernetes.io/component: api"),
+        (
+            "a spread of the package's own, which admission no longer guards",
+            "packages/web/api.yaml",
+            "    spec:\n      containers:",
+            "    spec:\n      topologySpreadConstraints: []\n      containers:",
+        ),
+        (
+            "a selector that does not select its own pods (an error)",
+            "packages/cache/cache.yaml",
+            "app.kubernetes.io/name: cache",
+            "app.kubernetes.io/component: api",
+        ),
+        (
+            "a selector that takes another instance's pods (K0406, an error)",
+            "packages/cache/cache.yaml",
+            "app.kubernetes.io/name: cache",
+            "app.kubernetes.io/component: api",
+        ),
     ];
     let mut undo = Vec::new();
     for (what, path, from, to) in changes {
