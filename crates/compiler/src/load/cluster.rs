@@ -389,8 +389,15 @@ impl ClusterSource {
 
     /// Parses it; syntax, shape, type and unknown-key errors become diagnostics.
     pub fn parse(self, diagnostics: &mut Diagnostics) -> Option<ClusterFile> {
+        let text = self.source.clone();
+        self.parse_as(text.text(), diagnostics)
+    }
+
+    /// Parses `text` in its place: a text of the same length whose spans are the file's (a rebuild reads
+    /// only some instances' entries, the others blanked: `crate::reuse::in_part`).
+    pub fn parse_as(self, text: &str, diagnostics: &mut Diagnostics) -> Option<ClusterFile> {
         let ClusterSource { name, source } = self;
-        match toml_file::parse::<RawCluster>(&source, CLUSTER_SHAPE) {
+        match toml_file::parse_text::<RawCluster>(&source, text, CLUSTER_SHAPE) {
             Ok(raw) => Some(ClusterFile { name, source, raw }),
             Err(problem) => {
                 diagnostics.push(problem);

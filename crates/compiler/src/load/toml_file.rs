@@ -27,11 +27,17 @@ pub(crate) enum Shape {
 
 /// Reads `source` as a `T`; the first problem as one located diagnostic.
 pub(crate) fn parse<T: DeserializeOwned>(source: &SourceFile, shapes: &[Shape]) -> Result<T, Diagnostic> {
+    parse_text(source, source.text(), shapes)
+}
+
+/// [`parse`] of `text`, a text with `source`'s spans (the file with some of its bytes blanked), located in
+/// `source`.
+pub(crate) fn parse_text<T: DeserializeOwned>(source: &SourceFile, text: &str, shapes: &[Shape]) -> Result<T, Diagnostic> {
     // The plain form cluster files are written in is read by kix's fast reader, the rest by toml's parser
     // (the two give the same document where the fast one reads it: super::toml_fast).
-    let document = match super::toml_fast::parse(source.text()) {
+    let document = match super::toml_fast::parse(text) {
         Some(document) => document,
-        None => DeTable::parse(source.text()).map_err(|error| syntax_diagnostic(source, &error))?,
+        None => DeTable::parse(text).map_err(|error| syntax_diagnostic(source, &error))?,
     };
     if let Some(problem) = shape_problem(source, document.get_ref(), shapes) {
         return Err(problem);

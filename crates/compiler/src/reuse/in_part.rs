@@ -104,7 +104,8 @@ pub(crate) fn record(
         own.extend(later);
         let own = acknowledged(own, allowed);
         let instance = &cluster.instances[index];
-        writer.instance(&instance.name, own_keys[index], footprints[index], own.acknowledged_count(), &moved[index]);
+        let (package, acknowledged) = (&instance.package.name, own.acknowledged_count());
+        writer.instance(&instance.name, package, own_keys[index], footprints[index], acknowledged, &moved[index]);
         writer.findings(&own);
         all.extend(own);
     }
@@ -140,52 +141,64 @@ pub(crate) fn compile<K>(
     if inputs.frame_key(source) != parts.frame_key {
         return None;
     }
-    let mut found = Diagnostics::default();
-    let file = ClusterSource { name: source.name.clone(), source: source.source.clone() }.parse(&mut found)?;
-    if found.has_errors() || file.raw.instances.len() != parts.instances.len() {
-        return None;
-    }
-    // Which instances run a package that changed (by their own keys), in the file's order.
-    let mut own_keys = Vec::with_capacity(parts.instances.len());
-    for (raw, part) in file.raw.instances.iter().zip(&parts.instances) {
-        let own_key = inputs.own_key(raw.package.get_ref());
-        let changed = own_key != part.own_key;
-        if raw.name.get_ref() != part.name || (changed && raw.group.is_some()) {
-            return None;
-        }
-        own_keys.push(changed.then_some(own_key));
+    // Which instances run a package that changed, by their own keys: the record names each entry's package,
+    // and the cluster file is the one recorded (its frame key).
+    let mut own_of: HashMap<&str, (u128, String)> = HashMap::new();
+    let mut own_keys: Vec<Option<u128>> = Vec::with_capacity(parts.instances.len());
+    for part in &parts.instances {
+        let (own_key, hex) = own_of.entry(part.package).or_insert_with(|| {
+            let own_key = inputs.own_key(part.package);
+            (own_key, format!("{own_key:032x}"))
+        });
+        own_keys.push((hex.as_str() != part.own_key).then_some(*own_key));
     }
     let changed: HashSet<&str> =
         (parts.instances.iter().zip(&own_keys)).filter(|(_, own)| own.is_some()).map(|(part, _)| part.name).collect();
-    let changed_packages: HashSet<String> = (file.raw.instances.iter())
-        .filter(|raw| changed.contains(raw.name.get_ref().as_str()))
-        .map(|raw| raw.package.get_ref().clone())
-        .collect();
+    let changed_packages: HashSet<&str> =
+        parts.instances.iter().filter(|part| changed.contains(part.name)).map(|part| part.package).collect();
+    let recorded_of_fresh: Vec<&parts::InstancePart<'_>> =
+        parts.instances.iter().filter(|part| changed.contains(part.name)).collect();
     let cluster_file = source.source.path().to_path_buf();
 
-    // The changed instances compiled alone, against the cluster's settings.
+    // The changed instances compiled alone, against the cluster's settings: the file read with the other
+    // entries blanked (`only_entries`), or whole where it cannot be cut.
+    let mut found = Diagnostics::default();
+    let wanted: Vec<bool> = own_keys.iter().map(Option::is_some).collect();
+    let file = match only_entries(source.source.text(), &wanted) {
+        Some(text) => ClusterSource { name: source.name.clone(), source: source.source.clone() }.parse_as(&text, &mut found)?,
+        None => ClusterSource { name: source.name.clone(), source: source.source.clone() }.parse(&mut found)?,
+    };
+    if found.has_errors() {
+        return None;
+    }
+    for raw in &file.raw.instances {
+        let name = raw.name.get_ref().as_str();
+        if changed.contains(name) && (raw.group.is_some() || !changed_packages.contains(raw.package.get_ref().as_str())) {
+            return None;
+        }
+    }
     let mut across = Diagnostics::default();
     let only = |name: &str| changed.contains(name);
     let cluster =
         resolve::resolve_cluster_in_parts(file, context.packages, None, Some(&only), &mut found, &mut across)?;
     let fresh_names: Vec<&str> = cluster.instances.iter().map(|instance| instance.name.as_str()).collect();
-    let expected: Vec<&str> =
-        (parts.instances.iter().zip(&own_keys)).filter(|(_, own)| own.is_some()).map(|(part, _)| part.name).collect();
+    let expected: Vec<&str> = recorded_of_fresh.iter().map(|part| part.name).collect();
     if found.has_errors() || !across.is_empty() || fresh_names != expected {
         return None;
     }
-    let recorded_of_fresh: Vec<&parts::InstancePart<'_>> =
-        parts.instances.iter().filter(|part| changed.contains(part.name)).collect();
     let mut derived = Diagnostics::default();
     let mut plans = derive::derive_instances(&cluster, context.shapes, &mut derived);
     let objects: Vec<u128> = plans.iter().map(footprint::objects).collect();
+    let mut moved_of_fresh = Vec::with_capacity(plans.len());
     for (plan, part) in plans.iter_mut().zip(&recorded_of_fresh) {
-        if part.moved.iter().any(|&index| index >= plan.planned().len()) {
+        let moved = part.moved()?;
+        if moved.iter().any(|&index| index >= plan.planned().len()) {
             return None;
         }
-        if !part.moved.is_empty() {
-            plan.retain_objects(|index| !part.moved.contains(&index));
+        if !moved.is_empty() {
+            plan.retain_objects(|index| !moved.contains(&index));
         }
+        moved_of_fresh.push(moved);
     }
     let guards: Vec<Vec<crate::admission::Guard>> = match cluster.admission {
         Some(_) => (cluster.instances.iter().zip(&plans))
@@ -194,7 +207,7 @@ pub(crate) fn compile<K>(
         None => Vec::new(),
     };
     let footprints = footprints(&cluster, &objects, &plans, &guards);
-    if footprints.iter().zip(&recorded_of_fresh).any(|(now, part)| *now != part.footprint) {
+    if footprints.iter().zip(&recorded_of_fresh).any(|(now, part)| Some(*now) != part.footprint()) {
         return None;
     }
     let plan = ClusterPlan::of(&cluster, plans, Vec::new());
@@ -223,7 +236,7 @@ pub(crate) fn compile<K>(
     }
     let cross = inputs.replay_lines(&parts.cross.findings, parts.cross.acknowledged)?;
     let unchanged_dirs: Vec<&Path> = (context.packages.valid.iter())
-        .filter(|package| !changed_packages.contains(&package.name))
+        .filter(|package| !changed_packages.contains(package.name.as_str()))
         .map(|package| package.dir.as_path())
         .collect();
     let kept_place = |path: &Path| path == cluster_file || unchanged_dirs.iter().any(|dir| path.starts_with(dir));
@@ -259,14 +272,14 @@ pub(crate) fn compile<K>(
         match own_key {
             Some(own_key) => {
                 let own = fresh_own.pop()?;
-                writer.instance(part.name, *own_key, footprints[fresh_index], own.acknowledged_count(), &part.moved);
+                let (footprint, moved) = (footprints[fresh_index], &moved_of_fresh[fresh_index]);
+                writer.instance(part.name, part.package, *own_key, footprint, own.acknowledged_count(), moved);
                 writer.findings(&own);
                 all.extend(own);
                 fresh_index += 1;
             }
             None => {
-                writer.instance(part.name, part.own_key, part.footprint, part.block.acknowledged, &part.moved);
-                writer.lines(&part.block.findings);
+                writer.recorded_instance(part);
                 all.extend(inputs.replay_lines(&part.block.findings, part.block.acknowledged)?);
             }
         }
@@ -279,4 +292,66 @@ pub(crate) fn compile<K>(
         Err(failed) => Err(failed),
     };
     Some(InPart { found: all, kept, section, staged })
+}
+
+/// `text` (a cluster file) with every `[[instances]]` table but the `wanted` ones (by position) blanked: each
+/// of their bytes but line breaks made a space, so every span still points where it did in the file. `None`
+/// when the file is not cut that simply: a multi-line string (whose lines could look like table headers), an
+/// entry's sub-table, or not one `[[instances]]` header per wanted flag.
+fn only_entries(text: &str, wanted: &[bool]) -> Option<String> {
+    if text.contains("\"\"\"") || text.contains("\'\'\'") {
+        return None;
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    let mut entry: Option<usize> = None;
+    let mut seen = 0;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim();
+        if trimmed.starts_with('[') {
+            let header = trimmed.split('#').next().unwrap_or_default().trim_end();
+            if header == "[[instances]]" {
+                entry = Some(seen);
+                seen += 1;
+            } else if header.replace(' ', "").starts_with("[[instances") || header.replace(' ', "").starts_with("[instances") {
+                return None;
+            } else {
+                entry = None;
+            }
+        }
+        if let Some(index) = entry {
+            if !*wanted.get(index)? {
+                for byte in &mut bytes[at..at + line.len()] {
+                    if *byte != b'\n' {
+                        *byte = b' ';
+                    }
+                }
+            }
+        }
+        at += line.len();
+    }
+    if seen != wanted.len() {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::only_entries;
+
+    #[test]
+    fn only_the_wanted_entries_are_left_in_place() {
+        let text = "availability = \"zone\"\n\n[[instances]]\nname = \"a\"\npackage = \"web\"\n\n[[instances]] # b\nname = \"b\"\r\npackage = \"db\"\n[capabilities]\nmultiNode = true\n";
+        let cut = only_entries(text, &[false, true]).expect("cut");
+        assert_eq!(cut.len(), text.len());
+        assert!(!cut.contains("\"a\"") && cut.contains("name = \"b\"") && cut.contains("[capabilities]"), "{cut}");
+        assert_eq!(cut.lines().count(), text.lines().count());
+        let first = only_entries(text, &[true, false]).expect("cut");
+        assert!(first.contains("name = \"a\"") && !first.contains("\"db\"") && first.contains("multiNode = true"));
+        // Not cut: another count of entries, a multi-line string, an entry's sub-table.
+        assert_eq!(only_entries(text, &[true]), None);
+        assert_eq!(only_entries(&text.replace("\"web\"", "\"\"\"web\"\"\""), &[true, false]), None);
+        assert_eq!(only_entries(&format!("{text}[instances.x]\n"), &[true, false]), None);
+    }
 }

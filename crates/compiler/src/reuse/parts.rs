@@ -8,9 +8,10 @@
 //!   findings about the cluster file itself;
 //! - `cross ACKNOWLEDGED`: the findings of the checks across instances (groups across instances, the
 //!   cross-instance checks, the cluster's room);
-//! - `instance NAME OWN-KEY FOOTPRINT ACKNOWLEDGED MOVED`, one per instance in the cluster file's order:
-//!   its own key ([`super::Inputs::own_key`]), its footprint (`super::footprint`), and which of its objects
-//!   (by index, `-` for none) went to `_shared.yaml`; then its own findings.
+//! - `instance NAME PACKAGE OWN-KEY FOOTPRINT MOVED ACKNOWLEDGED`, one per instance in the cluster file's
+//!   order: the package its entry names, its own key ([`super::Inputs::own_key`]), its footprint
+//!   (`super::footprint`), and which of its objects (by index, `-` for none) went to `_shared.yaml`; then
+//!   its own findings.
 //!
 //! Each finding is one JSON line (`{...}`), as in a section without parts; `ACKNOWLEDGED` counts the warnings
 //! of that part its `allow` lists acknowledged. A section that replays whole reads the findings of every
@@ -25,15 +26,34 @@ pub struct Block<'s> {
     pub findings: Vec<&'s str>,
 }
 
-/// One instance's part of a record.
+/// One instance's part of a record: its key, footprint and objects moved as written (read when used: a
+/// rebuild reads those of the few instances it compiles again, and writes the others' back as they are).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InstancePart<'s> {
     pub name: &'s str,
-    pub own_key: u128,
-    pub footprint: u128,
-    /// The indices of its objects (as derived) written to `_shared.yaml` instead of its file.
-    pub moved: Vec<usize>,
+    /// The package its entry names (the cluster file, unchanged while the frame key is, still names it).
+    pub package: &'s str,
+    /// Its own key, 32 hex digits.
+    pub own_key: &'s str,
+    /// Its footprint, 32 hex digits.
+    pub footprint: &'s str,
+    /// The indices of its objects (as derived) written to `_shared.yaml` instead of its file: `-` for none,
+    /// else a comma-separated list.
+    pub moved: &'s str,
     pub block: Block<'s>,
+}
+
+impl InstancePart<'_> {
+    pub fn footprint(&self) -> Option<u128> {
+        hex128(self.footprint)
+    }
+
+    pub fn moved(&self) -> Option<Vec<usize>> {
+        match self.moved {
+            "-" => Some(Vec::new()),
+            list => list.split(',').map(|index| index.parse().ok()).collect(),
+        }
+    }
 }
 
 /// A cluster's record in parts.
@@ -81,19 +101,17 @@ pub fn read(findings: &str) -> Option<Parts<'_>> {
                 block = &mut parts.cross;
             }
             "instance" if cross_seen => {
-                let name = words.next()?;
-                let own_key = hex128(words.next()?)?;
-                let footprint = hex128(words.next()?)?;
+                let (name, package, own_key, footprint, moved) =
+                    (words.next()?, words.next()?, words.next()?, words.next()?, words.next()?);
                 let acknowledged = words.next()?.parse().ok()?;
-                let moved = match words.next()? {
-                    "-" => Vec::new(),
-                    list => list.split(',').map(|index| index.parse().ok()).collect::<Option<Vec<usize>>>()?,
-                };
-                if words.next().is_some() || name.is_empty() {
+                if words.next().is_some() || name.is_empty() || package.is_empty() {
+                    return None;
+                }
+                if own_key.len() != 32 || footprint.len() != 32 || moved.is_empty() {
                     return None;
                 }
                 let block_of = Block { acknowledged, findings: Vec::new() };
-                parts.instances.push(InstancePart { name, own_key, footprint, moved, block: block_of });
+                parts.instances.push(InstancePart { name, package, own_key, footprint, moved, block: block_of });
                 block = &mut parts.instances.last_mut()?.block;
             }
             _ => return None,
@@ -127,16 +145,24 @@ impl Writer {
     }
 
     /// Opens an instance's block (after the cross block, in the cluster file's order).
-    pub fn instance(&mut self, name: &str, own_key: u128, footprint: u128, acknowledged: usize, moved: &[usize]) {
-        let _ = write!(self.body, "instance {name} {own_key:032x} {footprint:032x} {acknowledged} ");
+    pub fn instance(&mut self, name: &str, package: &str, own_key: u128, footprint: u128, acknowledged: usize, moved: &[usize]) {
+        let _ = write!(self.body, "instance {name} {package} {own_key:032x} {footprint:032x} ");
         if moved.is_empty() {
             self.body.push('-');
         }
         for (at, index) in moved.iter().enumerate() {
             let _ = write!(self.body, "{}{index}", if at == 0 { "" } else { "," });
         }
-        self.body.push('\n');
+        let _ = writeln!(self.body, " {acknowledged}");
         self.acknowledged += acknowledged;
+    }
+
+    /// An instance's block as recorded, its findings with it.
+    pub fn recorded_instance(&mut self, part: &InstancePart<'_>) {
+        let InstancePart { name, package, own_key, footprint, moved, block } = part;
+        let _ = writeln!(self.body, "instance {name} {package} {own_key} {footprint} {moved} {}", block.acknowledged);
+        self.acknowledged += block.acknowledged;
+        self.lines(&block.findings);
     }
 
     /// Adds the findings of the block opened last, as compiled.
@@ -171,9 +197,9 @@ mod tests {
         writer.frame(1, 2);
         writer.lines(&["{\"a\":1}"]);
         writer.cross(0);
-        writer.instance("a", 3, 4, 1, &[]);
+        writer.instance("a", "web", 3, 4, 1, &[]);
         writer.lines(&["{\"b\":1}", "{\"c\":1}"]);
-        writer.instance("b", 5, 6, 0, &[0, 7]);
+        writer.instance("b", "db", 5, 6, 0, &[0, 7]);
         let (body, acknowledged) = writer.finish();
         assert_eq!(acknowledged, 3);
         let parts = read(&body).expect("reads back");
@@ -181,20 +207,34 @@ mod tests {
         assert_eq!(parts.frame, Block { acknowledged: 2, findings: vec!["{\"a\":1}"] });
         assert_eq!(parts.cross, Block::default());
         assert_eq!(parts.instances.len(), 2);
-        assert_eq!((parts.instances[0].name, parts.instances[0].own_key, parts.instances[0].footprint), ("a", 3, 4));
-        assert_eq!(parts.instances[0].block.findings.len(), 2);
-        assert_eq!(parts.instances[1].moved, vec![0, 7]);
+        let a = &parts.instances[0];
+        assert_eq!((a.name, a.package, a.own_key, a.footprint()), ("a", "web", &format!("{:032x}", 3)[..], Some(4)));
+        assert_eq!(a.block.findings.len(), 2);
+        assert_eq!(parts.instances[1].moved(), Some(vec![0, 7]));
+        // Written back as recorded, the body is the same.
+        let mut again = Writer::default();
+        again.frame(parts.frame_key, parts.frame.acknowledged);
+        again.lines(&parts.frame.findings);
+        again.cross(parts.cross.acknowledged);
+        again.lines(&parts.cross.findings);
+        for part in &parts.instances {
+            again.recorded_instance(part);
+        }
+        assert_eq!(again.finish(), (body.clone(), 3));
         // Damaged: out of order, a field missing or too many, a bad key, no parts at all.
         for damaged in [
             body.replacen("cross 0\n", "", 1),
-            body.replacen(" 1 -\n", " 1\n", 1),
-            body.replacen(" 1 -\n", " 1 - x\n", 1),
+            body.replacen(" - 1\n", " -\n", 1),
+            body.replacen(" - 1\n", " - 1 x\n", 1),
             body.replacen("frame 0", "frame g", 1),
-            body.replacen("0,7", "0,,7", 1),
+            body.replacen(" web ", "  ", 1),
             "{\"a\":1}\n".to_string(),
             String::new(),
         ] {
             assert!(read(&damaged).is_none(), "{damaged}");
         }
+        // A list of moved objects that does not read is refused where it is read.
+        let bad = body.replacen("0,7", "0,,7", 1);
+        assert_eq!(read(&bad).expect("reads").instances[1].moved(), None);
     }
 }
