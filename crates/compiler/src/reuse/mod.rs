@@ -29,9 +29,12 @@
 //! What the record does not cover is caught where it is used: a file of `out/<cluster>` changed by hand since
 //! (its facts are not the recorded ones) makes the cluster compile, as does a missing, damaged or racy
 //! record. A cross-instance check is a check of one cluster (`crosscheck`), so a cluster whose inputs are
-//! unchanged has the same cross-instance findings. The granularity is the cluster, not the instance: a
-//! package change recompiles every cluster that may run the package (docs/performance.md says what that
-//! leaves of the targets).
+//! unchanged has the same cross-instance findings.
+//!
+//! Below the cluster, the instance: a build records its findings in parts ([`parts`]), each instance's with
+//! its own key ([`Inputs::own_key`]) and its footprint ([`footprint`]), so a rebuild after a package changed
+//! compiles only the instances that run it and keeps the rest of their cluster as recorded when what the
+//! checks across instances read of them is unchanged ([`in_part`], whose doc says when it may).
 
 pub mod footprint;
 pub(crate) mod in_part;
