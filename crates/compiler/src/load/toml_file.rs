@@ -32,7 +32,11 @@ pub(crate) fn parse<T: DeserializeOwned>(source: &SourceFile, shapes: &[Shape]) 
 
 /// [`parse`] of `text`, a text with `source`'s spans (the file with some of its bytes blanked), located in
 /// `source`.
-pub(crate) fn parse_text<T: DeserializeOwned>(source: &SourceFile, text: &str, shapes: &[Shape]) -> Result<T, Diagnostic> {
+pub(crate) fn parse_text<T: DeserializeOwned>(
+    source: &SourceFile,
+    text: &str,
+    shapes: &[Shape],
+) -> Result<T, Diagnostic> {
     // The plain form cluster files are written in is read by kix's fast reader, the rest by toml's parser
     // (the two give the same document where the fast one reads it: super::toml_fast).
     let document = match super::toml_fast::parse(text) {

@@ -165,7 +165,9 @@ pub(crate) fn compile<K>(
     let mut found = Diagnostics::default();
     let wanted: Vec<bool> = own_keys.iter().map(Option::is_some).collect();
     let file = match only_entries(source.source.text(), &wanted) {
-        Some(text) => ClusterSource { name: source.name.clone(), source: source.source.clone() }.parse_as(&text, &mut found)?,
+        Some(text) => {
+            ClusterSource { name: source.name.clone(), source: source.source.clone() }.parse_as(&text, &mut found)?
+        }
         None => ClusterSource { name: source.name.clone(), source: source.source.clone() }.parse(&mut found)?,
     };
     if found.has_errors() {
@@ -173,7 +175,8 @@ pub(crate) fn compile<K>(
     }
     for raw in &file.raw.instances {
         let name = raw.name.get_ref().as_str();
-        if changed.contains(name) && (raw.group.is_some() || !changed_packages.contains(raw.package.get_ref().as_str())) {
+        if changed.contains(name) && (raw.group.is_some() || !changed_packages.contains(raw.package.get_ref().as_str()))
+        {
             return None;
         }
     }
@@ -235,8 +238,12 @@ pub(crate) fn compile<K>(
         return None;
     }
     let cross = inputs.replay_lines(&parts.cross.findings, parts.cross.acknowledged)?;
+    // The places a kept finding may point into: the cluster file, and the directories of the versions of a
+    // package some kept instance names (its own key, unchanged, hashes every file of them with its path).
+    let kept_packages: HashSet<&str> =
+        parts.instances.iter().filter(|part| !changed.contains(part.name)).map(|part| part.package).collect();
     let unchanged_dirs: Vec<&Path> = (context.packages.valid.iter())
-        .filter(|package| !changed_packages.contains(package.name.as_str()))
+        .filter(|package| kept_packages.contains(package.name.as_str()))
         .map(|package| package.dir.as_path())
         .collect();
     let kept_place = |path: &Path| path == cluster_file || unchanged_dirs.iter().any(|dir| path.starts_with(dir));
@@ -313,7 +320,9 @@ fn only_entries(text: &str, wanted: &[bool]) -> Option<String> {
             if header == "[[instances]]" {
                 entry = Some(seen);
                 seen += 1;
-            } else if header.replace(' ', "").starts_with("[[instances") || header.replace(' ', "").starts_with("[instances") {
+            } else if header.replace(' ', "").starts_with("[[instances")
+                || header.replace(' ', "").starts_with("[instances")
+            {
                 return None;
             } else {
                 entry = None;

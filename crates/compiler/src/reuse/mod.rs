@@ -150,7 +150,7 @@ impl Inputs {
     /// keeps more of the cluster than its name (the summary it printed, `crate::summary`), the line
     /// `summary` and that record.
     ///
-    /// The first line ends with the hash of the rest ([`body_hash`]): a section damaged after it was written
+    /// The first line ends with the hash of its count and the rest ([`section_hash`]): a section damaged after it was written
     /// (a digit changed in a finding or a summary line) does not read back, and the cluster is compiled.
     pub fn section(key: u128, found: &Diagnostics, kept: Option<&str>) -> String {
         let mut body = String::new();
@@ -163,7 +163,8 @@ impl Inputs {
             body.push('\n');
             body.push_str(kept);
         }
-        format!("{key:032x} {} {:016x}\n{body}", found.acknowledged_count(), body_hash(&body))
+        let acknowledged = found.acknowledged_count();
+        format!("{key:032x} {acknowledged} {:016x}\n{body}", section_hash(acknowledged, &body))
     }
 
     /// The inputs section of a cluster compiled with `key`, its findings recorded in parts (`body`, written by
@@ -175,7 +176,7 @@ impl Inputs {
             body.push('\n');
             body.push_str(kept);
         }
-        format!("{key:032x} {acknowledged} {:016x}\n{body}", body_hash(&body))
+        format!("{key:032x} {acknowledged} {:016x}\n{body}", section_hash(acknowledged, &body))
     }
 
     /// The parts of a cluster's record (whatever key it was recorded for) and what it kept beyond its
@@ -228,10 +229,15 @@ impl Inputs {
     }
 }
 
-/// The hash of a section's body (everything after its first line), as its first line records it: XXH3-64,
-/// fixed by its specification (a section written by one build is read by the next).
-pub fn body_hash(body: &str) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(body.as_bytes())
+/// The hash of a section's acknowledged count and body (everything after its first line), as its first line
+/// records it: XXH3-64, fixed by its specification (a section written by one build is read by the next),
+/// of the count in decimal, a line break, and the body. The count is covered too: a rebuild that replays
+/// the section prints it.
+pub fn section_hash(acknowledged: usize, body: &str) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(format!("{acknowledged}\n").as_bytes());
+    hasher.update(body.as_bytes());
+    hasher.digest()
 }
 
 /// `key acknowledged body-hash` on the first line, the findings after it, then what was kept of the
@@ -246,7 +252,11 @@ fn parse(section: &str, key: Option<u128>) -> Option<Recorded<'_>> {
         return None;
     }
     let recorded_key = u128::from_str_radix(recorded_key, 16).ok()?;
-    if key.is_some_and(|key| key != recorded_key) || u64::from_str_radix(hash, 16).ok()? != body_hash(rest) {
+    if key.is_some_and(|key| key != recorded_key) {
+        return None;
+    }
+    let acknowledged: usize = acknowledged.parse().ok()?;
+    if u64::from_str_radix(hash, 16).ok()? != section_hash(acknowledged, rest) {
         return None;
     }
     let (findings, kept) = match rest.find("\nsummary\n") {
@@ -256,7 +266,7 @@ fn parse(section: &str, key: Option<u128>) -> Option<Recorded<'_>> {
             None => (rest, None),
         },
     };
-    Some(Recorded { acknowledged: acknowledged.parse().ok()?, findings, kept })
+    Some(Recorded { acknowledged, findings, kept })
 }
 
 /// One part of a key, after its length, so no two sequences of parts hash alike by moving bytes between them.
@@ -297,6 +307,8 @@ mod tests {
                 section.replace("something", "somethinG"),
                 format!("{first}\n{}", body.replacen('\n', "\r", 1)),
                 format!("{} {first}\n{body}", "+"),
+                // The acknowledged count changed, the hash left as it was.
+                format!("{}\n{body}", first.replacen(" 0 ", " 9 ", 1)),
             ];
             for damaged in &damaged {
                 assert!(inputs.replay(damaged, 7).is_none(), "{damaged}");

@@ -145,7 +145,15 @@ impl Writer {
     }
 
     /// Opens an instance's block (after the cross block, in the cluster file's order).
-    pub fn instance(&mut self, name: &str, package: &str, own_key: u128, footprint: u128, acknowledged: usize, moved: &[usize]) {
+    pub fn instance(
+        &mut self,
+        name: &str,
+        package: &str,
+        own_key: u128,
+        footprint: u128,
+        acknowledged: usize,
+        moved: &[usize],
+    ) {
         let _ = write!(self.body, "instance {name} {package} {own_key:032x} {footprint:032x} ");
         if moved.is_empty() {
             self.body.push('-');
