@@ -81,19 +81,9 @@ pub(crate) fn update(
                 updated.staged.push((name.clone(), Entry { facts, ..*recorded }));
                 continue;
             }
-            let (path, from) = (staged.join(name), previous.join(name));
-            if Facts::of(&from) != Some(recorded.facts) {
+            let Some(facts) = link_recorded(&staged.join(name), &previous.join(name), recorded, present, facts)? else {
                 return Ok(None);
-            }
-            // A regular file when listed: removed without asking again what it is (as below).
-            if present && (facts.is_none() || std::fs::remove_file(&path).is_err()) {
-                remove(&path)?;
-            }
-            if std::fs::hard_link(&from, &path).is_err() {
-                return Ok(None);
-            }
-            // One inode under both names now, its ctime moved by the link: the same facts for both.
-            let Some(facts) = Facts::of(&path) else { return Ok(None) };
+            };
             carried.remove(name.as_str());
             refreshed.push((name.clone(), Entry { facts, ..*recorded }));
             updated.staged.push((name.clone(), Entry { facts, ..*recorded }));
@@ -205,19 +195,9 @@ pub(crate) fn carry(
                 continue;
             }
         }
-        let (path, from) = (staged.join(name), previous.join(name));
-        if Facts::of(&from) != Some(wanted.facts) {
+        let Some(facts) = link_recorded(&staged.join(name), &previous.join(name), wanted, present, facts)? else {
             return Ok(None);
-        }
-        // A regular file when listed: removed without asking again what it is (as `update` does).
-        if present && (facts.is_none() || std::fs::remove_file(&path).is_err()) {
-            remove(&path)?;
-        }
-        if std::fs::hard_link(&from, &path).is_err() {
-            return Ok(None);
-        }
-        // One inode under both names now, its ctime moved by the link: the same facts for both.
-        let Some(facts) = Facts::of(&path) else { return Ok(None) };
+        };
         updated.staged.push((name.to_string(), Entry { facts, ..*wanted }));
         updated.previous.push((name.to_string(), Entry { facts, ..*wanted }));
     }
@@ -225,6 +205,30 @@ pub(crate) fn carry(
         remove(&staged.join(name))?;
     }
     Ok(Some(updated))
+}
+
+/// Puts at `path` (in the spare; `present` when listed there, a regular file with `facts`) a hard link to
+/// `from` (`out/`'s file), taken only while its facts are still the `recorded` ones; the facts of the one
+/// inode under both names then (the link moved its ctime). `None` when `from` is not as recorded or cannot
+/// be linked.
+fn link_recorded(
+    path: &Path,
+    from: &Path,
+    recorded: &Entry,
+    present: bool,
+    facts: Option<Facts>,
+) -> Result<Option<Facts>, Diagnostic> {
+    if Facts::of(from) != Some(recorded.facts) {
+        return Ok(None);
+    }
+    // A regular file when listed: removed without asking again what it is (as `update` does).
+    if present && (facts.is_none() || std::fs::remove_file(path).is_err()) {
+        remove(path)?;
+    }
+    if std::fs::hard_link(from, path).is_err() {
+        return Ok(None);
+    }
+    Ok(Facts::of(path))
 }
 
 /// The names in `dir` when it is a directory (not a symlink to one), each with its facts when it is a

@@ -208,13 +208,7 @@ impl Staging {
     /// cannot be done (no trusted record of `out/<cluster>`, a recorded file changed since, an instance's
     /// file not in the record): the caller compiles the whole cluster and stages it with [`Staging::stage`].
     pub fn stage_in_part(&self, cluster: &str, fresh: &[&InstancePlan]) -> Result<bool, Diagnostic> {
-        let dir = self.directory()?.join(cluster);
-        let previous_dir = self.out.join(cluster);
-        let Some(manifest) = self.manifest.get() else { return Ok(false) };
-        let Some((recorded, known)) = manifest.recorded_cluster(cluster) else { return Ok(false) };
-        if !check_previous(manifest, cluster, &previous_dir)? {
-            return Ok(false);
-        }
+        let Some(Recorded { dir, previous_dir, recorded, known }) = self.recorded(cluster)? else { return Ok(false) };
         let fresh: std::collections::HashMap<String, &InstancePlan> =
             fresh.iter().map(|plan| (format!("{}.yaml", plan.name), *plan)).collect();
         let wanted: Vec<Wanted> = (recorded.iter())
@@ -251,13 +245,7 @@ impl Staging {
     /// trusted record of `out/<cluster>`, a file of it changed since): the caller compiles the cluster and
     /// stages it with [`Staging::stage`].
     pub fn stage_recorded(&self, cluster: &str) -> Result<bool, Diagnostic> {
-        let dir = self.directory()?.join(cluster);
-        let previous_dir = self.out.join(cluster);
-        let Some(manifest) = self.manifest.get() else { return Ok(false) };
-        let Some((recorded, known)) = manifest.recorded_cluster(cluster) else { return Ok(false) };
-        if !check_previous(manifest, cluster, &previous_dir)? {
-            return Ok(false);
-        }
+        let Some(Recorded { dir, previous_dir, recorded, known }) = self.recorded(cluster)? else { return Ok(false) };
         let Some(updated) = crate::emit::spare::carry(&dir, &recorded, &known, &previous_dir)? else {
             return Ok(false);
         };
@@ -273,6 +261,20 @@ impl Staging {
             .insert(cluster.to_string(), InputsSection::Recorded);
         self.keep_staged(cluster, &dir, updated, as_recorded);
         Ok(true)
+    }
+
+    /// What a cluster staged from its record starts from: the trusted record of `out/<cluster>` (and of the
+    /// spare's directory), once `out/<cluster>` is checked as staging checks it; `None` without one, or
+    /// when `out/<cluster>` is not a directory.
+    fn recorded(&self, cluster: &str) -> Result<Option<Recorded<'_>>, Diagnostic> {
+        let dir = self.directory()?.join(cluster);
+        let previous_dir = self.out.join(cluster);
+        let Some(manifest) = self.manifest.get() else { return Ok(None) };
+        let Some((recorded, known)) = manifest.recorded_cluster(cluster) else { return Ok(None) };
+        if !check_previous(manifest, cluster, &previous_dir)? {
+            return Ok(None);
+        }
+        Ok(Some(Recorded { dir, previous_dir, recorded, known }))
     }
 
     /// Whether `out/<cluster>` is, file for file, what the previous build recorded and wrote (full builds
@@ -463,6 +465,17 @@ impl Staging {
         self.record(spare);
         Ok(())
     }
+}
+
+/// A cluster's staged directory, its directory in `out/`, and what the manifest trusts of both
+/// ([`Staging::recorded`]).
+struct Recorded<'m> {
+    dir: PathBuf,
+    previous_dir: PathBuf,
+    /// `out/<cluster>`'s entries, in name order.
+    recorded: Vec<(&'m str, Entry)>,
+    /// The spare's.
+    known: crate::emit::manifest::Entries<'m>,
 }
 
 /// Checks `out/<cluster>` as a cluster is staged, not before the compile (crate::emit::outdir): unchanged
