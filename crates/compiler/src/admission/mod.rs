@@ -17,24 +17,14 @@ pub mod policies;
 
 use crate::derive::Origin;
 pub use crate::derive::admission_plan::{AdmissionPlan, Check, Guard, Resource, SpreadAt};
-use crate::derive::{ClusterPlan, InstancePlan, SpreadReason, WorkloadPlan};
+use crate::derive::{InstancePlan, SpreadReason, WorkloadPlan};
 use crate::resolve::{self, Cluster};
 use kix_diag::{Code, Diagnostic, Diagnostics};
 use kix_kube::kind::WorkloadKind;
 use kix_kube::level::Level;
 use kix_yaml::Value;
 
-/// The cluster's admission plan, when its file has `[admission]`.
-pub fn plan(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostics) -> Option<AdmissionPlan> {
-    cluster.admission.as_ref()?;
-    let mut guards = Vec::new();
-    for (resolved, instance) in cluster.instances.iter().zip(&plan.instances) {
-        guards.extend(guards_of(&cluster.name, resolved, instance, diagnostics));
-    }
-    plan_of(cluster, guards)
-}
-
-/// The guards of one instance's objects (with its findings, K0480), in the order found: what [`plan`] makes
+/// The guards of one instance's objects (with its findings, K0480), in the order found: what [`plan_of`] makes
 /// the cluster's policies of, taken per instance by a rebuild that records each instance's
 /// (`crate::reuse::footprint`).
 pub fn guards_of(

@@ -74,22 +74,14 @@ pub struct ClusterPlan {
     pub admission: Option<admission_plan::AdmissionPlan>,
 }
 
-/// Derives one cluster's instances, then writes once the cluster-scoped objects that several of them emit
-/// identically. Clusters are independent: `compile` runs them in parallel, sharing the `shapes` derived so far.
-pub fn derive_cluster(cluster: &Cluster, shapes: &Shapes, diagnostics: &mut Diagnostics) -> ClusterPlan {
-    let mut instances = derive_instances(cluster, shapes, diagnostics);
-    let shared = shared::share(&mut instances).0;
-    ClusterPlan::of(cluster, instances, shared)
-}
-
-/// Each of the cluster's instances derived, nothing shared yet: [`derive_cluster`]'s first step, which a
-/// rebuild takes alone to record each instance's objects before any goes to `_shared.yaml`
-/// (`crate::reuse::footprint`).
+/// Each of the cluster's instances derived, nothing shared yet (a rebuild records each instance's objects
+/// before any goes to `_shared.yaml`, `crate::reuse::footprint`). Clusters are independent: `compile` runs
+/// them in parallel, sharing the `shapes` derived so far.
 pub fn derive_instances(cluster: &Cluster, shapes: &Shapes, diagnostics: &mut Diagnostics) -> Vec<InstancePlan> {
     cluster.instances.iter().map(|instance| derive_instance(cluster, instance, shapes, diagnostics)).collect()
 }
 
-/// [`derive_cluster`]'s second step: the cluster-scoped objects several instances emit identically moved to
+/// Then the cluster-scoped objects several instances emit identically moved to
 /// `_shared.yaml`, and for each instance the indices of those it gave up.
 pub fn share(instances: &mut [InstancePlan]) -> (Vec<SharedObject>, Vec<Vec<usize>>) {
     shared::share(instances)

@@ -146,30 +146,11 @@ impl Inputs {
     }
 
     /// The inputs section of a cluster compiled with `key`: the key, how many warnings its `allow` lists
-    /// acknowledged (counted, as a build counts them), then one line per finding left; then, when the build
-    /// keeps more of the cluster than its name (the summary it printed, `crate::summary`), the line
-    /// `summary` and that record.
-    ///
-    /// The first line ends with the hash of its count and the rest ([`section_hash`]): a section damaged after it was written
-    /// (a digit changed in a finding or a summary line) does not read back, and the cluster is compiled.
-    pub fn section(key: u128, found: &Diagnostics, kept: Option<&str>) -> String {
-        let mut body = String::new();
-        for diagnostic in found.iter() {
-            body.push_str(&diagnostic.record());
-            body.push('\n');
-        }
-        if let Some(kept) = kept {
-            body.push_str(SUMMARY);
-            body.push('\n');
-            body.push_str(kept);
-        }
-        let acknowledged = found.acknowledged_count();
-        format!("{key:032x} {acknowledged} {:016x}\n{body}", section_hash(acknowledged, &body))
-    }
-
-    /// The inputs section of a cluster compiled with `key`, its findings recorded in parts (`body`, written by
-    /// [`parts::Writer`], with the warnings its parts acknowledged), then what the build kept (as
-    /// [`Inputs::section`]).
+    /// acknowledged, its findings recorded in parts (`body`, written by [`parts::Writer`], with the warnings
+    /// its parts acknowledged); then, when the build keeps more of the cluster than its name (the summary it
+    /// printed, `crate::summary`), the line `summary` and that record. The first line ends with the hash of
+    /// its count and the rest ([`section_hash`]): a section damaged after it was written (a digit changed in
+    /// a finding or a summary line) does not read back, and the cluster is compiled.
     pub fn section_in_parts(key: u128, (mut body, acknowledged): (String, usize), kept: Option<&str>) -> String {
         if let Some(kept) = kept {
             body.push_str(SUMMARY);
@@ -280,6 +261,15 @@ mod tests {
     use super::*;
     use kix_diag::Code;
 
+    /// A section of `found` (one frame part) and `kept`, as a build writes it.
+    fn section_of(key: u128, found: &Diagnostics, kept: Option<&str>) -> String {
+        let mut writer = parts::Writer::default();
+        writer.frame(1, found.acknowledged_count());
+        writer.findings(found);
+        writer.cross(0);
+        Inputs::section_in_parts(key, writer.finish(), kept)
+    }
+
     #[test]
     fn a_section_reads_back_only_for_its_own_key() {
         let mut found = Diagnostics::default();
@@ -292,7 +282,7 @@ mod tests {
             sources: Mutex::new(HashMap::new()),
         };
         for kept in [None, Some(""), Some("i\ta\n"), Some("summary\nx\n")] {
-            let section = Inputs::section(7, &found, kept);
+            let section = section_of(7, &found, kept);
             assert!(inputs.replay(&section, 8).is_none());
             let (replayed, replayed_kept) = inputs.replay(&section, 7).expect("its own key");
             assert_eq!(replayed.iter().collect::<Vec<_>>(), found.iter().collect::<Vec<_>>());
@@ -315,7 +305,7 @@ mod tests {
             }
         }
         // Without findings, what was kept follows the first line.
-        let section = Inputs::section(7, &Diagnostics::default(), Some("i\ta\n"));
+        let section = section_of(7, &Diagnostics::default(), Some("i\ta\n"));
         let (replayed, kept) = inputs.replay(&section, 7).expect("its own key");
         assert_eq!((replayed.iter().count(), kept), (0, Some("i\ta\n")));
     }

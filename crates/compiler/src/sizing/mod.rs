@@ -30,14 +30,7 @@ struct Judged<'a> {
     subject: &'a Subject,
 }
 
-/// K0460 and K0461 for every instance of the cluster that runs something at level zone, and K0462 for
-/// the cluster as its instances share it.
-pub fn check(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostics) {
-    room::check(cluster, plan, diagnostics);
-    check_instances(cluster, plan, diagnostics);
-}
-
-/// K0460 and K0461 alone: each instance's own (its group's totals across instances settled in resolve), so a
+/// K0460 and K0461 (K0462, the room, is `room::check`): each instance's own (its group's totals across instances settled in resolve), so a
 /// rebuild that compiles some instances of a cluster judges only those (issue 42).
 pub fn check_instances(cluster: &Cluster, plan: &ClusterPlan, diagnostics: &mut Diagnostics) {
     let Some(zones) = cluster.substrate.zones.as_ref().map(Vec::len).filter(|z| *z >= 2) else { return };
