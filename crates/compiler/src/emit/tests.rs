@@ -1,7 +1,7 @@
 //! Tests of `emit`: carrying a previous file over, and the instance key against what is rendered.
 
 use super::staging::carried_over;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 
 /// A previous file is carried over (the same inode, by hard link) only when it is a regular file with
 /// exactly the bytes a build would write.
@@ -92,4 +92,61 @@ fn a_long_file_compared_first_does_not_leak_into_the_next_comparison() {
     assert!(carried_over(&long, b"kind: A\nlong: tail\n", &dir.path().join("1.yaml")));
     assert!(!carried_over(&short, b"kind: A\n", &dir.path().join("2.yaml")));
     assert!(carried_over(&short, b"kind: B\n", &dir.path().join("3.yaml")));
+}
+
+/// A file of the spare is written over only while it is the regular file listed and its only name: a
+/// file another name shares (`out/`'s, a user's hard link), a symlink, a FIFO or a file replaced since it
+/// was listed is left as it is (the caller removes the name and writes it anew), and no other name ever
+/// sees a byte change.
+#[test]
+fn a_spare_file_is_written_over_only_when_it_is_its_only_name() {
+    use super::manifest::Facts;
+    use super::spare::overwrite_sole;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("i0.yaml");
+    // Its only name: written over, shorter and then longer than before; the facts are the file's after.
+    for bytes in [&b"kind: A\nspec: {}\n"[..], b"kind: B\n", b"kind: C\nspec: {replicas: 3}\n"] {
+        let listed = Facts::of(&path).unwrap_or_else(|| {
+            std::fs::write(&path, b"kind: Old\nspec: {replicas: 1}\n").unwrap();
+            Facts::of(&path).unwrap()
+        });
+        let written = overwrite_sole(&path, bytes, &listed).unwrap().expect("written over");
+        assert_eq!(std::fs::read(&path).unwrap(), bytes);
+        assert!(written.same_file(&listed), "the same file, not a new one");
+        assert_eq!(Some(written), Facts::of(&path));
+    }
+    // Another name shares the file: neither name changes.
+    let other = dir.path().join("out-i0.yaml");
+    std::fs::hard_link(&path, &other).unwrap();
+    let before = std::fs::read(&other).unwrap();
+    assert_eq!(overwrite_sole(&path, b"kind: D\n", &Facts::of(&path).unwrap()).unwrap(), None);
+    assert_eq!((std::fs::read(&path).unwrap(), std::fs::read(&other).unwrap()), (before.clone(), before));
+    std::fs::remove_file(&other).unwrap();
+    // Replaced since it was listed (another inode under the name): left as it is.
+    let listed = Facts::of(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    std::fs::write(&path, b"kind: Replaced\n").unwrap();
+    if !Facts::of(&path).unwrap().same_file(&listed) {
+        assert_eq!(overwrite_sole(&path, b"kind: E\n", &listed).unwrap(), None);
+        assert_eq!(std::fs::read(&path).unwrap(), b"kind: Replaced\n");
+    }
+    // A symlink to a file elsewhere: not followed, the target untouched.
+    let target = dir.path().join("target.yaml");
+    std::fs::write(&target, b"kind: Target\n").unwrap();
+    let link = dir.path().join("i1.yaml");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    assert_eq!(overwrite_sole(&link, b"kind: F\n", &Facts::of(&target).unwrap()).unwrap(), None);
+    assert_eq!(std::fs::read(&target).unwrap(), b"kind: Target\n");
+    // A FIFO: not opened for writing (no hang), left in place.
+    let fifo = dir.path().join("i2.yaml");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        0,
+    )
+    .unwrap();
+    assert_eq!(overwrite_sole(&fifo, b"kind: G\n", &Facts::of(&target).unwrap()).unwrap(), None);
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
 }
