@@ -11,7 +11,7 @@ use kix_yaml::Value;
 use std::fmt;
 
 /// A count or a percentage of some total.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IntOrPercent {
     Int(i64),
     Percent(i64),

@@ -111,7 +111,7 @@ impl CompactSelector {
 }
 
 /// One `matchExpressions` operator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Operator {
     In,
     NotIn,
@@ -120,7 +120,7 @@ pub enum Operator {
 }
 
 /// One requirement of a selector.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Requirement {
     pub key: String,
     pub operator: Operator,
@@ -141,7 +141,7 @@ impl Requirement {
 }
 
 /// A parsed `metav1.LabelSelector`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Selector {
     pub match_labels: Labels,
     pub requirements: Vec<Requirement>,

@@ -282,7 +282,7 @@ pub fn with_referenced_template<'a>(
 }
 
 /// What kix reads from a `policy` PodDisruptionBudget.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub struct PdbView {
     pub name: String,
     /// `metadata.namespace` as written.

@@ -52,7 +52,7 @@ pub struct SpreadAt {
 }
 
 /// One object kix compiled and its cluster's policies guard.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Guard {
     pub resource: Resource,
     pub check: Check,

@@ -23,107 +23,100 @@
 use crate::admission::Guard;
 use crate::derive::InstancePlan;
 use crate::resolve::Instance;
-use std::fmt::Write;
+use std::hash::{Hash, Hasher};
 use xxhash_rust::xxh3::Xxh3;
 
-/// A hash that text is written into (`write!`), each part closed by a NUL so no two sequences of parts
-/// hash alike.
+/// A 128-bit hash that values are fed to through [`Hash`]: each string is closed by a `0xff` byte and each
+/// sequence carries its length, so no two sequences of parts hash alike. It is not stable across builds of
+/// kix (a derived `Hash` may feed its fields otherwise), and need not be: the binary is part of every
+/// record's frame key ([`super::Inputs::frame_key`]), so a footprint is only ever compared with one the
+/// same binary recorded. Fed by `Hash`, not by formatting with `Debug` as it was (a tenth of a package
+/// change's rebuild went into formatting selectors and labels, issue 42).
 struct Digest(Xxh3);
 
-impl Write for Digest {
-    fn write_str(&mut self, text: &str) -> std::fmt::Result {
-        self.0.update(text.as_bytes());
-        Ok(())
+impl Digest {
+    fn new() -> Digest {
+        Digest(Xxh3::new())
+    }
+
+    fn feed(&mut self, value: impl Hash) -> &mut Digest {
+        value.hash(self);
+        self
+    }
+
+    fn finish128(&self) -> u128 {
+        self.0.digest128()
+    }
+}
+
+impl Hasher for Digest {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0.digest()
     }
 }
 
 /// The part of an instance's footprint read from its objects as derived, before `derive::shared` moves
 /// any to `_shared.yaml`.
 pub fn objects(plan: &InstancePlan) -> u128 {
-    let mut digest = Digest(Xxh3::new());
+    let mut digest = Digest::new();
     let mut comparable = String::new();
     for (index, facts) in plan.facts().enumerate() {
-        let _ = write!(
-            digest,
-            "object {:?}\0{}\0{}\0{}\0{}\0{:?}\0",
-            plan.namespace_of(index),
-            facts.group(),
-            facts.kind,
-            plan.name_of(index),
-            facts.has_namespace,
-            facts.budget,
-        );
+        digest.feed("object").feed(plan.namespace_of(index)).feed(facts.group()).feed(&*facts.kind);
+        digest.feed(plan.name_of(index)).feed(facts.has_namespace).feed(&facts.budget);
         if facts.has_namespace {
             continue;
         }
         // A cluster-scoped object whole: by the digest of the text rendered for its shape (stamped with the
-        // namespace and name written above), which is stricter than its comparable form (it holds kix's
+        // namespace and name fed above), which is stricter than its comparable form (it holds kix's
         // per-instance labels, made of the instance's name, which the cluster file fixes); else rendered.
         match &plan.planned()[index].rendered {
-            Some(rendered) => _ = write!(digest, "{:032x}\0", rendered.digest()),
+            Some(rendered) => _ = digest.feed(rendered.digest()),
             None => {
                 comparable.clear();
                 kix_yaml::emit::write_document(&mut comparable, &plan.comparable(index));
-                let _ = write!(digest, "{comparable}\0");
+                digest.feed(comparable.as_str());
             }
         }
     }
-    digest.0.digest128()
+    digest.finish128()
 }
 
 /// The footprint of a compiled instance: `objects` (its [`objects`] part), what the cross-instance checks
 /// read of it and of its package, its workloads' plans and its admission guards (`guards`, in any order).
 pub fn footprint(instance: &Instance, objects: u128, plan: &InstancePlan, guards: &[&Guard]) -> u128 {
-    let mut digest = Digest(Xxh3::new());
-    let _ = write!(
-        digest,
-        "{}\0{}\0{}\0{:?}\0{:032x}\0",
-        instance.name,
-        instance.namespace,
-        instance.create_namespace,
-        instance.across.as_ref().map(|across| &across.name),
-        objects,
-    );
+    let mut digest = Digest::new();
+    digest.feed(&instance.name).feed(&instance.namespace).feed(instance.create_namespace);
+    digest.feed(instance.across.as_ref().map(|across| &across.name)).feed(objects);
     let package = &instance.package;
-    let _ = write!(digest, "{}\0{}\0", package.name, package.version_text);
+    digest.feed(&package.name).feed(&package.version_text);
     for workload in &package.workloads {
         let view = &workload.view;
-        let _ = write!(
-            digest,
-            "workload {}\0{}\0{:?}\0{}\0{:?}\0{:?}\0",
-            view.kind.as_str(),
-            view.name,
-            view.namespace,
-            workload.document,
-            view.selector,
-            view.template_labels,
-        );
+        digest.feed("workload").feed(view.kind.as_str()).feed(&view.name).feed(&view.namespace);
+        digest.feed(workload.document).feed(&view.selector).feed(&view.template_labels);
     }
     for group in &package.groups {
-        let _ = write!(digest, "group {}\0{:?}\0{}\0", group.name, group.selector, group.across);
+        digest.feed("group").feed(&group.name).feed(&group.selector).feed(group.across);
     }
     for (document, budget) in package.budgets() {
-        let _ = write!(digest, "budget {document}\0{budget:?}\0");
+        digest.feed("budget").feed(document).feed(budget);
     }
     for kept in &package.namespaces.keep {
-        let _ = write!(digest, "keep {}\0", kept.value);
+        digest.feed("keep").feed(&kept.value);
     }
     for workload in &plan.workloads {
-        let _ = write!(
-            digest,
-            "plan {}\0{}\0{}\0{}\0{:?}\0{:?}\0",
-            workload.kind.as_str(),
-            workload.name,
-            workload.replicas,
-            workload.scaled_to_zero,
-            workload.autoscaler.as_ref().map(|autoscaler| autoscaler.min_replicas),
-            workload.pod_requests,
-        );
+        digest.feed("plan").feed(workload.kind.as_str()).feed(&workload.name).feed(workload.replicas);
+        digest
+            .feed(workload.scaled_to_zero)
+            .feed(workload.autoscaler.as_ref().map(|autoscaler| autoscaler.min_replicas));
+        digest.feed(workload.pod_requests);
     }
-    let mut guards: Vec<String> = guards.iter().map(|guard| format!("{guard:?}")).collect();
+    // In any order: each guard by its own hash, the hashes sorted.
+    let mut guards: Vec<u128> = guards.iter().map(|guard| Digest::new().feed(guard).finish128()).collect();
     guards.sort_unstable();
-    for guard in guards {
-        let _ = write!(digest, "guard {guard}\0");
-    }
-    digest.0.digest128()
+    digest.feed("guards").feed(guards);
+    digest.finish128()
 }
