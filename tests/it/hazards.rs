@@ -323,3 +323,33 @@ fn a_state_directory_that_is_not_a_directory_is_refused_and_out_survives() {
         std::fs::remove_file(root.join(".kix")).unwrap();
     }
 }
+
+/// A build that fails once other clusters are staged (each staged cluster's sections of the next manifest
+/// are written as it is staged, issue 42) leaves the manifest byte for byte as it was, `out/` as it was,
+/// and nothing beside them; the next clean build completes.
+#[test]
+fn a_build_that_fails_after_clusters_were_staged_leaves_the_manifest_as_it_was() {
+    let t = examples_built();
+    let root = t.root();
+    let manifest = std::fs::read(root.join(".kix/.out.kix-manifest")).unwrap();
+    let out = read_tree(&root.join("out"));
+    // Every cluster compiled again (a package changed), and one more cluster file that fails.
+    let web = root.join("packages/web/kix.toml");
+    let text = std::fs::read_to_string(&web).unwrap();
+    std::fs::write(&web, format!("{text}\n# changed\n")).unwrap();
+    std::fs::write(root.join("clusters/zz-broken.toml"), "level = \n").unwrap();
+    let failed = examples_rebuild(root);
+    assert_eq!(failed.status.code(), Some(1), "{}", String::from_utf8_lossy(&failed.stderr));
+    assert!(String::from_utf8_lossy(&failed.stderr).contains("clusters/zz-broken.toml"));
+    assert_eq!(std::fs::read(root.join(".kix/.out.kix-manifest")).unwrap(), manifest, "the manifest changed");
+    assert!(read_tree(&root.join("out")) == out, "out/ changed");
+    let mut state: Vec<String> = std::fs::read_dir(root.join(".kix"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    state.sort();
+    // The spare this build made (there was none) is gone again too.
+    assert_eq!(state, [".gitignore", ".out.kix-manifest"], "left beside out/");
+    std::fs::remove_file(root.join("clusters/zz-broken.toml")).unwrap();
+    assert_eq!(examples_rebuild(root).status.code(), Some(0));
+}

@@ -609,6 +609,11 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
                 refresh: &refresh,
                 handed: std::convert::identity,
             });
+            if reuse.is_some() {
+                // Each staged cluster's inputs are recorded with it: its sections of the next manifest are
+                // written once both are known.
+                staging.record_inputs();
+            }
             let (mut compiled, staged) = compile_each(
                 selection,
                 Keep::Summary,

@@ -196,3 +196,41 @@ fn a_file_is_judged_by_its_facts_and_hash() {
     std::fs::remove_file(&file).unwrap();
     assert_eq!(judge("a.yaml", b"kind: A\n"), Judged::Unknown);
 }
+
+/// The next manifest, appended to as clusters are staged, is put in place whole: with its spare sections
+/// when `out/` became the spare, without them (every other section as written) when it did not, with an
+/// mtime no older than its last write; one that could not be written leaves no manifest, and no next
+/// manifest is ever left beside it.
+#[test]
+fn the_next_manifest_is_put_in_place_with_or_without_its_spare_sections() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".out.kix-manifest");
+    let sections = ["out a 6\nx y z\n", "spare a 4\n= y\n", "inputs a 3\nk\n\n", "out b 0\n", "spare b 0\n"];
+    for spare in [true, false] {
+        let mut next = create_next(&path).unwrap();
+        for section in sections {
+            next.write_all(section.as_bytes()).unwrap();
+        }
+        let before = std::time::SystemTime::now();
+        finish_next(&path, Some(Ok(next)), spare);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let kept: String = sections.iter().filter(|s| spare || !s.starts_with("spare ")).copied().collect();
+        assert_eq!(text, format!("{}\n{kept}", header()), "spare: {spare}");
+        assert!(!temporary(&path).exists(), "spare: {spare}: the next manifest is left beside it");
+        // Read back as a manifest, each section where it was written.
+        let manifest = index(text, (i64::MAX, 0)).expect("a manifest");
+        assert_eq!(manifest.inputs("a"), Some("k\n\n"));
+        assert_eq!(manifest.section(Tree::Spare, "a").is_some(), spare);
+        let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+        // Stamped by the kernel's coarse clock, which may lag the fine one by a tick.
+        assert!(modified + std::time::Duration::from_millis(20) >= before, "stamped before its last write");
+    }
+    // Not written (a failed write): neither it nor the previous manifest is left.
+    std::fs::write(temporary(&path), "kix output manifest").unwrap();
+    finish_next(&path, Some(Err(std::io::Error::other("disk full"))), true);
+    assert!(!path.exists() && !temporary(&path).exists());
+    // No cluster staged: a manifest of nothing.
+    finish_next(&path, None, true);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{}\n", header()));
+}
