@@ -33,6 +33,10 @@ impl ClusterSummary {
         // Each instance's workload lines, written once: an instance whose lines an earlier one already has
         // names that one instead (`@index`), as most instances of one package at one level do.
         let mut blocks: HashMap<String, usize, foldhash::fast::FixedState> = HashMap::default();
+        // The index each instance's workloads (by the address of their shared list) were written at or point
+        // to: a summary read back from a record shares one list among the instances whose lines it shared, so
+        // most instances of a cluster compiled in part are written without formatting their lines again.
+        let mut by_list: HashMap<usize, usize, foldhash::fast::FixedState> = HashMap::default();
         let mut block = String::new();
         for (index, instance) in self.instances.iter().enumerate() {
             text.push('i');
@@ -42,17 +46,27 @@ impl ClusterSummary {
             push_word(&mut text, instance.requested.as_str());
             push_word(&mut text, instance.level.as_str());
             push_cost(&mut text, instance.requests);
+            let list = (!instance.workloads.is_empty()).then(|| Arc::as_ptr(&instance.workloads).cast::<()>() as usize);
+            if let Some(earlier) = list.and_then(|list| by_list.get(&list)) {
+                let _ = writeln!(text, "\t@{earlier}");
+                continue;
+            }
             block.clear();
             workload_lines(&mut block, &instance.workloads);
-            match blocks.get(block.as_str()) {
+            let written_at = match blocks.get(block.as_str()) {
                 Some(earlier) if !block.is_empty() => {
                     let _ = writeln!(text, "\t@{earlier}");
+                    *earlier
                 }
                 _ => {
                     text.push('\n');
                     text.push_str(&block);
                     blocks.insert(block.clone(), index);
+                    index
                 }
+            };
+            if let Some(list) = list {
+                by_list.insert(list, written_at);
             }
         }
         for shared in &self.shared {
