@@ -428,3 +428,46 @@ fn a_build_of_one_cluster_leaves_the_manifest_alone() {
     make_the_next_build_stage(t.root());
     build_and_compare(&t, "full build after --cluster, two builds on");
 }
+
+/// A spare's directory as the manifest recorded it with its names (issue 42) is not listed: its files are
+/// stat'ed by name. The manifest records those facts once a rebuild stages over a recorded `out/`; a file of
+/// the spare changed in place since (its directory untouched), or one added beside it (the directory moved),
+/// is still put right, and the rebuild writes what a clean build writes.
+#[test]
+fn a_spare_directory_as_recorded_is_not_listed_and_still_put_right() {
+    let t = built_twice();
+    let root = t.root();
+    let api = root.join("packages/web/api.yaml");
+    let original = std::fs::read_to_string(&api).unwrap();
+    let changed = original.replacen("containerPort: 8080", "containerPort: 8081", 1);
+    assert_ne!(original, changed);
+    // Two rebuilds over recorded directories: the second records the spare's directories with their names.
+    for text in [&changed, &original] {
+        std::fs::write(&api, text).unwrap();
+        trust_manifest(root);
+        build_and_compare(&t, "web changed");
+    }
+    let manifest = std::fs::read_to_string(root.join(MANIFEST)).unwrap();
+    let spare_with_facts =
+        manifest.lines().filter(|line| line.starts_with("spare ") && line.split(' ').count() == 8).count();
+    assert!(spare_with_facts >= 3, "the spare's directories are recorded with their facts:\n{manifest}");
+    // A kept file of the spare changed in place (`prod/orders-db.yaml`: the quorum package, unchanged), and a
+    // file added to another cluster's directory of the spare.
+    let kept = root.join(SPARE).join("prod/orders-db.yaml");
+    let before = std::fs::metadata(&kept).unwrap();
+    assert_eq!(before.nlink(), 2, "shared with out/ before it is changed");
+    std::fs::remove_file(root.join("out/prod/orders-db.yaml")).unwrap();
+    std::fs::copy(&kept, root.join("out/prod/orders-db.yaml")).unwrap();
+    std::io::Write::write_all(
+        &mut std::fs::OpenOptions::new().append(true).open(&kept).unwrap(),
+        b"# changed in place\n",
+    )
+    .unwrap();
+    std::fs::write(root.join(SPARE).join("dev/stray.yaml"), "kind: Stray\n").unwrap();
+    std::fs::write(&api, &changed).unwrap();
+    trust_manifest(root);
+    build_and_compare(&t, "a spare file changed in place, a stray one added");
+    std::fs::write(&api, &original).unwrap();
+    trust_manifest(root);
+    build_and_compare(&t, "changed back");
+}

@@ -113,7 +113,7 @@ impl Facts {
     /// The facts of a `stat` (of a regular file), as [`Facts::of_metadata`] takes them from std's.
     #[cfg(target_os = "linux")]
     #[allow(clippy::unnecessary_cast)] // The field types differ between architectures.
-    fn of_stat(stat: &rustix::fs::Stat) -> Facts {
+    pub(crate) fn of_stat(stat: &rustix::fs::Stat) -> Facts {
         Facts {
             device: stat.st_dev as u64,
             inode: stat.st_ino as u64,
@@ -269,16 +269,23 @@ impl Manifest {
     }
 
     /// Every file the build that wrote `out/<cluster>` wrote there, in name order, each entry trusted (older
-    /// than the manifest, git's racy rule), and what the manifest trusts of the spare's directory of the
-    /// cluster; `None` when the out section is missing or damaged or one of its entries is not trusted: then
+    /// than the manifest, git's racy rule), what the manifest trusts of the spare's directory of the cluster,
+    /// and the names it lists there ([`SpareNames`]); `None` when the out section is missing or damaged or one of its entries is not trusted: then
     /// what `out/<cluster>` should hold is known only by compiling the cluster. Each section parsed once.
-    pub(crate) fn recorded_cluster(&self, cluster: &str) -> Option<(Vec<(&str, Entry)>, Entries<'_>)> {
+    pub(crate) fn recorded_cluster(&self, cluster: &str) -> Option<RecordedCluster<'_>> {
         let out = self.recorded_out(cluster)?;
         let by_name: ByName<'_> = out.iter().copied().collect();
         let spare = self.section(Tree::Spare, cluster);
         let mut spare = spare.and_then(|text| parse_section(text, Some(&by_name))).unwrap_or_default();
+        // Every name of the section (trusted or not), with the directory's facts when they were recorded and
+        // are older than the manifest.
+        let directory = self.sections.get(&(Tree::Spare, cluster.to_string())).and_then(|(_, facts)| *facts);
+        let names = directory
+            .filter(|facts| facts.settled_before(self.written))
+            .map(|facts| SpareNames { directory: Some(facts), names: spare.keys().copied().collect() })
+            .unwrap_or_default();
         spare.retain(|_, e| e.facts.settled_before(self.written));
-        Some((out, Entries { entries: spare }))
+        Some((out, Entries { entries: spare }, names))
     }
 
     /// Whether `out/<cluster>` is, file for file, what the build that wrote it recorded: its directory's
@@ -293,7 +300,7 @@ impl Manifest {
 
     /// The entries of `out/<cluster>`'s section, in name order; `None` when the section is missing or
     /// damaged or one of its entries is not older than the manifest (git's racy rule).
-    fn recorded_out(&self, cluster: &str) -> Option<Vec<(&str, Entry)>> {
+    pub(crate) fn recorded_out(&self, cluster: &str) -> Option<Vec<(&str, Entry)>> {
         let out: Vec<(&str, Entry)> =
             self.section(Tree::Out, cluster)?.lines().map(parse_entry).collect::<Option<_>>()?;
         out.iter().all(|(_, entry)| entry.facts.settled_before(self.written)).then_some(out)
@@ -367,6 +374,19 @@ fn index(text: String, written: Time) -> Option<Manifest> {
         at = body.end;
     }
     Some(Manifest { text, written, sections })
+}
+
+/// What [`Manifest::recorded_cluster`] reads of a cluster: `out/<cluster>`'s entries in name order, the
+/// spare's trusted entries, and the spare's names with its directory's facts.
+pub(crate) type RecordedCluster<'m> = (Vec<(&'m str, Entry)>, Entries<'m>, SpareNames<'m>);
+
+/// The names a spare's section lists, with the facts its directory had when they were recorded (only when
+/// the section lists every entry of the directory, `emit::Staging`): while the directory has those facts, no
+/// entry was created, removed or renamed in it, so its names are these, and it need not be listed.
+#[derive(Debug, Default)]
+pub(crate) struct SpareNames<'m> {
+    pub(crate) directory: Option<Facts>,
+    pub(crate) names: Vec<&'m str>,
 }
 
 /// A section's entries; in the spare's, a line `= <file>` is the entry of `<file>` in `out` (the two

@@ -57,15 +57,17 @@ pub(crate) struct Wanted {
 /// spare's copy is kept when the manifest vouches for it holding the recorded bytes, else `out/`'s file is
 /// linked when its facts are still the recorded ones, else nothing can be kept and the update is `None`
 /// (the caller compiles the whole cluster and updates the spare again).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn update(
     staged: &Path,
     wanted: &[Wanted],
     render: &dyn Fn(usize) -> String,
     known: &Entries<'_>,
+    listing: Option<&[&str]>,
     previous: &Path,
     previous_known: Entries<'_>,
 ) -> Result<Option<Updated>, Diagnostic> {
-    let mut listed = list_or_create(staged)?;
+    let mut listed = list(staged, listing)?;
     let mut carried = previous_known.into_map();
     let mut refreshed: Vec<(String, Entry)> = Vec::new();
     let mut updated = Updated { staged: Vec::with_capacity(wanted.len()), previous: Vec::new() };
@@ -184,9 +186,10 @@ pub(crate) fn carry(
     staged: &Path,
     recorded: &[(&str, Entry)],
     known: &Entries<'_>,
+    listing: Option<&[&str]>,
     previous: &Path,
 ) -> Result<Option<Updated>, Diagnostic> {
-    let mut listed = list_or_create(staged)?;
+    let mut listed = list(staged, listing)?;
     let mut updated =
         Updated { staged: Vec::with_capacity(recorded.len()), previous: Vec::with_capacity(recorded.len()) };
     for (name, wanted) in recorded {
@@ -237,12 +240,46 @@ fn link_recorded(
     Ok(Facts::of(path))
 }
 
+/// The names in `dir` and their facts: `listing` when the caller knows them (the directory's facts are those
+/// recorded with its names, so no entry was created, removed or renamed since), each stat'ed by name relative
+/// to the directory, opened once; else as [`list_or_create`] reads them. Not listing a fleet's spare saved a
+/// twentieth of a package change's rebuild (issue 42).
+type Listed = HashMap<String, Option<Facts>, foldhash::fast::RandomState>;
+
+fn list(dir: &Path, listing: Option<&[&str]>) -> Result<Listed, Diagnostic> {
+    match listing.and_then(|names| list_named(dir, names)) {
+        Some(listed) => Ok(listed),
+        None => list_or_create(dir),
+    }
+}
+
+/// Each of `names` present in `dir` with its facts when it is a regular file (a name absent is left out);
+/// `None` when `dir` cannot be opened as a directory (not through a symlink).
+#[cfg(target_os = "linux")]
+fn list_named(dir: &Path, names: &[&str]) -> Option<Listed> {
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let directory = rustix::fs::open(dir, flags, Mode::empty()).ok()?;
+    let mut listed = Listed::with_capacity_and_hasher(names.len(), Default::default());
+    for name in names {
+        let Ok(stat) = rustix::fs::statat(&directory, *name, AtFlags::SYMLINK_NOFOLLOW) else { continue };
+        let regular = FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile;
+        listed.insert(name.to_string(), regular.then(|| Facts::of_stat(&stat)));
+    }
+    Some(listed)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn list_named(_: &Path, _: &[&str]) -> Option<Listed> {
+    None
+}
+
 /// The names in `dir` when it is a directory (not a symlink to one), each with its facts when it is a
 /// regular file; else whatever is there is removed and an empty directory made. The facts are taken as
 /// the directory is read, relative to it (`DirEntry::metadata`: a `statx` of the name in the open
 /// directory, never following a symlink), where a `stat` of each file's whole path walked the path again
 /// for every file (a tenth of a fleet's rebuild, issue 20).
-fn list_or_create(dir: &Path) -> Result<HashMap<String, Option<Facts>, foldhash::fast::RandomState>, Diagnostic> {
+fn list_or_create(dir: &Path) -> Result<Listed, Diagnostic> {
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.is_dir() && !crate::emit::outdir::writable(dir) => remove(dir)?,
         Ok(m) if m.is_dir() => {

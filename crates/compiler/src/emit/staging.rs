@@ -205,13 +205,14 @@ impl Staging {
             }
             return Ok(());
         };
-        check_previous(manifest, &cluster.name, &previous_dir)?;
+        let previous = check_previous(manifest, &cluster.name, &previous_dir)?;
         let (previous_known, known) = manifest.cluster(&cluster.name);
         let render = |index| render_file(cluster, index);
         let wanted = wanted_files(cluster);
         // Every file is rendered here (none is wanted as recorded), so the update always completes.
-        let updated = crate::emit::spare::update(&dir, &wanted, &render, &known, &previous_dir, previous_known)?;
-        self.keep_staged(&cluster.name, &dir, updated.unwrap_or_default(), false);
+        let updated = crate::emit::spare::update(&dir, &wanted, &render, &known, None, &previous_dir, previous_known)?;
+        let previous_names = (previous == Previous::AsRecorded).then(|| manifest.recorded_out(&cluster.name)).flatten();
+        self.keep_staged(&cluster.name, &dir, updated.unwrap_or_default(), false, previous_names.as_deref());
         Ok(())
     }
 
@@ -221,7 +222,9 @@ impl Staging {
     /// cannot be done (no trusted record of `out/<cluster>`, a recorded file changed since, an instance's
     /// file not in the record): the caller compiles the whole cluster and stages it with [`Staging::stage`].
     pub fn stage_in_part(&self, cluster: &str, fresh: &[&InstancePlan]) -> Result<bool, Diagnostic> {
-        let Some(Recorded { dir, previous_dir, recorded, known }) = self.recorded(cluster)? else { return Ok(false) };
+        let Some(Recorded { dir, previous_dir, recorded, known, listing, previous }) = self.recorded(cluster)? else {
+            return Ok(false);
+        };
         let fresh: std::collections::HashMap<String, &InstancePlan> =
             fresh.iter().map(|plan| (format!("{}.yaml", plan.name), *plan)).collect();
         let wanted: Vec<Wanted> = (recorded.iter())
@@ -238,9 +241,12 @@ impl Staging {
         let render = |index: usize| render(index).unwrap_or_default();
         // `out/<cluster>`'s entries are the recorded ones (each trusted: `recorded_cluster` read them so).
         let previous_known = crate::emit::manifest::Entries::of_recorded(&recorded);
-        let updated = crate::emit::spare::update(&dir, &wanted, &render, &known, &previous_dir, previous_known)?;
+        let listing = listing.as_deref();
+        let updated =
+            crate::emit::spare::update(&dir, &wanted, &render, &known, listing, &previous_dir, previous_known)?;
         let Some(updated) = updated else { return Ok(false) };
-        self.keep_staged(cluster, &dir, updated, false);
+        let previous_names = (previous == Previous::AsRecorded).then_some(recorded.as_slice());
+        self.keep_staged(cluster, &dir, updated, false, previous_names);
         Ok(true)
     }
 
@@ -258,8 +264,11 @@ impl Staging {
     /// trusted record of `out/<cluster>`, a file of it changed since): the caller compiles the cluster and
     /// stages it with [`Staging::stage`].
     pub fn stage_recorded(&self, cluster: &str) -> Result<bool, Diagnostic> {
-        let Some(Recorded { dir, previous_dir, recorded, known }) = self.recorded(cluster)? else { return Ok(false) };
-        let Some(updated) = crate::emit::spare::carry(&dir, &recorded, &known, &previous_dir)? else {
+        let Some(Recorded { dir, previous_dir, recorded, known, listing, previous }) = self.recorded(cluster)? else {
+            return Ok(false);
+        };
+        let Some(updated) = crate::emit::spare::carry(&dir, &recorded, &known, listing.as_deref(), &previous_dir)?
+        else {
             return Ok(false);
         };
         let as_recorded = updated.staged.len() == recorded.len()
@@ -269,7 +278,8 @@ impl Staging {
                 .zip(&recorded)
                 .all(|((name, entry), (was, recorded))| name == was && entry == recorded);
         self.keep_inputs_section(cluster, InputsSection::Recorded);
-        self.keep_staged(cluster, &dir, updated, as_recorded);
+        let previous_names = (previous == Previous::AsRecorded).then_some(recorded.as_slice());
+        self.keep_staged(cluster, &dir, updated, as_recorded, previous_names);
         Ok(true)
     }
 
@@ -280,11 +290,15 @@ impl Staging {
         let dir = self.directory()?.join(cluster);
         let previous_dir = self.out.join(cluster);
         let Some(manifest) = self.manifest.get() else { return Ok(None) };
-        let Some((recorded, known)) = manifest.recorded_cluster(cluster) else { return Ok(None) };
-        if !check_previous(manifest, cluster, &previous_dir)? {
+        let Some((recorded, known, spare_names)) = manifest.recorded_cluster(cluster) else { return Ok(None) };
+        let previous = check_previous(manifest, cluster, &previous_dir)?;
+        if previous == Previous::Absent {
             return Ok(None);
         }
-        Ok(Some(Recorded { dir, previous_dir, recorded, known }))
+        // The spare's directory with the facts recorded with its names: those are its entries, unlisted.
+        let listing = spare_names.directory.filter(|facts| Facts::of_directory(&dir) == Some(*facts));
+        let listing = listing.map(|_| spare_names.names);
+        Ok(Some(Recorded { dir, previous_dir, recorded, known, listing, previous }))
     }
 
     /// Whether `out/<cluster>` is, file for file, what the previous build recorded and wrote (full builds
@@ -382,14 +396,32 @@ impl Staging {
     /// Keeps the next manifest's sections of a staged cluster: its staged directory (`out/<cluster>` once
     /// swapped in) and the previous one (the spare's). `as_recorded`: every staged entry is the one the
     /// previous manifest recorded for `out/<cluster>`, whose body is then written again as it is.
-    fn keep_staged(&self, cluster: &str, dir: &Path, updated: crate::emit::spare::Updated, as_recorded: bool) {
+    fn keep_staged(
+        &self,
+        cluster: &str,
+        dir: &Path,
+        updated: crate::emit::spare::Updated,
+        as_recorded: bool,
+        previous_names: Option<&[(&str, Entry)]>,
+    ) {
         // The staged directory as the update left it (it holds exactly the files written): what the next
         // build finds `out/<cluster>` to be unless someone changed it.
         let staged_directory = Facts::of_directory(dir);
+        // `out/<cluster>`'s directory (the next spare's) with its facts, when the spare's section lists every
+        // entry of it: it was the recorded directory (`previous_names`, its entries), is still, and each of
+        // its entries is in `updated.previous`. The next build then need not list it.
+        let previous_directory = previous_names.and_then(|names| {
+            let kept: std::collections::HashSet<&str> =
+                updated.previous.iter().map(|(name, _)| name.as_str()).collect();
+            let listed = names.len() == kept.len() && names.iter().all(|(name, _)| kept.contains(name));
+            let now = Facts::of_directory(&self.out.join(cluster));
+            let manifest = self.manifest.get()?;
+            (listed && manifest.directory_unchanged(cluster, now)).then_some(now).flatten()
+        });
         let section = |tree, entries: &[(String, Entry)], same| {
             let mut text = String::new();
             let entries = entries.iter().map(|(name, entry)| (name.as_str(), *entry));
-            let directory = if tree == Tree::Out { staged_directory } else { None };
+            let directory = if tree == Tree::Out { staged_directory } else { previous_directory };
             crate::emit::manifest::format_section(&mut text, tree, cluster, directory, entries, same);
             text
         };
@@ -542,19 +574,35 @@ struct Recorded<'m> {
     recorded: Vec<(&'m str, Entry)>,
     /// The spare's.
     known: crate::emit::manifest::Entries<'m>,
+    /// The names in the spare's directory, when its facts are those recorded with the spare's section.
+    listing: Option<Vec<&'m str>>,
+    /// What `out/<cluster>` is.
+    previous: Previous,
 }
 
 /// Checks `out/<cluster>` as a cluster is staged, not before the compile (crate::emit::outdir): unchanged
 /// since the build that wrote it, it holds only that build's files, and only its mode is looked at; else
 /// every entry is (a FIFO, a socket or a device is refused). False when it is not a directory.
-fn check_previous(manifest: &Manifest, cluster: &str, previous_dir: &Path) -> Result<bool, Diagnostic> {
-    let Some(now) = Facts::of_directory(previous_dir) else { return Ok(false) };
+fn check_previous(manifest: &Manifest, cluster: &str, previous_dir: &Path) -> Result<Previous, Diagnostic> {
+    let Some(now) = Facts::of_directory(previous_dir) else { return Ok(Previous::Absent) };
     if manifest.directory_unchanged(cluster, Some(now)) {
         crate::emit::outdir::check_writable(previous_dir)?;
-    } else {
-        crate::emit::outdir::check_directory(previous_dir)?;
+        return Ok(Previous::AsRecorded);
     }
-    Ok(true)
+    crate::emit::outdir::check_directory(previous_dir)?;
+    Ok(Previous::Changed)
+}
+
+/// What [`check_previous`] found of `out/<cluster>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Previous {
+    /// Not a directory (or none).
+    Absent,
+    /// A directory since changed, or never recorded.
+    Changed,
+    /// The directory the previous build recorded (its facts, older than the manifest): its entries are the
+    /// recorded ones.
+    AsRecorded,
 }
 
 /// A partial build's end: each built cluster's staged directory swapped with its directory in `out`
