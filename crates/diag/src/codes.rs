@@ -22,6 +22,11 @@ macro_rules! codes {
                 match self { $( Code::$variant => $id, )* }
             }
 
+            /// The code whose identifier is `id` (`K0301`), if any.
+            pub fn from_id(id: &str) -> Option<Code> {
+                match id { $( $id => Some(Code::$variant), )* _ => None }
+            }
+
             /// The severity this code is always reported with.
             pub fn severity(self) -> Severity {
                 match self { $( Code::$variant => Severity::$severity, )* }

@@ -202,7 +202,7 @@ fn order(d: &Diagnostic) -> (Severity, Place<'_>, Code, &Subject, &crate::Messag
 }
 
 /// Sorts into the report's order ([`order`]) and drops exact repeats.
-fn sort_and_dedup<D: std::borrow::Borrow<Diagnostic> + PartialEq>(list: &mut Vec<D>) {
+fn sort_and_dedup<D: std::borrow::Borrow<Diagnostic> + PartialEq + Sync>(list: &mut Vec<D>) {
     // Each finding's severity and place as numbers, its file by its rank among the report's files (a
     // report names a few files; comparing paths component by component was most of sorting a fleet's
     // 36,000 findings), the rest of the order compared only between findings at one place.
@@ -227,12 +227,20 @@ fn sort_and_dedup<D: std::borrow::Borrow<Diagnostic> + PartialEq>(list: &mut Vec
     // Sorted as positions, then put in that order in place: a stable sort of the diagnostics themselves
     // would copy all of them into a scratch buffer (a lint of 14,000 findings: 3.7 MB).
     let mut positions: Vec<usize> = (0..list.len()).collect();
-    positions.sort_by(|&a, &b| {
+    let order = |&a: &usize, &b: &usize| {
         keys[a].cmp(&keys[b]).then_with(|| {
             let (a, b) = (list[a].borrow(), list[b].borrow());
             (a.code, &a.subject, &a.message).cmp(&(b.code, &b.subject, &b.message))
         })
-    });
+    };
+    // Stable either way (findings equal in this order keep theirs, so the report is the same every run); on
+    // every core once there are enough to pay for it.
+    if positions.len() >= 4096 {
+        use rayon::slice::ParallelSliceMut as _;
+        positions.par_sort_by(order);
+    } else {
+        positions.sort_by(order);
+    }
     permute(list, &mut positions);
     list.dedup();
 }
@@ -325,6 +333,32 @@ mod tests {
                 sort_and_dedup(&mut ranked);
                 prop_assert_eq!(ranked, reference);
             }
+        }
+
+        /// A fleet's report, sorted on every core: the reference order too, findings equal in it (their help
+        /// differs) kept in the order they came in, so every run prints the same report.
+        #[test]
+        fn a_report_sorted_on_every_core_equals_the_reference_order() {
+            let files: Vec<SourceFile> =
+                ["a/b", "a-b", "b"].iter().map(|path| SourceFile::new(path, "x\n".repeat(6))).collect();
+            let mut seed: u64 = 42;
+            let list: Vec<Diagnostic> = (0..6000)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let pick = |n: u64, shift: u32| ((seed >> shift) % n) as usize;
+                    Diagnostic::new(warning_code(), ["m", "n"][pick(2, 20)])
+                        .at(files[pick(3, 24)].locate_line(pick(5, 28) + 1, 1))
+                        .about(&Subject { cluster: Some(format!("c{}", pick(300, 32)).into()), ..Subject::default() })
+                        .help(["one help", "another"][pick(2, 44)])
+                })
+                .collect();
+            assert!(list.len() >= 4096, "large enough to be sorted on every core");
+            let mut reference = list.clone();
+            reference.sort_by(|a, b| order(a).cmp(&order(b)));
+            reference.dedup();
+            let mut ranked = list;
+            sort_and_dedup(&mut ranked);
+            assert_eq!(ranked, reference);
         }
     }
 

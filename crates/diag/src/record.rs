@@ -75,7 +75,7 @@ impl Diagnostic {
     /// `None` when the line is not such a record or a span lies outside its file.
     pub fn from_record(line: &str, source: &mut dyn FnMut(&Path) -> Option<SourceFile>) -> Option<Diagnostic> {
         let record: DiagnosticRecord<'_> = serde_json::from_str(line).ok()?;
-        let code = Code::ALL.iter().copied().find(|code| code.id() == record.code)?;
+        let code = Code::from_id(&record.code)?;
         let mut location = |label: &LabelRecord<'_>| -> Option<Location> {
             let path = PathBuf::from(label.path.as_ref());
             match label.span {
@@ -108,6 +108,17 @@ impl Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every code reads back from its identifier, and nothing else names a code.
+    #[test]
+    fn every_code_is_found_by_its_identifier() {
+        for code in Code::ALL {
+            assert_eq!(Code::from_id(code.id()), Some(*code));
+        }
+        for other in ["", "K", "k0301", "K030", "K03011", " K0301", "K9999"] {
+            assert_eq!(Code::from_id(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn a_diagnostic_reads_back_as_it_was_written() {

@@ -275,6 +275,8 @@ pub(crate) fn compile<K>(
     let mut all = frame;
     all.extend(cross);
     let mut fresh_index = 0;
+    // The kept instances' findings, replayed together (one pass, their files looked up once).
+    let (mut kept_lines, mut kept_acknowledged) = (Vec::new(), 0);
     for (part, own_key) in parts.instances.iter().zip(&own_keys) {
         match own_key {
             Some(own_key) => {
@@ -287,10 +289,12 @@ pub(crate) fn compile<K>(
             }
             None => {
                 writer.recorded_instance(part);
-                all.extend(inputs.replay_lines(&part.block.findings, part.block.acknowledged)?);
+                kept_lines.extend_from_slice(&part.block.findings);
+                kept_acknowledged += part.block.acknowledged;
             }
         }
     }
+    all.extend(inputs.replay_lines(&kept_lines, kept_acknowledged)?);
     let section = Inputs::section_in_parts(key, writer.finish(), (context.recorded_of)(&kept).as_deref());
     let fresh: Vec<&InstancePlan> = plan.instances.iter().collect();
     let staged = match context.staging.stage_in_part(&source.name, &fresh) {
