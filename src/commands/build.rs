@@ -1,6 +1,8 @@
 //! `kix build` and `kix check`: the compile, its summary table or JSON, and what `--check` found.
 
-use super::output::{conventions, exiting, finish, outcome, print_stdout, stdout_width, unsupported, usage_error};
+use super::output::{
+    conventions, exiting, finish, outcome, print_stdout, print_stdout_parts, stdout_width, unsupported, usage_error,
+};
 use crate::cli::Format;
 use crate::cli::{BuildArgs, SelectArgs};
 use crate::text::build::{differences_json, render_differences, summary_json, summary_text};
@@ -71,7 +73,7 @@ pub fn build(args: &BuildArgs) -> ExitCode {
         outcome.report.insert("differences".into(), serde_json::Value::Array(Vec::new()));
     }
     if built.written.is_some() && !conventions().quiet && format == Format::Text {
-        print_stdout(&summary_text(&built.compiled.clusters, stdout_width()));
+        print_stdout_parts(&summary_text(&built.compiled.clusters, stdout_width()));
     }
     let done = built.written.as_ref().map(|written| {
         let plural = kix_diag::words::s::<usize>;

@@ -157,8 +157,17 @@ pub(crate) fn stdout_width() -> crate::table::Width {
 
 /// Writes to stdout, ignoring a closed pipe (`kix build --stdout | head`).
 pub(crate) fn print_stdout(text: &str) {
+    print_stdout_parts(&[text]);
+}
+
+/// Prints texts one after the other on stdout, as one text would print.
+pub(crate) fn print_stdout_parts(parts: &[impl AsRef<str>]) {
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
+    for part in parts {
+        if stdout.write_all(part.as_ref().as_bytes()).is_err() {
+            break;
+        }
+    }
     let _ = stdout.flush();
 }
 
