@@ -14,7 +14,7 @@
 //! hard link made or removed changes a file's ctime, so a file whose links the build changed is stated
 //! again), and the manifest is written after them: each cluster's sections are appended to the next
 //! manifest (`.<out>.kix-manifest.<pid>`) by the core that staged it, as soon as it is staged, and the file
-//! is renamed into place once `out/` is swapped in, its mtime set to that moment ([`finish_next`]). A
+//! is renamed into place once `out/` is swapped in, its mtime set to that moment (`emit::next_manifest`). A
 //! section's header gives its length, so a build finds a cluster's sections without reading the others (in
 //! whatever order the cores wrote them), and each core parses the sections of the cluster it stages.
 //!
@@ -53,7 +53,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// The manifest's first line: its format and the kix that wrote it (another kix's manifest is ignored).
-fn header() -> String {
+pub(crate) fn header() -> String {
     format!("kix output manifest 4 {}", env!("CARGO_PKG_VERSION"))
 }
 
@@ -194,7 +194,7 @@ pub(crate) enum Tree {
 }
 
 impl Tree {
-    fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Tree::Out => "out",
             Tree::Spare => "spare",
@@ -264,6 +264,12 @@ impl Manifest {
     }
 
     /// The body of `cluster`'s section in `tree`, as written.
+    /// Whether the manifest has `cluster`'s section of `tree`.
+    #[cfg(test)]
+    pub(crate) fn has_section(&self, tree: Tree, cluster: &str) -> bool {
+        self.section(tree, cluster).is_some()
+    }
+
     fn section(&self, tree: Tree, cluster: &str) -> Option<&str> {
         self.sections.get(&(tree, cluster.to_string())).map(|(range, _)| &self.text[range.clone()])
     }
@@ -634,111 +640,6 @@ pub(crate) fn section_header(tree: Tree, cluster: &str, length: usize, directory
     }
     text.push('\n');
     text
-}
-
-/// Writes the manifest at `path` from the sections the build formatted ([`format_section`]), in the order
-/// given. Best effort: on any failure the manifest is removed, and the next build compares every file.
-pub(crate) fn write<'s>(path: &Path, sections: impl IntoIterator<Item = &'s str>) {
-    use std::io::Write as _;
-    let temporary = temporary(path);
-    let written = (|| -> std::io::Result<()> {
-        let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&temporary)?);
-        file.write_all(header().as_bytes())?;
-        file.write_all(b"\n")?;
-        for section in sections {
-            file.write_all(section.as_bytes())?;
-        }
-        file.into_inner().map_err(std::io::IntoInnerError::into_error)?;
-        std::fs::rename(&temporary, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-        let _ = std::fs::remove_file(path);
-    }
-}
-
-/// Where a manifest is written before it is renamed into place: `.<out>.kix-manifest.<pid>` (a killed
-/// build's is removed by the next one, `emit::staging`).
-pub(crate) fn temporary(path: &Path) -> PathBuf {
-    path.with_file_name(format!(
-        "{}.{}",
-        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-        std::process::id()
-    ))
-}
-
-/// The next manifest, created at [`temporary`] with its first line, for sections appended as clusters are
-/// staged (`emit::Staging`).
-pub(crate) fn create_next(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::io::Write as _;
-    let mut file = std::fs::File::create(temporary(path))?;
-    file.write_all(format!("{}\n", header()).as_bytes())?;
-    Ok(file)
-}
-
-/// Puts the next manifest (`next`: written at [`temporary`] by [`create_next`] and the sections appended
-/// since; `None` when no cluster was staged) in place at `path`, without its spare sections unless `out/`'s
-/// previous directory became the spare (`spare`). When it could not be written, neither it nor the previous
-/// manifest is left: nothing is trusted by the next build.
-pub(crate) fn finish_next(path: &Path, next: Option<std::io::Result<std::fs::File>>, spare: bool) {
-    let temporary = temporary(path);
-    let done = match next {
-        None => {
-            write(path, []);
-            return;
-        }
-        Some(Err(_)) => Err(()),
-        Some(Ok(file)) => {
-            // Its mtime made now (the kernel's file clock, as a user's edit after the build would read): the
-            // sections were appended as clusters were staged, and the rule trusts an entry only when its
-            // facts are older than the manifest, as the previous build's whole write at this point made it.
-            stamp_now(&file);
-            drop(file);
-            match spare {
-                true => std::fs::rename(&temporary, path).map_err(|_| ()),
-                false => without_spare(&temporary).map(|text| write(path, [text.as_str()])),
-            }
-        }
-    };
-    if done.is_err() {
-        let _ = std::fs::remove_file(path);
-    }
-    let _ = std::fs::remove_file(&temporary);
-}
-
-/// Sets `file`'s mtime to the current time of the kernel's file clock (`UTIME_NOW`), the clock every
-/// change to a file is stamped by. Where that cannot be done, the file keeps the mtime of its last write,
-/// which is after every fact it records too (only a few more entries are then too recent to be trusted).
-fn stamp_now(file: &std::fs::File) {
-    #[cfg(unix)]
-    {
-        use rustix::fs::{Timespec, Timestamps, UTIME_NOW};
-        let now = Timespec { tv_sec: 0, tv_nsec: UTIME_NOW };
-        let _ = rustix::fs::futimens(file, &Timestamps { last_access: now, last_modification: now });
-    }
-    #[cfg(not(unix))]
-    let _ = file;
-}
-
-/// The sections of the manifest at `path` but the spare's (whatever follows its first line), or `Err` when
-/// it cannot be read or is not one this kix wrote.
-fn without_spare(path: &Path) -> Result<String, ()> {
-    let text = std::fs::read_to_string(path).map_err(|_| ())?;
-    let first = text.find('\n').ok_or(())?;
-    let mut kept = String::with_capacity(text.len());
-    let mut at = first + 1;
-    while at < text.len() {
-        let end = at + text[at..].find('\n').ok_or(())?;
-        let mut words = text[at..end].split(' ');
-        let tree = words.next().ok_or(())?;
-        let length: usize = words.nth(1).and_then(|length| length.parse().ok()).ok_or(())?;
-        let next = (end + 1).checked_add(length).filter(|next| *next <= text.len()).ok_or(())?;
-        if tree != Tree::Spare.word() {
-            kept.push_str(&text[at..next]);
-        }
-        at = next;
-    }
-    Ok(kept)
 }
 
 #[cfg(all(test, unix))]

@@ -12,13 +12,15 @@
 //!
 //! One file per step: [`render`] (an instance's file, `_shared.yaml`, the kustomization, the
 //! stream), [`compare`] (`build --check`), [`staging`] (the staged directory and its swap),
-//! [`spare`] and [`manifest`] (what the previous builds left, and what vouches for it), [`stream`]
-//! (`--stdout`'s spool), [`outdir`] (the output directory's guards), `files` (reading what kix
-//! wrote without following links).
+//! [`spare`] and [`manifest`] (what the previous builds left, and what vouches for it),
+//! [`next_manifest`] (the manifest a build writes as it stages), [`stream`] (`--stdout`'s spool),
+//! [`outdir`] (the output directory's guards), `files` (reading what kix wrote without following
+//! links).
 
 pub mod compare;
 mod files;
 pub mod manifest;
+pub mod next_manifest;
 pub mod outdir;
 pub mod render;
 pub mod spare;

@@ -5,6 +5,7 @@
 
 use super::files::generated_by_kix;
 use super::manifest::{Entry, Facts, Manifest, Tree};
+use super::next_manifest::{InputsSection, NextManifest, OutSection, StagedCluster};
 use super::render::{instance_key, render_cluster, render_file, render_instance, wanted_files};
 use super::spare::{Wanted, holds_exactly, make_writable, write_failed};
 use crate::derive::{ClusterPlan, InstancePlan};
@@ -63,14 +64,9 @@ pub struct Staging {
     /// it). Read before the lock is taken: a manifest another build replaced since describes files whose
     /// facts have changed, and none of its entries is trusted for them.
     loading: std::sync::Mutex<Option<std::thread::JoinHandle<Manifest>>>,
-    /// Each staged cluster's halves of the next manifest (its directories' sections, its inputs section)
-    /// until both are known, then written (`next_manifest`).
-    pending: std::sync::Mutex<std::collections::HashMap<String, PendingCluster>>,
-    /// Whether each staged cluster's inputs are recorded (`crate::reuse`): its sections wait for them.
-    records_inputs: std::sync::atomic::AtomicBool,
-    /// The next manifest, written beside the manifest as clusters are staged (full builds only), or why it
-    /// could not be: renamed into place once `out/` is swapped in ([`Staging::record`]).
-    next_manifest: std::sync::Mutex<Option<std::io::Result<std::fs::File>>>,
+    /// The next manifest, written beside the manifest as clusters are staged (full builds only), put in
+    /// place once `out/` is swapped in ([`Staging::record`]).
+    next_manifest: NextManifest,
     /// The spare this build created (there was none): removed unless the build swapped it in, so a build
     /// that fails leaves nothing beside `out` it did not find there.
     spare_created: std::sync::atomic::AtomicBool,
@@ -79,42 +75,6 @@ pub struct Staging {
     /// Every cluster was reused and `out/` is file for file what the previous build recorded
     /// ([`Staging::unchanged_in_place`]): nothing is staged, swapped or recorded ([`Staging::leave_in_place`]).
     in_place: std::sync::atomic::AtomicBool,
-}
-
-/// One cluster's sections of the next manifest: its staged directory (`out/<cluster>` once swapped in) and
-/// its previous one (the spare's).
-#[derive(Debug)]
-struct StagedCluster {
-    cluster: String,
-    out: OutSection,
-    spare: String,
-}
-
-/// The next manifest's section of a staged cluster's `out/` directory.
-#[derive(Debug)]
-enum OutSection {
-    /// Formatted by this build.
-    Formatted(String),
-    /// Every entry as the previous manifest recorded it (a cluster staged from its record whose files were
-    /// all kept): that body, under this header (the staged directory's own facts are new). Written from the
-    /// previous manifest's text, not formatted again (a fleet's rebuild, issue 42).
-    Recorded { header: String },
-}
-
-/// What is known of a staged cluster's sections of the next manifest while the other half is awaited.
-#[derive(Debug, Default)]
-struct PendingCluster {
-    staged: Option<StagedCluster>,
-    inputs: Option<InputsSection>,
-}
-
-/// The next manifest's inputs section of a staged cluster (`crate::reuse`).
-#[derive(Debug)]
-enum InputsSection {
-    /// Made by this build's compile: the body.
-    New(String),
-    /// As the previous manifest holds it (the cluster was staged from its record).
-    Recorded,
 }
 
 impl Staging {
@@ -135,9 +95,7 @@ impl Staging {
             staging: std::sync::OnceLock::new(),
             lock: std::sync::OnceLock::new(),
             manifest: std::sync::OnceLock::new(),
-            pending: std::sync::Mutex::new(std::collections::HashMap::new()),
-            records_inputs: std::sync::atomic::AtomicBool::new(false),
-            next_manifest: std::sync::Mutex::new(None),
+            next_manifest: NextManifest::default(),
             spare_created: std::sync::atomic::AtomicBool::new(false),
             state_created: std::sync::atomic::AtomicBool::new(false),
             in_place: std::sync::atomic::AtomicBool::new(false),
@@ -342,54 +300,12 @@ impl Staging {
     /// Declares that every cluster this build stages has its inputs recorded ([`Staging::keep_inputs`]): a
     /// staged cluster's sections are written to the next manifest once its inputs are known too.
     pub fn record_inputs(&self) {
-        self.records_inputs.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.next_manifest.record_inputs();
     }
 
     fn keep_inputs_section(&self, cluster: &str, inputs: InputsSection) {
-        let complete = {
-            let mut pending = self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let entry = pending.entry(cluster.to_string()).or_default();
-            entry.inputs = Some(inputs);
-            match entry.staged.is_some() {
-                true => pending.remove(cluster),
-                false => None,
-            }
-        };
-        if let Some(PendingCluster { staged: Some(staged), inputs }) = complete {
-            self.write_sections(&staged, inputs.as_ref());
-        }
-    }
-
-    /// Appends a staged cluster's sections to the next manifest (created on first use beside the manifest,
-    /// as `manifest::write` names it), each core as it finishes a cluster: the previous build wrote them
-    /// all at the end, on one core, after holding them all (a package change's rebuild of a fleet spent
-    /// 20 ms there, and 50 MB; issue 42). The spare's section is written too, and taken out again by
-    /// [`Staging::record`] if `out/` does not become the spare. A failed write is kept and reported there
-    /// (the manifest is then removed: nothing is trusted).
-    fn write_sections(&self, staged: &StagedCluster, inputs: Option<&InputsSection>) {
-        use std::io::Write as _;
-        let Some(manifest) = self.manifest.get() else { return };
-        let (out_header, out_body) = match &staged.out {
-            OutSection::Formatted(text) => (text.as_str(), ""),
-            OutSection::Recorded { header } => (header.as_str(), manifest.out_body(&staged.cluster).unwrap_or("")),
-        };
-        let inputs = match inputs {
-            Some(InputsSection::New(body)) => Some(body.as_str()),
-            Some(InputsSection::Recorded) => manifest.inputs(&staged.cluster),
-            None => None,
-        };
-        let inputs_header = inputs
-            .map(|body| crate::emit::manifest::section_header(Tree::Inputs, &staged.cluster, body.len(), None))
-            .unwrap_or_default();
-        let parts = [out_header, out_body, staged.spare.as_str(), inputs_header.as_str(), inputs.unwrap_or("")];
-        let mut text = String::with_capacity(parts.iter().map(|part| part.len()).sum());
-        parts.iter().for_each(|part| text.push_str(part));
-        let mut file = self.next_manifest.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let file = file.get_or_insert_with(|| crate::emit::manifest::create_next(&self.manifest_path()));
-        if let Ok(open) = file {
-            if let Err(failed) = open.write_all(text.as_bytes()) {
-                *file = Err(failed);
-            }
+        if let Some(previous) = self.manifest.get() {
+            self.next_manifest.inputs(previous, &self.manifest_path(), cluster, inputs);
         }
     }
 
@@ -439,46 +355,22 @@ impl Staging {
             out: out_section,
             spare: section(Tree::Spare, &updated.previous, Some(&out)),
         };
-        // Written at once when its inputs are known or none are recorded; else when they come.
-        let complete = {
-            let mut pending = self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let inputs = pending.remove(cluster).and_then(|waiting| waiting.inputs);
-            let records_inputs = self.records_inputs.load(std::sync::atomic::Ordering::Relaxed);
-            match (inputs, records_inputs) {
-                (Some(inputs), _) => Some((staged, Some(inputs))),
-                (None, false) => Some((staged, None)),
-                (None, true) => {
-                    pending.insert(cluster.to_string(), PendingCluster { staged: Some(staged), inputs: None });
-                    None
-                }
-            }
-        };
-        if let Some((staged, inputs)) = complete {
-            self.write_sections(&staged, inputs.as_ref());
+        if let Some(previous) = self.manifest.get() {
+            self.next_manifest.staged(previous, &self.manifest_path(), staged);
         }
     }
 
     /// Once the staged files are in `out`, the manifest for the next build (full builds only): each staged
-    /// cluster's sections, written as it was staged (those still waiting now), put in place, the spare's
-    /// only when the previous `out` became the spare (`spare`). Its mtime is that of its last section
-    /// written, after every fact it records was taken (the rule `crate::emit::manifest` trusts entries by).
+    /// cluster's sections, written as it was staged ([`NextManifest`]), put in place with its mtime set
+    /// now, after every fact it records was taken (the rule `crate::emit::manifest` trusts entries by); the
+    /// spare's sections only when the previous `out` became the spare (`spare`).
     fn record(&self, spare: bool) {
         // Swapped in: the state directory is this build's to keep, and an earlier kix's state goes.
         self.state_created.store(false, std::sync::atomic::Ordering::Relaxed);
         crate::emit::outdir::remove_legacy_state(&self.parent, &self.base);
-        if self.manifest.get().is_none() {
-            return;
+        if let Some(previous) = self.manifest.get() {
+            self.next_manifest.finish(previous, &self.manifest_path(), spare);
         }
-        // The clusters whose inputs were never to come (a build that records none).
-        let waiting: Vec<(String, PendingCluster)> =
-            self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner).drain().collect();
-        for (_, PendingCluster { staged, inputs }) in waiting {
-            if let Some(staged) = staged {
-                self.write_sections(&staged, inputs.as_ref());
-            }
-        }
-        let next = self.next_manifest.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
-        crate::emit::manifest::finish_next(&self.manifest_path(), next, spare);
     }
 
     /// Completes the staged directory with what this run does not replace (every entry of `out` but the
@@ -643,10 +535,9 @@ impl Drop for Staging {
         if let (Some(Ok(spare)), true) = (self.staging.get(), *self.spare_created.get_mut()) {
             remove_tree(spare);
         }
-        // A next manifest never renamed into place (the build failed).
-        if self.next_manifest.get_mut().map_or_else(|p| p.get_ref().is_some(), |next| next.is_some()) {
-            let _ = std::fs::remove_file(crate::emit::manifest::temporary(&self.manifest_path()));
-        }
+        // A next manifest never put in place (the build failed).
+        let path = self.manifest_path();
+        self.next_manifest.discard(&path);
         // Released (and its file removed) only once nothing of this build is left beside `out`.
         drop(self.lock.take());
         // A state directory this build made for output it never swapped in: the tree as it was found.
@@ -701,7 +592,7 @@ fn remove_stale(parent: &Path, base: &str) {
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         // A killed build's staging or previous directory, or its output manifest being written
-        // (`.<out>.kix-manifest.<pid>`, renamed into place when complete: see `manifest::write`).
+        // (`.<out>.kix-manifest.<pid>`, renamed into place when complete: see `emit::next_manifest`).
         let directory = name
             .strip_prefix(&format!(".{base}.kix-staging-"))
             .or_else(|| name.strip_prefix(&format!(".{base}.kix-previous-")));
