@@ -471,3 +471,72 @@ fn a_spare_directory_as_recorded_is_not_listed_and_still_put_right() {
     trust_manifest(root);
     build_and_compare(&t, "changed back");
 }
+
+/// `cluster`'s section of the spare in the manifest with its body rewritten by `edit`, its header's length
+/// made right and its directory's facts kept.
+fn edit_spare_section(root: &Path, cluster: &str, edit: impl Fn(&mut Vec<String>)) {
+    let text = std::fs::read_to_string(root.join(MANIFEST)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().position(|line| line.starts_with(&format!("spare {cluster} "))).unwrap();
+    let mut header: Vec<&str> = lines[at].split(' ').collect();
+    assert_eq!(header.len(), 8, "the section records its directory's facts: {}", lines[at]);
+    let length: usize = header[2].parse().unwrap();
+    let (mut body, mut taken) = (Vec::new(), 0);
+    for line in &lines[at + 1..] {
+        if taken >= length {
+            break;
+        }
+        taken += line.len() + 1;
+        body.push(line.to_string());
+    }
+    edit(&mut body);
+    let body: String = body.iter().map(|line| format!("{line}\n")).collect();
+    let length = body.len().to_string();
+    header[2] = &length;
+    let before: String = lines[..at].iter().map(|line| format!("{line}\n")).collect();
+    let after: String = text.lines().skip(at + 1).collect::<Vec<_>>().join("\n");
+    let after = &after[taken.min(after.len())..];
+    let after = after.strip_prefix('\n').unwrap_or(after);
+    std::fs::write(root.join(MANIFEST), format!("{before}{}\n{body}{after}\n", header.join(" "))).unwrap();
+    trust_manifest(root);
+}
+
+/// A spare's section that is damaged, or that names `.` or `..`, is ignored and its directory listed: a
+/// review found a damaged one made every later build fail, and a forged `..` emptied `out/` (the spare's
+/// names became paths when its directory was not listed).
+#[test]
+fn a_damaged_or_forged_spare_section_is_ignored() {
+    type Damage = fn(&mut Vec<String>);
+    let damages: [(&str, Damage); 3] = [
+        ("a line damaged", |body| body[0].replace_range(0..1, "g")),
+        ("a name `..`", |body| body.push("00000000000000000000000000000000 - 1 1 1 1.000000000 1.000000000 ..".into())),
+        ("a name `.`", |body| body.push("00000000000000000000000000000000 - 1 1 1 1.000000000 1.000000000 .".into())),
+    ];
+    for (what, damage) in damages {
+        let t = built_twice();
+        let root = t.root();
+        // A cluster whose first file (by name) is an instance of the package that changes: a damaged section
+        // whose names were trusted then failed the build as it wrote that file.
+        let edge = std::fs::read_to_string(root.join("clusters/edge.toml")).unwrap();
+        let zz = format!(
+            "{}\n[[instances]]\nname = \"zcache\"\npackage = \"cache\"\ncreateNamespace = true\n",
+            edge.replacen("name = \"shop\"", "name = \"aaa\"", 1)
+        );
+        std::fs::write(root.join("clusters/zz.toml"), zz).unwrap();
+        let api = root.join("packages/web/api.yaml");
+        let original = std::fs::read_to_string(&api).unwrap();
+        let changed = original.replacen("containerPort: 8080", "containerPort: 8081", 1);
+        for text in [&changed, &original] {
+            std::fs::write(&api, text).unwrap();
+            trust_manifest(root);
+            build_and_compare(&t, &format!("{what}: web changed"));
+        }
+        edit_spare_section(root, "zz", damage);
+        std::fs::write(&api, &changed).unwrap();
+        trust_manifest(root);
+        build_and_compare(&t, what);
+        std::fs::write(&api, &original).unwrap();
+        trust_manifest(root);
+        build_and_compare(&t, &format!("{what}, then changed back"));
+    }
+}

@@ -248,10 +248,6 @@ impl Manifest {
         (trusted(out, written), trusted(spare, written))
     }
 
-    /// Whether `cluster`'s directory in `out/`, whose facts now are `now`, is the one the build left: its
-    /// recorded facts, older than the manifest (so a change since would show in its mtime or ctime). It then
-    /// holds exactly the regular files of its section, all that build wrote (no FIFO, no directory, nothing
-    /// a user added: creating, removing or renaming an entry moves the directory's mtime).
     /// What the build that wrote `out/<cluster>` recorded of its inputs and findings (`crate::reuse`), as
     /// it wrote it.
     pub(crate) fn inputs(&self, cluster: &str) -> Option<&str> {
@@ -281,15 +277,18 @@ impl Manifest {
     pub(crate) fn recorded_cluster(&self, cluster: &str) -> Option<RecordedCluster<'_>> {
         let out = self.recorded_out(cluster)?;
         let by_name: ByName<'_> = out.iter().copied().collect();
-        let spare = self.section(Tree::Spare, cluster);
-        let mut spare = spare.and_then(|text| parse_section(text, Some(&by_name))).unwrap_or_default();
-        // Every name of the section (trusted or not), with the directory's facts when they were recorded and
-        // are older than the manifest.
+        let parsed = self.section(Tree::Spare, cluster).and_then(|text| parse_section(text, Some(&by_name)));
+        // Every name of a section read whole (trusted or not), with the directory's facts when they were
+        // recorded and are older than the manifest; none for a damaged section (ignored: its directory is
+        // listed).
         let directory = self.sections.get(&(Tree::Spare, cluster.to_string())).and_then(|(_, facts)| *facts);
-        let names = directory
-            .filter(|facts| facts.settled_before(self.written))
-            .map(|facts| SpareNames { directory: Some(facts), names: spare.keys().copied().collect() })
-            .unwrap_or_default();
+        let names = match (&parsed, directory.filter(|facts| facts.settled_before(self.written))) {
+            (Some(entries), Some(facts)) => {
+                SpareNames { directory: Some(facts), names: entries.keys().copied().collect() }
+            }
+            _ => SpareNames::default(),
+        };
+        let mut spare = parsed.unwrap_or_default();
         spare.retain(|_, e| e.facts.settled_before(self.written));
         Some((out, Entries { entries: spare }, names))
     }
@@ -312,6 +311,10 @@ impl Manifest {
         out.iter().all(|(_, entry)| entry.facts.settled_before(self.written)).then_some(out)
     }
 
+    /// Whether `cluster`'s directory in `out/`, whose facts now are `now`, is the one the build left: its
+    /// recorded facts, older than the manifest (so a change since would show in its mtime or ctime). It then
+    /// holds exactly the regular files of its section, all that build wrote (no FIFO, no directory, nothing
+    /// a user added: creating, removing or renaming an entry moves the directory's mtime).
     pub(crate) fn directory_unchanged(&self, cluster: &str, now: Option<Facts>) -> bool {
         let recorded = self.sections.get(&(Tree::Out, cluster.to_string())).and_then(|(_, facts)| *facts);
         recorded.is_some_and(|recorded| Some(recorded) == now && recorded.settled_before(self.written))
@@ -469,8 +472,15 @@ fn parse_entry(line: &str) -> Option<(&str, Entry)> {
     let size = parse_decimal(field()?)?;
     let modified = parse_time(field()?)?;
     let changed = parse_time(field()?)?;
-    let name = Some(rest).filter(|k| !k.is_empty() && !k.contains(['/', ' ', '\n', '\r']))?;
+    let name = Some(rest).filter(|name| is_file_name(name))?;
     Some((name, Entry { hash, key, facts: Facts { device, inode, size, modified, changed } }))
+}
+
+/// Whether `name` could be a file kix writes into a cluster's directory: one component, never `.` or `..`,
+/// nothing a line of the manifest could not hold. A manifest's names become paths (a spare's directory as
+/// recorded is not listed: `emit::spare`), so a damaged or forged one must not lead anywhere else.
+pub(crate) fn is_file_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', ' ', '\n', '\r', '\0'])
 }
 
 /// A time as [`push_time`] writes it: `<seconds>.<nanoseconds>`, the seconds signed.

@@ -53,7 +53,8 @@ pub(crate) struct Wanted {
 /// Brings `staged` (a cluster's directory in the spare, or a new one) to hold exactly the `wanted` files,
 /// whose bytes `render` gives by position (called only for a file no entry vouches for by its key).
 /// `known` is what the manifest says of `staged`, `previous` the cluster's directory in `out/` and
-/// `previous_known` what the manifest says of it. A file wanted as `recorded` is never rendered: the
+/// `previous_known` what the manifest says of it; `listing`, the names in `staged` when the manifest knows
+/// them ([`list`]). A file wanted as `recorded` is never rendered: the
 /// spare's copy is kept when the manifest vouches for it holding the recorded bytes, else `out/`'s file is
 /// linked when its facts are still the recorded ones, else nothing can be kept and the update is `None`
 /// (the caller compiles the whole cluster and updates the spare again).
@@ -68,6 +69,9 @@ pub(crate) fn update(
     previous_known: Entries<'_>,
 ) -> Result<Option<Updated>, Diagnostic> {
     let mut listed = list(staged, listing)?;
+    // Who a file created here would belong to, and its mode: taken once, when a file is first to be written
+    // over (`overwrite_sole`).
+    let created = std::cell::OnceCell::new();
     let mut carried = previous_known.into_map();
     let mut refreshed: Vec<(String, Entry)> = Vec::new();
     let mut updated = Updated { staged: Vec::with_capacity(wanted.len()), previous: Vec::new() };
@@ -131,7 +135,9 @@ pub(crate) fn update(
         };
         // A regular file of the spare that is not `out/`'s, written over where it is its file's only name.
         let listed = facts.filter(|_| present && !link && !relink);
-        if let Some(facts) = listed.map(|listed| overwrite_sole(&path, bytes, &listed)).transpose()?.flatten() {
+        let like = |listed| created.get_or_init(|| Created::probe(staged)).map(|created| (listed, created));
+        let sole = listed.and_then(like).map(|(listed, created)| overwrite_sole(&path, bytes, &listed, &created));
+        if let Some(facts) = sole.transpose()?.flatten() {
             // Written over (its facts taken after the write).
             updated.staged.push((name.clone(), Entry { hash, key, facts }));
             continue;
@@ -182,6 +188,7 @@ pub(crate) fn update(
 /// replaced by a hard link to `out/`'s file, which is taken only when its facts are still the recorded ones.
 /// `None` when one is not (a hand edit of `out/`, a file gone) or cannot be linked: what the cluster's files
 /// hold is then known only by compiling it, and [`update`] brings the spare up to date from the render.
+/// `listing`: the names in `staged` when the manifest knows them ([`list`]).
 pub(crate) fn carry(
     staged: &Path,
     recorded: &[(&str, Entry)],
@@ -240,12 +247,13 @@ fn link_recorded(
     Ok(Facts::of(path))
 }
 
+/// Names in a directory, each with its facts when it is a regular file.
+type Listed = HashMap<String, Option<Facts>, foldhash::fast::RandomState>;
+
 /// The names in `dir` and their facts: `listing` when the caller knows them (the directory's facts are those
 /// recorded with its names, so no entry was created, removed or renamed since), each stat'ed by name relative
 /// to the directory, opened once; else as [`list_or_create`] reads them. Not listing a fleet's spare saved a
 /// twentieth of a package change's rebuild (issue 42).
-type Listed = HashMap<String, Option<Facts>, foldhash::fast::RandomState>;
-
 fn list(dir: &Path, listing: Option<&[&str]>) -> Result<Listed, Diagnostic> {
     match listing.and_then(|names| list_named(dir, names)) {
         Some(listed) => Ok(listed),
@@ -258,6 +266,11 @@ fn list(dir: &Path, listing: Option<&[&str]>) -> Result<Listed, Diagnostic> {
 #[cfg(target_os = "linux")]
 fn list_named(dir: &Path, names: &[&str]) -> Option<Listed> {
     use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    // Only names of files kix writes (the manifest's parser refuses others; checked again where they become
+    // paths): anything else and the directory is listed.
+    if !names.iter().all(|name| crate::emit::manifest::is_file_name(name)) {
+        return None;
+    }
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let directory = rustix::fs::open(dir, flags, Mode::empty()).ok()?;
     let mut listed = Listed::with_capacity_and_hasher(names.len(), Default::default());
@@ -326,15 +339,48 @@ fn write_new(path: &Path, bytes: &[u8]) -> Result<Option<Facts>, Diagnostic> {
     Ok(Facts::of_file(&file))
 }
 
+/// Who a file created in a directory belongs to and its permission bits, as the directory and the process's
+/// umask give them (`create_new` makes every file the build writes so).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Created {
+    mode: u32,
+    user: u32,
+    group: u32,
+}
+
+impl Created {
+    /// Learnt from an unnamed file made in `dir` and let go (`O_TMPFILE`: nothing is left there, even if the
+    /// build is killed); `None` where that cannot be done (and no file is written over).
+    #[cfg(target_os = "linux")]
+    pub(crate) fn probe(dir: &Path) -> Option<Created> {
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC;
+        let file = rustix::fs::open(dir, flags, Mode::from_bits_truncate(0o666)).ok()?;
+        let stat = rustix::fs::fstat(&file).ok()?;
+        Some(Created { mode: stat.st_mode & 0o7777, user: stat.st_uid, group: stat.st_gid })
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub(crate) fn probe(_: &Path) -> Option<Created> {
+        None
+    }
+}
+
 /// Writes `bytes` over the file at `path` (in the spare) when it is still the regular file `listed` (its
-/// device and inode) and that file's only name, so no other name (`out/`'s, a user's) sees a byte change:
-/// the facts of the file written, or `None` when it is not such a file (nothing written), which the caller
-/// then removes and writes anew. Cheaper than removing and creating it (a package change rewrites an
+/// device and inode), that file's only name, so no other name (`out/`'s, a user's) sees a byte change, and
+/// it belongs to whom and has the mode a file created now would (`created`: a mode or owner changed by hand
+/// is not carried into `out/`): the facts of the file written, or `None` when it is not such a file
+/// (nothing written), which the caller then removes and writes anew. Cheaper than removing and creating it (a package change rewrites an
 /// eighth of a fleet's files: a fifth of the rebuild went into unlinking and creating them, issue 42).
 /// Safe under the manifest's rule as a new file is: the write moves the file's ctime past the manifest
 /// that recorded its old bytes, so that entry no longer vouches for it, even if the build stops halfway.
 #[cfg(unix)]
-pub(crate) fn overwrite_sole(path: &Path, bytes: &[u8], listed: &Facts) -> Result<Option<Facts>, Diagnostic> {
+pub(crate) fn overwrite_sole(
+    path: &Path,
+    bytes: &[u8],
+    listed: &Facts,
+    created: &Created,
+) -> Result<Option<Facts>, Diagnostic> {
     use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
     // NOFOLLOW: never through a symlink put there since; NONBLOCK: a FIFO is not waited on (nor written).
     let flags = (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32;
@@ -343,7 +389,8 @@ pub(crate) fn overwrite_sole(path: &Path, bytes: &[u8], listed: &Facts) -> Resul
     let sole = metadata.is_file()
         && metadata.nlink() == 1
         && Facts::of_metadata(&metadata).is_some_and(|now| now.same_file(listed));
-    if !sole {
+    let as_created = Created { mode: metadata.mode() & 0o7777, user: metadata.uid(), group: metadata.gid() };
+    if !sole || as_created != *created {
         return Ok(None);
     }
     file.write_all_at(bytes, 0).map_err(|e| write_failed("cannot write", path, e))?;
@@ -355,7 +402,7 @@ pub(crate) fn overwrite_sole(path: &Path, bytes: &[u8], listed: &Facts) -> Resul
 }
 
 #[cfg(not(unix))]
-fn overwrite_sole(_: &Path, _: &[u8], _: &Facts) -> Result<Option<Facts>, Diagnostic> {
+fn overwrite_sole(_: &Path, _: &[u8], _: &Facts, _: &Created) -> Result<Option<Facts>, Diagnostic> {
     Ok(None)
 }
 

@@ -474,7 +474,7 @@ struct Recorded<'m> {
 
 /// Checks `out/<cluster>` as a cluster is staged, not before the compile (crate::emit::outdir): unchanged
 /// since the build that wrote it, it holds only that build's files, and only its mode is looked at; else
-/// every entry is (a FIFO, a socket or a device is refused). False when it is not a directory.
+/// every entry is (a FIFO, a socket or a device is refused). What it found: [`Previous`].
 fn check_previous(manifest: &Manifest, cluster: &str, previous_dir: &Path) -> Result<Previous, Diagnostic> {
     let Some(now) = Facts::of_directory(previous_dir) else { return Ok(Previous::Absent) };
     if manifest.directory_unchanged(cluster, Some(now)) {

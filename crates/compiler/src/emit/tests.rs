@@ -94,16 +94,19 @@ fn a_long_file_compared_first_does_not_leak_into_the_next_comparison() {
     assert!(carried_over(&short, b"kind: B\n", &dir.path().join("3.yaml")));
 }
 
-/// A file of the spare is written over only while it is the regular file listed and its only name: a
-/// file another name shares (`out/`'s, a user's hard link), a symlink, a FIFO or a file replaced since it
-/// was listed is left as it is (the caller removes the name and writes it anew), and no other name ever
-/// sees a byte change.
+/// A file of the spare is written over only while it is the regular file listed, its only name, with the
+/// mode and owner a file created there now would have: one whose mode was changed, a file another name
+/// shares (`out/`'s, a user's hard link), a symlink, a FIFO or a file replaced since it was listed is left
+/// as it is (the caller removes the name and writes it anew), and no other name ever sees a byte change.
 #[test]
 fn a_spare_file_is_written_over_only_when_it_is_its_only_name() {
     use super::manifest::Facts;
-    use super::spare::overwrite_sole;
+    use super::spare::{Created, overwrite_sole};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("i0.yaml");
+    let created = Created::probe(dir.path()).expect("an unnamed file made in the directory");
+    let overwrite_sole =
+        |path: &std::path::Path, bytes: &[u8], listed: &Facts| overwrite_sole(path, bytes, listed, &created);
     // Its only name: written over, shorter and then longer than before; the facts are the file's after.
     for bytes in [&b"kind: A\nspec: {}\n"[..], b"kind: B\n", b"kind: C\nspec: {replicas: 3}\n"] {
         let listed = Facts::of(&path).unwrap_or_else(|| {
@@ -115,6 +118,14 @@ fn a_spare_file_is_written_over_only_when_it_is_its_only_name() {
         assert!(written.same_file(&listed), "the same file, not a new one");
         assert_eq!(Some(written), Facts::of(&path));
     }
+    // Its mode changed by hand (or its owner): not carried into `out/`, the file left for the caller to write anew.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    assert_eq!(overwrite_sole(&path, b"kind: Mode\n", &Facts::of(&path).unwrap()).unwrap(), None);
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
     // Another name shares the file: neither name changes.
     let other = dir.path().join("out-i0.yaml");
     std::fs::hard_link(&path, &other).unwrap();
