@@ -272,8 +272,9 @@ impl Manifest {
 
     /// Every file the build that wrote `out/<cluster>` wrote there, in name order, each entry trusted (older
     /// than the manifest, git's racy rule), what the manifest trusts of the spare's directory of the cluster,
-    /// and the names it lists there ([`SpareNames`]); `None` when the out section is missing or damaged or one of its entries is not trusted: then
-    /// what `out/<cluster>` should hold is known only by compiling the cluster. Each section parsed once.
+    /// and the names it lists there ([`SpareNames`]); `None` when the out section is missing or damaged or
+    /// one of its entries is not trusted: then what `out/<cluster>` should hold is known only by compiling
+    /// the cluster. Each section parsed once.
     pub(crate) fn recorded_cluster(&self, cluster: &str) -> Option<RecordedCluster<'_>> {
         let out = self.recorded_out(cluster)?;
         let by_name: ByName<'_> = out.iter().copied().collect();

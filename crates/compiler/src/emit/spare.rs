@@ -12,10 +12,11 @@
 //! unlink per file.
 //!
 //! The spare and `out/` share the inodes of files linked from one to the other; a file is written in place
-//! only when the spare's name is its only one (one link, so not `out/`'s), else removed, then created anew
-//! or linked, so nothing done to the spare changes a byte of `out/`. Removing or adding a link changes the inode's ctime, so the facts of a file of `out/` whose link
-//! the update added or removed are taken again ([`Updated::previous`]); a hand edit of a file of `out/`
-//! that shares its inode with the spare changes both names' facts, and both are read or replaced.
+//! only when the spare's name is its only one (one link, so not `out/`'s) and it has the mode and owner a
+//! new file would, else removed, then created anew or linked, so nothing done to the spare changes a byte
+//! of `out/`. Removing or adding a link changes the inode's ctime, so the facts of a file of `out/` whose
+//! link the update added or removed are taken again ([`Updated::previous`]); a hand edit of a file of
+//! `out/` that shares its inode with the spare changes both names' facts, and both are read or replaced.
 //!
 //! Nothing in the spare is trusted without the manifest and a `stat`: a spare a user changed, one a
 //! killed build left half updated, or one without a manifest is compared file by file, never followed
@@ -370,8 +371,9 @@ impl Created {
 /// device and inode), that file's only name, so no other name (`out/`'s, a user's) sees a byte change, and
 /// it belongs to whom and has the mode a file created now would (`created`: a mode or owner changed by hand
 /// is not carried into `out/`): the facts of the file written, or `None` when it is not such a file
-/// (nothing written), which the caller then removes and writes anew. Cheaper than removing and creating it (a package change rewrites an
-/// eighth of a fleet's files: a fifth of the rebuild went into unlinking and creating them, issue 42).
+/// (nothing written), which the caller then removes and writes anew. Cheaper than removing and creating
+/// it (a package change rewrites an eighth of a fleet's files: a fifth of the rebuild went into unlinking
+/// and creating them, issue 42).
 /// Safe under the manifest's rule as a new file is: the write moves the file's ctime past the manifest
 /// that recorded its old bytes, so that entry no longer vouches for it, even if the build stops halfway.
 #[cfg(unix)]
