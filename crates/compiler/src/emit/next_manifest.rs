@@ -1,7 +1,7 @@
 //! The next output manifest as a full build writes it (issue 42): each staged cluster's sections (its
 //! directories', from staging, and its inputs section, from `crate::reuse`) are appended by the core that
 //! staged it as soon as both are known, to a file beside the manifest (`.<out>.kix-manifest.<pid>`), and
-//! the file is put in place once `out/` is swapped in, its mtime set to that moment ([`finish_next`]).
+//! the file is put in place once `out/` is swapped in, its mtime set to that moment (`finish_next`).
 //! The build before held every section to the end and wrote them all on one core (a package change's
 //! rebuild of a fleet spent 20 ms there, and 50 MB). What the sections hold, and why an entry is trusted,
 //! is `crate::emit::manifest`'s.
@@ -159,7 +159,7 @@ impl NextManifest {
 
 /// Writes the manifest at `path` from sections as `manifest::format_section` formats them, in the order
 /// given. Best effort: on any failure the manifest is removed, and the next build compares every file.
-pub(crate) fn write<'s>(path: &Path, sections: impl IntoIterator<Item = &'s str>) {
+fn write<'s>(path: &Path, sections: impl IntoIterator<Item = &'s str>) {
     use std::io::Write as _;
     let temporary = temporary(path);
     let written = (|| -> std::io::Result<()> {
@@ -180,7 +180,7 @@ pub(crate) fn write<'s>(path: &Path, sections: impl IntoIterator<Item = &'s str>
 
 /// Where a manifest is written before it is renamed into place: `.<out>.kix-manifest.<pid>` (a killed
 /// build's is removed by the next one, `emit::staging`).
-pub(crate) fn temporary(path: &Path) -> PathBuf {
+fn temporary(path: &Path) -> PathBuf {
     path.with_file_name(format!(
         "{}.{}",
         path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
@@ -201,7 +201,7 @@ fn create_next(path: &Path) -> std::io::Result<std::fs::File> {
 /// since; `None` when no cluster was staged) in place at `path`, without its spare sections unless `out/`'s
 /// previous directory became the spare (`spare`). When it could not be written, neither it nor the previous
 /// manifest is left: nothing is trusted by the next build.
-pub(crate) fn finish_next(path: &Path, next: Option<std::io::Result<std::fs::File>>, spare: bool) {
+fn finish_next(path: &Path, next: Option<std::io::Result<std::fs::File>>, spare: bool) {
     let temporary = temporary(path);
     let done = match next {
         None => {
