@@ -30,12 +30,13 @@ const MIN_LAST: usize = 24;
 const INDENT: usize = 4;
 
 /// Renders rows (the first is the header), each line ending in `\n`.
-pub fn render(rows: &[Vec<String>], width: Width) -> String {
+pub fn render<S: AsRef<str>>(rows: &[Vec<S>], width: Width) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     if columns == 0 {
         return String::new();
     }
-    let cell_width = |c: usize| rows.iter().map(|r| r.get(c).map_or(0, |s| s.chars().count())).max().unwrap_or(0);
+    let cell_width =
+        |c: usize| rows.iter().map(|r| r.get(c).map_or(0, |s| s.as_ref().chars().count())).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns).map(cell_width).collect();
     // Where the last column starts: the indent, every other column and the gaps.
     let start = 2 + widths[..columns - 1].iter().map(|w| w + 2).sum::<usize>();
@@ -44,7 +45,7 @@ pub fn render(rows: &[Vec<String>], width: Width) -> String {
     let longest_item = || {
         rows.iter()
             .filter_map(|r| r.get(columns - 1))
-            .flat_map(|cell| cell.split(", ").map(|item| item.chars().count() + 1))
+            .flat_map(|cell| cell.as_ref().split(", ").map(|item| item.chars().count() + 1))
             .max()
             .unwrap_or(0)
     };
@@ -59,15 +60,16 @@ pub fn render(rows: &[Vec<String>], width: Width) -> String {
         Some(w) => (INDENT, Some(w.saturating_sub(INDENT).max(MIN_LAST))),
     };
     let mut out = String::with_capacity(rows.len() * (start + 40));
+    let mut line = String::with_capacity(start + 80);
     for row in rows {
-        let mut line = String::with_capacity(start + 80);
+        line.clear();
         line.push_str("  ");
         for (c, width) in widths.iter().enumerate().take(columns - 1) {
-            let cell = row.get(c).map_or("", String::as_str);
+            let cell = row.get(c).map_or("", AsRef::as_ref);
             line.push_str(cell);
-            line.extend(std::iter::repeat_n(' ', width - cell.chars().count() + 2));
+            push_spaces(&mut line, width - cell.chars().count() + 2);
         }
-        let last = row.get(columns - 1).map_or("", String::as_str);
+        let last = row.get(columns - 1).map_or("", AsRef::as_ref);
         if room.is_none() {
             // No width: the last column whole on the row's line (a fleet's table is 100,000 rows).
             line.push_str(last);
@@ -89,17 +91,28 @@ pub fn render(rows: &[Vec<String>], width: Width) -> String {
     out
 }
 
+/// `count` spaces, pushed a run at a time.
+fn push_spaces(line: &mut String, count: usize) {
+    const SPACES: &str = "                                                                ";
+    let mut left = count;
+    while left > 0 {
+        let run = left.min(SPACES.len());
+        line.push_str(&SPACES[..run]);
+        left -= run;
+    }
+}
+
 /// The rows as records, for a width the fixed columns do not fit: each row's first cell, then each
 /// other column as `HEADER value` four spaces in (the header row itself is not printed on its own).
-fn records(rows: &[Vec<String>], width: usize) -> String {
+fn records<S: AsRef<str>>(rows: &[Vec<S>], width: usize) -> String {
     let Some((header, rows)) = rows.split_first() else { return String::new() };
-    let label_width = header.iter().skip(1).map(|h| h.chars().count()).max().unwrap_or(0);
+    let label_width = header.iter().skip(1).map(|h| h.as_ref().chars().count()).max().unwrap_or(0);
     let room = width.saturating_sub(INDENT + label_width + 1).max(MIN_LAST);
     let mut out = String::new();
     for row in rows {
-        let _ = writeln!(out, "  {}", row.first().map_or("", String::as_str));
+        let _ = writeln!(out, "  {}", row.first().map_or("", AsRef::as_ref));
         for (label, cell) in header.iter().zip(row).skip(1) {
-            let mut pieces = wrap(cell, Some(room)).into_iter();
+            let (label, mut pieces) = (label.as_ref(), wrap(cell.as_ref(), Some(room)).into_iter());
             let _ = writeln!(out, "{:INDENT$}{label:<label_width$} {}", "", pieces.next().unwrap_or_default());
             for piece in pieces {
                 let _ = writeln!(out, "{:w$}{piece}", "", w = INDENT + label_width + 1);
@@ -172,7 +185,7 @@ mod tests {
             ("-", Width(Some(20)), &["  NAME  WORKLOADS", "  shop  -"]),
         ];
         // Issue 41: fixed columns wider than the width make each row a record rather than overflow.
-        let wide = vec![
+        let wide: Vec<Vec<String>> = vec![
             vec!["INSTANCE".into(), "WORKLOAD".into(), "VERDICT".into()],
             vec!["shop".into(), "Deployment/a-workload-with-a-very-long-name".into(), "meets zone".into()],
         ];

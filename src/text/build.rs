@@ -2,7 +2,7 @@
 //! workloads per cluster, then the objects written once for several instances) and its JSON, and what
 //! `build --check` found (the files that differ, with `--diff` a patch `git apply` accepts).
 
-use kix_compiler::summary::ClusterSummary;
+use kix_compiler::summary::{ClusterSummary, WorkloadSummary};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -19,49 +19,49 @@ pub fn summary_text(clusters: &[ClusterSummary], width: crate::table::Width) -> 
 
 /// One cluster's part of the summary: `cluster NAME`, its table, then its shared objects.
 fn cluster_text(cluster: &ClusterSummary, width: crate::table::Width) -> String {
+    use std::collections::HashMap;
     let mut out = String::new();
     out.push_str(&format!("cluster {}\n", cluster.name));
-    let mut rows =
-        vec![vec!["INSTANCE".to_string(), "PACKAGE".into(), "LEVEL".into(), "REQUESTS".into(), "WORKLOADS".into()]];
-    // The requests texts a cluster's instances repeat, each formatted once.
+    // The cells a cluster's instances repeat, each made once: the requests by their value, the package by
+    // its shared name and version, the workloads by their shared list (a summary read back from its record,
+    // issue 42, shares one list among the instances of a package version at a level).
     let mut requests: Vec<((i64, i64), String)> = Vec::new();
+    let mut packages: HashMap<(usize, usize), String> = HashMap::new();
+    let mut workload_cells: HashMap<usize, String> = HashMap::new();
+    let address = |text: &std::sync::Arc<str>| std::sync::Arc::as_ptr(text).cast::<u8>() as usize;
+    for instance in &cluster.instances {
+        let cost = (instance.requests.cpu_millicores, instance.requests.memory_bytes);
+        if !requests.iter().any(|(known, _)| *known == cost) {
+            requests.push((cost, kix_engines::capacity::requests_text(&instance.requests)));
+        }
+        let package = (address(&instance.package), address(&instance.package_version));
+        packages.entry(package).or_insert_with(|| format!("{} {}", instance.package, instance.package_version));
+        let list = std::sync::Arc::as_ptr(&instance.workloads).cast::<WorkloadSummary>() as usize;
+        workload_cells.entry(list).or_insert_with(|| workloads_cell(&instance.workloads));
+    }
+    let mut rows: Vec<Vec<&str>> = Vec::with_capacity(cluster.instances.len() + 1);
+    rows.push(vec!["INSTANCE", "PACKAGE", "LEVEL", "REQUESTS", "WORKLOADS"]);
+    let levels: Vec<String> = (cluster.instances.iter())
+        .filter(|instance| instance.requested != instance.level)
+        .map(|instance| format!("{} -> {}", instance.requested, instance.level))
+        .collect();
+    let mut lowered = levels.iter();
     for instance in &cluster.instances {
         let level = if instance.requested == instance.level {
-            instance.level.to_string()
+            instance.level.as_str()
         } else {
-            format!("{} -> {}", instance.requested, instance.level)
+            lowered.next().map_or("", String::as_str)
         };
-        let mut workloads = String::new();
-        for (index, w) in instance.workloads.iter().enumerate() {
-            if index > 0 {
-                workloads.push_str(", ");
-            }
-            workloads.push_str(&w.name);
-            let _ = write!(workloads, " x{}", w.replicas);
-            match &w.group_budget {
-                Some(group) => {
-                    workloads.push_str(" +pdb ");
-                    workloads.push_str(group);
-                }
-                None if w.derived_pdb => workloads.push_str(" +pdb"),
-                None => {}
-            }
-        }
         let cost = (instance.requests.cpu_millicores, instance.requests.memory_bytes);
-        let requests_text = match requests.iter().find(|(known, _)| *known == cost) {
-            Some((_, text)) => text.clone(),
-            None => {
-                let text = kix_engines::capacity::requests_text(&instance.requests);
-                requests.push((cost, text.clone()));
-                text
-            }
-        };
+        let requests_text = requests.iter().find(|(known, _)| *known == cost).map_or("", |(_, text)| text.as_str());
+        let package = (address(&instance.package), address(&instance.package_version));
+        let list = std::sync::Arc::as_ptr(&instance.workloads).cast::<WorkloadSummary>() as usize;
         rows.push(vec![
-            instance.name.clone(),
-            format!("{} {}", instance.package, instance.package_version),
+            instance.name.as_str(),
+            packages.get(&package).map_or("", String::as_str),
             level,
             requests_text,
-            if workloads.is_empty() { "-".into() } else { workloads },
+            workload_cells.get(&list).map_or("", String::as_str),
         ]);
     }
     out.push_str(&crate::table::render(&rows, width));
@@ -75,6 +75,31 @@ fn cluster_text(cluster: &ClusterSummary, width: crate::table::Width) -> String 
         out.push_str(&wrapped(&line, width));
     }
     out
+}
+
+/// An instance's `WORKLOADS` cell: `name xN` per workload, `+pdb` where kix derived a budget (`+pdb group`
+/// for a group's); `-` without workloads.
+fn workloads_cell(workloads: &[WorkloadSummary]) -> String {
+    if workloads.is_empty() {
+        return "-".into();
+    }
+    let mut cell = String::new();
+    for (index, w) in workloads.iter().enumerate() {
+        if index > 0 {
+            cell.push_str(", ");
+        }
+        cell.push_str(&w.name);
+        let _ = write!(cell, " x{}", w.replicas);
+        match &w.group_budget {
+            Some(group) => {
+                cell.push_str(" +pdb ");
+                cell.push_str(group);
+            }
+            None if w.derived_pdb => cell.push_str(" +pdb"),
+            None => {}
+        }
+    }
+    cell
 }
 
 /// The build summary as JSON: `{"clusters": [{"cluster", "instances": [{..., "workloads": [...]}]}]}`.

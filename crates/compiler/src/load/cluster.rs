@@ -421,7 +421,7 @@ impl ClusterSource {
         let is_name_byte = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-';
         let quote = |b: u8| b == b'"' || b == b'\'';
         // Every closing quote ends at most one such word: the name bytes before it, opened right before.
-        let closing = bytes.iter().enumerate().filter(move |(_, b)| quote(**b)).map(|(end, _)| end);
+        let closing = memchr::memchr2_iter(b'"', b'\'', bytes);
         Some(closing.filter_map(move |end| {
             let start = bytes[..end].iter().rposition(|b| !is_name_byte(*b)).map_or(0, |before| before + 1);
             let opened = start > 0 && (quote(bytes[start - 1]) || matches!(bytes[start - 1], b'\n' | b'\r'));

@@ -310,7 +310,7 @@ pub(crate) fn compile<K>(
 /// when the file is not cut that simply: a multi-line string (whose lines could look like table headers), an
 /// entry's sub-table, or not one `[[instances]]` header per wanted flag.
 fn only_entries(text: &str, wanted: &[bool]) -> Option<String> {
-    if text.contains("\"\"\"") || text.contains("\'\'\'") {
+    if has_triple_quote(text, "\"\"\"") || has_triple_quote(text, "\'\'\'") {
         return None;
     }
     let mut bytes = text.as_bytes().to_vec();
@@ -318,7 +318,7 @@ fn only_entries(text: &str, wanted: &[bool]) -> Option<String> {
     let mut seen = 0;
     let mut at = 0;
     for line in text.split_inclusive('\n') {
-        let trimmed = line.trim();
+        let trimmed = line.trim_start();
         if trimmed.starts_with('[') {
             let header = trimmed.split('#').next().unwrap_or_default().trim_end();
             if header == "[[instances]]" {
@@ -334,11 +334,9 @@ fn only_entries(text: &str, wanted: &[bool]) -> Option<String> {
         }
         if let Some(index) = entry {
             if !*wanted.get(index)? {
-                for byte in &mut bytes[at..at + line.len()] {
-                    if *byte != b'\n' {
-                        *byte = b' ';
-                    }
-                }
+                // Every byte a space but the line's break (a line ends at its only `\n`).
+                let blanked = line.strip_suffix('\n').map_or(line.len(), str::len);
+                bytes[at..at + blanked].fill(b' ');
             }
         }
         at += line.len();
@@ -347,6 +345,11 @@ fn only_entries(text: &str, wanted: &[bool]) -> Option<String> {
         return None;
     }
     String::from_utf8(bytes).ok()
+}
+
+/// Whether `text` holds `delimiter` (a TOML multi-line string's, `"""` or `'''`).
+fn has_triple_quote(text: &str, delimiter: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), delimiter.as_bytes()).is_some()
 }
 
 #[cfg(test)]
@@ -365,6 +368,10 @@ mod tests {
         // Not cut: another count of entries, a multi-line string, an entry's sub-table.
         assert_eq!(only_entries(text, &[true]), None);
         assert_eq!(only_entries(&text.replace("\"web\"", "\"\"\"web\"\"\""), &[true, false]), None);
+        assert_eq!(only_entries(&text.replace("\"web\"", "\'\'\'web\'\'\'"), &[true, false]), None);
+        // Two quotes in a row (an empty string) are not a multi-line string's.
+        let empty = text.replace("\"db\"", "\"\"");
+        assert!(only_entries(&empty, &[true, false]).is_some_and(|cut| cut.contains("name = \"a\"")));
         assert_eq!(only_entries(&format!("{text}[instances.x]\n"), &[true, false]), None);
     }
 }
