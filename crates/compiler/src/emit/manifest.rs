@@ -531,39 +531,40 @@ fn parse_hex(field: &str) -> Option<u128> {
 
 /// Appends `value` as 32 lowercase hex digits and a space (by hand: `write!` through the formatting
 /// machinery was a tenth of writing the manifest, which holds two of them per file of a fleet).
-fn push_hex(text: &mut String, value: u128) {
+fn push_hex(text: &mut Vec<u8>, value: u128) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut hex = [0u8; 33];
     for (i, digit) in hex[..32].iter_mut().enumerate() {
         *digit = DIGITS[(value >> (124 - 4 * i) & 0xf) as usize];
     }
     hex[32] = b' ';
-    // Pushed as characters: ASCII needs no UTF-8 check (`from_utf8` of each field was a third of writing).
-    text.extend(hex.iter().map(|b| char::from(*b)));
+    // Into bytes, checked as UTF-8 once per section (`from_utf8` of each field was a third of writing, and
+    // pushing each as a character a tenth).
+    text.extend_from_slice(&hex);
 }
 
-fn format_entry(text: &mut String, name: &str, entry: &Entry) {
+fn format_entry(text: &mut Vec<u8>, name: &str, entry: &Entry) {
     let Facts { device, inode, size, modified, changed } = entry.facts;
     push_hex(text, entry.hash);
     match entry.key {
         Some(key) => push_hex(text, key),
-        None => text.push_str("- "),
+        None => text.extend_from_slice(b"- "),
     }
     // By hand, as `push_hex`: what `{device} {inode} {size} {}.{:09} {}.{:09} {name}\n` wrote.
     for number in [device, inode, size] {
         push_decimal(text, number);
-        text.push(' ');
+        text.push(b' ');
     }
     for time in [modified, changed] {
         push_time(text, time);
-        text.push(' ');
+        text.push(b' ');
     }
-    text.push_str(name);
-    text.push('\n');
+    text.extend_from_slice(name.as_bytes());
+    text.push(b'\n');
 }
 
 /// Appends `value` in decimal (what `{}` writes).
-fn push_decimal(text: &mut String, value: u64) {
+fn push_decimal(text: &mut Vec<u8>, value: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut rest = value;
@@ -575,16 +576,16 @@ fn push_decimal(text: &mut String, value: u64) {
             break;
         }
     }
-    text.extend(digits[at..].iter().map(|b| char::from(*b)));
+    text.extend_from_slice(&digits[at..]);
 }
 
 /// Appends a time as `<seconds>.<nanoseconds, nine digits>` (what `{}.{:09}` writes).
-fn push_time(text: &mut String, (seconds, nanos): Time) {
+fn push_time(text: &mut Vec<u8>, (seconds, nanos): Time) {
     if seconds < 0 {
-        text.push('-');
+        text.push(b'-');
     }
     push_decimal(text, seconds.unsigned_abs());
-    text.push('.');
+    text.push(b'.');
     match u64::try_from(nanos).ok().filter(|n| *n < 1_000_000_000) {
         Some(mut nanos) => {
             // Nine digits, leading zeros included, written from the last.
@@ -593,12 +594,9 @@ fn push_time(text: &mut String, (seconds, nanos): Time) {
                 *digit = b'0' + (nanos % 10) as u8;
                 nanos /= 10;
             }
-            text.extend(digits.iter().map(|b| char::from(*b)));
+            text.extend_from_slice(&digits);
         }
-        None => {
-            use std::fmt::Write as _;
-            let _ = write!(text, "{nanos:09}");
-        }
+        None => text.extend_from_slice(format!("{nanos:09}").as_bytes()),
     }
 }
 
@@ -615,42 +613,44 @@ pub(crate) fn format_section<'e>(
 ) {
     let mut entries: Vec<(&str, Entry)> = entries.into_iter().collect();
     entries.sort_unstable_by_key(|(name, _)| *name);
-    let mut body = String::with_capacity(entries.len() * 120);
+    let mut body: Vec<u8> = Vec::with_capacity(entries.len() * 140);
     for (name, entry) in &entries {
         if same.and_then(|same| same.get(name)) == Some(entry) {
-            body.push_str("= ");
-            body.push_str(name);
-            body.push('\n');
+            body.extend_from_slice(b"= ");
+            body.extend_from_slice(name.as_bytes());
+            body.push(b'\n');
         } else {
             format_entry(&mut body, name, entry);
         }
     }
     text.push_str(&section_header(tree, cluster, body.len(), directory));
-    text.push_str(&body);
+    // Names and digits only: always UTF-8.
+    text.push_str(std::str::from_utf8(&body).unwrap_or_default());
 }
 
 /// The header line of a section of `cluster` in `tree` whose body is `length` bytes (its lines, each ended
 /// by a line break), with the directory's facts when given: for a body written as it is (the inputs section,
 /// [`Tree::Inputs`], whose lines are `crate::reuse`'s, or a body the previous manifest holds).
 pub(crate) fn section_header(tree: Tree, cluster: &str, length: usize, directory: Option<Facts>) -> String {
-    let mut text = String::with_capacity(cluster.len() + 120);
-    text.push_str(tree.word());
-    text.push(' ');
-    text.push_str(cluster);
-    text.push(' ');
+    let mut text: Vec<u8> = Vec::with_capacity(cluster.len() + 120);
+    text.extend_from_slice(tree.word().as_bytes());
+    text.push(b' ');
+    text.extend_from_slice(cluster.as_bytes());
+    text.push(b' ');
     push_decimal(&mut text, length as u64);
     if let Some(Facts { device, inode, size, modified, changed }) = directory {
         for number in [device, inode, size] {
-            text.push(' ');
+            text.push(b' ');
             push_decimal(&mut text, number);
         }
         for time in [modified, changed] {
-            text.push(' ');
+            text.push(b' ');
             push_time(&mut text, time);
         }
     }
-    text.push('\n');
-    text
+    text.push(b'\n');
+    // A cluster's name, a word and digits: always UTF-8.
+    String::from_utf8(text).unwrap_or_default()
 }
 
 #[cfg(all(test, unix))]

@@ -8,8 +8,9 @@ use super::*;
 fn hex_fields_are_written_as_before_and_read_back() {
     for value in [0, 1, 0xf, 0xdead_beef, u128::MAX, u128::MAX - 1, 1 << 127, 0x0123_4567_89ab_cdef_0123_4567_89ab_cdef]
     {
-        let mut text = String::new();
+        let mut text = Vec::new();
         push_hex(&mut text, value);
+        let text = String::from_utf8(text).expect("hex");
         assert_eq!(text, format!("{value:032x} "));
         assert_eq!(parse_hex(text.trim_end()), Some(value));
     }
@@ -22,14 +23,16 @@ fn hex_fields_are_written_as_before_and_read_back() {
 #[test]
 fn decimal_fields_are_written_as_before() {
     for value in [0, 1, 9, 10, 99, 100, 123_456_789, u64::from(u32::MAX), u64::MAX] {
-        let mut text = String::new();
+        let mut text = Vec::new();
         push_decimal(&mut text, value);
+        let text = String::from_utf8(text).expect("digits");
         assert_eq!(text, value.to_string());
     }
     for seconds in [0, 1, -1, 59, 1_764_000_000, i64::MAX, i64::MIN] {
         for nanos in [0, 1, 10, 999_999_999, 123_000_000, 1_000_000_000, -1, i64::MAX] {
-            let mut text = String::new();
+            let mut text = Vec::new();
             push_time(&mut text, (seconds, nanos));
+            let text = String::from_utf8(text).expect("time");
             assert_eq!(text, format!("{seconds}.{nanos:09}"), "{seconds} {nanos}");
         }
     }
@@ -47,8 +50,9 @@ fn decimal_fields_are_read_as_before() {
     }
     let facts = Facts { device: 66, inode: 1 << 40, size: 0, modified: (-5, 7), changed: (1_764_000_000, 999_999_999) };
     let entry = Entry { hash: 1 << 100, key: Some(7), facts };
-    let mut line = String::new();
+    let mut line = Vec::new();
     format_entry(&mut line, "i0001.yaml", &entry);
+    let line = String::from_utf8(line).expect("entry");
     assert_eq!(parse_entry(line.trim_end_matches('\n')), Some(("i0001.yaml", entry)));
     for broken in ["-.5", "1.5.0", "5.1000000000", "5", "5.-1"] {
         let damaged = line.trim_end_matches('\n').replacen("-5.000000007", broken, 1);
