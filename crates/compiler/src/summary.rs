@@ -84,8 +84,8 @@ pub struct SharedSummary {
 /// The strings and spread lists of one compile's summaries, each kept once, shared by every core.
 #[derive(Default)]
 pub struct Interner {
-    strings: Mutex<HashSet<Arc<str>>>,
-    spreads: Mutex<HashSet<Arc<Spreads>>>,
+    strings: Mutex<HashSet<Arc<str>, foldhash::fast::FixedState>>,
+    spreads: Mutex<HashSet<Arc<Spreads>, foldhash::fast::FixedState>>,
 }
 
 impl Interner {
@@ -104,7 +104,11 @@ impl Interner {
     }
 }
 
-fn intern<T: ?Sized + Hash + Eq>(set: &Mutex<HashSet<Arc<T>>>, value: &T, make: impl FnOnce() -> Arc<T>) -> Arc<T> {
+fn intern<T: ?Sized + Hash + Eq>(
+    set: &Mutex<HashSet<Arc<T>, foldhash::fast::FixedState>>,
+    value: &T,
+    make: impl FnOnce() -> Arc<T>,
+) -> Arc<T> {
     let mut set = set.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(kept) = set.get(value) {
         return Arc::clone(kept);

@@ -98,8 +98,8 @@ impl ClusterSummary {
             match fields.next()? {
                 "i" if shared.is_empty() => {
                     close(&mut instances, &mut workloads);
-                    let name = unescape(fields.next()?)?;
-                    let namespace = unescape(fields.next()?)?;
+                    let name = unescape(fields.next()?)?.into_owned();
+                    let namespace = unescape(fields.next()?)?.into_owned();
                     let package = strings.get(fields.next()?)?;
                     let package_version = strings.get(fields.next()?)?;
                     let requested = Level::parse(fields.next()?)?;
@@ -165,8 +165,10 @@ impl ClusterSummary {
                 }
                 "s" => {
                     close(&mut instances, &mut workloads);
-                    let object = unescape(fields.next()?)?;
-                    let owners = fields.map(unescape).collect::<Option<Vec<String>>>()?;
+                    let object = unescape(fields.next()?)?.into_owned();
+                    let owners = fields
+                        .map(|owner| unescape(owner).map(std::borrow::Cow::into_owned))
+                        .collect::<Option<Vec<String>>>()?;
                     shared.push(SharedSummary { object, instances: owners });
                     continue;
                 }
@@ -277,9 +279,10 @@ fn escape_into(text: &mut String, field: &str) {
     }
 }
 
-fn unescape(field: &str) -> Option<String> {
+/// A text field as it was written (escapes undone); borrowed when it holds none.
+fn unescape(field: &str) -> Option<std::borrow::Cow<'_, str>> {
     if !field.contains('\\') {
-        return Some(field.to_string());
+        return Some(std::borrow::Cow::Borrowed(field));
     }
     let mut text = String::with_capacity(field.len());
     let mut chars = field.chars();
@@ -296,7 +299,7 @@ fn unescape(field: &str) -> Option<String> {
             _ => return None,
         });
     }
-    Some(text)
+    Some(std::borrow::Cow::Owned(text))
 }
 
 #[cfg(test)]
