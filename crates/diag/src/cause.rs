@@ -126,12 +126,21 @@ fn name(subject: &Subject) -> String {
 
 /// The causes of `items` (in report order), each in the place of its first diagnostic.
 pub(crate) fn causes<'d>(items: impl Iterator<Item = &'d Diagnostic>) -> Vec<Cause<'d>> {
+    let items: Vec<&'d Diagnostic> = items.collect();
+    // Each finding's hash taken on every core for a report this long (a fleet's rebuild groups tens of
+    // thousands of findings on one core, after the last cluster compiled); the grouping stays in order.
+    let hashes: Vec<u64> = if items.len() >= PARALLEL_FROM {
+        use rayon::prelude::*;
+        items.par_iter().map(|diagnostic| cause_hash(diagnostic)).collect()
+    } else {
+        items.iter().map(|diagnostic| cause_hash(diagnostic)).collect()
+    };
     let mut causes: Vec<Cause<'d>> = Vec::new();
     // By a hash of what makes a cause, each bucket's causes compared in full: a lint's tens of thousands
     // of findings are all at different places, so no bucket grows.
     let mut buckets: HashMap<u64, Vec<usize>, foldhash::fast::FixedState> = HashMap::default();
-    for diagnostic in items {
-        let bucket = buckets.entry(cause_hash(diagnostic)).or_default();
+    for (diagnostic, hash) in items.into_iter().zip(hashes) {
+        let bucket = buckets.entry(hash).or_default();
         match bucket.iter().find(|&&at| causes[at].first.same_cause(diagnostic)) {
             Some(&at) => {
                 causes[at].members.push(diagnostic);
@@ -149,6 +158,9 @@ pub(crate) fn causes<'d>(items: impl Iterator<Item = &'d Diagnostic>) -> Vec<Cau
     }
     causes
 }
+
+/// How many findings a report holds before their hashes are taken on every core.
+const PARALLEL_FROM: usize = 4096;
 
 /// A hash of what [`Diagnostic::same_cause`] compares (code, place, message, package and workload).
 fn cause_hash(diagnostic: &Diagnostic) -> u64 {
@@ -171,6 +183,28 @@ mod tests {
     fn about(message: &str, cluster: &str, instance: &str) -> Diagnostic {
         let subject = Subject { cluster: Some(cluster.into()), instance: Some(instance.into()), ..Subject::default() };
         Diagnostic::new(Code::PackageCeiling, message).about(&subject)
+    }
+
+    /// A report long enough to have its hashes taken on every core groups as a short one does: each cause
+    /// once, in the order its first finding comes, with every member in order.
+    #[test]
+    fn a_long_report_groups_in_order() {
+        let found: Vec<Diagnostic> = (0..PARALLEL_FROM + 904)
+            .map(|n| {
+                let message = format!("cluster `c{}` instance `i{n}`: caps {} workload", n % 7, n % 3);
+                about(&message, &format!("c{}", n % 7), &format!("i{n}"))
+            })
+            .collect();
+        let causes = causes(found.iter());
+        let counts: Vec<usize> = causes.iter().map(Cause::count).collect();
+        assert_eq!(counts, [1667, 1667, 1666]);
+        let messages: Vec<String> = causes.iter().map(|cause| cause.message().to_string()).collect();
+        assert_eq!(messages, ["caps 0 workload", "caps 1 workload", "caps 2 workload"]);
+        for (index, cause) in causes.iter().enumerate() {
+            let instances: Vec<&str> = cause.subjects.iter().filter_map(|s| s.instance.as_deref()).collect();
+            let expected: Vec<String> = (index..found.len()).step_by(3).map(|n| format!("i{n}")).collect();
+            assert_eq!(instances, expected);
+        }
     }
 
     /// Messages opening with their own cluster and instance are one cause; a number or another cluster's

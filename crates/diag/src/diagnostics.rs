@@ -162,8 +162,14 @@ impl Diagnostics {
     /// `0 errors, 0 warnings (4 acknowledged)` or `0 errors, 3 warnings (71,344 in instances)`. The
     /// acknowledged count is of diagnostics, one per instance: each is acknowledged where it is written.
     pub fn summary(&self) -> String {
+        // Grouped once: a cause's findings share their code, so their severity.
+        let causes = crate::cause::causes(self.iter());
+        let count = |severity: Severity| {
+            let of = causes.iter().filter(|cause| cause.diagnostic().severity() == severity);
+            of.fold((0, 0), |(causes, instances), cause| (causes + 1, instances + cause.count()))
+        };
         let counted = |severity: Severity, noun: &str| {
-            let (causes, instances) = self.count_causes(severity);
+            let (causes, instances) = count(severity);
             let noun = format!("{} {noun}{}", crate::words::thousands(causes), crate::words::s(causes));
             (noun, in_instances(causes, instances))
         };
