@@ -359,9 +359,9 @@ impl LineStarts {
     /// Narrow when the text is at most `limit` bytes (`u32::MAX`; a test lowers it to try the wide form).
     fn narrow_up_to(text: &str, limit: usize) -> LineStarts {
         let lines = 1 + text.bytes().filter(|&b| b == b'\n').count();
-        // A byte loop, not `match_indices`: a fleet's cluster files are a million short lines, and the
-        // searcher's setup per match cost more than the bytes.
-        let breaks = text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1);
+        // memchr's iterator, not `match_indices` (whose searcher's setup per match cost more than the bytes of
+        // a fleet's million short lines) nor a byte loop (12 ms of a package change's rebuild of 1,000 clusters).
+        let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1);
         let starts = std::iter::once(0).chain(breaks);
         if text.len() <= limit {
             let mut narrow = Vec::with_capacity(lines);
