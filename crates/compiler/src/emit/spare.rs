@@ -24,6 +24,7 @@
 
 use crate::emit::manifest::{self, Entries, Entry, Facts, Judged};
 use kix_diag::{Code, Diagnostic, Location};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -175,7 +176,7 @@ pub(crate) fn update(
         }
     }
     for name in listed.into_keys() {
-        remove(&staged.join(name))?;
+        remove(&staged.join(&*name))?;
     }
     updated.previous = carried.into_iter().map(|(name, entry)| (name.to_string(), entry)).collect();
     updated.previous.extend(refreshed);
@@ -219,7 +220,7 @@ pub(crate) fn carry(
         updated.previous.push((name.to_string(), Entry { facts, ..*wanted }));
     }
     for name in listed.into_keys() {
-        remove(&staged.join(name))?;
+        remove(&staged.join(&*name))?;
     }
     Ok(Some(updated))
 }
@@ -248,14 +249,15 @@ fn link_recorded(
     Ok(Facts::of(path))
 }
 
-/// Names in a directory, each with its facts when it is a regular file.
-type Listed = HashMap<String, Option<Facts>, foldhash::fast::RandomState>;
+/// Names in a directory, each with its facts when it is a regular file: borrowed from the manifest's names
+/// when it gave them (a fleet's spare holds 100,000), owned when the directory was read.
+type Listed<'n> = HashMap<Cow<'n, str>, Option<Facts>, foldhash::fast::RandomState>;
 
 /// The names in `dir` and their facts: `listing` when the caller knows them (the directory's facts are those
 /// recorded with its names, so no entry was created, removed or renamed since), each stat'ed by name relative
 /// to the directory, opened once; else as [`list_or_create`] reads them. Not listing a fleet's spare saved a
 /// twentieth of a package change's rebuild (issue 42).
-fn list(dir: &Path, listing: Option<&[&str]>) -> Result<Listed, Diagnostic> {
+fn list<'n>(dir: &Path, listing: Option<&[&'n str]>) -> Result<Listed<'n>, Diagnostic> {
     match listing.and_then(|names| list_named(dir, names)) {
         Some(listed) => Ok(listed),
         None => list_or_create(dir),
@@ -265,7 +267,7 @@ fn list(dir: &Path, listing: Option<&[&str]>) -> Result<Listed, Diagnostic> {
 /// Each of `names` present in `dir` with its facts when it is a regular file (a name absent is left out);
 /// `None` when `dir` cannot be opened as a directory (not through a symlink).
 #[cfg(target_os = "linux")]
-fn list_named(dir: &Path, names: &[&str]) -> Option<Listed> {
+fn list_named<'n>(dir: &Path, names: &[&'n str]) -> Option<Listed<'n>> {
     use rustix::fs::{AtFlags, FileType, Mode, OFlags};
     // Only names of files kix writes (the manifest's parser refuses others; checked again where they become
     // paths): anything else and the directory is listed.
@@ -278,13 +280,13 @@ fn list_named(dir: &Path, names: &[&str]) -> Option<Listed> {
     for name in names {
         let Ok(stat) = rustix::fs::statat(&directory, *name, AtFlags::SYMLINK_NOFOLLOW) else { continue };
         let regular = FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile;
-        listed.insert(name.to_string(), regular.then(|| Facts::of_stat(&stat)));
+        listed.insert(Cow::Borrowed(*name), regular.then(|| Facts::of_stat(&stat)));
     }
     Some(listed)
 }
 
 #[cfg(not(target_os = "linux"))]
-fn list_named(_: &Path, _: &[&str]) -> Option<Listed> {
+fn list_named<'n>(_: &Path, _: &[&'n str]) -> Option<Listed<'n>> {
     None
 }
 
@@ -293,7 +295,7 @@ fn list_named(_: &Path, _: &[&str]) -> Option<Listed> {
 /// the directory is read, relative to it (`DirEntry::metadata`: a `statx` of the name in the open
 /// directory, never following a symlink), where a `stat` of each file's whole path walked the path again
 /// for every file (a tenth of a fleet's rebuild, issue 20).
-fn list_or_create(dir: &Path) -> Result<Listed, Diagnostic> {
+fn list_or_create(dir: &Path) -> Result<Listed<'static>, Diagnostic> {
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.is_dir() && !crate::emit::outdir::writable(dir) => remove(dir)?,
         Ok(m) if m.is_dir() => {
@@ -302,7 +304,9 @@ fn list_or_create(dir: &Path) -> Result<Listed, Diagnostic> {
             for entry in entries {
                 let entry = entry.map_err(|e| write_failed("cannot list", dir, e))?;
                 match entry.file_name().into_string() {
-                    Ok(name) => _ = names.insert(name, entry.metadata().ok().and_then(|m| Facts::of_metadata(&m))),
+                    Ok(name) => {
+                        _ = names.insert(Cow::Owned(name), entry.metadata().ok().and_then(|m| Facts::of_metadata(&m)));
+                    }
                     // No file kix writes has such a name: removed at once.
                     Err(_) => remove(&entry.path())?,
                 }

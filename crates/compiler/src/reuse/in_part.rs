@@ -29,7 +29,10 @@ use crate::derive::{self, ClusterPlan, InstancePlan, Shapes};
 use crate::load::ClusterSource;
 use crate::resolve::{self, Acknowledged, Cluster, Packages};
 use kix_diag::{Diagnostic, Diagnostics};
-use std::collections::{HashMap, HashSet};
+// foldhash, not SipHash: these sets and maps are made for each cluster of a fleet's rebuild, keyed by short
+// names kix reads from its own record and cluster files.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
+type HashSet<K> = std::collections::HashSet<K, foldhash::fast::FixedState>;
 use std::path::Path;
 
 /// What a cluster compiled in part came to.
@@ -143,7 +146,7 @@ pub(crate) fn compile<K>(
     }
     // Which instances run a package that changed, by their own keys: the record names each entry's package,
     // and the cluster file is the one recorded (its frame key).
-    let mut own_of: HashMap<&str, (u128, String)> = HashMap::new();
+    let mut own_of: HashMap<&str, (u128, String)> = HashMap::default();
     let mut own_keys: Vec<Option<u128>> = Vec::with_capacity(parts.instances.len());
     for part in &parts.instances {
         let (own_key, hex) = own_of.entry(part.package).or_insert_with(|| {
