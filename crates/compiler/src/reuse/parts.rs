@@ -41,6 +41,9 @@ pub struct InstancePart<'s> {
     /// else a comma-separated list.
     pub moved: &'s str,
     pub block: Block<'s>,
+    /// Its lines as the record holds them, its opening line to its last finding's (each with its line break
+    /// but the section's very last): written back as they are when the instance is kept.
+    pub text: &'s str,
 }
 
 impl InstancePart<'_> {
@@ -67,7 +70,7 @@ pub struct Parts<'s> {
 
 /// Reads the parts of a section's findings (the text between its first line and its summary); `None` when
 /// it has none or they do not read back whole.
-pub fn read(findings: &str) -> Option<Parts<'_>> {
+pub fn read<'s>(findings: &'s str) -> Option<Parts<'s>> {
     let mut lines = findings.lines();
     let mut words = lines.next()?.split(' ');
     if words.next()? != "frame" {
@@ -85,11 +88,20 @@ pub fn read(findings: &str) -> Option<Parts<'_>> {
     }
     let mut cross_seen = false;
     let mut block = &mut parts.frame;
+    // Where each line starts in `findings` (`lines` gives no offsets): the instance parts' spans.
+    let offset = |line: &str| line.as_ptr() as usize - findings.as_ptr() as usize;
+    let mut opened: Option<usize> = None;
+    let close = |instances: &mut Vec<InstancePart<'s>>, end: usize, opened: Option<usize>| {
+        if let (Some(start), Some(last)) = (opened, instances.last_mut()) {
+            last.text = &findings[start..end];
+        }
+    };
     for line in lines {
         if line.starts_with('{') {
             block.findings.push(line);
             continue;
         }
+        close(&mut parts.instances, offset(line), opened.take());
         let mut words = line.split(' ');
         match words.next()? {
             "cross" if !cross_seen && parts.instances.is_empty() => {
@@ -111,12 +123,15 @@ pub fn read(findings: &str) -> Option<Parts<'_>> {
                     return None;
                 }
                 let block_of = Block { acknowledged, findings: Vec::new() };
-                parts.instances.push(InstancePart { name, package, own_key, footprint, moved, block: block_of });
+                let part = InstancePart { name, package, own_key, footprint, moved, block: block_of, text: "" };
+                parts.instances.push(part);
+                opened = Some(offset(line));
                 block = &mut parts.instances.last_mut()?.block;
             }
             _ => return None,
         }
     }
+    close(&mut parts.instances, findings.len(), opened);
     cross_seen.then_some(parts)
 }
 
@@ -167,10 +182,12 @@ impl Writer {
 
     /// An instance's block as recorded, its findings with it.
     pub fn recorded_instance(&mut self, part: &InstancePart<'_>) {
-        let InstancePart { name, package, own_key, footprint, moved, block } = part;
-        let _ = writeln!(self.body, "instance {name} {package} {own_key} {footprint} {moved} {}", block.acknowledged);
-        self.acknowledged += block.acknowledged;
-        self.lines(&block.findings);
+        // Its lines copied as they are: they read back as this part did (`read` took each of them whole).
+        self.body.push_str(part.text);
+        if !part.text.ends_with('\n') {
+            self.body.push('\n');
+        }
+        self.acknowledged += part.block.acknowledged;
     }
 
     /// Adds the findings of the block opened last, as compiled.
@@ -229,6 +246,14 @@ mod tests {
             again.recorded_instance(part);
         }
         assert_eq!(again.finish(), (body.clone(), 3));
+        // Each instance's lines are its span of the record, copied whole; the last one's without the section's
+        // final line break is written back with it.
+        let opening = format!("instance a web {:032x} {:032x} - 1\n", 3, 4);
+        assert_eq!(parts.instances[0].text, format!("{opening}{{\"b\":1}}\n{{\"c\":1}}\n"));
+        let unended = read(body.trim_end()).expect("reads back");
+        let mut written = Writer::default();
+        written.recorded_instance(&unended.instances[1]);
+        assert_eq!(written.finish().0, format!("instance b db {:032x} {:032x} 0,7 0\n", 5, 6));
         // Damaged: out of order, a field missing or too many, a bad key, no parts at all.
         for damaged in [
             body.replacen("cross 0\n", "", 1),
