@@ -457,16 +457,28 @@ pub(crate) fn judge(entry: Option<&Entry>, facts: Option<Facts>, hash: u128) -> 
 /// [`format_entry`] writes them (a leading `-` only on a time's seconds). Read a byte at a time: a
 /// fleet's rebuild reads two entries per file it keeps (`splitn` and `str::parse` were a twentieth of it).
 fn parse_entry(line: &str) -> Option<(&str, Entry)> {
-    let mut rest = line;
+    // The hash and the key are 32 digits each (or the key `-`): cut where they end, not searched for.
+    let fixed = |text: &str| -> Option<(u128, usize)> {
+        let field = text.get(..32).filter(|_| text.as_bytes().get(32) == Some(&b' '))?;
+        Some((parse_hex(field)?, 33))
+    };
+    let (hash, at) = fixed(line)?;
+    let mut rest = &line[at..];
+    let key = match rest.strip_prefix("- ") {
+        Some(after) => {
+            rest = after;
+            None
+        }
+        None => {
+            let (key, at) = fixed(rest)?;
+            rest = &rest[at..];
+            Some(key)
+        }
+    };
     let mut field = || -> Option<&str> {
-        let (field, after) = rest.split_at(rest.bytes().position(|b| b == b' ')?);
+        let (field, after) = rest.split_at(memchr::memchr(b' ', rest.as_bytes())?);
         rest = &after[1..];
         Some(field)
-    };
-    let hash = parse_hex(field()?)?;
-    let key = match field()? {
-        "-" => None,
-        key => Some(parse_hex(key)?),
     };
     let device = parse_decimal(field()?)?;
     let inode = parse_decimal(field()?)?;
@@ -481,12 +493,15 @@ fn parse_entry(line: &str) -> Option<(&str, Entry)> {
 /// nothing a line of the manifest could not hold. A manifest's names become paths (a spare's directory as
 /// recorded is not listed: `emit::spare`), so a damaged or forged one must not lead anywhere else.
 pub(crate) fn is_file_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', ' ', '\n', '\r', '\0'])
+    // By byte: none of these is ever part of another character's UTF-8.
+    let refused = |b: &u8| matches!(b, b'/' | b' ' | b'\n' | b'\r' | 0);
+    !name.is_empty() && name != "." && name != ".." && !name.as_bytes().iter().any(refused)
 }
 
 /// A time as [`push_time`] writes it: `<seconds>.<nanoseconds>`, the seconds signed.
 fn parse_time(field: &str) -> Option<Time> {
-    let (seconds, nanos) = field.split_once('.')?;
+    let dot = memchr::memchr(b'.', field.as_bytes())?;
+    let (seconds, nanos) = (&field[..dot], &field[dot + 1..]);
     let seconds = match seconds.strip_prefix('-') {
         Some(magnitude) => -i64::try_from(parse_decimal(magnitude)?).ok()?,
         None => i64::try_from(parse_decimal(seconds)?).ok()?,

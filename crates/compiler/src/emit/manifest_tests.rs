@@ -54,6 +54,22 @@ fn decimal_fields_are_read_as_before() {
     format_entry(&mut line, "i0001.yaml", &entry);
     let line = String::from_utf8(line).expect("entry");
     assert_eq!(parse_entry(line.trim_end_matches('\n')), Some(("i0001.yaml", entry)));
+    // The hash and the key are cut at 32 digits: one digit fewer or more, or no space after them, is damage.
+    let line = line.trim_end_matches('\n');
+    let (hash, rest) = line.split_at(32);
+    let (key, rest) = rest[1..].split_at(32);
+    for broken in [
+        format!("{} {key}{rest}", &hash[1..]),
+        format!("{hash}0 {key}{rest}"),
+        format!("{hash} {}{rest}", &key[1..]),
+        format!("{hash} {key}0{rest}"),
+        format!("{hash}{key}{rest}"),
+        format!("{hash} -0{rest}"),
+        format!("{hash}  {key}{rest}"),
+    ] {
+        assert_eq!(parse_entry(&broken), None, "{broken}");
+    }
+    assert_eq!(parse_entry(&format!("{hash} - {}", &rest[1..])).map(|(_, e)| e.key), Some(None));
     for broken in ["-.5", "1.5.0", "5.1000000000", "5", "5.-1"] {
         let damaged = line.trim_end_matches('\n').replacen("-5.000000007", broken, 1);
         assert_eq!(parse_entry(&damaged), None, "{damaged}");
