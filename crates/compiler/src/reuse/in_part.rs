@@ -316,13 +316,33 @@ fn only_entries(text: &str, wanted: &[bool]) -> Option<String> {
     if has_triple_quote(text, "\"\"\"") || has_triple_quote(text, "\'\'\'") {
         return None;
     }
-    let mut bytes = text.as_bytes().to_vec();
+    let source = text.as_bytes();
+    let mut bytes = source.to_vec();
+    // Each of an unwanted entry's bytes but line breaks made a space, from its header to the next one.
+    let blank = |bytes: &mut [u8], range: std::ops::Range<usize>| {
+        for byte in &mut bytes[range] {
+            if *byte != b'\n' {
+                *byte = b' ';
+            }
+        }
+    };
     let mut entry: Option<usize> = None;
+    let mut entry_start = 0;
     let mut seen = 0;
     let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim_start();
+    while at < source.len() {
+        let end = memchr::memchr(b'\n', &source[at..]).map_or(source.len(), |found| at + found + 1);
+        // A line whose first character is ASCII, neither a blank nor `[`, is no header: most of a cluster
+        // file's lines, passed over without trimming them.
+        let first = source[at];
+        let maybe_header = first == b'[' || first >= 0x80 || char::from(first).is_whitespace();
+        let trimmed = if maybe_header { text[at..end].trim_start() } else { "" };
         if trimmed.starts_with('[') {
+            if let Some(index) = entry {
+                if !*wanted.get(index)? {
+                    blank(&mut bytes, entry_start..at);
+                }
+            }
             let header = trimmed.split('#').next().unwrap_or_default().trim_end();
             if header == "[[instances]]" {
                 entry = Some(seen);
@@ -334,15 +354,14 @@ fn only_entries(text: &str, wanted: &[bool]) -> Option<String> {
             } else {
                 entry = None;
             }
+            entry_start = at;
         }
-        if let Some(index) = entry {
-            if !*wanted.get(index)? {
-                // Every byte a space but the line's break (a line ends at its only `\n`).
-                let blanked = line.strip_suffix('\n').map_or(line.len(), str::len);
-                bytes[at..at + blanked].fill(b' ');
-            }
+        at = end;
+    }
+    if let Some(index) = entry {
+        if !*wanted.get(index)? {
+            blank(&mut bytes, entry_start..source.len());
         }
-        at += line.len();
     }
     if seen != wanted.len() {
         return None;
@@ -358,6 +377,76 @@ fn has_triple_quote(text: &str, delimiter: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::only_entries;
+    use proptest::prelude::*;
+
+    /// `only_entries` as it was written first, a line at a time: the reference the faster one must equal.
+    fn only_entries_by_line(text: &str, wanted: &[bool]) -> Option<String> {
+        if text.contains("\"\"\"") || text.contains("\'\'\'") {
+            return None;
+        }
+        let mut bytes = text.as_bytes().to_vec();
+        let (mut entry, mut seen, mut at) = (None, 0, 0);
+        for line in text.split_inclusive('\n') {
+            let trimmed = line.trim();
+            if trimmed.starts_with('[') {
+                let header = trimmed.split('#').next().unwrap_or_default().trim_end();
+                if header == "[[instances]]" {
+                    entry = Some(seen);
+                    seen += 1;
+                } else if header.replace(' ', "").starts_with("[[instances")
+                    || header.replace(' ', "").starts_with("[instances")
+                {
+                    return None;
+                } else {
+                    entry = None;
+                }
+            }
+            if let Some(index) = entry {
+                if !*wanted.get(index)? {
+                    for byte in &mut bytes[at..at + line.len()] {
+                        if *byte != b'\n' {
+                            *byte = b' ';
+                        }
+                    }
+                }
+            }
+            at += line.len();
+        }
+        if seen != wanted.len() {
+            return None;
+        }
+        String::from_utf8(bytes).ok()
+    }
+
+    proptest! {
+        /// On files of headers (indented, commented, by Unicode blanks, of sub-tables), keys, blank lines and
+        /// `\r\n` or no final line break, the cut equals the line-at-a-time reference's.
+        #[test]
+        fn the_cut_is_the_line_by_line_ones(
+            lines in proptest::collection::vec(prop_oneof![
+                Just("[[instances]]"), Just("  [[instances]] # an entry"), Just("\t[[instances]]"),
+                Just("\u{2028}[[instances]]"), Just("\u{a0}[capabilities]"), Just("\u{b}[capabilities]"),
+                Just("[capabilities]"), Just("[instances.x]"), Just("[ [instances]]"), Just("name = \"a\""),
+                Just("package = \"é\"  # [[instances]]"), Just(""), Just("   "), Just("zones = [\"a\"]"),
+                Just("  [\"b\"]"), Just("x = \"\""),
+            ], 0..24),
+            breaks in proptest::collection::vec(prop_oneof![Just("\n"), Just("\r\n")], 24),
+            final_break in any::<bool>(),
+            wanted in proptest::collection::vec(any::<bool>(), 0..8),
+        ) {
+            let mut text = String::new();
+            for (index, line) in lines.iter().enumerate() {
+                text.push_str(line);
+                if index + 1 < lines.len() || final_break {
+                    text.push_str(breaks[index]);
+                }
+            }
+            prop_assert_eq!(only_entries(&text, &wanted), only_entries_by_line(&text, &wanted));
+            let count = text.lines().filter(|line| line.trim().split('#').next().unwrap_or_default().trim_end() == "[[instances]]").count();
+            let all = vec![false; count];
+            prop_assert_eq!(only_entries(&text, &all), only_entries_by_line(&text, &all));
+        }
+    }
 
     #[test]
     fn only_the_wanted_entries_are_left_in_place() {
