@@ -472,6 +472,67 @@ fn a_spare_directory_as_recorded_is_not_listed_and_still_put_right() {
     build_and_compare(&t, "changed back");
 }
 
+/// A rebuild in part over a spare whose kept files are `out/`'s (`= <file>` in its section) stages them from
+/// the manifest's lines (`emit::kept_lines`): positive control, a kept file's entry written with a leading
+/// zero (the same facts) is copied as it is, where the general path would write it anew; and every change
+/// to a kept file since, through either name (one inode), still makes the cluster's output a clean build's.
+#[test]
+fn a_kept_file_is_staged_from_its_line_until_it_changes() {
+    let t = built_twice();
+    let root = t.root();
+    let api = root.join("packages/web/api.yaml");
+    let original = std::fs::read_to_string(&api).unwrap();
+    let changed = original.replacen("containerPort: 8080", "containerPort: 8081", 1);
+    let flipped = std::cell::Cell::new(false);
+    let flip = |what: &str| {
+        flipped.set(!flipped.get());
+        std::fs::write(&api, if flipped.get() { &changed } else { &original }).unwrap();
+        trust_manifest(root);
+        build_and_compare(&t, what);
+    };
+    flip("web changed");
+    flip("web changed back");
+    // prod's orders-db (the quorum package, unchanged) is one file under both names.
+    let (out_file, spare_file) = (root.join("out/prod/orders-db.yaml"), root.join(SPARE).join("prod/orders-db.yaml"));
+    assert_eq!((inode(&out_file), std::fs::metadata(&out_file).unwrap().nlink()), (inode(&spare_file), 2));
+    // Its device written `0<device>` in prod's out section, one byte longer (the directories' facts kept).
+    let text = std::fs::read_to_string(root.join(MANIFEST)).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let header = lines.iter().position(|line| line.starts_with("out prod ")).unwrap();
+    let entry = header + lines[header..].iter().position(|line| line.ends_with(" orders-db.yaml")).unwrap();
+    let mut fields: Vec<String> = lines[entry].split(' ').map(str::to_string).collect();
+    fields[2].insert(0, '0');
+    lines[entry] = fields.join(" ");
+    let mut words: Vec<String> = lines[header].split(' ').map(str::to_string).collect();
+    assert_eq!(words.len(), 8, "prod's directory recorded: {}", lines[header]);
+    words[2] = (words[2].parse::<usize>().unwrap() + 1).to_string();
+    lines[header] = words.join(" ");
+    std::fs::write(root.join(MANIFEST), lines.iter().map(|line| format!("{line}\n")).collect::<String>()).unwrap();
+    trust_manifest(root);
+    let forged = |manifest: &str| manifest.lines().any(|line| line.contains(" 0") && line.ends_with(" orders-db.yaml"));
+    assert!(forged(&std::fs::read_to_string(root.join(MANIFEST)).unwrap()));
+    flip("a kept entry written with a leading zero");
+    let manifest = std::fs::read_to_string(root.join(MANIFEST)).unwrap();
+    assert!(forged(&manifest), "the kept entry was written anew, not copied:\n{manifest}");
+    // Changed in place through `out/`'s name, its mtime put back; then through the spare's.
+    let mtime = std::fs::metadata(&out_file).unwrap().modified().unwrap();
+    let append = |path: &Path, text: &[u8]| {
+        let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        std::io::Write::write_all(&mut file, text).unwrap();
+        file.set_modified(mtime).unwrap();
+    };
+    append(&out_file, b"# edited through out/\n");
+    flip("a kept file edited through out/");
+    // Compiled whole, prod's file is written anew: two rebuilds later it is one file under both names again.
+    flip("rebuilt");
+    flip("rebuilt again");
+    let spare_file = root.join(SPARE).join("prod/orders-db.yaml");
+    assert_eq!(inode(&spare_file), inode(&out_file), "one file again");
+    append(&spare_file, b"# edited through the spare\n");
+    flip("a kept file edited through the spare");
+    assert!(!std::fs::read_to_string(&out_file).unwrap().contains("# edited"));
+}
+
 /// `cluster`'s section of the spare in the manifest with its body rewritten by `edit`, its header's length
 /// made right and its directory's facts kept.
 fn edit_spare_section(root: &Path, cluster: &str, edit: impl Fn(&mut Vec<String>)) {

@@ -307,9 +307,21 @@ impl Manifest {
     /// The entries of `out/<cluster>`'s section, in name order; `None` when the section is missing or
     /// damaged or one of its entries is not older than the manifest (git's racy rule).
     pub(crate) fn recorded_out(&self, cluster: &str) -> Option<Vec<(&str, Entry)>> {
-        let out: Vec<(&str, Entry)> =
-            self.section(Tree::Out, cluster)?.lines().map(parse_entry).collect::<Option<_>>()?;
-        out.iter().all(|(_, entry)| entry.facts.settled_before(self.written)).then_some(out)
+        Some(self.recorded_out_lines(cluster)?.into_iter().map(|(name, entry, _)| (name, entry)).collect())
+    }
+
+    /// [`Manifest::recorded_out`]'s entries, each with its line as written.
+    pub(crate) fn recorded_out_lines(&self, cluster: &str) -> Option<Vec<(&str, Entry, &str)>> {
+        let line = |line| parse_entry(line).map(|(name, entry)| (name, entry, line));
+        let out: Vec<_> = self.section(Tree::Out, cluster)?.lines().map(line).collect::<Option<_>>()?;
+        out.iter().all(|(_, entry, _)| entry.facts.settled_before(self.written)).then_some(out)
+    }
+
+    /// The body of `cluster`'s section in `tree` and its directory's facts when recorded and older than the
+    /// manifest (else `None`: that directory may have changed since in the same clock tick).
+    pub(crate) fn trusted_section(&self, tree: Tree, cluster: &str) -> Option<(&str, Option<Facts>)> {
+        let (range, facts) = self.sections.get(&(tree, cluster.to_string()))?;
+        Some((&self.text[range.clone()], facts.filter(|facts| facts.settled_before(self.written))))
     }
 
     /// Whether `cluster`'s directory in `out/`, whose facts now are `now`, is the one the build left: its
@@ -432,6 +444,12 @@ impl<'a> Entries<'a> {
         Entries { entries: recorded.iter().copied().collect() }
     }
 
+    /// The entries of `entries` older than `manifest` (git's racy rule), by name.
+    pub(crate) fn trusted_of(manifest: &Manifest, entries: &[(&'a str, Entry)]) -> Entries<'a> {
+        let settled = entries.iter().filter(|(_, entry)| entry.facts.settled_before(manifest.written));
+        Entries { entries: settled.copied().collect() }
+    }
+
     /// Every trusted entry, by name.
     pub(crate) fn into_map(self) -> ByName<'a> {
         self.entries
@@ -456,7 +474,7 @@ pub(crate) fn judge(entry: Option<&Entry>, facts: Option<Facts>, hash: u128) -> 
 /// `<hash> <key or -> <device> <inode> <size> <mtime s>.<ns> <ctime s>.<ns> <file>`, numbers in decimal as
 /// [`format_entry`] writes them (a leading `-` only on a time's seconds). Read a byte at a time: a
 /// fleet's rebuild reads two entries per file it keeps (`splitn` and `str::parse` were a twentieth of it).
-fn parse_entry(line: &str) -> Option<(&str, Entry)> {
+pub(crate) fn parse_entry(line: &str) -> Option<(&str, Entry)> {
     // The hash and the key are 32 digits each (or the key `-`): cut where they end, not searched for.
     let fixed = |text: &str| -> Option<(u128, usize)> {
         let field = text.get(..32).filter(|_| text.as_bytes().get(32) == Some(&b' '))?;
@@ -558,7 +576,7 @@ fn push_hex(text: &mut Vec<u8>, value: u128) {
     text.extend_from_slice(&hex);
 }
 
-fn format_entry(text: &mut Vec<u8>, name: &str, entry: &Entry) {
+pub(crate) fn format_entry(text: &mut Vec<u8>, name: &str, entry: &Entry) {
     let Facts { device, inode, size, modified, changed } = entry.facts;
     push_hex(text, entry.hash);
     match entry.key {

@@ -13,12 +13,14 @@
 //! One file per step: [`render`] (an instance's file, `_shared.yaml`, the kustomization, the
 //! stream), [`compare`] (`build --check`), [`staging`] (the staged directory and its swap),
 //! [`spare`] and [`manifest`] (what the previous builds left, and what vouches for it),
-//! [`next_manifest`] (the manifest a build writes as it stages), [`stream`] (`--stdout`'s spool),
+//! [`next_manifest`] (the manifest a build writes as it stages), `kept_lines` (a cluster compiled in part
+//! staged from the manifest's lines), [`stream`] (`--stdout`'s spool),
 //! [`outdir`] (the output directory's guards), `files` (reading what kix wrote without following
 //! links).
 
 pub mod compare;
 mod files;
+mod kept_lines;
 pub mod manifest;
 pub mod next_manifest;
 pub mod outdir;

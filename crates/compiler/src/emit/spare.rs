@@ -70,7 +70,37 @@ pub(crate) fn update(
     previous: &Path,
     previous_known: Entries<'_>,
 ) -> Result<Option<Updated>, Diagnostic> {
-    let mut listed = list(staged, listing)?;
+    let listed = list(staged, listing)?;
+    update_listed(staged, listed, wanted, render, known, previous, previous_known)
+}
+
+/// As [`update`], for the `wanted` files alone among others of `staged` that are left as they are: only
+/// the names of `wanted` (`names`) are looked at, each stat'ed by name; `None` when they cannot be (and
+/// nothing is changed), never a listing of the directory, whose other files are not this update's.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn update_among(
+    staged: &Path,
+    wanted: &[Wanted],
+    render: &dyn Fn(usize) -> String,
+    known: &Entries<'_>,
+    names: &[&str],
+    previous: &Path,
+    previous_known: Entries<'_>,
+) -> Result<Option<Updated>, Diagnostic> {
+    let Some(listed) = list_named(staged, names) else { return Ok(None) };
+    update_listed(staged, listed, wanted, render, known, previous, previous_known)
+}
+
+/// [`update`] once `staged` is listed (`listed`: its names, each with its facts when a regular file).
+fn update_listed(
+    staged: &Path,
+    mut listed: Listed<'_>,
+    wanted: &[Wanted],
+    render: &dyn Fn(usize) -> String,
+    known: &Entries<'_>,
+    previous: &Path,
+    previous_known: Entries<'_>,
+) -> Result<Option<Updated>, Diagnostic> {
     // Who a file created here would belong to, and its mode: taken once, when a file is first to be written
     // over (`overwrite_sole`).
     let created = std::cell::OnceCell::new();

@@ -180,6 +180,17 @@ impl Staging {
     /// cannot be done (no trusted record of `out/<cluster>`, a recorded file changed since, an instance's
     /// file not in the record): the caller compiles the whole cluster and stages it with [`Staging::stage`].
     pub fn stage_in_part(&self, cluster: &str, fresh: &[&InstancePlan]) -> Result<bool, Diagnostic> {
+        // The state a rebuild after a package change meets, staged from the manifest's lines
+        // (`emit::kept_lines`); any other by the general rule below.
+        let (dir, previous_dir) = (self.directory()?.join(cluster), self.out.join(cluster));
+        if let Some(manifest) = self.manifest.get() {
+            if check_previous(manifest, cluster, &previous_dir)? == Previous::AsRecorded {
+                if let Some(staged) = super::kept_lines::stage(manifest, cluster, &dir, &previous_dir, fresh)? {
+                    self.next_manifest.staged(manifest, &self.manifest_path(), staged);
+                    return Ok(true);
+                }
+            }
+        }
         let Some(Recorded { dir, previous_dir, recorded, known, listing, previous }) = self.recorded(cluster)? else {
             return Ok(false);
         };
