@@ -179,7 +179,8 @@ pub(crate) fn print_summarised(diagnostics: &Diagnostics, done: Option<&str>, fa
     let mut stderr = std::io::BufWriter::with_capacity(64 * 1024, std::io::stderr().lock());
     let mut write = || -> std::io::Result<()> {
         // One per cause: what differs only by its instance and cluster is said once (issue 42).
-        for cause in diagnostics.causes() {
+        let causes = diagnostics.causes();
+        for cause in &causes {
             stderr.write_all(cause.render(style).as_bytes())?;
             stderr.write_all(b"\n")?;
         }
@@ -188,8 +189,8 @@ pub(crate) fn print_summarised(diagnostics: &Diagnostics, done: Option<&str>, fa
                 writeln!(stderr, "kix: {done}")?;
             }
             match failed {
-                Some(failed) => writeln!(stderr, "kix: {}, {failed}", diagnostics.summary())?,
-                None => writeln!(stderr, "kix: {}", diagnostics.summary())?,
+                Some(failed) => writeln!(stderr, "kix: {}, {failed}", diagnostics.summary_of(&causes))?,
+                None => writeln!(stderr, "kix: {}", diagnostics.summary_of(&causes))?,
             }
         }
         stderr.flush()

@@ -344,6 +344,16 @@ fn a_reused_clusters_summary_is_the_clean_builds() {
         let original = std::fs::read_to_string(&api).unwrap();
         std::fs::write(&api, original.replacen("containerPort: 8080", "containerPort: 8081", 1)).unwrap();
         summary_like_a_clean_build(&t, "a package changed", format);
+        // A placement of the package's own, compiled in part where no admission guards it (its summary line
+        // read again equal to the recorded one, the record written back as read), then replayed.
+        let own = original.replacen(
+            "    spec:\n      containers:",
+            "    spec:\n      topologySpreadConstraints: []\n      containers:",
+            1,
+        );
+        std::fs::write(&api, own).unwrap();
+        summary_like_a_clean_build(&t, "a placement of the package's own", format);
+        summary_like_a_clean_build(&t, "its summary replayed", format);
         std::fs::write(&api, &original).unwrap();
         t.clone().args(["build", "-q"]).run().status(0);
         trust_manifest(&root);

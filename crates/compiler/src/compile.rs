@@ -429,8 +429,8 @@ struct Reuse<'a, K, T> {
     /// What of a compiled cluster's kept record its inputs section keeps beyond its findings (`None`: nothing).
     recorded: fn(&K) -> Option<String>,
     /// What is kept of a cluster compiled in part, updated for one of its instances compiled again
-    /// (`crate::reuse::in_part`).
-    refresh: &'a (dyn Fn(&mut K, &InstancePlan) + Sync),
+    /// (`crate::reuse::in_part`): whether that changed it (`None`: nothing is kept to update).
+    refresh: &'a (dyn Fn(&mut K, &InstancePlan) -> Option<bool> + Sync),
     /// What is handed on for it: how its staging went.
     handed: fn(Result<(), kix_diag::Diagnostic>) -> T,
 }
@@ -598,9 +598,7 @@ pub fn build(request: &BuildRequest) -> Result<Built, UsageError> {
             let recorded =
                 if request.summary { |kept: &ClusterSummary| Some(kept.record()) } else { |_: &ClusterSummary| None };
             let refresh = |kept: &mut ClusterSummary, instance: &InstancePlan| {
-                if request.summary {
-                    kept.refresh(instance, &interner);
-                }
+                request.summary.then(|| kept.refresh(instance, &interner))
             };
             let reuse = (all_clusters && destination.is_ok() && selection.what_if.is_none()).then_some(Reuse {
                 staging: &staging,

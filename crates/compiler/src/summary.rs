@@ -27,7 +27,7 @@ pub struct ClusterSummary {
 }
 
 /// One instance: its package, level, requests and workloads.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct InstanceSummary {
     pub name: String,
     pub namespace: String,
@@ -42,7 +42,7 @@ pub struct InstanceSummary {
 }
 
 /// One workload, as the summary's `WORKLOADS` column and JSON show it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct WorkloadSummary {
     /// The kind as the API spells it ([`kix_kube::kind::WorkloadKind::as_str`]).
     pub kind: Arc<str>,
@@ -133,11 +133,18 @@ impl ClusterSummary {
     }
 
     /// The summary with the line of `instance` (compiled again, `crate::reuse`) put in place of the line of
-    /// the same name; unchanged when it has none.
-    pub fn refresh(&mut self, instance: &InstancePlan, interner: &Interner) {
-        if let Ok(at) = self.instances.binary_search_by(|line| line.name.as_str().cmp(&instance.name)) {
-            self.instances[at] = InstanceSummary::of(instance, interner);
+    /// the same name; unchanged when it has none. Whether it changed: `false` when the line it has says the
+    /// same (it is then kept, shared as it was), so the summary is still the one its record describes.
+    pub fn refresh(&mut self, instance: &InstancePlan, interner: &Interner) -> bool {
+        let Ok(at) = self.instances.binary_search_by(|line| line.name.as_str().cmp(&instance.name)) else {
+            return true;
+        };
+        let line = InstanceSummary::of(instance, interner);
+        let changed = self.instances[at] != line;
+        if changed {
+            self.instances[at] = line;
         }
+        changed
     }
 
     /// Only the cluster's name: what a build into a stream and `kix check` in text keep (they print no

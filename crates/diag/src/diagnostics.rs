@@ -162,8 +162,13 @@ impl Diagnostics {
     /// `0 errors, 0 warnings (4 acknowledged)` or `0 errors, 3 warnings (71,344 in instances)`. The
     /// acknowledged count is of diagnostics, one per instance: each is acknowledged where it is written.
     pub fn summary(&self) -> String {
-        // Grouped once: a cause's findings share their code, so their severity.
-        let causes = crate::cause::causes(self.iter());
+        self.summary_of(&crate::cause::causes(self.iter()))
+    }
+
+    /// [`Diagnostics::summary`] from this report's causes as [`Diagnostics::causes`] gave them (a caller that
+    /// printed them need not group a fleet's findings again).
+    pub fn summary_of(&self, causes: &[Cause<'_>]) -> String {
+        // A cause's findings share their code, so their severity.
         let count = |severity: Severity| {
             let of = causes.iter().filter(|cause| cause.diagnostic().severity() == severity);
             of.fold((0, 0), |(causes, instances), cause| (causes + 1, instances + cause.count()))

@@ -54,8 +54,9 @@ pub(crate) struct Context<'a, K> {
     pub staging: &'a crate::emit::Staging,
     /// What is kept of a cluster from its record (`None`: not what this build keeps).
     pub kept_of: &'a (dyn Fn(String, Option<&str>) -> Option<K> + Sync),
-    /// What is kept of the cluster, updated for an instance compiled again.
-    pub refresh: &'a (dyn Fn(&mut K, &InstancePlan) + Sync),
+    /// What is kept of the cluster, updated for an instance compiled again: whether that changed it (`None`:
+    /// nothing is kept to update).
+    pub refresh: &'a (dyn Fn(&mut K, &InstancePlan) -> Option<bool> + Sync),
     /// What of the kept record the inputs section keeps.
     pub recorded_of: fn(&K) -> Option<String>,
 }
@@ -267,8 +268,11 @@ pub(crate) fn compile<K>(
     fresh_own.reverse();
 
     let mut kept = (context.kept_of)(source.name.clone(), kept_text)?;
+    // Kept whole when no instance compiled again changed it: its record is then the one read (the record is
+    // a function of what it describes), written back as it was instead of anew.
+    let mut as_recorded = kept_text.is_some() && !plan.instances.is_empty();
     for plan in &plan.instances {
-        (context.refresh)(&mut kept, plan);
+        as_recorded &= (context.refresh)(&mut kept, plan) == Some(false);
     }
     let mut writer = Writer::default();
     writer.frame(parts.frame_key, frame.acknowledged_count());
@@ -298,7 +302,11 @@ pub(crate) fn compile<K>(
         }
     }
     all.extend(inputs.replay_lines(&kept_lines, kept_acknowledged)?);
-    let section = Inputs::section_in_parts(key, writer.finish(), (context.recorded_of)(&kept).as_deref());
+    let recorded = match as_recorded {
+        true => kept_text.map(std::borrow::Cow::Borrowed),
+        false => (context.recorded_of)(&kept).map(std::borrow::Cow::Owned),
+    };
+    let section = Inputs::section_in_parts(key, writer.finish(), recorded.as_deref());
     let fresh: Vec<&InstancePlan> = plan.instances.iter().collect();
     let staged = match context.staging.stage_in_part(&source.name, &fresh) {
         Ok(true) => Ok(()),
