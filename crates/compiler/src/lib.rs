@@ -16,6 +16,7 @@ pub mod derive;
 pub mod emit;
 pub mod fs;
 pub mod load;
+pub(crate) mod records;
 pub mod resolve;
 pub mod reuse;
 pub mod sizing;

@@ -240,7 +240,8 @@ fn parse(section: &str, key: Option<u128>) -> Option<Recorded<'_>> {
     if u64::from_str_radix(hash, 16).ok()? != section_hash(acknowledged, rest) {
         return None;
     }
-    let (findings, kept) = match rest.find("\nsummary\n") {
+    // By memmem: `str::find` of this pattern was a twentieth of a package change's rebuild (issue 42).
+    let (findings, kept) = match memchr::memmem::find(rest.as_bytes(), b"\nsummary\n") {
         Some(at) => (&rest[..at + 1], Some(&rest[at + SUMMARY.len() + 2..])),
         None => match rest.strip_prefix("summary\n") {
             Some(kept) => ("", Some(kept)),

@@ -71,8 +71,8 @@ pub struct Parts<'s> {
 /// Reads the parts of a section's findings (the text between its first line and its summary); `None` when
 /// it has none or they do not read back whole.
 pub fn read<'s>(findings: &'s str) -> Option<Parts<'s>> {
-    let mut lines = findings.lines();
-    let mut words = lines.next()?.split(' ');
+    let mut lines = crate::records::lines(findings);
+    let mut words = crate::records::fields(lines.next()?, b' ');
     if words.next()? != "frame" {
         return None;
     }
@@ -102,7 +102,7 @@ pub fn read<'s>(findings: &'s str) -> Option<Parts<'s>> {
             continue;
         }
         close(&mut parts.instances, offset(line), opened.take());
-        let mut words = line.split(' ');
+        let mut words = crate::records::fields(line, b' ');
         match words.next()? {
             "cross" if !cross_seen && parts.instances.is_empty() => {
                 cross_seen = true;

@@ -92,8 +92,8 @@ impl ClusterSummary {
                 last.workloads = Arc::from(std::mem::take(workloads));
             }
         };
-        for line in record.lines() {
-            let mut fields = line.split('\t');
+        for line in crate::records::lines(record) {
+            let mut fields = crate::records::fields(line, b'\t');
             match fields.next()? {
                 "i" if shared.is_empty() => {
                     close(&mut instances, &mut workloads);
