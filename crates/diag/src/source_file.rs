@@ -30,11 +30,12 @@ struct Text {
 }
 
 enum Body {
-    /// The whole text, read once and held, with the byte offset of the start of every line.
-    Held { text: String, lines: LineStarts },
+    /// The whole text, read once and held, with the byte offset of the start of every line (found the first
+    /// time a line is asked for: most files a fleet's build reads are parsed by offset and never shown).
+    Held { text: String, lines: OnceLock<LineStarts> },
     /// One part of a file read a part at a time: its text, where that text starts in the file, and
     /// the file, which every location made in the part names (at its offset in the file).
-    Window { text: String, lines: LineStarts, offset: usize, file: SourceFile },
+    Window { text: String, lines: OnceLock<LineStarts>, offset: usize, file: SourceFile },
     /// A file whose text is not held.
     OnDisk(OnDisk),
 }
@@ -57,8 +58,8 @@ impl fmt::Debug for SourceFile {
 
 impl SourceFile {
     pub fn new(display: impl Into<PathBuf>, text: String) -> SourceFile {
-        let lines = LineStarts::of(&text);
-        SourceFile(Arc::new(Text { display: display.into(), body: Body::Held { text, lines } }))
+        let body = Body::Held { text, lines: OnceLock::new() };
+        SourceFile(Arc::new(Text { display: display.into(), body }))
     }
 
     /// A file shown as `display` whose text is not held: it is read a part at a time into
@@ -73,8 +74,7 @@ impl SourceFile {
     /// `text`: parsed like a file of its own, with every location made in it naming this file at the
     /// offset in the file. A window of a held file names the held file the same way.
     pub fn window(&self, text: String, offset: usize) -> SourceFile {
-        let lines = LineStarts::of(&text);
-        let body = Body::Window { text, lines, offset, file: self.clone() };
+        let body = Body::Window { text, lines: OnceLock::new(), offset, file: self.clone() };
         SourceFile(Arc::new(Text { display: self.0.display.clone(), body }))
     }
 
@@ -144,7 +144,9 @@ impl SourceFile {
     /// The line index and the length of the text it indexes (read from the file for one on disk).
     fn lines(&self) -> (&LineStarts, usize) {
         match &self.0.body {
-            Body::Held { text, lines } | Body::Window { text, lines, .. } => (lines, text.len()),
+            Body::Held { text, lines } | Body::Window { text, lines, .. } => {
+                (lines.get_or_init(|| LineStarts::of(text)), text.len())
+            }
             Body::OnDisk(on_disk) => {
                 let (lines, length) = on_disk.lines.get_or_init(|| on_disk.read_line_starts());
                 (lines, *length)

@@ -24,19 +24,20 @@ use crate::admission::Guard;
 use crate::derive::InstancePlan;
 use crate::resolve::Instance;
 use std::hash::{Hash, Hasher};
-use xxhash_rust::xxh3::Xxh3;
 
 /// A 128-bit hash that values are fed to through [`Hash`]: each string is closed by a `0xff` byte and each
 /// sequence carries its length, so no two sequences of parts hash alike. It is not stable across builds of
 /// kix (a derived `Hash` may feed its fields otherwise), and need not be: the binary is part of every
 /// record's frame key ([`super::Inputs::frame_key`]), so a footprint is only ever compared with one the
 /// same binary recorded. Fed by `Hash`, not by formatting with `Debug` as it was (a tenth of a package
-/// change's rebuild went into formatting selectors and labels, issue 42).
-struct Digest(Xxh3);
+/// change's rebuild went into formatting selectors and labels, issue 42). The bytes fed are gathered and
+/// hashed at once (XXH3 of the whole, as a streaming XXH3 fed piece by piece gives it): an instance feeds
+/// hundreds of a few bytes each, where each streaming update cost more than its bytes.
+struct Digest(Vec<u8>);
 
 impl Digest {
     fn new() -> Digest {
-        Digest(Xxh3::new())
+        Digest(Vec::with_capacity(1024))
     }
 
     fn feed(&mut self, value: impl Hash) -> &mut Digest {
@@ -45,17 +46,17 @@ impl Digest {
     }
 
     fn finish128(&self) -> u128 {
-        self.0.digest128()
+        xxhash_rust::xxh3::xxh3_128(&self.0)
     }
 }
 
 impl Hasher for Digest {
     fn write(&mut self, bytes: &[u8]) {
-        self.0.update(bytes);
+        self.0.extend_from_slice(bytes);
     }
 
     fn finish(&self) -> u64 {
-        self.0.digest()
+        xxhash_rust::xxh3::xxh3_64(&self.0)
     }
 }
 
