@@ -66,6 +66,7 @@ pub use codes::Code;
 pub use diagnostic::{Diagnostic, Subject};
 pub use diagnostics::Diagnostics;
 pub use message::Message;
+pub use record::SubjectNames;
 pub use render::{ColorChoice, Style};
 pub use source_file::{Location, SourceFile};
 

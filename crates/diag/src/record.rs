@@ -13,7 +13,7 @@ use crate::source_file::{Location, SourceFile};
 use crate::{Code, Message};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// A label: the file, the byte span when the place is known, and the label's text.
@@ -74,13 +74,24 @@ impl Diagnostic {
     /// The diagnostic [`Diagnostic::record`] wrote, its locations in the files `source` gives for each path;
     /// `None` when the line is not such a record or a span lies outside its file.
     pub fn from_record(line: &str, source: &mut dyn FnMut(&Path) -> Option<SourceFile>) -> Option<Diagnostic> {
+        Diagnostic::from_record_sharing(line, source, &mut SubjectNames::default())
+    }
+
+    /// [`Diagnostic::from_record`], the names of its subject shared with the records read before it through
+    /// `names` (a cluster's findings name one cluster and a few packages and workloads: a rebuild reads tens
+    /// of thousands).
+    pub fn from_record_sharing(
+        line: &str,
+        source: &mut dyn FnMut(&Path) -> Option<SourceFile>,
+        names: &mut SubjectNames,
+    ) -> Option<Diagnostic> {
         let record: DiagnosticRecord<'_> = serde_json::from_str(line).ok()?;
         let code = Code::from_id(&record.code)?;
         let mut location = |label: &LabelRecord<'_>| -> Option<Location> {
-            let path = PathBuf::from(label.path.as_ref());
+            let path = Path::new(label.path.as_ref());
             match label.span {
                 None => Some(Location::file(path)),
-                Some((start, end)) => Location::in_file(source(&path)?, start..end),
+                Some((start, end)) => Location::in_file(source(path)?, start..end),
             }
         };
         let mut diagnostic = Diagnostic::new(code, Message::new(&record.message));
@@ -99,9 +110,33 @@ impl Diagnostic {
         if let Some(help) = record.help {
             diagnostic = diagnostic.help(help.into_owned());
         }
-        let [cluster, instance, package, workload] = record.subject.map(|name| name.map(|n| Arc::from(n.as_ref())));
+        let [cluster, instance, package, workload] = record.subject.map(|name| name.map(|n| names.get(&n)));
         diagnostic.subject = crate::Subject { cluster, instance, package, workload };
         Some(diagnostic)
+    }
+}
+
+/// The names recent records' subjects held, each shared by the records that name it again
+/// ([`Diagnostic::from_record_sharing`]); the last few are kept, looked up in order.
+#[derive(Debug, Default)]
+pub struct SubjectNames {
+    recent: Vec<Arc<str>>,
+}
+
+impl SubjectNames {
+    /// How many names are kept: more than a cluster's findings name but instances.
+    const KEPT: usize = 16;
+
+    fn get(&mut self, name: &str) -> Arc<str> {
+        if let Some(known) = self.recent.iter().find(|known| ***known == *name) {
+            return Arc::clone(known);
+        }
+        let made: Arc<str> = Arc::from(name);
+        if self.recent.len() == Self::KEPT {
+            self.recent.remove(0);
+        }
+        self.recent.push(Arc::clone(&made));
+        made
     }
 }
 
@@ -144,6 +179,27 @@ mod tests {
         assert_eq!(read, written);
         assert_eq!(read.render(crate::Style::Plain), written.render(crate::Style::Plain));
         assert_eq!(read.location().and_then(Location::line), Some(2));
+    }
+
+    /// Records read one after the other through one `SubjectNames` read back as each does alone, a name
+    /// they repeat shared (one allocation), past as many distinct names as it keeps.
+    #[test]
+    fn records_read_in_a_row_share_their_names() {
+        let line = |cluster: &str, instance: &str| {
+            let mut diagnostic = Diagnostic::new(Code::ALL[1], format!("{cluster}/{instance}"));
+            diagnostic.subject.cluster = Some(Arc::from(cluster));
+            diagnostic.subject.instance = Some(Arc::from(instance));
+            diagnostic.record()
+        };
+        let lines: Vec<String> = (0..40).map(|i| line(["a", "b"][i % 2], &format!("i{}", i % 23))).collect();
+        let mut names = SubjectNames::default();
+        let mut source = |_: &Path| None;
+        let shared: Vec<Diagnostic> =
+            lines.iter().map(|l| Diagnostic::from_record_sharing(l, &mut source, &mut names).unwrap()).collect();
+        let alone: Vec<Diagnostic> = lines.iter().map(|l| Diagnostic::from_record(l, &mut source).unwrap()).collect();
+        assert_eq!(shared, alone);
+        let cluster = |d: &Diagnostic| d.subject.cluster.clone().unwrap();
+        assert!(Arc::ptr_eq(&cluster(&shared[0]), &cluster(&shared[2])), "a repeated name is shared");
     }
 
     #[test]

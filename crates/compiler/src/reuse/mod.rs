@@ -179,8 +179,9 @@ impl Inputs {
             files.push((path.to_path_buf(), file.clone()));
             Some(file)
         };
+        let mut names = kix_diag::SubjectNames::default();
         for line in lines {
-            replayed.push(Diagnostic::from_record(line, &mut source)?);
+            replayed.push(Diagnostic::from_record_sharing(line, &mut source, &mut names)?);
         }
         replayed.count_recorded_acknowledged(acknowledged);
         Some(replayed)
