@@ -598,18 +598,7 @@ pub(crate) fn format_entry(text: &mut Vec<u8>, name: &str, entry: &Entry) {
 
 /// Appends `value` in decimal (what `{}` writes).
 fn push_decimal(text: &mut Vec<u8>, value: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = value;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    text.extend_from_slice(&digits[at..]);
+    text.extend_from_slice(crate::records::decimal(value, &mut [0; 20]).as_bytes());
 }
 
 /// Appends a time as `<seconds>.<nanoseconds, nine digits>` (what `{}.{:09}` writes).

@@ -266,19 +266,7 @@ fn push_reference(text: &mut String, index: usize) {
 
 /// `value` in decimal (what `{}` writes).
 fn push_decimal(text: &mut String, value: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = value;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    // Digits only: always UTF-8.
-    text.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    text.push_str(crate::records::decimal(value, &mut [0; 20]));
 }
 
 fn cost<'a>(fields: &mut impl Iterator<Item = &'a str>) -> Option<Cost> {
