@@ -110,7 +110,10 @@ impl Diagnostic {
         if let Some(help) = record.help {
             diagnostic = diagnostic.help(help.into_owned());
         }
-        let [cluster, instance, package, workload] = record.subject.map(|name| name.map(|n| names.get(&n)));
+        let [cluster, instance, package, workload] = record.subject;
+        let mut named = |field: usize, name: Option<Cow<'_, str>>| name.map(|name| names.get(field, &name));
+        let (cluster, instance) = (named(0, cluster), named(1, instance));
+        let (package, workload) = (named(2, package), named(3, workload));
         diagnostic.subject = crate::Subject { cluster, instance, package, workload };
         Some(diagnostic)
     }
@@ -121,13 +124,25 @@ impl Diagnostic {
 #[derive(Debug, Default)]
 pub struct SubjectNames {
     recent: Vec<Arc<str>>,
+    /// The name each field of a subject (cluster, instance, package, workload) held last: asked first, as
+    /// records in a row mostly name one cluster, and a package's findings one package and workload.
+    last: [Option<Arc<str>>; 4],
 }
 
 impl SubjectNames {
     /// How many names are kept: more than a cluster's findings name but instances.
     const KEPT: usize = 16;
 
-    fn get(&mut self, name: &str) -> Arc<str> {
+    fn get(&mut self, field: usize, name: &str) -> Arc<str> {
+        if let Some(last) = self.last[field].as_ref().filter(|last| ***last == *name) {
+            return Arc::clone(last);
+        }
+        let shared = self.shared(name);
+        self.last[field] = Some(Arc::clone(&shared));
+        shared
+    }
+
+    fn shared(&mut self, name: &str) -> Arc<str> {
         if let Some(known) = self.recent.iter().find(|known| ***known == *name) {
             return Arc::clone(known);
         }

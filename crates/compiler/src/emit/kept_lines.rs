@@ -82,7 +82,8 @@ pub(crate) fn stage(
         staged.iter().map(|(name, entry)| (name.as_str(), *entry)).collect();
     let previous: std::collections::HashMap<&str, Entry> =
         previous.iter().map(|(name, entry)| (name.as_str(), *entry)).collect();
-    let (mut out_body, mut spare_body) = (Vec::with_capacity(out.len() * 140), Vec::with_capacity(out.len() * 16));
+    let (mut out_body, mut spare_body) =
+        (Vec::with_capacity(out.len() * 140 + 128), Vec::with_capacity(out.len() * 16 + 128));
     for (name, _, line) in &out {
         let (new, old) = match fresh.contains_key(*name) {
             false => {
@@ -110,8 +111,10 @@ pub(crate) fn stage(
     let previous_directory = (listed && manifest.directory_unchanged(cluster, now)).then_some(now).flatten();
     let section = |tree, body: Vec<u8>, directory| {
         // Lines copied from the manifest (read as UTF-8) and names and digits: always UTF-8.
-        let body = String::from_utf8(body).unwrap_or_default();
-        super::manifest::section_header(tree, cluster, body.len(), directory) + &body
+        let mut body = String::from_utf8(body).unwrap_or_default();
+        // The header put before the body where it is (moved up, not copied into a new allocation).
+        body.insert_str(0, &super::manifest::section_header(tree, cluster, body.len(), directory));
+        body
     };
     Ok(Some(StagedCluster {
         cluster: cluster.to_string(),

@@ -110,7 +110,6 @@ impl NextManifest {
     /// [`finish_next`] if `out/` does not become the spare). A failed write is kept, and the manifest then
     /// removed at the end: nothing is trusted.
     fn write(&self, previous: &Manifest, path: &Path, staged: &StagedCluster, inputs: Option<&InputsSection>) {
-        use std::io::Write as _;
         let (out_header, out_body) = match &staged.out {
             OutSection::Formatted(text) => (text.as_str(), ""),
             OutSection::Recorded { header } => (header.as_str(), previous.out_body(&staged.cluster).unwrap_or("")),
@@ -124,12 +123,10 @@ impl NextManifest {
             .map(|body| manifest::section_header(Tree::Inputs, &staged.cluster, body.len(), None))
             .unwrap_or_default();
         let parts = [out_header, out_body, staged.spare.as_str(), inputs_header.as_str(), inputs.unwrap_or("")];
-        let mut text = String::with_capacity(parts.iter().map(|part| part.len()).sum());
-        parts.iter().for_each(|part| text.push_str(part));
         let mut file = locked(&self.file);
         let file = file.get_or_insert_with(|| create_next(path));
         if let Ok(open) = file {
-            if let Err(failed) = open.write_all(text.as_bytes()) {
+            if let Err(failed) = write_all_parts(open, &parts) {
                 *file = Err(failed);
             }
         }
@@ -186,6 +183,24 @@ fn temporary(path: &Path) -> PathBuf {
         path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         std::process::id()
     ))
+}
+
+/// Appends `parts` to `file` in order, as one write where the kernel takes them all (`writev`): the parts
+/// are not copied into one buffer first (a fleet's sections are 47 MB, copied and faulted in once more).
+fn write_all_parts(file: &mut std::fs::File, parts: &[&str]) -> std::io::Result<()> {
+    use std::io::{IoSlice, Write as _};
+    let mut slices: Vec<IoSlice<'_>> =
+        parts.iter().filter(|part| !part.is_empty()).map(|part| IoSlice::new(part.as_bytes())).collect();
+    let mut slices = slices.as_mut_slice();
+    while !slices.is_empty() {
+        match file.write_vectored(slices) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(written) => IoSlice::advance_slices(&mut slices, written),
+            Err(failed) if failed.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(failed) => return Err(failed),
+        }
+    }
+    Ok(())
 }
 
 /// The next manifest, created at [`temporary`] with its first line, for sections appended as clusters are

@@ -274,7 +274,8 @@ pub(crate) fn compile<K>(
     for plan in &plan.instances {
         as_recorded &= (context.refresh)(&mut kept, plan) == Some(false);
     }
-    let mut writer = Writer::default();
+    // Room for the record it replaces and its summary (`section_in_parts` adds them to the body).
+    let mut writer = Writer::with_capacity(section.len() + 64);
     writer.frame(parts.frame_key, frame.acknowledged_count());
     writer.findings(&frame);
     writer.cross(parts.cross.acknowledged);

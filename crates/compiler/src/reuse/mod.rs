@@ -153,11 +153,15 @@ impl Inputs {
     /// a finding or a summary line) does not read back, and the cluster is compiled.
     pub fn section_in_parts(key: u128, (mut body, acknowledged): (String, usize), kept: Option<&str>) -> String {
         if let Some(kept) = kept {
+            body.reserve(SUMMARY.len() + 1 + kept.len() + 64);
             body.push_str(SUMMARY);
             body.push('\n');
             body.push_str(kept);
         }
-        format!("{key:032x} {acknowledged} {:016x}\n{body}", section_hash(acknowledged, &body))
+        // The first line put before the body in its own allocation (moved up, not copied into a new one).
+        let first = format!("{key:032x} {acknowledged} {:016x}\n", section_hash(acknowledged, &body));
+        body.insert_str(0, &first);
+        body
     }
 
     /// The parts of a cluster's record (whatever key it was recorded for) and what it kept beyond its
@@ -172,7 +176,8 @@ impl Inputs {
         let mut replayed = Diagnostics::default();
         let mut files: Vec<(PathBuf, SourceFile)> = Vec::new();
         let mut source = |path: &Path| {
-            if let Some((_, file)) = files.iter().find(|(known, _)| known == path) {
+            // Compared as bytes: a path's `==` walks both paths component by component, for every finding.
+            if let Some((_, file)) = files.iter().find(|(known, _)| known.as_os_str() == path.as_os_str()) {
                 return Some(file.clone());
             }
             let file = self.source(path);

@@ -147,6 +147,12 @@ pub struct Writer {
 }
 
 impl Writer {
+    /// A writer whose body has room for `bytes` (a cluster compiled in part writes about what its previous
+    /// record held: growing the body by doubling copied and faulted in a fleet's records over again).
+    pub fn with_capacity(bytes: usize) -> Writer {
+        Writer { body: String::with_capacity(bytes), acknowledged: 0 }
+    }
+
     /// Opens the frame block (first).
     pub fn frame(&mut self, frame_key: u128, acknowledged: usize) {
         let _ = writeln!(self.body, "frame {frame_key:032x} {acknowledged}");
