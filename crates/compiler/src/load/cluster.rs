@@ -406,6 +406,21 @@ impl ClusterSource {
         }
     }
 
+    /// Parses the file with every byte outside the `kept` ranges (whole lines, in order) but line breaks
+    /// blanked, its spans the file's: [`ClusterSource::parse_as`] of that text, without the text made
+    /// where the fast reader reads the kept lines (a rebuild reads only some instances' entries:
+    /// `crate::reuse::in_part`).
+    pub fn parse_regions(self, kept: &[std::ops::Range<usize>], diagnostics: &mut Diagnostics) -> Option<ClusterFile> {
+        let ClusterSource { name, source } = self;
+        match toml_file::parse_regions::<RawCluster>(&source, kept, CLUSTER_SHAPE) {
+            Ok(raw) => Some(ClusterFile { name, source, raw }),
+            Err(problem) => {
+                diagnostics.push(problem);
+                None
+            }
+        }
+    }
+
     /// The words of its text a package name may be (without parsing it): each run of the characters a
     /// name may hold (a DNS-1123 label: `a-z`, `0-9`, `-`) that a quote closes and a quote or a line
     /// break opens, as a TOML string holding just that name is written (`"web"`, `'web'`, and a

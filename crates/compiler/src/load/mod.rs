@@ -20,6 +20,9 @@ mod yaml_error;
 
 pub use cluster::{ClusterFile, ClusterSource};
 pub use package::PackageDir;
+/// What a cluster file read in part is read as (the reference `reuse::in_part`'s tests compare with).
+#[cfg(test)]
+pub(crate) use toml_file::blanked;
 
 use crate::fs::Reader;
 use kix_diag::{Code, Diagnostic, Diagnostics, Location};

@@ -18,24 +18,44 @@ use toml::de::{DeArray, DeTable, DeValue};
 
 /// The document as toml's parser would give it, or `None` where this reader does not know the form.
 pub(crate) fn parse(text: &str) -> Option<Spanned<DeTable<'_>>> {
+    parse_regions(text, std::slice::from_ref(&(0..text.len())))
+}
+
+/// [`parse`] of the text `text` would be with every byte outside the `kept` ranges but line breaks made a
+/// space (each range whole lines, in order: `crate::reuse::in_part` reads some instances' entries of a
+/// cluster file, the spans the file's), without that text made or its blank lines read: such a line is
+/// nothing to either reader, and neither is a blanked byte anything this reader refuses.
+pub(crate) fn parse_regions<'t>(text: &'t str, kept: &[Range<usize>]) -> Option<Spanned<DeTable<'t>>> {
     // A backslash anywhere (an escape, or one in a comment): toml's (it is rare in a cluster file).
     let refused = |b: u8| (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7f || b == b'\\';
     // Each block folded without an early exit, which the compiler turns into vector code: a rebuild reads
-    // every cluster file of a fleet again, most of each blanked (`reuse::in_part`).
+    // every cluster file of a fleet again.
     let refused_in = |block: &[u8]| block.iter().fold(false, |refused_one, b| refused_one | refused(*b));
-    if text.as_bytes().chunks(64).any(refused_in) || text.starts_with('\u{feff}') {
+    let bytes_of = |range: &Range<usize>| text.as_bytes().get(range.clone());
+    if kept.iter().any(|range| bytes_of(range).is_none_or(|bytes| bytes.chunks(64).any(refused_in))) {
+        return None;
+    }
+    // A byte-order mark is blanked with the rest of a range left out.
+    if kept.first().is_some_and(|first| first.start == 0 && !first.is_empty()) && text.starts_with('\u{feff}') {
         return None;
     }
     let mut document = Document { root: DeTable::new(), arrays: HashSet::new(), open: None };
     // The table key-value lines go into: the root's until the first header, then the header's (kept
     // apart until the next header, so a line is not a lookup in the root).
     let mut table = DeTable::new();
-    let mut start = 0;
-    while start < text.len() {
-        let line_start = start;
-        let length = memchr::memchr(b'\n', &text.as_bytes()[start..]);
-        let body = &text[start..start + length.unwrap_or(text.len() - start)];
-        start += body.len() + 1;
+    let lines = kept.iter().flat_map(|range| {
+        let mut start = range.start;
+        std::iter::from_fn(move || {
+            (start < range.end).then(|| {
+                let line_start = start;
+                let length = memchr::memchr(b'\n', &text.as_bytes()[start..range.end]);
+                start += length.map_or(range.end - start, |length| length + 1);
+                (line_start, line_start + length.unwrap_or(range.end - line_start))
+            })
+        })
+    });
+    for (line_start, line_end) in lines {
+        let body = text.get(line_start..line_end)?;
         let mut at = Cursor { text: body, at: 0, offset: line_start, key: 0..0 };
         at.skip_blanks();
         match at.peek() {

@@ -1,7 +1,7 @@
 //! The fast reader against toml's parser: wherever it reads a document, toml reads the same one, spans
 //! and all; and it reads the cluster files kix ships and generates (else it would help nobody).
 
-use super::parse;
+use super::{parse, parse_regions};
 use proptest::prelude::*;
 use std::path::Path;
 use toml::Spanned;
@@ -177,4 +177,63 @@ proptest! {
         }
         prop_assert_ne!(agrees(&text), Some(false), "{:?}", text);
     }
+}
+
+/// Whether the two readings are the same: both none, or the same document, spans and all.
+fn same_reading(a: Option<Spanned<DeTable<'_>>>, b: Option<Spanned<DeTable<'_>>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a.span() == b.span() && same_table(a.get_ref(), b.get_ref()),
+        _ => false,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    /// Reading some lines in place is reading the text with the other lines blanked: the same document or
+    /// the same refusal, whichever lines are kept (a byte-order mark, carriage returns and control
+    /// characters among them or blanked).
+    #[test]
+    fn lines_read_in_place_are_the_blanked_text_read(
+        lines in prop::collection::vec(prop_oneof![
+            4 => line(),
+            1 => Just("a = \"x\"\r".to_string()),
+            1 => Just("# bell \u{7}".to_string()),
+            1 => Just("\u{feff}name = \"v\"".to_string()),
+        ], 0..12),
+        kept_lines in prop::collection::vec(any::<bool>(), 12),
+        newline in any::<bool>(),
+    ) {
+        let mut text = lines.join("\n");
+        if newline {
+            text.push('\n');
+        }
+        // The kept lines as ranges, neighbours joined (as `reuse::in_part` gives them).
+        let mut kept: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut at = 0;
+        for (index, line) in text.split_inclusive('\n').enumerate() {
+            if kept_lines[index] {
+                match kept.last_mut() {
+                    Some(last) if last.end == at => last.end = at + line.len(),
+                    _ => kept.push(at..at + line.len()),
+                }
+            }
+            at += line.len();
+        }
+        let blanked = crate::load::toml_file::blanked(&text, &kept);
+        prop_assert_eq!(blanked.len(), text.len());
+        prop_assert!(same_reading(parse_regions(&text, &kept), parse(&blanked)), "{:?} kept {:?}", text, kept);
+    }
+}
+
+/// The whole text as one range is the text read.
+#[test]
+fn the_whole_text_kept_is_the_text_read() {
+    let text = "availability = \"zone\"\n[[instances]]\nname = \"a\"\n\n[[instances]]\nname = \"b\"\n";
+    assert!(same_reading(parse_regions(text, std::slice::from_ref(&(0..text.len()))), parse(text)));
+    let second = text.find("\n\n[[instances]]").unwrap() + 2;
+    let first_only = parse_regions(text, std::slice::from_ref(&(0..second))).expect("read");
+    let instances = first_only.get_ref().iter().find(|(key, _)| key.get_ref() == "instances").expect("instances");
+    let DeValue::Array(entries) = instances.1.get_ref() else { panic!("an array of tables") };
+    assert_eq!(entries.len(), 1, "the second entry is left out");
 }

@@ -43,6 +43,44 @@ pub(crate) fn parse_text<T: DeserializeOwned>(
         Some(document) => document,
         None => DeTable::parse(text).map_err(|error| syntax_diagnostic(source, &error))?,
     };
+    from_document(source, document, shapes)
+}
+
+/// [`parse`] of `source` with every byte outside the `kept` ranges (whole lines, in order) but line breaks
+/// made a space: the kept lines read where they are by the fast reader, the text so blanked made only for
+/// toml's parser when the fast one does not read them (`crate::reuse::in_part`, a cluster file's wanted
+/// entries).
+pub(crate) fn parse_regions<T: DeserializeOwned>(
+    source: &SourceFile,
+    kept: &[Range<usize>],
+    shapes: &[Shape],
+) -> Result<T, Diagnostic> {
+    match super::toml_fast::parse_regions(source.text(), kept) {
+        Some(document) => from_document(source, document, shapes),
+        None => parse_text(source, &blanked(source.text(), kept), shapes),
+    }
+}
+
+/// `text` with every byte outside the `kept` ranges but line breaks made a space, so every span still
+/// points where it did.
+pub(crate) fn blanked(text: &str, kept: &[Range<usize>]) -> String {
+    let mut bytes: Vec<u8> = text.bytes().map(|b| if b == b'\n' { b'\n' } else { b' ' }).collect();
+    for range in kept {
+        if let (Some(to), Some(from)) = (bytes.get_mut(range.clone()), text.as_bytes().get(range.clone())) {
+            to.copy_from_slice(from);
+        }
+    }
+    // Whole characters are kept or blanked when the ranges are at line starts; anything else is read as
+    // it comes out (lossily), and toml's parser says what is wrong with it.
+    String::from_utf8(bytes).unwrap_or_else(|bytes| String::from_utf8_lossy(bytes.as_bytes()).into_owned())
+}
+
+/// The parsed `document` of `source` checked for its shape and deserialized.
+fn from_document<T: DeserializeOwned>(
+    source: &SourceFile,
+    document: toml::Spanned<DeTable<'_>>,
+    shapes: &[Shape],
+) -> Result<T, Diagnostic> {
     if let Some(problem) = shape_problem(source, document.get_ref(), shapes) {
         return Err(problem);
     }

@@ -168,10 +168,9 @@ pub(crate) fn compile<K>(
     // entries blanked (`only_entries`), or whole where it cannot be cut.
     let mut found = Diagnostics::default();
     let wanted: Vec<bool> = own_keys.iter().map(Option::is_some).collect();
-    let file = match only_entries(source.source.text(), &wanted) {
-        Some(text) => {
-            ClusterSource { name: source.name.clone(), source: source.source.clone() }.parse_as(&text, &mut found)?
-        }
+    let file = match kept_entries(source.source.text(), &wanted) {
+        Some(kept) => ClusterSource { name: source.name.clone(), source: source.source.clone() }
+            .parse_regions(&kept, &mut found)?,
         None => ClusterSource { name: source.name.clone(), source: source.source.clone() }.parse(&mut found)?,
     };
     if found.has_errors() {
@@ -321,20 +320,21 @@ pub(crate) fn compile<K>(
 /// of their bytes but line breaks made a space, so every span still points where it did in the file. `None`
 /// when the file is not cut that simply: a multi-line string (whose lines could look like table headers), an
 /// entry's sub-table, or not one `[[instances]]` header per wanted flag.
+#[cfg(test)]
 fn only_entries(text: &str, wanted: &[bool]) -> Option<String> {
+    Some(crate::load::blanked(text, &kept_entries(text, wanted)?))
+}
+
+/// The ranges of `text` (a cluster file) [`only_entries`] leaves as they are: whole lines, in order, the
+/// complement of the unwanted `[[instances]]` tables (each from its header to the next one). `None` when
+/// the file is not cut that simply.
+fn kept_entries(text: &str, wanted: &[bool]) -> Option<Vec<std::ops::Range<usize>>> {
     if has_triple_quote(text, "\"\"\"") || has_triple_quote(text, "\'\'\'") {
         return None;
     }
     let source = text.as_bytes();
-    let mut bytes = source.to_vec();
-    // Each of an unwanted entry's bytes but line breaks made a space, from its header to the next one.
-    let blank = |bytes: &mut [u8], range: std::ops::Range<usize>| {
-        for byte in &mut bytes[range] {
-            if *byte != b'\n' {
-                *byte = b' ';
-            }
-        }
-    };
+    let mut left_out: Vec<std::ops::Range<usize>> = Vec::new();
+    let blank = |left_out: &mut Vec<std::ops::Range<usize>>, range: std::ops::Range<usize>| left_out.push(range);
     let mut entry: Option<usize> = None;
     let mut entry_start = 0;
     let mut seen = 0;
@@ -349,7 +349,7 @@ fn only_entries(text: &str, wanted: &[bool]) -> Option<String> {
         if trimmed.starts_with('[') {
             if let Some(index) = entry {
                 if !*wanted.get(index)? {
-                    blank(&mut bytes, entry_start..at);
+                    blank(&mut left_out, entry_start..at);
                 }
             }
             let header = trimmed.split('#').next().unwrap_or_default().trim_end();
@@ -369,13 +369,25 @@ fn only_entries(text: &str, wanted: &[bool]) -> Option<String> {
     }
     if let Some(index) = entry {
         if !*wanted.get(index)? {
-            blank(&mut bytes, entry_start..source.len());
+            blank(&mut left_out, entry_start..source.len());
         }
     }
     if seen != wanted.len() {
         return None;
     }
-    String::from_utf8(bytes).ok()
+    // What is left between the ranges left out (each starts at a header's line, so all are whole lines).
+    let mut kept = Vec::with_capacity(left_out.len() + 1);
+    let mut from = 0;
+    for range in left_out {
+        if range.start > from {
+            kept.push(from..range.start);
+        }
+        from = range.end;
+    }
+    if from < source.len() {
+        kept.push(from..source.len());
+    }
+    Some(kept)
 }
 
 /// Whether `text` holds `delimiter` (a TOML multi-line string's, `"""` or `'''`).
