@@ -218,23 +218,35 @@ fn sort_and_dedup<D: std::borrow::Borrow<Diagnostic> + PartialEq + Sync>(list: &
     // report names a few files; comparing paths component by component was most of sorting a fleet's
     // 36,000 findings), the rest of the order compared only between findings at one place.
     let mut files: std::collections::HashMap<&Path, usize, foldhash::fast::FixedState> = Default::default();
-    for diagnostic in list.iter() {
-        if let Some(location) = diagnostic.borrow().location() {
+    // Each finding's file by its index among them, looked up once; a path held at the address of the one
+    // before it is that one (neighbours mostly share their file: a path is hashed component by component).
+    let mut last: Option<((*const u8, usize), usize)> = None;
+    let file_of: Vec<Option<usize>> = (list.iter())
+        .map(|diagnostic| {
+            let path = diagnostic.borrow().location()?.path();
+            let address = (path.as_os_str().as_encoded_bytes().as_ptr(), path.as_os_str().len());
+            if let Some((_, index)) = last.filter(|(known, _)| *known == address) {
+                return Some(index);
+            }
             let next = files.len();
-            files.entry(location.path()).or_insert(next);
-        }
-    }
+            let index = *files.entry(path).or_insert(next);
+            last = Some((address, index));
+            Some(index)
+        })
+        .collect();
     let mut by_path: Vec<(&Path, usize)> = files.iter().map(|(path, at)| (*path, *at)).collect();
     by_path.sort_unstable();
     let mut rank = vec![0; by_path.len()];
     for (place, (_, at)) in by_path.iter().enumerate() {
         rank[*at] = place + 1;
     }
-    let key = |d: &Diagnostic| {
-        let place = d.location().map_or((0, None), |l| (rank[files[l.path()]], l.offset()));
-        (d.severity(), place)
-    };
-    let keys: Vec<_> = list.iter().map(|d| key(d.borrow())).collect();
+    let keys: Vec<_> = (list.iter().zip(&file_of))
+        .map(|(d, file)| {
+            let d = d.borrow();
+            let place = d.location().zip(*file).map_or((0, None), |(l, file)| (rank[file], l.offset()));
+            (d.severity(), place)
+        })
+        .collect();
     // Sorted as positions, then put in that order in place: a stable sort of the diagnostics themselves
     // would copy all of them into a scratch buffer (a lint of 14,000 findings: 3.7 MB).
     let mut positions: Vec<usize> = (0..list.len()).collect();
