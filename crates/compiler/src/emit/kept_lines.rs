@@ -19,6 +19,9 @@ use super::spare::{Updated, Wanted};
 use crate::derive::InstancePlan;
 use kix_diag::Diagnostic;
 use std::path::Path;
+// foldhash, not SipHash: each cluster's kept lines ask these maps of every file's name (a fleet's
+// package-change rebuild, 101,000 names).
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 
 /// One line of a spare's section: `= <file>` (`None`), or an entry of its own.
 type SpareLine<'m> = (&'m str, Option<Entry>);
@@ -46,7 +49,7 @@ pub(crate) fn stage(
     if !in_order || spare.len() != out.len() || spare.iter().zip(&out).any(|((name, _), (was, ..))| name != was) {
         return Ok(None);
     }
-    let fresh: std::collections::HashMap<String, &InstancePlan> =
+    let fresh: HashMap<String, &InstancePlan> =
         fresh.iter().map(|plan| (format!("{}.yaml", plan.name), *plan)).collect();
     if out.iter().filter(|(name, ..)| fresh.contains_key(*name)).count() != fresh.len() {
         return Ok(None);
@@ -78,10 +81,8 @@ pub(crate) fn stage(
     let names: Vec<&str> = wanted.iter().map(|wanted| wanted.name.as_str()).collect();
     let updated = super::spare::update_among(dir, &wanted, &render, &known, &names, previous_dir, previous_known)?;
     let Some(Updated { staged, previous }) = updated else { return Ok(None) };
-    let staged: std::collections::HashMap<&str, Entry> =
-        staged.iter().map(|(name, entry)| (name.as_str(), *entry)).collect();
-    let previous: std::collections::HashMap<&str, Entry> =
-        previous.iter().map(|(name, entry)| (name.as_str(), *entry)).collect();
+    let staged: HashMap<&str, Entry> = staged.iter().map(|(name, entry)| (name.as_str(), *entry)).collect();
+    let previous: HashMap<&str, Entry> = previous.iter().map(|(name, entry)| (name.as_str(), *entry)).collect();
     let (mut out_body, mut spare_body) =
         (Vec::with_capacity(out.len() * 140 + 128), Vec::with_capacity(out.len() * 16 + 128));
     for (name, _, line) in &out {
