@@ -164,8 +164,9 @@ pub(crate) fn compile<K>(
         parts.instances.iter().filter(|part| changed.contains(part.name)).collect();
     let cluster_file = source.source.path().to_path_buf();
 
-    // The changed instances compiled alone, against the cluster's settings: the file read with the other
-    // entries blanked (`only_entries`), or whole where it cannot be cut.
+    // The changed instances compiled alone, against the cluster's settings: the file read as if the other
+    // entries were blanked (only the lines `kept_entries` keeps, where they are), or whole where it cannot be
+    // cut.
     let mut found = Diagnostics::default();
     let wanted: Vec<bool> = own_keys.iter().map(Option::is_some).collect();
     let file = match kept_entries(source.source.text(), &wanted) {
@@ -317,17 +318,17 @@ pub(crate) fn compile<K>(
 }
 
 /// `text` (a cluster file) with every `[[instances]]` table but the `wanted` ones (by position) blanked: each
-/// of their bytes but line breaks made a space, so every span still points where it did in the file. `None`
-/// when the file is not cut that simply: a multi-line string (whose lines could look like table headers), an
-/// entry's sub-table, or not one `[[instances]]` header per wanted flag.
+/// of their bytes but line breaks made a space, so every span still points where it did in the file (what
+/// the compile reads the file as; its tests' view of [`kept_entries`]).
 #[cfg(test)]
 fn only_entries(text: &str, wanted: &[bool]) -> Option<String> {
     Some(crate::load::blanked(text, &kept_entries(text, wanted)?))
 }
 
-/// The ranges of `text` (a cluster file) [`only_entries`] leaves as they are: whole lines, in order, the
-/// complement of the unwanted `[[instances]]` tables (each from its header to the next one). `None` when
-/// the file is not cut that simply.
+/// The ranges of `text` (a cluster file) left as they are when every `[[instances]]` table but the `wanted`
+/// ones (by position) is left out: whole lines, in order, each left-out table from its header to the next
+/// header. `None` when the file is not cut that simply: a multi-line string (whose lines could look like
+/// table headers), an entry's sub-table, or not one `[[instances]]` header per wanted flag.
 fn kept_entries(text: &str, wanted: &[bool]) -> Option<Vec<std::ops::Range<usize>>> {
     if has_triple_quote(text, "\"\"\"") || has_triple_quote(text, "\'\'\'") {
         return None;
