@@ -411,9 +411,14 @@ fn overwrite_in(
     listed: &Facts,
     created: &Created,
 ) -> Result<Option<Facts>, Diagnostic> {
+    use rustix::fs::{Mode, OFlags};
     match directory.get_or_init(|| open_directory(staged)) {
+        // The one name looked up, not every component of the path again (a package change writes over an
+        // eighth of a fleet's files, issue 42); the flags `overwrite_sole`'s.
         Some(directory) if crate::emit::manifest::is_file_name(name) => {
-            overwrite_sole_at(directory, name, path, bytes, listed, created)
+            let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+            let opened = rustix::fs::openat(directory, name, flags, Mode::empty()).ok().map(std::fs::File::from);
+            overwrite_opened(opened, path, bytes, listed, created)
         }
         _ => overwrite_sole(path, bytes, listed, created),
     }
@@ -479,24 +484,6 @@ pub(crate) fn overwrite_sole(
     let flags = (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32;
     let opened = std::fs::OpenOptions::new().write(true).custom_flags(flags).open(path);
     overwrite_opened(opened.ok(), path, bytes, listed, created)
-}
-
-/// [`overwrite_sole`] of the file `name` (one component) in the open directory `directory` (`path`): the
-/// one name looked up, not every component of the path again (a package change writes over an eighth of a
-/// fleet's files, issue 42).
-#[cfg(target_os = "linux")]
-pub(crate) fn overwrite_sole_at(
-    directory: &rustix::fd::OwnedFd,
-    name: &str,
-    path: &Path,
-    bytes: &[u8],
-    listed: &Facts,
-    created: &Created,
-) -> Result<Option<Facts>, Diagnostic> {
-    use rustix::fs::{Mode, OFlags};
-    let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let opened = rustix::fs::openat(directory, name, flags, Mode::empty()).ok().map(std::fs::File::from);
-    overwrite_opened(opened, path, bytes, listed, created)
 }
 
 /// [`overwrite_sole`] once the file is opened for writing (`None`: it could not be).

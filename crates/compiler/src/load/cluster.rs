@@ -6,7 +6,7 @@
 //! the file through the spans kept here.
 
 use super::toml_file::{self, Shape};
-use kix_diag::{Diagnostics, SourceFile};
+use kix_diag::{Diagnostic, Diagnostics, SourceFile};
 use kix_kube::level::Level;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -389,30 +389,24 @@ impl ClusterSource {
 
     /// Parses it; syntax, shape, type and unknown-key errors become diagnostics.
     pub fn parse(self, diagnostics: &mut Diagnostics) -> Option<ClusterFile> {
-        let text = self.source.clone();
-        self.parse_as(text.text(), diagnostics)
-    }
-
-    /// Parses `text` in its place: a text of the same length whose spans are the file's (a rebuild reads
-    /// only some instances' entries, the others blanked: `crate::reuse::in_part`).
-    pub fn parse_as(self, text: &str, diagnostics: &mut Diagnostics) -> Option<ClusterFile> {
-        let ClusterSource { name, source } = self;
-        match toml_file::parse_text::<RawCluster>(&source, text, CLUSTER_SHAPE) {
-            Ok(raw) => Some(ClusterFile { name, source, raw }),
-            Err(problem) => {
-                diagnostics.push(problem);
-                None
-            }
-        }
+        self.read_with(|source| toml_file::parse(source, CLUSTER_SHAPE), diagnostics)
     }
 
     /// Parses the file with every byte outside the `kept` ranges (whole lines, in order) but line breaks
-    /// blanked, its spans the file's: [`ClusterSource::parse_as`] of that text, without the text made
-    /// where the fast reader reads the kept lines (a rebuild reads only some instances' entries:
-    /// `crate::reuse::in_part`).
+    /// blanked, its spans the file's, without that text made where the fast reader reads the kept lines (a
+    /// rebuild reads only some instances' entries: `crate::reuse::in_part`).
     pub fn parse_regions(self, kept: &[std::ops::Range<usize>], diagnostics: &mut Diagnostics) -> Option<ClusterFile> {
+        self.read_with(|source| toml_file::parse_regions(source, kept, CLUSTER_SHAPE), diagnostics)
+    }
+
+    /// The file as `read` reads its source, or the problem it found as a diagnostic.
+    fn read_with(
+        self,
+        read: impl FnOnce(&SourceFile) -> Result<RawCluster, Diagnostic>,
+        diagnostics: &mut Diagnostics,
+    ) -> Option<ClusterFile> {
         let ClusterSource { name, source } = self;
-        match toml_file::parse_regions::<RawCluster>(&source, kept, CLUSTER_SHAPE) {
+        match read(&source) {
             Ok(raw) => Some(ClusterFile { name, source, raw }),
             Err(problem) => {
                 diagnostics.push(problem);
