@@ -334,8 +334,8 @@ fn kept_entries(text: &str, wanted: &[bool]) -> Option<Vec<std::ops::Range<usize
         return None;
     }
     let source = text.as_bytes();
+    // Each unwanted entry, from its header to the next one.
     let mut left_out: Vec<std::ops::Range<usize>> = Vec::new();
-    let blank = |left_out: &mut Vec<std::ops::Range<usize>>, range: std::ops::Range<usize>| left_out.push(range);
     let mut entry: Option<usize> = None;
     let mut entry_start = 0;
     let mut seen = 0;
@@ -350,7 +350,7 @@ fn kept_entries(text: &str, wanted: &[bool]) -> Option<Vec<std::ops::Range<usize
         if trimmed.starts_with('[') {
             if let Some(index) = entry {
                 if !*wanted.get(index)? {
-                    blank(&mut left_out, entry_start..at);
+                    left_out.push(entry_start..at);
                 }
             }
             let header = trimmed.split('#').next().unwrap_or_default().trim_end();
@@ -370,7 +370,7 @@ fn kept_entries(text: &str, wanted: &[bool]) -> Option<Vec<std::ops::Range<usize
     }
     if let Some(index) = entry {
         if !*wanted.get(index)? {
-            blank(&mut left_out, entry_start..source.len());
+            left_out.push(entry_start..source.len());
         }
     }
     if seen != wanted.len() {
