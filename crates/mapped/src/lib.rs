@@ -59,9 +59,16 @@ impl MappedText {
     /// The text of the file at `path`: mapped (pages populated at once, so reading it takes no page
     /// faults), or read when the file is empty or cannot be mapped. An error when it cannot be opened or
     /// read, or is not UTF-8.
+    ///
+    /// Only a regular file is read, its own name not a symlink: anything else (a FIFO, which a plain
+    /// `open` would wait on for a writer, a device, a directory, a link) is an `InvalidInput` error at once.
     pub fn open(path: &std::path::Path) -> std::io::Result<MappedText> {
-        let file = std::fs::File::open(path)?;
-        let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
+        let file = open_regular(path)?;
+        let metadata = file.metadata()?;
+        if !metadata.is_file() {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+        }
+        let len = usize::try_from(metadata.len()).map_err(std::io::Error::other)?;
         match map(&file, len) {
             Some(address) => {
                 let text = MappedText { bytes: Bytes::Mapped { address, len } };
@@ -69,7 +76,11 @@ impl MappedText {
                 std::str::from_utf8(text.raw()).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
                 Ok(text)
             }
-            None => Ok(MappedText { bytes: Bytes::Read(std::fs::read_to_string(path)?.into_boxed_str()) }),
+            None => {
+                let mut text = String::with_capacity(len);
+                std::io::Read::read_to_string(&mut &file, &mut text)?;
+                Ok(MappedText { bytes: Bytes::Read(text.into_boxed_str()) })
+            }
         }
     }
 
@@ -106,6 +117,20 @@ impl Drop for MappedText {
             let _ = unsafe { rustix::mm::munmap(address.as_ptr().cast(), len) };
         }
     }
+}
+
+/// `path` opened for reading without following a symlink in its last component and without waiting (a
+/// FIFO opens at once, to be refused as not a regular file).
+#[cfg(unix)]
+fn open_regular(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    Ok(std::fs::File::from(rustix::fs::open(path, flags, Mode::empty())?))
+}
+
+#[cfg(not(unix))]
+fn open_regular(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
 }
 
 /// `file`'s first `len` bytes mapped read-only and private, its pages populated; `None` for an empty file
@@ -160,6 +185,27 @@ mod tests {
         let (_dir, path) = file(b"ok\xff\n");
         assert_eq!(MappedText::open(&path).unwrap_err().kind(), std::io::ErrorKind::InvalidData);
         assert_eq!(MappedText::open(&path.with_file_name("missing")).unwrap_err().kind(), std::io::ErrorKind::NotFound);
+    }
+
+    /// A FIFO is refused at once (a plain open would wait for a writer), and so are a symlink to a
+    /// regular file and a directory.
+    #[test]
+    fn only_a_regular_file_is_read() {
+        let (dir, path) = file(b"text\n");
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        for refused in [&fifo, &link, &dir.path().to_path_buf()] {
+            let error = MappedText::open(refused).unwrap_err();
+            assert!(
+                error.kind() == std::io::ErrorKind::InvalidInput
+                    || error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()),
+                "{}: {error:?}",
+                refused.display()
+            );
+        }
+        assert_eq!(&*MappedText::open(&path).unwrap(), "text\n");
     }
 
     /// A mapped file replaced by rename (as kix writes its state) keeps its old text for the holder.
