@@ -1,6 +1,6 @@
 //! kix's allocator settings at run time: the one call into mimalloc that the `mimalloc` crate does not
-//! wrap, and so one of the workspace's two places of `unsafe`, the other being crates/mapped (issue 20's
-//! lint row, docs/performance.md "Lint's memory, fourth step").
+//! wrap, and so the workspace's one `unsafe` (issue 20's lint row, docs/performance.md "Lint's memory,
+//! fourth step").
 //!
 //! mimalloc gives freed memory back to the OS only after a delay (`purge_delay`, 1000 ms for its arenas in
 //! v3: `options.c`), so that memory freed and soon allocated again costs no page faults. A lint parses

@@ -205,11 +205,10 @@ impl Tree {
 
 /// A manifest as read from disk: its text, its mtime (entries not older are not trusted) and where each
 /// cluster's sections are, with the facts of the directory a section describes where they were recorded; a
-/// section is parsed only when its cluster is staged ([`Manifest::cluster`]). The text is mapped, not read
-/// (`kix_mapped`): a fleet's manifest is tens of megabytes, and a copy of it cost a rebuild its pages.
+/// section is parsed only when its cluster is staged ([`Manifest::cluster`]).
 #[derive(Debug, Default)]
 pub(crate) struct Manifest {
-    text: kix_mapped::MappedText,
+    text: String,
     written: Time,
     sections: HashMap<(Tree, String), (Range<usize>, Option<Facts>)>,
 }
@@ -231,7 +230,7 @@ impl Manifest {
     /// error.
     pub(crate) fn load(path: &Path) -> Manifest {
         let Some(written) = Facts::of(path).map(|f| f.modified) else { return Manifest::default() };
-        let Ok(text) = kix_mapped::MappedText::open(path) else { return Manifest::default() };
+        let Ok(text) = std::fs::read_to_string(path) else { return Manifest::default() };
         index(text, written).unwrap_or_default()
     }
 
@@ -359,8 +358,7 @@ fn files_unchanged(dir: &Path, recorded: &[(&str, Entry)]) -> bool {
 /// Finds the sections: after the header, each section is a line `<tree> <cluster> <length>`, followed by
 /// the directory's `<device> <inode> <size> <mtime> <ctime>` where they were recorded, and `length` bytes of
 /// entry lines.
-fn index(text: impl Into<kix_mapped::MappedText>, written: Time) -> Option<Manifest> {
-    let text = text.into();
+fn index(text: String, written: Time) -> Option<Manifest> {
     let first = text.find('\n')?;
     if text[..first] != header() {
         return None;

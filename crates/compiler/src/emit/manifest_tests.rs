@@ -107,7 +107,7 @@ fn entries_read_back_as_written() {
     ];
     let read = manifest(&sections, (i64::MAX, 0)).expect("a manifest");
     // The spare's entry equal to out's is written as `= <file>`, and read back as that entry.
-    assert!(read.text.contains("\n= i0002.yaml\n"), "{}", &*read.text);
+    assert!(read.text.contains("\n= i0002.yaml\n"), "{}", read.text);
     let (out, spare) = read.cluster("c0001");
     assert_eq!((out.get("i0002.yaml"), out.get("i0003.yaml")), (Some(a), Some(b)));
     assert_eq!((spare.get("i0002.yaml"), spare.get("i0003.yaml")), (Some(a), Some(entry(0xdef, FACTS))));

@@ -539,13 +539,6 @@ impl Drop for Staging {
     /// A `--cluster` build's staged directory: what is left of it (the directories it replaced, or one that
     /// was never swapped in). A full build's is the spare, kept for the next build unless the build made it.
     fn drop(&mut self) {
-        // The manifest read at the start (mapped, its file since replaced by the next one when the build
-        // staged): unmapped, and the replaced file's pages freed, on a thread of its own while the build
-        // settles and prints (a 1,000-cluster rebuild's main thread spent 10-14 ms on it, the cores idle);
-        // what is left when the process exits, the kernel finishes. Inline when no thread can be started.
-        if let Some(manifest) = self.manifest.take() {
-            let _ = std::thread::Builder::new().name("kix-unmap".into()).spawn(move || drop(manifest));
-        }
         if let (Some(Ok(staging)), Some(_)) = (self.staging.get(), &self.only) {
             remove_tree(staging);
         }
