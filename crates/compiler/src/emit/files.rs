@@ -1,7 +1,7 @@
 //! Reading what kix wrote, and nothing else: a regular file's bytes without following a symlink or
 //! waiting on a FIFO, and whether a directory is one kix generated.
 
-use super::spare::open_not_following;
+use super::outdir::open_not_following;
 use kix_kube::kix_names::KUSTOMIZATION_FILE;
 use std::path::Path;
 

@@ -226,11 +226,17 @@ pub(crate) fn path(parent: &Path, base: &str) -> PathBuf {
 }
 
 impl Manifest {
-    /// The manifest at `path`; empty when it is missing, unreadable, malformed or another kix's: never an
-    /// error.
+    /// The manifest at `path`; empty when it is missing, unreadable, malformed, not a regular file or
+    /// another kix's: never an error. Opened once, without following a link or waiting on a FIFO, and its
+    /// mtime taken from the file it reads (not from a `stat` of the path before, which something put at
+    /// the path in between would have outlived).
     pub(crate) fn load(path: &Path) -> Manifest {
-        let Some(written) = Facts::of(path).map(|f| f.modified) else { return Manifest::default() };
-        let Ok(text) = std::fs::read_to_string(path) else { return Manifest::default() };
+        let Ok(mut file) = crate::emit::outdir::open_not_following(path) else { return Manifest::default() };
+        let Some(written) = Facts::of_file(&file).map(|f| f.modified) else { return Manifest::default() };
+        let mut text = String::new();
+        if std::io::Read::read_to_string(&mut file, &mut text).is_err() {
+            return Manifest::default();
+        }
         index(text, written).unwrap_or_default()
     }
 

@@ -216,3 +216,28 @@ fn a_file_is_judged_by_its_facts_and_hash() {
     std::fs::remove_file(&file).unwrap();
     assert_eq!(judge("a.yaml", b"kind: A\n"), Judged::Unknown);
 }
+
+/// A manifest on disk is read only from a regular file under its own name: one behind a symlink, a FIFO
+/// (opened without waiting for a writer) and a directory at its path are ignored, never waited on; the
+/// regular file itself reads back with its mtime as `written`.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_manifest_is_loaded_only_from_a_regular_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("manifest");
+    let mut text = header() + "\n";
+    format_section(&mut text, Tree::Out, "c0001", None, [("a.yaml", entry(0xabc, FACTS))], None);
+    std::fs::write(&real, &text).unwrap();
+    let loaded = Manifest::load(&real);
+    assert!(loaded.has_section(Tree::Out, "c0001"), "the regular file is read");
+    let modified = Facts::of(&real).unwrap().modified;
+    assert_eq!(loaded.written, modified);
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let fifo = dir.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for ignored in [link, fifo, dir.path().to_path_buf(), dir.path().join("missing")] {
+        let loaded = Manifest::load(&ignored);
+        assert!(!loaded.has_section(Tree::Out, "c0001"), "{}", ignored.display());
+    }
+}

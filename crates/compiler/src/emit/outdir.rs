@@ -271,6 +271,24 @@ fn same_file(_: &std::fs::File, _: &Path) -> bool {
     true
 }
 
+/// Opens a file for reading; an error for a symbolic link (where the platform says so at open, else before).
+#[cfg(target_os = "linux")]
+pub(crate) fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // NONBLOCK: a FIFO found where a file was is opened without waiting for a writer (and then
+    // refused as not a regular file); it changes nothing for regular files.
+    let no_follow = (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32;
+    std::fs::OpenOptions::new().read(true).custom_flags(no_follow).open(path)
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> {
+    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(std::io::Error::other("a symbolic link"));
+    }
+    std::fs::File::open(path)
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;

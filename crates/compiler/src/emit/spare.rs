@@ -23,6 +23,7 @@
 //! through a symlink, and a FIFO or device in it is removed, never opened.
 
 use crate::emit::manifest::{self, Entries, Entry, Facts, Judged};
+use crate::emit::outdir::open_not_following;
 use kix_diag::{Code, Diagnostic, Location};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -536,24 +537,6 @@ pub(crate) fn holds_exactly(path: &Path, bytes: &[u8]) -> bool {
         let found = &mut found[..bytes.len()];
         file.read_exact(found).is_ok() && found == bytes
     })
-}
-
-/// Opens a file for reading; an error for a symbolic link (where the platform says so at open, else before).
-#[cfg(target_os = "linux")]
-pub(crate) fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    // NONBLOCK: a FIFO found where a file was is opened without waiting for a writer (and then
-    // refused as not a regular file); it changes nothing for regular files.
-    let no_follow = (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32;
-    std::fs::OpenOptions::new().read(true).custom_flags(no_follow).open(path)
-}
-
-#[cfg(not(target_os = "linux"))]
-pub(crate) fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> {
-    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
-        return Err(std::io::Error::other("a symbolic link"));
-    }
-    std::fs::File::open(path)
 }
 
 /// Makes a directory tree writable for its owner (a directory's entries cannot be removed otherwise).
