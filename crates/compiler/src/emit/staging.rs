@@ -57,8 +57,9 @@ pub struct Staging {
     staging: std::sync::OnceLock<Result<PathBuf, Diagnostic>>,
     /// Held from the first staged file until the staging directory is gone.
     lock: std::sync::OnceLock<crate::emit::outdir::Lock>,
-    /// What the previous build recorded of `out`'s files and the spare's (read under the lock, full builds
-    /// only), and what this one staged: the next build's manifest ([`crate::emit::manifest`]).
+    /// What the previous build recorded of `out`'s files and the spare's (read while the clusters compile,
+    /// taken when the lock is: see `loading`; full builds only), and what this one staged: the next build's
+    /// manifest ([`crate::emit::manifest`]).
     manifest: std::sync::OnceLock<Manifest>,
     /// The manifest being read while the clusters compile (a full build's first staged cluster waits for
     /// it). Read before the lock is taken: a manifest another build replaced since describes files whose
