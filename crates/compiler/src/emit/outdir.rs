@@ -281,10 +281,12 @@ pub(crate) fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> 
     std::fs::OpenOptions::new().read(true).custom_flags(no_follow).open(path)
 }
 
+/// Elsewhere, the path's type is asked first: anything but a regular file (a symbolic link, or a FIFO, which
+/// an open would wait on) is refused before the open.
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn open_not_following(path: &Path) -> std::io::Result<std::fs::File> {
-    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
-        return Err(std::io::Error::other("a symbolic link"));
+    if !std::fs::symlink_metadata(path)?.file_type().is_file() {
+        return Err(std::io::Error::other("not a regular file"));
     }
     std::fs::File::open(path)
 }
