@@ -304,7 +304,7 @@ fn compile_each<K: Send, T: Send>(
                     recorded_of: reuse.recorded,
                 };
                 if let Some(done) =
-                    section.and_then(|section| crate::reuse::in_part::compile(&context, &file, section, key))
+                    section.as_deref().and_then(|section| crate::reuse::in_part::compile(&context, &file, section, key))
                 {
                     shapes.cluster_derived(&versions[index]);
                     reuse.staging.keep_inputs(&file.name, done.section);
@@ -447,7 +447,7 @@ impl<K, T> Reuse<'_, K, T> {
         key: u128,
     ) -> Result<Option<(Diagnostics, K)>, kix_diag::Diagnostic> {
         let Some(section) = self.staging.recorded_inputs(cluster)? else { return Ok(None) };
-        let Some((replayed, recorded)) = inputs.replay(section, key) else { return Ok(None) };
+        let Some((replayed, recorded)) = inputs.replay(&section, key) else { return Ok(None) };
         Ok((self.kept)(cluster.to_string(), recorded).map(|kept| (replayed, kept)))
     }
 }

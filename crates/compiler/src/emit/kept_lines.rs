@@ -13,7 +13,8 @@
 //! other state (a spare file of its own, facts that differ, a name missing or added, sections out of name
 //! order) gives `None`, having changed nothing, and the general path stages the cluster.
 
-use super::manifest::{Entries, Entry, Facts, Manifest, Tree};
+use super::manifest::{Entries, Entry, Facts, Tree};
+use super::manifest_read::ClusterRecord;
 use super::next_manifest::{OutSection, StagedCluster};
 use super::spare::{Updated, Wanted};
 use crate::derive::InstancePlan;
@@ -26,18 +27,19 @@ type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>
 /// One line of a spare's section: `= <file>` (`None`), or an entry of its own.
 type SpareLine<'m> = (&'m str, Option<Entry>);
 
-/// Stages `cluster` into `dir` (the spare's directory of it) as described above; `previous_dir` is
-/// `out/<cluster>`, found as recorded by the caller. `None` when the state is not the one this path is for
-/// (nothing changed then), else the staged sections of the next manifest.
+/// Stages `cluster` (whose sections of the manifest are `record`) into `dir` (the spare's directory of it)
+/// as described above; `previous_dir` is `out/<cluster>`, found as recorded by the caller. `None` when the
+/// state is not the one this path is for (nothing changed then), else the staged sections of the next
+/// manifest.
 pub(crate) fn stage(
-    manifest: &Manifest,
+    record: &ClusterRecord<'_>,
     cluster: &str,
     dir: &Path,
     previous_dir: &Path,
     fresh: &[&InstancePlan],
 ) -> Result<Option<StagedCluster>, Diagnostic> {
-    let Some(out) = manifest.recorded_out_lines(cluster) else { return Ok(None) };
-    let Some((spare_text, spare_directory)) = manifest.trusted_section(Tree::Spare, cluster) else { return Ok(None) };
+    let Some(out) = record.recorded_out_lines() else { return Ok(None) };
+    let Some((spare_text, spare_directory)) = record.trusted_section(Tree::Spare) else { return Ok(None) };
     // The spare's directory with the facts recorded with its names: no entry created, removed or renamed in
     // it since, so its names are its section's.
     if spare_directory.is_none() || Facts::of_directory(dir) != spare_directory {
@@ -74,7 +76,7 @@ pub(crate) fn stage(
         known.push((*name, own.unwrap_or(*entry)));
         previous_known.push((*name, *entry));
     }
-    let known = Entries::trusted_of(manifest, &known);
+    let known = Entries::settled_of(record.manifest().written(), &known);
     let previous_known = Entries::of_recorded(&previous_known);
     let render = |index: usize| fresh.get(&wanted[index].name).map(|plan| super::render_instance(cluster, plan));
     let render = |index: usize| render(index).unwrap_or_default();
@@ -109,7 +111,7 @@ pub(crate) fn stage(
     let staged_directory = Facts::of_directory(dir);
     let listed = fresh.keys().all(|name| previous.contains_key(name.as_str()));
     let now = Facts::of_directory(previous_dir);
-    let previous_directory = (listed && manifest.directory_unchanged(cluster, now)).then_some(now).flatten();
+    let previous_directory = (listed && record.manifest().directory_unchanged(cluster, now)).then_some(now).flatten();
     let section = |tree, body: Vec<u8>, directory| {
         // Lines copied from the manifest (read as UTF-8) and names and digits: always UTF-8.
         let mut body = String::from_utf8(body).unwrap_or_default();

@@ -16,7 +16,8 @@
 //! manifest (`.<out>.kix-manifest.<pid>`) by the core that staged it, as soon as it is staged, and the file
 //! is renamed into place once `out/` is swapped in, its mtime set to that moment (`emit::next_manifest`). A
 //! section's header gives its length, so a build finds a cluster's sections without reading the others (in
-//! whatever order the cores wrote them), and each core parses the sections of the cluster it stages.
+//! whatever order the cores wrote them), and each core reads and parses the sections of the cluster it
+//! stages when it stages it (`emit::manifest_read`).
 //!
 //! **How a rebuild uses it** ([`Entries::judge`]): a file whose facts are those recorded is known to hold
 //! the recorded bytes, so it is kept when their hash is the hash of what the build writes (and replaced,
@@ -24,7 +25,7 @@
 //! writes it (X's files are few, the fleet's entries many); the entries it leaves for X are never trusted
 //! again, since X's files are new or re-linked (ctime moves).
 //!
-//! **A rebuild that changes nothing writes nothing** ([`Manifest::unchanged_on_disk`]): when every cluster
+//! **A rebuild that changes nothing writes nothing** ([`crate::emit::manifest_read::ClusterRecord::unchanged_on_disk`]): when every cluster
 //! is reused (`crate::reuse`) and `out/` holds exactly their directories, each with its recorded facts and
 //! each file in it with its recorded facts, the build stages nothing, swaps nothing and leaves this
 //! manifest as it is: it still describes `out/`, the spare and every cluster's inputs. `out/` is then what
@@ -49,7 +50,6 @@ use std::collections::HashMap;
 /// Entries by file name. Hashed with foldhash: a fleet's rebuild looks up two entries per file it keeps
 /// (std's SipHash showed in its profile); only looked up, never iterated into output.
 pub(crate) type ByName<'a> = HashMap<&'a str, Entry, foldhash::fast::RandomState>;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// The manifest's first line: its format and the kix that wrote it (another kix's manifest is ignored).
@@ -63,7 +63,7 @@ pub(crate) fn hash(bytes: &[u8]) -> u128 {
 }
 
 /// A time as (seconds, nanoseconds), ordered.
-type Time = (i64, i64);
+pub(crate) type Time = (i64, i64);
 
 /// What `stat` says of a regular file, as far as a change to its bytes would show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,8 +134,25 @@ impl Facts {
         (self.device, self.inode) == (other.device, other.inode)
     }
 
+    /// Facts as a test states them.
+    #[cfg(test)]
+    pub(crate) const fn new(device: u64, inode: u64, size: u64, modified: Time, changed: Time) -> Facts {
+        Facts { device, inode, size, modified, changed }
+    }
+
+    /// These facts with another inode (another file), as a test states them.
+    #[cfg(test)]
+    pub(crate) const fn with_inode(self, inode: u64) -> Facts {
+        Facts { inode, ..self }
+    }
+
+    /// The file's mtime.
+    pub(crate) fn modified(&self) -> Time {
+        self.modified
+    }
+
     /// Whether a change after the manifest was written would show in these facts (see the module doc).
-    fn settled_before(&self, written: Time) -> bool {
+    pub(crate) fn settled_before(&self, written: Time) -> bool {
         self.modified < written && self.changed < written
     }
 }
@@ -203,16 +220,6 @@ impl Tree {
     }
 }
 
-/// A manifest as read from disk: its text, its mtime (entries not older are not trusted) and where each
-/// cluster's sections are, with the facts of the directory a section describes where they were recorded; a
-/// section is parsed only when its cluster is staged ([`Manifest::cluster`]).
-#[derive(Debug, Default)]
-pub(crate) struct Manifest {
-    text: String,
-    written: Time,
-    sections: HashMap<(Tree, String), (Range<usize>, Option<Facts>)>,
-}
-
 /// The trusted entries of one section, by file name.
 #[derive(Debug, Default)]
 pub(crate) struct Entries<'a> {
@@ -225,201 +232,9 @@ pub(crate) fn path(parent: &Path, base: &str) -> PathBuf {
     crate::emit::outdir::state_dir(parent).join(format!(".{base}.kix-manifest"))
 }
 
-impl Manifest {
-    /// The manifest at `path`; empty when it is missing, unreadable, malformed, not a regular file or
-    /// another kix's: never an error. Opened once, without following a link or waiting on a FIFO, and its
-    /// mtime taken from the file it reads (not from a `stat` of the path before, which something put at
-    /// the path in between would have outlived).
-    pub(crate) fn load(path: &Path) -> Manifest {
-        let Ok(mut file) = crate::emit::outdir::open_not_following(path) else { return Manifest::default() };
-        let Some(written) = Facts::of_file(&file).map(|f| f.modified) else { return Manifest::default() };
-        let mut text = String::new();
-        if std::io::Read::read_to_string(&mut file, &mut text).is_err() {
-            return Manifest::default();
-        }
-        index(text, written).unwrap_or_default()
-    }
-
-    /// The trusted entries of `cluster`'s sections, its directory in `out/` and in the spare (mtime and
-    /// ctime older than the manifest's own mtime); none for a section that is missing or damaged.
-    pub(crate) fn cluster(&self, cluster: &str) -> (Entries<'_>, Entries<'_>) {
-        let section = |tree| self.section(tree, cluster);
-        let out = section(Tree::Out).and_then(|text| parse_section(text, None)).unwrap_or_default();
-        let spare = section(Tree::Spare).and_then(|text| parse_section(text, Some(&out))).unwrap_or_default();
-        let written = self.written;
-        fn trusted(mut entries: ByName<'_>, written: Time) -> Entries<'_> {
-            entries.retain(|_, e| e.facts.settled_before(written));
-            Entries { entries }
-        }
-        (trusted(out, written), trusted(spare, written))
-    }
-
-    /// What the build that wrote `out/<cluster>` recorded of its inputs and findings (`crate::reuse`), as
-    /// it wrote it.
-    pub(crate) fn inputs(&self, cluster: &str) -> Option<&str> {
-        self.section(Tree::Inputs, cluster)
-    }
-
-    /// The body of `out/<cluster>`'s section as the manifest holds it: what [`Manifest::recorded_cluster`] read.
-    pub(crate) fn out_body(&self, cluster: &str) -> Option<&str> {
-        self.section(Tree::Out, cluster)
-    }
-
-    /// The body of `cluster`'s section in `tree`, as written.
-    /// Whether the manifest has `cluster`'s section of `tree`.
-    #[cfg(test)]
-    pub(crate) fn has_section(&self, tree: Tree, cluster: &str) -> bool {
-        self.section(tree, cluster).is_some()
-    }
-
-    fn section(&self, tree: Tree, cluster: &str) -> Option<&str> {
-        self.sections.get(&(tree, cluster.to_string())).map(|(range, _)| &self.text[range.clone()])
-    }
-
-    /// Every file the build that wrote `out/<cluster>` wrote there, in name order, each entry trusted (older
-    /// than the manifest, git's racy rule), what the manifest trusts of the spare's directory of the cluster,
-    /// and the names it lists there ([`SpareNames`]); `None` when the out section is missing or damaged or
-    /// one of its entries is not trusted: then what `out/<cluster>` should hold is known only by compiling
-    /// the cluster. Each section parsed once.
-    pub(crate) fn recorded_cluster(&self, cluster: &str) -> Option<RecordedCluster<'_>> {
-        let out = self.recorded_out(cluster)?;
-        let by_name: ByName<'_> = out.iter().copied().collect();
-        let parsed = self.section(Tree::Spare, cluster).and_then(|text| parse_section(text, Some(&by_name)));
-        // Every name of a section read whole (trusted or not), with the directory's facts when they were
-        // recorded and are older than the manifest; none for a damaged section (ignored: its directory is
-        // listed).
-        let directory = self.sections.get(&(Tree::Spare, cluster.to_string())).and_then(|(_, facts)| *facts);
-        let names = match (&parsed, directory.filter(|facts| facts.settled_before(self.written))) {
-            (Some(entries), Some(facts)) => {
-                SpareNames { directory: Some(facts), names: entries.keys().copied().collect() }
-            }
-            _ => SpareNames::default(),
-        };
-        let mut spare = parsed.unwrap_or_default();
-        spare.retain(|_, e| e.facts.settled_before(self.written));
-        Some((out, Entries { entries: spare }, names))
-    }
-
-    /// Whether `out/<cluster>` is, file for file, what the build that wrote it recorded: its directory's
-    /// recorded facts (so no entry was added, removed or renamed in it since: that moves its mtime and
-    /// ctime) and each recorded file with its recorded facts (so none was changed: a change moves a file's
-    /// ctime), every one older than the manifest. Each file is stat'ed by name, never following a link;
-    /// anything but a regular file with the recorded facts makes it `false`.
-    pub(crate) fn unchanged_on_disk(&self, cluster: &str, dir: &Path) -> bool {
-        self.directory_unchanged(cluster, Facts::of_directory(dir))
-            && self.recorded_out(cluster).is_some_and(|recorded| files_unchanged(dir, &recorded))
-    }
-
-    /// The entries of `out/<cluster>`'s section, in name order; `None` when the section is missing or
-    /// damaged or one of its entries is not older than the manifest (git's racy rule).
-    pub(crate) fn recorded_out(&self, cluster: &str) -> Option<Vec<(&str, Entry)>> {
-        Some(self.recorded_out_lines(cluster)?.into_iter().map(|(name, entry, _)| (name, entry)).collect())
-    }
-
-    /// [`Manifest::recorded_out`]'s entries, each with its line as written.
-    pub(crate) fn recorded_out_lines(&self, cluster: &str) -> Option<Vec<(&str, Entry, &str)>> {
-        let line = |line| parse_entry(line).map(|(name, entry)| (name, entry, line));
-        let out: Vec<_> = self.section(Tree::Out, cluster)?.lines().map(line).collect::<Option<_>>()?;
-        out.iter().all(|(_, entry, _)| entry.facts.settled_before(self.written)).then_some(out)
-    }
-
-    /// The body of `cluster`'s section in `tree` and its directory's facts when recorded and older than the
-    /// manifest (else `None`: that directory may have changed since in the same clock tick).
-    pub(crate) fn trusted_section(&self, tree: Tree, cluster: &str) -> Option<(&str, Option<Facts>)> {
-        let (range, facts) = self.sections.get(&(tree, cluster.to_string()))?;
-        Some((&self.text[range.clone()], facts.filter(|facts| facts.settled_before(self.written))))
-    }
-
-    /// Whether `cluster`'s directory in `out/`, whose facts now are `now`, is the one the build left: its
-    /// recorded facts, older than the manifest (so a change since would show in its mtime or ctime). It then
-    /// holds exactly the regular files of its section, all that build wrote (no FIFO, no directory, nothing
-    /// a user added: creating, removing or renaming an entry moves the directory's mtime).
-    pub(crate) fn directory_unchanged(&self, cluster: &str, now: Option<Facts>) -> bool {
-        let recorded = self.sections.get(&(Tree::Out, cluster.to_string())).and_then(|(_, facts)| *facts);
-        recorded.is_some_and(|recorded| Some(recorded) == now && recorded.settled_before(self.written))
-    }
-}
-
-/// Whether each recorded file of `dir` is a regular file with its recorded facts, each stat'ed by name
-/// relative to the directory, opened once (not listed: the caller knows from the directory's own facts that
-/// its names are the recorded ones; a fleet's unchanged rebuild stats 100,000 files).
-#[cfg(target_os = "linux")]
-fn files_unchanged(dir: &Path, recorded: &[(&str, Entry)]) -> bool {
-    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let Ok(directory) = rustix::fs::open(dir, flags, Mode::empty()) else { return false };
-    recorded.iter().all(|(name, entry)| {
-        rustix::fs::statat(&directory, *name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|stat| {
-            FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile && Facts::of_stat(&stat) == entry.facts
-        })
-    })
-}
-
-/// As on Linux, each file's path stat'ed without following a link.
-#[cfg(not(target_os = "linux"))]
-fn files_unchanged(dir: &Path, recorded: &[(&str, Entry)]) -> bool {
-    recorded.iter().all(|(name, entry)| Facts::of(&dir.join(name)) == Some(entry.facts))
-}
-
-/// Finds the sections: after the header, each section is a line `<tree> <cluster> <length>`, followed by
-/// the directory's `<device> <inode> <size> <mtime> <ctime>` where they were recorded, and `length` bytes of
-/// entry lines.
-fn index(text: String, written: Time) -> Option<Manifest> {
-    let first = text.find('\n')?;
-    if text[..first] != header() {
-        return None;
-    }
-    let mut sections = HashMap::new();
-    let mut at = first + 1;
-    while at < text.len() {
-        let end = at + text[at..].find('\n')?;
-        let mut words = text[at..end].split(' ');
-        let tree = match words.next()? {
-            "out" => Tree::Out,
-            "spare" => Tree::Spare,
-            "inputs" => Tree::Inputs,
-            _ => return None,
-        };
-        let cluster = words.next().filter(|c| !c.is_empty())?;
-        let length: usize = words.next()?.parse().ok()?;
-        let directory = match words.next() {
-            None => None,
-            Some(device) => {
-                let mut number = || parse_decimal(words.next()?);
-                let (inode, size) = (number()?, number()?);
-                let (modified, changed) = (parse_time(words.next()?)?, parse_time(words.next()?)?);
-                Some(Facts { device: parse_decimal(device)?, inode, size, modified, changed })
-            }
-        };
-        if words.next().is_some() {
-            return None;
-        }
-        let body = end + 1..(end + 1).checked_add(length)?;
-        if body.end > text.len() || (length > 0 && text.as_bytes()[body.end - 1] != b'\n') {
-            return None;
-        }
-        sections.insert((tree, cluster.to_string()), (body.clone(), directory));
-        at = body.end;
-    }
-    Some(Manifest { text, written, sections })
-}
-
-/// What [`Manifest::recorded_cluster`] reads of a cluster: `out/<cluster>`'s entries in name order, the
-/// spare's trusted entries, and the spare's names with its directory's facts.
-pub(crate) type RecordedCluster<'m> = (Vec<(&'m str, Entry)>, Entries<'m>, SpareNames<'m>);
-
-/// The names a spare's section lists, with the facts its directory had when they were recorded (only when
-/// the section lists every entry of the directory, `emit::Staging`): while the directory has those facts, no
-/// entry was created, removed or renamed in it, so its names are these, and it need not be listed.
-#[derive(Debug, Default)]
-pub(crate) struct SpareNames<'m> {
-    pub(crate) directory: Option<Facts>,
-    pub(crate) names: Vec<&'m str>,
-}
-
 /// A section's entries; in the spare's, a line `= <file>` is the entry of `<file>` in `out` (the two
 /// names are one file, linked).
-fn parse_section<'t>(text: &'t str, out: Option<&ByName<'t>>) -> Option<ByName<'t>> {
+pub(crate) fn parse_section<'t>(text: &'t str, out: Option<&ByName<'t>>) -> Option<ByName<'t>> {
     let mut entries = ByName::with_capacity_and_hasher(text.len() / 100, Default::default());
     for line in text.lines() {
         if let (Some(name), Some(out)) = (line.strip_prefix("= "), out) {
@@ -445,15 +260,21 @@ impl<'a> Entries<'a> {
         judge(self.entries.get(name), facts, hash)
     }
 
-    /// The entries of a section [`Manifest::recorded_cluster`] read (each trusted), by name.
+    /// The entries of a section [`crate::emit::manifest_read::ClusterRecord::recorded_cluster`] read (each trusted), by name.
     pub(crate) fn of_recorded(recorded: &[(&'a str, Entry)]) -> Entries<'a> {
         Entries { entries: recorded.iter().copied().collect() }
     }
 
-    /// The entries of `entries` older than `manifest` (git's racy rule), by name.
-    pub(crate) fn trusted_of(manifest: &Manifest, entries: &[(&'a str, Entry)]) -> Entries<'a> {
-        let settled = entries.iter().filter(|(_, entry)| entry.facts.settled_before(manifest.written));
+    /// The entries of `entries` older than a manifest written at `written` (git's racy rule), by name.
+    pub(crate) fn settled_of(written: Time, entries: &[(&'a str, Entry)]) -> Entries<'a> {
+        let settled = entries.iter().filter(|(_, entry)| entry.facts.settled_before(written));
         Entries { entries: settled.copied().collect() }
+    }
+
+    /// `entries` but those not older than a manifest written at `written` (git's racy rule).
+    pub(crate) fn settled(mut entries: ByName<'a>, written: Time) -> Entries<'a> {
+        entries.retain(|_, e| e.facts.settled_before(written));
+        Entries { entries }
     }
 
     /// Every trusted entry, by name.
@@ -684,3 +505,30 @@ pub(crate) fn section_header(tree: Tree, cluster: &str, length: usize, directory
 #[cfg(all(test, unix))]
 #[path = "manifest_tests.rs"]
 mod tests;
+
+/// A section's header line as [`section_header`] writes it: `<tree> <cluster> <length>`, then the
+/// directory's `<device> <inode> <size> <mtime> <ctime>` where they were recorded.
+pub(crate) fn parse_section_header(line: &str) -> Option<(Tree, &str, usize, Option<Facts>)> {
+    let mut words = line.split(' ');
+    let tree = match words.next()? {
+        "out" => Tree::Out,
+        "spare" => Tree::Spare,
+        "inputs" => Tree::Inputs,
+        _ => return None,
+    };
+    let cluster = words.next().filter(|c| !c.is_empty())?;
+    let length: usize = words.next()?.parse().ok()?;
+    let directory = match words.next() {
+        None => None,
+        Some(device) => {
+            let mut number = || parse_decimal(words.next()?);
+            let (inode, size) = (number()?, number()?);
+            let (modified, changed) = (parse_time(words.next()?)?, parse_time(words.next()?)?);
+            Some(Facts { device: parse_decimal(device)?, inode, size, modified, changed })
+        }
+    };
+    if words.next().is_some() {
+        return None;
+    }
+    Some((tree, cluster, length, directory))
+}

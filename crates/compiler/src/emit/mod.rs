@@ -12,7 +12,8 @@
 //!
 //! One file per step: [`render`] (an instance's file, `_shared.yaml`, the kustomization, the
 //! stream), [`compare`] (`build --check`), [`staging`] (the staged directory and its swap),
-//! [`spare`] and [`manifest`] (what the previous builds left, and what vouches for it),
+//! [`spare`] and [`manifest`] (what the previous builds left, and what vouches for it), [`manifest_read`]
+//! (the manifest as a build reads it, a cluster's sections when it is staged),
 //! [`next_manifest`] (the manifest a build writes as it stages), `kept_lines` (a cluster compiled in part
 //! staged from the manifest's lines), [`stream`] (`--stdout`'s spool),
 //! [`outdir`] (the output directory's guards), `files` (reading what kix wrote without following
@@ -22,6 +23,7 @@ pub mod compare;
 mod files;
 mod kept_lines;
 pub mod manifest;
+pub mod manifest_read;
 pub mod next_manifest;
 pub mod outdir;
 pub mod render;

@@ -6,7 +6,8 @@
 //! rebuild of a fleet spent 20 ms there, and 50 MB). What the sections hold, and why an entry is trusted,
 //! is `crate::emit::manifest`'s.
 
-use super::manifest::{self, Manifest, Tree};
+use super::manifest::{self, Tree};
+use super::manifest_read::Manifest;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -108,23 +109,34 @@ impl NextManifest {
 
     /// Appends a staged cluster's sections to the next manifest, the spare's too (taken out again by
     /// [`finish_next`] if `out/` does not become the spare). A failed write is kept, and the manifest then
-    /// removed at the end: nothing is trusted.
+    /// removed at the end: nothing is trusted. A body written as recorded is read from the previous manifest
+    /// here (`emit::manifest_read`: a cluster's sections are not held from when it was staged); an `out`
+    /// body that cannot be read then fails the write, since its header gave its length.
     fn write(&self, previous: &Manifest, path: &Path, staged: &StagedCluster, inputs: Option<&InputsSection>) {
-        let (out_header, out_body) = match &staged.out {
-            OutSection::Formatted(text) => (text.as_str(), ""),
-            OutSection::Recorded { header } => (header.as_str(), previous.out_body(&staged.cluster).unwrap_or("")),
+        let (out_header, recorded_out) = match &staged.out {
+            OutSection::Formatted(text) => (text.as_str(), None),
+            OutSection::Recorded { header } => (header.as_str(), Some(previous.body(Tree::Out, &staged.cluster))),
+        };
+        let recorded_inputs = match inputs {
+            Some(InputsSection::Recorded) => previous.body(Tree::Inputs, &staged.cluster),
+            _ => None,
         };
         let inputs = match inputs {
             Some(InputsSection::New(body)) => Some(body.as_str()),
-            Some(InputsSection::Recorded) => previous.inputs(&staged.cluster),
+            Some(InputsSection::Recorded) => recorded_inputs.as_deref(),
             None => None,
         };
         let inputs_header = inputs
             .map(|body| manifest::section_header(Tree::Inputs, &staged.cluster, body.len(), None))
             .unwrap_or_default();
-        let parts = [out_header, out_body, staged.spare.as_str(), inputs_header.as_str(), inputs.unwrap_or("")];
+        let out_body = recorded_out.as_ref().map_or(Some(""), Option::as_deref);
         let mut file = locked(&self.file);
         let file = file.get_or_insert_with(|| create_next(path));
+        let Some(out_body) = out_body else {
+            *file = Err(std::io::Error::other("a recorded section could not be read again"));
+            return;
+        };
+        let parts = [out_header, out_body, staged.spare.as_str(), inputs_header.as_str(), inputs.unwrap_or("")];
         if let Ok(open) = file {
             if let Err(failed) = write_all_parts(open, &parts) {
                 *file = Err(failed);
@@ -281,6 +293,26 @@ fn without_spare(path: &Path) -> Result<String, ()> {
 mod tests {
     use super::*;
 
+    /// A cluster staged as recorded whose `out` body can no longer be read from the previous manifest (cut
+    /// short since it was loaded) fails the next manifest: none is left, rather than one whose header gives
+    /// a length its body does not have.
+    #[test]
+    fn a_recorded_body_that_cannot_be_read_again_fails_the_next_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("manifest");
+        let body = format!("{} - 1 2 3 4.5 6.7 a.yaml\n", "0".repeat(32));
+        std::fs::write(&path, format!("{}\nout a {}\n{body}", manifest::header(), body.len())).unwrap();
+        let previous = Manifest::load(&path);
+        assert_eq!(previous.body(Tree::Out, "a").as_deref(), Some(body.as_str()));
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(10).unwrap();
+        let next = NextManifest::default();
+        let header = manifest::section_header(Tree::Out, "a", body.len(), None);
+        let staged = StagedCluster { cluster: "a".into(), out: OutSection::Recorded { header }, spare: String::new() };
+        next.staged(&previous, &path, staged);
+        next.finish(&previous, &path, true);
+        assert!(!path.exists() && !temporary(&path).exists());
+    }
+
     /// The next manifest, appended to as clusters are staged, is put in place whole: with its spare sections
     /// when `out/` became the spare, without them (every other section as written) when it did not, with an
     /// mtime no older than its last write; one that could not be written leaves no manifest, and no next
@@ -304,7 +336,7 @@ mod tests {
             assert!(!temporary(&path).exists(), "spare: {spare}: the next manifest is left beside it");
             // Read back as a manifest, each section where it was written.
             let manifest = Manifest::load(&path);
-            assert_eq!(manifest.inputs("a"), Some("k\n\n"));
+            assert_eq!(manifest.body(Tree::Inputs, "a").as_deref(), Some("k\n\n"));
             assert_eq!(manifest.has_section(Tree::Spare, "a"), spare);
             let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
             // Stamped by the kernel's coarse clock, which may lag the fine one by a tick.

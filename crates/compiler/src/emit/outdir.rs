@@ -17,7 +17,7 @@
 //!   top-level entries are checked before the compile; a full build checks each directory in it where
 //!   it uses it (a cluster's as the cluster is staged, the others before the swap), and a cluster's
 //!   directory that the output manifest shows unchanged since the build that wrote it (its mtime and
-//!   ctime recorded, [`crate::emit::manifest::Manifest::directory_unchanged`]) holds only the files
+//!   ctime recorded, [`crate::emit::manifest_read::Manifest::directory_unchanged`]) holds only the files
 //!   that build wrote: its entries are not listed again (a thousand directories' listing was a twentieth
 //!   of a fleet's rebuild, issue 20).
 //! - **One build at a time** ([`Lock`]): `flock` on `.kix/.<out>.kix-lock` beside `out/`; a second

@@ -4,7 +4,8 @@
 //! previous `out/` as it was.
 
 use super::files::generated_by_kix;
-use super::manifest::{Entry, Facts, Manifest, Tree};
+use super::manifest::{Entry, Facts, Tree};
+use super::manifest_read::{ClusterRecord, Manifest};
 use super::next_manifest::{InputsSection, NextManifest, OutSection, StagedCluster};
 use super::render::{instance_key, render_cluster, render_file, render_instance, wanted_files};
 use super::spare::{Wanted, holds_exactly, make_writable, write_failed};
@@ -165,12 +166,13 @@ impl Staging {
             return Ok(());
         };
         let previous = check_previous(manifest, &cluster.name, &previous_dir)?;
-        let (previous_known, known) = manifest.cluster(&cluster.name);
+        let record = manifest.of_cluster(&cluster.name);
+        let (previous_known, known) = record.cluster();
         let render = |index| render_file(cluster, index);
         let wanted = wanted_files(cluster);
         // Every file is rendered here (none is wanted as recorded), so the update always completes.
         let updated = crate::emit::spare::update(&dir, &wanted, &render, &known, None, &previous_dir, previous_known)?;
-        let previous_names = (previous == Previous::AsRecorded).then(|| manifest.recorded_out(&cluster.name)).flatten();
+        let previous_names = (previous == Previous::AsRecorded).then(|| record.recorded_out()).flatten();
         self.keep_staged(&cluster.name, &dir, updated.unwrap_or_default(), false, previous_names.as_deref());
         Ok(())
     }
@@ -184,15 +186,15 @@ impl Staging {
         // The state a rebuild after a package change meets, staged from the manifest's lines
         // (`emit::kept_lines`); any other by the general rule below.
         let (dir, previous_dir) = (self.directory()?.join(cluster), self.out.join(cluster));
-        if let Some(manifest) = self.manifest.get() {
-            if check_previous(manifest, cluster, &previous_dir)? == Previous::AsRecorded {
-                if let Some(staged) = super::kept_lines::stage(manifest, cluster, &dir, &previous_dir, fresh)? {
-                    self.next_manifest.staged(manifest, &self.manifest_path(), staged);
-                    return Ok(true);
-                }
+        let Some(manifest) = self.manifest.get() else { return Ok(false) };
+        let record = manifest.of_cluster(cluster);
+        if check_previous(manifest, cluster, &previous_dir)? == Previous::AsRecorded {
+            if let Some(staged) = super::kept_lines::stage(&record, cluster, &dir, &previous_dir, fresh)? {
+                self.next_manifest.staged(manifest, &self.manifest_path(), staged);
+                return Ok(true);
             }
         }
-        let Some(Recorded { dir, previous_dir, recorded, known, listing, previous }) = self.recorded(cluster)? else {
+        let Some(Recorded { dir, previous_dir, recorded, known, listing, previous }) = self.recorded(&record)? else {
             return Ok(false);
         };
         let fresh: std::collections::HashMap<String, &InstancePlan> =
@@ -223,9 +225,9 @@ impl Staging {
     /// What the previous build recorded of `cluster`'s inputs and findings (`crate::reuse`), read under the
     /// lock once the staged directory is made (full builds only; `None` for a `--cluster` build, which keeps
     /// no manifest).
-    pub fn recorded_inputs(&self, cluster: &str) -> Result<Option<&str>, Diagnostic> {
+    pub fn recorded_inputs(&self, cluster: &str) -> Result<Option<String>, Diagnostic> {
         self.directory()?;
-        Ok(self.manifest.get().and_then(|manifest| manifest.inputs(cluster)))
+        Ok(self.manifest.get().and_then(|manifest| manifest.body(Tree::Inputs, cluster)))
     }
 
     /// Stages `cluster`'s directory as the previous build wrote it, for a cluster whose inputs are unchanged
@@ -234,7 +236,10 @@ impl Staging {
     /// trusted record of `out/<cluster>`, a file of it changed since): the caller compiles the cluster and
     /// stages it with [`Staging::stage`].
     pub fn stage_recorded(&self, cluster: &str) -> Result<bool, Diagnostic> {
-        let Some(Recorded { dir, previous_dir, recorded, known, listing, previous }) = self.recorded(cluster)? else {
+        self.directory()?;
+        let Some(manifest) = self.manifest.get() else { return Ok(false) };
+        let record = manifest.of_cluster(cluster);
+        let Some(Recorded { dir, previous_dir, recorded, known, listing, previous }) = self.recorded(&record)? else {
             return Ok(false);
         };
         let Some(updated) = crate::emit::spare::carry(&dir, &recorded, &known, listing.as_deref(), &previous_dir)?
@@ -256,12 +261,12 @@ impl Staging {
     /// What a cluster staged from its record starts from: the trusted record of `out/<cluster>` (and of the
     /// spare's directory), once `out/<cluster>` is checked as staging checks it; `None` without one, or
     /// when `out/<cluster>` is not a directory.
-    fn recorded(&self, cluster: &str) -> Result<Option<Recorded<'_>>, Diagnostic> {
+    fn recorded<'r>(&self, record: &'r ClusterRecord<'_>) -> Result<Option<Recorded<'r>>, Diagnostic> {
+        let cluster = record.cluster_name();
         let dir = self.directory()?.join(cluster);
         let previous_dir = self.out.join(cluster);
-        let Some(manifest) = self.manifest.get() else { return Ok(None) };
-        let Some((recorded, known, spare_names)) = manifest.recorded_cluster(cluster) else { return Ok(None) };
-        let previous = check_previous(manifest, cluster, &previous_dir)?;
+        let Some((recorded, known, spare_names)) = record.recorded_cluster() else { return Ok(None) };
+        let previous = check_previous(record.manifest(), cluster, &previous_dir)?;
         if previous == Previous::Absent {
             return Ok(None);
         }
@@ -273,12 +278,12 @@ impl Staging {
 
     /// Whether `out/<cluster>` is, file for file, what the previous build recorded and wrote (full builds
     /// only; read under the lock): its directory, every file's facts, nothing added
-    /// ([`crate::emit::manifest::Manifest::unchanged_on_disk`]), and writable as staging requires.
+    /// ([`crate::emit::manifest_read::ClusterRecord::unchanged_on_disk`]), and writable as staging requires.
     pub fn unchanged_in_place(&self, cluster: &str) -> Result<bool, Diagnostic> {
         self.directory()?;
         let Some(manifest) = self.manifest.get() else { return Ok(false) };
         let dir = self.out.join(cluster);
-        Ok(manifest.unchanged_on_disk(cluster, &dir) && crate::emit::outdir::writable(&dir))
+        Ok(manifest.of_cluster(cluster).unchanged_on_disk(&dir) && crate::emit::outdir::writable(&dir))
     }
 
     /// Whether `out/` holds exactly the directories of `clusters` (by name) and nothing else.
@@ -355,10 +360,10 @@ impl Staging {
         };
         let out: crate::emit::manifest::ByName<'_> =
             updated.staged.iter().map(|(name, entry)| (name.as_str(), *entry)).collect();
-        let recorded_body = as_recorded.then(|| self.manifest.get()?.out_body(cluster)).flatten();
-        let out_section = match recorded_body {
-            Some(body) => OutSection::Recorded {
-                header: crate::emit::manifest::section_header(Tree::Out, cluster, body.len(), staged_directory),
+        let recorded_length = as_recorded.then(|| self.manifest.get()?.body_length(Tree::Out, cluster)).flatten();
+        let out_section = match recorded_length {
+            Some(length) => OutSection::Recorded {
+                header: crate::emit::manifest::section_header(Tree::Out, cluster, length, staged_directory),
             },
             None => OutSection::Formatted(section(Tree::Out, &updated.staged, None)),
         };
