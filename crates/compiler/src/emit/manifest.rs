@@ -129,6 +129,13 @@ impl Facts {
         None
     }
 
+    /// Whether `self` and `other` are one file with the same size and mtime: what a write to it in place
+    /// moves (ctime moves as well for a link made or removed, as when another file is renamed over its
+    /// path, which leaves its bytes as they were).
+    pub(crate) fn same_bytes(&self, other: &Facts) -> bool {
+        (self.device, self.inode, self.size, self.modified) == (other.device, other.inode, other.size, other.modified)
+    }
+
     /// Whether `self` and `other` are one file (its links may have changed since).
     pub(crate) fn same_file(&self, other: &Facts) -> bool {
         (self.device, self.inode) == (other.device, other.inode)

@@ -37,6 +37,16 @@ enum Source {
 }
 
 impl Source {
+    /// Whether the manifest's file was written to in place since it had the facts `loaded`: another size or
+    /// mtime (the text never was).
+    fn unchanged_since(&self, loaded: Option<Facts>) -> bool {
+        match self {
+            #[cfg(unix)]
+            Source::File(file) => loaded.zip(Facts::of_file(file)).is_some_and(|(then, now)| then.same_bytes(&now)),
+            _ => true,
+        }
+    }
+
     /// The bytes of `range`; `None` unless all of them are read.
     fn read(&self, range: Range<u64>) -> Option<Vec<u8>> {
         let length = usize::try_from(range.end.checked_sub(range.start)?).ok()?;
@@ -44,7 +54,7 @@ impl Source {
             Source::None => None,
             // Into the buffer's spare capacity, not zeroed first: a fleet's rebuild reads its whole manifest
             // this way, a section at a time.
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             Source::File(file) => {
                 let mut bytes = Vec::with_capacity(length);
                 while bytes.len() < length {
@@ -56,6 +66,13 @@ impl Source {
                     }
                 }
                 bytes.truncate(length);
+                Some(bytes)
+            }
+            #[cfg(all(unix, not(target_os = "linux")))]
+            Source::File(file) => {
+                use std::os::unix::fs::FileExt;
+                let mut bytes = vec![0; length];
+                file.read_exact_at(&mut bytes, range.start).ok()?;
                 Some(bytes)
             }
             Source::Text(text) => {
@@ -72,6 +89,10 @@ impl Source {
 #[derive(Debug, Default)]
 pub(crate) struct Manifest {
     source: Source,
+    /// The facts of the manifest's file when it was opened: a section read after anything wrote to the file
+    /// in place (kix never does: it renames the next manifest over it, which leaves this file's bytes and
+    /// mtime as they were) is missing ([`Manifest::body`]).
+    loaded: Option<Facts>,
     written: Time,
     sections: HashMap<(Tree, String), (Range<u64>, Option<Facts>)>,
 }
@@ -84,9 +105,7 @@ impl Manifest {
     pub(crate) fn load(path: &Path) -> Manifest {
         let Ok(file) = crate::emit::outdir::open_not_following(path) else { return Manifest::default() };
         let Ok(metadata) = file.metadata() else { return Manifest::default() };
-        let Some(written) = Facts::of_metadata(&metadata).map(|facts| facts.modified()) else {
-            return Manifest::default();
-        };
+        let Some(loaded) = Facts::of_metadata(&metadata) else { return Manifest::default() };
         #[cfg(unix)]
         let source = Source::File(file);
         #[cfg(not(unix))]
@@ -97,14 +116,14 @@ impl Manifest {
             }
             Source::Text(text)
         };
-        index(source, metadata.len(), written).unwrap_or_default()
+        index(source, metadata.len(), loaded).unwrap_or_default()
     }
 
     /// The manifest `text` holds, as if written at `written`; `None` when it is malformed or another kix's.
     #[cfg(test)]
     pub(crate) fn of_text(text: String, written: Time) -> Option<Manifest> {
         let length = text.len() as u64;
-        index(Source::Text(text), length, written)
+        index(Source::Text(text), length, Facts::new(0, 0, length, written, written))
     }
 
     /// When the manifest was written: entries not older are not trusted (git's racy rule).
@@ -123,11 +142,14 @@ impl Manifest {
         }
     }
 
-    /// The body of `cluster`'s section in `tree`, read now; `None` when the section is missing or cannot
-    /// be read.
+    /// The body of `cluster`'s section in `tree`, read now; `None` when the section is missing, cannot be
+    /// read, or was read after something wrote to the file in place since it was loaded (its size and mtime,
+    /// taken after the read: a write begun before it moved them).
     pub(crate) fn body(&self, tree: Tree, cluster: &str) -> Option<String> {
         let (range, _) = self.sections.get(&(tree, cluster.to_string()))?;
-        String::from_utf8(self.source.read(range.clone())?).ok()
+        let bytes = self.source.read(range.clone())?;
+        self.source.unchanged_since(self.loaded).then_some(())?;
+        String::from_utf8(bytes).ok()
     }
 
     /// The length of the body of `cluster`'s section in `tree`, as its header gives it.
@@ -161,7 +183,7 @@ impl Manifest {
 /// Finds the sections: after the header, each section is a line `<tree> <cluster> <length>`, followed by
 /// the directory's `<device> <inode> <size> <mtime> <ctime>` where they were recorded, and `length` bytes of
 /// entry lines (ending with a line break unless there are none). `length` is the manifest's.
-fn index(source: Source, length: u64, written: Time) -> Option<Manifest> {
+fn index(source: Source, length: u64, loaded: Facts) -> Option<Manifest> {
     let (first, mut at) = line_at(&source, 0, length, false)?;
     if first != manifest::header() {
         return None;
@@ -183,7 +205,9 @@ fn index(source: Source, length: u64, written: Time) -> Option<Manifest> {
     if unchecked_end && source.read(length - 1..length)? != b"\n" {
         return None;
     }
-    Some(Manifest { source, written, sections })
+    let loaded = Some(loaded);
+    source.unchanged_since(loaded).then_some(())?;
+    Some(Manifest { source, loaded, written: loaded?.modified(), sections })
 }
 
 /// The line that starts at `at` (without its line break, as UTF-8) and where the next one starts; `None`
@@ -206,7 +230,7 @@ fn line_at(source: &Source, at: u64, length: u64, after_line_break: bool) -> Opt
         if end == length || chunk >= HEADER_MAX {
             return None;
         }
-        chunk *= 8;
+        chunk = (chunk * 8).min(HEADER_MAX);
     }
 }
 
