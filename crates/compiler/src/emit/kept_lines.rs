@@ -39,7 +39,7 @@ pub(crate) fn stage(
     fresh: &[&InstancePlan],
 ) -> Result<Option<StagedCluster>, Diagnostic> {
     let Some(out) = record.recorded_out_lines() else { return Ok(None) };
-    let Some((spare_text, spare_directory)) = record.trusted_section(Tree::Spare) else { return Ok(None) };
+    let Some((spare_text, spare_directory)) = record.trusted_spare() else { return Ok(None) };
     // The spare's directory with the facts recorded with its names: no entry created, removed or renamed in
     // it since, so its names are its section's.
     if spare_directory.is_none() || Facts::of_directory(dir) != spare_directory {

@@ -133,13 +133,7 @@ impl Manifest {
 
     /// `cluster`'s sections, each read when first asked for.
     pub(crate) fn of_cluster(&self, cluster: &str) -> ClusterRecord<'_> {
-        ClusterRecord {
-            manifest: self,
-            cluster: cluster.to_string(),
-            out: OnceCell::new(),
-            spare: OnceCell::new(),
-            inputs: OnceCell::new(),
-        }
+        ClusterRecord { manifest: self, cluster: cluster.to_string(), out: OnceCell::new(), spare: OnceCell::new() }
     }
 
     /// The body of `cluster`'s section in `tree`, read now; `None` when the section is missing, cannot be
@@ -234,15 +228,15 @@ fn line_at(source: &Source, at: u64, length: u64, after_line_break: bool) -> Opt
     }
 }
 
-/// One cluster's sections of a [`Manifest`], each read the first time it is asked for and freed with the
-/// record: what a build knows of the cluster from the build before.
+/// One cluster's directories' sections of a [`Manifest`] (`out/<cluster>` and the spare's), each read the
+/// first time it is asked for and freed with the record: what staging knows of the cluster from the build
+/// before. (Its inputs section is read where the cluster compiles, [`Manifest::body`].)
 #[derive(Debug)]
 pub(crate) struct ClusterRecord<'m> {
     manifest: &'m Manifest,
     cluster: String,
     out: OnceCell<Option<String>>,
     spare: OnceCell<Option<String>>,
-    inputs: OnceCell<Option<String>>,
 }
 
 impl<'m> ClusterRecord<'m> {
@@ -256,21 +250,21 @@ impl<'m> ClusterRecord<'m> {
         &self.cluster
     }
 
-    /// The body of the cluster's section in `tree`, as written.
-    fn section(&self, tree: Tree) -> Option<&str> {
-        let cell = match tree {
-            Tree::Out => &self.out,
-            Tree::Spare => &self.spare,
-            Tree::Inputs => &self.inputs,
-        };
-        cell.get_or_init(|| self.manifest.body(tree, &self.cluster)).as_deref()
+    /// The body of the cluster's section of `out/<cluster>`, as written.
+    fn out(&self) -> Option<&str> {
+        self.out.get_or_init(|| self.manifest.body(Tree::Out, &self.cluster)).as_deref()
+    }
+
+    /// The body of the cluster's section of the spare's directory, as written.
+    fn spare(&self) -> Option<&str> {
+        self.spare.get_or_init(|| self.manifest.body(Tree::Spare, &self.cluster)).as_deref()
     }
 
     /// The trusted entries of the cluster's sections, its directory in `out/` and in the spare (mtime and
     /// ctime older than the manifest's own mtime); none for a section that is missing or damaged.
     pub(crate) fn cluster(&self) -> (Entries<'_>, Entries<'_>) {
-        let out = self.section(Tree::Out).and_then(|text| manifest::parse_section(text, None)).unwrap_or_default();
-        let spare = self.section(Tree::Spare).and_then(|text| manifest::parse_section(text, Some(&out)));
+        let out = self.out().and_then(|text| manifest::parse_section(text, None)).unwrap_or_default();
+        let spare = self.spare().and_then(|text| manifest::parse_section(text, Some(&out)));
         let written = self.manifest.written;
         (Entries::settled(out, written), Entries::settled(spare.unwrap_or_default(), written))
     }
@@ -283,7 +277,7 @@ impl<'m> ClusterRecord<'m> {
     pub(crate) fn recorded_cluster(&self) -> Option<RecordedCluster<'_>> {
         let out = self.recorded_out()?;
         let by_name: ByName<'_> = out.iter().copied().collect();
-        let parsed = self.section(Tree::Spare).and_then(|text| manifest::parse_section(text, Some(&by_name)));
+        let parsed = self.spare().and_then(|text| manifest::parse_section(text, Some(&by_name)));
         // Every name of a section read whole (trusted or not), with the directory's facts when they were
         // recorded and are older than the manifest; none for a damaged section (ignored: its directory is
         // listed).
@@ -315,15 +309,15 @@ impl<'m> ClusterRecord<'m> {
     /// [`ClusterRecord::recorded_out`]'s entries, each with its line as written.
     pub(crate) fn recorded_out_lines(&self) -> Option<Vec<(&str, Entry, &str)>> {
         let line = |line| manifest::parse_entry(line).map(|(name, entry)| (name, entry, line));
-        let out: Vec<_> = self.section(Tree::Out)?.lines().map(line).collect::<Option<_>>()?;
+        let out: Vec<_> = self.out()?.lines().map(line).collect::<Option<_>>()?;
         let written = self.manifest.written;
         out.iter().all(|(_, entry, _)| entry.facts.settled_before(written)).then_some(out)
     }
 
-    /// The body of the cluster's section in `tree` and its directory's facts when recorded and older than
-    /// the manifest (else `None`: that directory may have changed since in the same clock tick).
-    pub(crate) fn trusted_section(&self, tree: Tree) -> Option<(&str, Option<Facts>)> {
-        Some((self.section(tree)?, self.manifest.trusted_directory(tree, &self.cluster)))
+    /// The body of the cluster's section of the spare's directory and that directory's facts when recorded
+    /// and older than the manifest (else `None`: it may have changed since in the same clock tick).
+    pub(crate) fn trusted_spare(&self) -> Option<(&str, Option<Facts>)> {
+        Some((self.spare()?, self.manifest.trusted_directory(Tree::Spare, &self.cluster)))
     }
 }
 
